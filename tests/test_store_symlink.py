@@ -222,3 +222,61 @@ def test_prune_leaves_the_fixtures_of_a_linked_interface_folder(
         in done.output
     )
     assert {p.name: p.read_bytes() for p in shared.iterdir()} == before
+
+
+LINKS_UNDER_THE_REFS = {  # the link, where it leads, the store, the code that names the link
+    "to a store file": (
+        "tests/fixtures/rc.jsonl",
+        "../../shared/copilot.jsonl",
+        "shared/copilot.jsonl",
+        ("tests/test_rag.py", 'STORE = HERE / "fixtures" / "rc.jsonl"\n'),
+    ),
+    "to a folder store": (
+        "tests/fixtures/chat",
+        "../../shared/conversations",
+        "shared/conversations",
+        ("tests/test_chat.py", 'STORE = HERE / "fixtures" / "chat"\n'),
+    ),
+    "to the folder of a test's stores": (
+        "tests/fixtures/test_api",
+        "../../shared/api",
+        "shared/api/test_ask.jsonl",
+        ("tests/test_api.py", "@pytest.mark.skip\ndef test_ask(anthropic_client):\n    ...\n"),
+    ),
+}
+
+
+@pytest.mark.parametrize("way", LINKS_UNDER_THE_REFS)
+def test_a_fixture_referenced_through_a_link_under_the_refs_is_kept_where_it_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
+) -> None:
+    """The store a link leads to is pruned from its own folder, as the links' section of
+    docs/fixtures.md says: the code naming the link references it (the test is skipped:
+    none of its fixtures is played)."""
+    monkeypatch.chdir(tmp_path)
+    link, target, store, (code, text) = LINKS_UNDER_THE_REFS[way]
+    Path(link).parent.mkdir(parents=True)
+    keys = {put(Path(store), q, "2026-01-01T00:00:00Z") for q in ("one", "two")}
+    other = tmp_path / "tests" / "other.jsonl"
+    put(other, "played", "2026-01-01T00:00:00Z")
+    play(other, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    Path(link).symlink_to(target)
+    Path(code).write_text(text, encoding="utf-8")
+    for pruned in (link, store):  # through the link, and where the fixtures are
+        done = prune(pruned, "--unused", "--refs", "tests", "--yes")
+        assert done.exit_code == 0 and "nothing to prune" in done.output, done.output
+        assert "kept: 0 played, 2 referenced only" in done.output
+    assert stored_keys(Path(store)) == keys
+
+
+def test_a_fixture_referenced_by_the_name_of_the_file_its_store_links_to_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests" / "fixtures").mkdir(parents=True)
+    keys = setup_store(tmp_path, tmp_path / "shared" / "copilot.jsonl")
+    (tmp_path / "tests" / "fixtures" / "rc.jsonl").symlink_to("../../shared/copilot.jsonl")
+    Path("tests/test_rag.py").write_text('STORE = ROOT / "shared" / "copilot.jsonl"\n')
+    done = prune("tests/fixtures", "--unused", "--yes")
+    assert done.exit_code == 0 and "nothing to prune" in done.output, done.output
+    assert stored_keys(tmp_path / "shared" / "copilot.jsonl") == set(keys.values())

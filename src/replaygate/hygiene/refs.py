@@ -9,10 +9,14 @@ test's module, a ``.py`` file of any name (``test_my-api.py``: pytest collects i
 it still defines the test (a test skipped or deselected in the runs counted still uses
 its store): a store of ``Class.test`` while the module defines the class and a module
 defines the test (a class may inherit it), and a store whose name a long parametrized
-id cut to a digest by its kept start. Text is read as UTF-8, or as UTF-16 or UTF-32
-when a byte order mark or its NUL bytes say so (:func:`encoding_of`: a Windows
-editor's "Unicode"); any other file with NUL bytes, binary, is searched for the names
-and keys its ASCII bytes spell.
+id cut to a digest by its kept start. A store file is named by each of its names: the
+file a store's symlink leads to, and each symlink under the reference folders that
+leads to it or to a folder holding it (``tests/fixtures/rc.jsonl ->
+../../shared/copilot.jsonl``: code naming ``rc.jsonl`` names ``shared/copilot.jsonl``);
+links are looked for there and in the store only, each resolved once, none followed.
+Text is read as UTF-8, or as UTF-16 or UTF-32 when a byte order mark or its NUL bytes
+say so (:func:`encoding_of`: a Windows editor's "Unicode"); any other file with NUL
+bytes, binary, is searched for the names and keys its ASCII bytes spell.
 Fixture files themselves, the backups and temporary files replaygate writes
 beside them (``rag.jsonl.bak``, ``<key>.json.bak``: :func:`~.side_files.is_side_file`),
 what is not a regular file (a FIFO, a socket), tool folders and Python environments
@@ -38,9 +42,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from replaygate.fixtures.store.files import resolved
-from replaygate.fixtures.store.folder import is_environment
+from replaygate.fixtures.store.folder import is_environment, store_of
 from replaygate.fixtures.store.side_files import is_side_file
-from replaygate.folder_tree import walk
+from replaygate.folder_tree import listings
 from replaygate.pytest_plugin.store_names import module_folder, store_name
 from replaygate.regular import NotRegularFileError, open_regular_fd, unreadable
 
@@ -82,8 +86,12 @@ class References:
     by_key: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     by_test: dict[Path, set[Path]] = field(default_factory=lambda: defaultdict(set))
     """The modules that define the test a store file is named after, by store file."""
-    folders: dict[Path, str] = field(default_factory=dict)
-    """The name of the folder store each one-fixture ``.json`` file belongs to."""
+    names: dict[Path, set[str]] = field(default_factory=dict)
+    """The other names of each store file: those of the file its symlink leads to and of
+    the symlinks that lead to it (:func:`_other_paths`)."""
+    folders: dict[Path, set[str]] = field(default_factory=dict)
+    """The names of the folder store each one-fixture ``.json`` file belongs to: its
+    own, and the store's through each symlink that leads to it."""
     by_folder: dict[str, set[Path]] = field(default_factory=lambda: defaultdict(set))
     """Which files name each folder store, by its folder's name."""
     unread: list[tuple[Path, str]] = field(default_factory=list)
@@ -91,43 +99,76 @@ class References:
     with why."""
 
     def of(self, file: Path, key: str, by_test: bool = True) -> set[Path]:
-        """The files that reference the fixture ``key`` stored in ``file``; with ``by_test``,
-        the modules that define the test ``file`` is named after too."""
-        found = set(self.by_name.get(file.name, ())) | set(self.by_key.get(key, ()))
-        found |= self.by_folder.get(self.folders.get(file, ""), set())
+        """The files that reference the fixture ``key`` stored in ``file``, under any of
+        its names; with ``by_test``, the modules that define the test ``file`` is named
+        after too."""
+        found = set(self.by_key.get(key, ()))
+        for name in {file.name, *self.names.get(file, ())}:
+            found |= self.by_name.get(name, set())
+        for folder in self.folders.get(file, ()):
+            found |= self.by_folder.get(folder, set())
         return found | set(self.by_test.get(file, ())) if by_test else found
 
 
-def _texts(
-    folders: Iterable[Path], skip: set[Path], unread: list[tuple[Path, str]]
-) -> Iterable[tuple[Path, str]]:
-    """Each readable text file of ``folders`` as pieces of its text, but for those of
-    ``skip`` and replaygate's own backups and temporary files; one that could not be
-    read, and a folder that could not be listed, is added to ``unread``."""
+@dataclass
+class _Listing:
+    """What the reference folders hold (:func:`_listed`)."""
+
+    files: list[Path] = field(default_factory=list)
+    """The files to read."""
+    reached: list[tuple[Path, Path]] = field(default_factory=list)
+    """Each path there of a store's file (a symlink to it, or the file itself), with the
+    file it leads to, resolved."""
+    linked: list[tuple[Path, Path]] = field(default_factory=list)
+    """Each symlink to a folder there, with the folder it leads to, resolved."""
+
+
+def _listed(folders: Iterable[Path], skip: set[Path], unread: list[tuple[Path, str]]) -> _Listing:
+    """The files of ``folders`` to read, but for those of ``skip`` (resolved paths: a
+    store's files, which a path there reaches) and replaygate's own backups and temporary
+    files; and the symlinks to folders there. A folder that could not be listed is added
+    to ``unread``."""
 
     def unlisted(err: OSError) -> None:
         if not isinstance(err, FileNotFoundError):  # gone since its folder was listed
             unread.append((Path(err.filename), unreadable(err.filename, err, "folder")))
 
+    found = _Listing()
     for folder in folders:
         top = os.fspath(folder)
-        for current, dirs, names in walk(top, onerror=unlisted):
+        for listing in listings(top, onerror=unlisted):
+            current, dirs, names = listing.folder, listing.subfolders, listing.files
             if current != top and is_environment(names, dirs):
                 dirs.clear()  # a virtualenv or conda environment: installed packages' files
                 continue
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in (d for d in dirs if d in listing.links):  # listed, not walked
+                link = Path(current) / name
+                found.linked.append((link, resolved(link)))
             for name in sorted(names):
                 path = Path(current) / name
-                if is_side_file(name) or resolved(path) in skip:
+                if is_side_file(name):
                     continue
-                try:
-                    yield from _pieces(path)
-                except (NotRegularFileError, FileNotFoundError):
-                    continue  # no file: a FIFO, a link to nothing, gone since listed
-                except OSError as err:
-                    if err.errno == errno.ELOOP:  # a symlink loop holds no text either
-                        continue
-                    unread.append((path, unreadable(path, err, "file")))
+                real = resolved(path)
+                if real in skip:
+                    found.reached.append((path, real))
+                else:
+                    found.files.append(path)
+    return found
+
+
+def _texts(files: Iterable[Path], unread: list[tuple[Path, str]]) -> Iterable[tuple[Path, str]]:
+    """Each readable text file of ``files`` as pieces of its text; one that could not be
+    read is added to ``unread``."""
+    for path in files:
+        try:
+            yield from _pieces(path)
+        except (NotRegularFileError, FileNotFoundError):
+            continue  # no file: a FIFO, a link to nothing, gone since listed
+        except OSError as err:
+            if err.errno == errno.ELOOP:  # a symlink loop holds no text either
+                continue
+            unread.append((path, unreadable(path, err, "file")))
 
 
 def _pieces(path: Path) -> Iterator[tuple[Path, str]]:
@@ -211,18 +252,20 @@ class _TestStores:
     from a class of any module."""
 
 
-def _test_stores(files: Iterable[Path]) -> _TestStores:
-    """Of ``files``, those named as the plugin names a test's store,
-    ``<module>/[Class.]test[param id].jsonl``."""
+def _test_stores(paths: Iterable[tuple[Path, Path]]) -> _TestStores:
+    """Of ``paths`` (a store file and a path naming it), those named as the plugin names a
+    test's store, ``<module>/[Class.]test[param id].jsonl``."""
     found = _TestStores(defaultdict(list), set())
-    for file in files:
-        named = _TEST.fullmatch(file.stem) if file.suffix == ".jsonl" else None
-        if named is None:
+    seen: set[tuple[Path, str, str]] = set()  # a name met again (the real path, alike)
+    for file, path in paths:
+        named = _TEST.fullmatch(path.stem) if path.suffix == ".jsonl" else None
+        if named is None or (file, path.parent.name, path.stem) in seen:
             continue
+        seen.add((file, path.parent.name, path.stem))
         cls, test = named.groups()
         if cls:
             found.methods.add(test)
-        found.by_module[file.parent.name].append((file, cls, test))
+        found.by_module[path.parent.name].append((file, cls, test))
     return found
 
 
@@ -230,6 +273,52 @@ def _defined(pattern: re.Pattern[str], text: str) -> set[str]:
     """The names ``pattern`` finds defined in ``text``, as a store's name spells them
     (:func:`~replaygate.pytest_plugin.store_names.store_name`: ``test_ünï``, ``test__n_``)."""
     return {store_name(name) for name in pattern.findall(text)}
+
+
+def _real_paths(files: Iterable[Path]) -> dict[Path, Path]:
+    """Each of ``files`` resolved, each folder once (a store holds many files in a few
+    folders), a file itself only when it is a symlink."""
+    folders: dict[Path, Path] = {}
+    real: dict[Path, Path] = {}
+    for file in files:
+        if file.parent not in folders:
+            folders[file.parent] = resolved(file.parent)
+        real[file] = resolved(file) if os.path.islink(file) else folders[file.parent] / file.name
+    return real
+
+
+def _other_paths(files: Iterable[Path], listing: _Listing) -> dict[Path, set[Path]]:
+    """The other paths of each store file of ``files``: the file it leads to when it is
+    reached through a symlink, the store's other names for that file, and each path
+    under the reference folders that leads to it (a symlink to it, or a path through a
+    symlink to a folder holding it)."""
+    real_of = _real_paths(files)
+    by_real: dict[Path, list[Path]] = defaultdict(list)
+    for file, real in real_of.items():
+        by_real[real].append(file)
+    others: dict[Path, set[Path]] = defaultdict(set)
+
+    def add(real: Path, path: Path) -> None:
+        for file in by_real.get(real, ()):
+            if path != file:
+                others[file].add(path)
+
+    for real, named in by_real.items():
+        for path in named:
+            add(real, path)
+        if any(Path(os.path.abspath(file)) != real for file in named):
+            add(real, real)
+    for path, real in listing.reached:
+        add(real, path)
+    by_folder: dict[Path, list[Path]] = defaultdict(list)
+    for real in by_real if listing.linked else ():
+        by_folder[real.parent].append(real)
+    for link, target in listing.linked:
+        for folder, reals in by_folder.items():
+            if folder.is_relative_to(target):
+                for real in reals:
+                    add(real, link / real.relative_to(target))
+    return others
 
 
 def _folder_pattern(names: set[str]) -> re.Pattern[str] | None:
@@ -252,10 +341,13 @@ def find_references(
     stores: Mapping[Path, str] = MappingProxyType({}),
 ) -> References:
     """Scan ``folders`` for the store file ``names`` and fixture ``keys``, for the tests
-    the store files ``tests`` may be named after (:func:`_test_stores`), and for the
-    names of the folder stores ``stores`` gives each one-fixture file (code opens a
-    folder store by its folder, ``ReplayModel("tests/fixtures/chat")``, naming none of
-    its files: a word of code or text that is the folder's name names its fixtures).
+    the store files ``tests`` (the store's files, as the store names them) may be named
+    after (:func:`_test_stores`), and for the names of the folder stores ``stores``
+    gives each one-fixture file (code opens a folder store by its folder,
+    ``ReplayModel("tests/fixtures/chat")``, naming none of its files: a word of code or
+    text that is the folder's name names its fixtures). Each file of ``tests`` is named
+    by its other names too (:func:`_other_paths`): those of the symlinks under
+    ``folders`` that lead to it, and of the file a symlink of the store leads to.
 
     ``skip`` holds resolved paths not to read (the store's own files); other fixture
     files are not read either, so a key shared by two stores is no reference. A name
@@ -263,13 +355,28 @@ def find_references(
     for as it is: taken apart, it was never found, and ``prune`` took its store's
     fixtures for unreferenced.
     """
-    refs = References(folders=dict(stores))
-    folder_names = _folder_pattern({name for name in stores.values() if name})
-    odd = sorted(name for name in names if not _NAME.fullmatch(name))
-    test_stores = _test_stores(tests)
+    files = list(tests)
+    refs = References()
+    listing = _listed(folders, skip, refs.unread)
+    others = _other_paths(files, listing) if files else {}
+    refs.names = {
+        file: {p.name for p in paths if p.suffix in (".jsonl", ".json")} - {file.name}
+        for file, paths in others.items()
+    }
+    folder_of: dict[Path, str] = {}  # a store's folder name, by the folder of its file
+    for file, folder in stores.items():
+        refs.folders[file] = {folder} if folder else set()
+        for path in others.get(file, ()):
+            if path.parent not in folder_of:
+                folder_of[path.parent] = store_of(path).name
+            refs.folders[file].add(folder_of[path.parent])
+    wanted = set(names).union(*refs.names.values())
+    folder_names = _folder_pattern({name for named in refs.folders.values() for name in named})
+    odd = sorted(name for name in wanted if not _NAME.fullmatch(name))
+    test_stores = _test_stores((f, p) for f in files for p in (f, *others.get(f, ())))
     in_class: dict[tuple[Path, str], set[Path]] = defaultdict(set)  # modules holding the class
     methods: set[str] = set()  # the class tests defined in any module
-    for path, text in _texts(folders, skip, refs.unread):
+    for path, text in _texts(listing.files, refs.unread):
         if path.suffix == ".py":
             here = test_stores.by_module.get(module_folder(path), ())
             defs = _defined(_DEF, text) if here or test_stores.methods else set()
@@ -281,7 +388,7 @@ def find_references(
                     in_class[file, test].add(path)
             methods |= defs & test_stores.methods
         for token in set(_NAME.findall(text)):
-            if token in names:
+            if token in wanted:
                 refs.by_name[token].add(path)
         for name in odd:  # a name no token is (test_x[a+b].jsonl, "my cases.jsonl")
             if name in text:
