@@ -32,7 +32,7 @@ def case(case_id: str, *gates: str) -> CaseResult:
         for i in range(5)
     )
     sampled = SampledResult(case_id, 5, 4, samples, {name: f"checks {name}" for name in gates})
-    return CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass"))
+    return CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass", runs=5))
 
 
 def edited(path: Path, edit: Any) -> Path:

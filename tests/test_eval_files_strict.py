@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from counted_outputs import run_output
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.gate_cmds import baseline_group, gate_cmd
 from replaygate.evals import CaseResult, EvalResults, update_baseline
@@ -29,7 +30,11 @@ INFO = {"time": "2026-11-30T00:00:00Z", "mode": "replay", "model": "m"}
 def case(case_id: str) -> CaseResult:
     """Case ``case_id``: a citations gate passing 2 of 3 samples, floor 2."""
     samples = tuple(
-        SampleResult(i, (Outcome("citations", "gate", i > 0, "", 1.0, "set"),), {"final": "x"})
+        SampleResult(
+            i,
+            (Outcome("citations", "gate", i > 0, "", 1.0, "set"),),
+            run_output(input_tokens=10, steps=1),
+        )
         for i in range(3)
     )
     sampled = SampledResult(case_id, 3, 2, samples, {"citations": "cites doc-a"})

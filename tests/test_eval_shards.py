@@ -123,7 +123,7 @@ def test_merge_refuses_what_is_not_one_whole_run(
     cases.append(("not a shard", [one, two, serial], "not the results of a shard"))
     other = tmp_path / "other-model.json"
     document = _document(three)
-    document["eval"]["model"] = "claude-haiku-4-5"
+    document["eval"]["model"] = "claude-unpriced"  # no price: its costs are not checked
     other.write_text(json.dumps(document), encoding="utf-8")
     cases.append(("other run", [one, two, other], "these shards come from different runs"))
     for key, value in (("prices", {"source": "cheap.toml", "currency": "USD"}), ("fixtures", "b")):

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from counted_outputs import run_output
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.gate_cmds import baseline_group, gate_cmd, upgrade_cmd
 from replaygate.cli.history_cmds import report_cmd
@@ -47,7 +48,14 @@ def case(
         SampleResult(
             i,
             (Outcome("citations", "gate", i < passes, "", None, "set"),),
-            {"final": "answer"},
+            run_output(
+                "answer",
+                cited=["doc-a"] if i < passes else [],
+                fetched=["doc-a"],
+                input_tokens=100,
+                output_tokens=10,
+                steps=3,
+            ),
         )
         for i in range(n)
     )
@@ -901,7 +909,7 @@ def test_a_gate_made_a_signal_fails_and_an_assertion_of_one_side_only_is_not_com
             for i in range(5)
         )  # a failure of a plain assert lists the assertion `assert` (all samples failed)
         sampled = SampledResult("a", 5, 1, samples, {"contains": description})
-        return CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass"))
+        return CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass", runs=5))
 
     base = reference(results(described("gate", "mentions 'x'")))
     signal = run_gate(base, reference(results(described("signal", "mentions 'x'"))), GateConfig())
@@ -939,7 +947,8 @@ def _declaring(
         for i in range(5)
     )
     sampled = SampledResult("a", 5, 4, samples, {name: f"checks {name}" for name in names})
-    return results(CaseResult(sampled, CaseCounts(samples=5, passed=sampled.verdict == "pass")))
+    counts = CaseCounts(samples=5, passed=sampled.verdict == "pass", runs=5)
+    return results(CaseResult(sampled, counts))
 
 
 def test_a_gate_removed_from_a_case_fails_the_gate_until_the_baseline_is_updated(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
+from counted_outputs import run_output
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults, GateConfig, run_gate, update_baseline
@@ -25,8 +26,13 @@ CHEAP = PriceTable({"m": Price(0.5, 2.5)}, "USD", "cheap.toml", "2026-12-01")
 
 def case(case_id: str, passes: int, *, tokens: int = 100, cited: int | None = None) -> CaseResult:
     n = 5
+    cites = passes if cited is None else cited
     samples = tuple(
-        SampleResult(i, (Outcome("citations", "gate", i < passes, "", None, "set"),), {})
+        SampleResult(
+            i,
+            (Outcome("citations", "gate", i < passes, "", None, "set"),),
+            run_output(cited=["doc-a"] if i < cites else [], input_tokens=tokens, steps=3),
+        )
         for i in range(n)
     )
     sampled = SampledResult(case_id, n, 4, samples)
@@ -35,8 +41,8 @@ def case(case_id: str, passes: int, *, tokens: int = 100, cited: int | None = No
         passed=sampled.verdict == "pass",
         runs=n,
         scored=True,
-        cited=passes if cited is None else cited,
-        correct=passes if cited is None else cited,
+        cited=cites,
+        correct=cites,
         expected=n,
         input_tokens=tokens * n,
         output_tokens=0,
@@ -47,8 +53,19 @@ def case(case_id: str, passes: int, *, tokens: int = 100, cited: int | None = No
 
 
 def results(*cases: CaseResult, prices: PriceTable = SHIPPED) -> EvalResults:
+    """``cases``, their costs priced at ``prices`` (none where a case opts out of cost), as
+    a run at them writes them."""
     info = {"time": "2026-12-01T00:00:00Z", "mode": "replay", "model": "m"}
-    return EvalResults(cases, {**info, "prices": prices.to_json()})
+    priced = tuple(
+        replace(c, counts=replace(c.counts, cost=_priced(c.counts, prices))) for c in cases
+    )
+    return EvalResults(priced, {**info, "prices": prices.to_json()})
+
+
+def _priced(counts: CaseCounts, prices: PriceTable) -> float | None:
+    if counts.cost_skipped:
+        return None
+    return prices.cost("m", counts.input_tokens, counts.output_tokens)
 
 
 def cli(*args: str) -> Result:

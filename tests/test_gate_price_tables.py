@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from counted_outputs import run_output
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults, update_baseline
@@ -29,7 +30,11 @@ def case(case_id: str, price: float = 3.0, passes: int = 5) -> CaseResult:
     """A case of 5 samples of 100 input tokens each, priced at ``price``, ``passes`` of
     them passing (the floor is 4)."""
     samples = tuple(
-        SampleResult(i, (Outcome("citations", "gate", i < passes, "", None, "set"),), {})
+        SampleResult(
+            i,
+            (Outcome("citations", "gate", i < passes, "", None, "set"),),
+            run_output(cited=["doc-a"], input_tokens=100, steps=3),
+        )
         for i in range(5)
     )
     sampled = SampledResult(case_id, 5, 4, samples)
@@ -180,7 +185,7 @@ def test_results_that_keep_no_prices_or_no_model_leave_the_costs_uncompared(
 
 def test_costs_not_compared_with_no_cost_limit_are_a_note(tmp_path: Path) -> None:
     def no_prices(document: Document) -> None:
-        document["eval"]["prices"] = None
+        del document["eval"]["prices"]  # null would say no table priced its costs: refused
 
     lifted = ("--max-rise", "cost=inf")
     result = gate(tmp_path, results(CHEAP), run=no_prices, args=lifted)

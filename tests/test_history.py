@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from counted_outputs import run_output
 from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
@@ -34,7 +35,14 @@ def run(time: str, passes: int, commit: str = "abc123", answer: str = "x") -> Ev
                 Outcome("contains", "gate", True, "", 1.0, "contains"),
                 Outcome("citations", "gate", i < passes, "", None, "set"),
             ),
-            {"final": answer},
+            run_output(
+                answer,
+                cited=["doc-rag"] if i < passes else [],
+                fetched=["doc-rag"],
+                input_tokens=100,
+                output_tokens=10,
+                steps=3,
+            ),
         )
         for i in range(5)
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from counted_outputs import ONE_RUN
 from extras import needs_matplotlib
 from replaygate.assertions import Judge, JudgeIndependenceError
 from replaygate.assertions.kinds import Outcome
@@ -109,7 +110,7 @@ def test_shards_run_with_other_request_settings_are_refused(tmp_path: Path) -> N
 
 def one_sample_case(case_id: str) -> CaseResult:
     outcome = Outcome("contains", "gate", True, "", 1.0, "contains")
-    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), ONE_RUN),))
     return CaseResult(sampled, CaseCounts(1, True, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1))
 
 

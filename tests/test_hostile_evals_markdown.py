@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from counted_outputs import ONE_RUN
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
@@ -13,7 +14,7 @@ from run_cli import replaygate
 
 def case(case_id: str, passed: bool) -> CaseResult:
     outcome = Outcome("contains", "gate", passed, "", 1.0, "contains")
-    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), ONE_RUN),))
     return CaseResult(sampled, CaseCounts(1, passed, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1))
 
 

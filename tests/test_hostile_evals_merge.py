@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from counted_outputs import ONE_RUN
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.errors import ResultsError
@@ -19,7 +20,7 @@ from run_cli import replaygate
 
 def case(case_id: str) -> CaseResult:
     outcome = Outcome("contains", "gate", True, "", 1.0, "contains")
-    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), ONE_RUN),))
     return CaseResult(sampled, CaseCounts(1, True, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1))
 
 

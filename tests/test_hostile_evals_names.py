@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from counted_outputs import ONE_RUN
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
@@ -24,7 +25,7 @@ EVIL = "evil\x1b]0;PWNED\x07\ngate: PASS"
 
 def case(case_id: str, passed: bool) -> CaseResult:
     outcome = Outcome("contains", "gate", passed, "", 1.0, "contains")
-    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    sampled = SampledResult(case_id, 1, 1, (SampleResult(0, (outcome,), ONE_RUN),))
     return CaseResult(sampled, CaseCounts(1, passed, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1))
 
 
@@ -106,7 +107,7 @@ def test_an_assertion_name_holding_control_characters_is_refused(tmp_path: Path)
     from replaygate.sampling.results import ResultsFormatError, load_results
 
     outcome = Outcome(EVIL, "gate", True, "", 1.0, "custom")
-    sampled = SampledResult("c1", 1, 1, (SampleResult(0, (outcome,), {"final": "x"}),))
+    sampled = SampledResult("c1", 1, 1, (SampleResult(0, (outcome,), ONE_RUN),))
     counts = CaseCounts(1, True, 1, True, 1, 1, 1, 0, 5, 5, 1, 0.1)
     path = results(tmp_path / "results.json", CaseResult(sampled, counts))
     with pytest.raises(ResultsFormatError) as caught:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from counted_outputs import run_output
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
@@ -80,8 +81,9 @@ def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
 
 def _one_case_results(path: Path) -> Path:
     """A results file of one case whose one sample passed."""
-    sample = SampleResult(0, (Outcome("cites", "gate", True, "", None, "set"),), {"final": "a"})
-    counts = CaseCounts(samples=1, passed=True, runs=1, scored=True, cited=1, correct=1)
+    output = run_output("a", cited=["doc-a"])
+    sample = SampleResult(0, (Outcome("cites", "gate", True, "", None, "set"),), output)
+    counts = CaseCounts(samples=1, passed=True, runs=1, scored=True, cited=1, correct=1, expected=1)
     case = CaseResult(SampledResult("a", 1, 1, (sample,)), counts, ("t",))
     return EvalResults((case,), {"time": "2026-11-30T00:00:00Z", "mode": "replay"}).write(path)
 

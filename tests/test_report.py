@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 from click.testing import CliRunner
 
+from counted_outputs import run_output
 from extras import needs_matplotlib
 from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
@@ -73,7 +74,14 @@ def run(
                     Outcome("citations", "gate", i < passes, "", None, "set"),
                     *(grounded if index > passing_others else ()),
                 ),
-                {"final": answer or f"answer of {time}"},
+                run_output(
+                    answer or f"answer of {time}",
+                    cited=["doc-a"] if i < passes else [],
+                    fetched=["doc-a"],
+                    input_tokens=100,
+                    output_tokens=10,
+                    steps=3,
+                ),
             )
             for i in range(5)
         )

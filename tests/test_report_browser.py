@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from counted_outputs import run_output
 from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import (
@@ -102,7 +103,14 @@ def history_run(index: int) -> EvalResults:
         SampleResult(
             i,
             (Outcome("citations", "gate", i < passes, "", None, "set"),),
-            f"answer {recording}.{i}",
+            run_output(
+                f"answer {recording}.{i}",
+                cited=["doc-rag"] if i < passes else [],
+                fetched=["doc-rag"],
+                input_tokens=180,
+                output_tokens=18,
+                steps=3,
+            ),
         )
         for i in range(5)
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from counted_outputs import run_output
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
@@ -120,8 +121,9 @@ def test_a_suggested_conversion_writes_a_copy_and_leaves_the_file(
 
 def results(path: Path) -> Path:
     """A results file of one case whose one sample passed."""
-    sample = SampleResult(0, (Outcome("cites", "gate", True, "", None, "set"),), {"final": "a"})
-    counts = CaseCounts(samples=1, passed=True, runs=1, scored=True, cited=1, correct=1)
+    output = run_output("a", cited=["doc-a"])
+    sample = SampleResult(0, (Outcome("cites", "gate", True, "", None, "set"),), output)
+    counts = CaseCounts(samples=1, passed=True, runs=1, scored=True, cited=1, correct=1, expected=1)
     case = CaseResult(SampledResult("a", 1, 1, (sample,)), counts, ("t",))
     return EvalResults((case,), {"time": "2026-11-30T00:00:00Z", "mode": "replay"}).write(path)
 

@@ -31,7 +31,7 @@ def case(case_id: str, floor: int, checks: Spec) -> CaseResult:
         for i in range(n)
     )
     sampled = SampledResult(case_id, n, floor, samples)
-    return CaseResult(sampled, CaseCounts(n, sampled.verdict == "pass"))
+    return CaseResult(sampled, CaseCounts(n, sampled.verdict == "pass", runs=n))
 
 
 def passing(n: int = 5) -> list[bool]:

@@ -126,6 +126,16 @@ def kept_prices(about: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return table
 
 
+def kept_table(kept: Mapping[str, Any]) -> PriceTable:
+    """The price table of ``kept`` (as :func:`kept_prices` returns it, checked), to price
+    tokens as the run that kept it did."""
+    models = {
+        model: Price(float(price["input"]), float(price["output"]))
+        for model, price in kept["models"].items()
+    }
+    return PriceTable(models, kept["currency"], kept["source"], kept.get("as_of"))
+
+
 def _kept_price(_model: str, obj: Any) -> None:
     """Check a model's entry of a kept price table: ``input`` and ``output``, each the
     price of a million tokens, from 0 to :data:`MAX_PRICE`."""

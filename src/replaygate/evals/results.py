@@ -27,8 +27,16 @@ from replaygate.evals.errors import ResultsError
 from replaygate.evals.filenames import text_problem
 from replaygate.evals.giveups import gave_up
 from replaygate.evals.metrics import check_agreement, check_metrics
-from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
-from replaygate.jsondoc import ErrorType, FieldError, check_document, strings_field
+from replaygate.evals.prices import kept_prices, kept_table
+from replaygate.evals.scorers import (
+    SUMMED,
+    CaseCounts,
+    Metrics,
+    OutputSums,
+    metrics_of,
+    output_sums,
+)
+from replaygate.jsondoc import ErrorType, FieldError, check_document, got, strings_field
 from replaygate.jsonfields import (
     agree,
     each,
@@ -38,6 +46,7 @@ from replaygate.jsonfields import (
     mapping,
     optional_text,
     present,
+    same,
     time_field,
     within,
 )
@@ -104,7 +113,7 @@ class CaseResult:
     def from_json(obj: Any) -> CaseResult:
         """The inverse of :meth:`to_json`, as strict (a :class:`FieldError` names the
         field): what a case states beside its samples (``passes``, ``verdict``,
-        ``counts.samples`` and ``passed``, ``metrics``) must be what they give. A plain
+        ``counts``: :func:`_summed_counts`, ``metrics``) must be what they give. A plain
         sampling case gets minimal counts."""
         sampled = sampled_from_json(mapping(obj))
         agree(obj, "passes", sampled.passes, "its sample_results")
@@ -113,9 +122,11 @@ class CaseResult:
         counts = CaseCounts(samples=sampled.n, passed=sampled.verdict == "pass")
         if obj.get("counts") is not None:
             counts = counts_from_json(obj["counts"])
+            sums = output_sums(sampled)  # an output's field is named from the case
             with within("counts"):
                 agree(obj["counts"], "samples", sampled.n, "its samples")
                 agree(obj["counts"], "passed", sampled.verdict == "pass", "its verdict")
+                _summed_counts(obj["counts"], counts, sampled, sums)
         if "metrics" in obj:
             with within("metrics"):
                 check_agreement(check_metrics(obj["metrics"]), metrics_of([counts]), "its counts")
@@ -126,6 +137,104 @@ class CaseResult:
         declared = dict.fromkeys(declared_field(obj) or (), "")
         sampled = replace(sampled, descriptions={**declared, **sampled.descriptions})
         return CaseResult(sampled, counts, strings_field(obj, "tags"), counts_known=known)
+
+
+AGAIN = "make the results again (`replaygate eval --out FILE`), or restore the file (from git)"
+"""What to do with results whose counts are not what their samples give."""
+_SUMMED_AS = {
+    "runs": "each sample whose output is an object",
+    "cited": "the ids each output cites",
+    "fabricated": "the ids each output cites but never fetched",
+    "input_tokens": "each output's input_tokens, summed",
+    "output_tokens": "each output's output_tokens, summed",
+    "steps": "each output's steps, summed",
+}
+"""How the outputs of a case's samples give each count of :data:`SUMMED`."""
+
+
+def _summed_counts(
+    stored: Mapping[str, Any], counts: CaseCounts, sampled: SampledResult, sums: OutputSums
+) -> None:
+    """Refuse ``counts`` (read from ``stored``) that are not what the outputs of
+    ``sampled``'s samples give (``sums``, as an eval scores them): each count of
+    :data:`SUMMED`; ``expected``, the ids the case expects (which a results file does not
+    keep) times its samples; ``scored`` exactly when it expects some; ``correct`` at most
+    what the cited ids can hold of them; no ``cost`` when ``cost_skipped``. A hand edit of
+    counts (and the metrics made of them) would otherwise hide a regression the samples
+    still show. A :class:`FieldError` names the count, ``sampled.case`` and what to do."""
+    case = f"case {sampled.case!r}"
+
+    def refuse(name: str, says: Any, why: str) -> None:
+        said = f"says {got(says)}" if name in stored else "is missing"
+        raise FieldError(name, f"{said}, but {why}; {AGAIN}")
+
+    for name in SUMMED:
+        given = getattr(sums, name)
+        if getattr(counts, name) != given:
+            refuse(
+                name,
+                getattr(counts, name),
+                f"the sample_results of {case} give {given} "
+                f"({_SUMMED_AS[name]}): counts are what the samples give",
+            )
+    n = sampled.n
+    if counts.expected % n:
+        refuse(
+            "expected",
+            counts.expected,
+            f"{case} expects the same ids in each of its {n} samples, so it is a multiple of {n}",
+        )
+    if counts.scored != (counts.expected > 0):
+        refuse(
+            "scored",
+            counts.scored,
+            f"counts.expected is {counts.expected}: a case is scored exactly when it expects ids",
+        )
+    most = sums.most_correct(counts.expected // n)
+    if counts.correct > most:
+        refuse(
+            "correct",
+            counts.correct,
+            f"the sample_results of {case} cite at most {most} "
+            f"of the {counts.expected // n} id(s) it expects in each sample",
+        )
+    if counts.cost_skipped and counts.cost is not None:
+        refuse("cost", counts.cost, f"counts.cost_skipped is true: {case} opts out of cost")
+
+
+def _priced_as_kept(results: EvalResults) -> None:
+    """Refuse a case's ``counts.cost`` that is not its tokens priced at the table the run
+    keeps (``eval.prices``) for its model (``eval.model``), as the run priced them: none
+    when the table is null. Not checked for a case that opts out of cost, nor where the run
+    keeps no table, or one without its prices (written before results kept them), or none
+    of its model (the gate compares no such costs)."""
+    info = results.info
+    given = info.get("prices", {})
+    if isinstance(given, Mapping) and "models" not in given:
+        return
+    with within("eval"):
+        kept = kept_prices(info)
+    table = None if kept is None else kept_table(kept)
+    model = info.get("model")
+    for i, case in enumerate(results.cases):
+        counts = case.counts
+        if not case.counts_known or counts.cost_skipped:
+            continue
+        if table is None:
+            why = "the run keeps no price table (eval.prices is null), so it priced nothing"
+            cost = None
+        elif isinstance(model, str) and model in table.models:
+            cost = table.cost(model, counts.input_tokens, counts.output_tokens)
+            why = (
+                f"its tokens priced at the run's prices for {model} (eval.prices) give {got(cost)}"
+            )
+        else:
+            continue
+        if not same(counts.cost, cost):
+            raise FieldError(
+                f"cases[{i}].counts.cost",
+                f"says {got(counts.cost)}, but {why} (case {case.id!r}); {AGAIN}",
+            )
 
 
 COUNTS_FIELDS = tuple(f.name for f in dataclasses.fields(CaseCounts))
@@ -243,7 +352,8 @@ def results_from_json(obj: Any, name: str) -> EvalResults:
     """Validate a parsed results document; :class:`ResultsError` names the field.
 
     The run's ``metrics`` (required once the file has ``eval`` or ``metrics``) must be
-    those its cases give: a hand edit of one is refused, naming both values.
+    those its cases give, and each case's counts those its samples give (their costs
+    priced at the run's ``eval.prices``): a hand edit of one is refused, naming both values.
     """
     document = check_document(
         obj,
@@ -262,6 +372,7 @@ def results_from_json(obj: Any, name: str) -> EvalResults:
             [(case.id, case.declared_known) for case in cases], lambda i: f"cases[{i}]"
         )
         results = EvalResults(tuple(cases), run_info(document.get("eval", {})))
+        _priced_as_kept(results)
         if _of_an_eval(document):
             present(document, "eval", "an object of the run's information, as an eval writes it")
             stored = present(document, "metrics", "an object of the run's metrics")

@@ -22,6 +22,7 @@ opted out of cost) is ``None``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ from replaygate.assertions.citations import citation_id
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import PriceTable
-from replaygate.jsonfields import count, flag, mapping, optional_number, within
+from replaygate.jsondoc import FieldError, got
+from replaygate.jsonfields import count, flag, join, mapping, optional_number, within
 from replaygate.sampling import SampledResult
 
 Metrics = dict[str, float | None]
@@ -86,44 +88,109 @@ _INT_FIELDS = (
 )
 
 
+SUMMED = ("runs", "cited", "fabricated", "input_tokens", "output_tokens", "steps")
+"""The counts a case's sample outputs give by themselves (:class:`OutputSums`)."""
+
+
+@dataclass(frozen=True)
+class OutputSums:
+    """What the outputs of one case's samples add up to: the runs (samples whose output is
+    an object), their cited ids and those of documents they never fetched, their tokens
+    and steps; and the ids each run cited, from which ``correct`` follows once the ids the
+    case expects are known (a results file does not keep them)."""
+
+    runs: int = 0
+    cited: int = 0
+    fabricated: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    steps: int = 0
+    citations: tuple[frozenset[str], ...] = ()
+
+    def correct(self, expected: AbstractSet[str]) -> int:
+        """The ids of ``expected`` cited, over every run."""
+        return sum(len(ids & expected) for ids in self.citations)
+
+    def most_correct(self, expected: int) -> int:
+        """The most ``correct`` can be for a case expecting ``expected`` ids: each run
+        cites at most that many of them, and at most every id it cites."""
+        return sum(min(len(ids), expected) for ids in self.citations)
+
+
+def output_sums(sampled: SampledResult) -> OutputSums:
+    """Sum the outputs of ``sampled``'s samples (an output that is no object, of a sample
+    that raised, is no run and cites nothing), every id in NFKC form. A field missing from
+    an output counts as none; one that is not what an eval writes (a count that is not a
+    whole number, ids that are no list of strings) is a
+    :class:`~replaygate.jsondoc.FieldError` naming ``sample_results[i].output.<field>``."""
+    runs = cited = fabricated = tokens_in = tokens_out = steps = 0
+    citations: list[frozenset[str]] = []
+    for position, sample in enumerate(sampled.samples):
+        output = sample.output
+        if not isinstance(output, Mapping):
+            continue
+        try:  # no context manager per sample: a results file is read on every gate
+            ids = _ids(output, "citations")
+            fetched = _ids(output, "fetched")
+            tokens_in += _whole(output, "input_tokens")
+            tokens_out += _whole(output, "output_tokens")
+            steps += _whole(output, "steps")
+        except FieldError as err:
+            at = join(f"sample_results[{position}].output", err.field)
+            raise FieldError(at, str(err)) from None
+        runs += 1
+        cited += len(ids)
+        fabricated += len(ids - fetched)
+        citations.append(ids)
+    return OutputSums(runs, cited, fabricated, tokens_in, tokens_out, steps, tuple(citations))
+
+
+def _ids(output: Mapping[str, Any], field: str) -> frozenset[str]:
+    """The ids of ``output[field]`` (none when missing), each in NFKC form."""
+    # ids compared in one form (NFKC), as cited ids are read and expected ones taken:
+    # a fetched "doc-cafe\u0301" is the "doc-caf\u00e9" its answer cites
+    value = output.get(field, ())
+    if not isinstance(value, list | tuple) or not all(isinstance(i, str) for i in value):
+        raise FieldError(
+            field, f"must be a list of strings, as an eval writes it, got {got(value)}"
+        )
+    return frozenset(map(citation_id, value))
+
+
+def _whole(output: Mapping[str, Any], field: str) -> int:
+    """``output[field]`` (0 when missing), a whole number of at least 0."""
+    value = output.get(field, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FieldError(
+            field, f"must be a whole number of at least 0, as an eval writes it, got {got(value)}"
+        )
+    return value
+
+
 def score_case(
     case: EvalCase, sampled: SampledResult, prices: PriceTable | None, model: str
 ) -> CaseCounts:
-    """Sum ``case``'s samples: citations against expected and fetched ids, tokens, cost.
+    """Sum ``case``'s samples (:func:`output_sums`): citations against expected and
+    fetched ids, tokens, cost.
 
     Raises :class:`~replaygate.evals.errors.PriceError` when ``prices`` has no price
     for ``model`` and the case did not opt out of cost.
     """
     expected = set(map(citation_id, case.expected_doc_ids))
-    runs = cited = correct = fabricated = tokens_in = tokens_out = steps = 0
-    for sample in sampled.samples:
-        output = sample.output
-        if not isinstance(output, Mapping):
-            continue
-        runs += 1
-        # ids compared in one form (NFKC), as cited ids are read and expected ones taken:
-        # a fetched "doc-cafe\u0301" is the "doc-caf\u00e9" its answer cites
-        citations = set(map(citation_id, output.get("citations", ())))
-        fetched = set(map(citation_id, output.get("fetched", ())))
-        cited += len(citations)
-        correct += len(citations & expected)
-        fabricated += len(citations - fetched)
-        tokens_in += int(output.get("input_tokens", 0))
-        tokens_out += int(output.get("output_tokens", 0))
-        steps += int(output.get("steps", 0))
+    sums = output_sums(sampled)
     return CaseCounts(
         samples=sampled.n,
         passed=sampled.verdict == "pass",
-        runs=runs,
+        runs=sums.runs,
         scored=bool(expected),
-        cited=cited,
-        correct=correct,
+        cited=sums.cited,
+        correct=sums.correct(expected),
         expected=len(expected) * sampled.n,
-        fabricated=fabricated,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        steps=steps,
-        cost=prices.required_cost(model, tokens_in, tokens_out)
+        fabricated=sums.fabricated,
+        input_tokens=sums.input_tokens,
+        output_tokens=sums.output_tokens,
+        steps=sums.steps,
+        cost=prices.required_cost(model, sums.input_tokens, sums.output_tokens)
         if prices is not None and case.cost
         else None,
         cost_skipped=not case.cost,
