@@ -14,7 +14,9 @@ from replaygate.fixtures.store.repair import backup_of
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 BLOCK = re.compile(r"```gitignore\n(.*?)```", re.DOTALL)
-DOCTEST = re.compile(r'^ignored = \[(.*?)\]\nignored\.append\("(.*?)"\)', re.MULTILINE)
+DOCTEST = re.compile(
+    r'^ignored = \[(.*?)\]\n(?:ignored \+= \[(.*?)\]\n)?ignored\.append\("(.*?)"\)', re.MULTILINE
+)
 
 
 def suggested() -> dict[str, list[str]]:
@@ -24,8 +26,8 @@ def suggested() -> dict[str, list[str]]:
         text = page.read_text(encoding="utf-8")
         for block in BLOCK.findall(text):
             found[page.name] = block.split()
-        for listed, appended in DOCTEST.findall(text):  # the scratch repository's
-            found[f"{page.name} (doctest)"] = [*re.findall(r'"(.*?)"', listed), appended]
+        for listed, more, appended in DOCTEST.findall(text):  # the scratch repository's
+            found[f"{page.name} (doctest)"] = [*re.findall(r'"(.*?)"', listed + more), appended]
     return found
 
 
