@@ -178,6 +178,7 @@ def test_a_fixture_file_with_a_space_after_its_name_in_an_interface_folder_is_na
     root = tmp_path / "fx"
     with FixtureStore.open(root) as store:
         placed = store.put(fixture("one")).file
+        store.put(fixture("two"))  # a store file is left: a folder of none is refused
     spaced = placed.with_name(placed.name + " ")
     placed.rename(spaced)
     done = replaygate("verify", "fx", cwd=tmp_path)

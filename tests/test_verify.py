@@ -211,7 +211,9 @@ def test_a_missing_path_and_an_empty_folder(tmp_path: Path) -> None:
     code, lines = verify(str(tmp_path / "nope"))
     assert (code, lines) == (2, [f"Error: {tmp_path / 'nope'}: no such file or folder"])
     (tmp_path / "empty").mkdir()
-    assert verify(str(tmp_path / "empty")) == (0, ["0 fixture(s) checked, 0 problem(s)"])
+    code, lines = verify(str(tmp_path / "empty"))  # it checked nothing, and passed
+    assert code == 2
+    assert lines[0].startswith(f"Error: {tmp_path / 'empty'}: holds no fixture store file")
 
 
 def test_problems_print_file_and_line() -> None:

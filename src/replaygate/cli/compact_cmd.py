@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json
-from replaygate.cli.options import CommandError, PathParam, describe, json_option, note_other_files
+from replaygate.cli.options import (
+    CommandError,
+    PathParam,
+    describe,
+    json_option,
+    note_other_files,
+    refuse_no_store,
+)
 from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.fixtures.store.compact import compact
@@ -38,9 +45,13 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
     \b
         replaygate compact tests/fixtures
     """
-    note_other_files(path)
+    walked = note_other_files(path)
     try:
         existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
+    except ReplaygateError as err:
+        raise CommandError(describe(err)) from None
+    refuse_no_store(path, walked)  # "nothing to compact" under a wrong path would pass
+    try:
         done = compact(path, write=not check)
     except (ReplaygateError, OSError) as err:
         raise CommandError(describe(err)) from None

@@ -26,6 +26,7 @@ from replaygate.cli.options import (
     file_option,
     json_option,
     note_other_files,
+    refuse_no_store,
 )
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
@@ -76,9 +77,13 @@ def checksum(path: Path, as_json: bool) -> None:
     \b
         replaygate checksum tests/fixtures
     """
-    note_other_files(path)
+    walked = note_other_files(path)
     try:
         existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
+    except ReplaygateError as err:
+        fail(err)
+    refuse_no_store(path, walked)  # the digest of nothing would key a cache all the same
+    try:
         digest = store_checksum(path)
     except ReplaygateError as err:
         fail(err)
@@ -389,7 +394,7 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
 def _patrol(
     path: Path, max_age: str | None, runs: int, refs: tuple[Path, ...], hits_dir: Path
 ) -> Patrol:
-    note_other_files(path)
+    refuse_no_store(path, note_other_files(path))
     folders = list(refs) or [p for p in (Path("tests"),) if p.is_dir()]
     age = parse_max_age(max_age) if max_age is not None else None
     return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits_dir)

@@ -17,10 +17,11 @@ from replaygate.cli.options import (
     describe,
     json_option,
     note_other_files,
+    refuse_no_store,
 )
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store.files import existing_store
 from replaygate.fixtures.store.folder import StoreTree
@@ -77,7 +78,9 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     """Check every fixture under PATH; one line per problem, exit 1 if any.
 
     Exit 2 with "Error: ..." when PATH does not exist or is no store (a symlink
-    loop, a FIFO, a cassette), and exit 2 when a file was refused unread: not a
+    loop, a FIFO, a cassette), or holds no fixture store file (a source folder, a
+    store's lock, the hits log's folder: a store file with no fixture, an empty .jsonl,
+    is checked and passes, with a note), and exit 2 when a file was refused unread: not a
     regular file (a folder, a FIFO, a device, a symlink loop), unreadable, holding a
     line over the maximum size, or replaced or cut shorter while it was read (run verify
     again). Exit 1 for damaged content a file was read for (a malformed line, nesting
@@ -106,6 +109,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     for tree in walked:
         for note in passed_over_notes(tree):
             click.echo(note, err=True)
+    refuse_no_store(path, walked)  # a check of no store at all passes nothing
     count, problems = _verify(path, require_meta, jobs, next(iter(walked), None))
     if repair and any(problem.repairable for problem in problems):
         for done in repair_store(path, problems):
@@ -118,6 +122,12 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
         for problem in problems:
             click.echo(str(problem))
         click.echo(f"{count} fixture(s) checked, {len(problems)} problem(s)")
+    if not count and not problems and os.path.lexists(path):
+        click.echo(
+            f"note: {shown_file(str(path))} holds no fixture (an empty store): nothing was "
+            "checked; `replaygate run` refuses to replay from a store with no fixture",
+            err=True,
+        )
     if any(problem.refused for problem in problems):
         raise SystemExit(2)
     if problems:

@@ -1,0 +1,127 @@
+"""A path given to ``verify``, ``checksum``, ``compact``, ``patrol`` or ``prune`` that holds
+no fixture store file is refused, naming what it holds and what to pass: a source folder,
+a store's lock (a slip of tab completion), the hits log's folder, an empty folder. Each
+was read as a store with no fixture, so ``replaygate verify PATH`` as a CI gate passed a
+wrong path green. A store file that holds no fixture (an empty ``.jsonl``) is a store: it
+is checked, and passes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from replaygate import FixtureStore
+from run_cli import replaygate
+from test_patrol import play, put
+from test_store_walk_rule import fixture, folder_store
+
+COMMANDS = (
+    ("verify",),
+    ("checksum",),
+    ("compact",),
+    ("compact", "--check"),
+    ("patrol",),
+    ("prune", "--unused"),
+)
+STORE = "tests/fixtures/test_agent/test_plan.jsonl"
+PASS_A_STORE = "pass a store: a .jsonl file, or the folder of the stores"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A project as a test session leaves it: a store recorded beside its lock, the hits
+    log of a run that played it, and the agent's source folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "__init__.py").touch()
+    (tmp_path / "agent" / "plan.py").write_text("PLAN = 1\n", encoding="utf-8")
+    store = tmp_path / STORE
+    store.parent.mkdir(parents=True)
+    with FixtureStore.open(store) as opened:
+        opened.put(fixture("a trip to Porto"))
+    played = tmp_path / "played.jsonl"
+    put(played, "a trip to Faro", None)
+    play(played, "a trip to Faro", tmp_path / ".replaygate" / "hits", "r1", tmp_path)
+    (tmp_path / "empty").mkdir()
+    yield tmp_path
+
+
+WRONG = {
+    "a source folder": (
+        "agent",
+        "agent: holds no fixture store file (a .jsonl file, or .json fixtures): no .jsonl or "
+        f".json file is in it or its folders; {PASS_A_STORE}",
+    ),
+    "an empty folder": ("empty", "empty: holds no fixture store file"),
+    "the lock of a store file": (
+        f"{STORE}.lock",
+        f"{STORE}.lock: is the lock a write of {STORE} takes, not a fixture store: pass {STORE}",
+    ),
+    "the hits log's folder": (
+        ".replaygate/hits",
+        ".replaygate/hits: is a folder of the hits log (1 file(s): the fixtures each test run "
+        f"played), not of fixture stores; {PASS_A_STORE}",
+    ),
+    "an empty source file": (
+        "agent/__init__.py",
+        "agent/__init__.py: is an empty file not named as a fixture store (.jsonl, .json); "
+        f"{PASS_A_STORE}",
+    ),
+}
+
+
+@pytest.mark.parametrize(("path", "expected"), WRONG.values(), ids=list(WRONG))
+def test_a_path_holding_no_store_is_refused_by_every_command(
+    project: Path, path: str, expected: str
+) -> None:
+    assert Path(path).exists()
+    for command in COMMANDS:
+        done = replaygate(*command, path)
+        assert done.returncode == 2, (command, done.stdout, done.stderr)
+        assert f"Error: {expected}" in done.stderr, command
+        assert "fixture(s) checked" not in done.stdout, command
+    assert replaygate("verify", "tests/fixtures").returncode == 0  # the right path passes
+
+
+def test_a_folder_of_dot_files_and_misnamed_files_names_them(project: Path) -> None:
+    (project / "empty" / ".set-aside.jsonl").write_bytes(Path(STORE).read_bytes())
+    (project / "empty" / "rc.JSONL").write_bytes(Path(STORE).read_bytes())
+    done = replaygate("verify", "empty")
+    assert done.returncode == 2
+    assert (
+        "Error: empty: holds no fixture store file (a .jsonl file, or .json fixtures): found "
+        "instead: dot file(s), which no store reads (empty/.set-aside.jsonl); file(s) no store "
+        "reads (empty/rc.JSONL: named .JSONL, which no store reads"
+    ) in done.stderr
+
+
+def test_the_lock_of_a_folder_store_names_the_folder(project: Path) -> None:
+    folder_store(project / "fold", "a trip to Faro")
+    done = replaygate("verify", "fold/.replaygate.lock")
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "Error: fold/.replaygate.lock: is the lock of the folder store fold, not a fixture "
+        "store: pass fold\n"
+    )
+
+
+@pytest.mark.parametrize("path", ["tests/fixtures/none.jsonl", "tests/fixtures/only"])
+def test_a_store_file_with_no_fixture_is_checked_and_passes(project: Path, path: str) -> None:
+    # An empty store file is a store: nothing in it is damaged. `run` refuses to replay
+    # from it, and verify says it checked nothing.
+    empty = Path("tests/fixtures/none.jsonl" if path.endswith(".jsonl") else f"{path}/none.jsonl")
+    empty.parent.mkdir(parents=True, exist_ok=True)
+    empty.touch()
+    done = replaygate("verify", path)
+    assert (done.returncode, done.stdout) == (0, "0 fixture(s) checked, 0 problem(s)\n")
+    assert done.stderr == (
+        f"note: {path} holds no fixture (an empty store): nothing was checked; `replaygate "
+        "run` refuses to replay from a store with no fixture\n"
+    )
+    for command in COMMANDS[1:]:
+        assert replaygate(*command, path).returncode == 0, command
+    checked = replaygate("verify", "tests/fixtures")
+    assert (checked.returncode, checked.stderr) == (0, "")
+    assert checked.stdout == "1 fixture(s) checked, 0 problem(s)\n"
