@@ -108,4 +108,4 @@ def test_a_fixture_holding_those_fields_is_still_read_as_one(project: Path) -> N
 def test_a_cassette_named_alone_is_read_as_the_store_named(project: Path) -> None:
     done = run("verify", "tests/cassettes/test_chat/test_hi.json")
     assert done.exit_code == 1
-    assert "unknown field(s) 'interactions', 'version'" in done.stdout
+    assert "none of its fields ('interactions', 'version') is a fixture's" in done.stdout

@@ -96,8 +96,8 @@ def test_compact_folds_the_store_and_leaves_the_eval_files_alone(project: Path) 
     ("name", "content", "problem"),
     [
         ("extra.jsonl", '{"key": "abc", "request": \n', "evals/extra.jsonl:1: malformed JSON"),
-        ("extra.jsonl", '{"id": "x", "question": "q?"}\n', "evals/extra.jsonl:1: unknown field"),
-        ("extra.json", '{"format": "other", "version": 1}\n', "evals/extra.json: unknown field"),
+        ("extra.jsonl", '{"id": "x", "question": "q?"}\n', "evals/extra.jsonl:1: not a fixture"),
+        ("extra.json", '{"format": "other", "version": 1}\n', "evals/extra.json: not a fixture"),
     ],
 )
 def test_a_damaged_fixture_file_beside_them_is_still_reported(
@@ -117,7 +117,9 @@ def test_a_damaged_fixture_file_beside_them_is_still_reported(
 def test_an_eval_file_named_as_the_store_is_still_read_as_one(project: Path) -> None:
     done = replaygate("verify", "evals/cases.jsonl", cwd=project)
     assert done.returncode == 1
-    assert "evals/cases.jsonl:1: unknown field(s)" in done.stdout
+    assert (
+        "evals/cases.jsonl:1: not a fixture: none of its fields ('expected_doc_ids'" in done.stdout
+    )
     assert done.stderr == ""
 
 

@@ -13,6 +13,7 @@ from replaygate.errors import FixtureFormatError, ReplaygateError, shell_path
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, open_binary
+from replaygate.fixtures.store.given import read_under
 from replaygate.hygiene.errors import HygieneError
 
 
@@ -69,6 +70,11 @@ def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
                 for loc in store.locations():
                     if loc.file in files:
                         yield store, loc
+    except FixtureFormatError as err:
+        told = read_under(err.reason, err.file, path)
+        if told != err.reason:  # a file of other data: verify would say no more
+            raise HygieneError(str(FixtureFormatError(err.file, err.line, told))) from None
+        raise HygieneError(f"{err} (run `replaygate verify {shell_path(str(path))}`)") from None
     except ReplaygateError as err:
         raise HygieneError(f"{err} (run `replaygate verify {shell_path(str(path))}`)") from None
 
