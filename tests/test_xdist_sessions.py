@@ -43,6 +43,8 @@ The features' conditions in one session:
 - Hits: the log is emptied after the recording session; the replaying session logs the
   hits of ``test_generated.py`` too, so what is asserted of the hits' stores is asserted
   of the lines of ``test_agent.py``'s tests.
+  The controller notes how each test ended beside them, the workers' tests too
+  (:func:`test_under_xdist_the_controller_notes_how_each_test_ended`).
 
 Under ``pytest -n 2`` the tests of this module may run on two workers: the sessions run
 once per suite run, on the first worker that needs them, under a file lock beside the
@@ -470,6 +472,24 @@ def test_refusals_of_xdist_workers_are_listed_by_the_controller(sessions: Sessio
             "2 attempt(s) refused*",
         ]
     )
+
+
+def test_under_xdist_the_controller_notes_how_each_test_ended(sessions: Sessions) -> None:
+    """The workers' tests, noted once by the controller: ``patrol`` keeps every fixture of
+    the store of a test that did not pass (a sampled test that blocks, here)."""
+    project = sessions.project
+    (run,) = {line["run"] for line in logged(project)}
+    (file,) = (project / ".replaygate" / "hits").glob(f"{run}-*.outcomes")
+    noted = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+    ended = {line["test"]: line["outcome"] for line in noted}
+    assert len(noted) == len(ended), "each test noted once"
+    assert ended["tests/test_verdicts.py::test_block"] == "failed"
+    assert ended["tests/test_verdicts.py::test_pass"] == "passed"
+    assert {ended[f"tests/test_agent.py::test_rag[{i}]"] for i in (1, 2, 3)} == {"passed"}
+    done = replaygate("patrol", "answers.jsonl", "--runs", "1", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["fixtures"]
+    assert {tuple(row["failed_tests"]) for row in rows} == {("tests/test_verdicts.py::test_block",)}
 
 
 def test_under_xdist_the_queue_is_written_once(sessions: Sessions) -> None:

@@ -47,7 +47,7 @@ from replaygate.hygiene.drift import (
 from replaygate.hygiene.drift_report import render_drift
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, patrol, shown, with_eval_stores
-from replaygate.hygiene.patrol_report import age_text, render_patrol
+from replaygate.hygiene.patrol_report import age_text, failed_tests_line, render_patrol
 from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import review_store
@@ -415,8 +415,9 @@ def patrol_cmd(
 ) -> None:
     """Age, use and references of every fixture under PATH, oldest first.
 
-    Age from meta.recorded_at; use from the hits log of the last --runs test runs;
-    references from the files under --refs that name a fixture's store file or key.
+    Age from meta.recorded_at; use from the hits log of the last --runs test runs (a
+    store a test that did not pass played keeps every fixture); references from the
+    files under --refs that name a fixture's store file or key.
 
     Example:
 
@@ -518,7 +519,8 @@ def prune(
 ) -> None:
     """List (dry run) or delete (--yes) the unused fixtures under PATH.
 
-    A fixture still played by a recent run or referenced from code is never deleted.
+    A fixture still played by a recent run or referenced from code is never deleted, nor
+    one in a store that a test which did not pass (failed, errored, interrupted) played.
     Each file is backed up (<name>.bak) before it is rewritten or removed.
 
     Example:
@@ -536,11 +538,15 @@ def prune(
         doomed = candidates(result, lambda: _eval_stores(path, runs))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
+        held = len(result.held_by_failures)
+        failed = f", {held} in stores of tests that did not pass" if held else ""
         click.echo(
             f"{len(result.rows)} fixture(s) under {path}; last {result.test_sessions} test "
             f"session(s), {len(result.runs) - result.test_sessions} eval run(s); "
-            f"kept: {kept_played} played, {kept_refs} referenced only"
+            f"kept: {kept_played} played, {kept_refs} referenced only{failed}"
         )
+        if held:
+            click.echo(f"  {failed_tests_line(result)}")
         for row in doomed:
             recorded = age_text(row.age) + " old" if row.age is not None else "age unknown"
             click.echo(f"  {row.where}  key {row.key}  ({recorded})")

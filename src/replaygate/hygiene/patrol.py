@@ -11,9 +11,13 @@
   that of a fixture of the project's eval store while no eval run counted played it
   (:func:`with_eval_stores`);
 - references: the files of the reference folders that name its store file, its key,
-  or the folder of the folder store it belongs to.
+  or the folder of the folder store it belongs to;
+- failed tests: the tests that played its store in a run counted and did not pass there
+  (failed, errored, skipped as it ran, interrupted): what such a test never reached may
+  be what it asks for once it passes, so the store keeps every fixture.
 
-A fixture neither played nor referenced is *unused*: what ``prune --unused`` removes.
+A fixture neither played nor referenced, in no store of a test that did not pass, is
+*unused*: what ``prune --unused`` removes.
 """
 
 from __future__ import annotations
@@ -69,6 +73,9 @@ class PatrolRow:
     misdated: bool = False
     """Whether its age is unknown for a ``meta.recorded_at`` that is no time (a hand
     edit: ``2026-13-45``), not for the lack of one."""
+    failed_tests: tuple[str, ...] = ()
+    """The tests that played its store in a run counted and did not pass in it: it is
+    kept, whether they reached it or not."""
 
     @property
     def where(self) -> str:
@@ -78,8 +85,14 @@ class PatrolRow:
 
     @property
     def unused(self) -> bool:
-        """Neither played in the considered runs nor referenced."""
-        return self.plays == 0 and not self.refs
+        """Neither played in the considered runs nor referenced, nor in the store of a test
+        that did not pass in them."""
+        return self.plays == 0 and not self.refs and not self.failed_tests
+
+    @property
+    def held_by_failure(self) -> bool:
+        """Kept only for a test of its store that did not pass: else unused."""
+        return self.plays == 0 and not self.refs and bool(self.failed_tests)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -94,6 +107,7 @@ class PatrolRow:
             "tests": list(self.tests),
             "last_played": self.last_played,
             "refs": list(self.refs),
+            "failed_tests": list(self.failed_tests),
             "unused": self.unused if self.use_known else None,
         }
 
@@ -146,6 +160,16 @@ class Patrol:
         return [r for r in self.rows if r.unused and r.use_known]
 
     @property
+    def held_by_failures(self) -> list[PatrolRow]:
+        """Fixtures kept only as a test of their store did not pass in the runs counted."""
+        return [r for r in self.rows if r.held_by_failure and r.use_known]
+
+    @property
+    def failed_tests(self) -> list[str]:
+        """The tests that did not pass of the fixtures :attr:`held_by_failures` keeps."""
+        return sorted({t for r in self.held_by_failures for t in r.failed_tests})
+
+    @property
     def use_unknown(self) -> list[PatrolRow]:
         """Fixtures whose use no run counted tells (:attr:`PatrolRow.use_known`)."""
         return [r for r in self.rows if not r.use_known]
@@ -169,6 +193,7 @@ class Patrol:
                 "unknown_age": len(self.unknown_age),
                 "unplayed": len(self.unplayed),
                 "unused": len(self.unused),
+                "held_by_failed_tests": len(self.held_by_failures),
                 "use_unknown": len(self.use_unknown),
             },
         }
@@ -254,6 +279,7 @@ def patrol(
                 eval_store=in_eval_store,
                 use_known=in_eval_store or bool(usage.test_sessions) or not usage.runs,
                 misdated=when is None and any((m or {}).get("recorded_at") for m in metas),
+                failed_tests=usage.failed_tests(loc.file),
             )
         )
     rows.sort(key=_sort_key)

@@ -39,8 +39,9 @@ def limit_text(limit: timedelta) -> str:
 
 
 def flags(row: PatrolRow, runs: int) -> str:
-    """FUTURE, STALE, UNUSED (or unplayed / unreferenced); a fixture whose use no run
-    counted tells is never UNUSED nor unplayed."""
+    """FUTURE, STALE, UNUSED (or unplayed / unreferenced / failed-test: kept for a test of
+    its store that did not pass); a fixture whose use no run counted tells is never UNUSED
+    nor unplayed."""
     out = ["FUTURE"] if row.future else []
     if row.stale:
         out.append("STALE")
@@ -52,7 +53,24 @@ def flags(row: PatrolRow, runs: int) -> str:
             out.append("unplayed")
         if not row.refs:
             out.append("unreferenced")
+        if judged and row.held_by_failure:
+            out.append("failed-test")
     return " ".join(out)
+
+
+def failed_tests_line(result: Patrol) -> str | None:
+    """What the fixtures kept for tests that did not pass are, and what to do; None when
+    there are none."""
+    held, tests = result.held_by_failures, result.failed_tests
+    if not held:
+        return None
+    others = f" and {len(tests) - 1} more" if len(tests) > 1 else ""
+    return (
+        f"{len(held)} fixture(s) neither played nor referenced are kept: their store was "
+        f"played by a test that did not pass in the runs counted ({tests[0]}{others}: "
+        "failed, errored, skipped as it ran or interrupted), which may need what it did "
+        "not reach; prune once it passes"
+    )
 
 
 def title(result: Patrol) -> str:
@@ -137,6 +155,7 @@ def summary(result: Patrol) -> list[str]:
             f"{len(result.unused)} neither played nor referenced"
             + ("" if refused else f" (`{prune_command(result)}` lists them)")
         )
+        lines += filter(None, [failed_tests_line(result)])
     if result.unread:
         file, why = result.unread[0]
         lines.append(

@@ -1,6 +1,8 @@
 """Which fixtures the last N recorded runs played, from the hits log: the last N test
 sessions and the last N runs of ``replaygate eval``, each counted apart (a store only
-the eval plays is not left unplayed by the test sessions run since, nor the other way)."""
+the eval plays is not left unplayed by the test sessions run since, nor the other way);
+and the stores played by a test that did not pass in a test session counted (what it
+never reached is no evidence of anything unused)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.fingerprint import KEY_LENGTH
-from replaygate.fixtures.hits import DEFAULT_DIR, TESTS, hits_folder_problem, read_hits
+from replaygate.fixtures.hits import (
+    DEFAULT_DIR,
+    TESTS,
+    hits_folder_problem,
+    read_hits,
+    read_outcomes,
+)
 from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
@@ -35,6 +43,10 @@ class FixtureUsage:
     eval_stores: set[Path] = field(default_factory=set)
     """The stores (resolved) the eval runs counted played: judged by eval runs, not by
     test sessions."""
+    unpassed: dict[Path, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """The stores (resolved) played by a test that did not pass in the run it played them
+    in (failed, errored, skipped as it ran, interrupted), with those tests, of the test
+    sessions counted that noted their tests' outcomes."""
     _resolved: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, file: Path, key: str) -> list[Play]:
@@ -44,6 +56,17 @@ class FixtureUsage:
             return []
         target = self._real(file)
         return [p for p in plays if within(target, p.store)]
+
+    def failed_tests(self, file: Path) -> tuple[str, ...]:
+        """The tests that played the store holding ``file`` in a run counted and did not
+        pass in it (:attr:`unpassed`)."""
+        if not self.unpassed:
+            return ()
+        target = self._real(file)
+        found = {
+            t for store, tests in self.unpassed.items() if within(target, store) for t in tests
+        }
+        return tuple(sorted(found))
 
     def in_eval_store(self, file: Path) -> bool:
         """Whether ``file`` is, or lies in, a store an eval run counted played."""
@@ -88,6 +111,7 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
     root = project_root(hits_dir)
     try:
         hits = list(read_hits(hits_dir))
+        outcomes = read_outcomes(hits_dir)
     except ValueError as err:
         raise HygieneError(f"damaged hits log: {err}") from None
     by_runner: dict[str, set[str]] = defaultdict(set)
@@ -106,4 +130,14 @@ def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
         usage.plays[hit.key[:KEY_LENGTH]].append(Play(store, hit.test, hit.time))
         if hit.runner != TESTS:
             usage.eval_stores.add(store)
+        elif hit.test is not None and not _passed(outcomes, hit.run, hit.test):
+            usage.unpassed[store].add(hit.test)
     return usage
+
+
+def _passed(outcomes: dict[str, dict[str, bool]], run: str, test: str) -> bool:
+    """Whether ``test`` passed in ``run``, as far as the run says: a run that noted no
+    outcome (logged before they were) says nothing against it; in one that did, a test
+    noted as passed only did (one it never noted started and never ended)."""
+    noted = outcomes.get(run)
+    return noted is None or noted.get(test, False)

@@ -78,8 +78,11 @@ attempts it refused (:mod:`replaygate.pytest_plugin.offline`); a test that asks 
 
 Hits: every test session logs which fixtures its tests replay to
 ``.replaygate/hits/`` under the rootdir (:mod:`replaygate.fixtures.hits`), one file per
-process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``).
-``replaygate patrol`` and ``prune`` read it.
+process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``). The session
+notes how each test ended beside them (:class:`~replaygate.fixtures.hits.OutcomeLog`),
+from the process that reports the tests (the xdist controller, which also reports a
+crashed worker's test): ``replaygate patrol`` and ``prune`` read both, and keep the whole
+store of a test that did not pass.
 """
 
 from __future__ import annotations
@@ -135,7 +138,7 @@ from replaygate.pytest_plugin.store_paths import (
 from replaygate.pytest_plugin.stores import close_shared, shared_store
 
 if TYPE_CHECKING:
-    from replaygate.fixtures.hits import HitLog
+    from replaygate.fixtures.hits import HitLog, OutcomeLog
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http.exchange import Exchange
     from replaygate.pytest_plugin.strict_shared import SharedStrict
@@ -388,21 +391,27 @@ def _start_hits(config: pytest.Config) -> None:
     if not worker:
         hits.trim(folder)
     hits.enable(folder, run=run, root=root)
-    config.pluginmanager.register(HitsWriter(), "replaygate-hits")
+    outcomes = None if worker else hits.OutcomeLog(folder, run)  # the controller reports them
+    config.pluginmanager.register(HitsWriter(outcomes), "replaygate-hits")
 
 
+PASSED = "passed"
+"""A test's outcome when every phase passed (:data:`replaygate.fixtures.hits.PASSED`)."""
 _HITS_ERROR = "replaygate-hits-error"
 """The key a pytest-xdist worker sends a hits log it could not write under."""
 
 
 class HitsWriter:
     """Writes the session's replay hits after each test (a worker may be stopped without
-    notice). A log it cannot write (a file where its folder goes, a full disk) is said at
-    the end, and fails the session: ``prune`` would take what this run played for
-    unused."""
+    notice), and with ``outcomes`` how each test ended. A log it cannot write (a file where
+    its folder goes, a full disk) is said at the end, and fails the session: ``prune``
+    would take what this run played for unused."""
 
-    def __init__(self) -> None:
+    def __init__(self, outcomes: OutcomeLog | None = None) -> None:
         self.error: str | None = None
+        self.outcomes = outcomes
+        self.ended: dict[str, str] = {}
+        """How each test being reported has ended so far, by node id."""
 
     def flush(self) -> None:
         """Write the hits noted so far; keep the first error."""
@@ -417,14 +426,49 @@ class HitsWriter:
             if self.error is None:
                 self.error = f"{err.filename or log.file}: {err.strerror or err}"
 
-    def pytest_runtest_logfinish(self) -> None:
-        """Write the hits of the test just finished."""
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        """Note that a test started."""
+        if self.outcomes is not None:
+            self.ended[nodeid] = PASSED
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the worst outcome of a test's phases: failed, else skipped, else passed."""
+        if self.outcomes is None or self.ended.get(report.nodeid) == "failed":
+            return
+        if report.failed:
+            self.ended[report.nodeid] = "failed"
+        elif report.skipped:
+            self.ended[report.nodeid] = "skipped"
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        """Write the hits of the test just finished, and how it ended."""
         self.flush()
+        ended = self.ended.pop(nodeid, None)
+        if ended is not None:
+            self._note(nodeid, ended)
+
+    def _note(self, test: str, outcome: str) -> None:
+        """Write how ``test`` ended; keep the first error."""
+        if self.outcomes is None:
+            return
+        try:
+            self.outcomes.note(test, outcome)
+        except OSError as err:
+            if self.error is None:
+                self.error = f"{err.filename or self.outcomes.file}: {err.strerror or err}"
+
+    def _unfinished(self) -> None:
+        """Note the tests that started and never finished (the session was interrupted, an
+        xdist worker crashed) as such: interrupted, or failed when a phase failed."""
+        for nodeid, ended in self.ended.items():
+            self._note(nodeid, "interrupted" if ended == PASSED else ended)
+        self.ended.clear()
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write what is left; a log that could not be written fails the session (on a
         pytest-xdist worker, it is sent to the controller, which fails the run)."""
         self.flush()
+        self._unfinished()
         output = getattr(session.config, "workeroutput", None)
         if output is not None and self.error is not None:
             output[_HITS_ERROR] = self.error
