@@ -33,6 +33,7 @@ from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.hits import DEFAULT_DIR
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store.files import existing_store, resolved
 from replaygate.hygiene.age import parse_max_age
@@ -46,12 +47,18 @@ from replaygate.hygiene.drift import (
 )
 from replaygate.hygiene.drift_report import render_drift
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.patrol import Patrol, patrol, shown, with_eval_stores
-from replaygate.hygiene.patrol_report import age_text, failed_tests_line, render_patrol
+from replaygate.hygiene.patrol import Patrol, PatrolRow, patrol, shown, with_eval_stores
+from replaygate.hygiene.patrol_report import (
+    age_text,
+    failed_tests_line,
+    missing_refs_line,
+    render_patrol,
+)
 from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.review import review_store
 from replaygate.hygiene.review_report import render_markdown, render_text
+from replaygate.hygiene.usage import project_folder
 from replaygate.outputs import write_text
 from replaygate.reasons import reason_problem
 from replaygate.seed import SIMULATOR_SEED
@@ -367,19 +374,21 @@ class CountingSender(LiveSender):
 
 
 def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
-    """``--runs``, ``--refs`` and ``--hits-dir``: what counts as used."""
+    """``--runs``, ``--refs`` and ``--hits-dir``: what counts as used. Both folders default
+    to the project's (:func:`_project_defaults`), whatever folder the command runs from."""
     fn = click.option(
         "--hits-dir",
         type=PathParam(file_okay=False, path_type=Path),
-        default=Path(".replaygate") / "hits",
-        show_default=True,
-        help="The hits log the pytest plugin writes.",
+        default=None,
+        help="The hits log the pytest plugin writes "
+        "[default: .replaygate/hits in the project's folder].",
     )(fn)
     fn = click.option(
         "--refs",
         multiple=True,
         type=PathParam(path_type=Path),
-        help="A folder of code to search for references (repeatable) [default: tests].",
+        help="A folder of code to search for references (repeatable) "
+        "[default: tests in the project's folder].",
     )(fn)
     fn = click.option(
         "--runs",
@@ -391,13 +400,25 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
     return fn
 
 
+def _project_defaults(path: Path) -> tuple[Path, Path]:
+    """The default hits log and reference folder of the store at ``path``: the project's
+    (:func:`~replaygate.hygiene.usage.project_folder`: where pytest, run in the project,
+    takes its rootdir and the plugin writes the log), named from the current folder."""
+    root = Path(shown(project_folder(path)))
+    return root / DEFAULT_DIR, root / "tests"
+
+
 def _patrol(
-    path: Path, max_age: str | None, runs: int, refs: tuple[Path, ...], hits_dir: Path
+    path: Path, max_age: str | None, runs: int, refs: tuple[Path, ...], hits_dir: Path | None
 ) -> Patrol:
     refuse_no_store(path, note_other_files(path))
-    folders = list(refs) or [p for p in (Path("tests"),) if p.is_dir()]
+    default_hits, default_refs = _project_defaults(path)
+    folders, missing = list(refs), None
+    if not refs:  # a default folder that is not there searches nothing, and says so
+        folders, missing = ([default_refs], None) if default_refs.is_dir() else ([], default_refs)
     age = parse_max_age(max_age) if max_age is not None else None
-    return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits_dir)
+    hits = hits_dir if hits_dir is not None else default_hits
+    return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits, missing_refs=missing)
 
 
 @click.command("patrol", cls=OnceCommand)
@@ -411,13 +432,20 @@ def _patrol(
 @_usage_options
 @json_option
 def patrol_cmd(
-    path: Path, max_age: str, runs: int, refs: tuple[Path, ...], hits_dir: Path, as_json: bool
+    path: Path,
+    max_age: str,
+    runs: int,
+    refs: tuple[Path, ...],
+    hits_dir: Path | None,
+    as_json: bool,
 ) -> None:
     """Age, use and references of every fixture under PATH, oldest first.
 
     Age from meta.recorded_at; use from the hits log of the last --runs test runs (a
     store a test that did not pass played keeps every fixture); references from the
-    files under --refs that name a fixture's store file or key.
+    files under --refs that name a fixture's store file or key. The hits log and the
+    references default to the project's (the folder of the pyproject.toml or pytest
+    configuration above PATH), whatever folder this runs from.
 
     Example:
 
@@ -515,13 +543,15 @@ def _file_name(name: object) -> TypeGuard[str]:
 @_usage_options
 @click.option("--yes", is_flag=True, help="Delete them (without it: a dry run that lists them).")
 def prune(
-    path: Path, unused: bool, runs: int, refs: tuple[Path, ...], hits_dir: Path, yes: bool
+    path: Path, unused: bool, runs: int, refs: tuple[Path, ...], hits_dir: Path | None, yes: bool
 ) -> None:
     """List (dry run) or delete (--yes) the unused fixtures under PATH.
 
     A fixture still played by a recent run or referenced from code is never deleted, nor
     one in a store that a test which did not pass (failed, errored, interrupted) played.
-    Each file is backed up (<name>.bak) before it is rewritten or removed.
+    Each file is backed up (<name>.bak) before it is rewritten or removed. Without
+    --refs, the project's tests folder is searched, and nothing is offered when it is
+    not there.
 
     Example:
 
@@ -555,7 +585,10 @@ def prune(
             return
         if not yes:
             click.echo(f"dry run: would delete {len(doomed)} fixture(s); add --yes to delete")
+            if result.missing_refs is not None:
+                click.echo(f"{missing_refs_line(result)}: --yes deletes nothing until then")
             return
+        _refuse_unsearched(result, doomed)
         done = delete(path, doomed)
     except ReplaygateError as err:
         fail(err)
@@ -571,6 +604,20 @@ def prune(
         click.echo(f"  backup: {shown_file(str(backup))}")
     for file in done.linked:
         click.echo(f"  {shown_file(str(file))}: {LINKED}")
+
+
+def _refuse_unsearched(result: Patrol, doomed: list[PatrolRow]) -> None:
+    """Refuse to delete while no reference was searched, the default ``--refs`` folder (the
+    project's ``tests``) not being there: code elsewhere may name what no run played."""
+    if result.missing_refs is None:
+        return
+    others = f" and {len(doomed) - 1} more" if len(doomed) > 1 else ""
+    raise HygieneError(
+        f"no reference searched: {shown(result.missing_refs)}, the default --refs (the "
+        f"project's tests folder), is no folder, so code may name {doomed[0].where}{others}, "
+        "which no run counted played: name the folders of code that may name a store with "
+        "--refs (e.g. --refs test --refs src); nothing deleted"
+    )
 
 
 COMMANDS: tuple[click.Command, ...] = (checksum, diff, drift, patrol_cmd, prune)

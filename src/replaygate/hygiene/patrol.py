@@ -133,6 +133,9 @@ class Patrol:
     unplayed_eval_stores: tuple[tuple[Path, str], ...] = ()
     """The project's eval stores, each with where it is named, whose fixtures are of
     unknown use as no eval run counted played them (:func:`with_eval_stores`)."""
+    missing_refs: Path | None = None
+    """The default reference folder (the project's ``tests``), when it is not there and no
+    ``--refs`` was given: no reference was searched."""
 
     @property
     def stale(self) -> list[PatrolRow]:
@@ -183,6 +186,7 @@ class Patrol:
             "runs": list(self.runs),
             "recorded_runs": self.recorded_runs,
             "refs": [shown(p) for p in self.refs],
+            "missing_refs": shown(self.missing_refs) if self.missing_refs else None,
             "unread_refs": [{"file": shown(p), "why": why} for p, why in self.unread],
             "hits_dir": shown(self.hits_dir),
             "fixtures": [r.to_json() for r in self.rows],
@@ -234,11 +238,13 @@ def patrol(
     refs: Sequence[Path],
     hits_dir: Path,
     now: datetime | None = None,
+    missing_refs: Path | None = None,
 ) -> Patrol:
     """Age, use and references of every fixture of the store at ``path``.
 
     ``max_age`` None flags nothing stale; ``runs`` is how many of the last recorded
-    runs count; ``now`` is for tests.
+    runs count; ``missing_refs`` is the default reference folder when it is not there
+    (``refs`` is then empty: no reference is searched); ``now`` is for tests.
     """
     for folder in refs:
         problem = _refs_problem(folder)
@@ -295,6 +301,7 @@ def patrol(
         now=moment,
         unread=tuple(references.unread),
         test_sessions=usage.test_sessions,
+        missing_refs=missing_refs,
     )
 
 

@@ -73,6 +73,17 @@ def failed_tests_line(result: Patrol) -> str | None:
     )
 
 
+def missing_refs_line(result: Patrol) -> str | None:
+    """That no reference was searched, the default folder being absent; None otherwise."""
+    if result.missing_refs is None:
+        return None
+    return (
+        f"no reference searched: {shown(result.missing_refs)}, the default --refs (the "
+        "project's tests folder), is no folder; name the folders of code that may name a "
+        "store with --refs"
+    )
+
+
 def title(result: Patrol) -> str:
     """What was patrolled and against what."""
     refs = ", ".join(shown_file(shown(p)) for p in result.refs) or "none"
@@ -156,6 +167,7 @@ def summary(result: Patrol) -> list[str]:
             + ("" if refused else f" (`{prune_command(result)}` lists them)")
         )
         lines += filter(None, [failed_tests_line(result)])
+    lines += filter(None, [missing_refs_line(result)])
     if result.unread:
         file, why = result.unread[0]
         lines.append(

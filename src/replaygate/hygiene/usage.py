@@ -6,6 +6,7 @@ never reached is no evidence of anything unused)."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,27 @@ def within(file: Path, store: Path) -> bool:
     """Whether ``file`` is ``store`` (a ``.jsonl`` file) or lies in it (a folder store),
     both resolved."""
     return store == file or store in file.parents
+
+
+PROJECT_FILES = ("pyproject.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "setup.py")
+"""The files that make a folder a project's, where pytest run in it takes its rootdir (and
+the pytest plugin writes the hits log: ``<rootdir>/.replaygate/hits``)."""
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
+def project_folder(store: Path) -> Path:
+    """The folder of the project that owns ``store``: the nearest at or above it holding
+    one of :data:`PROJECT_FILES` or a ``.git`` (the repository's top), whatever folder the
+    command runs from; the current folder when there is none (the walk stops at an
+    installed-packages folder, as :func:`~replaygate.config.find_pyproject` does). The
+    store is taken as it is named (a symlinked folder is the project's that names it)."""
+    folder = Path(os.path.abspath(store))
+    for candidate in (folder, *folder.parents):
+        if any(os.path.lexists(candidate / name) for name in (*PROJECT_FILES, ".git")):
+            return candidate
+        if candidate.name in _INSTALLED:
+            break
+    return Path.cwd()
 
 
 def project_root(hits_dir: Path) -> Path:
