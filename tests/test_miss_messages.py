@@ -486,3 +486,37 @@ def test_a_miss_of_a_request_a_sanitize_rule_added_since_rewrote_says_so(tmp_pat
     with block_network(), pytest.raises(FixtureMismatchError) as other:
         ask(store, EDITED, sanitize=rules)
     assert "sanitize" not in str(other.value)
+
+
+BUILT_BY_THE_TEST = """
+from replaygate.models.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, ModelResponse
+
+ASKING = dict(model="claude-sonnet-4-5", max_tokens=64)
+
+
+def test_built_here(replaygate_mode):
+    mode = {mode}
+    if mode == "replay":
+        model = ReplayModel("answers.jsonl", **ASKING)
+    else:
+        live = ScriptedModel([ModelResponse(text="ok")])
+        model = RecordingModel(live, "answers.jsonl", mode=mode, approve_live=True, **ASKING)
+    assert model.complete([Message.user("What is RAG?")], []).text == "ok"
+"""
+
+
+@pytest.mark.slow  # pytest sessions of its own
+def test_a_model_a_test_builds_is_recorded_as_its_miss_says(pytester: pytest.Pytester) -> None:
+    # the miss named pytest's record options, which reach no model a test builds itself
+    pytester.makepyfile(test_model=BUILT_BY_THE_TEST.format(mode='"replay"'))
+    missed = pytester.runpytest("-p", "no:cacheprovider")
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(["*reaches the clients of the plugin's fixtures, not a model*"])
+    record = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    pytester.runpytest("-p", "no:cacheprovider", *record).assert_outcomes(failed=1)
+    assert not (pytester.path / "answers.jsonl").exists()  # the options did not reach it
+    pytester.makepyfile(test_model=BUILT_BY_THE_TEST.format(mode="replaygate_mode"))
+    pytester.runpytest("-p", "no:cacheprovider", *record).assert_outcomes(passed=1)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -144,9 +144,10 @@ def test_a_replay_of_a_misspelt_interface_says_to_correct_it(tmp_path: Path) -> 
     message = str(caught.value)
     assert message.endswith(
         "this run asks for anthropic.messages version 2023-06-01. Re-record it "
-        '(`mode="rerecord", approve_live=True` on a RecordingModel, or pytest '
-        "`--replaygate-record-mode=rerecord --replaygate-approve-live`), or correct its "
-        "meta.interface if it was recorded for anthropic.messages."
+        '(`mode="rerecord", approve_live=True` on a RecordingModel (pytest\'s '
+        "--replaygate-record-mode reaches the clients of the plugin's fixtures, not a model "
+        "a test builds: build a RecordingModel with `mode=replaygate_mode` when it is not "
+        '"replay")), or correct its meta.interface if it was recorded for anthropic.messages.'
     )
 
 

@@ -170,11 +170,13 @@ def check_version(session: FixtureSession, hit: Hit, settings: RequestSettings) 
 
 
 MODEL_RERECORD = (
-    '`mode="record-missing", approve_live=True` on a RecordingModel, or pytest '
-    "`--replaygate-record-mode=record-missing --replaygate-approve-live`"
+    '`mode="record-missing", approve_live=True` on a RecordingModel (pytest\'s '
+    "--replaygate-record-mode reaches the clients of the plugin's fixtures, not a model a "
+    'test builds: build a RecordingModel with `mode=replaygate_mode` when it is not "replay")'
 )
-"""How a miss of a model in a script says to record it; the pytest plugin, ``replaygate
-run`` and ``eval`` name their own commands."""
+"""How a miss of a model a script or a test builds says to record it (the plugin's
+options reach its own clients, not such a model); ``replaygate run`` and ``eval`` name
+their own commands."""
 MODEL_REPLACE = MODEL_RERECORD.replace("record-missing", "rerecord")
 """How a model in a script says to record anew what it recorded."""
 
