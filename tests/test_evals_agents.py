@@ -74,6 +74,15 @@ def forgiving(model, question):
         return answer(model, question + " Briefly.")
     except Exception:
         return answer(model, question)
+
+
+def of_the_question(question):
+    return Answer(question, Usage())
+
+
+def text_as_messages(model, question):
+    response = model.complete(question, [])
+    return Answer(response.text, response.usage)
 """
 AGENT = "plain_agent:answer"
 SETTINGS = ["--model", "sim-model", "--max-tokens", "64"]
@@ -302,6 +311,36 @@ def test_the_eval_command_names_what_the_agent_raised_and_where(project: Path) -
     exited = invoke(*args, "--agent", "plain_agent:exits")
     assert exited.exit_code == 2, exited.output
     assert "Error: the agent ended the process" in exited.output
+
+
+def test_the_agent_is_named_at_its_own_line_or_by_its_definition(project: Path) -> None:
+    """Not at the line of replaygate that called the agent or found its call wrong."""
+    scripted_store(project / "f.jsonl", load_agent(AGENT), RequestSettings("sim-model", 64))
+    unpriced = {**CASE, "cost": False}
+    (project / "cases.jsonl").write_text(json.dumps(unpriced) + "\n", encoding="utf-8")
+    lines = MODULE.splitlines()
+    defined = lines.index("def of_the_question(question):") + 1
+    called = lines.index("    response = model.complete(question, [])") + 1
+    args = ["eval", "--cases", "cases.jsonl", "--fixtures", "f.jsonl", "--no-history", *SETTINGS]
+    for jobs in ("1", "2"):
+        wrong = invoke(*args, "--jobs", jobs, "--agent", "plain_agent:of_the_question")
+        assert wrong.exit_code == 2, wrong.output
+        assert (
+            "(the agent's signature is wrong: plain_agent:of_the_question(question), defined at "
+            f"{project / 'plain_agent.py'}:{defined}, is called as agent(model, question), with "
+            "the Model to ask and the case's question (a str))" in wrong.output
+        ), wrong.output
+        misused = invoke(*args, "--jobs", jobs, "--agent", "plain_agent:text_as_messages")
+        assert misused.exit_code == 2, misused.output
+        assert (
+            "TypeError: messages: expected a list of Message, got str (raised by the agent at "
+            f"{project / 'plain_agent.py'}:{called} in text_as_messages)" in misused.output
+        ), misused.output
+    ran = invoke(
+        "run", "--agent", "plain_agent:of_the_question", *SETTINGS, "--fixtures", "f.jsonl", "x"
+    )
+    assert ran.exit_code == 2, ran.output
+    assert "the agent's signature is wrong: plain_agent:of_the_question(question)" in ran.output
 
 
 def test_an_agent_whose_steps_are_no_trace_steps_is_named_with_what_a_step_is(

@@ -10,6 +10,7 @@ eval goes on).
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 import traceback
@@ -63,15 +64,30 @@ def agent_name(agent: Agent | AgentEntry) -> str:
     return f"{module}:{name}" if module and name else type(agent).__name__
 
 
+_OWN = Path(__file__).resolve().parent.parent
+"""The folder of replaygate's own code, whose frames are not the agent's."""
+_EXAMPLES = _OWN / "examples"
+"""The shipped example agent: a user of replaygate, whose frames are an agent's."""
+
+
+def _own_frame(filename: str) -> bool:
+    """Whether a frame of ``filename`` runs replaygate's own code (not the example's)."""
+    path = Path(filename).resolve()
+    return path.is_relative_to(_OWN) and not path.is_relative_to(_EXAMPLES)
+
+
 def raised_at(err: BaseException) -> str:
     """Where ``err`` was raised, for a person: ``file:line in function`` of its innermost
-    frame (the line of a syntax error)."""
+    frame outside replaygate (the agent's line that called replaygate, when replaygate
+    raised it), else of its innermost frame (the line of a syntax error)."""
     if isinstance(err, SyntaxError) and err.filename:
         return f"{err.filename}:{err.lineno}"
     frames = traceback.extract_tb(err.__traceback__)
     if not frames:
         return "an unknown place"
-    return f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}"
+    theirs = [frame for frame in frames if not _own_frame(frame.filename)]
+    frame = (theirs or frames)[-1]
+    return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
 
 def ended_process(err: SystemExit) -> AgentRunError:
@@ -84,11 +100,48 @@ def ended_process(err: SystemExit) -> AgentRunError:
 
 AGENT_RAISED = "raised by the agent at "
 """How the note an exception from the agent is given begins (:func:`raised_by_agent`)."""
+AGENT_SIGNATURE = "the agent's signature is wrong: "
+"""How the note of an agent that cannot be called with its arguments begins."""
+CALLED_AS = "agent(model, question), with the Model to ask and the case's question (a str)"
+"""How an eval calls an agent, as an error says it."""
+
+
+def _agent_note(err: BaseException) -> str | None:
+    """The note :func:`call_agent` gave ``err``; None when it gave none."""
+    notes = getattr(err, "__notes__", ())
+    return next((n for n in notes if n.startswith((AGENT_RAISED, AGENT_SIGNATURE))), None)
 
 
 def raised_by_agent(err: BaseException) -> bool:
     """Whether ``err`` came from the agent's own code, not from replaygate."""
-    return any(note.startswith(AGENT_RAISED) for note in getattr(err, "__notes__", ()))
+    return _agent_note(err) is not None
+
+
+def _defined_at(function: Any) -> str:
+    """Where ``function`` is defined, for a person: ``file:line`` of its code (a callable
+    object's ``__call__``), or its repr when it has no code of Python."""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None:  # a callable object: its class's __call__
+        code = getattr(inspect.getattr_static(type(function), "__call__", None), "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else repr(function)
+
+
+def _signature_problem(agent: Agent, model: Model, question: str) -> str | None:
+    """What is wrong with the signature of ``agent`` when it cannot be called with the
+    arguments an eval gives it; None when it can (what it raised came from its code)."""
+    function = agent.run if isinstance(agent, AgentEntry) else agent
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # a builtin, a callable without a signature
+        return None
+    try:
+        signature.bind(model, question)
+    except TypeError:
+        return (
+            f"{AGENT_SIGNATURE}{agent_name(function)}{signature}, defined at "
+            f"{_defined_at(function)}, is called as {CALLED_AS}"
+        )
+    return None
 
 
 def call_agent(
@@ -105,7 +158,8 @@ def call_agent(
     except through:
         raise
     except Exception as err:
-        err.add_note(f"{AGENT_RAISED}{raised_at(err)}")
+        wrong = _signature_problem(agent, model, question) if isinstance(err, TypeError) else None
+        err.add_note(wrong or f"{AGENT_RAISED}{raised_at(err)}")
         raise
     except SystemExit as err:
         raise ended_process(err) from None
@@ -132,11 +186,11 @@ def run_agent(
     try:
         result = call_agent(agent, model, question, passed)
     except Exception as err:
-        if not raised_by_agent(err):
+        note = _agent_note(err)
+        if note is None:
             raise
-        raise AgentRunError(
-            f"the agent raised {type(err).__name__}: {err} (at {raised_at(err)})"
-        ) from None
+        where = note.replace(AGENT_RAISED, "at ", 1) if note.startswith(AGENT_RAISED) else note
+        raise AgentRunError(f"the agent raised {type(err).__name__}: {err} ({where})") from None
     return checked_run(result, agent_name(agent))
 
 
