@@ -540,3 +540,33 @@ def test_a_step_that_is_no_trace_step_is_named_with_its_index(
         refused.value
     )
     assert checked_run(RunResult("the answer", (good,), (), Usage(1, 1)), "mine:answer")
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem", "must"),
+    [
+        ({"usage": None}, "usage is None", "usage must be the tokens of the run, an object"),
+        (
+            {"usage": {"input_tokens": 1, "output_tokens": 1}},
+            "usage is a dict ({'input_tokens': 1, 'output_tokens': 1})",
+            "a dict of the two counts is not one: return Usage(**counts)",
+        ),
+        ({"steps": iter(())}, "steps is a tuple_iterator", "a generator or an iterator is used"),
+        ({"steps": (s for s in ())}, "steps is a generator", "return list(...) of it"),
+        ({"final": None}, "final is None", "final must be the answer, a string"),
+    ],
+)
+def test_a_run_result_with_a_wrong_field_is_named_with_the_field(
+    fields: dict[str, Any], problem: str, must: str
+) -> None:
+    good = RunResult("the answer", (), (), Usage(1, 1))
+    run = dataclasses.replace(good, **fields)
+    with pytest.raises(AgentRunError) as refused:
+        checked_run(run, "mine:answer")
+    said = str(refused.value)
+    assert said.startswith("the agent mine:answer returned a RunResult (RunResult("), said
+    assert f"not a run result ({problem}" in said and must in said, said
+    # each wrong field is named
+    both = dataclasses.replace(good, final=None, usage=None)
+    with pytest.raises(AgentRunError, match=r"\(final is None, usage is None\): final must be"):
+        checked_run(both)

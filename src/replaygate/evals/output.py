@@ -9,7 +9,7 @@ results, never the run; :func:`trace_lines` is the trace a person reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from replaygate.assertions import extract_citations
@@ -96,37 +96,74 @@ STEP = (
 """What a step of a run result must be, as an error says it."""
 
 
-def checked_run(result: Any, agent: str = "the agent") -> RunLike:
-    """``result``, or :class:`AgentRunError` when it is not shaped like a run result, or a
-    step of its ``steps`` is no trace step (``agent`` names the agent that returned it)."""
-    try:
-        tokens = (result.usage.input_tokens, result.usage.output_tokens)
-        shaped = (
-            isinstance(result.final, str)
-            and all(isinstance(t, int) for t in tokens)
-            and hasattr(result.steps, "__iter__")
-            and not isinstance(result.steps, Iterator)  # read once, it would be gone
-        )
-    except AttributeError:
-        shaped = False
-    if not shaped:
+_MISSING = object()
+
+RUN_FIELDS = {
+    "final": "the answer, a string",
+    "steps": (
+        "the trace, a list (or tuple) of its steps, read more than once (a generator or "
+        "an iterator is used up by one read: return list(...) of it)"
+    ),
+    "usage": (
+        "the tokens of the run, an object with input_tokens and output_tokens, counts of "
+        "tokens (int, 0 or more), like the usage of a ModelResponse: a "
+        "replaygate.models.types.Usage, Usage(input_tokens=..., output_tokens=...) summed "
+        "over the run's model calls (Usage() for a run that made none); a dict of the two "
+        "counts is not one: return Usage(**counts)"
+    ),
+}
+"""Each field of a run result and what it must be, as an error says it."""
+
+
+def _count(value: object) -> bool:
+    """Whether ``value`` is a count of tokens (an int, not a bool, 0 or more)."""
+    return type(value) is int and value >= 0
+
+
+def _field_problem(name: str, value: Any) -> str | None:
+    """What keeps ``value`` from being the field ``name`` of a run result; None when
+    nothing does."""
+    if value is _MISSING:
+        return f"it has no {name}"
+    if name == "final":
+        wrong = not isinstance(value, str)
+    elif name == "steps":
+        wrong = not hasattr(value, "__iter__") or isinstance(value, Iterator | str | Mapping)
+    else:
+        counts = [getattr(value, count, _MISSING) for count in ("input_tokens", "output_tokens")]
+        wrong = isinstance(value, Mapping) or not all(_count(count) for count in counts)
+    return f"{name} is {_short(value)}" if wrong else None
+
+
+def checked_run(result: Any, agent: str = "") -> RunLike:
+    """``result``, or :class:`AgentRunError` when it is not shaped like a run result (one
+    with some of its fields names each wrong one, what it holds and what it must be), or
+    a step of its ``steps`` is no trace step (``agent`` names the agent that returned it)."""
+    who = f"the agent {agent}" if agent else "the agent"
+    fields = {name: getattr(result, name, _MISSING) for name in RUN_FIELDS}
+    if all(value is _MISSING for value in fields.values()):
         raise AgentRunError(
             f"the agent returned {_short(result)}: expected a run result, an object with "
             "final (the answer, a string), steps (the trace: a list of its steps) and usage "
             "(input_tokens and output_tokens), like ResearchCopilot's RunResult"
         )
+    problems = {name: _field_problem(name, value) for name, value in fields.items()}
+    wrong = {name: problem for name, problem in problems.items() if problem is not None}
+    if wrong:
+        musts = "; ".join(f"{name} must be {RUN_FIELDS[name]}" for name in wrong)
+        raise AgentRunError(
+            f"{who} returned {_short(result)}, not a run result "
+            f"({', '.join(wrong.values())}): {musts}"
+        )
     for index, step in enumerate(result.steps):
         problem = _step_problem(step)
         if problem is not None:
             raise AgentRunError(
-                f"the agent {agent} returned a run result whose steps[{index}] is "
+                f"{who} returned a run result whose steps[{index}] is "
                 f"{_short(step)}, not a trace step ({problem}): {STEP}"
             )
     run: RunLike = result
     return run
-
-
-_MISSING = object()
 
 
 def _step_problem(step: Any) -> str | None:
@@ -147,7 +184,7 @@ def _step_problem(step: Any) -> str | None:
     return None
 
 
-def output_of(result: RunLike, agent: str = "the agent") -> dict[str, Any]:
+def output_of(result: RunLike, agent: str = "") -> dict[str, Any]:
     """The JSON object a sample records: answer, citations, fetched ids, steps, tokens.
 
     :class:`AgentRunError` when ``result`` is not shaped like a run result.
