@@ -441,6 +441,28 @@ def test_structure_check_from_json_fails_on_non_json() -> None:
     assert outcome.message.startswith("output is not valid JSON")
 
 
+def test_a_structure_failure_on_text_holding_json_says_to_parse_it() -> None:
+    # model text is a string to a schema: every sample failed with only "is not of type
+    # 'object'", and nothing said that the text was never parsed
+    text = '{"summary": "RAG retrieves [doc-rag]."}'
+    schema = {"type": "object", "required": ["summary"]}
+    message = structure_check(schema, kind="gate").evaluate(text).message
+    assert message.splitlines() == [
+        "payload does not match the schema: 1 failing path(s):",
+        """  $: '{"summary": "RAG retrieves [doc-rag]."}' is not of type 'object'""",
+        "  the payload is text holding JSON (an object), and was checked as a string, not as "
+        "the JSON it holds: pass from_json=True to structure_check to parse it first",
+    ]
+    assert structure_check(schema, kind="gate", from_json=True).evaluate(text).passed
+    with pytest.raises(AssertionError, match=r"\(a number\), .*: use assert_json\(text, schema\)"):
+        assert_structure("5", {"type": "integer"})
+    # text that is no JSON fails as it is; a failure of parsed JSON names no text
+    assert "payload is" not in structure_check(schema, kind="gate").evaluate("RAG").message
+    with pytest.raises(AssertionError) as err:
+        assert_json('"{\\"a\\": 1}"', schema)  # JSON text of a string that holds JSON
+    assert "payload is" not in str(err.value)
+
+
 def test_outcome_round_trips_through_json() -> None:
     outcome = Outcome("c", "signal", True, "fine", 0.5, "judge")
     assert Outcome.from_json(outcome.to_json()) == outcome

@@ -19,6 +19,7 @@ from replaygate.assertions.structure import (
     checked_schema,
     measure_structure,
     parse_json,
+    with_text_hint,
 )
 
 
@@ -26,12 +27,16 @@ def structure_check(
     schema: Schema, *, kind: Kind, name: str = "structure", from_json: bool = False
 ) -> Check[Any]:
     """:func:`~replaygate.assertions.assert_structure` as a check; ``from_json`` parses text
-    first (text that is not JSON fails the check). A schema that is none is refused here,
-    as the check is built (:func:`~replaygate.assertions.structure.checked_schema`)."""
+    first (text that is not JSON fails the check); without it, a failure on text that
+    parses as JSON says to pass it. A schema that is none is refused here, as the check is
+    built (:func:`~replaygate.assertions.structure.checked_schema`)."""
     checked_schema(schema)
+    how = "pass from_json=True to structure_check to parse it first"
 
     def measure(value: Any) -> StructureResult:
-        return measure_structure(parse_json(value) if from_json else value, schema)
+        if from_json:
+            return measure_structure(parse_json(value), schema)
+        return with_text_hint(measure_structure(value, schema), value, how)
 
     return Check(name, kind, measure, "structure", "the output has the required structure")
 

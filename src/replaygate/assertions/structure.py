@@ -11,7 +11,7 @@ import json
 import math
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from replaygate import json_schema, json_where, jsondoc, strict_json
@@ -34,10 +34,13 @@ class StructureProblem:
 
 @dataclass(frozen=True)
 class StructureResult:
-    """Every problem found; ``value`` is the validated value (a model instance for pydantic)."""
+    """Every problem found; ``value`` is the validated value (a model instance for pydantic);
+    ``hint`` says what to do when the payload was not what the schema is about (text
+    holding JSON, checked as a string)."""
 
     problems: tuple[StructureProblem, ...]
     value: Any = None
+    hint: str = ""
 
     @property
     def passed(self) -> bool:
@@ -55,7 +58,35 @@ class StructureResult:
         if self.passed:
             return "structure matches the schema"
         lines = "\n".join(f"  {problem}" for problem in self.problems)
-        return f"payload does not match the schema: {len(self.problems)} failing path(s):\n{lines}"
+        hint = f"\n{self.hint}" if self.hint else ""
+        return (
+            f"payload does not match the schema: {len(self.problems)} failing path(s):\n"
+            f"{lines}{hint}"
+        )
+
+
+_JSON_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+
+
+def with_text_hint(result: StructureResult, payload: Any, how: str) -> StructureResult:
+    """``result``, when it failed on ``payload``, a string (or bytes) that parses as JSON,
+    with a hint saying it was checked as the string and ``how`` to check the JSON it
+    holds: ``'{"summary": ...}' is not of type 'object'`` alone does not say that the text
+    was never parsed. A string that is no JSON gets none (it fails as it is)."""
+    if result.passed or not isinstance(payload, str | bytes):
+        return result
+    try:
+        parsed = parse_json(payload)
+    except AssertionError:  # no JSON: nothing to parse first
+        return result
+    kind = next((w for t, w in _JSON_KINDS.items() if type(parsed) is t), None)
+    kind = kind or ("null" if parsed is None else "a number")
+    what, checked = ("text", "a string") if isinstance(payload, str) else ("bytes", "bytes")
+    hint = (
+        f"  the payload is {what} holding JSON ({kind}), and was checked as {checked}, not as "
+        f"the JSON it holds: {how}"
+    )
+    return replace(result, hint=hint)
 
 
 def _sort_key(parts: tuple[Any, ...], message: str) -> tuple[tuple[tuple[int, Any], ...], str]:
@@ -185,7 +216,12 @@ def assert_structure(payload: Any, schema: Schema) -> Any:
     ``schema`` is a JSON Schema (mapping) or a pydantic model class; the validated value
     is ``payload`` itself, or the model instance for pydantic.
     """
-    result = measure_structure(payload, schema)
+    how = "use assert_json(text, schema), which parses it first"
+    return _asserted(with_text_hint(measure_structure(payload, schema), payload, how))
+
+
+def _asserted(result: StructureResult) -> Any:
+    """``result``'s validated value; :class:`AssertionError` with its message if it failed."""
     if not result.passed:
         raise AssertionError(result.message)
     return result.value
@@ -230,4 +266,4 @@ def assert_json(text: str | bytes, schema: Schema) -> Any:
     """Parse ``text`` as JSON, then :func:`assert_structure` it (a schema that is none is
     refused first, whatever the text: :func:`checked_schema`)."""
     checked_schema(schema)
-    return assert_structure(parse_json(text), schema)
+    return _asserted(measure_structure(parse_json(text), schema))
