@@ -112,6 +112,47 @@ def test_a_bad_case_is_reported_with_file_and_line(tmp_path: Path, line: str, me
     assert (caught.value.file, caught.value.line) == (str(path), 3)
 
 
+WRAPPED = """{"id": "rag-chinese", "question": "什么是 RAG？",
+ "must_contain": ["retrieval-augmented generation", "context"],
+ "aliases": {"retrieval-augmented generation": ["检索增强生成"]},
+ "expected_doc_ids": ["doc-rag"], "samples": 5, "floor": 4, "tags": ["rag", "i18n"]}"""
+"""The example case of docs/evals.md, wrapped there to be read."""
+
+
+SPREAD = "(pretty JSON, as an editor formats it), where a .jsonl file holds one case per line: "
+ARRAY = ", where a .jsonl file holds one case per line, not an array: "
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "jq"),
+    [
+        (WRAPPED, f"a case spread over lines 2 to 5 {SPREAD}put each back on one", "jq -c ."),
+        (json.dumps(GOOD, indent=2), f"a case spread over lines 2 to 13 {SPREAD}", "jq -c ."),
+        (
+            f"[{json.dumps(GOOD)}, {json.dumps(GOOD)}]",
+            f"a JSON array of 2 cases on line 2{ARRAY}",
+            "jq -c '.[]'",
+        ),
+        (
+            json.dumps([GOOD], indent=1),
+            f"a JSON array of 1 case spread over lines 2 to 15{ARRAY}",
+            "jq -c '.[]'",
+        ),
+    ],
+)
+def test_a_case_spread_over_lines_or_an_array_of_cases_is_named_so(
+    tmp_path: Path, text: str, said: str, jq: str
+) -> None:
+    """As a fixture store names a fixture pasted as pretty JSON, with the jq to fix it."""
+    path = write(tmp_path, json.dumps({**GOOD, "id": "first"}), text)
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2: {said}"), message
+    fixed = tmp_path / "cases.fixed.jsonl"
+    assert message.endswith(f"e.g. `{jq} {path} > {fixed}`, then `mv {fixed} {path}`"), message
+
+
 def test_a_duplicate_id_names_both_lines(tmp_path: Path) -> None:
     path = write(tmp_path, json.dumps(GOOD), json.dumps(GOOD))
     with pytest.raises(CaseFormatError, match=r":2: duplicate case id 'rag' \(first at line 1\)"):

@@ -37,6 +37,7 @@ from replaygate.errors import (
 from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
+from replaygate.jsonl_spread import array_reason, spread_at, spread_reason
 from replaygate.reasons import BIDI_CONTROLS
 from replaygate.regular import is_blank, read_regular_bytes, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
@@ -114,16 +115,18 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         raise CaseFormatError(name, *jsonl_not_utf8(data, err.start, name)) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
-    for number, raw in text_lines(text):
+    lines = [raw for _, raw in text_lines(text)]
+    for number, raw in enumerate(lines, start=1):
         if is_blank(raw):
             continue
         try:
             case = parse_case(raw, name, number)
-        except CaseFormatError:  # named as the store names it, if it is the encoding
+        except CaseFormatError:  # named as the store names it: the encoding, pretty JSON
             encoding = line_encoding_reason(raw.encode("utf-8", "surrogatepass"), name, number)
-            if encoding is None:
+            reason = encoding or _spread_reason(lines, number, name)
+            if reason is None:
                 raise
-            raise CaseFormatError(name, number, encoding) from None
+            raise CaseFormatError(name, number, reason) from None
         if case.id in seen:
             raise CaseFormatError(
                 name, number, f"duplicate case id {case.id!r} (first at line {seen[case.id]})"
@@ -133,6 +136,22 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     if not cases:
         raise CaseFormatError(name, 0, "no cases: the file holds no JSON line")
     return cases
+
+
+def _spread_reason(lines: list[str], number: int, file: str) -> str | None:
+    """Why line ``number`` of ``lines`` is refused when it starts a case spread over
+    lines (pretty JSON, an example pasted as wrapped) or a JSON array of cases, as a
+    fixture store names the same mistake (:mod:`replaygate.jsonl_spread`); None when
+    it starts neither."""
+    spread = spread_at(lines, number - 1, number)
+    if spread is None:
+        return None
+    value, first, last = spread.value, spread.first, spread.last
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return array_reason("case", file, len(value), first, last)
+    if isinstance(value, dict) and last > first:
+        return spread_reason("case", file, first, last)
+    return None
 
 
 def parse_case(raw: str, file: str, line: int) -> EvalCase:

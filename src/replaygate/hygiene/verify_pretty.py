@@ -15,6 +15,7 @@ import dataclasses
 
 from replaygate.fixtures.store.jsonl import SPREAD
 from replaygate.hygiene.verify_problem import StoreProblem
+from replaygate.jsonl_spread import spread_lines
 
 __all__ = ["fold_pretty_blocks"]
 
@@ -33,8 +34,7 @@ def fold_pretty_blocks(problems: list[StoreProblem], start: int) -> None:
     for problem in problems[start:]:
         if problem.line in blocks:
             first, end = problem.line, blocks[problem.line]
-            lines = f"a fixture spread over lines {first} to {end}"
-            reason = problem.reason.replace(SPREAD, lines, 1)
+            reason = problem.reason.replace(SPREAD, spread_lines("fixture", first, end), 1)
             folded.append(dataclasses.replace(problem, reason=reason))
         elif not first < problem.line <= end:
             folded.append(problem)
