@@ -108,6 +108,37 @@ def test_runs_naming_no_cases_file_are_a_suite_of_their_own(tmp_path: Path) -> N
     assert suite_runs([]).runs == ()
 
 
+def write_two_suites(path: Path) -> Path:
+    """A suite at the project's root and a one-case smoke suite under smoke/, each run
+    three times in turn, after a run of each named by an older absolute path."""
+    with History.open(path) as opened:
+        opened.append(results("2026-11-01T09:00:00Z", "/ci/proj/cases.jsonl", 8, "a"))
+        opened.append(results("2026-11-01T10:00:00Z", "/ci/proj/smoke/cases.jsonl", 1, "a"))
+        for day in (2, 3, 4):
+            opened.append(results(f"2026-11-0{day}T09:00:00Z", "cases.jsonl", 8, "a"))
+            opened.append(results(f"2026-11-0{day}T10:00:00Z", "smoke/cases.jsonl", 1, "a"))
+    return path
+
+
+def test_two_cases_files_of_one_name_in_two_folders_are_two_suites(tmp_path: Path) -> None:
+    # cases.jsonl "ended" smoke/cases.jsonl: all eight runs were called runs of
+    # smoke/cases.jsonl, --cases cases.jsonl too, and nothing was left out
+    with History.open(write_two_suites(tmp_path / "h.db"), read_only=True) as opened:
+        runs = opened.runs()
+    suite = suite_runs(runs, "cases.jsonl")
+    assert suite.cases_file == "cases.jsonl"
+    assert [len(run.cases) for run in suite.runs] == [8, 8, 8, 8]
+    assert suite.left_out() == ["4 runs of smoke/cases.jsonl, the latest at 2026-11-04T10:00:00Z"]
+    smoke = suite_runs(runs)  # the latest run's
+    assert smoke.cases_file == "smoke/cases.jsonl"
+    assert [len(run.cases) for run in smoke.runs] == [1, 1, 1, 1]
+    assert suite_runs(runs, "/ci/proj/smoke/cases.jsonl").runs == smoke.runs
+    assert suite_runs(runs, "/elsewhere/cases.jsonl").runs == suite.runs
+    assert suite_runs(runs, prefer="cases.jsonl").runs == suite.runs
+    only_old = [run for run in runs if run.time.endswith("01T09:00:00Z")]
+    assert suite_runs(only_old, "cases.jsonl").runs == tuple(only_old)  # as older runs name it
+
+
 @pytest.mark.parametrize(
     ("first", "second", "same"),
     [
@@ -119,6 +150,9 @@ def test_runs_naming_no_cases_file_are_a_suite_of_their_own(tmp_path: Path) -> N
         ("/a/evals/cases.jsonl", "/b/evals/cases.jsonl", False),
         (FULL, "smoke.jsonl", False),
         (FULL, "/ci/proj/other/cases.jsonl", False),
+        ("cases.jsonl", "smoke/cases.jsonl", False),
+        ("cases.jsonl", FULL, False),
+        ("smoke/./cases.jsonl", "smoke/cases.jsonl", True),
         (FULL, None, False),
         (None, None, True),
     ],
@@ -162,7 +196,10 @@ def test_report_shows_the_configured_suite_and_names_the_smoke_run_left_out(
 
     missing = CliRunner().invoke(report_cmd, ["--out", "x.html", "--cases", "nope.jsonl"])
     assert missing.exit_code == 2
-    assert f"no run of the cases file {tmp_path / 'nope.jsonl'} in the history" in missing.output
+    assert (  # named relative to the project, as the runs name their cases files
+        f"no run of the cases file nope.jsonl in the history: its runs ran {FULL}, smoke.jsonl"
+        in missing.output
+    )
     assert not (tmp_path / "x.html").exists()
 
 
@@ -188,3 +225,29 @@ def test_report_says_what_is_wrong_with_its_inputs_before_it_opens_its_output(
     done = CliRunner().invoke(report_cmd, args)
     assert done.exit_code == 2, done.output
     assert said in done.output
+
+
+def test_report_cases_is_the_file_given_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a project's cases.jsonl and smoke/cases.jsonl: `report --cases cases.jsonl` showed
+    # the smoke suite's runs; from smoke/, cases.jsonl is the smoke suite's
+    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):  # the words alone are checked
+        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    (tmp_path / "smoke").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.replaygate]\ncases = "cases.jsonl"\n')
+    write_two_suites(tmp_path / ".replaygate" / "history.db")
+    history = str(tmp_path / ".replaygate" / "history.db")
+    for folder, shown, other in (
+        ("", "cases.jsonl", "smoke/cases.jsonl"),
+        ("smoke", "smoke/cases.jsonl", "cases.jsonl"),
+    ):
+        monkeypatch.chdir(tmp_path / folder)
+        args = ["--out", "r.html", "--cases", "cases.jsonl", "--history", history]
+        args += ["--config", str(tmp_path / "pyproject.toml")]
+        done = CliRunner().invoke(report_cmd, args)
+        assert done.exit_code == 0, done.output
+        assert f"runs of another cases file: 4 runs of {other}, the latest at" in done.output
+        page = _text((tmp_path / folder / "r.html").read_text(encoding="utf-8"))
+        assert f"Runs of the cases file {shown} only" in page
+        assert "from 1 distinct recording (4 runs" in page

@@ -27,6 +27,7 @@ from replaygate.evals.config import load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, HistoryRun, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
+from replaygate.evals.results import project_path
 from replaygate.fixtures.store.files import existing_store
 from replaygate.outputs import open_fifo
 
@@ -114,8 +115,8 @@ def report_cmd(
         config=config.report,
         gate=gate,
         left_out=left_out,
-        cases=Path.cwd() / cases_path if cases_path is not None else None,
-        prefer=config.cases,
+        cases=project_path(cases_path, config.root) if cases_path is not None else None,
+        prefer=project_path(config.cases, config.root) if config.cases is not None else None,
         other_cases=other_cases,
     )
     for note in left_out:

@@ -4,16 +4,18 @@ A history may hold runs of several cases files (the full suite, and a one-case s
 run made with ``--cases``): their metrics measure different things, so the latest
 run, the trends and the signals are drawn from the runs of one cases file only, and
 the others are named as left out. A run names its cases file in ``info["cases_file"]``
-as ``replaygate eval`` wrote it: relative to the project, relative to where the
-command ran (older runs) or absolute, so two names are one file when they are equal,
-or when one is relative and its path components end the other's.
+as ``replaygate eval`` wrote it: relative to the project, or absolute (older runs, and
+a file outside the project). Two relative names are one file only when they are equal
+(``cases.jsonl`` is not ``smoke/cases.jsonl``); an absolute name and a relative one are
+one file when the relative one's path components end the absolute one's (an older run's
+absolute name goes with the longest relative name of the runs that ends it).
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 
@@ -42,19 +44,43 @@ def _parts(name: str) -> tuple[bool, tuple[str, ...]]:
 
 
 def same_cases_file(first: str | None, second: str | None) -> bool:
-    """Whether two runs' names of their cases file name one file: equal, or one relative
-    and ending the other (``evals/cases.jsonl`` and ``/ci/proj/evals/cases.jsonl``).
-    ``None`` (no name) is only the same as ``None``."""
+    """Whether two runs' names of their cases file name one file: equal (once
+    normalised), or one absolute and the other relative and ending it
+    (``evals/cases.jsonl`` and ``/ci/proj/evals/cases.jsonl``). Two relative names are
+    both relative to the project, so they are one file only when equal. ``None`` (no
+    name) is only the same as ``None``."""
     if first is None or second is None:
         return first is second
     (first_absolute, first_parts), (second_absolute, second_parts) = (
         _parts(first),
         _parts(second),
     )
-    if first_absolute and second_absolute:
+    if first_absolute == second_absolute:
         return first_parts == second_parts
-    shorter, longer = sorted((first_parts, second_parts), key=len)
-    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
+    if first_absolute:
+        return _ending(first_parts, second_parts)
+    return _ending(second_parts, first_parts)
+
+
+def _ending(absolute: tuple[str, ...], relative: tuple[str, ...]) -> bool:
+    """Whether the components of a relative name end those of an absolute one."""
+    return bool(relative) and absolute[len(absolute) - len(relative) :] == relative
+
+
+_Key = tuple[bool, tuple[str, ...]] | None
+"""A cases file as the runs are grouped by it: absolute or not, and its components."""
+
+
+def _key(name: str | None, relative: Iterable[tuple[str, ...]]) -> _Key:
+    """The cases file ``name`` names: an absolute name is the longest of the ``relative``
+    names (the runs') that ends it, else itself."""
+    if name is None:
+        return None
+    absolute, parts = _parts(name)
+    if not absolute:
+        return False, parts
+    ending = [r for r in relative if _ending(parts, r)]
+    return (False, max(ending, key=len)) if ending else (True, parts)
 
 
 @dataclass(frozen=True)
@@ -86,22 +112,19 @@ def _named(name: str | None) -> str:
     return shown_file(name) if name else NO_CASES_FILE
 
 
-def _ran(group: Sequence[HistoryRun], name: str | None) -> bool:
-    """Whether a run of ``group`` names the cases file ``name``."""
-    return any(same_cases_file(cases_file_of(run), name) for run in group)
-
-
-def _grouped(runs: Sequence[HistoryRun]) -> list[list[HistoryRun]]:
+def _grouped(runs: Sequence[HistoryRun]) -> dict[_Key, list[HistoryRun]]:
     """The runs per cases file, oldest first, groups in order of their first run."""
-    groups: list[list[HistoryRun]] = []
+    relative = _relative(runs)
+    groups: dict[_Key, list[HistoryRun]] = {}
     for run in runs:
-        name = cases_file_of(run)
-        group = next((g for g in groups if _ran(g, name)), None)
-        if group is None:
-            groups.append([run])
-        else:
-            group.append(run)
+        groups.setdefault(_key(cases_file_of(run), relative), []).append(run)
     return groups
+
+
+def _relative(runs: Sequence[HistoryRun]) -> set[tuple[str, ...]]:
+    """The components of the relative names of the runs' cases files."""
+    parts = (_parts(name) for name in map(cases_file_of, runs) if name is not None)
+    return {components for absolute, components in parts if not absolute}
 
 
 def suite_runs(
@@ -121,20 +144,26 @@ def suite_runs(
         return Suite(os.fspath(cases) if cases is not None else None, ())
 
     def of(path: str | os.PathLike[str]) -> list[HistoryRun] | None:
-        return next((g for g in groups if _ran(g, os.fspath(path))), None)
+        key = _key(os.fspath(path), _relative(runs))
+        if key in groups:
+            return groups[key]
+        if key is None or key[0]:
+            return None
+        ended = [g for k, g in groups.items() if k is not None and k[0] and _ending(k[1], key[1])]
+        return ended[-1] if ended else None  # runs of older versions, named absolute
 
     if cases is not None:
         chosen = of(cases)
         if chosen is None:
-            ran = ", ".join(_named(cases_file_of(g[-1])) for g in groups)
+            ran = ", ".join(_named(cases_file_of(g[-1])) for g in groups.values())
             raise HistoryError(
                 f"no run of the cases file {_named(os.fspath(cases))} in the history: its runs "
                 f"ran {ran}"
             )
     else:
         preferred = of(prefer) if prefer is not None else None
-        chosen = preferred or next(g for g in groups if g[-1] is runs[-1])
+        chosen = preferred or next(g for g in groups.values() if g[-1] is runs[-1])
     others = tuple(
-        (cases_file_of(group[-1]), tuple(group)) for group in groups if group is not chosen
+        (cases_file_of(group[-1]), tuple(group)) for group in groups.values() if group is not chosen
     )
     return Suite(cases_file_of(chosen[-1]), tuple(chosen), others)
