@@ -296,6 +296,54 @@ def test_baseline_update_names_the_results_from_the_project_folder(
         assert json.loads(kept.read_text("utf-8"))["history"][-1]["results"] == named
 
 
+def test_a_baseline_path_typed_from_a_folder_of_the_project_is_named_where_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # from evals/, `--baseline evals/baseline.json` made evals/evals/baseline.json and said
+    # "updated"; the gate said "No such file or directory" naming no folder
+    project = tmp_path / "project"
+    (project / "evals").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.replaygate]\n", encoding="utf-8")
+    results_path = write_results(project / "results.json", BASE)
+    update = ["update", "--results", str(results_path), "--reason", "first"]
+    monkeypatch.chdir(project)
+    first = CliRunner().invoke(baseline_group, [*update, "--baseline", "evals/baseline.json"])
+    assert first.exit_code == 0, first.output
+    kept = project / "evals" / "baseline.json"
+    assert first.output.splitlines()[0] == f"baseline {kept} created (no git commit found)"
+    again = CliRunner().invoke(baseline_group, [*update, "--baseline", "evals/baseline.json"])
+    assert again.output.startswith("baseline evals/baseline.json updated ("), again.output
+    monkeypatch.chdir(project / "evals")
+    project_has = (
+        f"the project folder {project} (of its pyproject.toml) has evals/baseline.json (to "
+        f"name it, give --baseline baseline.json, or run the command from {project})"
+    )
+    gate = CliRunner().invoke(
+        gate_cmd, ["--baseline", "evals/baseline.json", "--results", str(results_path)]
+    )
+    assert gate.exit_code == 2, gate.output
+    assert (
+        f"Error: evals/baseline.json: cannot read baseline or results: there is no "
+        f"{project / 'evals' / 'evals' / 'baseline.json'} (a relative --baseline is read from "
+        f"the working folder, {project / 'evals'}); {project_has}\n"
+    ) in gate.output, gate.output
+    missing = CliRunner().invoke(gate_cmd, ["--baseline", "baseline.json", "--results", "r.json"])
+    assert missing.exit_code == 2, missing.output
+    assert (
+        f"Error: r.json: cannot read results: there is no {project / 'evals' / 'r.json'} (a "
+        f"relative --results is read from the working folder, {project / 'evals'})\n"
+    ) == missing.output, missing.output
+    made = CliRunner().invoke(baseline_group, [*update, "--baseline", "evals/baseline.json"])
+    assert made.exit_code == 0, made.output
+    stray = project / "evals" / "evals" / "baseline.json"
+    assert made.stdout.startswith(f"baseline {stray} created (no git commit found)\n")
+    assert made.stderr == (
+        f"note: evals/baseline.json is read from the working folder, {project / 'evals'}; "
+        f"{project_has}, left as it is\n"
+    )
+    assert len(json.loads(kept.read_text("utf-8"))["history"]) == 2
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_report_refuses_results_sharing_no_case_before_it_opens_its_output(
     tmp_path: Path,
@@ -712,7 +760,7 @@ def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:
     )  # fmt: skip
     assert shown.exit_code == 0, shown.output
     lines = shown.output.splitlines()
-    assert lines[0] == f"baseline {tmp_path / 'new.json'} updated (no git commit found)"
+    assert lines[0] == f"baseline {tmp_path / 'new.json'} created (no git commit found)"
     assert "  success: (none) -> 1.0" in lines and "None" not in shown.output
     with pytest.raises(BaselineError, match="the results hold no case"):
         update_baseline(tmp_path / "b.json", results(), reason="empty")

@@ -6,6 +6,7 @@ the command cannot run.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -22,7 +23,7 @@ from replaygate.cli.options import (
 )
 from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.evals.baseline import load_gated, update_baseline
-from replaygate.evals.config import load_config
+from replaygate.evals.config import Config, load_config
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
@@ -49,6 +50,42 @@ def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:
 
 
 BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
+
+
+def _in_project(path: Path, flag: str, config: Config) -> str | None:
+    """Where the project folder (of its ``pyproject.toml``) has ``path``, a relative path
+    that the command read from the working folder, and how to name that file: None when
+    the project has no such file, or the working folder is the project's."""
+    cwd = Path.cwd()
+    if path.is_absolute() or config.file is None or config.root.resolve() == cwd.resolve():
+        return None
+    there = config.root / path
+    if not there.is_file():
+        return None
+    return (
+        f"the project folder {config.root} (of its pyproject.toml) has {path.as_posix()} "
+        f"(to name it, give {flag} {os.path.relpath(there, cwd)}, or run the command from "
+        f"{config.root})"
+    )
+
+
+def _check_there(path: Path, flag: str, what: str, config: Config) -> None:
+    """Refuse ``path``, given as ``flag``, when there is no such file, naming the folder it
+    was looked for in (a relative path: the working folder), and where the project folder
+    has it (:func:`_in_project`)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass
+    except OSError:  # a folder above that is a file, a loop: reading it says why
+        return
+    else:
+        return
+    looked = f"there is no {os.path.abspath(path)}"
+    if not path.is_absolute():
+        looked += f" (a relative {flag} is read from the working folder, {Path.cwd()})"
+    hint = _in_project(path, flag, config)
+    raise CommandError(f"{path}: cannot read {what}: {looked}{f'; {hint}' if hint else ''}")
 
 
 @click.command("gate", cls=OnceCommand)
@@ -97,6 +134,8 @@ def gate_cmd(
         config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
     )
     baseline_file = baseline_path or config.baseline_path
+    _check_there(baseline_file, "--baseline", "baseline or results", config)
+    _check_there(results_path, "--results", "results", config)
     baseline, now = load_gated(baseline_file, results_path)
     report = run_gate(baseline, now, limits)
     click.echo(report.render("json" if as_json else fmt))
@@ -158,13 +197,16 @@ def baseline_update(
     results = load_eval_results(results_path)
     # named from the project folder, as the results name their files: alike in every checkout
     named = project_path(results_path, config.root)
+    created = not os.path.lexists(target)
     baseline = update_baseline(target, results, reason=reason, results_name=named)
     entry = baseline.history[-1]
     if as_json:
-        echo_json({"baseline": str(target), **entry})
+        echo_json({"baseline": str(target), "created": created, **entry})
         return
     at = f"at commit {entry['commit']}" if entry["commit"] else "(no git commit found)"
-    lines = [f"baseline {target} updated {at}"]
+    # a new file named where it can be found: a relative path is the working folder's
+    shown = os.path.abspath(target) if created else str(target)
+    lines = [f"baseline {shown} {'created' if created else 'updated'} {at}"]
     for name, change in entry["changes"].items():
         lines.append(f"  {name}: {_shown(change['from'])} -> {_shown(change['to'])}")
     for word in ("added", "removed"):
@@ -174,6 +216,13 @@ def baseline_update(
         weaker = " (expects less than before)" if change["weakened"] else ""
         lines.append(f"  case {case}: {change['summary']}{weaker}")
     click.echo(reordering_escaped("\n".join(lines)))  # a case id's U+202E turns a line round
+    elsewhere = _in_project(target, "--baseline", config) if created else None
+    if elsewhere is not None:
+        click.echo(
+            f"note: {target} is read from the working folder, {Path.cwd()}; {elsewhere}, "
+            "left as it is",
+            err=True,
+        )
 
 
 @click.command("upgrade", cls=OnceCommand)
