@@ -448,8 +448,12 @@ class HitsWriter:
             self._note(nodeid, ended)
 
     def _note(self, test: str, outcome: str) -> None:
-        """Write how ``test`` ended; keep the first error."""
-        if self.outcomes is None:
+        """Write how ``test`` ended; keep the first error. A test whose id holds a
+        secret-looking value (refused at its setup, :func:`_refuse_a_secret_id`) is not
+        written: it played nothing, and its id must reach no file."""
+        from replaygate.sanitize.secret_scan import find_secrets
+
+        if self.outcomes is None or find_secrets(test):
             return
         try:
             self.outcomes.note(test, outcome)
