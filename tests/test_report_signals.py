@@ -11,7 +11,9 @@ from replaygate.evals import ReportConfig
 from replaygate.evals.config import load_config
 from replaygate.evals.errors import ConfigError
 from replaygate.evals.history import HistoryRun
-from replaygate.report.signals import trend_signals
+from replaygate.evals.reference import CaseSummary
+from replaygate.report.evidence import case_evidence, distinct_runs
+from replaygate.report.signals import find_signals, trend_signals
 
 
 def runs(**series: list[float]) -> list[HistoryRun]:
@@ -51,6 +53,47 @@ def test_a_fall_the_latest_recording_shows_is_a_trend_that_names_both_ends() -> 
 def test_a_latest_value_worse_than_the_first_without_a_fitted_trend_is_no_trend() -> None:
     # the fitted line rises; the last is worse than the first by no more than the tolerance
     assert trends(success=[0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.49]) == {}
+
+
+def recorded(answers: str, success: float, day: int) -> HistoryRun:
+    """A run of one recording (``answers``, the digest of what its one case answered)
+    on November ``day``: its case passed ``success`` of 8 samples."""
+    passes = round(success * 8)
+    case = CaseSummary("case-0", 8, 6, passes)
+    return HistoryRun(
+        f"{answers}-{day}",
+        f"2026-11-{day:02}T10:00:00Z",
+        None,
+        {"success": success},
+        (case,),
+        answers={"case-0": answers},
+    )
+
+
+def test_a_replay_of_an_old_recording_adds_no_evidence_and_moves_none() -> None:
+    # replaying the oldest store made it the latest recording: "success fell from 0.750
+    # to 0.500 over the last 5 distinct recordings", gone again once the newest replayed
+    made = [("seed-4", 0.5), ("seed-1", 0.75), ("seed-2", 0.625), ("seed-3", 0.75)]
+    made.append(("seed-7", 0.625))
+    runs = [recorded(answers, success, day) for day, (answers, success) in enumerate(made, 1)]
+    before = find_signals(runs, ReportConfig())
+    assert before == ([], "the last 5 of 5 distinct recordings examined")
+    replays = [*runs, recorded("seed-4", 0.5, 20)]
+    assert find_signals(replays, ReportConfig()) == (
+        [],
+        "the last 5 of 5 distinct recordings (6 runs: replays of the same answers count "
+        "once) examined",
+    )
+    distinct = distinct_runs(replays)
+    assert [run.id for run in distinct] == [
+        "seed-4-20",
+        "seed-1-2",
+        "seed-2-3",
+        "seed-3-4",
+        "seed-7-5",
+    ]
+    (evidence,) = case_evidence(replays)
+    assert [summary.passes for summary in evidence.recordings] == [4, 6, 5, 6, 5]
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,11 @@ recording are one piece of evidence about the model, not ten. A run's case is kn
 by the digest of what its samples answered (``HistoryRun.answers``) and by how they were
 judged (:func:`_judged`: its floor, its passes, each check's passes); runs whose every
 case answered the same and was judged the same are one recording, and the latest of
-them stands for it. The same answers judged otherwise (a case's checks changed between
-the runs, a check made weaker after it failed) are told apart: a check that failed
-them once is never said to have always passed. A run without digests (an older
-history) counts as its own recording.
+them stands for it, in the place of the first: recordings are in the order they were
+made, so a replay of an old recording adds no evidence and moves none. The same
+answers judged otherwise (a case's checks changed between the runs, a check made weaker
+after it failed) are told apart: a check that failed them once is never said to have
+always passed. A run without digests (an older history) counts as its own recording.
 """
 
 from __future__ import annotations
@@ -41,9 +42,12 @@ def _run_key(run: HistoryRun) -> Hashable:
 
 
 def distinct_runs(runs: Sequence[HistoryRun]) -> list[HistoryRun]:
-    """One run per distinct recording: the latest, in the order of those latest runs."""
-    latest = {_run_key(run): index for index, run in enumerate(runs)}
-    return [runs[index] for index in sorted(latest.values())]
+    """One run per distinct recording: the latest, in the order of the recordings' first
+    runs (when each was made), which a later replay does not change."""
+    latest: dict[Hashable, HistoryRun] = {}
+    for run in runs:
+        latest[_run_key(run)] = run  # a key keeps the place of its first run
+    return list(latest.values())
 
 
 @dataclass(frozen=True)
@@ -55,14 +59,12 @@ class CaseEvidence:
 
 
 def case_evidence(runs: Sequence[HistoryRun]) -> list[CaseEvidence]:
-    """Per case, in order of first appearance, the summary of each distinct recording."""
+    """Per case, in order of first appearance, the summary of each distinct recording
+    (its latest run's), in the order of the recordings' first runs."""
     latest: dict[str, dict[Hashable, CaseSummary]] = {}
     for run in runs:
         for case in run.cases:
-            key = _case_key(run, case)
-            by_recording = latest.setdefault(case.case, {})
-            by_recording.pop(key, None)  # the latest run of a recording keeps its place last
-            by_recording[key] = case
+            latest.setdefault(case.case, {})[_case_key(run, case)] = case
     return [CaseEvidence(case, tuple(recordings.values())) for case, recordings in latest.items()]
 
 
