@@ -15,7 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from counted_outputs import run_output
-from read_only_sqlite import make_sqlite_read_only
+from read_only_sqlite import (
+    folder_anyone_reaches,
+    make_sqlite_read_only,
+    read_where_the_folder_cannot_be_written,
+)
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
@@ -600,6 +604,86 @@ def test_a_read_only_history_is_read_and_writing_it_says_it_cannot_write(
     with pytest.raises(HistoryError, match="cannot write the history: it is read-only"):
         History.open(path)
     assert path.read_bytes() == before
+
+
+def history_in_wal_mode(path: Path) -> Path:
+    """A history of runs ``one`` and ``two`` at ``path``, in SQLite's WAL journal mode,
+    as a database tool leaves it (``PRAGMA journal_mode=WAL``), closed: no ``-wal`` file."""
+    with History.open(path) as history:
+        history.append(run("2026-11-01T10:00:00Z", 5), run_id="one")
+        history.append(run("2026-11-02T10:00:00Z", 4), run_id="two")
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+    raw.close()
+    return path
+
+
+def exported(path: Path) -> tuple[int, str]:
+    """``history export --json`` of the history at ``path``: its exit code and output."""
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    return result.exit_code, result.output
+
+
+def ids_read(path: Path) -> tuple[list[str], int, str]:
+    """The ids of the runs of ``path`` as read, and ``history export``'s exit code and
+    output."""
+    with History.open(path, read_only=True) as history:
+        ids = [r.id for r in history.runs()]
+    return ids, *exported(path)
+
+
+@pytest.mark.slow  # run as root, it reads in a forked process, as the user nobody
+def test_a_history_in_wal_mode_is_read_in_a_folder_that_cannot_be_written() -> None:
+    # It said "cannot write the history: it is read-only (attempt to write a readonly
+    # database)": SQLite reads a history in WAL mode with a -shm file beside it, which it
+    # could not make in the folder.
+    with folder_anyone_reaches() as folder:
+        plain = folder / "plain.db"
+        History.open(plain).close()
+        path = history_in_wal_mode(folder / "history.db")
+        for file in (plain, path):
+            file.chmod(0o444)
+        before = path.read_bytes()
+        assert ids_read(plain)[1] == 0  # what reading imports, imported before
+
+        ids, code, output = read_where_the_folder_cannot_be_written(folder, lambda: ids_read(path))
+        assert (ids, code) == (["one", "two"], 0), output
+        assert [r["id"] for r in json.loads(output)["runs"]] == ["one", "two"]
+        assert sorted(os.listdir(folder)) == ["history.db", "plain.db"]  # nothing made
+        assert path.read_bytes() == before
+
+
+@pytest.mark.slow  # run as root, it reads in a forked process, as the user nobody
+def test_a_history_in_wal_mode_with_writes_in_its_wal_file_says_what_to_do() -> None:
+    # Writes still in history.db-wal are not in history.db: read without the -shm file
+    # SQLite cannot make, the history would lack them; it is refused, saying why.
+    with folder_anyone_reaches() as folder:
+        path = history_in_wal_mode(folder / "history.db")
+        writer = sqlite3.connect(path)
+        writer.execute("PRAGMA wal_autocheckpoint=0")  # the deletion stays in the -wal file
+        with writer:
+            writer.execute("DELETE FROM runs WHERE id = 'two'")
+        kept = folder / "kept"
+        kept.mkdir()
+        for suffix in ("", "-wal"):  # as a copy made while a writer had it open
+            (kept / f"history.db{suffix}").write_bytes(Path(f"{path}{suffix}").read_bytes())
+        writer.close()
+        path = kept / "history.db"
+        plain = folder / "plain.db"
+        History.open(plain).close()
+        assert exported(plain)[0] == 0  # what reading imports, imported before
+
+        code, output = read_where_the_folder_cannot_be_written(kept, lambda: exported(path))
+        assert sorted(os.listdir(kept)) == ["history.db", "history.db-wal"]
+    assert code == 2, output
+    assert output.startswith(
+        f"Error: {path}: cannot read the history here: it is in SQLite's WAL journal mode"
+    )
+    assert "history.db-wal beside it holds writes that may not be in history.db yet" in output
+    assert output.rstrip().endswith(
+        f"or have someone who can write the folder switch it back: sqlite3 {path} "
+        "'PRAGMA journal_mode=DELETE'"
+    )
 
 
 def test_a_history_another_process_holds_locked_is_said_to_be_locked(

@@ -499,15 +499,29 @@ def _writable(target: Path) -> bool:
     return os.access(target, os.W_OK) and os.access(target.parent, os.W_OK)
 
 
-def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False) -> HistoryError:
+def _unusable(
+    target: Path, err: sqlite3.DatabaseError, *, writing: bool = False, reading: bool = False
+) -> HistoryError:
     """Why the history at ``target`` cannot be used: another process holds it locked, it
-    cannot be written (read-only, a full disk, when ``writing``), cannot be opened, or is
-    not a history."""
+    cannot be written (read-only, a full disk, when ``writing``), cannot be read where it
+    is (opened ``reading`` only: in WAL journal mode, a folder SQLite must write to),
+    cannot be opened, or is not a history."""
     code = _code(err)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return HistoryError(
             f"{target}: the history is locked by another process, still after {TIMEOUT:g} "
             f"seconds ({err}); try again when it is done"
+        )
+    if (
+        reading
+        and code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
+        and _in_wal_mode(target)
+    ):
+        return _wal_unreadable(target, err)
+    if reading and code == sqlite3.SQLITE_READONLY:
+        return HistoryError(
+            f"{target}: cannot read the history here: SQLite must write beside it to read it, "
+            f"and cannot ({err}); run this where the history and its folder can be written"
         )
     if code == sqlite3.SQLITE_READONLY:
         return HistoryError(f"{target}: cannot write the history: it is read-only ({err})")
@@ -518,6 +532,122 @@ def _unusable(target: Path, err: sqlite3.DatabaseError, *, writing: bool = False
     if code == sqlite3.SQLITE_CORRUPT:  # a history cut short (a full disk, a partial copy)
         return _damaged(target, str(err))
     return HistoryError(f"{target}: not a replaygate history database ({err})")
+
+
+def _side_file(target: Path, suffix: str) -> Path:
+    """The file SQLite keeps beside the history: ``-wal``, ``-shm``, ``-journal``."""
+    return target.with_name(f"{target.name}{suffix}")
+
+
+def _in_wal_mode(target: Path) -> bool:
+    """Whether the history file is in SQLite's WAL journal mode (its header's read and
+    write versions are 2), as ``PRAGMA journal_mode=WAL`` of a database tool leaves it."""
+    try:
+        with open(target, "rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\0") and header[18:20] == b"\x02\x02"
+
+
+def _open_to_read(target: Path) -> sqlite3.Connection:
+    """The history at ``target`` opened to read only.
+
+    A history in WAL journal mode is read with a ``-shm`` (and a ``-wal``) file beside
+    it, which SQLite makes when there is none: in a folder this process cannot write (its
+    mode, a read-only mount), it cannot (``SQLITE_READONLY_DIRECTORY``, or
+    ``SQLITE_CANTOPEN``), and then, with no ``-wal`` file there, the history is read from
+    a copy of it in memory, made by :func:`_wal_snapshot`."""
+    db = sqlite3.connect(f"{target.absolute().as_uri()}?mode=ro", uri=True, timeout=TIMEOUT)
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the WAL, if any
+    except sqlite3.DatabaseError as err:
+        db.close()
+        cannot_make = _code(err) in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
+        folder = not os.access(target.parent, os.W_OK)  # read-only: no -shm can be made
+        if not (cannot_make and folder) or _wal_holds(target) or not _in_wal_mode(target):
+            raise  # a -wal file holds writes the history file may lack: said by _unusable
+        return _wal_snapshot(target)
+    return db
+
+
+def _wal_holds(target: Path) -> bool:
+    """Whether a ``-wal`` file beside the history may hold writes not in it yet (one that
+    is empty holds none: a reader that could not delete it left it)."""
+    try:
+        return os.lstat(_side_file(target, "-wal")).st_size > 0
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def _file_state(target: Path) -> tuple[int, int, int] | None:
+    """What changes when a process writes the history file: its inode, size and time
+    (None when it cannot be read: deleted, say)."""
+    try:
+        info = os.stat(target)
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _wal_snapshot(target: Path) -> sqlite3.Connection:
+    """A copy in memory of the history at ``target``, in WAL journal mode, with no
+    ``-wal`` file beside it (or an empty one), in a folder this process cannot write.
+
+    It is read with ``immutable=1``, which takes no lock and reads no ``-wal`` file, so
+    it must be used only where no write can be missed or read half-done. None is missed:
+    a ``-wal`` file holding writes was refused before (:func:`_wal_holds`), and SQLite
+    folds the ``-wal`` file into the history file, and deletes it, as the last connection
+    to the history closes, so every write that ended is in the file. None is read
+    half-done: a process that writes the history meanwhile (a user who can write the
+    folder) writes to its ``-wal`` file and changes the history file only as it
+    checkpoints; the file is copied whole at once, and the copy is refused if the file
+    changed while it was copied, so what is read is the history as one write left it.
+    Later reads are of the copy, which nothing changes."""
+    before = _file_state(target)
+    uri = f"{target.absolute().as_uri()}?mode=ro&immutable=1"
+    copy = sqlite3.connect(":memory:")
+    try:
+        source = sqlite3.connect(uri, uri=True, timeout=TIMEOUT)
+        try:
+            source.backup(copy)
+        finally:
+            source.close()
+    except sqlite3.DatabaseError:
+        copy.close()
+        if before is not None and _file_state(target) == before:
+            raise  # damaged, or no history: said as for any history
+        raise _changed_while_read(target) from None
+    if before is None or _file_state(target) != before:
+        copy.close()
+        raise _changed_while_read(target)
+    return copy
+
+
+def _changed_while_read(target: Path) -> HistoryError:
+    return HistoryError(
+        f"{target}: the history changed while it was read (another process wrote it); "
+        "try again when it is done"
+    )
+
+
+def _wal_unreadable(target: Path, err: sqlite3.DatabaseError) -> HistoryError:
+    """Why a history in WAL journal mode cannot be read where it is, and what to do."""
+    shm, wal = (_side_file(target, suffix).name for suffix in ("-shm", "-wal"))
+    held = (
+        f", and {wal} beside it holds writes that may not be in {target.name} yet"
+        if _wal_holds(target)
+        else ""
+    )
+    return HistoryError(
+        f"{target}: cannot read the history here: it is in SQLite's WAL journal mode (as a "
+        f"database tool may have left it), which SQLite reads with {shm} beside it, a "
+        f"file it cannot make or open in this folder{held} ({err}). Read it where the "
+        f"folder can be written (a copy of {target.name} with any {wal}), or have someone "
+        f"who can write the folder switch it back: sqlite3 {target} 'PRAGMA journal_mode=DELETE'"
+    )
 
 
 def _damaged(target: Path, detail: str) -> HistoryError:
@@ -579,13 +709,12 @@ class History:
         journal = _hot_journal(target)
         try:
             if read_only and not (journal and _writable(target)):
-                uri = f"{target.absolute().as_uri()}?mode=ro"
-                db = sqlite3.connect(uri, uri=True, timeout=TIMEOUT)
+                db = _open_to_read(target)
             else:  # reading a history a killed writer left rolls its journal back: a write
                 target.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(target, timeout=TIMEOUT)
         except sqlite3.DatabaseError as err:
-            raise _unusable(target, err) from None
+            raise _unusable(target, err, reading=read_only) from None
         db.text_factory = _text
         try:
             other = _other_tables(db)
@@ -613,7 +742,7 @@ class History:
                     "cannot be written here: run this where the history and its folder can "
                     "be written, or a command that writes it (replaygate history merge)"
                 ) from None
-            raise _unusable(target, err) from None
+            raise _unusable(target, err, reading=read_only) from None
         except NotText as err:
             db.close()
             raise HistoryError(f"{target}: not a replaygate history database ({err})") from None
