@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -329,3 +331,58 @@ def test_the_outcome_of_a_run(call: TestReport, outcome: str) -> None:
     assert outcome_of([setup, call, _report("teardown", "failed")]) == (
         outcome if call.failed else "error in teardown"
     )
+
+
+# passes on one pytest-xdist worker, fails on the other: it passed and failed on the same code
+BY_WORKER = """
+import os
+
+def test_by_worker():
+    assert os.environ["PYTEST_XDIST_WORKER"] == "gw0", "fails on gw1"
+"""
+
+
+@pytest.mark.slow  # a pytest session of its own, with two pytest-xdist workers
+def test_every_workers_runs_count_under_dist_each(pytester: pytest.Pytester) -> None:
+    # --dist each: each worker reported the test; the last report replaced the other's
+    # outcomes, so it was "no flaky tests" or "failed every run", by which finished last
+    pytester.makepyfile(test_by_worker=BY_WORKER)
+    result = pytester.runpytest(
+        "-p", "xdist", "-n", "2", "--dist", "each", "--flaky-runs=2",
+        "--flaky-report=flaky.json", "--tb=no", *UNUSED_PLUGINS,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    outcomes = ["passed", "passed", "failed", "failed"]  # gw0's runs, then gw1's
+    report = json.loads((pytester.path / "flaky.json").read_text())
+    assert report == {
+        "runs": 2,
+        "tests": 1,
+        "flaky": [{"nodeid": "test_by_worker.py::test_by_worker", "outcomes": outcomes}],
+        "failed_every_run": [],
+    }
+    result.stdout.fnmatch_lines(
+        [
+            "  test_by_worker.py::test_by_worker: passed, passed, failed, failed",
+            "1 test(s) ran more than once in this session (pytest-xdist --dist each *): "
+            "the outcomes of every run count, worker by worker: test_by_worker.py::test_by_worker",
+        ]
+    )
+
+
+@pytest.mark.parametrize("first", ["gw1", "gw0"])
+def test_the_controller_keeps_the_runs_of_every_worker_in_worker_order(first: str) -> None:
+    from replaygate.pytest_plugin.sampling_state import SessionState
+    from replaygate.pytest_plugin.sampling_summary import Collector
+
+    state = SessionState(False, Path("queue.jsonl"), None, 2, None)
+    collector = Collector(state)
+    runs = {"gw0": ["passed", "passed"], "gw1": ["failed", "failed"], "gw10": ["skipped"] * 2}
+    order = [first, *(w for w in ("gw10", "gw0", "gw1") if w != first)]
+    for worker in order:  # as the workers finish, in any order
+        report = SimpleNamespace(
+            when="teardown", nodeid="t.py::test_w", worker_id=worker, replaygate_flaky=runs[worker]
+        )
+        collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    assert state.flaky_outcomes == {"t.py::test_w": [*runs["gw0"], *runs["gw1"], *runs["gw10"]]}
+    assert [test.nodeid for test in state.flaky()] == ["t.py::test_w"]
+    assert state.reported_more_than_once() == ["t.py::test_w"]

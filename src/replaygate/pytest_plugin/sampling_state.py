@@ -30,7 +30,11 @@ class SessionState:
     flaky_report: Path | None
     cases: list[SampledResult] = field(default_factory=list)
     observed: list[Observation] = field(default_factory=list)
-    flaky_outcomes: dict[str, list[str]] = field(default_factory=dict)
+    flaky_reported: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
+    """With ``--flaky-runs``: per test, the outcomes of its runs as each report brought
+    them, with the pytest-xdist worker that ran them (``""`` without pytest-xdist). A test
+    reported more than once (``--dist each`` runs every test on every worker,
+    ``--keep-duplicates`` runs it as often as it is named) has a report per time it ran."""
     queue_error: str | None = None
     """Why an observation could not be queued (the session then exits 1)."""
     write_errors: list[str] = field(default_factory=list)
@@ -48,11 +52,33 @@ class SessionState:
         position = {nodeid: i for i, nodeid in enumerate(self.collected)}
         return sorted(self.cases, key=lambda c: (position.get(c.case, len(position)), c.case))
 
+    @property
+    def flaky_outcomes(self) -> dict[str, list[str]]:
+        """Per test, the outcome of every run of it in the session: each report's, worker
+        by worker (``gw0``'s, then ``gw1``'s, whichever reported first), so one worker's
+        runs never hide another's and the order is the same from one session to the next."""
+        return {
+            nodeid: [outcome for _, runs in sorted(reported, key=_by_worker) for outcome in runs]
+            for nodeid, reported in self.flaky_reported.items()
+        }
+
+    def reported_more_than_once(self) -> list[str]:
+        """The tests (sorted) whose flaky runs were reported more than once."""
+        return sorted(
+            nodeid for nodeid, reported in self.flaky_reported.items() if len(reported) > 1
+        )
+
     def flaky(self) -> list[FlakyTest]:
         """The tests that passed in one run and failed in another."""
         from replaygate.sampling.flaky import find_flaky
 
         return find_flaky(self.flaky_outcomes)
+
+
+def _by_worker(reported: tuple[str, list[str]]) -> tuple[int, str]:
+    """Order pytest-xdist's worker ids by number (``gw2`` before ``gw10``)."""
+    worker = reported[0]
+    return len(worker), worker
 
 
 STATE = pytest.StashKey[SessionState]()

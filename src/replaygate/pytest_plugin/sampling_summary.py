@@ -65,7 +65,11 @@ class Collector:
                     self.state.queue_error = str(err)
         flaky = getattr(report, "replaygate_flaky", None)
         if flaky is not None:
-            self.state.flaky_outcomes[report.nodeid] = list(flaky)
+            # every report counts: under pytest-xdist --dist each every worker runs the test
+            # (and --keep-duplicates runs it as often as it is named), and a test that
+            # passed on one worker and failed on another passed and failed on the same code
+            worker = str(getattr(report, "worker_id", ""))
+            self.state.flaky_reported.setdefault(report.nodeid, []).append((worker, list(flaky)))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -131,6 +135,14 @@ class Collector:
             lines = report_lines(state.flaky(), len(state.flaky_outcomes), state.flaky_runs)
             for line in lines:
                 terminalreporter.line(line)
+            repeated = state.reported_more_than_once()
+            if repeated:
+                terminalreporter.line(
+                    f"{len(repeated)} test(s) ran more than once in this session (pytest-xdist "
+                    "--dist each runs each on every worker, --keep-duplicates as often as it "
+                    f"is named): the outcomes of every run count, worker by worker: "
+                    f"{', '.join(repeated)}"
+                )
         for error in state.write_errors:
             terminalreporter.line(f"replaygate: {error}", red=True)
 
