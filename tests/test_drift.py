@@ -589,7 +589,10 @@ def test_usage_errors(stores: dict[str, Path], tmp_path: Path) -> None:
     neither = drift(str(stores["wire"]))
     assert neither.exit_code == 2 and "give --live-sample N" in neither.output
     both = drift(str(stores["wire"]), "--live-sample", "1", "--against", str(stores["wire"]))
-    assert both.exit_code == 2
+    # Both given was told "give --live-sample N ... or --against OTHER_PATH", as for neither.
+    assert both.exit_code == 2 and "give --live-sample N" not in both.output
+    assert "--live-sample N and --against OTHER_PATH are two modes of drift" in both.output
+    assert "give one, not both" in both.output
     offline_live = drift(str(stores["wire"]), "--against", str(stores["wire"]), "--approve-live")
     assert offline_live.exit_code == 2 and "--against compares fixture sets offline" in (
         offline_live.output

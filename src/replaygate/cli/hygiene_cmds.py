@@ -239,7 +239,13 @@ def drift(
     \b
         replaygate drift tests/fixtures --live-sample 5 --approve-live --simulator
     """
-    if (live_sample is None) == (against is None):
+    if live_sample is not None and against is not None:
+        raise click.UsageError(
+            "--live-sample N and --against OTHER_PATH are two modes of drift (re-send "
+            "recorded requests to the live API, or compare with another fixture set "
+            "offline): give one, not both"
+        )
+    if live_sample is None and against is None:
         raise click.UsageError("give --live-sample N (with --approve-live) or --against OTHER_PATH")
     if against is not None and (approve_live or base_url or simulator):
         raise click.UsageError(
