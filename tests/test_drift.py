@@ -859,6 +859,30 @@ def test_requests_only_one_side_holds_with_nothing_to_pool_with_are_no_pass(
     assert drift_against(old, old).verdict is False
 
 
+def test_an_answer_of_a_sample_only_one_side_recorded_is_no_pass(tmp_path: Path) -> None:
+    # Named under "not compared:", then "no drift", exit 0 and "drift": false, though the
+    # answer never looked at had a field no answer of the other side has.
+    old = hand_store(tmp_path / "old.jsonl", (ASKED, [ANSWER]))
+    voted = [ANSWER, {**ANSWER, "container": None}, ANSWER]
+    new = hand_store(tmp_path / "new.jsonl", (ASKED, voted))
+    key = Fixture.create(ASKED, []).key
+    for path, other in ((old, new), (new, old)):
+        done = drift(str(path), "--against", str(other), "--json-out", str(tmp_path / "d.json"))
+        assert done.exit_code == 2, done.output
+        assert "  same fields\n" in done.output and "no drift" not in done.output
+        assert done.output.endswith(
+            f"not compared:\n  anthropic.messages: 2 answer(s) only in {new}, not compared: "
+            f"{new}:1 (key {key}), sample 1, {new}:1 (key {key}), sample 2\nNOT CHECKED: 2 "
+            "answer(s) of requests both sides hold have no answer of the other side to be "
+            "compared with, a sample only one side recorded (not compared above); record as "
+            "many samples of those requests in both sets, then run drift again\n"
+        )
+        assert json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))["drift"] is None
+    report = drift_against(old, new)
+    assert (report.answers_not_compared, report.not_compared, report.verdict) == (2, 0, None)
+    assert drift_against(new, new).verdict is False
+
+
 def test_a_bearer_token_alone_is_sent_as_the_anthropic_sdk_sends_it(
     stores: dict[str, Path], clean_sim: Simulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -115,6 +115,10 @@ class DriftReport:
     not_compared: int = 0
     """How many requests only one side holds had nothing on the other side to be
     compared with (``--against``): named under :attr:`unmatched`."""
+    answers_not_compared: int = 0
+    """How many answers of requests both sides hold had no answer of the other side to
+    be compared with, a sample only one side recorded (``--against``): named under
+    :attr:`unmatched`."""
     uninjected: tuple[str, ...] = ()
     """The simulator's drift rules that changed no answer (a misspelt field): the drift
     they were to inject was not there to be found."""
@@ -132,11 +136,13 @@ class DriftReport:
     @property
     def verdict(self) -> bool | None:
         """True on drift, False on none; None when nothing drifted but a request could
-        not be re-sent, a recorded request was compared with nothing, or a drift rule of
-        the simulator injected nothing: the check did not run whole, which is no pass."""
+        not be re-sent, a recorded request or answer was compared with nothing, or a
+        drift rule of the simulator injected nothing: the check did not run whole, which
+        is no pass."""
         if self.drifted:
             return True
-        return None if self.errors or self.not_compared or self.uninjected else False
+        unchecked = self.errors or self.not_compared or self.answers_not_compared
+        return None if unchecked or self.uninjected else False
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report."""
@@ -250,7 +256,8 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     A request both sides hold is compared sample by sample: each answer's field set with
     that of the same request's answer of the same sample index in ``other`` (one good
     answer does not hide an empty one); an answer of a sample index only one side
-    recorded is named, not compared. The answers of the requests only one side holds are
+    recorded is named and counted, not compared. The answers of the requests only one
+    side holds are
     compared pooled per interface, the fields of all of them in ``path`` against those of
     all of them in ``other`` (a set recorded again, or for another model, shares few
     requests or none); where only one side holds such requests of an interface (or the
@@ -264,6 +271,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     alone: dict[tuple[str, str, Path], list[str]] = defaultdict(list)
     errors: list[str] = []
     seen: tuple[set[str], set[str]] = (set(), set())  # the interfaces compared, by side
+    answers_not_compared = 0
     for form, before in old.requests.items():
         after = new.requests.get(form)
         if after is None:
@@ -280,6 +288,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
                 elif answer is not None and unpaired is None:
                     place = f"{recorded.place}, sample {index}"
                     alone[interface, "answer(s)", side].append(place)
+                    answers_not_compared += 1
             if isinstance(a, dict) and isinstance(b, dict):
                 pairs[interface].add(a, b)
     only_old, only_new = old.unpaired(new), new.unpaired(old)
@@ -325,6 +334,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         unmatched=tuple(unmatched),
         pooled=tuple(pooled_places),
         not_compared=not_compared,
+        answers_not_compared=answers_not_compared,
     )
 
 

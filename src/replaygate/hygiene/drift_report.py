@@ -85,6 +85,12 @@ def _not_checked(report: DriftReport) -> list[str]:
             "side to be compared with (not compared above); record them in both sets, or "
             "compare sets that both hold them"
         )
+    if report.answers_not_compared:
+        why.append(
+            f"{report.answers_not_compared} answer(s) of requests both sides hold have no "
+            "answer of the other side to be compared with, a sample only one side recorded "
+            "(not compared above); record as many samples of those requests in both sets"
+        )
     if report.uninjected:
         rules = ", ".join(f"'{rule}'" for rule in report.uninjected)
         why.append(
