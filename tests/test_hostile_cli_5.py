@@ -269,7 +269,7 @@ def test_a_blob_where_the_history_holds_text_is_read_as_its_text(
     # plot is given the metrics as read, checked for their names here.
     plotted: list[dict[str, list[float | None]]] = []
     monkeypatch.setattr(
-        "replaygate.report.page.metrics_plot", lambda series, _: plotted.append(series) or ""
+        "replaygate.report.page.metrics_plot", lambda series, *_: plotted.append(series) or ""
     )
     for plot in ("weekly_plot", "ages_plot"):
         monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")

@@ -146,3 +146,14 @@ def test_a_run_without_a_cost_breaks_the_line_and_the_plot_says_so() -> None:
     (cost_line,) = lines
     assert cost_line.count("M") == 2  # two pieces: the runs before the gap and after it
     assert "no success" not in " ".join(texts)
+
+
+def test_costs_priced_at_other_prices_are_left_out_of_the_plot_and_said_so() -> None:
+    # USD and JPY costs were drawn on one axis: 0.0042 and 0.676 as one line
+    cost = [0.0042, 0.0042, None, 0.676, 0.676]
+    apart = [True, True, False, False, False]
+    svg = metrics_plot({"success": [1.0] * 5, "cost": cost}, [str(i) for i in range(5)], apart)
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "no cost in 1 of 5 runs," in texts and "cost of 2 of 5 runs left out:" in texts
+    assert "priced at other prices (named above):" in texts and "the line breaks there" in texts
+    assert "0.0042" not in texts and "0.676" in texts

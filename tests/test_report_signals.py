@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from priced_runs import JPY, USD, price_table, priced_run
 from replaygate.evals import ReportConfig
 from replaygate.evals.config import load_config
 from replaygate.evals.errors import ConfigError
@@ -94,6 +95,34 @@ def test_a_replay_of_an_old_recording_adds_no_evidence_and_moves_none() -> None:
     ]
     (evidence,) = case_evidence(replays)
     assert [summary.passes for summary in evidence.recordings] == [4, 6, 5, 6, 5]
+
+
+def test_costs_of_two_currencies_are_no_trend() -> None:
+    # "cost: rose from 0.004159 to 0.6759" when the last two runs were priced in JPY
+    usd = [priced_run(day, 0.0042, USD) for day in (1, 2, 3)]
+    jpy = [priced_run(day, 0.676, JPY) for day in (4, 5)]
+    assert trends_of(usd + jpy) == {}
+    rising = [priced_run(day, 0.6 + day / 10, JPY) for day in (4, 5, 6)]
+    assert trends_of(usd + rising)["cost"] == (
+        "rose from 1 to 1.2 over the last 3 distinct recordings priced alike, 3 priced at "
+        "other prices left out (fitted trend: rose by 18.2% of its mean; tolerance 0.02)"
+    )
+
+
+def test_a_price_of_the_model_changed_in_one_currency_is_no_trend() -> None:
+    cheaper = price_table("USD", "replaygate/evals/data/prices.toml", (1.0, 5.0), "2025-06-01")
+    runs = [priced_run(day, 0.0014, cheaper) for day in (1, 2, 3)]
+    runs += [priced_run(day, 0.0042, USD) for day in (4, 5, 6)]
+    assert trends_of(runs) == {}
+    # another date of a table that prices the model alike is compared
+    restated = price_table("USD", "replaygate/evals/data/prices.toml", (3.0, 15.0), "2025-06-01")
+    runs = [priced_run(day, 0.0014, restated) for day in (1, 2, 3)]
+    runs += [priced_run(day, 0.0042, USD) for day in (4, 5, 6)]
+    assert set(trends_of(runs)) == {"cost", "cost_total"}
+
+
+def trends_of(runs: list[HistoryRun]) -> dict[str, str]:
+    return {s.subject: s.detail for s in trend_signals(runs, ReportConfig())}
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from extras import needs_matplotlib
+from priced_runs import JPY, USD, priced_run
 from replaygate.cli import main
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
@@ -101,3 +102,42 @@ def test_a_fixture_store_that_is_a_symlink_loop_or_to_nothing_is_named_so(tmp_pa
         assert result.exit_code == 2, result.output
         assert f"Error: {tmp_path / name}: is {what}" in result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_costs_of_other_prices_are_left_out_of_the_plot_and_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the cost per run plotted USD and JPY on one axis, and nothing said so
+    plotted: list[tuple[object, ...]] = []
+    monkeypatch.setattr(
+        "replaygate.report.page.metrics_plot", lambda *given: plotted.append(given) or ""
+    )
+    for plot in ("weekly_plot", "ages_plot"):
+        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    runs = [priced_run(day, 0.0042, USD) for day in (1, 2, 3)]
+    runs += [priced_run(day, 0.676, JPY) for day in (4, 5)]
+    html = build_report(runs, now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert (
+        "Costs priced at JPY 450.0 in, 2250.0 out per million tokens for claude-sonnet-4-5 "
+        "(jpy.toml), as the latest run with a cost (2026-11-05T10:00:00Z) was, only: costs "
+        "of other prices (another currency, another price of the model) are not compared, "
+        "so these are left out of the signals and the plots:</p><ul><li>the costs of 3 runs "
+        "priced at USD 3.0 in, 15.0 out per million tokens for claude-sonnet-4-5 "
+        "(replaygate/evals/data/prices.toml, as of 2026-01-15), the latest at "
+        "2026-11-03T10:00:00Z</li></ul>"
+    ) in html
+    assert "as does a cost priced at other prices (named above)." in html
+    ((series, _, apart),) = plotted
+    assert apart == [True, True, True, False, False]
+    assert series["cost"] == [
+        0.0042,
+        0.0042,
+        0.0042,
+        0.676,
+        0.676,
+    ]  # as kept: the plot leaves out those flagged
+
+    plotted.clear()
+    html = build_report(runs[:3], now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert "Costs priced at" not in html and "other prices" not in html
+    assert plotted[0][2] == [False, False, False]

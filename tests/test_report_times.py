@@ -33,7 +33,7 @@ def test_the_metrics_plot_labels_each_run_by_its_time_in_utc(
 ) -> None:
     drawn: list[Sequence[str]] = []
 
-    def metrics_plot(_series: object, labels: Sequence[str]) -> str:
+    def metrics_plot(_series: object, labels: Sequence[str], *_: object) -> str:
         drawn.append(labels)
         return ""
 

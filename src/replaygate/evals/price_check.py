@@ -39,23 +39,26 @@ class PriceDifference:
     compared: bool
 
 
-def _table(about: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def table_kept(about: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The price table ``about`` keeps in ``prices`` (with its ``models``), or None."""
     prices = about.get("prices")
     if isinstance(prices, Mapping) and isinstance(prices.get("models"), Mapping):
         return prices
     return None
 
 
-def _named(table: Mapping[str, Any]) -> str:
+def table_words(table: Mapping[str, Any]) -> str:
     """Where ``table`` came from, and as of when."""
     as_of = f", as of {table['as_of']}" if table.get("as_of") else ""
     return f"{table.get('source')}{as_of}"
 
 
-def _shown(table: Mapping[str, Any], model: str) -> str:
+def price_words(table: Mapping[str, Any], model: str) -> str:
+    """``model``'s price in a kept ``table`` (which has one), in words: ``USD 3.0 in, 15.0
+    out per million tokens for claude-sonnet-4-5 (prices.toml, as of 2026-01-15)``."""
     price = table["models"][model]
     rates = f"{price.get('input')} in, {price.get('output')} out per million tokens"
-    return f"{table.get('currency')} {rates} for {model} ({_named(table)})"
+    return f"{table.get('currency')} {rates} for {model} ({table_words(table)})"
 
 
 def _not_compared(why: str, what_to_do: str = TAKE_IN) -> PriceDifference:
@@ -68,8 +71,18 @@ def price_difference(baseline: Reference, now: Reference) -> PriceDifference | N
     """How the prices of ``baseline`` and ``now`` differ, or None when they are one (or
     when neither side keeps a table, as references built in Python without one: nothing
     tells two tables apart)."""
-    old_about, new_about = run_about(baseline), run_about(now)
-    old, new = _table(old_about), _table(new_about)
+    return kept_price_difference(run_about(baseline), run_about(now))
+
+
+def kept_price_difference(
+    old_about: Mapping[str, Any], new_about: Mapping[str, Any]
+) -> PriceDifference | None:
+    """How the prices kept by two runs differ (what each says of its run: a baseline's
+    ``source``, a results file's ``eval``, a history run's ``info``, with its ``model``
+    and ``prices``), ``old_about`` the one compared with ``new_about``: None when they
+    were priced alike, a :class:`PriceDifference` whose ``compared`` says whether their
+    costs are compared all the same (only ``old_about`` keeps no table)."""
+    old, new = table_kept(old_about), table_kept(new_about)
     model = new_about.get("model")
     if old is None and new is None:
         return None
@@ -106,12 +119,13 @@ def _model_difference(
     for side, table in (("baseline's", old), ("results'", new)):
         if model not in table["models"]:
             return _not_compared(
-                f"the {side} price table ({_named(table)}) has no price for {model}, so "
+                f"the {side} price table ({table_words(table)}) has no price for {model}, so "
                 "whether both were priced alike cannot be told"
             )
     rates = old["models"][model], new["models"][model]
     if old.get("currency") != new.get("currency") or rates[0] != rates[1]:
         return _not_compared(
-            f"the baseline was priced at {_shown(old, model)}, the results at {_shown(new, model)}"
+            f"the baseline was priced at {price_words(old, model)}, the results at "
+            f"{price_words(new, model)}"
         )
     return None

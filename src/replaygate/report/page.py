@@ -22,6 +22,7 @@ from replaygate.evals.metrics import METRICS
 from replaygate.jsondoc import FieldError
 from replaygate.jsonfields import described, parse_time
 from replaygate.outputs import open_fifo, write_text
+from replaygate.report.costs import apart_words, latest_priced, priced_apart, pricing
 from replaygate.report.data import fixture_ages, metric_series, weekly_pass_rates
 from replaygate.report.evidence import distinct_runs, recordings_text
 from replaygate.report.gated import gated_run
@@ -155,6 +156,20 @@ def _suite(suite: Suite) -> str:
     )
 
 
+def _costs(apart: Sequence[HistoryRun], reference: HistoryRun | None) -> str:
+    """Which runs' costs were priced otherwise than the latest's, and left out."""
+    if reference is None or not apart:
+        return ""
+    items = "".join(f"<li>{_shown(line)}</li>" for line in apart_words(apart))
+    compared = f"{pricing(reference.info)}, as the latest run with a cost ({reference.time}) was"
+    return (
+        f"<p class='fail'>Costs priced at {_shown(compared)}, only: costs of other prices "
+        "(another currency, another price of the model) are not compared, so these are "
+        "left out of the signals and the plots:</p>"
+        f"<ul>{items}</ul>"
+    )
+
+
 def _future_fixtures(count: int) -> str:
     """The caption's words for fixtures dated later than now, left out of the ages."""
     if not count:
@@ -215,6 +230,10 @@ def build_report(
     weeks, rates = weekly_pass_rates(runs)
     ages = fixture_ages(stores, now=moment)
     signals, note = find_signals(runs, config)
+    priced = latest_priced(runs)
+    apart = priced_apart(runs, priced)
+    left_out_costs = {id(run) for run in apart}
+    flagged = [id(run) in left_out_costs for run in runs]
     store_names = ", ".join(str(f) for f in stores) or "none given"
     parts = [
         "<!doctype html>",
@@ -225,15 +244,17 @@ def build_report(
         f"{_shown(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
         _left_out(left_out),
         _suite(suite),
+        _costs(apart, priced),
         "<h2>Latest run</h2>",
         _latest(runs[-1] if runs else None),
         _gate(gate, runs),
         _signals(signals, note),
         "<h2>Metrics over time</h2>",
         _figure(
-            metrics_plot(metric_series(runs), labels),
+            metrics_plot(metric_series(runs), labels, flagged),
             "Each point is one eval run; replays of the same recordings repeat the same "
-            "values, and a run without a value of a metric leaves a gap in its line.",
+            "values, and a run without a value of a metric leaves a gap in its line"
+            + (", as does a cost priced at other prices (named above)." if apart else "."),
         ),
         "<h2>Weekly pass rate per assertion</h2>",
         _figure(

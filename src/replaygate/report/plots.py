@@ -22,8 +22,10 @@ import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any, ParamSpec
 
+from replaygate.evals.gate import PRICED
 from replaygate.evals.metrics import METRICS
 from replaygate.extras import require
 from replaygate.report.words import cut, visible
@@ -185,16 +187,31 @@ def _draw(ax: Axes, values: Sequence[float | None], *, series: int = 0, **style:
         ax.plot(range(len(values)), ys, marker="o", markersize=size, **style)
 
 
-def _gaps(ax: Axes, series: Mapping[str, Sequence[float | None]]) -> None:
+def _gaps(
+    ax: Axes, series: Mapping[str, Sequence[float | None]], apart: Sequence[bool] = ()
+) -> None:
     """Say under ``ax`` which of its drawn ``series`` lack a value in some runs, one per
-    line: their lines break there, and a gap alone could pass for runs not shown."""
-    said = [
-        f"no {name.replace('_', ' ')} in {sum(v is None for v in values)} of {len(values)} runs"
-        for name, values in series.items()
-        if None in values and any(v is not None for v in values)
-    ]
+    line: their lines break there, and a gap alone could pass for runs not shown. The
+    runs flagged in ``apart`` had a value, left out: priced at other prices."""
+    said: list[str] = []
+    broken = 0  # the series whose line breaks
+    for name, values in series.items():
+        if not any(v is not None for v in values):
+            continue
+        before = len(said)
+        shown = name.replace("_", " ")
+        flagged = [index < len(apart) and apart[index] for index in range(len(values))]
+        missing = sum(v is None and not out for v, out in zip(values, flagged, strict=True))
+        if missing:
+            said.append(f"no {shown} in {missing} of {len(values)} runs")
+        if any(flagged):
+            said.append(
+                f"{shown} of {sum(flagged)} of {len(values)} runs left out:\n"
+                "priced at other prices (named above)"
+            )
+        broken += len(said) > before
     if said:
-        breaks = "the line breaks there" if len(said) == 1 else "their lines break there"
+        breaks = "the line breaks there" if broken == 1 else "their lines break there"
         ax.set_xlabel(",\n".join(said) + f":\n{breaks}", fontsize=7, color="#555")
 
 
@@ -305,8 +322,14 @@ def _covers(box: Any, point: Any, radius: float) -> bool:
 
 
 @_styled
-def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[str]) -> str:
-    """Shares, cost and steps per run over the runs of the history."""
+def metrics_plot(
+    series: Mapping[str, Sequence[float | None]],
+    labels: Sequence[str],
+    priced_apart: Sequence[bool] = (),
+) -> str:
+    """Shares, cost and steps per run over the runs of the history. The costs of the runs
+    flagged in ``priced_apart`` (priced at other prices than the costs compared:
+    :mod:`replaygate.report.costs`) are left out, and the plot says so under it."""
     figure = _figure(9.0, 3.2)
     axes = figure.subplots(1, 3)
     shares, *amounts = axes
@@ -328,9 +351,11 @@ def metrics_plot(series: Mapping[str, Sequence[float | None]], labels: Sequence[
         )
     for ax, (name, label) in zip(amounts, AMOUNTS, strict=True):
         ax.set_title(label)
-        _draw(ax, series.get(name, []), color="#b5651d")
+        apart = priced_apart if name in PRICED and any(priced_apart) else ()
+        values = [None if out else v for v, out in zip_longest(series.get(name, []), apart)]
+        _draw(ax, values, color="#b5651d")
         ax.margins(y=0.3)
-        _gaps(ax, {name: series.get(name, [])})
+        _gaps(ax, {name: values}, apart)
     for ax, name in zip(axes, ["shares", *(name for name, _ in AMOUNTS)], strict=True):
         if ax.lines:
             _run_axis(ax, labels)

@@ -9,7 +9,8 @@ recordings (:mod:`replaygate.report.evidence`).
   in at least half the recent recordings: too few samples, or a floor set too close;
 - ``trending down``: a metric whose fitted trend over the recent recordings moved the
   wrong way by more than the tolerance (points for shares, a fraction of its mean for
-  amounts), and whose latest value is worse than the first by more than it too.
+  amounts), and whose latest value is worse than the first by more than it too. A cost
+  is compared only with costs priced alike (:mod:`replaygate.report.costs`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from replaygate.evals.config import ReportConfig
+from replaygate.evals.gate import PRICED
 from replaygate.evals.history import HistoryRun
 from replaygate.evals.metrics import METRICS
+from replaygate.report.costs import latest_priced, priced_apart
 from replaygate.report.evidence import case_evidence, distinct_runs, plural, recordings_text
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats
@@ -46,13 +49,25 @@ def _slope(values: Sequence[float]) -> float:
     return sum((x - mean_x) * (y - mean_y) for x, y in enumerate(values)) / spread
 
 
-def trend_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> list[Signal]:
+def trend_signals(
+    runs: Sequence[HistoryRun], config: ReportConfig, *, priced_at: HistoryRun | None = None
+) -> list[Signal]:
     """Metrics whose fitted change over ``runs`` is worse than the tolerance, and whose
     latest value is worse than the first by more than it too: one outlier the latest
-    recordings recovered from tilts the fitted line, but no metric fell or rose."""
+    recordings recovered from tilts the fitted line, but no metric fell or rose.
+
+    Costs are those of the runs priced alike with ``priced_at`` (default: the latest of
+    ``runs`` with a cost); costs priced otherwise are left out, and the signal says so."""
+    apart = {id(run) for run in priced_apart(runs, priced_at or latest_priced(runs))}
     found = []
     for name, metric in METRICS.items():
-        values = [v for v in (run.metrics.get(name) for run in runs) if v is not None]
+        priced = name in PRICED
+        values = [
+            v
+            for v in (run.metrics.get(name) for run in runs if not (priced and id(run) in apart))
+            if v is not None
+        ]
+        left_out = sum(run.metrics.get(name) is not None for run in runs) - len(values)
         if len(values) < config.min_runs:
             continue
         change = _slope(values) * (len(values) - 1)
@@ -65,13 +80,14 @@ def trend_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> list[Sign
             continue
         shown = f"{abs(change):.3f}" if share else f"{abs(change) / mean * 100:.1f}% of its mean"
         way = "fell" if change < 0 else "rose"
+        alike = f" priced alike, {left_out} priced at other prices left out" if left_out else ""
         found.append(
             Signal(
                 "trending down",
                 name,
                 f"{way} from {metric.format(values[0])} to {metric.format(values[-1])} over "
-                f"the last {plural(len(values), 'distinct recording')} (fitted trend: {way} "
-                f"by {shown}; tolerance {config.trend:g})",
+                f"the last {plural(len(values), 'distinct recording')}{alike} (fitted trend: "
+                f"{way} by {shown}; tolerance {config.trend:g})",
             )
         )
     return found
@@ -137,5 +153,6 @@ def find_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> tuple[list
             f"{held} in the history; maintenance signals need at least "
             f"{plural(config.min_runs, 'distinct recording')}"
         )
-    signals = assertion_signals(window, config) + trend_signals(window, config)
+    trends = trend_signals(window, config, priced_at=latest_priced(runs))
+    signals = assertion_signals(window, config) + trends
     return signals, f"the last {len(window)} of {held} examined"
