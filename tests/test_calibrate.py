@@ -13,7 +13,15 @@ from click.testing import CliRunner
 
 from replaygate.assertions import citations_check, contains_check
 from replaygate.cli.assert_cmds import calibrate
-from replaygate.sampling import SampledResult, SampleResult, run_sampled, write_results
+from replaygate.evals.results import load_eval_results
+from replaygate.sampling import (
+    SampleChecks,
+    SampledResult,
+    SampleResult,
+    load_results,
+    run_sampled,
+    write_results,
+)
 from replaygate.sampling.calibration import (
     Agreement,
     CalibrationError,
@@ -98,6 +106,35 @@ def test_export_hides_the_verdicts_in_a_sidecar(results: Path, tmp_path: Path) -
     assert {v["automatic"] for v in verdicts.values()} <= {"pass", "fail"}
     again, _, _, _, _ = export_sheet(results, tmp_path / "again.csv", n=3, seed=7)
     assert read_rows(again) == rows
+
+
+def two_turns(index: int, first: str, second: str) -> SampleResult:
+    """A sample whose body evaluates a gate on ``first`` and a signal on ``second``."""
+    checks = SampleChecks(index)
+    checks.evaluate(first, contains_check(["RAG"], kind="gate", name="mentions"))
+    checks.evaluate(second, citations_check(["doc-rag"], kind="signal"))
+    return checks.result()
+
+
+def test_each_check_keeps_the_output_it_looked_at(tmp_path: Path) -> None:
+    # a sample kept only its first evaluate's output: the citations rows of the
+    # calibration sheet showed the summary turn, though the check passed on the detailed one
+    turns = [("RAG retrieves first.", "Details [doc-rag]."), ("RAG looks up.", "None at all.")]
+    case = SampledResult("rag", 2, 1, tuple(two_turns(i, *t) for i, t in enumerate(turns)))
+    assert [(s.output_of(0), s.output_of(1)) for s in case.samples] == turns
+    results = write_results(tmp_path / "results.json", [case])
+    stored = json.loads(results.read_text(encoding="utf-8"))["cases"][0]["sample_results"][0]
+    assert stored["output"] == "RAG retrieves first."
+    assert [o.get("output") for o in stored["outcomes"]] == [None, "Details [doc-rag]."]
+    assert load_results(results)[0].samples == case.samples
+    assert load_eval_results(results).cases[0].sampled.samples == case.samples  # as gate reads
+    sheet = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1).sheet
+    rows = read_rows(sheet)
+    shown = {(r["sample"], r["assertion"]): r["output"] for r in rows}
+    assert shown == {
+        ("0", "mentions"): "RAG retrieves first.", ("0", "citations"): "Details [doc-rag].",
+        ("1", "mentions"): "RAG looks up.", ("1", "citations"): "None at all.",
+    }  # fmt: skip
 
 
 def test_export_errors(results: Path, tmp_path: Path) -> None:

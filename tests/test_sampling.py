@@ -422,6 +422,24 @@ def test_sample_checks_raise_on_failed_gates_only() -> None:
         checks.evaluate(CITED, CITES)
 
 
+def test_checks_on_a_field_of_the_output_keep_the_field(tmp_path: Path) -> None:
+    raw = '{"summary": "RAG retrieves first [doc-rag]."}'
+    checks = SampleChecks(0)
+    checks.evaluate(raw, structure_check({"type": "object"}, kind="gate", from_json=True))
+    checks.evaluate(json.loads(raw)["summary"], CITES, MENTIONS_CONTEXT)
+    checks.evaluate(raw, contains_check(["summary"], kind="signal", name="raw"))
+    sample = checks.result()
+    assert sample.output == raw
+    assert sample.outputs == {1: json.loads(raw)["summary"], 2: json.loads(raw)["summary"]}
+    # one output for every check: the file is written as before, no outcome holds one
+    same = SampleChecks(0)
+    same.evaluate(CITED, CITES)
+    same.evaluate(CITED, MENTIONS_CONTEXT)
+    results = write_results(tmp_path / "r.json", [SampledResult("c", 1, 1, (same.result(),))])
+    stored = json.loads(results.read_text(encoding="utf-8"))["cases"][0]["sample_results"][0]
+    assert ["output" in o for o in stored["outcomes"]] == [False, False]
+
+
 def test_calibrate_export_never_writes_over_a_file_that_is_no_sheet(tmp_path: Path) -> None:
     result = run_sampled(lambda i: "context", 3, 2, [MENTIONS_CONTEXT], case="rag")
     results = write_results(tmp_path / "results.json", [result])

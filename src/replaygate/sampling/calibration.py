@@ -182,8 +182,8 @@ def export_sheet(
     results: str | os.PathLike[str], sheet: str | os.PathLike[str], *, n: int, seed: int
 ) -> Exported:
     """Draw ``n`` outputs (seeded) from ``results``, all of them when it holds fewer;
-    write the sheet and its sidecar. A sheet that holds labels already is never written
-    over (:class:`CalibrationError`).
+    write the sheet and its sidecar, each row with the output its assertion looked at. A
+    sheet that holds labels already is never written over (:class:`CalibrationError`).
     """
     if n < 1:
         raise CalibrationError(f"--n must be at least 1, got {n}")
@@ -200,7 +200,7 @@ def export_sheet(
     rows: list[dict[str, Any]] = []
     verdicts: dict[str, dict[str, Any]] = {}
     for case, sample in drawn:
-        for outcome in sample.outcomes:
+        for position, outcome in enumerate(sample.outcomes):
             item = str(len(rows) + 1)
             rows.append(
                 {
@@ -210,7 +210,7 @@ def export_sheet(
                     "assertion": as_cell(outcome.name),
                     "kind": outcome.kind,
                     "checks": as_cell(case.descriptions.get(outcome.name, "")),
-                    "output": as_cell(_output_text(sample.output)),
+                    "output": as_cell(_output_text(sample.output_of(position))),
                     "label": "",
                 }
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, Outcome
-from replaygate.sampling.results import SampleResult, jsonable
+from replaygate.sampling.results import SampleResult, jsonable, same_output
 
 T = TypeVar("T")
 _UNSET: Any = object()
@@ -36,6 +36,10 @@ class SampleChecks:
     The ``replaygate_checks`` fixture: ``replaygate_checks.evaluate(answer, gate1,
     signal1)`` runs every check, records each outcome, and then raises
     :class:`AssertionError` listing the failed gates (signals never raise).
+
+    The sample's output is the one the first ``evaluate`` looked at; an outcome of a
+    later ``evaluate`` on another output (a second turn, a field of the first) keeps the
+    output its check looked at (:attr:`SampleResult.outputs`).
     """
 
     def __init__(self, index: int = 0) -> None:
@@ -43,6 +47,8 @@ class SampleChecks:
         self.outcomes: list[Outcome] = []
         self.descriptions: dict[str, str] = {}
         self.output: Any = _UNSET
+        self.outputs: dict[int, Any] = {}
+        """The output each outcome (by its position) looked at, where it is not ``output``."""
 
     def evaluate(self, value: T, *checks: Check[T]) -> tuple[Outcome, ...]:
         """Evaluate ``checks`` on ``value``; raise if a gate failed."""
@@ -60,9 +66,13 @@ class SampleChecks:
                     "give each evaluation its own name"
                 )
             seen.add(check.name)
+        kept = jsonable(value)
         if self.output is _UNSET:
-            self.output = jsonable(value)
+            self.output = kept
         outcomes = tuple(check.evaluate(value) for check in checks)
+        if not same_output(kept, self.output):
+            first = len(self.outcomes)
+            self.outputs.update((first + i, kept) for i in range(len(outcomes)))
         self.outcomes.extend(outcomes)
         self.descriptions.update((c.name, c.description) for c in checks)
         failed = [o for o in outcomes if o.blocks]
@@ -101,4 +111,4 @@ class SampleChecks:
         output = None if self.output is _UNSET else self.output
         # a failed gate already raised: its AssertionError is not a separate failure
         plain = None if gate_failed else failure
-        return SampleResult(self.index, tuple(self.outcomes), output, plain)
+        return SampleResult(self.index, tuple(self.outcomes), output, plain, dict(self.outputs))

@@ -85,19 +85,48 @@ def _unwritten(value: Any, err: BaseException) -> str:
     return f"<output not kept: a {type(value).__name__} {why}>"
 
 
+def same_output(a: Any, b: Any) -> bool:
+    """Whether the outputs ``a`` and ``b`` (as :func:`jsonable` keeps them) are written
+    alike: ``1`` and ``True``, or ``1`` and ``1.0``, which Python finds equal, are not."""
+    if a is b:
+        return True
+    try:
+        return json.dumps(a) == json.dumps(b)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
 @dataclass(frozen=True)
 class SampleResult:
-    """One sample: its outcomes, the output they looked at, and a plain assertion failure."""
+    """One sample: its outcomes, the output they looked at, and a plain assertion failure.
+
+    ``outputs`` holds, by the position of an outcome in ``outcomes``, the output that
+    outcome's check looked at where it is not ``output`` (a test body that evaluates its
+    checks on two turns, or on a field of the output); :meth:`output_of` gives either.
+    """
 
     index: int
     outcomes: tuple[Outcome, ...] = ()
     output: Any = None
     failure: str | None = None
+    outputs: Mapping[int, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        stray = sorted(set(self.outputs) - set(range(len(self.outcomes))))
+        if stray:
+            raise ValueError(
+                f"sample {self.index}: outputs names outcome position(s) {stray}, but the "
+                f"sample has {len(self.outcomes)} outcome(s)"
+            )
 
     @property
     def passed(self) -> bool:
         """No failed gate and no failed plain assertion."""
         return self.failure is None and not any(o.blocks for o in self.outcomes)
+
+    def output_of(self, position: int) -> Any:
+        """The output the check of ``outcomes[position]`` looked at."""
+        return self.outputs.get(position, self.output)
 
     def failing(self) -> list[str]:
         """Names of the gates and signals that failed (``assert`` for a plain failure)."""
@@ -105,23 +134,31 @@ class SampleResult:
         return [*names, PLAIN_ASSERT] if self.failure is not None else names
 
     def to_json(self) -> dict[str, Any]:
-        """The stored JSON object."""
+        """The stored JSON object: an outcome whose check looked at another output than
+        the sample's keeps it as its own ``output``."""
+        outcomes = [
+            {**o.to_json(), "output": self.outputs[i]} if i in self.outputs else o.to_json()
+            for i, o in enumerate(self.outcomes)
+        ]
         return {
             "index": self.index,
             "passed": self.passed,
             "output": self.output,
             "failure": self.failure,
-            "outcomes": [o.to_json() for o in self.outcomes],
+            "outcomes": outcomes,
         }
 
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> SampleResult:
-        """The inverse of :meth:`to_json`."""
+        """The inverse of :meth:`to_json`; an outcome without ``output`` (every outcome of
+        a file written before outcomes kept one) looked at the sample's."""
+        stored = list(obj.get("outcomes", ()))
         return SampleResult(
             index=int(obj["index"]),
-            outcomes=tuple(Outcome.from_json(o) for o in obj.get("outcomes", ())),
+            outcomes=tuple(Outcome.from_json(o) for o in stored),
             output=obj.get("output"),
             failure=obj.get("failure"),
+            outputs={i: o["output"] for i, o in enumerate(stored) if "output" in o},
         )
 
 
@@ -333,8 +370,9 @@ ASSERTION_FIELDS = ("kind", "category", "description", "passes", "samples")
 """The fields of an assertion of a case (in results and baselines alike)."""
 SAMPLE_FIELDS = ("index", "passed", "output", "failure", "outcomes")
 """The fields of a sample of ``sample_results``."""
-OUTCOME_FIELDS = ("name", "kind", "category", "passed", "message", "score")
-"""The fields of an outcome of a sample."""
+OUTCOME_FIELDS = ("name", "kind", "category", "passed", "message", "score", "output")
+"""The fields of an outcome of a sample; ``output`` only where its check looked at another
+output than the sample's (a file written before holds none, and reads as it did)."""
 
 
 RUN_TEXT = frozenset({"output", "failure", "message"})
