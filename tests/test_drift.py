@@ -552,23 +552,72 @@ def test_a_live_answer_to_an_http_fixture_that_is_html_is_named_not_drift(
     assert "NOT CHECKED: 2 request(s) could not be re-sent" in done.output
 
 
-def http_store(path: Path, answer: dict[str, Any]) -> Path:
-    """A store of one HTTP fixture of Anthropic's Messages API answered ``answer``."""
+def http_store(path: Path, *answers: dict[str, Any], asked: dict[str, Any] = ASKED) -> Path:
+    """A store of one HTTP fixture of Anthropic's Messages API, ``asked`` answered
+    ``answers`` (a retry sequence or samples), added to those ``path`` holds."""
     envelope = {
-        "method": "POST", "path": "/v1/messages", "body": ASKED,
+        "method": "POST", "path": "/v1/messages", "body": asked,
         "headers": {"anthropic-version": "2023-06-01", "content-type": "application/json"},
     }  # fmt: skip
     meta = make_meta("anthropic.messages", "2023-06-01", "hand", recorded_at="2025-01-01T00:00:00Z")
-    path.write_bytes(Fixture.create(envelope, [answer], meta).to_line())
+    with path.open("ab") as out:
+        out.write(Fixture.create(envelope, list(answers), meta).to_line())
     return path
+
+
+JSON_TYPE = {"content-type": "application/json"}
+ANSWERED = {"status": 200, "headers": JSON_TYPE, "body": ANSWER}
+
+
+def error_reply(status: int, kind: str) -> dict[str, Any]:
+    """An HTTP error answer of Anthropic's API, as the recording transport stores it."""
+    body = {"type": "error", "error": {"type": kind, "message": "try later"}, "request_id": "r1"}
+    return {"status": status, "headers": JSON_TYPE, "body": body}
+
+
+def test_against_leaves_recorded_error_answers_out(tmp_path: Path) -> None:
+    # A request recorded through an SDK's retries was compared by its 429: every field
+    # drifted ("+ error", "- content"), its 200 went "not compared"; two sets of only
+    # errors had "same fields", then "no drift", exit 0.
+    limited = error_reply(429, "rate_limit_error")
+    clean = http_store(tmp_path / "clean.jsonl", ANSWERED)
+    retried = http_store(tmp_path / "retried.jsonl", limited, limited, ANSWERED)
+    for old, new in ((clean, retried), (retried, clean)):
+        done = drift(str(old), "--against", str(new))
+        assert done.exit_code == 0, done.output
+        assert done.output == (
+            f"drift: {old} vs {new}\nanthropic.messages: 1 response(s) from {old}, 1 from "
+            f"{new}, paired by request\n  same fields\nno drift: 0 interface(s) drifted\n"
+        )
+    failed = http_store(tmp_path / "failed.jsonl", error_reply(500, "api_error"))
+    only_429 = http_store(tmp_path / "limited.jsonl", limited, limited)
+    done = drift(str(failed), "--against", str(only_429))
+    assert done.exit_code == 2, done.output
+    assert (
+        f"Error: nothing to compare: no fixture at {failed} holds an answer that is not an "
+        f"error ({failed}:1: recorded only error answers: an error response (status 500)); "
+        f"no fixture at {only_429} holds an answer that is not an error ({only_429}:1: "
+        "recorded only error answers: an error response (status 429)); re-record those "
+        "requests (an error answer shows no field the API sends)\n"
+    ) in done.output
+    # A request one set recorded only errors for is that set's no request: not compared.
+    other = {**ASKED, "max_tokens": 9}
+    both = http_store(http_store(tmp_path / "both.jsonl", ANSWERED), ANSWERED, asked=other)
+    one = http_store(http_store(tmp_path / "one.jsonl", ANSWERED), limited, asked=other)
+    done = drift(str(both), "--against", str(one))
+    assert done.exit_code == 2, done.output
+    assert "  same fields\n" in done.output and "+ error" not in done.output
+    assert (
+        f"skipped:\n  {one}:2: recorded only error answers: an error response (status 429)\n"
+    ) in done.output
+    assert f"anthropic.messages: 1 request(s) only in {both}, not compared: {both}:2" in (
+        done.output
+    )
 
 
 def test_a_recorded_html_answer_is_named_not_drift(tmp_path: Path) -> None:
     # --against showed every field of the other set's answer as gone.
-    json_type = {"content-type": "application/json"}
-    good = http_store(
-        tmp_path / "good.jsonl", {"status": 200, "headers": json_type, "body": ANSWER}
-    )
+    good = http_store(tmp_path / "good.jsonl", ANSWERED)
     page = {"status": 200, "headers": {"content-type": "text/html"}, "text": "<html>login</html>"}
     html = http_store(tmp_path / "html.jsonl", page)
     key = load_fixtures(html)[0][1].key

@@ -1,19 +1,20 @@
 """Drift between fixtures and the live API, or between two fixture sets (seed 003, 4.3).
 
 The field sets of responses (:mod:`replaygate.hygiene.fieldset`) are compared answer by
-answer and gathered per interface, both ways: fields in live responses but in no
-fixture (the parser may read a field the fixtures never give it), and fields in
-fixtures but in no live response (the fixtures feed data that no longer exists). Live
-mode re-sends a seeded sample of recorded requests once each and compares each live
-answer with the first recorded answer of its own fixture; ``--against`` compares each
-recorded answer with the answer the other fixture set holds for the same request and
-sample index, and the answers of the requests only one side holds pooled per interface
-(a set recorded again carries new tool ids and words past the first turn, a set of
-another model a new ``model``). An interface drifted when any answer has a field its
-counterpart lacks, or lacks one it has (pooled: the answers of one side have a field
-none of the other side's has), or when the live answers (or OTHER's) hold a field with
-a JSON type no answer of the fixtures holds it with (:mod:`.drift_types`: a count that
-came null, an object that came as a list).
+answer and gathered per interface, both ways: fields in live responses but in no fixture
+(the parser may read a field the fixtures never give it), and fields in fixtures but in
+no live response (the fixtures feed data that no longer exists). Live mode re-sends a
+seeded sample of recorded requests once each and compares each live answer with the
+first recorded answer of its own fixture; ``--against`` compares each recorded answer
+with the answer the other fixture set holds for the same request and sample index (error
+answers left out on both sides, as live mode leaves them out: :mod:`.drift_answers`),
+and the answers of the requests only one side holds pooled per interface (a set recorded
+again carries new tool ids and words past the first turn, a set of another model a new
+``model``). An interface drifted when any answer has a field its counterpart lacks, or
+lacks one it has (pooled: the answers of one side have a field none of the other side's
+has), or when the live answers (or OTHER's) hold a field with a JSON type no answer of
+the fixtures holds it with (:mod:`.drift_types`: a count that came null, an object that
+came as a list).
 """
 
 from __future__ import annotations
@@ -190,23 +191,34 @@ Answer: TypeAlias = "Shape | str | None"
 object (an HTML page), or None when that sample never sent the request."""
 
 
+class _Sampled(NamedTuple):
+    """A recorded answer as compared, with the sample index it was recorded at."""
+
+    sample: int
+    answer: Answer
+
+
 class _Recorded(NamedTuple):
-    """A request of one fixture set: where it is, its interface and its answers."""
+    """A request of one fixture set: where it is, its interface and its answers, error
+    answers left out (:func:`~.drift_answers.error_answer`: a request recorded through an
+    SDK's retries, 429 then 200, is compared by its 200, as live mode compares it)."""
 
     place: str
     interface: str
-    answers: tuple[Answer, ...]
+    answers: tuple[_Sampled, ...]
 
 
 @dataclass
 class _Side:
     """What one fixture set holds for the comparison: its requests (by their match form),
-    the interfaces of its recorded answers and the types of their fields."""
+    the interfaces of its recorded answers and the types of their fields, and why a
+    fixture that recorded only error answers was left out."""
 
     path: Path
     requests: dict[bytes, _Recorded] = field(default_factory=dict)
     interfaces: set[str] = field(default_factory=set)
     types: dict[str, Shape] = field(default_factory=lambda: defaultdict(dict))
+    skipped: list[str] = field(default_factory=list)
 
     @staticmethod
     def read(path: Path) -> _Side:
@@ -215,9 +227,16 @@ class _Side:
         for loc, fixture in each_fixture(path):
             if all(response is None for response in fixture.responses):
                 continue
+            if compared_answer(fixture) is None:  # no answer but errors: none shows a field
+                side.skipped.append(f"{where(loc)}: {no_answer(fixture)}")
+                continue
             interface = interface_of_fixture(fixture)
             side.interfaces.add(interface)
-            answers = tuple(_answer(fixture.request, r) for r in fixture.responses)
+            answers = tuple(
+                _Sampled(index, _answer(fixture.request, response))
+                for index, response in enumerate(fixture.responses)
+                if error_answer(fixture.request, response) is None
+            )
             side.add_types(interface, answers)
             side.requests.setdefault(
                 match_form(fixture.request),
@@ -225,9 +244,9 @@ class _Side:
             )
         return side
 
-    def add_types(self, interface: str, answers: tuple[Answer, ...]) -> None:
+    def add_types(self, interface: str, answers: tuple[_Sampled, ...]) -> None:
         """Gather the types of ``answers`` under ``interface``."""
-        for answer in answers:
+        for _, answer in answers:
             if isinstance(answer, dict):
                 merge_shape(self.types[interface], answer)
 
@@ -255,16 +274,18 @@ def drift_against(path: Path, other: Path) -> DriftReport:
 
     A request both sides hold is compared sample by sample: each answer's field set with
     that of the same request's answer of the same sample index in ``other`` (one good
-    answer does not hide an empty one); an answer of a sample index only one side
-    recorded is named and counted, not compared. The answers of the requests only one
-    side holds are
-    compared pooled per interface, the fields of all of them in ``path`` against those of
-    all of them in ``other`` (a set recorded again, or for another model, shares few
-    requests or none); where only one side holds such requests of an interface (or the
-    interface), they are named and counted, not compared, and so is an answer that is
-    not a JSON object (a proxy's HTML page), named under ``errors``: either way, with no
-    drift found, the check did not run whole. The types of ``other``'s answers compared
-    are checked against those of every answer of ``path`` of their interface."""
+    answer does not hide an empty one; error answers left out, so a request recorded
+    through an SDK's retries is compared by its 200, and a fixture that recorded only
+    errors is named under ``skipped``, its request one that side does not hold); an
+    answer of a sample index only one side recorded is named and counted, not compared.
+    The answers of the requests only one side holds are compared pooled per interface,
+    the fields of all of them in ``path`` against those of all of them in ``other`` (a
+    set recorded again, or for another model, shares few requests or none); where only
+    one side holds such requests of an interface (or the interface), they are named and
+    counted, not compared, and so is an answer that is not a JSON object (a proxy's HTML
+    page), named under ``errors``: either way, with no drift found, the check did not
+    run whole. The types of ``other``'s answers compared are checked against those of
+    every answer of ``path`` of their interface."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
     pairs: dict[str, _Pairs] = defaultdict(_Pairs)
@@ -281,16 +302,21 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         old.add_types(interface, before.answers)
         seen[0].add(interface)
         seen[1].add(interface)
-        for index, (a, b) in enumerate(zip_longest(before.answers, after.answers)):
-            for recorded, answer, unpaired, side in ((before, a, b, path), (after, b, a, other)):
+        # the n-th answer of each side, error answers left out (sample indices as recorded)
+        none = _Sampled(-1, None)
+        for a, b in zip_longest(before.answers, after.answers, fillvalue=none):
+            for recorded, (index, answer), counterpart, side in (
+                (before, a, b.answer, path),
+                (after, b, a.answer, other),
+            ):
                 if isinstance(answer, str):
                     errors.append(f"{recorded.place}, sample {index}: {answer}")
-                elif answer is not None and unpaired is None:
+                elif answer is not None and counterpart is None:
                     place = f"{recorded.place}, sample {index}"
                     alone[interface, "answer(s)", side].append(place)
                     answers_not_compared += 1
-            if isinstance(a, dict) and isinstance(b, dict):
-                pairs[interface].add(a, b)
+            if isinstance(a.answer, dict) and isinstance(b.answer, dict):
+                pairs[interface].add(a.answer, b.answer)
     only_old, only_new = old.unpaired(new), new.unpaired(old)
     seen[0].update(only_old)
     seen[1].update(only_new)
@@ -330,6 +356,7 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         str(path),
         str(other),
         tuple(sorted(compared, key=lambda found: found.interface)),
+        skipped=tuple(old.skipped + new.skipped),
         errors=tuple(errors),
         unmatched=tuple(unmatched),
         pooled=tuple(pooled_places),
@@ -351,7 +378,7 @@ def _gathered(requests: list[_Recorded], errors: list[str]) -> _Pool:
     fields: Shape = {}
     answers = 0
     for recorded in requests:
-        for index, answer in enumerate(recorded.answers):
+        for index, answer in recorded.answers:
             if isinstance(answer, str):
                 errors.append(f"{recorded.place}, sample {index}: {answer}")
             elif answer is not None:
@@ -378,10 +405,18 @@ def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
     if old.interfaces & new.interfaces or old.requests.keys() & new.requests.keys():
         return
     path, other = old.path, new.path
-    empty = [str(side.path) for side in (old, new) if not side.requests]
-    if empty:
-        holds = " and ".join(dict.fromkeys(empty))
-        reason = f"{holds} {'holds' if len(set(empty)) == 1 else 'hold'} no recorded response"
+    empty = {str(side.path): side.skipped for side in (old, new) if not side.requests}
+    if any(empty.values()):  # a side recorded only error answers
+        reason = "; ".join(
+            f"no fixture at {held} holds an answer that is not an error ({first_few(why, 3)})"
+            if why
+            else f"{held} holds no recorded response"
+            for held, why in empty.items()
+        )
+        reason += "; re-record those requests (an error answer shows no field the API sends)"
+    elif empty:
+        holds = " and ".join(empty)
+        reason = f"{holds} {'holds' if len(empty) == 1 else 'hold'} no recorded response"
     else:
         reason = (
             f"no interface is in both: {path} holds {', '.join(sorted(old.interfaces))}; "

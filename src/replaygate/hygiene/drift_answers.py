@@ -5,7 +5,8 @@ the first that is an answer, not an error. An HTTP status >= 400 is an error, an
 is a stream that carries an ``error`` event (Anthropic's ``overloaded_error`` mid-way,
 a Responses ``error`` or ``response.failed``, a Chat Completions chunk of an
 ``error``): a request recorded through an SDK's retries (529, then 200) is compared
-by its 200; one that holds only errors is not compared.
+by its 200; one that holds only errors is not compared. ``drift --against`` leaves the
+error answers of both fixture sets out the same way.
 
 A recorded stream that did not end ``complete`` (the client stopped reading, or the
 connection broke) holds only the events read: the live stream is compared up to as
