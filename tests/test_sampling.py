@@ -183,6 +183,9 @@ def test_sample_count_warnings() -> None:
         run_sampled(lambda i: CITED, 5, 4, [CITES])
         run_sampled(lambda i: {}, 1, 1, [structure_check({"type": "object"}, kind="gate")])
     assert sample_count_advice("c", 1, None) is not None  # unknown checks count as semantic
+    # checks seen before every sample stopped at a failed gate: more may follow, no advice
+    assert sample_count_advice("c", 5, ["structure"], complete=False) is None
+    assert "semantic" in (sample_count_advice("c", 2, ["structure", "set"], complete=False) or "")
 
 
 # -- results JSON ------------------------------------------------------------------------

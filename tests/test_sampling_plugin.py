@@ -213,6 +213,39 @@ def test_few_samples_on_a_semantic_assertion_warn(pytester: pytest.Pytester) -> 
     )
 
 
+def test_samples_stopped_at_a_structure_gate_are_not_told_to_run_once(
+    pytester: pytest.Pytester,
+) -> None:
+    # every sample raised at the structure gate, so the semantic gates after it never ran:
+    # "only structure checks ... run it once (n=1)" would have left them at one sample
+    pytester.makepyfile(
+        """
+        import pytest
+        from replaygate.assertions import citations_check, contains_check, structure_check
+
+        STRUCT = structure_check({"type": "object"}, kind="gate")
+        MENTIONS = contains_check(["RAG"], kind="gate")
+        CITES = citations_check({"doc-rag"}, kind="gate")
+
+        @pytest.mark.sampled(n=5, floor=4)
+        def test_stopped(replaygate_sample, replaygate_checks):
+            text = '{"summary": "RAG retrieves [doc-rag]."}'
+            replaygate_checks.evaluate(text, STRUCT)
+            replaygate_checks.evaluate(text, MENTIONS, CITES)
+
+        @pytest.mark.sampled(n=5, floor=4)
+        def test_only_structure(replaygate_sample, replaygate_checks):
+            replaygate_checks.evaluate({} if replaygate_sample else "{}", STRUCT)
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        ["*SamplingWarning: test_*.py::test_only_structure: only structure checks, sampled 5 *"]
+    )
+    result.stdout.no_fnmatch_line("*test_stopped: only structure checks*")
+
+
 BAD_DECLARATIONS = {
     "test_no_floor": (
         "@pytest.mark.sampled(n=5)\ndef test_x(replaygate_sample): pass",

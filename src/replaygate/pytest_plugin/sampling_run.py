@@ -236,7 +236,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     result = _run_samples(pyfuncitem, spec)
     pyfuncitem.stash[CASE] = result
     categories = {o.category for s in result.samples for o in s.outcomes}
-    advice = sample_count_advice(result.case, spec.n, categories or None)
+    # a sample that failed stopped at its failure: the checks after it were never seen
+    ran_through = any(sample.passed for sample in result.samples)
+    advice = sample_count_advice(result.case, spec.n, categories or None, complete=ran_through)
     if advice:
         _advise(pyfuncitem, advice, SamplingWarning)
     signals_only = signals_only_advice(result.case, _kinds(result))

@@ -18,14 +18,22 @@ class ObserveWarning(ReplaygateWarning):
     """A sampled case passed fewer samples than its floor: queued for observation."""
 
 
-def sample_count_advice(case: str, n: int, categories: Iterable[str] | None) -> str | None:
+def sample_count_advice(
+    case: str, n: int, categories: Iterable[str] | None, *, complete: bool = True
+) -> str | None:
     """Why ``n`` samples do not suit the checks' ``categories`` (None: unknown), or None.
 
     Fewer than 3 samples cannot tell noise from a regression on a semantic assertion;
-    structure-only checks need no sampling at all (keep n = 1).
+    structure-only checks need no sampling at all (keep n = 1). ``complete`` is false when
+    ``categories`` may not be every check the case has: those a test body evaluated
+    before a failed gate or assertion stopped each of its samples, when none ran to its
+    end. A later check may be semantic, so seeing only structure says nothing: no advice
+    to run once, which would leave those checks at n = 1.
     """
     known = None if categories is None else set(categories)
     semantic = known is None or not known or bool(known & SEMANTIC_CATEGORIES)
+    if not semantic and not complete:
+        return None
     if semantic and n < MIN_SEMANTIC_SAMPLES:
         return (
             f"{case}: {n} sample(s) on a semantic assertion cannot tell noise from a "
