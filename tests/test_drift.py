@@ -268,6 +268,45 @@ def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path:
     assert same.exit_code == 0 and "same fields" in same.output, same.output
 
 
+def test_against_compares_every_store_holding_a_request(tmp_path: Path) -> None:
+    # Two per-test stores hold one first turn (the pytest plugin's layout): only the first
+    # of each side was compared, "1 response(s) from old, 1 from new ... no drift", exit 0,
+    # though new/test_b.jsonl had gained a field and lost one.
+    called = {**ANSWER, "stop_reason": "tool_use", "content": [{"type": "tool_use", "id": "t"}]}
+    moved = {**ANSWER, "usage": {"input_tokens": 1, "cache_creation": {}}}
+    del moved["stop_reason"]
+    other = {**ASKED, "max_tokens": 9}
+    for side, last in (("old", called), ("new", moved)):
+        (tmp_path / side).mkdir()
+        hand_store(tmp_path / side / "test_a.jsonl", (ASKED, [ANSWER]), (other, [ANSWER]))
+        hand_store(tmp_path / side / "test_b.jsonl", (ASKED, [last]), (other, [ANSWER]))
+    old, new = tmp_path / "old", tmp_path / "new"
+    done = drift(str(old), "--against", str(new))
+    assert done.exit_code == 1, done.output
+    assert f"anthropic.messages: 4 response(s) from {old}, 4 from {new}, paired by" in done.output
+    assert "    + usage.cache_creation\n" in done.output and "    - stop_reason\n" in done.output
+    # each store with its own: a test answered by a tool call is no drift of another's text
+    same = drift(str(old), "--against", str(old))
+    assert same.exit_code == 0 and "  same fields\n" in same.output, same.output
+    # a store the other side does not have: its answers are named, and no pass
+    (new / "test_a.jsonl").unlink()
+    hand_store(new / "test_b.jsonl", (ASKED, [called]))
+    done = drift(str(old), "--against", str(new))
+    assert done.exit_code == 2, done.output
+    asked, key = Fixture.create(ASKED, []).key, Fixture.create(other, []).key
+    assert done.output.endswith(
+        f"  same fields\nnot compared:\n  anthropic.messages: 1 request(s) only in {old}, not "
+        f"compared: {old / 'test_a.jsonl'}:2 (key {key}), {old / 'test_b.jsonl'}:2 (key {key})\n"
+        f"  anthropic.messages: 1 answer(s) only in {old}, not compared: "
+        f"{old / 'test_a.jsonl'}:1 (key {asked}), sample 0\nNOT CHECKED: 1 request(s) only "
+        "one side holds have nothing on the other side to be compared with (not compared "
+        "above); record them in both sets, or compare sets that both hold them; 1 answer(s) "
+        "of requests both sides hold have no answer of the other side to be compared with, "
+        "of a sample or a store only one side recorded (not compared above); record them in "
+        "both sets, as many samples in the same stores, then run drift again\n"
+    )
+
+
 SEARCH = ToolSpec("search", "Search the notes.", {"type": "object", "properties": {}})
 
 
@@ -923,8 +962,9 @@ def test_an_answer_of_a_sample_only_one_side_recorded_is_no_pass(tmp_path: Path)
             f"not compared:\n  anthropic.messages: 2 answer(s) only in {new}, not compared: "
             f"{new}:1 (key {key}), sample 1, {new}:1 (key {key}), sample 2\nNOT CHECKED: 2 "
             "answer(s) of requests both sides hold have no answer of the other side to be "
-            "compared with, a sample only one side recorded (not compared above); record as "
-            "many samples of those requests in both sets, then run drift again\n"
+            "compared with, of a sample or a store only one side recorded (not compared "
+            "above); record them in both sets, as many samples in the same stores, then run "
+            "drift again\n"
         )
         assert json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))["drift"] is None
     report = drift_against(old, new)

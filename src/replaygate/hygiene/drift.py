@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
@@ -118,8 +119,8 @@ class DriftReport:
     compared with (``--against``): named under :attr:`unmatched`."""
     answers_not_compared: int = 0
     """How many answers of requests both sides hold had no answer of the other side to
-    be compared with, a sample only one side recorded (``--against``): named under
-    :attr:`unmatched`."""
+    be compared with, of a sample or a fixture only one side recorded (``--against``):
+    named under :attr:`unmatched`."""
     uninjected: tuple[str, ...] = ()
     """The simulator's drift rules that changed no answer (a misspelt field): the drift
     they were to inject was not there to be found."""
@@ -199,13 +200,21 @@ class _Sampled(NamedTuple):
 
 
 class _Recorded(NamedTuple):
-    """A request of one fixture set: where it is, its interface and its answers, error
-    answers left out (:func:`~.drift_answers.error_answer`: a request recorded through an
-    SDK's retries, 429 then 200, is compared by its 200, as live mode compares it)."""
+    """A fixture of one fixture set: where it is, its request's match form, its
+    interface and its answers, error answers left out
+    (:func:`~.drift_answers.error_answer`: a request recorded through an SDK's retries,
+    429 then 200, is compared by its 200, as live mode compares it)."""
 
     place: str
     interface: str
     answers: tuple[_Sampled, ...]
+    form: bytes = b""
+    file: str = ""
+    """Its file, relative to the fixture set's path (``.`` for a set of one file)."""
+
+
+_NOTHING = _Recorded("", UNKNOWN, ())
+"""The counterpart of a fixture the other side holds no more of: none of its answers."""
 
 
 @dataclass
@@ -215,14 +224,16 @@ class _Side:
     fixture that recorded only error answers was left out."""
 
     path: Path
-    requests: dict[bytes, _Recorded] = field(default_factory=dict)
+    requests: dict[bytes, list[_Recorded]] = field(default_factory=dict)
     interfaces: set[str] = field(default_factory=set)
     types: dict[str, Shape] = field(default_factory=lambda: defaultdict(dict))
     skipped: list[str] = field(default_factory=list)
 
     @staticmethod
     def read(path: Path) -> _Side:
-        """The fixtures at ``path``, read one at a time; a request met twice, its first."""
+        """The fixtures at ``path``, read one at a time; a request several fixtures hold
+        (the per-test stores of a folder sharing a first turn), each of them in store
+        order."""
         side = _Side(path)
         for loc, fixture in each_fixture(path):
             if all(response is None for response in fixture.responses):
@@ -238,9 +249,11 @@ class _Side:
                 if error_answer(fixture.request, response) is None
             )
             side.add_types(interface, answers)
-            side.requests.setdefault(
-                match_form(fixture.request),
-                _Recorded(f"{where(loc)} (key {fixture.key})", interface, answers),
+            form = match_form(fixture.request)
+            place = f"{where(loc)} (key {fixture.key})"
+            file = _relative(loc.file, path)
+            side.requests.setdefault(form, []).append(
+                _Recorded(place, interface, answers, form, file)
             )
         return side
 
@@ -251,12 +264,41 @@ class _Side:
                 merge_shape(self.types[interface], answer)
 
     def unpaired(self, other: _Side) -> dict[str, list[_Recorded]]:
-        """The requests of this side that ``other`` does not hold, by interface."""
+        """The fixtures of the requests of this side that ``other`` does not hold, by
+        interface."""
         found: dict[str, list[_Recorded]] = defaultdict(list)
-        for form, recorded in self.requests.items():
+        for form, fixtures in self.requests.items():
             if form not in other.requests:
-                found[recorded.interface].append(recorded)
+                for recorded in fixtures:
+                    found[recorded.interface].append(recorded)
         return dict(found)
+
+
+def _relative(file: Path, path: Path) -> str:
+    """``file`` relative to the fixture set ``path`` it was read from."""
+    try:
+        return file.relative_to(path).as_posix()
+    except ValueError:
+        return str(file)
+
+
+def _matched(
+    mine: list[_Recorded], theirs: list[_Recorded]
+) -> Iterator[tuple[_Recorded, _Recorded]]:
+    """The fixtures of one request on two sides in pairs: those of the same file under
+    each side's path first (a test's own store, in the pytest plugin's layout of one
+    store per test), then the rest in store order; a fixture one side holds more of is
+    paired with :data:`_NOTHING`."""
+    rest = list(theirs)
+    left: list[_Recorded] = []
+    for recorded in mine:
+        same = next((found for found in rest if found.file == recorded.file), None)
+        if same is None:
+            left.append(recorded)
+        else:
+            rest.remove(same)
+            yield recorded, same
+    yield from zip_longest(left, rest, fillvalue=_NOTHING)
 
 
 def _answer(request: dict[str, Any], response: Any) -> Answer:
@@ -272,20 +314,23 @@ def _answer(request: dict[str, Any], response: Any) -> Answer:
 def drift_against(path: Path, other: Path) -> DriftReport:
     """Compare the fixtures at ``path`` with those at ``other`` (offline).
 
-    A request both sides hold is compared sample by sample: each answer's field set with
-    that of the same request's answer of the same sample index in ``other`` (one good
-    answer does not hide an empty one; error answers left out, so a request recorded
-    through an SDK's retries is compared by its 200, and a fixture that recorded only
-    errors is named under ``skipped``, its request one that side does not hold); an
-    answer of a sample index only one side recorded is named and counted, not compared.
-    The answers of the requests only one side holds are compared pooled per interface,
-    the fields of all of them in ``path`` against those of all of them in ``other`` (a
-    set recorded again, or for another model, shares few requests or none); where only
-    one side holds such requests of an interface (or the interface), they are named and
-    counted, not compared, and so is an answer that is not a JSON object (a proxy's HTML
-    page), named under ``errors``: either way, with no drift found, the check did not
-    run whole. The types of ``other``'s answers compared are checked against those of
-    every answer of ``path`` of their interface."""
+    A request both sides hold is compared in every fixture that holds it (each with the
+    fixture of the same file on the other side, the others in store order; the answers
+    of a fixture the other side holds no more of are named and counted, not compared),
+    sample by sample: each answer's field set with that of the same request's answer of
+    the same sample index in ``other`` (one good answer does not hide an empty one;
+    error answers left out, so a request recorded through an SDK's retries is compared
+    by its 200, and a fixture that recorded only errors is named under ``skipped``, its
+    request one that side does not hold); an answer of a sample index only one side
+    recorded is named and counted, not compared. The answers of the requests only one
+    side holds are compared pooled per interface, the fields of all of them in ``path``
+    against those of all of them in ``other`` (a set recorded again, or for another
+    model, shares few requests or none); where only one side holds such requests of an
+    interface (or the interface), they are named and counted, not compared, and so is an
+    answer that is not a JSON object (a proxy's HTML page), named under ``errors``:
+    either way, with no drift found, the check did not run whole. The types of
+    ``other``'s answers compared are checked against those of every answer of ``path``
+    of their interface."""
     old, new = _Side.read(path), _Side.read(other)
     _refuse_nothing_in_common(old, new)
     pairs: dict[str, _Pairs] = defaultdict(_Pairs)
@@ -293,30 +338,31 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     errors: list[str] = []
     seen: tuple[set[str], set[str]] = (set(), set())  # the interfaces compared, by side
     answers_not_compared = 0
-    for form, before in old.requests.items():
-        after = new.requests.get(form)
-        if after is None:
+    for form, mine in old.requests.items():
+        theirs = new.requests.get(form)
+        if theirs is None:
             continue
-        # a fixture without meta (interface unknown) is compared as the other side's
-        interface = after.interface if before.interface == UNKNOWN else before.interface
-        old.add_types(interface, before.answers)
-        seen[0].add(interface)
-        seen[1].add(interface)
-        # the n-th answer of each side, error answers left out (sample indices as recorded)
-        none = _Sampled(-1, None)
-        for a, b in zip_longest(before.answers, after.answers, fillvalue=none):
-            for recorded, (index, answer), counterpart, side in (
-                (before, a, b.answer, path),
-                (after, b, a.answer, other),
-            ):
-                if isinstance(answer, str):
-                    errors.append(f"{recorded.place}, sample {index}: {answer}")
-                elif answer is not None and counterpart is None:
-                    place = f"{recorded.place}, sample {index}"
-                    alone[interface, "answer(s)", side].append(place)
-                    answers_not_compared += 1
-            if isinstance(a.answer, dict) and isinstance(b.answer, dict):
-                pairs[interface].add(a.answer, b.answer)
+        for before, after in _matched(mine, theirs):
+            # a fixture without meta (interface unknown) is compared as the other side's
+            interface = after.interface if before.interface == UNKNOWN else before.interface
+            old.add_types(interface, before.answers)
+            seen[0].add(interface)
+            seen[1].add(interface)
+            # the n-th answer of each side, error answers left out (samples as recorded)
+            none = _Sampled(-1, None)
+            for a, b in zip_longest(before.answers, after.answers, fillvalue=none):
+                for recorded, (index, answer), counterpart, side in (
+                    (before, a, b.answer, path),
+                    (after, b, a.answer, other),
+                ):
+                    if isinstance(answer, str):
+                        errors.append(f"{recorded.place}, sample {index}: {answer}")
+                    elif answer is not None and counterpart is None:
+                        place = f"{recorded.place}, sample {index}"
+                        alone[interface, "answer(s)", side].append(place)
+                        answers_not_compared += 1
+                if isinstance(a.answer, dict) and isinstance(b.answer, dict):
+                    pairs[interface].add(a.answer, b.answer)
     only_old, only_new = old.unpaired(new), new.unpaired(old)
     seen[0].update(only_old)
     seen[1].update(only_new)
@@ -330,21 +376,24 @@ def drift_against(path: Path, other: Path) -> DriftReport:
         if found is not None:
             pooled[interface] = found
         pooled_places += [
-            f"{interface}: {len(requests)} request(s) only in {side}, compared pooled: "
-            + first_few([r.place for r in requests], 3)
-            for side, requests in ((path, mine), (other, theirs))
+            f"{interface}: {_requests(fixtures)} request(s) only in {side}, compared pooled: "
+            + first_few([r.place for r in fixtures], 3)
+            for side, fixtures in ((path, mine), (other, theirs))
         ]
     not_compared = 0
+    counted: dict[tuple[str, str, Path], int] = {}
     for side, unpaired in ((path, only_old), (other, only_new)):
-        for interface, requests in unpaired.items():
-            alone[interface, "request(s)", side] += [r.place for r in requests]
-            not_compared += len(requests)
+        for interface, fixtures in unpaired.items():
+            alone[interface, "request(s)", side] += [r.place for r in fixtures]
+            counted[interface, "request(s)", side] = _requests(fixtures)
+            not_compared += _requests(fixtures)
     unmatched = [
         f"{interface}: only in {path if interface in seen[0] else other}, not compared"
         for interface in sorted(seen[0] ^ seen[1])
     ]
     unmatched += [
-        f"{interface}: {len(places)} {what} only in {side}, not compared: " + first_few(places, 3)
+        f"{interface}: {counted.get((interface, what, side), len(places))} {what} only in "
+        f"{side}, not compared: " + first_few(places, 3)
         for (interface, what, side), places in sorted(
             alone.items(), key=lambda item: (item[0][0], item[0][1] == "answer(s)")
         )
@@ -365,6 +414,11 @@ def drift_against(path: Path, other: Path) -> DriftReport:
     )
 
 
+def _requests(fixtures: list[_Recorded]) -> int:
+    """How many requests ``fixtures`` hold (two per-test stores may hold one)."""
+    return len({recorded.form for recorded in fixtures})
+
+
 class _Pool(NamedTuple):
     """The answers of one side's unpaired requests of an interface, gathered."""
 
@@ -372,12 +426,12 @@ class _Pool(NamedTuple):
     answers: int
 
 
-def _gathered(requests: list[_Recorded], errors: list[str]) -> _Pool:
-    """The union of the field sets (with their types) of every answer of ``requests``;
+def _gathered(fixtures: list[_Recorded], errors: list[str]) -> _Pool:
+    """The union of the field sets (with their types) of every answer of ``fixtures``;
     an answer that is not a JSON object goes to ``errors``."""
     fields: Shape = {}
     answers = 0
-    for recorded in requests:
+    for recorded in fixtures:
         for index, answer in recorded.answers:
             if isinstance(answer, str):
                 errors.append(f"{recorded.place}, sample {index}: {answer}")

@@ -88,8 +88,9 @@ def _not_checked(report: DriftReport) -> list[str]:
     if report.answers_not_compared:
         why.append(
             f"{report.answers_not_compared} answer(s) of requests both sides hold have no "
-            "answer of the other side to be compared with, a sample only one side recorded "
-            "(not compared above); record as many samples of those requests in both sets"
+            "answer of the other side to be compared with, of a sample or a store only one "
+            "side recorded (not compared above); record them in both sets, as many samples "
+            "in the same stores"
         )
     if report.uninjected:
         rules = ", ".join(f"'{rule}'" for rule in report.uninjected)
