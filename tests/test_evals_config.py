@@ -3,10 +3,14 @@ that name the file, the line and the key."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from replaygate.config import line_of
 from replaygate.evals import (
     ConfigError,
     GateConfig,
@@ -386,6 +390,32 @@ def test_a_table_in_another_currency_replaces_the_shipped_one(tmp_path: Path) ->
             "either a price file or prices inline",
         ),
         ("[tool.replaygate]\ngate = 3\n", 2, "tool.replaygate.gate", "expected a table"),
+        # a multi-line string's lines are text, not headers or keys
+        (
+            '[tool.replaygate]\nsystem = """\nYou are a helper.\n[RULES]\nCite.\n"""\n'
+            'model = "m"\nmax_tokens = "512"\n',
+            8,
+            "tool.replaygate.max_tokens",
+            "expected an integer",
+        ),
+        (
+            '[tool.replaygate]\nsystem = """\nmodel = the model you think fits\n"""\nmodel = 5\n',
+            5,
+            "tool.replaygate.model",
+            "expected a string",
+        ),
+        (
+            "[tool.replaygate]\nsystem = '''\n[RULES]\n'''\nmodle = 'm'\n",
+            5,
+            "tool.replaygate.modle",
+            "unknown key",
+        ),
+        (
+            '[tool.replaygate]\nsystem = """a \\""" b\nmodel = 1\n"""\nmodel = 5\n',
+            5,
+            "tool.replaygate.model",
+            "expected a string",
+        ),
     ],
 )
 def test_a_bad_value_names_file_line_and_key(
@@ -398,6 +428,51 @@ def test_a_bad_value_names_file_line_and_key(
     assert (err.file, err.line, err.key) == (str(path), line, key), str(err)
     assert str(err).startswith(f"{path}:{line}: {key}: ")
     assert message in str(err)
+
+
+_TEXT = [
+    "[RULES]",
+    "[tool.replaygate]",
+    "model = 'x' ",
+    'model = "x" ',
+    "\n",
+    "#",
+    "[",
+    "{",
+    "a",
+    " ",
+]
+_BASIC = [*_TEXT, '"a', '""a', '\\"""a', "\\\\", "\\n", "'''", "\\\n"]
+"""Pieces of a multi-line basic string: quotes that do not end it, escapes (an escaped
+quote before two more), a line-ending backslash."""
+_LITERAL = [*_TEXT, "'a", "''a", '"""', "\\", '"']
+"""Pieces of a multi-line literal string (no escapes: a backslash is text)."""
+
+
+def _values() -> st.SearchStrategy[str]:
+    """A TOML value spanning lines: a multi-line string, or an array of them and of arrays."""
+    basic = st.lists(st.sampled_from(_BASIC)).map(lambda parts: '"""' + "".join(parts) + '"""')
+    literal = st.lists(st.sampled_from(_LITERAL)).map(lambda parts: "'''" + "".join(parts) + "'''")
+    strings = basic | literal
+    one_line = st.sampled_from(['\'"""\'', "\"'''\"", '"a \\" [RULES]"', '["x"]'])
+    item = strings | strings.map(lambda value: f"[{value}]") | one_line
+    array = st.lists(item, max_size=3).map(lambda items: "[\n  " + ",\n  ".join(items) + "\n]")
+    return strings | array
+
+
+_COMMENTS = ["", ' # """ [RULES]', " # '''"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.tuples(_values(), st.sampled_from(_COMMENTS)), min_size=1, max_size=3))
+def test_a_key_after_values_spanning_lines_is_found_at_its_line(
+    values: list[tuple[str, str]],
+) -> None:
+    # their lines were taken for headers and keys: a prompt's "[RULES]" ended the table
+    lines = (f"k{i} = {value}{comment}\n" for i, (value, comment) in enumerate(values))
+    text = "[tool.replaygate]\n" + "".join(lines) + "model = 5\n"
+    assert tomllib.loads(text)["tool"]["replaygate"]["model"] == 5  # valid TOML, one model
+    assert line_of(text, "tool.replaygate", "model") == text.count("\n")
 
 
 def test_a_toml_syntax_error_names_its_line(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,7 +160,7 @@ def _scan(text: str, section: str, key: str, occurrence: int) -> int:
     inside = section == ""
     seen = -1
     target = f"{section}.{key}" if section else key
-    for number, line in text_lines(text):
+    for number, line in statement_lines(text):
         header = _HEADER.match(line)
         if header:
             here = _normal(header.group(1))
@@ -183,6 +183,80 @@ def _scan(text: str, section: str, key: str, occurrence: int) -> int:
         if not inside and occurrence == 0 and _under(full, target):
             return number
     return header_line
+
+
+def statement_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of the lines of a TOML text that start a statement (a
+    ``key = value`` or a ``[header]``): not those that start inside a multi-line string
+    (a system prompt's ``[RULES]`` or ``model = ...`` is text, not a header or a key) nor
+    inside an array or inline table that spans lines."""
+    inner = _continued_lines(text)
+    for number, line in text_lines(text):
+        if number not in inner:
+            yield number, line
+
+
+def _continued_lines(text: str) -> set[int]:
+    """The numbers of the lines of a TOML text that start inside a multi-line string, an
+    array or an inline table begun on a line before."""
+    inner: set[int] = set()
+    line = 1
+    depth = 0  # of open arrays and inline tables
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char == "\n":
+            line += 1
+            if depth:
+                inner.add(line)
+            at += 1
+        elif char == "#":  # a comment, to the end of its line
+            end = text.find("\n", at)
+            at = len(text) if end < 0 else end
+        elif char in "\"'" and text.startswith(char * 3, at):
+            end = _multi_line_end(text, at + 3, char)
+            lines = text.count("\n", at, end)
+            inner.update(range(line + 1, line + lines + 1))
+            line += lines
+            at = end
+        elif char in "\"'":
+            at = _string_end(text, at + 1, char)
+        else:
+            if char in "[{":
+                depth += 1
+            elif char in "]}" and depth:
+                depth -= 1
+            at += 1
+    return inner
+
+
+def _multi_line_end(text: str, at: int, quote: str) -> int:
+    """Where the multi-line string whose text starts at ``at`` ends (after its closing
+    quotes: up to two more quotes before them are the string's): ``quote`` is ``"`` for a
+    basic string, whose backslash escapes the character after it, ``'`` for a literal one."""
+    while at < len(text):
+        char = text[at]
+        if char == "\\" and quote == '"':
+            at += 2
+        elif text.startswith(quote * 3, at):
+            end = at + 3
+            while end < len(text) and end - at < 5 and text[end] == quote:
+                end += 1
+            return end
+        else:
+            at += 1
+    return len(text)
+
+
+def _string_end(text: str, at: int, quote: str) -> int:
+    """Where the one-line string whose text starts at ``at`` ends (after its closing
+    quote, or at the end of its line)."""
+    while at < len(text) and text[at] != "\n":
+        char = text[at]
+        if char == quote:
+            return at + 1
+        at += 2 if char == "\\" and quote == '"' else 1
+    return at
 
 
 def described(value: Any) -> str:
