@@ -818,6 +818,49 @@ def test_an_index_names_only_an_item_of_a_list_the_answer_has() -> None:
         assert sim.unmatched_drift() == ()
 
 
+def test_a_rule_setting_a_field_to_the_json_value_it_holds_changes_nothing() -> None:
+    """``add-field:stop_sequence=null`` on answers whose ``stop_sequence`` is null counted as
+    injected: ``drift --sim-drift`` then ended ``no drift``, a check that checked nothing."""
+    body = {"type": "message", "stop_sequence": None, "usage": {"n": 1}, "flag": True,
+            "items": [1, {"a": [1], "b": "x"}]}  # fmt: skip
+    for spec in (
+        "add-field:stop_sequence=null",
+        "add-field:type=message",
+        'add-field:type="message"',
+        "add-field:usage.n=1",
+        "add-field:flag=true",
+        "add-field:items.0=1",
+        "add-field:usage.foo=1,drop-field:usage.foo",  # undone by the next rule
+    ):
+        assert DriftPlan.parse(spec).changes(body) == (body, frozenset()), spec
+    reordered = DriftPlan.coerce(['add-field:items.1={"b": "x", "a": [1]}'])
+    assert reordered.changes(body) == (body, frozenset()), "keys in another order: one value"
+    for spec in (
+        "add-field:usage.n=1.0",  # Python holds 1 == 1.0 == True; JSON does not
+        "add-field:usage.n=true",
+        'add-field:usage.n="1"',
+        "add-field:flag=1",
+        "add-field:items.0=1.0",
+        'add-field:stop_sequence="null"',
+        "add-field:stop_sequence",
+        'add-field:items.1={"b": "x"}',
+        "drop-field:stop_sequence",
+        "drop-field:items.0",
+    ):
+        drifted, matched = DriftPlan.parse(spec).changes(body)
+        assert matched == frozenset({0}), spec
+        assert json.dumps(drifted) != json.dumps(body), spec
+    drift = "add-field:stop_sequence=null,add-field:type=message,add-field:usage.foo"
+    with Simulator(behavior="echo", drift=drift) as sim:
+        anthropic_client(sim).messages.create(model=MODEL, max_tokens=16, messages=QUESTION)
+        with anthropic_client(sim).messages.stream(
+            model=MODEL, max_tokens=16, messages=QUESTION
+        ) as stream:
+            stream.until_done()
+        unmatched = [str(rule) for rule in sim.unmatched_drift()]
+    assert unmatched == ["add-field:stop_sequence=null", 'add-field:type="message"']
+
+
 # -- streaming synthesis (pure) ------------------------------------------------------------
 
 

@@ -1,7 +1,9 @@
 """Drift injection: change the shape of response bodies the way a provider update might.
 
 ``add-field:PATH`` sets a dotted path to a placeholder (``"drift"``, or the JSON value
-after ``=``, as in ``add-field:usage.foo=0``); ``drop-field:PATH`` removes it. A path
+after ``=``, as in ``add-field:usage.foo=0``); ``drop-field:PATH`` removes it. Setting a
+field to the value it holds (the same JSON value, of the same JSON type: ``1`` is not
+``1.0``) changes nothing, and counts as no change. A path
 segment that is a number indexes a list (``choices.0.message.refusal``); drift's own
 ``content[].type`` notation is refused, naming the index form. A rule whose path runs
 through something that is not an object or a list leaves the body alone, and so does one
@@ -122,16 +124,27 @@ class DriftRule:
             if self.op == "add-field":
                 if last.isdigit() and last not in node:
                     return False  # an index, not an object's new key
+                if last in node and same_json(node[last], self.value):
+                    return False  # the value it already holds: nothing changes
                 node[last] = copy.deepcopy(self.value)
                 return True
             return node.pop(last, _MISSING) is not _MISSING
         if isinstance(node, list) and last.isdigit() and int(last) < len(node):
-            if self.op == "add-field":
-                node[int(last)] = copy.deepcopy(self.value)
-            else:
+            if self.op == "drop-field":
                 del node[int(last)]
+            elif same_json(node[int(last)], self.value):
+                return False
+            else:
+                node[int(last)] = copy.deepcopy(self.value)
             return True
         return False
+
+
+def same_json(one: Any, other: Any) -> bool:
+    """Whether two values are one JSON value: of the same JSON type as well as equal, so
+    ``1``, ``1.0`` and ``true`` differ (Python holds them equal), as do ``"1"`` and ``1``;
+    the keys of an object in any order."""
+    return json.dumps(one, sort_keys=True) == json.dumps(other, sort_keys=True)
 
 
 _MISSING: Any = object()
@@ -188,11 +201,14 @@ class DriftPlan:
 
     def changes(self, body: dict[str, Any]) -> tuple[dict[str, Any], frozenset[int]]:
         """A drifted copy of ``body`` (``body`` itself when there are no rules), and the
-        indexes of the rules that changed it."""
+        indexes of the rules that changed it: none when the rules together leave it as it
+        was (one adds a field another drops)."""
         if not self.rules:
             return body, frozenset()
         drifted = copy.deepcopy(body)
         matched = frozenset(i for i, rule in enumerate(self.rules) if rule.apply(drifted))
+        if matched and same_json(drifted, body):
+            return drifted, frozenset()
         return drifted, matched
 
     def apply(self, body: dict[str, Any]) -> dict[str, Any]:
