@@ -189,6 +189,37 @@ def test_the_pytest_rootdir_is_used_when_no_project_is_above_the_store(
     assert store_config(project / "fixtures" / "rc.jsonl", root=nested).personal_data == ("email",)
 
 
+def test_a_symlinked_pyproject_takes_its_paths_from_the_folder_of_the_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # They were taken from the folder of the file linked to: record wrote into the
+    # store of the project the config is shared from, and eval read its cases.
+    from replaygate.evals.config import load_config
+
+    shared, service = tmp_path / "shared", tmp_path / "svc"
+    shared.mkdir()
+    (service / "evals").mkdir(parents=True)
+    (shared / "pyproject.toml").write_text(
+        '[tool.replaygate]\nfixtures = "evals/fixtures.jsonl"\ncases = "evals/cases.jsonl"\n'
+        '[tool.replaygate.prices]\nfile = "prices.toml"\n',
+        encoding="utf-8",
+    )
+    (service / "prices.toml").write_text('currency = "EUR"\n"m" = { input = 1, output = 2 }\n')
+    link = service / "pyproject.toml"
+    link.symlink_to("../shared/pyproject.toml")
+    here = service.resolve()
+    monkeypatch.chdir(service)
+    for config in (load_config(), load_config(link), load_config(near=service / "evals")):
+        assert config.root == here and config.file is not None
+        assert config.file.parent == here
+        assert config.fixtures == here / "evals" / "fixtures.jsonl"
+        assert config.cases == here / "evals" / "cases.jsonl"
+        assert config.prices is not None and config.prices.currency == "EUR"
+    assert store_pyproject(tmp_path / "elsewhere" / "rc.jsonl", root=service) == here / (
+        "pyproject.toml"
+    )
+
+
 @pytest.mark.slow
 def test_the_pytest_plugin_anchors_its_stores_at_the_rootdir(
     pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory

@@ -332,6 +332,14 @@ def store_pyproject(store: StrPath | None, root: StrPath | None = None) -> Path 
         return find_pyproject()
     found = find_pyproject(store) if store is not None else None
     if found is None and root is not None:
-        candidate = _project_file(os.path.join(root, PYPROJECT))
-        found = candidate.resolve() if candidate is not None else None
+        found = _project_file(os.path.join(os.path.realpath(root), PYPROJECT))
     return found
+
+
+def project_folder(pyproject: StrPath) -> Path:
+    """The project folder of ``pyproject``, a ``pyproject.toml`` found or given: the
+    folder it is in, where relative paths in ``[tool.replaygate]`` are taken from. A
+    ``pyproject.toml`` that is a symbolic link (a config shared from another checkout)
+    belongs to the folder of the link, not of the file it points to, as pytest takes
+    the link's folder for its rootdir."""
+    return Path(os.path.realpath(os.path.dirname(os.path.abspath(pyproject))))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from replaygate.config import MAX_TOKENS, described, find_pyproject, tool_table
+from replaygate.config import MAX_TOKENS, described, find_pyproject, project_folder, tool_table
 from replaygate.evals.metrics import (
     check_limit_names,
     expand_limits,
@@ -203,7 +203,7 @@ def load_config(
     if file is None:
         return Config(root=Path.cwd())
     data, text = load_toml(file)
-    root = file.resolve().parent
+    root = project_folder(file)
     section = tool_table(data)
     top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
     if not isinstance(section, Mapping):
