@@ -28,6 +28,7 @@ BODY = {
     "stream": True,
     "messages": [{"role": "user", "content": "hi"}],
 }
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_an_intercepted_stream_left_by_a_break_raises_the_refusal(
         library.Client(base_url=sim.url) as client,  # type: ignore[attr-defined]
         intercept(store, "record-missing", approve_live=True),
         pytest.raises(SecretInFixtureError),
-        client.stream("POST", "/v1/messages", json=BODY, headers={"x-api-key": "k"}) as response,
+        client.stream("POST", "/v1/messages", json=BODY, headers=HEADERS) as response,
     ):
         _until_the_key(response.iter_lines())
     assert not store.exists()

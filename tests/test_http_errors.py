@@ -333,7 +333,7 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> 
 def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Path) -> None:
     store = tmp_path / "closed.jsonl"
     body = {"model": "m", "max_tokens": 8, "stream": True, "messages": HI}
-    headers = {"x-api-key": "k"}
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 
     def first_line(client: httpx2.Client) -> str:
         with client, client.stream("POST", "/v1/messages", json=body, headers=headers) as response:
@@ -395,7 +395,7 @@ def test_a_stream_closed_early_from_the_simulator_says_how_to_record_it_from_the
     as a miss whose nearest fixture came from it does."""
     store = tmp_path / "closed.jsonl"
     body = {"model": "m", "max_tokens": 8, "stream": True, "messages": HI}
-    key = {"x-api-key": "k"}
+    key = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 
     def first_line(client: httpx2.Client) -> str:
         with client, client.stream("POST", "/v1/messages", json=body, headers=key) as response:

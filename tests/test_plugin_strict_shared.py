@@ -139,7 +139,8 @@ def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
         http = httpx2_client(store, "record-missing", approve_live=True, source="sim")
         body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
         for _ in range(2):
-            http.post(f"{sim.url}/v1/messages", json=body, headers={"x-api-key": "k"})
+            headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+            http.post(f"{sim.url}/v1/messages", json=body, headers=headers)
         http.close()
     (fixture,) = FixtureStore.open(store)
     assert fixture.samples == 2

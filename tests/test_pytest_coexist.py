@@ -72,19 +72,20 @@ from replaygate.http import httpx2_client
 
 URL = os.environ["SIM_URL"]
 BODY = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 
 
 @pytest.mark.vcr
 def test_vcr(record_mode):
     assert record_mode == os.environ["EXPECTED_VCR_MODE"]
-    answer = requests.post(URL + "/v1/messages", json=BODY, headers={"x-api-key": "k"}).json()
+    answer = requests.post(URL + "/v1/messages", json=BODY, headers=HEADERS).json()
     assert answer["content"][0]["text"] == "echo: hi"
 
 
 def test_replaygate(replaygate_exchange, replaygate_mode):
     assert replaygate_mode == os.environ["EXPECTED_REPLAYGATE_MODE"]
     client = httpx2_client(replaygate_exchange, base_url=URL)
-    answer = client.post("/v1/messages", json=BODY, headers={"x-api-key": "k"}).json()
+    answer = client.post("/v1/messages", json=BODY, headers=HEADERS).json()
     assert answer["content"][0]["text"] == "echo: hi"
 """
 
@@ -295,7 +296,9 @@ BODY = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": 
 @pytest.mark.vcr
 def test_weather():
     answer = requests.post(
-        "http://api.weather.example/v1/messages", json=BODY, headers={"x-api-key": "k"}
+        "http://api.weather.example/v1/messages",
+        json=BODY,
+        headers={"x-api-key": "k", "anthropic-version": "2023-06-01"},
     ).json()
     assert answer["content"][0]["text"] == "echo: hi"
 

@@ -19,6 +19,7 @@ import httpx2
 import pytest
 
 from replaygate.http import httpx2_client
+from replaygate.http.routes import simulator_refusal
 from replaygate.models.providers.anthropic import from_anthropic_response, to_anthropic_request
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.network import block_network
@@ -425,7 +426,8 @@ def test_anthropic_validation_errors(echo: Simulator) -> None:
 
 def test_raw_error_body_shapes(echo: Simulator) -> None:
     with httpx2.Client(base_url=echo.url) as http:
-        bad = http.post("/v1/messages", headers={"x-api-key": "k"}, json={"model": MODEL})
+        key = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        bad = http.post("/v1/messages", headers=key, json={"model": MODEL})
         assert bad.status_code == 400
         body = bad.json()
         assert body["type"] == "error"
@@ -455,8 +457,54 @@ def test_raw_error_body_shapes(echo: Simulator) -> None:
 
         assert http.post("/v1/nowhere", headers={"x-api-key": "k"}).status_code == 404
         assert http.get("/v1/messages", headers={"x-api-key": "k"}).status_code == 405
-        not_json = http.post("/v1/messages", headers={"x-api-key": "k"}, content=b"{nope")
+        not_json = http.post("/v1/messages", headers=key, content=b"{nope")
         assert not_json.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        (None, "anthropic-version: header is required"),
+        ("", "anthropic-version: header is required"),
+        ("garbage", 'anthropic-version: "garbage" is not a valid version'),
+        ("2023-06-01, 2023-06-01", 'anthropic-version: "2023-06-01, 2023-06-01" is not a valid '
+         "version"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("route", ["/v1/messages", "/v1/messages/count_tokens"])
+def test_an_anthropic_request_without_a_known_version_is_refused_as_the_api_refuses_it(
+    echo: Simulator, version: str | None, message: str, route: str
+) -> None:
+    # it was answered 200: a curl command or a client of another language that forgot
+    # the header passed against the simulator, then failed live on its first request
+    headers = {"x-api-key": "k"} | ({} if version is None else {"anthropic-version": version})
+    body = {"model": MODEL, "max_tokens": 8, "messages": QUESTION}
+    refused = httpx2.post(f"{echo.url}{route}", headers=headers, json=body)
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": message},
+        "request_id": refused.headers["request-id"],
+    }
+    assert httpx2.post(f"{echo.url}{route}", json=body).status_code == 401  # no key comes first
+
+
+def test_the_anthropic_versions_the_api_knows_are_answered_and_another_date_is_the_simulators_own(
+    echo: Simulator,
+) -> None:
+    body = {"model": MODEL, "max_tokens": 8, "messages": QUESTION}
+    for version in ("2023-01-01", "2023-06-01", "2026-10-21"):
+        headers = {"x-api-key": "k", "anthropic-version": version}
+        answered = httpx2.post(f"{echo.url}/v1/messages", headers=headers, json=body)
+        assert answered.status_code == 200, (version, answered.text)
+    headers = {"x-api-key": "k", "anthropic-version": "2023-10-01"}
+    unknown = httpx2.post(f"{echo.url}/v1/messages", headers=headers, json=body)
+    assert unknown.status_code == 400 and unknown.headers["x-should-retry"] == "false"
+    said = simulator_refusal({"body": unknown.json()})
+    assert said is not None and said.startswith(
+        'anthropic-version: "2023-10-01" is no version the simulator knows (it knows '
+        "2023-01-01, 2023-06-01, 2026-10-21)"
+    )
 
 
 def test_openai_validation_errors(echo: Simulator) -> None:
@@ -750,7 +798,7 @@ def test_drift_in_anthropic_json_and_stream() -> None:
         with httpx2.Client(base_url=sim.url) as http:
             streamed = http.post(
                 "/v1/messages",
-                headers={"x-api-key": "k"},
+                headers={"x-api-key": "k", "anthropic-version": "2023-06-01"},
                 json={"model": MODEL, "max_tokens": 16, "messages": QUESTION, "stream": True},
             )
         start = json.loads(streamed.text.split("\n")[1].removeprefix("data: "))
@@ -808,7 +856,9 @@ def test_an_index_names_only_an_item_of_a_list_the_answer_has() -> None:
     assert keyed == {"bias": {"0": {"x": 1}}}, "a key of digits an object has is walked"
     with Simulator(behavior="echo", drift=rule) as sim, httpx2.Client() as http:
         body = {"model": MODEL, "max_tokens": 16, "messages": QUESTION}
-        said = http.post(f"{sim.url}/v1/messages", headers={"x-api-key": "k"}, json=body)
+        key = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        said = http.post(f"{sim.url}/v1/messages", headers=key, json=body)
+        assert said.status_code == 200, said.text
         assert "choices" not in said.json()
         assert [str(r) for r in sim.unmatched_drift()] == [rule]
         asked = {"model": GPT, "messages": QUESTION}
@@ -893,6 +943,7 @@ def test_keep_alive_and_http10_stream(echo: Simulator) -> None:
     body = json.dumps({"model": MODEL, "max_tokens": 8, "messages": QUESTION}).encode()
     request = (
         b"POST /v1/messages HTTP/1.1\r\nHost: sim\r\nx-api-key: k\r\n"
+        b"anthropic-version: 2023-06-01\r\n"
         b"content-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
     )
     with socket.create_connection(("127.0.0.1", echo.port), timeout=5) as sock:
@@ -909,7 +960,8 @@ def test_keep_alive_and_http10_stream(echo: Simulator) -> None:
         assert sock.recv(65536).startswith(b"HTTP/1.1 400 ")
 
     stream_body = json.dumps({**json.loads(body), "stream": True}).encode()
-    http10 = b"POST /v1/messages HTTP/1.0\r\nx-api-key: k\r\ncontent-length: %d\r\n\r\n%s" % (
+    http10 = b"POST /v1/messages HTTP/1.0\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\n"
+    http10 += b"content-length: %d\r\n\r\n%s" % (
         len(stream_body),
         stream_body,
     )

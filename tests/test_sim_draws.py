@@ -124,7 +124,8 @@ def _statuses(app: SimApp, questions: Sequence[str]) -> dict[str, list[int]]:
     body = {"model": "m", "max_tokens": 9}
     for question in questions:
         raw = orjson.dumps({**body, "messages": [{"role": "user", "content": question}]})
-        reply = app.handle("POST", "/v1/messages", {"x-api-key": "k"}, raw)
+        headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        reply = app.handle("POST", "/v1/messages", headers, raw)
         got.setdefault(question, []).append(reply.status)
     return got
 

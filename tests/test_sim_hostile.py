@@ -16,7 +16,11 @@ import pytest
 from replaygate.sim import Simulator, server
 from replaygate.sim.replies import MAX_BODY
 
-ANTHROPIC = {"x-api-key": "test", "content-type": "application/json"}
+ANTHROPIC = {
+    "x-api-key": "test",
+    "anthropic-version": "2023-06-01",
+    "content-type": "application/json",
+}
 OPENAI = {"authorization": "Bearer test", "content-type": "application/json"}
 GEMINI = {"x-goog-api-key": "test"}
 
@@ -530,6 +534,7 @@ def test_a_chunked_body_over_the_limit_is_refused(
 def test_a_chunked_body_is_read(sim: Simulator) -> None:
     data = (
         b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nTransfer-Encoding: chunked\r\n"
+        b"anthropic-version: 2023-06-01\r\n"
         b'Connection: close\r\n\r\n5\r\n{"mod\r\n6\r\nel":1}\r\n0\r\n\r\n'
     )
     status, _, body = exchange(sim, data)
@@ -587,7 +592,10 @@ def test_a_body_that_is_not_json_is_refused(
 def test_a_body_without_content_length_is_not_read(sim: Simulator) -> None:
     """HTTP/1.1 gives a request without Content-Length or chunking an empty body: the bytes
     after it are the next request, which is not HTTP."""
-    head = b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n\r\n"
+    head = (
+        b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
+        b"anthropic-version: 2023-06-01\r\n\r\n"
+    )
     data = head + b'{"model": "m"}\r\n\r\n'
     first, second = received(sim, data).split(b"HTTP/1.1 ")[1:]
     assert first.startswith(b"400 Bad Request\r\n")
@@ -723,6 +731,7 @@ def test_tool_names_the_apis_refuse_are_refused(sim: Simulator) -> None:
 def test_a_client_expecting_100_continue_is_told_to_send_its_body(sim: Simulator) -> None:
     head = (
         b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nExpect: 100-continue\r\n"
+        b"anthropic-version: 2023-06-01\r\n"
         b"Content-Length: 2\r\nConnection: close\r\n\r\n"
     )
     with socket.create_connection(("127.0.0.1", sim.port), timeout=5) as sock:

@@ -122,7 +122,7 @@ def test_http(replaygate_exchange, attempt):
     body = {"model": "claude-test-model", "max_tokens": 50,
             "messages": [{"role": "user", "content": "hello"}]}
     reply = httpx2_client(replaygate_exchange, base_url=url).post(
-        "/v1/messages", json=body, headers={"x-api-key": "k"})
+        "/v1/messages", json=body, headers={"x-api-key": "k", "anthropic-version": "2023-06-01"})
     assert reply.json()["content"][0]["text"] == "echo: hello"
 """
 HITS_TESTS = _HITS_HEAD + RAG_TEST + _HITS_TAIL
@@ -144,7 +144,7 @@ def replaygate_config():
 
 def ask(exchange, path, body):
     client = httpx2_client(exchange, base_url=URL)
-    headers = {{"x-api-key": "k", "authorization": "Bearer k"}}
+    headers = {{"x-api-key": "k", "authorization": "Bearer k", "anthropic-version": "2023-06-01"}}
     response = client.post(path, json=body, headers=headers)
     assert response.status_code == 200
     return response.json()
@@ -180,7 +180,8 @@ def ask(exchange, text, max_tokens=16):
     body = {"model": "claude-sonnet-4-5", "max_tokens": max_tokens,
             "messages": [{"role": "user", "content": text}]}
     client = httpx2_client(exchange, base_url=os.environ["REPLAYGATE_CAP_SIM_URL"])
-    reply = client.post("/v1/messages", json=body, headers={"x-api-key": "k"})
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    reply = client.post("/v1/messages", json=body, headers=headers)
     assert reply.status_code == 200, reply.text
     return reply.json()["content"][0]["text"]
 

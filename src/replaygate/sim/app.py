@@ -4,6 +4,8 @@
 :class:`~replaygate.sim.replies.Reply`: route, draw a fault, authenticate, validate,
 ask the behaviour, draw the thought a request asks for (:mod:`~replaygate.sim.thinking`),
 render the provider's wire shape, stream it if asked, drift it.
+A request the API refuses for its headers (Anthropic's missing or unknown
+``anthropic-version``) is refused once the caller is authenticated, as the API refuses it.
 A 429, 500 or 529 fault answers before the behaviour is asked; ``slow``,
 ``cut-stream`` and ``sse-error`` change how its answer is delivered. A behaviour
 that cannot answer (a script run out, a value it cannot make, an exception) gets an
@@ -169,6 +171,10 @@ class SimApp:
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)
+        problem = endpoint.header_problem(headers)
+        if problem is not None:
+            refused = invalid_reply(provider, problem, request_id)
+            return refusal(refused) if problem.own else refused
         if isinstance(endpoint, ResourceEndpoint):
             reply = self._resource(endpoint, method, route, query, fault, body, request_id)
         else:

@@ -60,6 +60,7 @@ from replaygate.sim.tokens import input_tokens, tokens
 from replaygate.sim.validation import (
     Invalid,
     anthropic_authenticated,
+    anthropic_version_problem,
     custom_forced,
     google_authenticated,
     openai_authenticated,
@@ -121,6 +122,11 @@ class Endpoint(ABC):
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         """Whether the request carries the credentials this API asks for."""
         return openai_authenticated(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        """Why the API would refuse the request's headers (a version it does not know),
+        checked once the caller is authenticated; None for none."""
+        return None
 
     def choices(self, request: SimRequest) -> int:
         """How many answers the (valid) request asks for, each a draw of its own."""
@@ -350,6 +356,9 @@ class AnthropicMessages(Endpoint):
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return anthropic_authenticated(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        return anthropic_version_problem(headers)
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_tokens")

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl
 
 import orjson
 
-from replaygate.models.providers.anthropic import server_tool
+from replaygate.models.providers.anthropic import API_VERSIONS, server_tool
 from replaygate.sim.thinking import EFFORTS, MIN_BUDGET, SUMMARIES, signed, unsealed
 
 
@@ -28,6 +28,10 @@ class Invalid:
     status: int = 400
     """The HTTP status of the refusal (400, or 404 for a resource the request names that
     the server does not hold)."""
+    own: bool = False
+    """Whether the refusal is the simulator's own, no answer of the API's (a request the API
+    may take but the simulator cannot answer as it would): sent marked as such
+    (:func:`~replaygate.sim.replies.refusal`), which a recording does not keep."""
 
 
 _RESULTS_WITHOUT_USE = (
@@ -47,6 +51,32 @@ def anthropic_authenticated(headers: Mapping[str, str]) -> bool:
         return True
     scheme, _, token = headers.get("authorization", "").partition(" ")
     return scheme.lower() == "bearer" and bool(token.strip())
+
+
+_DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def anthropic_version_problem(headers: Mapping[str, str]) -> Invalid | None:
+    """Why the Messages API would refuse the request's ``anthropic-version`` header, as it
+    refuses it: missing (``anthropic-version: header is required``) or naming no version
+    of :data:`~replaygate.models.providers.anthropic.API_VERSIONS` (``anthropic-version:
+    "x" is not a valid version``). A date none of them names is the simulator's own
+    refusal: the API may have published that version since."""
+    version = headers.get("anthropic-version", "").strip()
+    if not version:
+        return Invalid("anthropic-version: header is required")
+    if version in API_VERSIONS:
+        return None
+    shown = orjson.dumps(version).decode()
+    if _DATED.fullmatch(version):
+        known = ", ".join(API_VERSIONS)
+        return Invalid(
+            f"anthropic-version: {shown} is no version the simulator knows (it knows "
+            f"{known}); the API refuses a version it does not know as not a valid version: "
+            f"send one it knows (the SDKs send theirs)",
+            own=True,
+        )
+    return Invalid(f"anthropic-version: {shown} is not a valid version")
 
 
 def openai_authenticated(headers: Mapping[str, str]) -> bool:

@@ -26,6 +26,9 @@ from replaygate.models.types import (
 
 INTERFACE = "anthropic.messages"
 API_VERSION = "2023-06-01"
+API_VERSIONS = ("2023-01-01", API_VERSION, "2026-10-21")
+"""The ``anthropic-version`` values the Messages API takes; it refuses any other (a
+missing one too) with a 400 before reading the request."""
 
 
 def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
