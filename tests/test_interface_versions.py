@@ -65,8 +65,9 @@ def test_replaying_a_fixture_of_another_version_names_both(tmp_path: Path) -> No
     assert f"at {store}:1 was recorded for anthropic.messages version 2023-01-01" in message
     assert "this run asks for anthropic.messages version 2023-06-01" in message
     assert (
-        'Re-record it for 2023-06-01 (`mode="rerecord", approve_live=True` on a RecordingModel, '
-        "or pytest `--replaygate-record-mode=rerecord --replaygate-approve-live`)"
+        'Re-record it for 2023-06-01 (`mode="rerecord", approve_live=True` on a RecordingModel '
+        "(pytest's --replaygate-record-mode reaches the clients of the plugin's fixtures, not "
+        "a model a test builds"
     ) in message
     assert "interface_version='2023-01-01'" in message
     assert caught.value.store == str(store) and caught.value.key
