@@ -221,6 +221,33 @@ def test_the_report_names_the_url_the_requests_went_to(
     assert report.read_text().startswith(head + "\n")
 
 
+@pytest.mark.parametrize("given", ["--base-url", "ANTHROPIC_BASE_URL"])
+def test_a_gateways_credentials_in_the_url_named_are_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    # "drift: one.jsonl vs http://ci:ghp_...@127.0.0.1:PORT", in the CI log and the report
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    store = tmp_path / "one.jsonl"
+    report = tmp_path / "drift.txt"
+    with Simulator(behavior="echo") as sim:
+        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
+                                max_retries=0), "hi")  # fmt: skip
+        gateway = sim.url.replace("http://", f"http://ci:{token}@")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+        args = [str(store), "--live-sample", "1", "--approve-live", "--report", str(report)]
+        if given == "--base-url":
+            args += ["--base-url", gateway]
+        else:
+            monkeypatch.setenv("ANTHROPIC_BASE_URL", gateway)
+        done = drift(*args)
+        shown = sim.url.replace("http://", "http://<user and password, 43 characters>@")
+    # the simulator refuses the request (a user and password, no key of its own): what
+    # is checked here is the URL the report names, not the comparison
+    assert done.exit_code == 2, done.output
+    assert done.output.startswith(f"drift: {store} vs {shown}"), done.output
+    assert token not in done.output and token not in report.read_text()
+
+
 def test_an_output_inside_the_store_compared_or_in_no_folder_is_refused(tmp_path: Path) -> None:
     # Written into the folder compared, the report was read as a damaged fixture; a
     # missing folder was named by a temporary file's name.

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from replaygate.base_url import shown_url
 from replaygate.cli.interrupts import interrupts_deferred
 from replaygate.cli.options import CommandError
 from replaygate.errors import LiveAPIError
@@ -25,6 +26,7 @@ from replaygate.models.live import (
 )
 from replaygate.models.replay import RequestSettings
 from replaygate.network import is_loopback
+from replaygate.sanitize.secret_mask import masked_texts
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
 
@@ -83,7 +85,7 @@ def _api_message(err: Any) -> str:
     body = getattr(err, "body", None)
     error = body.get("error") if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
-    return str(message) if message else str(err.message)
+    return masked_texts([str(message) if message else str(err.message)])[0]  # a key it echoed
 
 
 def live_errors() -> tuple[type[BaseException], ...]:
@@ -137,23 +139,25 @@ def live_model(
             # No retries (law 7): a paid call that fails is reported, never sent again.
             client = anthropic.Anthropic(**options, timeout=timeout, max_retries=0)
             stack.enter_context(client)  # its connections closed before the simulator stops
+        at = shown_url(str(client.base_url))  # a gateway's credentials masked (CI logs)
         try:
             yield AnthropicModel(
                 client, model=settings.model, max_tokens=settings.max_tokens, system=settings.system
             )
         except anthropic.APIConnectionError as err:
+            (why,) = masked_texts([str(err.__cause__ or err)])
             raise LiveAPIError(
-                f"cannot reach the model API at {client.base_url}: {err.__cause__ or err}; check "
-                f"the network and ANTHROPIC_BASE_URL, or {instead}"
+                f"cannot reach the model API at {at}: {why}; check the network and "
+                f"ANTHROPIC_BASE_URL, or {instead}"
             ) from None
         except anthropic.AuthenticationError as err:
             raise LiveAPIError(
-                f"the model API at {client.base_url} refused the key "
+                f"the model API at {at} refused the key "
                 f"({err.status_code}): check {ANTHROPIC_CREDENTIAL_NAMES}, or {instead}"
             ) from None
         except anthropic.APIStatusError as err:
             raise LiveAPIError(
-                f"the model API at {client.base_url} answered {err.status_code}: "
+                f"the model API at {at} answered {err.status_code}: "
                 f"{_api_message(err)}; that call was not recorded, the answers recorded "
                 "before it are kept"
             ) from None

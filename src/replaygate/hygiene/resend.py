@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from replaygate.base_url import shown_url
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture
@@ -112,15 +113,16 @@ class LiveSender:
         if self.base_url:
             return self.base_url if provider != OPENAI else _join(self.base_url, "/v1")
         url = os.environ.get(url_env)
-        self._targets[provider] = f"{url} (from {url_env})" if url else default
+        self._targets[provider] = f"{shown_url(url)} (from {url_env})" if url else default
         return url or default
 
     @property
     def target(self) -> str:
         """Where the requests went: ``base_url``, else each provider's URL, naming the
-        environment variable that set it."""
+        environment variable that set it; a gateway's credentials in a URL masked (the
+        report reaches CI logs and files)."""
         if self.base_url:
-            return self.base_url
+            return shown_url(self.base_url)
         return ", ".join(self._targets[p] for p in sorted(self._targets)) or "the live API"
 
     def key(self, provider: str) -> str:
