@@ -522,6 +522,35 @@ def test_a_custom_hits_log_folder_is_not_a_change(project: Path) -> None:
     assert plan_for(project, "ci-cache/notes.txt").changes != ()
 
 
+@pytest.mark.parametrize(
+    ("hits", "state", "advice"),
+    [
+        ("ci-cache/hits", "is not there", "the setting tells only ci plan where to read it"),
+        (".replaygate/hits", "holds no hit", "the pytest plugin writes it as the tests replay"),
+    ],
+)
+def test_a_hits_log_folder_with_no_run_is_named_with_what_to_do(
+    project: Path, hits: str, state: str, advice: str
+) -> None:
+    # The plan said only that no test in the hits log played the fixtures: a folder the
+    # plugin never writes to (it writes .replaygate/hits) turned the narrowing off unseen.
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('hits = ".replaygate/hits"', f'hits = "{hits}"'))
+    if hits == ".replaygate/hits":
+        for log in (project / ".replaygate" / "hits").glob("*.jsonl"):
+            log.unlink()
+    plan = plan_for(project, "tests/fixtures/rag.jsonl")
+    assert [s.name for s in plan.stages] == ["model"]
+    assert plan.stages[0].reasons == (
+        f"fixtures: no run in the hits log at {hits}, so no test is known to play the "
+        "changed fixtures of tests/fixtures/rag.jsonl",
+    )
+    (note,) = plan.notes
+    assert note.startswith(f"no run in the hits log at {hits} (the folder {state})")
+    assert advice in note
+    assert plan.text().splitlines()[-1] == f"note {note}"
+
+
 def test_changed_files_can_be_given_and_nothing_changed_runs_nothing(project: Path) -> None:
     runner = CliRunner()
     config = str(project / "pyproject.toml")

@@ -26,6 +26,7 @@ from replaygate.errors import first_few
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
 from replaygate.evals.table import text_table
+from replaygate.fixtures.hits import DEFAULT_DIR
 from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
 
@@ -133,6 +134,27 @@ def _located(path: Path) -> Path:
     if path.name in ("", ".", ".."):
         return path.resolve()
     return path.parent.resolve() / path.name
+
+
+def _no_log(folder: Path, root: Path) -> str:
+    """Why the hits log at ``folder`` (``[tool.replaygate.ci] hits``) named no test, and
+    what to do: the folder is not there, or holds no hit."""
+    where = _label(folder, root)
+    state = "holds no hit" if folder.is_dir() else "is not there"
+    if _located(folder) == _located(root / DEFAULT_DIR):
+        return (
+            f"no run in the hits log at {where} (the folder {state}): the pytest plugin "
+            "writes it as the tests replay, and replaygate eval as it runs; run them, or "
+            "restore the log kept from earlier runs (docs/ci.md), for a changed fixture to "
+            "run only the tests that play it"
+        )
+    return (
+        f"no run in the hits log at {where} (the folder {state}), which [tool.replaygate.ci] "
+        f"hits names: the pytest plugin and replaygate eval write the log to "
+        f"{DEFAULT_DIR.as_posix()} under the project folder, and the setting tells only ci "
+        "plan where to read it; set hits to the folder a CI job restores the log to, or "
+        f"remove it to read {DEFAULT_DIR.as_posix()}"
+    )
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -261,6 +283,7 @@ def make_plan(
     fixture_reasons: list[str] = []
     gone: set[str] = set()
     widened: dict[str, str] = {}
+    no_log: str | None = None
     for change_class in ci.changes:
         claimed = by_class.get(change_class.name, [])
         if not claimed:
@@ -273,6 +296,8 @@ def make_plan(
                 users = FixtureUsers.from_log(ci.hits, root)
             except ValueError as err:
                 raise EvalError(f"damaged hits log: {err}") from None
+            if not users.runs:
+                no_log = _no_log(ci.hits, root)
         for file in claimed:
             keys = changed_keys(file, old_text(file) if old_text else None)
             label = _label(file, root)
@@ -293,6 +318,12 @@ def make_plan(
                     f"fixtures: every test in the hits log that played the changed fixtures "
                     f"of {label} is gone",
                 )
+            elif no_log is not None:
+                need(
+                    change_class.stages,
+                    f"fixtures: no run in the hits log at {_label(ci.hits, root)}, so no test "
+                    f"is known to play the changed fixtures of {label}",
+                )
             else:
                 need(
                     change_class.stages,
@@ -312,7 +343,7 @@ def make_plan(
                 tuple(fixture_reasons),
             )
         )  # fmt: skip
-    notes: list[str] = []
+    notes = [no_log] if no_log is not None else []
     if gone:
         notes.append(
             f"left out {len(gone)} test(s) the hits log names that are no longer in the "
