@@ -14,6 +14,7 @@ from replaygate.config import line_of
 from replaygate.evals import (
     ConfigError,
     GateConfig,
+    PriceError,
     load_config,
     load_price_file,
     shipped_prices,
@@ -239,6 +240,34 @@ def test_a_table_in_another_currency_replaces_the_shipped_one(tmp_path: Path) ->
     prices = with_shipped(config.prices)
     assert prices == config.prices
     assert prices.cost("claude-haiku-4-5", 1000, 1000) is None
+    with pytest.raises(PriceError) as missing:
+        prices.require("claude-haiku-4-5")
+    assert (
+        "in pyproject.toml [tool.replaygate.prices] (a table in EUR, which replaces the "
+        "shipped table in USD: prices in two currencies never mix): add it to"
+    ) in str(missing.value)
+
+
+def test_a_currency_is_read_in_upper_case(tmp_path: Path) -> None:
+    # "usd" counted as another currency than the shipped USD: the whole shipped table was
+    # dropped, and a model priced there had no price, saying not why
+    path = write(
+        tmp_path, '[tool.replaygate.prices]\ncurrency = "usd"\n"m" = { input = 1, output = 2 }\n'
+    )
+    own = load_config(path).prices
+    assert own is not None and own.currency == "USD"
+    prices = with_shipped(own)
+    assert prices.source == (
+        "pyproject.toml [tool.replaygate.prices] over replaygate/evals/data/prices.toml"
+    )
+    shipped = shipped_prices()
+    assert prices.cost("claude-sonnet-4-5", 1000, 1000) == shipped.cost(
+        "claude-sonnet-4-5", 1000, 1000
+    )
+    assert prices.cost("m", 1_000_000, 0) == 1.0
+    price_file = tmp_path / "prices.toml"
+    price_file.write_text('currency = "eur"\n"m" = { input = 1, output = 2 }\n', encoding="utf-8")
+    assert load_price_file(price_file).currency == "EUR"
 
 
 @pytest.mark.parametrize(

@@ -11,13 +11,15 @@ replaygate ships a table (``replaygate/evals/data/prices.toml``). A project's ow
 table, in ``[tool.replaygate.prices]`` of ``pyproject.toml`` (or in a file named by
 its ``file`` key), is laid over it: its entries override or extend the shipped ones.
 A table in another currency replaces the shipped one, since prices in two currencies
-never mix. Every results file says which tables priced it. A model the table has no
+never mix; a currency is an ISO 4217 code, read in upper case (``usd`` is ``USD``).
+Every results file says which tables priced it. A model the table has no
 price for is an error (:class:`~replaygate.evals.errors.PriceError`), never a cost
 left out; a case opts out of cost with ``"cost": false``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from collections.abc import Mapping
@@ -64,6 +66,9 @@ class PriceTable:
     currency: str
     source: str
     as_of: str | None = None
+    replaced: str | None = dataclasses.field(default=None, compare=False)
+    """The currency of the shipped table this one replaced, being in another currency
+    (:func:`with_shipped`): a missing price says so."""
 
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
         """The cost of these tokens on ``model``; None when the table has no price for it."""
@@ -75,8 +80,14 @@ class PriceTable:
         """The price of ``model``; :class:`PriceError` when the table has none."""
         price = self.models.get(model)
         if price is None:
+            replaced = (
+                f" (a table in {self.currency}, which replaces the shipped table in "
+                f"{self.replaced}: prices in two currencies never mix)"
+                if self.replaced
+                else ""
+            )
             raise PriceError(
-                f"no price for model {model!r} in {self.source}: add it to "
+                f"no price for model {model!r} in {self.source}{replaced}: add it to "
                 f"[tool.replaygate.prices] ({json.dumps(model, ensure_ascii=False)} = "
                 "{ input = ..., output = ... }, per million tokens) or pass --prices, or mark "
                 "the cases that may run unpriced "
@@ -171,7 +182,8 @@ def read_prices(reader: TableReader, source: str) -> PriceTable:
             entry.number("output", 0.0, maximum=MAX_PRICE),
         )
     currency = reader.string("currency", "USD") or "USD"
-    return PriceTable(models, currency, source, _as_of(reader))
+    # an ISO 4217 code, in any case: "usd" is the shipped table's USD, not another currency
+    return PriceTable(models, currency.upper(), source, _as_of(reader))
 
 
 def _as_of(reader: TableReader) -> str | None:
@@ -222,7 +234,7 @@ def with_shipped(own: PriceTable | None) -> PriceTable:
     if own is None:
         return shipped
     if own.currency != shipped.currency:
-        return own
+        return replace(own, replaced=shipped.currency)
     return PriceTable(
         {**shipped.models, **own.models},
         own.currency,
