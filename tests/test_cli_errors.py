@@ -270,6 +270,18 @@ def test_an_empty_system_prompt_sends_none_and_an_empty_model_is_refused(
     assert empty.exit_code == 2 and "Invalid value for '--model': an empty model id" in empty.output
 
 
+def test_an_empty_system_prompt_in_the_config_sends_none_as_the_flag_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # system = "" was taken as unset: the agent's own prompt was sent, without a word
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.replaygate]\nsystem = ""\n')
+    done = CliRunner().invoke(main, [*RECORD, "What is RAG?"])
+    assert done.exit_code == 0, done.output
+    requests = [fixture.request for fixture in FixtureStore.open(tmp_path / "new.jsonl")]
+    assert requests and all("system" not in request for request in requests)
+
+
 def test_a_current_folder_removed_is_named_as_such(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

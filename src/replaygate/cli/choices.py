@@ -65,7 +65,7 @@ def choose_settings(
     system: str | None = None,
 ) -> RequestSettings:
     """The request settings: flags, then ``[tool.replaygate]``, then the agent's own; an
-    empty ``system`` (``--system ""``) is no system prompt."""
+    empty ``system`` (``--system ""``, ``system = ""``) is no system prompt."""
     declared = agent.settings
     chosen_model = model or config.model or (declared.model if declared else None)
     if not chosen_model:
@@ -83,7 +83,11 @@ def choose_settings(
 
 
 def _configured_system(config: Config, declared: RequestSettings | None) -> str | None:
-    return config.system or (declared.system if declared else None)
+    """``system`` of ``[tool.replaygate]`` where it is set (``""``: none is sent, as with
+    ``--system ""``), else the agent's own."""
+    if config.system is not None:
+        return config.system
+    return declared.system if declared else None
 
 
 def choose_fixtures(given: Path | None, config: Config) -> Path:
