@@ -47,14 +47,19 @@ def _config_named(config: Config) -> str:
 
 
 def choose_agent(given: str | None, config: Config) -> tuple[str, AgentEntry]:
-    """The agent's ``module:function`` spec and the agent it names: one configured is
-    looked for beside the config file, one given on the command line in the working
-    folder (each after the import path)."""
+    """The agent's ``module:function`` spec and the agent it names, its module looked for
+    first in :func:`agent_folder`, then on the import path."""
     if given:
-        return given, load_agent(given)
+        return given, load_agent(given, folder=agent_folder(given, config))
     if not config.agent:
         raise missing_setting("agent to run", "--agent package.module:function", "agent", config)
-    return config.agent, load_agent(config.agent, config.agent_from, config.root)
+    return config.agent, load_agent(config.agent, config.agent_from, agent_folder(given, config))
+
+
+def agent_folder(given: str | None, config: Config) -> Path | None:
+    """Where the agent's module is looked for first: the working folder (None) for one given
+    on the command line, the config file's folder for the configured one."""
+    return None if given else config.root
 
 
 def choose_settings(

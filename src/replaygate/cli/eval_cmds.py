@@ -20,6 +20,7 @@ import click
 from click.core import ParameterSource
 
 from replaygate.cli.choices import (
+    agent_folder,
     choose_agent,
     choose_fixtures,
     choose_settings,
@@ -302,6 +303,7 @@ def eval_cmd(
                 reporter=bar,
                 info=info,
                 jobs=jobs,
+                agent_folder=agent_folder(agent, config),
             )
     _show_and_write(results, out, history, as_json)
     if shard is not None:

@@ -10,6 +10,7 @@ eval goes on).
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import inspect
 import os
 import sys
@@ -49,10 +50,13 @@ class AgentEntry:
         return self.run(model, question)
 
 
-def as_entry(agent: Agent | AgentEntry | str) -> AgentEntry:
-    """``agent`` as an :class:`AgentEntry`: a spec is loaded, a plain function wrapped."""
+def as_entry(
+    agent: Agent | AgentEntry | str, folder: str | os.PathLike[str] | None = None
+) -> AgentEntry:
+    """``agent`` as an :class:`AgentEntry`: a spec is loaded (its module looked for first in
+    ``folder``, default the working folder: :func:`load_agent`), a plain function wrapped."""
     if isinstance(agent, str):
-        return load_agent(agent)
+        return load_agent(agent, folder=folder)
     return agent if isinstance(agent, AgentEntry) else AgentEntry(agent)
 
 
@@ -194,25 +198,82 @@ def run_agent(
     return checked_run(result, agent_name(agent))
 
 
-def _import(module_name: str, folder: str) -> ModuleType:
-    """The module ``module_name``; one not found on the import path is looked for in
-    ``folder`` too (the commands' entry point puts no folder on the import path)."""
+def _origin(module: ModuleType) -> str | None:
+    """The file ``module`` was imported from (a package's ``__init__.py``), if any."""
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None) or getattr(module, "__file__", None)
+    return origin if isinstance(origin, str) and os.path.isfile(origin) else None
+
+
+def _same_file(one: str | None, other: str | None) -> bool:
+    return one is not None and other is not None and os.path.samefile(one, other)
+
+
+def _first_on_path(folder: str) -> None:
+    """Put ``folder`` first on the import path (the module found there is the one imported,
+    and so are the modules it imports from there)."""
+    if sys.path[:1] != [folder]:
+        while folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
+
+
+def _forget(top: str) -> None:
+    """Drop the imported module ``top`` and its submodules, to import them again."""
+    for name in [n for n in sys.modules if n == top or n.startswith(f"{top}.")]:
+        del sys.modules[name]
+
+
+def _import(module_name: str, folder: str, named: str, again: bool) -> ModuleType:
+    """The module ``module_name``, looked for first in ``folder``, then on the import path.
+
+    A module of that name already imported from elsewhere is refused where ``folder`` holds
+    one (a process holds one module of a name), or, ``again``, imported anew (in a worker
+    process, whose fork server imported it by an import path of its own).
+    """
+    top = module_name.partition(".")[0]
+    spec = importlib.machinery.PathFinder.find_spec(top, [folder])
+    here = spec.origin if spec is not None and spec.origin and os.path.isfile(spec.origin) else None
+    if here is None:  # not in the folder: the import path's, as imported
+        spec = importlib.machinery.PathFinder.find_spec(top)
+        expected = spec.origin if spec is not None else None
+    else:
+        expected = here
+        _first_on_path(folder)
+    loaded = sys.modules.get(top)
+    if loaded is not None and expected is not None and not _same_file(_origin(loaded), expected):
+        if again and top != _OWN.name:  # never replaygate itself, which is running
+            _forget(top)
+        elif here is not None:
+            raise AgentLoadError(
+                f"{named}: {folder} holds the module {top!r} ({here}), but another module "
+                f"of that name is already imported ({_origin(loaded) or repr(loaded)}), and a "
+                "process holds one module of a name: give the agent itself, not its name, or "
+                f"run from a folder that holds no other {top!r}"
+            )
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as err:
-        if err.name != module_name.partition(".")[0] or folder in sys.path:
+        if err.name != top or here is not None or folder in sys.path:
             raise
-    sys.path.insert(0, folder)
+    _first_on_path(folder)  # a namespace package of the folder (no __init__.py)
     return importlib.import_module(module_name)
 
 
 def load_agent(
-    spec: str, named_by: str | None = None, folder: str | os.PathLike[str] | None = None
+    spec: str,
+    named_by: str | None = None,
+    folder: str | os.PathLike[str] | None = None,
+    *,
+    replace: bool = False,
 ) -> AgentEntry:
     """The agent named ``module:callable`` (an :class:`AgentEntry` or a plain function).
 
-    A module not on the import path is looked for in ``folder`` (default: the working
-    folder, as ``python -m`` finds it). Errors name the agent as ``named_by`` says where
+    The module is looked for first in ``folder`` (default: the working folder; the
+    project's folder for the agent of ``[tool.replaygate]``), then on the import path,
+    however the process was started. A module of that name already imported from
+    elsewhere is refused where ``folder`` holds one, or with ``replace`` imported anew
+    (a worker process of ``eval --jobs``). Errors name the agent as ``named_by`` says where
     ``spec`` came from (default ``--agent``; ``pyproject.toml:2: tool.replaygate.agent``
     for a configured one).
     """
@@ -221,13 +282,15 @@ def load_agent(
     dotted = module_name.split(".") + attribute.split(".")
     if not sep or not all(part.isidentifier() for part in dotted):
         raise AgentLoadError(f"{named}: expected 'package.module:function'")
-    searched = str(Path(folder).resolve()) if folder is not None else os.getcwd()
+    searched = agent_search_folder(folder)
     try:
-        module = _import(module_name, searched)
+        module = _import(module_name, searched, named, replace)
+    except AgentLoadError:
+        raise
     except ImportError as err:
         where = ""
         if isinstance(err, ModuleNotFoundError) and err.name == module_name.partition(".")[0]:
-            where = f" (looked for on the import path and in {searched})"
+            where = f" (looked for in {searched}, then on the import path)"
         raise AgentLoadError(f"{named}: cannot import {module_name!r}: {err}{where}") from None
     except (Exception, SystemExit) as err:  # the module's own code failed as it was imported
         raise AgentLoadError(
@@ -242,3 +305,21 @@ def load_agent(
     if not callable(found):
         raise AgentLoadError(f"{named}: {attribute} is not callable")
     return as_entry(found)
+
+
+def agent_search_folder(folder: str | os.PathLike[str] | None = None) -> str:
+    """The folder an agent's module is looked for in first: ``folder``, made absolute, or
+    the working folder."""
+    return str(Path(folder).resolve()) if folder is not None else os.getcwd()
+
+
+def shadowed(module_name: str, folder: str) -> bool:
+    """Whether ``folder`` holds a module named as the top-level package of ``module_name``
+    that is not the one imported in this process (any, where none is imported)."""
+    top = module_name.partition(".")[0]
+    spec = importlib.machinery.PathFinder.find_spec(top, [folder])
+    there = spec.origin if spec is not None else None
+    if there is None or not os.path.isfile(there):
+        return False
+    loaded = sys.modules.get(top)
+    return loaded is None or not _same_file(_origin(loaded), there)

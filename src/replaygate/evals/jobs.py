@@ -4,8 +4,10 @@ The cases are dealt out in :func:`~replaygate.evals.casework.chains` (cases aski
 the same question stay together, in file order), round robin, one share per process.
 Each process starts clean (forked by a fork server that has loaded this module, the
 agent's and, recording, the live model's SDK (:attr:`RecordRecipe.preload`), or
-spawned where there is none) with this run's environment, opens the
-store itself, loads the agent by its ``module:function`` name, blocks the network
+spawned where there is none) with this run's environment and import path, opens the
+store itself, loads the agent by its ``module:function`` name from where the run's own
+process loaded it (:attr:`Work.agent_folder` first, then the import path; a module of
+that name the fork server imported from elsewhere is imported anew), blocks the network
 beyond loopback when replaying or recording from the simulator (law 3), opens its own
 live model when recording, and runs its share
 with :func:`~replaygate.evals.casework.run_cases`. It sends the results back as the
@@ -44,7 +46,7 @@ from types import FrameType
 from typing import Any
 
 from replaygate.errors import ReplaygateError
-from replaygate.evals.agents import load_agent
+from replaygate.evals.agents import agent_search_folder, load_agent, shadowed
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.casework import Setup, chains, run_cases
 from replaygate.evals.errors import EvalError
@@ -82,6 +84,9 @@ class Work:
     recording: RecordRecipe | None
     hits: HitLog | None = None
     """The hits log of the run, each process writing its own file."""
+    agent_folder: Path | None = None
+    """Where the agent's module is looked for first (None: the working folder), as the
+    run's own process looked for it (:func:`~replaygate.evals.agents.load_agent`)."""
 
 
 def shares(cases: Sequence[EvalCase], jobs: int) -> list[list[int]]:
@@ -102,7 +107,7 @@ def run_in_processes(
     Ctrl-C stops every process started and raises :class:`KeyboardInterrupt`.
     """
     preload = work.recording.preload if work.recording is not None else ()
-    context = workers_context([__name__, work.agent.partition(":")[0], *preload])
+    context = workers_context([__name__, *_agent_preload(work.agent), *preload])
     split = shares(cases, jobs)
     environ = dict(os.environ)
     with _ctrl_c_noted() as ctrl_c:
@@ -124,6 +129,14 @@ def run_in_processes(
             _stop(processes)
             inbox.close()
     return [results[i] for i in range(len(cases))]
+
+
+def _agent_preload(agent: str) -> list[str]:
+    """The agent's module, for the fork server to import once for every process; none where
+    the working folder holds another module of its name, which the fork server (whose
+    import path begins with the working folder) would import in its place."""
+    module = agent.partition(":")[0]
+    return [] if shadowed(module, agent_search_folder()) else [module]
 
 
 class CtrlC:
@@ -274,7 +287,8 @@ def _process_share(
             stack.enter_context(hits.used(work.hits))
             if offline(work.recording):
                 stack.enter_context(block_network())  # nothing leaves (law 3)
-            setup = Setup(load_agent(work.agent), work.settings, work.prices)
+            agent = load_agent(work.agent, folder=work.agent_folder, replace=True)
+            setup = Setup(agent, work.settings, work.prices)
             run_cases(cases, work.store, setup, work.recording, batch.add, jobs=jobs)
     except Exception as err:  # every failure reaches the parent as words
         outbox.put((index, "failed", describe_failure(err)))

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from replaygate._version import __version__
-from replaygate.evals.agents import Agent, AgentEntry, as_entry
+from replaygate.evals.agents import Agent, AgentEntry, agent_search_folder, as_entry
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.casework import EVAL_RERECORD, Setup, check_case, run_cases
 from replaygate.evals.giveups import GAVE_UP
@@ -79,11 +80,15 @@ def run_eval(
     reporter: Reporter | None = None,
     info: dict[str, Any] | None = None,
     jobs: int = 1,
+    agent_folder: str | os.PathLike[str] | None = None,
 ) -> EvalResults:
     """Run every case ``samples`` times through ``agent``, score it, and return the results.
 
     ``agent`` is a function ``(model, question) -> run result``, an
-    :class:`~replaygate.evals.agents.AgentEntry`, or the ``module:function`` naming one.
+    :class:`~replaygate.evals.agents.AgentEntry`, or the ``module:function`` naming one,
+    whose module is looked for first in ``agent_folder`` (default: the working
+    folder), then on the import path, in this process and in each of ``jobs``
+    (:func:`~replaygate.evals.agents.load_agent`).
 
     Requests are built with ``settings`` (default: the ones the agent declares).
     Without ``recording`` every model call is replayed from ``store`` (a miss
@@ -105,7 +110,8 @@ def run_eval(
     stops every process (:mod:`replaygate.evals.jobs`), then raises
     :class:`KeyboardInterrupt`.
     """
-    entry = as_entry(agent)
+    folder = agent_search_folder(agent_folder)
+    entry = as_entry(agent, folder)
     settings = settings or entry.settings
     if settings is None:
         raise ValueError(
@@ -132,7 +138,7 @@ def run_eval(
                 "jobs > 1 needs the agent as 'module:function' and recording as a "
                 "RecordRecipe: each process loads the agent and opens its live model itself"
             )
-        work = Work(path, agent, settings, prices, recording, hits.active())
+        work = Work(path, agent, settings, prices, recording, hits.active(), Path(folder))
         results = run_in_processes(cases, work, jobs, reporter)
     else:
         results = run_cases(cases, path, Setup(entry, settings, prices), recording, _told(reporter))
