@@ -248,6 +248,38 @@ def test_a_gateways_credentials_in_the_url_named_are_masked(
     assert token not in done.output and token not in report.read_text()
 
 
+def test_a_url_that_is_no_url_is_refused_naming_where_it_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each request failed "Invalid port: 'abc'"; --base-url "" re-sent to the providers' URLs
+    store = tmp_path / "one.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
+                                max_retries=0), "hi")  # fmt: skip
+        received = len(sim.requests)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+        resend = [str(store), "--live-sample", "1", "--approve-live"]
+        for bad, problem in [
+            ("http://127.0.0.1:abc", "its port 'abc' is not a number from 0 to 65535"),
+            ("", "it is empty"),
+        ]:
+            given = drift(*resend, "--base-url", bad)
+            assert given.exit_code == 2, given.output
+            assert given.stderr.endswith(
+                f"Error: --base-url '{bad}' is not a URL a model API can be reached at: "
+                f"{problem}; nothing was sent\n"
+            ), given.stderr
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://[::1")
+        from_env = drift(*resend)
+        assert len(sim.requests) == received  # nothing sent
+    assert from_env.exit_code == 2, from_env.output
+    assert from_env.stderr == (
+        "Error: ANTHROPIC_BASE_URL 'http://[::1' is not a URL a model API can be reached at: "
+        "its host opens '[' and never closes it (an IPv6 address: http://[::1]:8765): set it "
+        "to the server's URL, or unset it to re-send to https://api.anthropic.com\n"
+    ), from_env.output
+
+
 def test_an_output_inside_the_store_compared_or_in_no_folder_is_refused(tmp_path: Path) -> None:
     # Written into the folder compared, the report was read as a damaged fixture; a
     # missing folder was named by a temporary file's name.

@@ -418,6 +418,47 @@ def test_recording_live_without_a_key_says_so_once(
     assert "Traceback" not in result.stdout.str() and "LiveAPIError" not in result.stdout.str()
 
 
+def test_a_malformed_base_url_fails_the_test_naming_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the test failed with the SDK's raw httpx2.InvalidURL: Invalid port: 'abc'
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://ci:{token}@127.0.0.1:abc")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://[::1/v1")
+    pytester.makepyfile(
+        test_urls="""
+def test_from_the_environment(anthropic_client):
+    anthropic_client()
+
+
+def test_from_the_environment_of_openai(openai_client):
+    openai_client()
+
+
+def test_given(anthropic_client):
+    anthropic_client(base_url="http://[zz]:1")
+"""
+    )
+    result = pytester.runpytest("--tb=long")
+    result.assert_outcomes(failed=3)
+    out = result.stdout.str()
+    assert (
+        "\nreplaygate: ANTHROPIC_BASE_URL 'http://<user and password, 43 characters>"
+        "@127.0.0.1:abc' is not a URL a model API can be reached at: its port 'abc' is "
+        "not a number from 0 to 65535; correct or unset ANTHROPIC_BASE_URL\n"
+    ) in out
+    assert (
+        "\nreplaygate: OPENAI_BASE_URL 'http://[::1/v1' is not a URL a model API can be "
+        "reached at: its host opens '[' and never closes it (an IPv6 address: "
+        "http://[::1]:8765); correct or unset OPENAI_BASE_URL\n"
+    ) in out
+    assert (
+        "\nreplaygate: base_url 'http://[zz]:1' is not a URL a model API can be reached "
+        "at: [zz] is not an IPv6 address; correct the base_url given\n"
+    ) in out
+    assert "InvalidURL" not in out and "Traceback" not in out and token not in out
+
+
 MARKER_ONLY_TESTS = """
 import anthropic
 import openai

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 import click
 from click.core import ParameterSource
 
+from replaygate.base_url import refused_base_url
 from replaygate.cli.json_docs import review_json
 from replaygate.cli.json_out import echo_json, json_text
 from replaygate.cli.options import (
@@ -259,6 +260,9 @@ def drift(
         raise click.UsageError("--behavior goes with --simulator")
     if simulator and base_url:
         raise click.UsageError("give --simulator or --base-url, not both")
+    refused = None if base_url is None else refused_base_url("--base-url", base_url)
+    if refused is not None:  # "" too: not the providers' URLs instead
+        raise click.UsageError(f"{refused}; nothing was sent")
     _check_drift_outputs(path, against, report_path, json_path)
     note_other_files(path, against)
     try:

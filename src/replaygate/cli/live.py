@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from replaygate.base_url import shown_url
+from replaygate.base_url import refused_base_url, shown_url
 from replaygate.cli.interrupts import interrupts_deferred
 from replaygate.cli.options import CommandError
 from replaygate.errors import LiveAPIError
@@ -29,6 +29,7 @@ from replaygate.network import is_loopback
 from replaygate.sanitize.secret_mask import masked_texts
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
+_API_URL = "https://api.anthropic.com"  # where the SDK sends without ANTHROPIC_BASE_URL
 
 LOOPBACK_KEY = "loopback-key"
 """The key sent to an ``ANTHROPIC_BASE_URL`` on this machine (a simulator of the user's
@@ -103,6 +104,19 @@ def require_credential(instead: str = _INSTEAD) -> None:
         )
 
 
+def _check_base_url(url: str | None, instead: str = _INSTEAD) -> None:
+    """End the command when ``url``, set as ``ANTHROPIC_BASE_URL``, is no URL a request
+    can be sent to (a port that is no number, no ``http://``), saying what is wrong and
+    what to do, before a client is built or anything is sent."""
+    refused = None if url is None else refused_base_url("ANTHROPIC_BASE_URL", url)
+    if refused is not None:
+        raise LiveAPIError(
+            f"{refused}; nothing was sent: set it to the server's URL "
+            f"(http://127.0.0.1:8765), or unset it to record from {_API_URL}, or "
+            f"{instead}"
+        )
+
+
 @contextlib.contextmanager
 def live_model(
     settings: RequestSettings, simulator: bool, seed: int, instead: str = _INSTEAD
@@ -131,6 +145,7 @@ def live_model(
             options: dict[str, Any] = {"base_url": sim.url, "api_key": "sim-key"}
         else:
             options = {"base_url": os.environ.get("ANTHROPIC_BASE_URL")}
+            _check_base_url(options["base_url"], instead)
             if loopback_url(options["base_url"]) and not anthropic_credential_set():
                 options["api_key"] = LOOPBACK_KEY  # a server of this machine's own
             else:

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from replaygate.base_url import shown_url
+from replaygate.base_url import refused_base_url, shown_url
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture
@@ -113,6 +113,11 @@ class LiveSender:
         if self.base_url:
             return self.base_url if provider != OPENAI else _join(self.base_url, "/v1")
         url = os.environ.get(url_env)
+        refused = refused_base_url(url_env, url) if url else None
+        if refused is not None:  # where the SDK would end in a traceback, or each send fail
+            raise HygieneError(
+                f"{refused}: set it to the server's URL, or unset it to re-send to {default}"
+            )
         self._targets[provider] = f"{shown_url(url)} (from {url_env})" if url else default
         return url or default
 

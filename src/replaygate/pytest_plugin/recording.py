@@ -804,6 +804,9 @@ def _sdk_clients(
                     pytrace=False,
                 ) from None
             kwargs["api_key"] = REPLAY_API_KEY
+        refused = _refused_base_url(sdk, kwargs)
+        if refused is not None:  # a test failure naming it, not the SDK's InvalidURL
+            raise pytest.fail.Exception(f"replaygate: {refused}", pytrace=False) from None
         client = cls(**kwargs)
         made.append(client)
         return client
@@ -812,6 +815,21 @@ def _sdk_clients(
     if not is_async:
         for client in made:
             client.close()
+
+
+def _refused_base_url(sdk: str, kwargs: dict[str, Any]) -> str | None:
+    """Why the base URL an ``sdk`` client made with ``kwargs`` takes (``base_url=`` given,
+    else ``<SDK>_BASE_URL``) cannot be one a client is built with, naming it; else ``None``."""
+    from replaygate.base_url import refused_base_url
+
+    given = kwargs.get("base_url")
+    if given is not None:
+        refused = refused_base_url("base_url", str(given), sending=False)
+        return None if refused is None else f"{refused}; correct the base_url given"
+    env = f"{sdk.upper()}_BASE_URL"
+    url = os.environ.get(env)
+    refused = None if url is None else refused_base_url(env, url, sending=False)
+    return None if refused is None else f"{refused}; correct or unset {env}"
 
 
 def _has_credentials(sdk: str, env_key: str, kwargs: dict[str, Any]) -> bool:
