@@ -119,3 +119,24 @@ def test_a_limit_of_minus_zero_is_shown_as_zero(tmp_path: Path) -> None:
     assert "rise <= 0.0%" in row(result, "cost")
     assert GateConfig(max_drop={"success": -0.0}).max_drop["success"] == 0.0
     assert str(GateConfig(max_drop={"success": -0.0}).max_drop["success"]) == "0.0"
+
+
+@pytest.mark.parametrize("flag", ["--max-drop", "--max-rise"])
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ("", "no limit given; give METRIC=LIMIT items"),
+        (" ", "no limit given; give METRIC=LIMIT items"),
+        (",", "no limit given; give METRIC=LIMIT items"),
+        ("success=0.1,", "an empty item between commas"),
+        ("success=0.1,,cost=1", "an empty item between commas"),
+    ],
+)
+def test_an_empty_limit_or_item_is_a_usage_error(
+    tmp_path: Path, flag: str, given: str, problem: str
+) -> None:
+    # --max-drop "$LIMITS" of an empty variable ran with the default limits, without a word
+    result = gate(tmp_path, flag, given)
+    assert result.exit_code == 2, result.output
+    assert f"Error: {flag} {given!r}: {problem}" in result.output, result.output
+    assert result.output.startswith("Usage: ")  # a usage error

@@ -39,6 +39,7 @@ def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:
     merged: dict[str, float] = {}
     given_in: dict[str, str] = {}
     for text in texts:
+        _check_items(text, flag)
         for name, limit in parse_limits(text, flag).items():
             if name in merged:
                 raise CommandError(
@@ -47,6 +48,27 @@ def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:
                 )
             merged[name], given_in[name] = limit, text
     return merged or None
+
+
+_EXAMPLES = {"--max-drop": "success=0.02,citation=0.05", "--max-rise": "cost=0.10,steps=25%"}
+
+
+def _check_items(text: str, flag: str) -> None:
+    """Refuse a ``flag`` given no limit (``--max-drop "$LIMITS"`` of an empty variable) or
+    an empty item (``success=0.1,``): the limits of the config and the defaults would
+    stand in for what was meant, without a word (a usage error)."""
+    items = [item.strip() for item in text.split(",")]
+    example = f"{flag} {_EXAMPLES[flag]}"
+    if not any(items):
+        raise click.UsageError(
+            f"{flag} {text!r}: no limit given; give METRIC=LIMIT items ({example}), or "
+            f"leave {flag} out to use the limits of [tool.replaygate.gate] and the defaults"
+        )
+    if not all(items):
+        raise click.UsageError(
+            f"{flag} {text!r}: an empty item between commas; give METRIC=LIMIT items "
+            f"separated by single commas ({example})"
+        )
 
 
 BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
@@ -94,12 +116,12 @@ def _check_there(path: Path, flag: str, what: str, config: Config) -> None:
 @click.option(
     "--max-drop",
     multiple=True,
-    help="e.g. success=0.02,citation=0.05 (points for shares, from 0 to 1); repeatable.",
+    help=f"e.g. {_EXAMPLES['--max-drop']} (points for shares, from 0 to 1); repeatable.",
 )
 @click.option(
     "--max-rise",
     multiple=True,
-    help="e.g. cost=0.10,steps=25% (fractions or percentages for amounts); repeatable.",
+    help=f"e.g. {_EXAMPLES['--max-rise']} (fractions or percentages for amounts); repeatable.",
 )
 @format_option
 @json_option
