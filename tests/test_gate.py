@@ -236,6 +236,27 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
     assert json.loads(as_json.output)["passed"] is True
 
 
+@pytest.mark.parametrize("command", [gate_cmd, upgrade_cmd], ids=["gate", "upgrade"])
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_json_with_another_format_given_is_a_usage_error(
+    tmp_path: Path, command: Any, fmt: str
+) -> None:
+    # --format markdown --json printed JSON, where --format given twice is refused
+    base = write_results(tmp_path / "base.json", BASE)
+    now = write_results(tmp_path / "now.json", BASE)
+    files = ["--results", str(now)] if command is gate_cmd else ["--candidate", str(now)]
+    runner = CliRunner()
+    done = runner.invoke(command, ["--baseline", str(base), *files, "--format", fmt, "--json"])
+    assert done.exit_code == 2, done.output
+    assert done.output.endswith(
+        f"Error: --json is --format json, and --format {fmt} was given too: give one of them\n"
+    ), done.output
+    for same in (["--json"], ["--format", "json", "--json"]):  # one format, however said
+        agreed = runner.invoke(command, ["--baseline", str(base), *files, *same])
+        assert agreed.exit_code == 0, agreed.output
+        json.loads(agreed.output)
+
+
 def test_a_configured_limit_keeps_the_default_limits_of_the_other_metrics(
     tmp_path: Path,
 ) -> None:

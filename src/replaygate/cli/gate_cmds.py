@@ -15,6 +15,7 @@ from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import (
     TEXT,
     CommandError,
+    chosen_format,
     config_option,
     errors_as_exit_2,
     file_option,
@@ -151,6 +152,7 @@ def gate_cmd(
     \b
         replaygate gate --results results.json --max-drop success=0.02
     """
+    shape = chosen_format(fmt, as_json)
     config = load_config(config_path)
     limits = gate_config(
         config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
@@ -160,7 +162,7 @@ def gate_cmd(
     _check_there(results_path, "--results", "results", config)
     baseline, now = load_gated(baseline_file, results_path)
     report = run_gate(baseline, now, limits)
-    click.echo(report.render("json" if as_json else fmt))
+    click.echo(report.render(shape))
     if not report.passed:
         raise SystemExit(1)
 
@@ -270,10 +272,11 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     \b
         replaygate upgrade --baseline results.json --candidate candidate.json
     """
+    shape = chosen_format(fmt, as_json)
     report = classify_upgrade(
         load_reference(baseline_path), load_run(candidate_path, baseline_path)
     )
-    click.echo(report.render("json" if as_json else fmt))
+    click.echo(report.render(shape))
     if report.failed:
         raise SystemExit(1)
 

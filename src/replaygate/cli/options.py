@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from replaygate.click_errors import CommandError as CommandError  # the commands raise it
 from replaygate.click_numbers import DigitsInt
@@ -178,6 +179,21 @@ json_option = click.option(
     is_flag=True,
     help="Print JSON on stdout instead of text, and nothing else (shapes: docs/cli.md).",
 )
+
+
+def chosen_format(fmt: str, as_json: bool) -> str:
+    """The output format :data:`format_option` and :data:`json_option` choose: ``--json``
+    is ``--format json``, so given with another ``--format`` it is refused (a usage error),
+    never one of the two silently kept."""
+    if not as_json:
+        return fmt
+    source = click.get_current_context().get_parameter_source("fmt")
+    given = source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    if given and fmt != "json":
+        raise click.UsageError(
+            f"--json is --format json, and --format {fmt} was given too: give one of them"
+        )
+    return "json"
 
 
 def other_config(file: Path | None) -> Path | None:
