@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -225,3 +226,14 @@ def test_a_forked_worker_writes_its_own_hits_as_it_ends_and_not_its_parent_s(
     assert (done.returncode, done.stderr) == (0, "")
     files = sorted((tmp_path / "hits").glob("run-1-*.jsonl"))
     assert [len(f.read_text().splitlines()) for f in files] == [1, 1]  # parent and worker
+
+
+def test_run_ids_made_within_one_second_sort_in_the_order_they_were_made() -> None:
+    # ids of whole seconds sorted two runs of one second by their random part, so
+    # `prune --runs 1` right after a run could count the run before it
+    made = []
+    for _ in range(30):
+        made.append(hits.new_run_id())
+        time.sleep(0.002)
+    assert sorted(made) == made
+    assert hits.new_run_id() > "20261205T150918Z-ab12"  # an older log's id sorts first
