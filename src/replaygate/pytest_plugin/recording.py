@@ -395,6 +395,15 @@ def _start_hits(config: pytest.Config) -> None:
     config.pluginmanager.register(HitsWriter(outcomes), "replaygate-hits")
 
 
+STRICT_UNUSED = "--replaygate-strict: "
+"""How the failure of a test that left fixtures of its own store unused begins."""
+
+
+def _strict_unused(report: pytest.TestReport) -> bool:
+    """Whether ``report`` is a teardown that ``--replaygate-strict`` failed, alone."""
+    return report.when == "teardown" and str(report.longrepr).startswith(STRICT_UNUSED)
+
+
 PASSED = "passed"
 """A test's outcome when every phase passed (:data:`replaygate.fixtures.hits.PASSED`)."""
 _HITS_ERROR = "replaygate-hits-error"
@@ -432,10 +441,12 @@ class HitsWriter:
             self.ended[nodeid] = PASSED
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep the worst outcome of a test's phases: failed, else skipped, else passed."""
+        """Keep the worst outcome of a test's phases: failed, else skipped, else passed. A
+        teardown failed by ``--replaygate-strict`` alone, on fixtures the test left unused,
+        is no failure here: those are what ``prune`` removes, as its message says."""
         if self.outcomes is None or self.ended.get(report.nodeid) == "failed":
             return
-        if report.failed:
+        if report.failed and not _strict_unused(report):
             self.ended[report.nodeid] = "failed"
         elif report.skipped:
             self.ended[report.nodeid] = "skipped"
@@ -594,7 +605,7 @@ def replaygate_store(
                 from replaygate.pytest_plugin.strict_shared import prune_hint
 
                 pytest.fail(
-                    f"--replaygate-strict: {len(lines)} recorded fixture(s) of {store.path} "
+                    f"{STRICT_UNUSED}{len(lines)} recorded fixture(s) of {store.path} "
                     "unused by this test:\n  "
                     + "\n  ".join(lines)
                     + (_partly(request.config) or prune_hint(store.path, request.config.rootpath)),
