@@ -48,12 +48,14 @@ def _config_named(config: Config) -> str:
 
 def choose_agent(given: str | None, config: Config) -> tuple[str, AgentEntry]:
     """The agent's ``module:function`` spec and the agent it names, its module looked for
-    first in :func:`agent_folder`, then on the import path."""
+    first in :func:`agent_folder`, then on the import path. A command runs the agent it
+    names: a module of that name the process imported from elsewhere is imported anew."""
+    folder = agent_folder(given, config)
     if given:
-        return given, load_agent(given, folder=agent_folder(given, config))
+        return given, load_agent(given, folder=folder, replace=True)
     if not config.agent:
         raise missing_setting("agent to run", "--agent package.module:function", "agent", config)
-    return config.agent, load_agent(config.agent, config.agent_from, agent_folder(given, config))
+    return config.agent, load_agent(config.agent, config.agent_from, folder, replace=True)
 
 
 def agent_folder(given: str | None, config: Config) -> Path | None:
