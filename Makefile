@@ -27,7 +27,7 @@ test: $(STAMP)
 	$(BIN)/python tools/run_shares.py -q --durations=15
 
 # The inner loop: everything but the end-to-end tests marked slow, property tests drawing
-# 5 examples instead of 25. Two pytest processes, one per core, each collect and run a
+# 5 examples instead of 20. Two pytest processes, one per core, each collect and run a
 # share of the test modules (tools/run_shares.py, tests/shares.py): a module's shared
 # recordings and simulators, and the SDK models its tests build on first use, are made
 # once; the modules using the provider SDKs are in two groups (openai alone; anthropic
@@ -36,7 +36,7 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python tools/run_shares.py -q -m "not slow" --hypothesis-profile=inner-loop
 
-# The whole suite with 500 examples per property test instead of 25.
+# The whole suite with 500 examples per property test instead of 20.
 test-thorough: $(STAMP)
 	$(BIN)/python tools/run_shares.py -q --durations=15 --hypothesis-profile=thorough
 

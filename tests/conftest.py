@@ -5,9 +5,9 @@ one draws (a test's own ``@settings`` keep their other options), with no per-exa
 deadline (the machine running the suite is often shared; a slow example is not a
 failure of what the test asserts):
 
-- ``quick`` (the default, ``make test``): 25 examples;
+- ``quick`` (the default, ``make test``): 20 examples;
 - ``inner-loop`` (``make test-fast``): 5 examples, each property still tried on every
-  run of the inner loop, at 25 in the whole suite;
+  run of the inner loop, at 20 in the whole suite;
 - ``thorough`` (``make test-thorough``, or ``--hypothesis-profile=thorough``):
   500 examples, for a scheduled run or a change to the parsers, the canonical form
   or the secret scanner.
@@ -45,7 +45,7 @@ pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for a
 # imported without.
 pytest.register_assert_rewrite("vcr.matchers")
 
-settings.register_profile("quick", max_examples=25, deadline=None)
+settings.register_profile("quick", max_examples=20, deadline=None)
 settings.register_profile("inner-loop", max_examples=5, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
