@@ -18,6 +18,8 @@ AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]
 RECORD = ["record", *AGENT, "--approve-live"]
 TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
+# Its tests import the provider SDKs through replaygate (the record command's client).
+
 
 MASKED = "<GitHub token #1, 40 characters>"
 
