@@ -203,14 +203,21 @@ def test_a_script_answers_each_re_sent_request_with_the_line_it_was_recorded_fro
     assert f"no line of the script {script} says what its recorded answer says" in changed.output
 
 
+def record_hi(store: Path, sim: Simulator) -> None:
+    """Record one question, "hi", from ``sim`` into ``store``."""
+    client = anthropic.Anthropic(
+        api_key="k", base_url=sim.url, http_client=recording(store, sim), max_retries=0
+    )
+    ask(client, "hi")
+
+
 def test_the_report_names_the_url_the_requests_went_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # "vs the live API" though ANTHROPIC_BASE_URL sent every request elsewhere.
     store = tmp_path / "one.jsonl"
     with Simulator(behavior="echo") as sim:
-        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
-                                max_retries=0), "hi")  # fmt: skip
+        record_hi(store, sim)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", sim.url)
         report = tmp_path / "drift.txt"
@@ -230,8 +237,7 @@ def test_a_gateways_credentials_in_the_url_named_are_masked(
     store = tmp_path / "one.jsonl"
     report = tmp_path / "drift.txt"
     with Simulator(behavior="echo") as sim:
-        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
-                                max_retries=0), "hi")  # fmt: skip
+        record_hi(store, sim)
         gateway = sim.url.replace("http://", f"http://ci:{token}@")
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         args = [str(store), "--live-sample", "1", "--approve-live", "--report", str(report)]
@@ -254,8 +260,7 @@ def test_a_url_that_is_no_url_is_refused_naming_where_it_was_given(
     # each request failed "Invalid port: 'abc'"; --base-url "" re-sent to the providers' URLs
     store = tmp_path / "one.jsonl"
     with Simulator(behavior="echo") as sim:
-        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
-                                max_retries=0), "hi")  # fmt: skip
+        record_hi(store, sim)
         received = len(sim.requests)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         resend = [str(store), "--live-sample", "1", "--approve-live"]
@@ -321,8 +326,7 @@ def test_a_sim_drift_that_injects_nothing_or_names_a_path_with_a_gap_is_refused(
     # "" injected nothing without a word; usage..x was read as usage.x.
     store = tmp_path / "one.jsonl"
     with Simulator(behavior="echo") as sim:
-        ask(anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=recording(store, sim),
-                                max_retries=0), "hi")  # fmt: skip
+        record_hi(store, sim)
     done = drift(str(store), "--live-sample", "1", *ECHO, "--sim-drift", spec)
     assert done.exit_code == 2, done.output
     assert "Invalid value for --sim-drift" in done.output and said in done.output
