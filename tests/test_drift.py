@@ -475,8 +475,8 @@ def test_a_simulator_drift_rule_that_matches_nothing_is_named(stores: dict[str, 
                      "--sim-drift", "drop-field:stop_sequnce,add-field:usage.foo")  # fmt: skip
     assert misspelt.exit_code == 1, misspelt.output
     assert (
-        "note: --sim-drift rule 'drop-field:stop_sequnce' matched nothing: no answer has that "
-        "path, so it injected no drift\n"
+        "note: --sim-drift rule 'drop-field:stop_sequnce' changed no answer: none has that "
+        "path, or each holds that value already, so it injected no drift\n"
     ) in misspelt.output
     assert "'add-field:usage.foo'" not in misspelt.output  # it applied
     alone = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",

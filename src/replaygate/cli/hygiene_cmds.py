@@ -362,8 +362,8 @@ def _drift_live(
         unmatched = sim.unmatched_drift() if sim is not None and report.sampled else ()
     for rule in unmatched:
         click.echo(
-            f"note: --sim-drift rule '{rule}' matched nothing: no answer has that path, "
-            "so it injected no drift",
+            f"note: --sim-drift rule '{rule}' changed no answer: none has that path, or each "
+            "holds that value already, so it injected no drift",
             err=True,
         )
     return dataclasses.replace(report, uninjected=tuple(str(rule) for rule in unmatched))
