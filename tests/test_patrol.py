@@ -439,3 +439,13 @@ def test_the_tests_stores_are_of_unknown_use_while_only_eval_runs_are_logged(
     listed = CliRunner().invoke(main, shlex.split(hint)[1:])
     assert listed.exit_code == 0, listed.output
     assert "dry run: would delete 1 fixture(s)" in listed.output
+
+
+def test_a_store_whose_fixtures_were_all_played_names_no_prune_command(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "fresh", datetime.now(UTC).replace(microsecond=0).isoformat())
+    play(store, "fresh", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = invoke("tests/fixtures")
+    assert done.exit_code == 0, done.output
+    assert "0 not played in the last 1 run(s), 0 neither played nor referenced\n" in done.output
+    assert "replaygate prune" not in done.output  # nothing for it to list

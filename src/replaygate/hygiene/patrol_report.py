@@ -164,7 +164,7 @@ def summary(result: Patrol) -> list[str]:
         lines.append(
             f"{len(result.unplayed)} not played in the last {len(result.runs)} run(s), "
             f"{len(result.unused)} neither played nor referenced"
-            + ("" if refused else f" (`{prune_command(result)}` lists them)")
+            + ("" if refused or not result.unused else f" (`{prune_command(result)}` lists them)")
         )
         lines += filter(None, [failed_tests_line(result)])
     lines += filter(None, [missing_refs_line(result)])
