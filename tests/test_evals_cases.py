@@ -232,3 +232,17 @@ def test_a_cases_file_not_in_utf8_names_the_line_and_byte(
     new = path.with_name("cases.utf8.jsonl")
     assert str(caught.value) == f"{path}:{line}: {reason.format(path=path, new=new)}"
     assert caught.value.line == line
+
+
+@pytest.mark.parametrize("tail", [b"\x00\n", b"\x00" * 4096], ids=["one", "a block"])
+def test_a_line_of_nul_bytes_is_named_as_a_crash_leaves_it(tmp_path: Path, tail: bytes) -> None:
+    # one NUL was blamed on UTF-16 lines added by PowerShell; a block was bare invalid JSON
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(json.dumps(GOOD).encode() + b"\n" + tail)
+    count = tail.count(b"\x00")
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    assert str(caught.value) == (
+        f"{path}:2: a line of {count:,} NUL byte(s) and nothing else, where a crash leaves "
+        "data that was never written: delete it"
+    )

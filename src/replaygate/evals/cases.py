@@ -123,7 +123,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
             case = parse_case(raw, name, number)
         except CaseFormatError:  # named as the store names it: the encoding, pretty JSON
             encoding = line_encoding_reason(raw.encode("utf-8", "surrogatepass"), name, number)
-            reason = encoding or _spread_reason(lines, number, name)
+            reason = _zero_filled(raw) or encoding or _spread_reason(lines, number, name)
             if reason is None:
                 raise
             raise CaseFormatError(name, number, reason) from None
@@ -136,6 +136,18 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     if not cases:
         raise CaseFormatError(name, 0, "no cases: the file holds no JSON line")
     return cases
+
+
+def _zero_filled(raw: str) -> str | None:
+    """Why a line of NUL bytes alone is refused (a crash leaves them where data was never
+    written, as at the end of a file a crash extended): not the UTF-16 text whose last
+    newline leaves one NUL; None for another line."""
+    if not raw or raw.strip("\x00"):
+        return None
+    return (
+        f"a line of {len(raw):,} NUL byte(s) and nothing else, where a crash leaves data "
+        "that was never written: delete it"
+    )
 
 
 def _spread_reason(lines: list[str], number: int, file: str) -> str | None:
