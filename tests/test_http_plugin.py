@@ -167,6 +167,25 @@ def test_strict_does_not_fail_again_a_test_that_failed_on_a_miss(
     assert "BaseExceptionGroup" not in strict.stdout.str()
 
 
+def test_strict_does_not_fail_again_a_recording_that_sent_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    # its teardown failed twice, as one BaseExceptionGroup the summary line named
+    record_echoes(pytester.path / "tests/fixtures/test_quiet/test_sends_nothing.jsonl", ["one"])
+    pytester.makepyfile(test_quiet="def test_sends_nothing(anthropic_client):\n    pass\n")
+    result = pytester.runpytest(
+        "--replaygate-strict",
+        "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live",
+        "--replaygate-simulator=echo",
+        "-rE",
+    )
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*ERROR test_quiet.py::test_sends_nothing - Failed: nothing*"])
+    assert "unused by this test" not in result.stdout.str()
+    assert "BaseExceptionGroup" not in result.stdout.str()
+
+
 def test_intercept_fixture_and_marker_folder_store(pytester: pytest.Pytester) -> None:
     store = pytester.path / "tests/fixtures/agent"
     record_echoes(store, ["hello"])
