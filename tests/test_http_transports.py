@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import urllib.request
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -137,6 +138,24 @@ def test_each_library_records_then_replays_offline(
         assert live[1]["content"][0]["text"] == f"echo: {name} {kind}"
     with intercept(store) as session:
         assert DRIVERS[name](OFFLINE, f"{name} {kind}", stream) == live
+    assert session.replays == 1
+
+
+@pytest.mark.parametrize("name", ["httpx2", "requests"])
+def test_every_library_is_intercepted_beside_urllib3_1_26(
+    tmp_path: Path, sim: Simulator, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # requests 2.28 to 2.29 need urllib3 1.26, and botocore pins it on older Pythons: its
+    # package names no HTTPHeaderDict (only urllib3._collections does), and the patches
+    # of every library are installed together as the first block begins
+    import urllib3
+
+    monkeypatch.delattr(urllib3, "HTTPHeaderDict")
+    monkeypatch.delitem(sys.modules, "replaygate.http.seams.requests_session", raising=False)
+    store = tmp_path / "s.jsonl"
+    live = record(store, sim, DRIVERS[name], "beside urllib3 1.26", False)
+    with intercept(store) as session:
+        assert DRIVERS[name](OFFLINE, "beside urllib3 1.26", False) == live
     assert session.replays == 1
 
 

@@ -23,7 +23,8 @@ import requests
 from requests.hooks import dispatch_hook
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
-from urllib3 import HTTPHeaderDict, HTTPResponse
+from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 has it only here
+from urllib3.response import HTTPResponse
 
 from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
