@@ -150,7 +150,7 @@ def test_every_library_is_intercepted_beside_urllib3_1_26(
     # of every library are installed together as the first block begins
     import urllib3
 
-    monkeypatch.delattr(urllib3, "HTTPHeaderDict")
+    monkeypatch.delattr(urllib3, "HTTPHeaderDict", raising=False)
     monkeypatch.delitem(sys.modules, "replaygate.http.seams.requests_session", raising=False)
     store = tmp_path / "s.jsonl"
     live = record(store, sim, DRIVERS[name], "beside urllib3 1.26", False)
