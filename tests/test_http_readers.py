@@ -111,6 +111,32 @@ def test_aiohttp_hands_over_one_http_chunk_per_event(tmp_path: Path, sim: Simula
     assert recorded == replayed == live
 
 
+def test_an_aiohttp_body_keeps_the_flow_control_state_aiohttp_reads(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """aiohttp before 3.14 reads its connection's ``_reading_paused`` as a body is fed and
+    read (on every replayed and recorded body); each keeps the state of aiohttp's own."""
+    from aiohttp.base_protocol import BaseProtocol
+
+    async def states(base: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        own = BaseProtocol(asyncio.get_running_loop())
+        names = [name for name in BaseProtocol.__slots__ if name.startswith("_reading")]
+        async with (
+            aiohttp.ClientSession(headers=HEADERS) as session,
+            session.post(f"{base}/v1/messages", json={**QUESTION, "stream": False}) as response,
+        ):
+            await response.read()
+            protocol = response.content._protocol
+            return {n: getattr(own, n) for n in names}, {n: getattr(protocol, n) for n in names}
+
+    store = tmp_path / "s.jsonl"
+    with intercept(store, "record-missing", approve_live=True):
+        asyncio.run(states(sim.url))
+    with block_network(), intercept(store):
+        own, replayed = asyncio.run(states(OFFLINE))
+    assert own == replayed == {"_reading_paused": False}
+
+
 def mock_server(body: bytes, content_type: str) -> Callable[[str], Any]:
     """A reader of one POST to a ``MockTransport`` answering ``body`` (the live side)."""
 

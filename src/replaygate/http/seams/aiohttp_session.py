@@ -62,6 +62,7 @@ class _InMemory:
     """The flow control a reader asks of its connection: there is none, the body is here."""
 
     connected = True
+    _reading_paused = False  # read by aiohttp before 3.14 as it feeds or drains the buffer
 
     def pause_reading(self) -> None:
         """Nothing to pause."""
