@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from nested_pytest import loaded_for_sessions
 from replaygate.cli import main
@@ -42,6 +42,19 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
 
 
+def pruned_dry(project: Path, stores: list[Path]) -> Result:
+    """``prune --unused`` of the project's stores (a dry run), each of ``stores`` holding
+    one fixture no run played, beside a store a run played."""
+    for store in stores:
+        put(store, store.stem, "2026-01-01T00:00:00Z")
+    played = project / "tests" / "fixtures" / "played.jsonl"
+    put(played, "played", "2026-01-01T00:00:00Z")
+    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
+    assert done.exit_code == 0, done.output
+    return done
+
+
 def test_the_store_of_a_test_that_still_exists_is_kept(project: Path) -> None:
     fixtures = project / "tests" / "fixtures"
     (project / "tests" / "test_az.py").write_text(SKIPPED_TEST)
@@ -54,13 +67,7 @@ def test_the_store_of_a_test_that_still_exists_is_kept(project: Path) -> None:
         fixtures / "test_gone" / "test_az.jsonl",  # its module is gone
         fixtures / "test_az" / "TestOther.test_turn[b].jsonl",  # not in that class
     ]
-    for store in [*kept, *offered]:
-        put(store, store.stem, "2026-01-01T00:00:00Z")
-    played = fixtures / "played.jsonl"
-    put(played, "played", "2026-01-01T00:00:00Z")
-    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
-    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
-    assert done.exit_code == 0, done.output
+    done = pruned_dry(project, [*kept, *offered])
     listed = [line.split(":")[0].strip() for line in done.output.splitlines()[1:-1]]
     assert sorted(listed) == sorted(str(p.relative_to(project)) for p in offered)
     assert "kept: 1 played, 2 referenced only" in done.output
@@ -213,13 +220,7 @@ def test_the_store_of_a_test_of_a_module_named_as_no_python_name_is_kept(
         for test in ("test_ping", "test_ünï", "TestÜber.test_turn")
     ]
     offered = [fixtures / default_store_path(module, "test_removed")]
-    for store in [*kept, *offered]:
-        put(store, store.stem, "2026-01-01T00:00:00Z")
-    played = fixtures / "played.jsonl"
-    put(played, "played", "2026-01-01T00:00:00Z")
-    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
-    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
-    assert done.exit_code == 0, done.output
+    done = pruned_dry(project, [*kept, *offered])
     listed = [line.split(".jsonl:")[0].strip() for line in done.output.splitlines()[1:-1]]
     assert listed == [str(p.relative_to(project))[:-6] for p in offered]
     assert "kept: 1 played, 3 referenced only" in done.output
