@@ -83,7 +83,9 @@ def test_a_model_rerecording_fewer_repeats_keeps_only_its_own(
 
 def test_sessions_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
     # two clients (two tests, say) of one rerecord run send the same request, the first
-    # twice: the second one's first answer does not throw away the first one's second
+    # twice: the second is answered from what the run recorded anew, as record-missing
+    # answers it, where it was sent again and its answer replaced the first one's, which
+    # the first test's conversation had gone on from (its replay then missed)
     store = tmp_path / "two.jsonl"
     with Simulator(behavior=Counting()) as sim:
         for run, mode, sessions in (
@@ -98,7 +100,8 @@ def test_sessions_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
                         )
                         for _ in range(sends):
                             client.messages.create(model="m", max_tokens=8, messages=WIRE_ASK)
-    assert bodies(store) == ["number 6", "number 5"]
+        assert len(sim.requests) == 3 + 2  # the third send of run-2 went nowhere
+    assert bodies(store) == ["number 4", "number 5"]
 
 
 def test_a_second_run_in_one_process_records_anew_again(sim: Simulator, tmp_path: Path) -> None:
@@ -153,7 +156,7 @@ def _sends(store: Path, url: str, sends: int) -> None:
 @pytest.mark.slow  # forks a process
 def test_processes_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
     # an xdist worker (here a forked process) records the request twice, another once,
-    # in one run: the second does not throw away the first one's second answer
+    # in one run: the second is answered from what the first recorded anew
     store = tmp_path / "workers.jsonl"
     with Simulator(behavior=Counting()) as sim:
         with hits.used(hits.HitLog(tmp_path / "hits", "run-1")):
@@ -166,7 +169,8 @@ def test_processes_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
             worker.join()
             assert worker.exitcode == 0
             _sends(store, sim.url, 1)
-    assert bodies(store) == ["number 6", "number 5"]
+        assert len(sim.requests) == 3 + 2
+    assert bodies(store) == ["number 4", "number 5"]
     assert (tmp_path / "hits" / "run-2.rerecorded").is_file()
 
 
@@ -180,3 +184,49 @@ def test_notes_that_cannot_be_kept_stop_the_write(tmp_path: Path) -> None:
         recorder.complete(ASK, ())
     assert str(caught.value).startswith(f"{blocked / 'run-1.rerecorded'}: cannot note what")
     assert not store.exists()  # nothing written
+
+
+def test_a_model_of_a_run_replays_what_another_recorded_anew(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    # two eval cases asking one question: the second was sent again and its answer took
+    # the first's place, so the first case's results described an answer no longer stored
+    store = tmp_path / "asked twice.jsonl"
+    with hits.used(hits.HitLog(tmp_path / "hits", "run-1")):
+        recorder(sim, store, "record-missing").complete(ASK, ())
+    with hits.used(hits.HitLog(tmp_path / "hits", "run-2")):
+        first = recorder(sim, store, "rerecord").complete(ASK, ()).text
+        second = recorder(sim, store, "rerecord").complete(ASK, ()).text
+    assert (first, second) == ("number 2", "number 2")
+    assert texts(store) == ["number 2"] and len(sim.requests) == 2
+    with hits.used(hits.HitLog(tmp_path / "hits", "run-3")):  # a run of its own: anew
+        assert recorder(sim, store, "rerecord").complete(ASK, ()).text == "number 3"
+
+
+SHARED_FIRST_REQUEST = """
+import pytest
+
+
+@pytest.mark.replaygate(fixtures="shared.jsonl")
+@pytest.mark.parametrize("i", range(3))
+def test_follow_up(anthropic_client, i):
+    client = anthropic_client(max_retries=0)
+    first = client.messages.create(
+        model="m", max_tokens=8, messages=[{"role": "user", "content": "What is RAG?"}]
+    )
+    follow = [{"role": "user", "content": f"Regarding {first.id}: and test {i}?"}]
+    assert client.messages.create(model="m", max_tokens=8, messages=follow).content
+"""
+
+
+@pytest.mark.slow  # pytest sessions of its own
+def test_tests_sharing_a_first_request_replay_what_a_rerecord_run_recorded(
+    pytester: pytest.Pytester,
+) -> None:
+    # each test's follow-up quotes the first answer's id: the rerecord run was green and
+    # the replay after it failed every test but the last, whose first answer was kept
+    pytester.makepyfile(test_shared=SHARED_FIRST_REQUEST)
+    record = ["--replaygate-approve-live", "--replaygate-simulator=echo"]
+    for mode in ("record-missing", "rerecord"):
+        pytester.runpytest(f"--replaygate-record-mode={mode}", *record).assert_outcomes(passed=3)
+        pytester.runpytest().assert_outcomes(passed=3)

@@ -46,9 +46,10 @@ from replaygate.errors import (
     raise_caught,
 )
 from replaygate.fixtures.diff import field_diff
-from replaygate.fixtures.fingerprint import fixture_key, match_form, parsed_match_form
+from replaygate.fixtures.fingerprint import digest, fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
 from replaygate.fixtures.mismatch import PYTEST_SIMULATOR, requested, simulator_note
+from replaygate.fixtures.rerecorded import recorded_anew
 from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.index import Location
@@ -460,11 +461,18 @@ class Exchange:
         self, envelope: dict[str, Any], form: bytes, identity: bytes, sent: dict[str, Any]
     ) -> LiveSlot | tuple[tuple[Location, Fixture] | None, int]:
         """The live slot of this send (``sent``: its envelope before sanitizing), or the
-        stored fixture found for it (None) and its repeat index."""
+        stored fixture found for it (None) and its repeat index. Recording anew, a request
+        this run already recorded anew, sent by another session, is answered as
+        ``record-missing`` answers it (:func:`~replaygate.fixtures.rerecorded.recorded_anew`)."""
+        anew = self.mode == "rerecord" and identity not in self._live
+        if anew and recorded_anew(self.store.path, digest(envelope)):
+            anew = False
         with self._lock:
             repeat = self._sent.get(identity, 0)
             self._sent[identity] = repeat + 1
-            live = self.mode == "rerecord" or identity in self._live
+            live = anew or identity in self._live
+            if anew:  # its later sends in this session go live as it did
+                self._live.add(identity)
         self._forked.tell_sent()
         if live:
             self._reserve(envelope)

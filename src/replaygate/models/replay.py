@@ -29,9 +29,10 @@ from replaygate.errors import (
     WireFormatError,
     raise_caught,
 )
-from replaygate.fixtures.fingerprint import fixture_key, match_form
+from replaygate.fixtures.fingerprint import digest, fixture_key, match_form
 from replaygate.fixtures.fixture import MAX_SAMPLE, InterfaceVersionError, version_mismatch
 from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
+from replaygate.fixtures.rerecorded import recorded_anew
 from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.http.routes import REFUSED_CREDENTIALS, refusal_note
@@ -308,7 +309,9 @@ class RecordingModel(_FixtureModel):
     """Records a live model's responses as fixtures, on explicit approval only.
 
     ``record-missing`` replays what is recorded and calls ``live`` for the rest;
-    ``rerecord`` calls ``live`` every time and replaces the recorded response. A
+    ``rerecord`` calls ``live`` and replaces the recorded response, but for a request
+    the run recorded anew already (another case asking the same question), which is
+    answered as ``record-missing`` answers it. A
     ``live`` model with ``complete_wire`` (:class:`WireModel`, e.g. the SDK-backed
     :class:`~replaygate.models.live.AnthropicModel`) is sent the exact request and its
     real response dict is stored; any other :class:`Model` has its response rendered in
@@ -385,7 +388,9 @@ class RecordingModel(_FixtureModel):
         sent, request = self._request(messages, tools)
         form = match_form(request)
         at = self._position(request, form)
-        if self.mode == "record-missing":
+        # recording anew, what the run recorded anew already is answered as record-missing
+        # answers it: a question two cases ask is recorded once, as record-missing does
+        if self.mode == "record-missing" or recorded_anew(self.store.path, digest(request)):
             hit = self._recorded(request, form, at)
             if hit is not None:
                 answer = self._replayed(hit, at)
