@@ -17,8 +17,9 @@ from deadline import finishes
 from replaygate.cli import main
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.recorded_time import recorded_at
 from replaygate.fixtures.store import FixtureStore
-from replaygate.hygiene.age import parse_max_age, recorded_at
+from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.models.replay import ReplayModel

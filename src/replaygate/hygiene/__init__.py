@@ -10,7 +10,8 @@
 - :func:`store_checksum`: a stable digest for CI cache keys.
 """
 
-from replaygate.hygiene.age import parse_max_age, recorded_at
+from replaygate.fixtures.recorded_time import recorded_at
+from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.checksum import store_checksum
 from replaygate.hygiene.drift import DriftReport, InterfaceDrift, drift_against, drift_live
 from replaygate.hygiene.errors import HygieneError

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from replaygate.fixtures.recorded_time import recorded_at as recorded_at
 from replaygate.hygiene.errors import HygieneError
 
 _AGE = re.compile(r"([0-9]+)([hdw])")  # ASCII digits: \d takes ３ and ٣ too

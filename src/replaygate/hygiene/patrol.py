@@ -30,10 +30,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from replaygate.fixtures.recorded_time import recorded_at
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import resolved
 from replaygate.fixtures.store.folder import store_of
-from replaygate.hygiene.age import recorded_at
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.stored import each_fixture_metas
