@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,7 @@ from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
 from replaygate.jsondoc import check_document, read_json
 from replaygate.sampling import SampledResult, SampleResult
-from replaygate.strict_json import DuplicateKeyError, loads
+from replaygate.strict_json import DuplicateKeyError, loads, plain_loads
 
 BOM = b"\xef\xbb\xbf"
 
@@ -158,3 +161,27 @@ def test_loose_numbers_are_refused_only_when_strict(text: str, reason: str) -> N
     assert str(caught.value) == reason
     if len(text) < 5000:
         assert json.dumps(loads(text, strict_numbers=False)) == json.dumps(json.loads(text))
+
+
+@pytest.mark.parametrize("read", [loads, plain_loads], ids=["loads", "plain_loads"])
+@pytest.mark.parametrize(
+    "text", ["[" * 100_000, '{"a": ' * 2_000 + "1" + "}" * 2_000, b"[" * 1_025 + b"]" * 1_025]
+)
+def test_a_text_nested_past_the_limit_is_refused_before_it_is_parsed(
+    read: Callable[[str | bytes], object], text: str | bytes
+) -> None:
+    # json.loads would recurse to Python's limit, where a garbage collection fails the
+    # finalizers of unrelated objects; so the refusal must come with the stack still shallow
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 60)
+    try:
+        with pytest.raises(RecursionError, match=r"^nested more than 1,024 levels deep$"):
+            read(text)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_a_text_holding_more_brackets_than_the_limit_is_read() -> None:
+    wide = json.dumps([[i, {"n": [i]}] for i in range(3_000)])
+    assert plain_loads(wide) == loads(wide) == json.loads(wide)
+    assert plain_loads(wide.encode()) == json.loads(wide)

@@ -15,7 +15,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "loads"]
+import orjson
+
+__all__ = ["DuplicateKeyError", "loads", "plain_loads"]
+
+MAX_DEPTH = 1024
+"""How deep a text may nest to be read (orjson's limit, which a fixture line keeps too)."""
 
 
 class _Refused(ValueError):
@@ -74,6 +79,31 @@ class _UniqueKeys:
         return twice
 
 
+def plain_loads(text: str | bytes) -> Any:
+    """``json.loads(text)``, a text nested past :data:`MAX_DEPTH` refused before it is
+    parsed (``RecursionError``), as :func:`loads` refuses it."""
+    _refuse_deep(text)
+    return json.loads(text)
+
+
+def _refuse_deep(text: str | bytes) -> None:
+    """Raise ``RecursionError`` for a text nesting past :data:`MAX_DEPTH`, told by orjson,
+    which counts its depth without recursing. ``json.loads`` would recurse to Python's limit,
+    where a garbage collection running the finalizers of unrelated objects fails each of them
+    ("Exception ignored in ..."). A text holding fewer brackets is not looked at."""
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+    else:
+        brackets = text.count("[") + text.count("{")
+    if brackets <= MAX_DEPTH:
+        return
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError as err:
+        if str(err).startswith("depth limit exceeded"):
+            raise RecursionError(f"nested more than {MAX_DEPTH:,} levels deep") from None
+
+
 def _twice_path(value: Any) -> str:
     """The field path of the first key named twice in ``value`` (parsed by :class:`_UniqueKeys`)."""
     stack: list[tuple[str, Any]] = [("", value)]
@@ -101,7 +131,9 @@ def loads(
     beyond a float's range, an integer of more digits than are read (a ``ValueError``
     saying which). ``parse_int``, when given, reads each integer instead (a hook that
     notes one beyond a range, say). ``json.JSONDecodeError`` and ``RecursionError`` pass
-    as they are."""
+    as they are; a text nested past :data:`MAX_DEPTH` raises ``RecursionError`` before it
+    is parsed (:func:`_refuse_deep`). With neither check, it is ``json.loads`` so gated."""
+    _refuse_deep(text)
     hooks: dict[str, Any] = {}
     if strict_numbers:
         hooks.update(parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int)

@@ -7,7 +7,6 @@ are compared with the log; the tests that played one of them must run again.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.hits import read_hits
 from replaygate.regular import read_regular_bytes
+from replaygate.strict_json import plain_loads
 
 
 def _keys_of_lines(text: str) -> set[str] | None:
@@ -24,7 +24,7 @@ def _keys_of_lines(text: str) -> set[str] | None:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = plain_loads(line)
         except (ValueError, RecursionError):  # not JSON, nested too deeply, too many digits
             return None
         if not isinstance(obj, dict) or not isinstance(obj.get("key"), str):

@@ -43,6 +43,7 @@ from replaygate.errors import WireFormatError, kind_of
 from replaygate.http.envelope import body_field, raw_body_field, select_headers
 from replaygate.http.sse import SSEEvent, event_text
 from replaygate.jsondoc import shown, syntax_error
+from replaygate.strict_json import plain_loads
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -356,7 +357,7 @@ def _check_json_text(
     if kind != "application/json" and not kind.endswith("+json"):
         return
     try:
-        json.loads(body)
+        plain_loads(body)
     except json.JSONDecodeError as err:
         problem = f"not JSON ({syntax_error(err)})" if body else "empty"
     except RecursionError:

@@ -13,7 +13,6 @@ opened then, and gets the output as a stream when the tests have run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from replaygate.outputs import close_fifos, open_fifo
 from replaygate.pytest_plugin.options import refuse_unexpanded_tilde, simulator_behavior
 from replaygate.pytest_plugin.store_paths import fixtures_dir
 from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
+from replaygate.strict_json import plain_loads
 
 QUEUE = "--observe-queue"
 OUTPUTS = {
@@ -70,7 +70,7 @@ def _check_not_read(out: Path, store: Path) -> None:
 def _json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object the file at ``path`` holds, else ``None``."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = plain_loads(path.read_text(encoding="utf-8"))
     except (ValueError, RecursionError):
         return None
     return document if isinstance(document, dict) else None

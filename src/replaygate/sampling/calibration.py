@@ -44,6 +44,7 @@ from replaygate.sampling.results import (
     SampleResult,
     load_results,
 )
+from replaygate.strict_json import plain_loads
 
 SIDECAR_FORMAT = "replaygate.calibration"
 COLUMNS = ("item", "case", "sample", "assertion", "kind", "checks", "output", "label")
@@ -158,7 +159,7 @@ def _refuse_foreign_sidecar(side: Path) -> None:
     if text is None:
         return
     try:
-        document = json.loads(text)
+        document = plain_loads(text)
     except (ValueError, RecursionError):
         document = None
     if not isinstance(document, dict) or document.get("format") != SIDECAR_FORMAT:

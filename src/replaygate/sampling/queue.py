@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from replaygate.errors import not_utf8_text
 from replaygate.jsondoc import FieldError, json_fields
 from replaygate.regular import is_blank, read_regular_text, text_lines
+from replaygate.strict_json import plain_loads
 
 if TYPE_CHECKING:
     from replaygate.sampling.results import SampledResult
@@ -95,7 +96,7 @@ def read_queue(path: str | os.PathLike[str]) -> list[Observation]:
         if is_blank(raw):
             continue
         try:
-            entries.append(_observation(json.loads(raw)))
+            entries.append(_observation(plain_loads(raw)))
         except FieldError as err:
             field = f"{err.field}: " if err.field else ""
             raise ValueError(f"{target}:{number}: not an observation: {field}{err}") from None

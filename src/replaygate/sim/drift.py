@@ -23,6 +23,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
+from replaygate.strict_json import plain_loads
+
 DriftOp = Literal["add-field", "drop-field"]
 DriftSpec: TypeAlias = "DriftPlan | str | Sequence[str] | None"
 PLACEHOLDER = "drift"
@@ -39,7 +41,7 @@ carries it must still be a JSON document a fixture line can hold (254 levels).""
 
 def _value(item: str, text: str) -> Any:
     try:
-        return json.loads(text)
+        return plain_loads(text)
     except json.JSONDecodeError:
         return text
     except RecursionError:

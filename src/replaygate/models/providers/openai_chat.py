@@ -15,6 +15,7 @@ from typing import Any
 from replaygate.errors import WireFormatError
 from replaygate.models.providers._fields import field_of, optional_field, read_usage, unpaused
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec
+from replaygate.strict_json import plain_loads
 
 INTERFACE = "openai.chat.completions"
 
@@ -42,7 +43,7 @@ def encode_arguments(arguments: Mapping[str, Any]) -> str:
 def parse_arguments(raw: str, path: str) -> dict[str, Any]:
     """Tool-call arguments from their JSON string (an empty string is no arguments)."""
     try:
-        arguments = json.loads(raw) if raw else {}
+        arguments = plain_loads(raw) if raw else {}
     except json.JSONDecodeError as err:
         raise WireFormatError(path, f"not JSON: {err}") from None
     except ValueError as err:  # an integer past the digits Python reads
