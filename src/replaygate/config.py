@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replaygate.collector import collector_paused
 from replaygate.errors import (
     ReplaygateError,
     located,
@@ -97,7 +98,8 @@ def read_toml(path: StrPath) -> TomlDocument:
             "save the file as UTF-8 without one",
         )
     try:
-        data = tomllib.loads(text)
+        with collector_paused():  # tomllib recurses: nested deep, it reaches Python's limit
+            data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         found = re.search(r"at line (\d+)", str(err))
         line = int(found.group(1)) if found else 0

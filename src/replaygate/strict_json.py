@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from replaygate.collector import collector_paused
+
 __all__ = ["DuplicateKeyError", "loads", "plain_loads"]
 
 MAX_DEPTH = 1024
@@ -80,28 +82,35 @@ class _UniqueKeys:
 
 
 def plain_loads(text: str | bytes) -> Any:
-    """``json.loads(text)``, a text nested past :data:`MAX_DEPTH` refused before it is
-    parsed (``RecursionError``), as :func:`loads` refuses it."""
-    _refuse_deep(text)
-    return json.loads(text)
+    """``json.loads(text)``, nested past :data:`MAX_DEPTH` refused as :func:`loads` refuses
+    it (:func:`_json_loads`)."""
+    return _json_loads(text)
 
 
-def _refuse_deep(text: str | bytes) -> None:
-    """Raise ``RecursionError`` for a text nesting past :data:`MAX_DEPTH`, told by orjson,
-    which counts its depth without recursing. ``json.loads`` would recurse to Python's limit,
-    where a garbage collection running the finalizers of unrelated objects fails each of them
-    ("Exception ignored in ..."). A text holding fewer brackets is not looked at."""
+_SHALLOW = 64
+"""Brackets a text may hold and still be parsed without a look at its depth."""
+
+
+def _json_loads(text: str | bytes, **hooks: Any) -> Any:
+    """``json.loads(text, **hooks)``, where a text nesting past :data:`MAX_DEPTH` raises
+    ``RecursionError`` before it is parsed, told by orjson, which counts its depth without
+    recursing; a text of many brackets is parsed with the cycle collector paused. Python's
+    reader recurses, and near its limit a garbage collection fails the finalizers of
+    unrelated objects ("Exception ignored in ...")."""
     if isinstance(text, bytes):
         brackets = text.count(b"[") + text.count(b"{")
     else:
         brackets = text.count("[") + text.count("{")
-    if brackets <= MAX_DEPTH:
-        return
-    try:
-        orjson.loads(text)
-    except orjson.JSONDecodeError as err:
-        if str(err).startswith("depth limit exceeded"):
-            raise RecursionError(f"nested more than {MAX_DEPTH:,} levels deep") from None
+    if brackets <= _SHALLOW:
+        return json.loads(text, **hooks)
+    if brackets > MAX_DEPTH:
+        try:
+            orjson.loads(text)
+        except orjson.JSONDecodeError as err:
+            if str(err).startswith("depth limit exceeded"):
+                raise RecursionError(f"nested more than {MAX_DEPTH:,} levels deep") from None
+    with collector_paused():
+        return json.loads(text, **hooks)
 
 
 def _twice_path(value: Any) -> str:
@@ -132,17 +141,16 @@ def loads(
     saying which). ``parse_int``, when given, reads each integer instead (a hook that
     notes one beyond a range, say). ``json.JSONDecodeError`` and ``RecursionError`` pass
     as they are; a text nested past :data:`MAX_DEPTH` raises ``RecursionError`` before it
-    is parsed (:func:`_refuse_deep`). With neither check, it is ``json.loads`` so gated."""
-    _refuse_deep(text)
+    is parsed (:func:`_json_loads`)."""
     hooks: dict[str, Any] = {}
     if strict_numbers:
         hooks.update(parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded_int)
     if parse_int is not None:
         hooks["parse_int"] = parse_int
     if not unique_keys:
-        return json.loads(text, **hooks)
+        return _json_loads(text, **hooks)
     pairs = _UniqueKeys()
-    value = json.loads(text, object_pairs_hook=pairs, **hooks)
+    value = _json_loads(text, object_pairs_hook=pairs, **hooks)
     if pairs.found:
         raise DuplicateKeyError(_twice_path(value))
     return value
