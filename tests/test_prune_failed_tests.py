@@ -204,3 +204,27 @@ def test_the_plugin_notes_a_failed_and_an_interrupted_test(pytester: pytest.Pyte
         "kept: 2 played, 0 referenced only, 2 in stores of tests that did not pass" in done.output
     )
     assert [store.read_bytes() for store in stores] == before
+
+
+def test_outcomes_wait_for_the_run_s_hits_looked_for_once_a_second_and_as_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, run = tmp_path / "hits", "20261205T000000Z-ab01"
+    looks: list[bool] = []
+    looked = hits.OutcomeLog.played
+    monkeypatch.setattr(hits.OutcomeLog, "played", lambda self: looks.append(True) or looked(self))
+    log = hits.OutcomeLog(folder, run)
+    log.note("tests/test_x.py::test_a", "passed")  # nothing played yet: kept
+    hit_log = hits.HitLog(folder, run, tmp_path)
+    hit_log.note(tmp_path / "s.jsonl", "265288aeb827")
+    hit_log.flush()
+    log.note("tests/test_x.py::test_b", "failed")  # within a second of the last look
+    assert len(looks) == 1 and not log.file.exists()
+    log.settle()
+    assert hits.read_outcomes(folder) == {
+        run: {"tests/test_x.py::test_a": True, "tests/test_x.py::test_b": False}
+    }
+    idle = hits.OutcomeLog(folder, "20261205T000000Z-ab02")
+    idle.note("tests/test_x.py::test_a", "passed")
+    idle.settle()  # a run that played nothing leaves no trace
+    assert not idle.file.exists()

@@ -459,15 +459,20 @@ class HitsWriter:
             self._note(nodeid, ended)
 
     def _note(self, test: str, outcome: str) -> None:
-        """Write how ``test`` ended; keep the first error. A test whose id holds a
-        secret-looking value (refused at its setup, :func:`_refuse_a_secret_id`) is not
-        written: it played nothing, and its id must reach no file."""
+        """Write how ``test`` ended. A test whose id holds a secret-looking value (refused
+        at its setup, :func:`_refuse_a_secret_id`) is not written: it played nothing, and
+        its id must reach no file."""
         from replaygate.sanitize.secret_scan import find_secrets
 
-        if self.outcomes is None or find_secrets(test):
+        if not find_secrets(test):
+            self._write_outcomes(lambda log: log.note(test, outcome))
+
+    def _write_outcomes(self, write: Callable[[OutcomeLog], None]) -> None:
+        """``write`` to the outcomes log, if the session keeps one; keep the first error."""
+        if self.outcomes is None:
             return
         try:
-            self.outcomes.note(test, outcome)
+            write(self.outcomes)
         except OSError as err:
             if self.error is None:
                 self.error = f"{err.filename or self.outcomes.file}: {err.strerror or err}"
@@ -484,6 +489,7 @@ class HitsWriter:
         pytest-xdist worker, it is sent to the controller, which fails the run)."""
         self.flush()
         self._unfinished()
+        self._write_outcomes(lambda log: log.settle())
         output = getattr(session.config, "workeroutput", None)
         if output is not None and self.error is not None:
             output[_HITS_ERROR] = self.error
