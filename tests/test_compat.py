@@ -81,6 +81,7 @@ def test_a_model_store_written_by_0_1_replays_every_fixture() -> None:
         assert got == from_anthropic_response(fixture.response)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["http.jsonl", "folder"])
 def test_an_http_store_written_by_0_1_replays_through_the_sdks(layout: str) -> None:
     store = STORES / layout

@@ -222,6 +222,7 @@ def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -
     assert not out.exists() and not history.exists()
 
 
+@pytest.mark.slow
 def test_an_agent_interrupting_a_process_of_a_parallel_run_ends_it_as_a_serial_run(
     tmp_path: Path,
 ) -> None:

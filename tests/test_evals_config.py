@@ -492,7 +492,7 @@ def _values() -> st.SearchStrategy[str]:
 _COMMENTS = ["", ' # """ [RULES]', " # '''"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=10 * settings.default.max_examples, deadline=None)
 @given(values=st.lists(st.tuples(_values(), st.sampled_from(_COMMENTS)), min_size=1, max_size=3))
 def test_a_key_after_values_spanning_lines_is_found_at_its_line(
     values: list[tuple[str, str]],

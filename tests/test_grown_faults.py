@@ -23,6 +23,8 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.sim import FaultPlan, Simulator
 
+pytestmark = pytest.mark.slow  # whole recordings from the simulator, grown and at once
+
 URL = "https://api.anthropic.com/v1/messages"
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 BODY = {"model": "m", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}

@@ -20,6 +20,8 @@ from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim import FaultPlan, Simulator
 from sdks import openai
 
+pytestmark = pytest.mark.slow  # concurrent sends recorded and replayed
+
 ASK = [{"role": "user", "content": "Pick a number."}]
 
 

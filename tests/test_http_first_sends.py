@@ -11,9 +11,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
+
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
 from sdks import anthropic
+
+pytestmark = pytest.mark.slow  # threads racing for one live client
 
 THREADS = 12
 

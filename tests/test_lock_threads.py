@@ -18,6 +18,8 @@ from filelock import Timeout
 
 from replaygate.locks import Lock, lock_at
 
+pytestmark = pytest.mark.slow  # threads and forked processes racing for a lock
+
 
 def test_a_thread_waiting_for_another_thread_does_not_try_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -131,7 +131,10 @@ def test_baseline_update_over_a_damaged_store_says_the_same(project: Path) -> No
     assert (project / "base.json").read_bytes() == codecs.BOM_UTF8 + STORE
 
 
-@pytest.mark.parametrize("command", ["report --out", "drift --report", "drift --json-out"])
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param("report --out", marks=pytest.mark.slow), "drift --report", "drift --json-out"],
+)
 def test_an_output_replaces_its_own_earlier_output_even_named_jsonl(
     project: Path, command: str
 ) -> None:
