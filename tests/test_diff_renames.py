@@ -152,6 +152,22 @@ def test_a_store_file_named_by_its_new_or_old_name_is_compared_with_the_other(
         assert alarm["file"] == "tests/agent.jsonl"
 
 
+def test_a_store_folder_named_by_its_new_or_old_name_is_compared_with_the_other(
+    repo: Path,
+) -> None:
+    record(repo / "fixtures" / "agent.jsonl")
+    commit(repo)
+    git(repo, "mv", "fixtures", "stores")
+    edit(repo / "stores" / "agent.jsonl", '"answer 1"', '"answer one"')
+    for named in ("stores", "fixtures"):
+        doc = as_json(repo, named)
+        assert [(r["old"], r["new"]) for r in doc["renamed"]] == [
+            ("fixtures/agent.jsonl", "stores/agent.jsonl")
+        ]
+        assert doc["added"] == doc["removed"] == []
+        assert [alarm["file"] for alarm in doc["alarms"]] == ["stores/agent.jsonl"]
+
+
 def test_a_folder_store_moved_is_one_folder_renamed_with_the_changes_inside(
     repo: Path,
 ) -> None:

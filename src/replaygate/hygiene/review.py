@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from replaygate.fixtures.fingerprint import fixture_key, key_holds, parsed_match
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.gitlinks import lies_within
 from replaygate.hygiene.gitrev import Repo
 from replaygate.hygiene.snapshot import Entry, Side, revision, worktree
 from replaygate.sanitize.secret_mask import masked_pair
@@ -247,8 +248,9 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     """Review the store at ``path`` between revision ``base`` and ``head`` (or the working
     tree), files renamed or moved as git's rename detection finds them.
 
-    A store file that only one side holds is compared with the file git finds it renamed
-    from (or to) anywhere in the repository.
+    A store file or folder that only one side holds is compared with the files git finds
+    renamed into it from (or out of it to) anywhere in the repository: a store folder moved
+    is reviewed by its new name as by its old one.
     """
     repo = Repo.containing(path)
     relpath = repo.relative(path)
@@ -262,12 +264,25 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
             f"no fixture files (.jsonl, .json) at {path} in {old.label} nor in {new.label}"
         )
     commits = repo.commit(base), None if head is None else repo.commit(head)
-    if (old.files and new.files) or path.is_dir():
+    if old.files and new.files:
         return review(old, new, relpath, repo.renames(*commits, relpath))
-    moved = [pair for pair in repo.renames(*commits, "") if relpath in pair[:2]]
-    for before, after, _ in moved:  # at most one: a file is renamed from one, to one
-        old, new = (old, at_head(after)) if old.files else (revision(repo, base, before), new)
+    moved = [
+        pair
+        for pair in repo.renames(*commits, "")
+        if lies_within(pair[0], relpath) != lies_within(pair[1], relpath)
+    ]
+    if moved and old.files:  # moved out of relpath: the files it was moved to
+        new = _files_of(at_head, [after for _, after, _ in moved])
+    elif moved:  # moved into relpath: the files it was moved from
+        old = _files_of(lambda where: revision(repo, base, where), [b for b, _, _ in moved])
     return review(old, new, relpath, moved)
+
+
+def _files_of(side_at: Callable[[str], Side], names: Sequence[str]) -> Side:
+    """The side ``side_at`` reads at the folder holding ``names`` (repository-relative),
+    holding those files alone."""
+    side = side_at(posixpath.commonpath(names))
+    return Side(side.label, {n: side.files[n] for n in names if n in side.files}, side.read)
 
 
 def _match_requests(
