@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from replaygate.http.routes import simulator_refusal
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
@@ -486,3 +487,7 @@ def test_custom_tools_are_offered_to_no_behaviour_and_a_call_forced_of_one_is_re
             "param": "tool_choice",
             "code": None,
         }
+    refused = httpx2.post(
+        sim.openai_base_url + path, json=only_custom, headers={"authorization": "Bearer k"}
+    )  # the simulator's own refusal, not the API's answer: a recording keeps none of it
+    assert simulator_refusal({"body": refused.json()}) is not None

@@ -173,8 +173,7 @@ class SimApp:
             return status_error(provider, 401, request_id)
         problem = endpoint.header_problem(headers)
         if problem is not None:
-            refused = invalid_reply(provider, problem, request_id)
-            return refusal(refused) if problem.own else refused
+            return invalid_reply(provider, problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
             reply = self._resource(endpoint, method, route, query, fault, body, request_id)
         else:

@@ -208,7 +208,8 @@ def refusal(reply: Reply) -> Reply:
 
 def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Reply:
     """The provider's reply (400, or the status the problem names) for a request that failed
-    validation."""
+    validation; marked as the simulator's own (:func:`refusal`) where the problem is one
+    (``problem.own``), which a recording does not keep."""
     if provider == "anthropic":
         kind = "not_found_error" if problem.status == 404 else "invalid_request_error"
         body = anthropic_error(kind, problem.message, request_id)
@@ -218,4 +219,5 @@ def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Repl
         body = google_error(400, "INVALID_ARGUMENT", problem.message)
     else:
         body = openai_error(problem.message, "invalid_request_error", problem.param, problem.code)
-    return json_reply(problem.status, body, provider=provider, request_id=request_id)
+    reply = json_reply(problem.status, body, provider=provider, request_id=request_id)
+    return refusal(reply) if problem.own else reply

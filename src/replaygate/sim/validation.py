@@ -626,6 +626,7 @@ def custom_forced(body: Mapping[str, Any], nested: bool) -> Invalid | None:
         "a custom tool's input is free-form text, which no behaviour makes. Record this "
         "request from the live API.",
         "tool_choice",
+        own=True,
     )
 
 
