@@ -640,6 +640,18 @@ def test_an_out_folder_that_is_a_symlink_loop_is_refused_without_a_traceback(
     assert missing.exit_code == 2 and f"Error: {tmp_path / 'nope'}: no such file" in missing.output
 
 
+@pytest.mark.parametrize("name", ["stores.jsonl", "stores.JSON", "stores.yaml"])
+def test_an_out_named_as_a_file_is_refused_before_anything_is_written(
+    tmp_path: Path, name: str
+) -> None:
+    # the stores went into a folder stores.jsonl, which verify and the replay refuse
+    (tmp_path / "c.yaml").write_text("interactions: []\nversion: 1\n", encoding="utf-8")
+    result = import_cassettes(tmp_path / "c.yaml", "--out", tmp_path / name)
+    assert result.exit_code == 2, result.output
+    assert f"Error: --out {tmp_path / name}: is named as a file" in result.output
+    assert not (tmp_path / name).exists()
+
+
 @pytest.mark.parametrize(
     ("edit", "where"),
     [

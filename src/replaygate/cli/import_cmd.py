@@ -10,6 +10,7 @@ import click
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, json_option
 from replaygate.click_once import OnceCommand
+from replaygate.fixtures.store.files import YAML_SUFFIXES
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
 from replaygate.pytest_plugin.store_names import MAX_NAME, SAFE_CHARACTERS
@@ -39,6 +40,19 @@ def render(result: CassetteImport) -> str:
         f"{line}\n  renamed {old} -> {new}: the name the pytest plugin gives the test's "
         f"store (each character outside {SAFE_CHARACTERS} written _{cut})"
     )
+
+
+def _refuse_file_name(out: Path) -> None:
+    """Refuse an ``--out`` named as a store file or a cassette (``stores.jsonl``): every
+    command reads a path so named as one file and refuses a folder under that name, so
+    the stores written in it could be neither replayed nor verified."""
+    if out.suffix.lower() in (".jsonl", ".json", *YAML_SUFFIXES):
+        raise CommandError(
+            f"--out {out}: is named as a file ({out.suffix}), where the folder of the stores "
+            "is expected: every command reads a path so named as one file and refuses a "
+            "folder of that name, so no store written in it would replay; name a folder "
+            "(--out tests/fixtures)"
+        )
 
 
 def summary(results: list[CassetteImport]) -> str:
@@ -87,6 +101,7 @@ def import_cassettes_cmd(
     """
     if not os.path.lexists(root):
         raise CommandError(f"{root}: no such file or folder")
+    _refuse_file_name(out)
     results = import_cassettes(root, out, force=force, match_host=match_host)
     if not results:
         raise CommandError(f"no cassette (*.yaml, *.yml, *.json) under {root}")
