@@ -534,6 +534,21 @@ def test_simulator_needs_a_bearer_key_and_serves_only_post(sim: Simulator) -> No
     assert listed.status_code == 405
 
 
+def test_input_tokens_are_counted_as_an_answer_spends_them() -> None:
+    """``POST /v1/responses/input_tokens`` (pydantic-ai's ``count_tokens_before_request``)
+    was answered 405 (``Invalid URL``), which a recording stored as the API's answer."""
+    asked: dict[str, Any] = {"input": QUESTION, "instructions": INSTRUCTIONS, "tools": TOOLS}
+    with Simulator(behavior="echo") as echo:
+        c = openai.OpenAI(api_key=KEY, base_url=echo.openai_base_url, max_retries=0)
+        counted = c.responses.input_tokens.count(model=MODEL, **asked)
+        answered = c.responses.create(model=MODEL, **asked)
+        later = c.responses.input_tokens.count(input="And?", previous_response_id=answered.id)
+        alone = c.responses.input_tokens.count(input="And?")
+    assert counted.object == "response.input_tokens"
+    assert counted.input_tokens == answered.usage.input_tokens > 0
+    assert later.input_tokens > alone.input_tokens  # the conversation it continues counts
+
+
 def test_previous_response_needs_the_calls_it_offered(sim: Simulator) -> None:
     first = _post(sim, {"model": MODEL, "input": QUESTION, "tools": TOOLS}).json()
     (call,) = [item for item in first["output"] if item["type"] == "function_call"]

@@ -638,6 +638,22 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         messages, tools, system = from_responses_request(request.body)
         return [*self._history(request), *messages], tools, system
 
+    def stood_for(self, body: Any) -> Conversation | Invalid:
+        """The conversation, tools and system prompt of the request ``body`` (of a call
+        answered without the model: a compaction, a token count) stands for, its ``input``
+        none by default; or why such a request is refused."""
+        if not isinstance(body, Mapping):
+            return Invalid("The request body must be a JSON object.")
+        request = SimRequest({"input": [], **body}, str(body.get("model") or ""), False)
+        problem = self.validate(request)
+        if problem is not None:
+            return problem
+        try:
+            return self.read(request)
+        except WireFormatError as err:
+            path = err.path.removeprefix("request.")
+            return Invalid(f"{path}: {err.reason}", path)
+
     def render(
         self,
         request: SimRequest,
@@ -800,17 +816,10 @@ class OpenAIResponsesCompact(ResourceEndpoint):
             next(self._served)
 
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
-        if not isinstance(body, Mapping):
-            return _openai_refusal(Invalid("The request body must be a JSON object."))
-        request = SimRequest({"input": [], **body}, str(body.get("model") or ""), False)
-        problem = self.responses.validate(request)
-        if problem is not None:
-            return _openai_refusal(problem)
-        try:
-            messages, tools, system = self.responses.read(request)
-        except WireFormatError as err:
-            path = err.path.removeprefix("request.")
-            return _openai_refusal(Invalid(f"{path}: {err.reason}", path))
+        read = self.responses.stood_for(body)
+        if isinstance(read, Invalid):
+            return _openai_refusal(read)
+        messages, tools, system = read
         number = next(self._served)
         users = [m for m in messages if m.role == "user"]
         kept = [
@@ -839,6 +848,26 @@ class OpenAIResponsesCompact(ResourceEndpoint):
             "output": [*kept, compaction],
             "usage": response_usage(used),
         }
+
+
+class OpenAIResponsesInputTokens(ResourceEndpoint):
+    """``POST /v1/responses/input_tokens``: the input tokens of the Responses request the
+    body stands for (its ``input``, after the ``previous_response_id`` or ``conversation``
+    it names), estimated as an answer's usage counts them; the model is optional, as the
+    API has it."""
+
+    provider: Provider = "openai"
+    route = "/v1/responses/input_tokens"
+
+    def __init__(self, responses: OpenAIResponses) -> None:
+        self.responses = responses
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        given = {"model": "gpt-4o", **body} if isinstance(body, Mapping) else body
+        read = self.responses.stood_for(given)
+        if isinstance(read, Invalid):
+            return _openai_refusal(read)
+        return 200, {"object": "response.input_tokens", "input_tokens": input_tokens(*read)}
 
 
 class OpenAIStoredResponses(ResourceEndpoint):
@@ -1012,6 +1041,7 @@ def endpoints() -> tuple[Endpoint, ...]:
         OpenAIChat(),
         responses,
         OpenAIResponsesCompact(responses),
+        OpenAIResponsesInputTokens(responses),
         OpenAIStoredResponses(responses),
         OpenAIConversations(kept),
         OpenAIEmbeddings(),
