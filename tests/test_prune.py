@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -381,6 +382,27 @@ def test_a_store_that_cannot_be_rewritten_is_named(project: Path, blocked: str) 
     assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
     named = f"its lock {lock} is a folder; " if blocked == "lock" else f"Error: {store.parent}/"
     assert named in done.output
+    assert store.read_bytes() == before
+
+
+def test_a_full_disk_names_the_store_left_as_it_was(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Error: no space left on device", naming no file and not what was left
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    setup_store(project, store)
+    before = store.read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")  # found as the data is flushed
+
+    monkeypatch.setattr(os, "fsync", full)
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 2, done.output
+    assert done.output.splitlines()[-1] == (
+        f"Error: {store}: cannot prune it: No space left on device; the file is left as it "
+        "is; nothing more deleted"
+    )
     assert store.read_bytes() == before
 
 

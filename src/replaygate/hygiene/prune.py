@@ -35,7 +35,7 @@ from replaygate.fixtures.store import (
 )
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
 from replaygate.fixtures.store.folder import store_of
-from replaygate.fixtures.store.writing import lock_problem
+from replaygate.fixtures.store.writing import lock_problem, write_errors
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
 from replaygate.hygiene.usage import within
@@ -207,19 +207,20 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                     continue
                 if not file.exists():
                     continue
-                if file.suffix == ".json":
-                    key = read_json_file(file).key
-                    if key in keys[real]:
-                        backups.append(backup_of(file))
-                        os.rename(file, backups[-1])
-                        removed.append(file)
-                        found.add((real, key))
-                else:
-                    backup, held = _rewrite_jsonl(file, keys[real], real in linked)
-                    backups += [backup] if backup is not None else []
-                    found |= {(real, key) for key in held}
-                    if not file.exists():
-                        removed.append(file)
+                with write_errors(file, "prune it", "the file is left as it is"):
+                    if file.suffix == ".json":
+                        key = read_json_file(file).key
+                        if key in keys[real]:
+                            backups.append(backup_of(file))
+                            os.rename(file, backups[-1])
+                            removed.append(file)
+                            found.add((real, key))
+                    else:
+                        backup, held = _rewrite_jsonl(file, keys[real], real in linked)
+                        backups += [backup] if backup is not None else []
+                        found |= {(real, key) for key in held}
+                        if not file.exists():
+                            removed.append(file)
     except ReplaygateError as err:
         raise HygieneError(f"{err}; nothing more deleted") from None
     left = {real_of[file] for file in elsewhere}
