@@ -467,6 +467,8 @@ def _error(status: int, message: str) -> dict[str, Any]:
         ("/v1/responses", _error(404, "The model `x` does not exist"), False),
         ("/v1/messages", _error(404, "model: claude-x"), False),
         ("/v1/nowhere", _error(400, "bad"), False),
+        ("/v1/conversations/conv_1", _error(405, "Invalid URL (PATCH /v1/conversations/c)"), True),
+        ("/v1/nowhere", _error(405, "Method Not Allowed"), False),
     ],
 )
 def test_unserved_route_tells_a_route_from_a_resource(

@@ -41,14 +41,19 @@ def _error_message(body: Any) -> str | None:
 
 
 def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
-    """Whether ``record`` (a recorded HTTP response to ``path``) is a 404 for the route.
+    """Whether ``record`` (a recorded HTTP response to ``path``) is a 404 for the route, or
+    a model API's 405 (a route it serves for other methods, or a route of a newer API than
+    the server's, as the simulator answers one it lacks).
 
-    It is when the path is no model API's (an interface's, or one such as OpenAI's
+    A 404 is when the path is no model API's (an interface's, or one such as OpenAI's
     Conversations API, whose 404 for a conversation it does not hold is an API error),
     when the body is not an API error object, or when that error's message is a
     provider's unknown-route wording.
     """
-    if record.get("status") != 404:
+    status = record.get("status")
+    if status == 405:
+        return is_model_api(path)
+    if status != 404:
         return False
     if not is_model_api(path):
         return True
