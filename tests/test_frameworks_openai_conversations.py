@@ -27,7 +27,7 @@ def user(text: str) -> dict[str, Any]:
 def session(base_url: str | None, question: str = QUESTION) -> dict[str, Any]:
     """What the session does in one run: make a conversation, add the turn's items, read
     them back (newest first, a page at a time, as the session reads), remove the last,
-    delete the conversation; and a response that continues the conversation by its id."""
+    update its metadata, delete the conversation; and a response that continues the conversation by its id."""
 
     async def main() -> dict[str, Any]:
         client = openai.AsyncOpenAI(api_key="test", base_url=base_url, max_retries=2)
@@ -49,8 +49,11 @@ def session(base_url: str | None, question: str = QUESTION) -> dict[str, Any]:
         last = listed.data[-1].id
         await client.conversations.items.delete(last, conversation_id=conversation.id)
         after = await client.conversations.items.list(conversation.id)
+        await client.conversations.update(conversation.id, metadata={"topic": "http"})
+        kept = await client.conversations.retrieve(conversation.id)
         deleted = await client.conversations.delete(conversation.id)
         return {
+            "metadata": kept.metadata,
             "texts": texts,
             "reply": reply.output_text,
             "kinds": kinds,
@@ -72,6 +75,7 @@ def test_a_conversation_s_items_record_from_the_simulator_and_replay(tmp_path: P
     ):
         recorded = session(sim.openai_base_url)
     assert recorded == {
+        "metadata": {"topic": "http"},  # an update was answered 405, and stored so
         "texts": ["One more.", "And another?", QUESTION],
         "reply": "echo: Go on.",
         "kinds": [("message", "user")] * 4 + [("message", "assistant")],

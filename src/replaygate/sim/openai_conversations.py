@@ -1,8 +1,8 @@
 """The OpenAI Conversations API (``/v1/conversations``): conversations whose items the
 server keeps, which a Responses request continues by naming one (``conversation``).
 
-Routes: ``POST /v1/conversations`` (optional ``items``), ``GET`` and ``DELETE
-/v1/conversations/{id}``, ``POST`` and ``GET /v1/conversations/{id}/items`` (a page:
+Routes: ``POST /v1/conversations`` (optional ``items``), ``GET``, ``POST`` (its
+``metadata`` replaced) and ``DELETE /v1/conversations/{id}``, ``POST`` and ``GET /v1/conversations/{id}/items`` (a page:
 ``limit`` up to 100, default 20; ``order`` ``desc`` (the default) or ``asc``; ``after``
 an item id), ``GET`` and ``DELETE /v1/conversations/{id}/items/{item_id}``. An id the
 server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
@@ -121,10 +121,25 @@ class ConversationStore:
             self._kept.touch(parts[0])
             numbers = [int(m[1]) for i in learned if (m := _ITEM_ID.fullmatch(str(i.get("id"))))]
             self._last_item = max([self._last_item, *numbers])  # ids given later are new
+        elif method == "POST" and len(parts) == 1:
+            self._kept[parts[0]][1]["metadata"] = answer.get("metadata")
         elif method == "DELETE" and len(parts) == 1:
             del self._kept[parts[0]]
         elif method == "DELETE" and len(parts) == 3 and parts[1] == "items":
             items[:] = [i for i in items if i.get("id") != parts[2]]
+
+    @staticmethod
+    def _updated(conversation: dict[str, Any], body: Any) -> Answer:
+        """``conversation`` given the ``metadata`` of an update's ``body`` (required, an
+        object), as the API answers it."""
+        given = body if isinstance(body, Mapping) else {}
+        if "metadata" not in given:
+            return _error(400, "Missing required parameter: 'metadata'.", "metadata")
+        metadata = given["metadata"]
+        if not isinstance(metadata, Mapping):
+            return _error(400, "Invalid type for 'metadata': expected an object.", "metadata")
+        conversation["metadata"] = dict(metadata)
+        return 200, conversation
 
     def answer(self, method: str, route: str, query: str, body: Any) -> Answer:
         """The status and body answering ``method`` on ``route`` (under ``/v1/conversations``)."""
@@ -145,6 +160,8 @@ class ConversationStore:
         if len(parts) == 1:
             if method == "GET":
                 return 200, conversation
+            if method == "POST":
+                return self._updated(conversation, body)
             if method == "DELETE":
                 del self._kept[conversation_id]
                 return 200, {
