@@ -27,7 +27,8 @@ def user(text: str) -> dict[str, Any]:
 def session(base_url: str | None, question: str = QUESTION) -> dict[str, Any]:
     """What the session does in one run: make a conversation, add the turn's items, read
     them back (newest first, a page at a time, as the session reads), remove the last,
-    update its metadata, delete the conversation; and a response that continues the conversation by its id."""
+    update its metadata, delete the conversation; and a response that continues the
+    conversation by its id."""
 
     async def main() -> dict[str, Any]:
         client = openai.AsyncOpenAI(api_key="test", base_url=base_url, max_retries=2)
