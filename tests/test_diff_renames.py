@@ -168,6 +168,21 @@ def test_a_store_folder_named_by_its_new_or_old_name_is_compared_with_the_other(
         assert [alarm["file"] for alarm in doc["alarms"]] == ["stores/agent.jsonl"]
 
 
+def test_a_store_file_moved_into_a_folder_of_stores_is_compared_with_its_old_file(
+    repo: Path,
+) -> None:
+    record(repo / "fixtures" / "agent.jsonl")
+    record(repo / "old" / "other.jsonl")
+    commit(repo)
+    git(repo, "mv", "old/other.jsonl", "fixtures/other.jsonl")
+    edit(repo / "fixtures" / "other.jsonl", '"answer 1"', '"answer one"')
+    done = diff(repo, "fixtures")
+    assert done.returncode == 1, done.stdout + done.stderr  # it was "3 added", exit 0
+    assert "0 added, 0 removed" in done.stdout
+    assert "renamed  old/other.jsonl -> fixtures/other.jsonl" in done.stdout
+    assert "ALARM  fixtures/other.jsonl:2" in done.stdout
+
+
 def test_a_folder_store_moved_is_one_folder_renamed_with_the_changes_inside(
     repo: Path,
 ) -> None:

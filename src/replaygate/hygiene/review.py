@@ -248,9 +248,10 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     """Review the store at ``path`` between revision ``base`` and ``head`` (or the working
     tree), files renamed or moved as git's rename detection finds them.
 
-    A store file or folder that only one side holds is compared with the files git finds
-    renamed into it from (or out of it to) anywhere in the repository: a store folder moved
-    is reviewed by its new name as by its old one.
+    A fixture file moved into the store (or out of it), from or to anywhere in the
+    repository, is compared with the file it was moved from (or to): a store folder moved
+    is reviewed by its new name as by its old one, and a store file moved into a folder
+    of stores is no fixture added.
     """
     repo = Repo.containing(path)
     relpath = repo.relative(path)
@@ -264,25 +265,45 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
             f"no fixture files (.jsonl, .json) at {path} in {old.label} nor in {new.label}"
         )
     commits = repo.commit(base), None if head is None else repo.commit(head)
-    if old.files and new.files:
-        return review(old, new, relpath, repo.renames(*commits, relpath))
-    moved = [
+    moved = repo.renames(*commits, relpath) if old.files and new.files else []
+    if old.files.keys() == new.files.keys():  # no file came or went
+        return review(old, new, relpath, moved)
+    across = [
         pair
         for pair in repo.renames(*commits, "")
         if lies_within(pair[0], relpath) != lies_within(pair[1], relpath)
     ]
-    if moved and old.files:  # moved out of relpath: the files it was moved to
-        new = _files_of(at_head, [after for _, after, _ in moved])
-    elif moved:  # moved into relpath: the files it was moved from
-        old = _files_of(lambda where: revision(repo, base, where), [b for b, _, _ in moved])
-    return review(old, new, relpath, moved)
+    came = [before for before, after, _ in across if lies_within(after, relpath)]
+    went = [after for before, after, _ in across if lies_within(before, relpath)]
+    old = _joined([old, *_files_of(lambda where: revision(repo, base, where), came)])
+    new = _joined([new, *_files_of(at_head, went)])
+    return review(old, new, relpath, [*moved, *across])
 
 
-def _files_of(side_at: Callable[[str], Side], names: Sequence[str]) -> Side:
-    """The side ``side_at`` reads at the folder holding ``names`` (repository-relative),
-    holding those files alone."""
-    side = side_at(posixpath.commonpath(names))
-    return Side(side.label, {n: side.files[n] for n in names if n in side.files}, side.read)
+def _files_of(side_at: Callable[[str], Side], names: Sequence[str]) -> list[Side]:
+    """The sides ``side_at`` reads at the folders holding ``names`` (repository-relative),
+    each holding those of ``names`` alone."""
+    sides = []
+    for folder in dict.fromkeys(posixpath.dirname(name) for name in names):
+        side = side_at(folder)
+        held = {n: side.files[n] for n in names if n in side.files}
+        sides.append(Side(side.label, held, side.read))
+    return sides
+
+
+def _joined(sides: Sequence[Side]) -> Side:
+    """One side holding the files of ``sides`` (of one revision, or the working tree)."""
+    if len(sides) == 1:
+        return sides[0]
+
+    def read(paths: list[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for side in sides:
+            found.update(side.read([p for p in paths if p in side.files and p not in found]))
+        return found
+
+    files = {name: oid for side in sides for name, oid in side.files.items()}
+    return Side(sides[0].label, files, read)
 
 
 def _match_requests(
