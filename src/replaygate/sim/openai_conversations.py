@@ -5,7 +5,8 @@ Routes: ``POST /v1/conversations`` (optional ``items``), ``GET``, ``POST`` (its
 ``metadata`` replaced) and ``DELETE /v1/conversations/{id}``, ``POST`` and ``GET
 /v1/conversations/{id}/items`` (a page: ``limit`` up to 100, default 20; ``order``
 ``desc`` (the default) or ``asc``; ``after`` an item id), ``GET`` and ``DELETE
-/v1/conversations/{id}/items/{item_id}``. An id the server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
+/v1/conversations/{id}/items/{item_id}``. An id the server does not hold is a 404. The
+most recent :data:`KEPT_CONVERSATIONS` are kept.
 """
 
 from __future__ import annotations
