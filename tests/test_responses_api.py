@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from replaygate.errors import FixtureMismatchError, UnservedRouteError, WireFormatError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_async_client, httpx2_client, intercept
-from replaygate.http.routes import unserved_route
+from replaygate.http.routes import simulator_refusal, unserved_route
 from replaygate.hygiene.drift import drift_live
 from replaygate.hygiene.resend import LiveSender
 from replaygate.models.live import OpenAIResponsesModel
@@ -526,6 +526,15 @@ def test_simulator_refuses_invalid_requests_in_openai_shape(
     assert error["type"] == "invalid_request_error"
     assert error["param"] == param
     assert words in error["message"]
+
+
+def test_a_stored_prompt_without_input_is_the_simulator_s_own_refusal(sim: Simulator) -> None:
+    """The API takes a stored prompt for the whole input; the simulator, which holds none,
+    answered 'Missing required parameter: input', which a recording stored as the API's."""
+    reply = _post(sim, {"model": MODEL, "prompt": {"id": "pmpt_1", "variables": {"a": "b"}}})
+    assert reply.status_code == 400, reply.text
+    assert "holds no stored prompt ('pmpt_1')" in reply.json()["error"]["message"]
+    assert simulator_refusal({"body": reply.json()}) is not None  # a recording keeps none
 
 
 def test_simulator_needs_a_bearer_key_and_serves_only_post(sim: Simulator) -> None:

@@ -935,7 +935,7 @@ def validate_responses(body: Any) -> Invalid | None:
     if not isinstance(body.get("model"), str) or not body["model"]:
         return _missing("model")
     if "input" not in body:
-        return _missing("input")
+        return _stored_prompt(body.get("prompt")) or _missing("input")
     items = body["input"]
     if not isinstance(items, str | list):
         return Invalid(
@@ -958,6 +958,22 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
+
+
+def _stored_prompt(prompt: Any) -> Invalid | None:
+    """The simulator's own refusal of a request whose whole input is a stored prompt
+    (``prompt``, a template kept on the API's side, which the API takes without
+    ``input``): the simulator holds none, so it has nothing to answer."""
+    if prompt is None:
+        return None
+    named = prompt.get("id") if isinstance(prompt, Mapping) else prompt
+    return Invalid(
+        f"The simulator holds no stored prompt ({named!r}) and this request has no input "
+        "of its own, so it has nothing to answer. Record this request from the live API, "
+        "or give the prompt's text as instructions and input.",
+        "prompt",
+        own=True,
+    )
 
 
 def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
