@@ -406,6 +406,15 @@ def test_a_full_disk_names_the_store_left_as_it_was(
     assert store.read_bytes() == before
 
 
+def test_a_store_named_with_a_newline_is_listed_quoted_on_one_line(project: Path) -> None:
+    # "  tests/fixtures/r" then "ag.jsonl:3  key ...": each listed fixture took two lines
+    store = project / "tests" / "fixtures" / "r\nag.jsonl"
+    setup_store(project, store)
+    done = prune("tests/fixtures", "--unused")
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines()[1].startswith("  'tests/fixtures/r\\nag.jsonl:3'  key ")
+
+
 def test_needs_unused(project: Path) -> None:
     done = prune("tests/fixtures")
     assert done.exit_code == 2 and "say what to prune: --unused" in done.output

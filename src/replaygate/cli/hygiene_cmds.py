@@ -589,7 +589,7 @@ def prune(
             click.echo(f"  {failed_tests_line(result)}")
         for row in doomed:
             recorded = age_text(row.age) + " old" if row.age is not None else "age unknown"
-            click.echo(f"  {row.where}  key {row.key}  ({recorded})")
+            click.echo(f"  {shown_file(row.where)}  key {row.key}  ({recorded})")
         if not doomed:
             click.echo("nothing to prune")
             return
