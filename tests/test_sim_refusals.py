@@ -99,6 +99,11 @@ def test_a_value_the_simulator_cannot_make_is_not_recorded(tmp_path: Path) -> No
     assert not FixtureStore.open(store)
 
 
+def test_a_refusal_ending_its_sentence_is_told_with_one_full_stop() -> None:
+    refused = SimulatorRefusalError("POST", "/v1/responses", 400, "Record it from the live API.")
+    assert "live API. Nothing was written" in str(refused)  # was 'live API.. Nothing'
+
+
 def test_a_scripted_fault_is_recorded_as_the_answer_it_plays(tmp_path: Path) -> None:
     store = tmp_path / "t.jsonl"
     # 429 and 529 announce when to retry, which the SDK honours: 10 ms, not its backoff.

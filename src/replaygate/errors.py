@@ -482,8 +482,8 @@ class SimulatorRefusalError(ReplaygateError):
         self.reason = reason
         super().__init__(
             f"recording stopped: {method} {path} was answered {status} by replaygate's "
-            f"simulator with an error of its own, not a model's answer: {reason}. Nothing "
-            "was written for this request."
+            f"simulator with an error of its own, not a model's answer: "
+            f"{reason.removesuffix('.')}. Nothing was written for this request."
         )
 
 
