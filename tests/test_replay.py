@@ -231,6 +231,20 @@ def test_a_missing_store_says_so(tmp_path: Path) -> None:
     assert not (tmp_path / "none.jsonl").exists()
 
 
+def test_a_missing_relative_store_names_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tests").mkdir()
+    monkeypatch.chdir(tmp_path / "tests")  # `cd tests; pytest`, the store named from above
+    model = ReplayModel("answers.jsonl", model=MODEL, max_tokens=8)
+    with pytest.raises(FixtureMismatchError) as caught:
+        model.complete([Message.user("hi")], [])
+    assert (
+        "there is no store at answers.jsonl (a relative path, read from the working folder, "
+        f"{tmp_path / 'tests'}): record it first"
+    ) in str(caught.value)
+
+
 @pytest.mark.parametrize(
     ("messages", "tools", "named"),
     [
