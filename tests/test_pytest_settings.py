@@ -3,7 +3,9 @@ wrong one named, before a test runs."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -51,4 +53,16 @@ def test_the_config_fixture_is_held_to_the_same_types() -> None:
     assert str(failed.value) == (
         f"replaygate_config (used by {NODE}): match_host must be True or False; "
         "interface must be a string"
+    )
+
+
+def test_a_client_fixture_without_its_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from replaygate.pytest_plugin.recording import _sdk_module
+
+    monkeypatch.setitem(sys.modules, "openai", None)  # not installed
+    with pytest.raises(pytest.fail.Exception) as failed:
+        _sdk_module(SimpleNamespace(fixturename="openai_client"), "openai")  # type: ignore[arg-type]
+    assert str(failed.value) == (
+        "replaygate: the openai_client fixture needs the 'openai' package, which is not "
+        "installed: pip install 'replaygate[openai]'"
     )

@@ -87,17 +87,18 @@ store of a test that did not pass.
 
 from __future__ import annotations
 
-import importlib
 import os
 import shlex
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from replaygate.errors import LiveCallNotApproved, ReplaygateError
+from replaygate.errors import LiveCallNotApproved, MissingExtraError, ReplaygateError
+from replaygate.extras import require
 from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.blocked import INTERCEPT, blocked_note
 from replaygate.pytest_plugin.caught import (
@@ -768,6 +769,16 @@ def replaygate_exchange(
         raise failure
 
 
+def _sdk_module(request: pytest.FixtureRequest, sdk: str) -> ModuleType:
+    """The SDK a client fixture builds on, imported. Where it is not installed, the test
+    fails naming the fixture and the extra that installs it (``pip install
+    'replaygate[openai]'``), not with the import's traceback."""
+    try:
+        return require(sdk, sdk, f"the {request.fixturename} fixture")
+    except MissingExtraError as err:
+        raise pytest.fail.Exception(f"replaygate: {err}", pytrace=False) from None
+
+
 def _sdk_clients(
     request: pytest.FixtureRequest,
     exchange: Exchange,
@@ -787,10 +798,10 @@ def _sdk_clients(
     given or set in the environment, since nothing is sent to a real API. Recording, each
     client's live transport uses the session's one TLS context.
     """
+    module = _sdk_module(request, sdk)  # first: the SDK's extra installs what it sends with
     from replaygate.http import httpx2_async_client, httpx2_client
     from replaygate.http.adapter import ToOrigin
 
-    module = importlib.import_module(sdk)
     cls = getattr(module, client_class)
     env_key = f"{sdk.upper()}_API_KEY"
     http_client = httpx2_async_client if is_async else httpx2_client
