@@ -441,6 +441,20 @@ def test_a_stored_response_is_retrieved_and_deleted_from_the_simulator(tmp_path:
     assert exchange.replays == 5  # made, retrieved, deleted, then two refusals
 
 
+def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulator) -> None:
+    """``responses.stream(response_id=..., starting_after=N)`` got the stored response as
+    JSON, of which the SDK read no event: the resumed stream was empty, and so recorded."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    first = list(c.responses.create(model=MODEL, input="hi", stream=True))
+    with c.responses.stream(response_id=first[0].response.id, starting_after=2) as again:
+        resumed = list(again)
+    assert [(e.type, e.sequence_number) for e in resumed] == [
+        (e.type, e.sequence_number) for e in first[3:]
+    ]
+    answered = first[-1].response.output_text  # type: ignore[union-attr]
+    assert again.get_final_response().output_text == answered
+
+
 def test_a_response_not_stored_is_neither_retrieved_nor_continued() -> None:
     """``store: false`` kept the response all the same, so a later turn continuing it
     was answered by the simulator and refused live."""

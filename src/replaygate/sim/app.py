@@ -255,6 +255,10 @@ class SimApp:
         failed = self._fault_reply(provider, fault, request_id)
         if failed is not None:
             return failed
+        stream = Stream(self.chunk_size, self.drift.apply, fault)
+        events = endpoint.resumed(method, route, query, stream)
+        if events is not None:
+            return stream_reply(events, provider=provider, request_id=request_id)
         body: Any = None
         if raw.strip():
             try:

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs
 
 from replaygate.errors import WireFormatError
 from replaygate.http.sse import SSEEvent
@@ -755,6 +756,11 @@ class ResourceEndpoint(Endpoint):
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
         """The status and JSON body answering ``method`` on ``route``."""
 
+    def resumed(self, method: str, route: str, query: str, stream: Stream) -> list[SSEEvent] | None:
+        """The events answering ``method`` on ``route`` as a stream, for a request asking
+        for one; None (most resources) to be answered by :meth:`answer`."""
+        return None
+
     def validate(self, request: SimRequest) -> Invalid | None:
         return None
 
@@ -873,8 +879,8 @@ class OpenAIResponsesInputTokens(ResourceEndpoint):
 class OpenAIStoredResponses(ResourceEndpoint):
     """``GET`` and ``DELETE /v1/responses/{id}``: a response the simulator served (or
     learned from a recording's replay), retrieved as it was given (a background
-    response's poll) or deleted, after which no request may continue it; one it does not
-    hold is a 404, as the API answers an unknown id."""
+    response's poll), streamed again (:meth:`resumed`) or deleted, after which no request
+    may continue it; one it does not hold is a 404, as the API answers an unknown id."""
 
     provider: Provider = "openai"
     route = "/v1/responses"
@@ -897,6 +903,19 @@ class OpenAIStoredResponses(ResourceEndpoint):
             self.learn(method, route, body, {})
             return 200, {"id": named, "object": "response", "deleted": True}
         return 200, kept
+
+    def resumed(self, method: str, route: str, query: str, stream: Stream) -> list[SSEEvent] | None:
+        """A response held streamed again (``GET ...?stream=true``, the SDK's
+        ``responses.stream(response_id=..., starting_after=N)``): its stream's events after
+        sequence number ``starting_after`` (every one without it), as the API streams a
+        background response again."""
+        asked = parse_qs(query)
+        kept = self.responses.stored.get(route.rsplit("/", 1)[1])
+        if method != "GET" or asked.get("stream") != ["true"] or kept is None:
+            return None
+        after = asked.get("starting_after", [""])[-1]
+        events = responses_events(kept, chunk_size=stream.chunk_size, patch=stream.patch)
+        return events[int(after) + 1 :] if after.isdigit() else events
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Forget a response deleted here, or whose deletion a recording replayed."""
