@@ -393,6 +393,7 @@ def test_unserved_route_404_is_refused_and_nothing_is_written(
         wrong_base.responses.create(model=MODEL, input=QUESTION)
     message = str(caught.value)
     assert "POST /responses" in message and "404" in message and "nothing was written" in message
+    assert "replaygate's simulator does not serve it" in message  # recorded as source "sim"
     assert isinstance(caught.value, openai.OpenAIError)  # the SDK passes it through unwrapped
     with (
         client(store, "record-missing", sim.openai_base_url) as right_base,

@@ -430,19 +430,26 @@ class MissingExtraError(ReplaygateError, ImportError):
 class UnservedRouteError(ReplaygateError):
     """A recording got the server's "no such route" 404: the answer is not a model reply.
 
-    Nothing is written; ``method``, ``path`` and ``status`` name the request.
+    Nothing is written; ``method``, ``path`` and ``status`` name the request;
+    ``simulator`` says the recording was made from replaygate's simulator.
     """
 
-    def __init__(self, method: str, path: str, status: int) -> None:
+    def __init__(self, method: str, path: str, status: int, *, simulator: bool = False) -> None:
         self.method = method
         self.path = path
         self.status = status
+        where = (
+            "replaygate's simulator does not serve it (a route of the API it lacks, or a "
+            "base URL without the API version): record this call from the live API, or "
+            "leave it out of the recording."
+            if simulator
+            else "Point the client at a server that serves this path (check its base URL "
+            "and the API version in the path), or leave this call out of the recording."
+        )
         super().__init__(
             f"recording stopped: {method} {path} was answered {status}, the server's answer "
             "to a route it does not serve (not an API error about a model or a resource); "
-            "nothing was written. Point the client at a server that serves this path (check "
-            "its base URL and the API version in the path), or leave this call out of the "
-            "recording."
+            f"nothing was written. {where}"
         )
 
 

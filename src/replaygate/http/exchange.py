@@ -695,7 +695,8 @@ class Exchange:
         the route, an error the simulator made of its own accord) is refused."""
         method = str(slot.envelope.get("method", ""))
         if unserved_route(str(slot.envelope.get("path", "")), response):
-            raise UnservedRouteError(method, slot.path, response["status"])
+            simulator = self.session.source == "sim"
+            raise UnservedRouteError(method, slot.path, response["status"], simulator=simulator)
         refusal = simulator_refusal(response)
         if refusal is not None:
             raise SimulatorRefusalError(method, slot.path, response["status"], refusal)
