@@ -327,6 +327,31 @@ def test_a_block_whose_tasks_ended_inside_it_gives_no_such_warning(tmp_path: Pat
         asyncio.run(run())
 
 
+def test_a_task_another_block_started_is_not_warned_of_by_this_one(tmp_path: Path) -> None:
+    """Two blocks open at once in two tasks: the one ending first warned of a task the
+    other started, and awaited, inside its own block."""
+
+    async def run() -> None:
+        started, go = asyncio.Event(), asyncio.Event()
+
+        async def first() -> None:
+            with intercept(tmp_path / "a.jsonl"):
+                await started.wait()
+            go.set()
+
+        async def second() -> None:
+            with intercept(tmp_path / "b.jsonl"):
+                task = asyncio.create_task(go.wait(), name="the second block's")
+                started.set()
+                await task
+
+        await asyncio.gather(first(), second())
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TaskOutlivesBlockWarning)
+        asyncio.run(run())
+
+
 def test_a_stream_left_by_a_break_and_closed_gives_no_such_warning(tmp_path: Path) -> None:
     # the loop closes the SDK iterator the break dropped in a task of its own, which the
     # code neither started nor could await

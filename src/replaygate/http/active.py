@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from contextvars import ContextVar
+from contextvars import Context, ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,6 +42,12 @@ def answering() -> Exchange | None:
             if exchange in _stack:
                 return exchange
         return _stack[-1] if _stack else None
+
+
+def entered_in(context: Context, exchange: Exchange) -> bool:
+    """Whether ``exchange``'s block was entered in ``context`` (a task's): so the task was
+    started inside that block, or inside a block nested in it."""
+    return exchange in context.get(_own, ())
 
 
 @contextmanager

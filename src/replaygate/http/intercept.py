@@ -20,13 +20,15 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import gc
 import linecache
 import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from contextvars import Context
 from types import CodeType
-from typing import Any, Unpack
+from typing import Any, Unpack, cast
 from urllib.parse import urlsplit
 
 from replaygate.code_objects import code_within
@@ -36,7 +38,7 @@ from replaygate.errors import (
     ReplaygateError,
     TaskOutlivesBlockWarning,
 )
-from replaygate.http.active import answering_with
+from replaygate.http.active import answering_with, entered_in
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
 from replaygate.http.seams import installed, patched
@@ -154,15 +156,39 @@ def _closing(task: Any) -> bool:
     return type(task.get_coro()).__name__ == "async_generator_athrow"
 
 
-def tasks_left(before: set[Any] | None) -> str | None:
-    """What a block says of the tasks started inside it (those not in ``before``, the
-    tasks running as it was entered) that still run as it ends, or None. The loop's own
-    closing of an async generator the code dropped (an SDK stream's iterator left by a
-    ``break``) is no task of the code's: it sends nothing, and nothing could await it."""
+def _task_context(task: Any) -> Context | None:
+    """The context ``task`` runs in: ``get_context()`` from Python 3.12. Python 3.11's
+    task does not tell it, but refers to it before any other context (those of the
+    callbacks awaiting the task come after it, in the order CPython 3.11 visits them)."""
+    if hasattr(task, "get_context"):
+        return cast(Context, task.get_context())
+    held = (ref for ref in gc.get_referents(task) if isinstance(ref, Context))
+    return next(held, None)
+
+
+def _started_inside(task: Any, exchange: Exchange) -> bool:
+    """Whether ``task`` was started inside the block of ``exchange``: its context holds the
+    block's session. A task another block open at once started (``asyncio.gather`` of two
+    runs, each in its own block) is that block's, not this one's. A task whose context
+    cannot be read counts as this block's."""
+    context = _task_context(task)
+    return context is None or entered_in(context, exchange)
+
+
+def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
+    """What the block of ``exchange`` says of the tasks started inside it (not in
+    ``before``, the tasks running as it was entered, and started in its context) that
+    still run as it ends, or None. The loop's own closing of an async generator the code
+    dropped (an SDK stream's iterator left by a ``break``) is no task of the code's: it
+    sends nothing, and nothing could await it."""
     after = running_tasks()
     if before is None or after is None:
         return None
-    left = [task for task in after - before if not task.done() and not _closing(task)]
+    left = [
+        task
+        for task in after - before
+        if not task.done() and not _closing(task) and _started_inside(task, exchange)
+    ]
     if not left:
         return None
     names = ", ".join(sorted(task.get_name() for task in left)[:3])
@@ -244,6 +270,6 @@ def intercept(
     caught = _unreached(exchange.raised[before[1] :], block)
     if caught:
         warnings.warn(caught_inside(caught), ReplayErrorCaughtWarning, stacklevel=3)
-    left = tasks_left(tasks)
+    left = tasks_left(tasks, exchange)
     if left is not None:
         warnings.warn(left, TaskOutlivesBlockWarning, stacklevel=3)
