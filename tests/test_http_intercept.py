@@ -310,10 +310,11 @@ def test_a_task_still_running_as_its_block_ends_is_warned_of(tmp_path: Path) -> 
 
     warned = asyncio.run(run())
     assert len(warned) == 1, warned
+    where = f"{__name__}.{test_a_task_still_running_as_its_block_ends_is_warned_of.__name__}"
     assert warned[0].startswith(
         "1 asyncio task(s) started inside this intercept() block still run as it ends "
-        "(left-running): what they send after it is neither answered from the store nor "
-        "recorded"
+        f"(left-running: {where}.<locals>.late): what they send after it is neither "
+        "answered from the store nor recorded"
     )
 
 

@@ -175,6 +175,17 @@ def _started_inside(task: Any, exchange: Exchange) -> bool:
     return context is None or entered_in(context, exchange)
 
 
+def _task_label(task: Any) -> str:
+    """``task``'s name and the function it runs, with its module (``Task-7:
+    litellm.litellm_core_utils.logging_worker.LoggingWorker._worker_loop``): a name given
+    by asyncio says nothing of whose task it is."""
+    coro = task.get_coro()
+    name = getattr(coro, "__qualname__", type(coro).__name__)
+    frame = getattr(coro, "cr_frame", None)
+    module = frame.f_globals.get("__name__") if frame is not None else None
+    return f"{task.get_name()}: {module}.{name}" if module else f"{task.get_name()}: {name}"
+
+
 def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
     """What the block of ``exchange`` says of the tasks started inside it (not in
     ``before``, the tasks running as it was entered, and started in its context) that
@@ -191,7 +202,7 @@ def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
     ]
     if not left:
         return None
-    names = ", ".join(sorted(task.get_name() for task in left)[:3])
+    names = ", ".join(sorted(_task_label(task) for task in left)[:3])
     return (
         f"{len(left)} asyncio task(s) started inside this intercept() block still run as it "
         f"ends ({names}): what they send after it is neither answered from the store nor "
