@@ -11,11 +11,13 @@ from __future__ import annotations
 import random
 import re
 import string
+import warnings
 from pathlib import Path
 
 import pytest
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, RequestsMergedWarning
+from replaygate.fixtures.session import FixtureSession
 from replaygate.http import Exchange, block_network, httpx2_client
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.pii import TextRules, luhn_valid
@@ -99,3 +101,23 @@ def test_an_address_keeps_its_stored_replacement_and_the_docs_state_its_odds() -
     docs = " ".join((Path(__file__).parents[1] / "docs" / "sanitize.md").read_text().split())
     assert "An address's replacement is a 32-bit digest" in docs
     assert "16^8 addresses" not in docs
+
+
+def test_a_rule_that_makes_two_requests_one_warns_naming_the_field(tmp_path: Path) -> None:
+    rule = {"pattern": "customer-[0-9]+", "replace": "customer-X"}
+    session = FixtureSession(
+        tmp_path / "s.jsonl",
+        mode="record-missing",
+        approve_live=True,
+        sanitize=SanitizeConfig(rules=[rule]),
+    )
+
+    def sent(who: str) -> dict[str, object]:
+        return {"model": "m", "messages": [{"role": "user", "content": f"refund {who}"}]}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        session.stored_request(sent("customer-1"))
+        session.stored_request(sent("customer-1"))  # the same request again: a repeat
+    with pytest.warns(RequestsMergedWarning, match=r"at request\.messages\[0\]\.content\)"):
+        session.stored_request(sent("customer-2"))

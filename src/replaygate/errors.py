@@ -584,6 +584,11 @@ class TaskOutlivesBlockWarning(ReplaygateWarning):
     they send after it is not answered from the store, nor recorded."""
 
 
+class RequestsMergedWarning(ReplaygateWarning):
+    """While recording, the sanitize rules rewrote two different requests into one: they
+    share a fixture, and replay answers them in the order they were sent."""
+
+
 class ResponseLeftOpenWarning(ReplaygateWarning):
     """A recording block ended while a live response (not an event stream) was neither
     read to its end nor closed: it could not be recorded."""
