@@ -516,6 +516,22 @@ def test_an_answer_a_filter_left_unreadable_is_refused(
     assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
+def test_a_request_body_a_hook_blanked_is_refused(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    # a before_record_request hook blanked it: imported, every replay of it was a miss
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
+    edit_yaml(
+        folder / "openai/plain.yaml", lambda d: d["interactions"][0]["request"].update(body="")
+    )
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    assert f"{folder / 'openai/plain.yaml'}: interaction 0: request.body: empty, " in refusal
+    assert "before_record_request" in refusal
+    assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
 BAD_INPUT = {
     "malformed YAML": ("interactions:\n- request: {method: POST\n", "not valid YAML at line 3"),
     "unknown version": ("version: 2\ninteractions: []\n", "unknown cassette version 2"),

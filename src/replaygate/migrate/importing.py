@@ -253,6 +253,7 @@ def _stage(
         )
         with exchange.store:
             for interaction in interactions:
+                _check_body_as_sent(cassette, interaction)
                 try:
                     key, host = _record(exchange, interaction)
                 except UnservedRouteError:
@@ -289,6 +290,27 @@ def _check_one_host(cassette: Path, sent_to: dict[str, list[int]]) -> None:
         "their answers in the cassette's order, whichever host a test calls. Nothing of this "
         "cassette was written; import it with --match-host, and set match_host=True on the "
         "tests that replay it (the replaygate marker's, or replaygate_config's)."
+    )
+
+
+def _check_body_as_sent(cassette: Path, interaction: Interaction) -> None:
+    """Refuse a request recorded with no body where its ``content-length`` header says one
+    was sent: a ``before_record_request`` hook or a filter blanked it after it was sent, so
+    the stored request would be one no test sends, and its every replay a miss. (A body
+    edited by hand, its header left as it was, is taken as the one a test now sends.)"""
+    request = interaction.request
+    if request.body:
+        return
+    sent = [v.strip() for k, v in request.headers if k.lower() == "content-length"]
+    if not any(v.isascii() and v.isdigit() and int(v) > 0 for v in sent):
+        return
+    raise CassetteRefused(
+        f"{cassette}: interaction {interaction.index}: request.body: empty, where its "
+        f"content-length header says {sent[0]} byte(s) were sent: a before_record_request "
+        "hook or a filter blanked the body after it was sent, and no request a test sends "
+        "would match it. Nothing of this cassette was written; record it again without "
+        "blanking the request body (a sanitize rule keeps a value out of a fixture in "
+        "replaygate), or record the test with replaygate."
     )
 
 
