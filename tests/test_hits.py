@@ -151,6 +151,18 @@ def test_a_hit_is_logged_with_the_test_and_the_second_it_was_noted(
     )
 
 
+def test_a_test_whose_id_holds_a_key_is_logged_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7d"
+    log = hits.HitLog(tmp_path / "hits", "run-1")
+    monkeypatch.setenv(hits.TEST_ENV, f"tests/test_a.py::test_one[{key}] (call)")
+    log.note("s.jsonl", "abc")
+    log.flush()
+    assert key not in log.file.read_text()
+    assert [(h.key, h.test) for h in hits.read_hits(tmp_path / "hits")] == [("abc", None)]
+
+
 def test_trim_keeps_the_newest_runs_only(tmp_path: Path) -> None:
     directory = tmp_path / "hits"
     directory.mkdir()
