@@ -159,6 +159,19 @@ def test_a_duplicate_id_names_both_lines(tmp_path: Path) -> None:
         load_eval_cases(path)
 
 
+def test_ids_differing_only_in_unicode_form_are_refused_with_their_escapes(
+    tmp_path: Path,
+) -> None:
+    ids = ("rag", "RAG", "caf\u00e9", "cafe\u0301")  # case tells ids apart; Unicode form does not
+    path = write(tmp_path, *(json.dumps({**GOOD, "id": i}) for i in ids))
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    assert ":4: case id 'cafe\u0301' differs from the id of line 3 only in its Unicode form " in (
+        str(caught.value)
+    )
+    assert "(cafe\\u0301, NFD; line 3: caf\\u00e9, NFC)" in str(caught.value)
+
+
 def test_an_empty_missing_or_binary_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(CaseFormatError, match="no cases"):
         load_eval_cases(write(tmp_path, "", "  "))

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,7 @@ from replaygate.jsonl_spread import array_reason, spread_at, spread_reason
 from replaygate.reasons import BIDI_CONTROLS
 from replaygate.regular import is_blank, read_regular_bytes, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
+from replaygate.unicode_forms import told
 
 EXPECTATIONS = ("contains", "citations", "schema")
 """Names of the checks a case's expectations become."""
@@ -115,6 +117,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         raise CaseFormatError(name, *jsonl_not_utf8(data, err.start, name)) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
+    forms: dict[str, str] = {}  # each id's NFC form -> the id written so first
     lines = [raw for _, raw in text_lines(text)]
     for number, raw in enumerate(lines, start=1):
         if is_blank(raw):
@@ -131,11 +134,24 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
             raise CaseFormatError(
                 name, number, f"duplicate case id {case.id!r} (first at line {seen[case.id]})"
             )
+        twin = forms.setdefault(unicodedata.normalize("NFC", case.id), case.id)
+        if twin != case.id:
+            raise CaseFormatError(name, number, _twin_reason(case.id, twin, seen[twin]))
         seen[case.id] = number
         cases.append(case)
     if not cases:
         raise CaseFormatError(name, 0, "no cases: the file holds no JSON line")
     return cases
+
+
+def _twin_reason(case: str, twin: str, line: int) -> str:
+    """Why a case id that differs from an earlier one only in its Unicode form is refused:
+    the two print alike, so no verdict, gate line or report row could tell them apart."""
+    return (
+        f"case id {case!r} differs from the id of line {line} only in its Unicode form "
+        f"({told(case)}; line {line}: {told(twin)}): the two print alike, so no verdict, "
+        "gate line or report could tell them apart; name each case once, or rename one"
+    )
 
 
 def _zero_filled(raw: str) -> str | None:

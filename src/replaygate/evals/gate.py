@@ -16,7 +16,6 @@ what cannot be checked is never passed.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -41,6 +40,7 @@ from replaygate.evals.reference import Reference
 from replaygate.evals.rendered import Rendered
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.table import html_text, markdown_table, text_table
+from replaygate.unicode_forms import other_form, told
 
 RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
 NO_COUNTS = (
@@ -330,7 +330,7 @@ def run_gate(
     now_ids = {c.case for c in now.cases}
     base_ids = {c.case for c in baseline.cases}
     for missing in sorted(base_ids - now_ids):
-        twin = _other_form(missing, now_ids - base_ids)
+        twin = other_form(missing, now_ids - base_ids)
         text = f"case {missing} is in the baseline but not in the results " + (
             "(remove it with `replaygate baseline update --reason ...`)"
             if twin is None
@@ -341,7 +341,7 @@ def run_gate(
         )
         (problems if config.fail_on_missing else notes).append(text)
     for new in sorted(now_ids - base_ids):
-        twin = _other_form(new, base_ids - now_ids)
+        twin = other_form(new, base_ids - now_ids)
         notes.append(
             f"case {new} is new (not in the baseline)"
             + ("" if twin is None else f", though it differs from the baseline's case {twin} "
@@ -394,28 +394,9 @@ def _models_note(baseline: Reference, now: Reference) -> list[str]:
     ]
 
 
-def _other_form(case: str, others: set[str]) -> str | None:
-    """The id among ``others`` that differs from ``case`` only in its Unicode form (NFC
-    and NFD of ``é``): the two read alike."""
-    form = unicodedata.normalize("NFC", case)
-    return next((o for o in sorted(others) if unicodedata.normalize("NFC", o) == form), None)
-
-
-def _escape(char: str) -> str:
-    """``\\u0301``, or ``\\U0001f525`` past the Basic Multilingual Plane."""
-    code = ord(char)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
 def _forms(baseline: str, results: str) -> str:
     """``baseline caf\\u00e9, NFC; results cafe\\u0301, NFD``: each id with its characters
     past ASCII escaped, and its normal form."""
-
-    def told(case: str) -> str:
-        escaped = "".join(c if " " <= c <= "~" else _escape(c) for c in case)
-        form = next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, case)), None)
-        return f"{escaped}, {form or 'neither NFC nor NFD'}"
-
     return f"baseline {told(baseline)}; results {told(results)}"
 
 

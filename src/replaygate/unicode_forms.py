@@ -1,0 +1,31 @@
+"""Texts that differ only in their Unicode form (NFC and NFD of ``é``): they print alike,
+so where one is compared with another each is shown with its escapes and its form."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+
+def other_form(text: str, others: Iterable[str]) -> str | None:
+    """The text among ``others`` that differs from ``text`` only in its Unicode form (the
+    first in sorted order), or ``None``."""
+    form = unicodedata.normalize("NFC", text)
+    return next(
+        (o for o in sorted(others) if o != text and unicodedata.normalize("NFC", o) == form),
+        None,
+    )
+
+
+def escaped(char: str) -> str:
+    """``\\u0301``, or ``\\U0001f525`` past the Basic Multilingual Plane."""
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def told(text: str) -> str:
+    """``caf\\u00e9, NFC``: ``text`` with its characters past printable ASCII escaped, and
+    its normal form."""
+    shown = "".join(c if " " <= c <= "~" else escaped(c) for c in text)
+    form = next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)), None)
+    return f"{shown}, {form or 'neither NFC nor NFD'}"
