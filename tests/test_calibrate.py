@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -176,6 +177,17 @@ def test_score_compares_labels_with_the_hidden_verdicts(results: Path, tmp_path:
     assert context.accuracy == pytest.approx(sum(a for _, a in expected) / len(expected))
 
 
+def test_a_sheet_saved_in_another_unicode_form_is_scored(tmp_path: Path) -> None:
+    case = run_sampled(lambda i: ANSWERS[i], 5, 4, CHECKS, case="caf\u00e9")
+    results = write_results(tmp_path / "results.json", [case])
+    sheet, *_ = export_sheet(results, tmp_path / "sheet.csv", n=1, seed=1)
+    rows = read_rows(sheet)  # as a spreadsheet saving its text in NFD writes them back
+    rows = [{**row, "case": unicodedata.normalize("NFD", row["case"]), "label": "pass"}
+            for row in rows]  # fmt: skip
+    write_rows(sheet, rows)
+    assert sum(len(agreement.pairs) for agreement in score_sheet(sheet)) == len(rows) == 2
+
+
 def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
     sheet, side, _, _, _ = export_sheet(results, tmp_path / "sheet.csv", n=2, seed=1)
     rows = read_rows(sheet)
@@ -187,7 +199,10 @@ def test_score_errors_name_the_row(results: Path, tmp_path: Path) -> None:
         score_sheet(sheet)
     rows[1]["label"], rows[0]["assertion"] = "pass", "renamed"
     write_rows(sheet, rows)
-    with pytest.raises(CalibrationError, match=r"sheet.csv:2: item 1 does not match the sidecar"):
+    with pytest.raises(
+        CalibrationError,
+        match=r"sheet.csv:2: item 1 does not match the sidecar \(.*\): its assertion is 'renamed'",
+    ):
         score_sheet(sheet)
     rows[0]["item"] = "99"
     write_rows(sheet, rows)

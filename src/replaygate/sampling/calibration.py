@@ -15,6 +15,7 @@ import json
 import os
 import random
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -390,16 +391,12 @@ def _labelled_rows(
         expected = items.get(row["item"])
         if expected is None:
             raise CalibrationError(f"{where}: item {row['item']!r} is not in the sidecar")
-        same = (from_cell(row["case"]), row["sample"], from_cell(row["assertion"])) == (
-            expected["case"],
-            str(expected["sample"]),
-            expected["assertion"],
-        )
-        if not same:
+        differs = _differences(row, expected)
+        if differs:
             raise CalibrationError(
                 f"{where}: item {row['item']} does not match the sidecar "
-                f"({expected['case']} sample {expected['sample']} {expected['assertion']}); "
-                "was the sheet edited beyond its label column?"
+                f"({expected['case']} sample {expected['sample']} {expected['assertion']}): "
+                f"{'; '.join(differs)}; was the sheet edited beyond its label column?"
             )
         name = expected["assertion"]
         pairs.setdefault(name, [])
@@ -410,6 +407,19 @@ def _labelled_rows(
         else:
             pairs[name].append((human, expected["automatic"] == "pass"))
     return pairs, unlabelled, seen
+
+
+def _differences(row: dict[str, str], expected: dict[str, Any]) -> list[str]:
+    """What a sheet's row says otherwise than its item in the sidecar, a column each. A
+    text in another Unicode form (``é`` saved by a spreadsheet as ``e`` and a combining
+    accent, NFD) says the same: the item, not its spelling, names the verdict."""
+    said = []
+    for column in ("case", "sample", "assertion"):
+        mine = row[column] if column == "sample" else from_cell(row[column])
+        theirs = str(expected[column])
+        if unicodedata.normalize("NFC", mine) != unicodedata.normalize("NFC", theirs):
+            said.append(f"its {column} is {mine!r}, the sidecar's {theirs!r}")
+    return said
 
 
 def _spans(items: Sequence[str]) -> str:
