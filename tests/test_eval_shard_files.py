@@ -54,6 +54,16 @@ def test_a_whole_empty_run_merges() -> None:
     assert merge([part()], ["shard-1.json"]).cases == ()
 
 
+def test_the_merged_run_is_at_the_earliest_shard_time_whatever_its_utc_offset() -> None:
+    def timed(index: int, time: str) -> EvalResults:
+        shard = {"index": index, "count": 2, "cases": 0, "positions": []}
+        return EvalResults((), {"time": time, "shard": shard})
+
+    parts = [timed(1, "2026-11-30T12:00:00-06:00"), timed(2, "2026-11-30T17:00:00Z")]
+    merged = merge(parts, ["s1.json", "s2.json"])  # 12:00-06:00 is 18:00Z, the later
+    assert merged.info["time"] == "2026-11-30T17:00:00Z"
+
+
 def shard_files(folder: Path, ids: list[str], count: int) -> list[Path]:
     """The results files of the ``count`` shards of a run of one-sample cases ``ids``."""
     files = []

@@ -16,14 +16,16 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from replaygate.errors import first_few
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.jsonfields import parse_time
 from replaygate.models.replay import RequestSettings
 
 C = TypeVar("C", bound=EvalCase)
@@ -165,7 +167,7 @@ def merge(
     if sorted(placed) != list(range(total)):
         raise _not_the_run(placed, total)
     info = {  # the run's time first, where a serial run writes it
-        "time": min(str(p.info.get("time", "")) for p in parts),
+        "time": _earliest(str(p.info.get("time", "")) for p in parts),
         **{k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY},
     }
     info["shards"] = [
@@ -176,6 +178,20 @@ def merge(
         )
     ]
     return EvalResults(tuple(placed[i].case for i in range(total)), info)
+
+
+def _earliest(times: Iterable[str]) -> str:
+    """The earliest of the shards' ISO 8601 times, by the instant each names whatever its UTC
+    offset (``12:00:00-06:00`` is after ``17:00:00Z``, though it sorts before it as text);
+    a time that is none (a shard made from Python without one) first, as text sorts it."""
+
+    def instant(text: str) -> tuple[bool, datetime, str]:
+        try:
+            return True, parse_time(text), text
+        except ValueError:
+            return False, datetime.min.replace(tzinfo=UTC), text
+
+    return min(times, key=instant)
 
 
 def _same_contents(key: str, mine: Mapping[str, Any], first: Mapping[str, Any]) -> bool:
