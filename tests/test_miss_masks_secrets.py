@@ -124,6 +124,17 @@ def test_a_key_used_as_a_field_name_is_masked_as_its_value_would_be() -> None:
     assert right == {"metadata": {first: 1}}
 
 
+def test_a_key_split_across_two_text_blocks_is_masked_in_both() -> None:
+    blocks = [{"type": "text", "text": GITHUB[:20]}, {"type": "text", "text": GITHUB[20:]}]
+    requested = {"body": {"messages": [{"role": "user", "content": blocks}]}}
+    _, right = masked_pair({"body": {"messages": []}}, requested)
+    shown = [block["text"] for block in right["body"]["messages"][0]["content"]]
+    assert shown == [
+        "<GitHub token (split across text blocks) #1, 20 characters>",
+        "<GitHub token (split across text blocks) #2, 21 characters>",
+    ]
+
+
 def test_a_private_key_is_masked_with_its_body() -> None:
     body = "MIIEpAIBAAKCAQEA7bq98wK1Lk2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e"
     key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"

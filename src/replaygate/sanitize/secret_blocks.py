@@ -113,6 +113,22 @@ def split_finding(texts: list[str], detect: Detect) -> tuple[int, int, str] | No
     return 0, len(texts) - 1, whole
 
 
+def split_blocks(blocks: list[Any], detect: Detect) -> dict[int, str]:
+    """The index of each block of ``blocks`` (one list, not the lists of a tool result in
+    it) that holds a part of a secret split across adjacent text blocks, with the name of
+    its finding (``GitHub token (split across text blocks)``)."""
+    runs: list[Run] = []
+    _runs(blocks, "", runs)
+    parts: dict[int, str] = {}
+    for where, start, texts in runs:
+        split = split_finding(texts, detect) if not where else None
+        if split is not None:
+            first, last, name = split
+            for index in range(start + first, start + last + 1):
+                parts[index] = f"{name} (split across text blocks)"
+    return parts
+
+
 def find_block_secrets(
     fixture: Mapping[str, Any], recorded: list[tuple[str, Any]], detect: Detect
 ) -> list[tuple[str, str]]:

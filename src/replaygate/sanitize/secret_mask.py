@@ -12,6 +12,8 @@ key in a decoded form (``\\u``-escaped, in base64), a high-entropy value in a
 credential-named field (``metadata.api_key``) or after a credential name written in text
 (``api_key: ...``; of a request's ``path``, its query alone:
 ``?aws_secret_access_key=...``).
+A key split across adjacent text blocks of one list (:mod:`.secret_blocks`) is masked
+in each block that holds a part of it.
 The free-standing rule is left out, so that a nonce that makes a request miss still shows.
 
 Compressed data is read within one :class:`~.secret_compressed.Budget` for each value, as
@@ -24,6 +26,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from replaygate.sanitize.secret_blocks import split_blocks
 from replaygate.sanitize.secret_compressed import Budget
 from replaygate.sanitize.secret_entropy import SCHEME, scheme_credentials
 from replaygate.sanitize.secret_rules import PEM_KEY, candidates
@@ -95,8 +98,14 @@ def masked_pair(left: Any, right: Any) -> tuple[Any, Any]:
                 for k, v in value.items()
             }
         if isinstance(value, list):
-            return [masked(item, budget, field_name) for item in value]
+            items = [masked(item, budget, field_name) for item in value]
+            for index, name in split_blocks(value, lambda text: found_in(text, budget)).items():
+                items[index] = {**items[index], "text": shown(value[index]["text"], name)}
+            return items
         return value
+
+    def found_in(text: str, budget: Budget) -> str | None:
+        return detect_in_text(text, "text", encoded=True, budget=budget)
 
     # one budget for each request, as the scan of its fixture has one
     return masked(left, Budget()), masked(right, Budget())
