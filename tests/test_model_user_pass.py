@@ -157,6 +157,8 @@ def test_a_chat_completions_refusal_replays_as_a_refusal(tmp_path: Path) -> None
         ({"a": {1, 2}}, "ToolCall.arguments.a of call 't1' (add): set is not a JSON value"),
         ({"a": [1, float("nan")]}, "ToolCall.arguments.a[1] of call 't1' (add): nan is not"),
         ({"a": "\ud800"}, "ToolCall.arguments.a of call 't1' (add): text is not valid Unicode"),
+        ({1: "a"}, "ToolCall.arguments of call 't1' (add): key 1 is not a string"),
+        ({"a": [{None: 2}]}, "ToolCall.arguments.a[0] of call 't1' (add): key None is not a"),
     ],
 )
 def test_tool_call_arguments_no_api_could_send_are_refused_where_made(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast, get_args, runtime_checkable
 
 from replaygate.errors import CanonicalFormError
-from replaygate.fixtures.fingerprint import canonical_json
+from replaygate.fixtures.fingerprint import canonical_json, not_a_string_key
 
 __all__ = [
     "STOP_REASONS",
@@ -89,12 +89,29 @@ class ToolCall:
             )
         try:
             canonical_json(self.arguments)
+            _refuse_odd_key(self.arguments)
         except CanonicalFormError as err:
             where = f"arguments.{err.path}" if err.path else "arguments"
             raise TypeError(
                 f"ToolCall.{where} of call {self.id!r} ({self.name}): {err.reason}; tool "
                 "arguments are a JSON object"
             ) from None
+
+
+def _refuse_odd_key(value: object) -> None:
+    """:class:`CanonicalFormError` naming the first object in ``value`` with a key that is
+    no string: the canonical form writes ``{1: 'a'}`` as ``{"1": "a"}``, so a tool would
+    be given an int key by a fake and a string one by its recording."""
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    raise CanonicalFormError(where, not_a_string_key(key))
+                stack.append((f"{where}.{key}" if where else key, inner))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{where}[{i}]", inner) for i, inner in enumerate(item))
 
 
 @dataclass(frozen=True)
