@@ -389,3 +389,21 @@ def test_rewriting_cassettes_in_an_offline_session_is_refused_before_any_test_ru
     rewritten = runpytest_forked(pytester, forker, *NOT_REPLAYGATE, "--record-mode=rewrite")
     rewritten.assert_outcomes(passed=1, deselected=1)
     assert weather.read_text() != WEATHER_CASSETTE
+
+
+def test_a_rewrite_set_in_vcr_config_fails_its_test_and_keeps_the_cassette(
+    pytester: pytest.Pytester, forker: Forker, weather: Path
+) -> None:
+    """A ``record_mode`` of ``vcr_config`` is not known before the tests run: a test it
+    gives ``rewrite`` in an offline session errors in its setup, before pytest-recording
+    deletes its cassette, where the cassette was deleted and the recording refused."""
+    rewrite = '\n\n@pytest.fixture\ndef vcr_config():\n    return {"record_mode": "rewrite"}\n'
+    pytester.makeconftest(WEATHER_RESOLVED_TO_THE_SIMULATOR + "\nimport pytest\n" + rewrite)
+    weather.parent.mkdir(parents=True)
+    weather.write_text(WEATHER_CASSETTE)
+    result = runpytest_forked(pytester, forker)
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(
+        ["*record_mode 'rewrite' of vcr_config deletes the cassette of test_vcr.py::test_weather*"]
+    )
+    assert weather.read_text() == WEATHER_CASSETTE

@@ -80,6 +80,12 @@ def uses_replaygate(item: pytest.Item) -> bool:
     return USES_REPLAYGATE in names or item.get_closest_marker("replaygate") is not None
 
 
+def _pytest_recording(fixturedef: pytest.FixtureDef[Any]) -> bool:
+    """Whether ``fixturedef`` is pytest-recording's, not a fixture of the same name of
+    another plugin or project."""
+    return getattr(fixturedef.func, "__module__", "").startswith("pytest_recording")
+
+
 class OfflineSession:
     """The session-wide block of a session that replays (``why`` ``"in replay"``) or
     records from the simulator, and its report."""
@@ -113,6 +119,21 @@ class OfflineSession:
             self.first = len(refusals())
             self.block.enter_context(block_network())
             self.blocked = True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(
+        self, fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest
+    ) -> Any:
+        """Fail a test whose ``vcr_config`` says ``rewrite``
+        (:func:`~.vcr_rewrite.refuse_configured_rewrite`) as its ``vcr_markers`` are set
+        up, which pytest-recording's ``vcr`` fixture, that deletes the cassette, depends
+        on: the failure of a fixture it needs stops it before it starts."""
+        value = yield
+        if self.blocked and fixturedef.argname == "vcr_markers" and _pytest_recording(fixturedef):
+            from replaygate.pytest_plugin.vcr_rewrite import refuse_configured_rewrite
+
+            refuse_configured_rewrite(request, self.because())
+        return value
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         """Remember where the attempts made during this test begin."""
