@@ -107,6 +107,16 @@ def test_rule_stub_without_a_matching_rule_names_the_message() -> None:
         stub.complete([Message.user("What is CI?")], [])
 
 
+def test_no_matching_rule_names_the_call_and_the_role_each_rule_is_kept_to() -> None:
+    stub = RuleStub([Rule(when="RAG", call=("search_corpus", {"q": "RAG"}), role="user")])
+    with pytest.raises(NoRuleMatchedError) as info:
+        run(stub, build_registry(), "What is RAG?")  # the search result holds "RAG" too
+    assert re.search(
+        r"^RuleStub call 2: .* tool message .*rules: 0: 'RAG' \(user messages only\)$",
+        str(info.value),
+    )
+
+
 def test_rule_needs_exactly_one_answer() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         Rule(when="x", text="a", call=("t", {}))

@@ -204,6 +204,16 @@ class Rule:
         return searched(self.when, message.content)
 
 
+def _listed(rules: Sequence[Rule]) -> str:
+    """Each rule by its index and pattern, with the role it is kept to: a rule for user
+    messages whose pattern is in a tool message is no match, and the list says why."""
+    shown = [
+        f"{i}: {rule.when!r}" + (f" ({rule.role} messages only)" if rule.role else "")
+        for i, rule in enumerate(rules)
+    ]
+    return ", ".join(shown) or "none"
+
+
 class RuleStub:
     """Answers by the first :class:`Rule` matching the last user or tool message."""
 
@@ -245,8 +255,10 @@ class RuleStub:
         last = next((m for m in reversed(messages) if m.role in ("user", "tool")), None)
         rule = None if last is None else self._first_matching(last)
         if rule is None:
-            patterns = ", ".join(repr(r.when) for r in self.rules) or "none"
-            raise NoRuleMatchedError(f"no rule matches the {_preview(last)}; rules: {patterns}")
+            raise NoRuleMatchedError(
+                f"RuleStub call {len(self.calls)}: no rule matches the {_preview(last)}; "
+                f"rules: {_listed(self.rules)}"
+            )
         if rule.text is not None:
             return ModelResponse(text=rule.text, stop_reason="end_turn")
         if rule.call is not None:
@@ -278,16 +290,17 @@ class RuleStub:
         if len(found) != 1:
             what = "no fixture" if not found else f"{len(found)} fixtures"
             raise NoRuleMatchedError(
-                f"rule {rule.when!r} names fixture {rule.fixture!r}, but {self.store.path} "
-                f"holds {what} with that key"
+                f"RuleStub call {len(self.calls)}: rule {rule.when!r} names fixture "
+                f"{rule.fixture!r}, but {self.store.path} holds {what} with that key"
             )
         location, fixture = found[0]
         response = fixture.sample(rule.sample)
         if response is None:
             recorded = [i for i, r in enumerate(fixture.responses) if r is not None]
             raise NoRuleMatchedError(
-                f"rule {rule.when!r}: fixture {fixture.key} has {fixture.samples} sample(s), "
-                f"sample {rule.sample} was asked for (recorded samples: {recorded})"
+                f"RuleStub call {len(self.calls)}: rule {rule.when!r}: fixture {fixture.key} "
+                f"has {fixture.samples} sample(s), sample {rule.sample} was asked for "
+                f"(recorded samples: {recorded})"
             )
         hits.note(self.store.path, fixture.key)  # a replay: patrol's use, the index guard
         try:
