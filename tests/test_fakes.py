@@ -163,6 +163,20 @@ def test_a_rule_call_may_be_a_list_pair() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("make", "named"),
+    [
+        (lambda: ScriptedModel({ANSWER, ModelResponse(text="b")}), "got a set (a set has no order"),
+        (lambda: ScriptedModel(ANSWER), "got a ModelResponse (one ModelResponse? put it in a"),
+        (lambda: RuleStub(Rule("a", text="b")), "RuleStub takes a list, in order, got a Rule"),
+        (lambda: FunctionModel(None), "FunctionModel takes a function (messages, tools)"),
+    ],
+)
+def test_a_double_given_no_list_or_no_function_is_refused_where_made(make: Any, named: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(named)):
+        make()
+
+
 def test_a_double_answering_with_something_else_is_named() -> None:
     with pytest.raises(TypeError, match="ScriptedModel response 1 is a str, not a ModelResponse"):
         ScriptedModel([ANSWER, "RAG retrieves first."])  # type: ignore[list-item]

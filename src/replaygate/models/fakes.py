@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from replaygate.errors import (
     FixtureFormatError,
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 _PREVIEW = 120
+_T = TypeVar("_T")
 
 
 def _preview(message: Message | None) -> str:
@@ -81,12 +83,27 @@ def _checked(response: object, source: str) -> ModelResponse:
     return response
 
 
+def _in_order(items: object, owner: str, kind: type[_T]) -> tuple[_T, ...]:
+    """``items`` (a list, tuple or generator) as a tuple; a ``TypeError`` naming ``owner``
+    for anything else: a set, whose order changes from run to run, or a single ``kind``.
+    The items themselves are checked by the caller."""
+    if isinstance(items, Sequence | Iterator) and not isinstance(items, str | bytes):
+        return tuple(items)
+    hint = ""
+    if isinstance(items, AbstractSet):
+        hint = " (a set has no order: its items would come in another order in each run)"
+    elif isinstance(items, kind):
+        hint = f" (one {kind.__name__}? put it in a list: [{kind.__name__}(...)])"
+    raise TypeError(f"{owner} takes a list, in order, got a {type(items).__name__}{hint}")
+
+
 class ScriptedModel:
     """Returns ``responses`` one per call, in order; a call past the end is an error."""
 
     def __init__(self, responses: Sequence[ModelResponse]) -> None:
         self.responses = tuple(
-            _checked(r, f"ScriptedModel response {i}") for i, r in enumerate(responses)
+            _checked(r, f"ScriptedModel response {i}")
+            for i, r in enumerate(_in_order(responses, "ScriptedModel", ModelResponse))
         )
         self.calls: list[Call] = []
 
@@ -136,6 +153,10 @@ class FunctionModel:
     def __init__(
         self, fn: Callable[[Sequence[Message], Sequence[ToolSpec]], ModelResponse]
     ) -> None:
+        if not callable(fn):
+            raise TypeError(
+                f"FunctionModel takes a function (messages, tools) -> ModelResponse, got {fn!r}"
+            )
         self.fn = fn
         self.calls: list[Call] = []
 
@@ -233,7 +254,7 @@ class RuleStub:
                 stacklevel=2,
             )
             store = store or fixtures
-        self.rules = tuple(rules)
+        self.rules = _in_order(rules, "RuleStub", Rule)
         strays = [f"{i}: {r!r}" for i, r in enumerate(self.rules) if not isinstance(r, Rule)]
         if strays:
             raise TypeError(f"RuleStub: each rule must be a Rule(...), got rule {strays[0]}")
