@@ -146,6 +146,7 @@ def test_a_rule_that_cannot_answer_is_refused_when_made(rule: dict[str, Any], na
         ({"when": "x", "fixture": 3}, "rule 'x': fixture must be a string, got int"),
         ({"when": "x", "text": b"hi"}, "rule 'x': text must be a string, got bytes"),
         ({"when": b"x", "text": "hi"}, "rule b'x': when must be a string, got bytes"),
+        ({"when": "x", "call": ("f", {"q": {1}})}, "rule 'x': ToolCall.arguments.q of call"),
     ],
 )
 def test_a_rule_of_the_wrong_types_is_refused_naming_the_field(

@@ -210,6 +210,11 @@ class Rule:
                 f"rule {self.when!r}: call must be (tool name, arguments mapping), "
                 f"got {self.call!r}"
             )
+        if self.call is not None:  # arguments no API could send: refused here, not at a call
+            try:
+                ToolCall("toolu_stub", self.call[0], dict(self.call[1]))
+            except TypeError as err:
+                raise TypeError(f"rule {self.when!r}: {err}") from None
         try:
             re.compile(self.when)  # searched by pattern_search, which reads re's dialect
         except (re.error, TypeError) as err:
