@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +288,25 @@ def test_a_rule_stub_given_no_rule_or_no_store_names_what_it_got() -> None:
         RuleStub([Rule("a", text="b"), "x"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"store must be a FixtureStore .*, got 'f\.jsonl'"):
         RuleStub([Rule("a", text="b")], store="f.jsonl")  # type: ignore[arg-type]
+
+
+def test_threads_sharing_a_scripted_model_are_given_each_answer_once() -> None:
+    class SlowCalls(list[Any]):  # widens the gap between a call noted and its answer chosen
+        def append(self, item: Any) -> None:
+            super().append(item)
+            time.sleep(0.002)
+
+    model = ScriptedModel([ModelResponse(text=str(i)) for i in range(4)])
+    model.calls = SlowCalls()
+    answers: list[str] = []
+    threads = [
+        threading.Thread(
+            target=lambda: answers.append(model.complete([Message.user("hi")], []).text)
+        )
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == ["0", "1", "2", "3"]

@@ -18,6 +18,7 @@ keep every call in ``calls``.
 from __future__ import annotations
 
 import re
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -106,12 +107,14 @@ class ScriptedModel:
             for i, r in enumerate(_in_order(responses, "ScriptedModel", ModelResponse))
         )
         self.calls: list[Call] = []
+        self._turn = threading.Lock()  # threads sharing the model take answers one at a time
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """The next scripted response."""
+        """The next scripted response (each once, also to threads sharing the model)."""
         check_conversation(messages, tools)
-        self.calls.append((tuple(messages), tuple(tools)))
-        n = len(self.calls)
+        with self._turn:
+            self.calls.append((tuple(messages), tuple(tools)))
+            n = len(self.calls)
         if n > len(self.responses):
             last = _preview(messages[-1] if messages else None)
             raise ScriptExhaustedError(
