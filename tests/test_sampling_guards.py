@@ -26,6 +26,7 @@ from replaygate.sampling import (
     run_sampled,
     write_results,
 )
+from replaygate.sampling.index_use import ignores_index
 
 SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 QUESTION = [Message.user("What is RAG?")]
@@ -89,6 +90,19 @@ def test_run_sampled_refuses_a_rule_stub_serving_one_sample_of_several(store: Pa
     with pytest.raises(ValueError, match="sample index unused"):
         quiet_run(answer, 5, 5, [CITES], case="stub")
     assert quiet_run(indexed, 5, 5, [CITES], case="stub").passes == 4
+
+
+def test_an_assert_rewritten_by_pytest_is_no_read_of_the_index() -> None:
+    # pytest's assert asks @py_builtins.locals() of each name it shows: no read of others
+    def asserts(sample: int) -> None:
+        answer = "A [doc-rag]."
+        assert "[doc-rag]" in answer
+
+    def reads_locals(sample: int) -> object:
+        return locals()
+
+    assert "locals" in asserts.__code__.co_names  # this module's asserts are rewritten
+    assert ignores_index(asserts) and not ignores_index(reads_locals)
 
 
 SAMPLED_TEST = """

@@ -38,16 +38,25 @@ def _function_of(fn: object) -> tuple[types.FunctionType, int] | None:
     return target, position
 
 
+_ASSERT_BUILTINS = "@py_builtins"
+"""What pytest's rewritten ``assert`` loads ``locals`` from, to tell a local from a global
+in its message: a read of a name the assert reads itself, no read of any other."""
+
+
 def _reads(code: types.CodeType, name: str) -> bool:
     """Whether ``code`` (or code nested in it) may read the local ``name``."""
-    if name in code.co_cellvars or _OPAQUE_CALLS & set(code.co_names):
+    if name in code.co_cellvars:
         return True
+    before = None
     for instruction in dis.get_instructions(code):
         if not instruction.opname.startswith("LOAD_"):
             continue
         value = instruction.argval
         if value == name or (isinstance(value, tuple) and name in value):
             return True
+        if isinstance(value, str) and value in _OPAQUE_CALLS and before != _ASSERT_BUILTINS:
+            return True
+        before = value
     nested = (c for c in code.co_consts if isinstance(c, types.CodeType))
     return any(_reads(inner, name) for inner in nested)
 
