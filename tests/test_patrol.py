@@ -442,6 +442,16 @@ def test_the_tests_stores_are_of_unknown_use_while_only_eval_runs_are_logged(
     assert "dry run: would delete 1 fixture(s)" in listed.output
 
 
+def test_with_no_run_logged_the_json_says_the_use_is_unknown(project: Path) -> None:
+    """No run in the hits log (a fresh clone, a CI job that patrols first): the table shows
+    no play count and no UNUSED, and the JSON says the same, never ``"unused": true``."""
+    put(project / "tests" / "fixtures" / "rag.jsonl", "old", "2026-11-01T00:00:00Z")
+    report = json.loads(invoke("tests/fixtures", "--json").stdout)
+    assert report["fixtures"][0]["unused"] is None
+    summary = report["summary"]
+    assert (summary["unused"], summary["unplayed"], summary["use_unknown"]) == (0, 0, 1)
+
+
 def test_a_store_whose_fixtures_were_all_played_names_no_prune_command(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     put(store, "fresh", datetime.now(UTC).replace(microsecond=0).isoformat())

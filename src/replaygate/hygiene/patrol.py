@@ -68,8 +68,9 @@ class PatrolRow:
     """Whether its store is one an eval run counted played (judged by eval runs, not by
     test sessions)."""
     use_known: bool = True
-    """False while the runs counted hold eval runs and no test session and its store is
-    none they played: no run counted would play it, so whether it is used is unknown."""
+    """False while the runs counted hold no test session (none at all, or eval runs only)
+    and its store is none they played: no run counted would play it, so whether it is
+    used is unknown."""
     misdated: bool = False
     """Whether its age is unknown for a ``meta.recorded_at`` that is no time (a hand
     edit: ``2026-13-45``), not for the lack of one."""
@@ -283,7 +284,7 @@ def patrol(
                 last_played=max((p.time for p in plays), default=None),
                 refs=tuple(sorted(shown(p) for p in references.of(loc.file, key[:12], by_test))),
                 eval_store=in_eval_store,
-                use_known=in_eval_store or bool(usage.test_sessions) or not usage.runs,
+                use_known=in_eval_store or bool(usage.test_sessions),
                 misdated=when is None and any((m or {}).get("recorded_at") for m in metas),
                 failed_tests=usage.failed_tests(loc.file),
             )
