@@ -39,3 +39,20 @@ def test_a_sample_added_today_does_not_make_an_old_fixture_fresh(tmp_path: Path)
     (row,) = result.rows
     assert row.recorded_at == datetime(2025, 1, 1, tzinfo=UTC)
     assert row.stale
+
+
+def test_a_first_answer_dated_by_no_time_is_of_unknown_age_not_its_sample_s(
+    tmp_path: Path,
+) -> None:
+    """The first answer's recorded_at was edited into no time: the fixture's age is
+    unknown (named as such), not the age of the sample appended today."""
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        ask(sim, store, 1)
+        line = json.loads(store.read_text())
+        line["meta"]["recorded_at"] = "2025-13-45T00:00:00Z"
+        store.write_text(json.dumps(line, separators=(",", ":")) + "\n")
+        ask(sim, store, 2)
+    result = patrol(store, max_age=timedelta(days=90), runs=5, refs=[], hits_dir=tmp_path / "h")
+    (row,) = result.rows
+    assert (row.recorded_at, row.age, row.misdated) == (None, None, True)

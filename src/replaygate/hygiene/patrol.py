@@ -211,8 +211,13 @@ def _sort_key(row: PatrolRow) -> tuple[int, datetime, str, int]:
 
 def _oldest(metas: Sequence[Any]) -> datetime | None:
     """When the oldest answer of a fixture was recorded: the earliest ``recorded_at`` of
-    the lines that store its answers (None when none has one)."""
-    return min(filter(None, map(recorded_at, metas)), default=None)
+    the lines that store its answers; None when none has one, or when one holds a
+    ``recorded_at`` that is no time (that answer may be the oldest: its age is unknown,
+    never the age of a sample added since)."""
+    times = [recorded_at(meta) for meta in metas]
+    if any(t is None and (m or {}).get("recorded_at") for t, m in zip(times, metas, strict=True)):
+        return None
+    return min(filter(None, times), default=None)
 
 
 def _refs_problem(folder: Path) -> str | None:
