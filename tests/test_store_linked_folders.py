@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.store import FixtureStore, record_response, store_files
 from replaygate.fixtures.store.compact import compact
@@ -169,6 +170,9 @@ def test_compact_prune_and_patrol_see_a_linked_fixture_once(
         store.put(_fixture(2))
     (folded,) = compact(root, write=False)
     assert folded.file == root / "again" / "grown.jsonl"  # "again" sorts first
+    session = hits.HitLog(tmp_path / "hits", "20261205T000000Z-0001", tmp_path)
+    session.note(tmp_path / "other.jsonl", "0" * 12)  # a test session that played neither
+    session.flush()
     found = patrol(root, runs=1, refs=[], hits_dir=tmp_path / "hits")
     assert sorted(row.key for row in found.rows) == sorted([_fixture(1).key, _fixture(2).key])
     result = delete(root, found.unused)
