@@ -181,6 +181,22 @@ def test_every_path_the_simulator_serves_is_a_model_api_path() -> None:
     assert not is_model_api("/v1/files") and not is_model_api("/search")
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/openai/deployments/emb/embeddings?api-version=2024-06-01",
+        "/openai/responses/resp_1?api-version=2025-03-01-preview",
+        "/gw/openai/v1/responses/resp_1",
+        "/api/v1/embeddings",
+    ],
+)
+def test_a_model_api_path_after_a_base_path_is_one(path: str) -> None:
+    # Azure's embeddings and a stored response's retrieval went to the network past
+    # live_origin, and their 401 was recorded as the model's answer
+    assert is_model_api(path)
+    assert not is_model_api("/openai/deployments/emb/files")
+
+
 def test_a_path_byte_that_is_not_utf8_has_one_form_escaped_or_not() -> None:
     # a path read with its bytes as they came (not percent-encoded) ended in a
     # UnicodeEncodeError when it held an escape too, and in a surrogate otherwise

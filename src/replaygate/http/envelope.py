@@ -45,6 +45,7 @@ import orjson
 
 from replaygate import exact_json, strict_json
 from replaygate.errors import WireFormatError, not_utf8_text
+from replaygate.http.base_path import api_route
 from replaygate.http.codings import decoded_body
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
@@ -412,8 +413,10 @@ def interface_of(path: str) -> str:
 
 def is_model_api(path: str) -> bool:
     """Whether ``path`` is a model API's: one an interface serves, one of
-    :data:`MODEL_API_ENDINGS`, or one of :data:`MODEL_API_TREES` or below it."""
-    bare = path.split("?", 1)[0].rstrip("/")
+    :data:`MODEL_API_ENDINGS`, or one of :data:`MODEL_API_TREES` or below it, read from
+    the provider's route on (:func:`~.base_path.api_route`: Azure OpenAI's
+    ``/openai/deployments/<name>/embeddings`` is ``/v1/embeddings``)."""
+    bare = api_route(path.split("?", 1)[0]).rstrip("/")
     if interface_of(bare) != "http" or bare.endswith(MODEL_API_ENDINGS):
         return True
     return any(bare.endswith(tree) or f"{tree}/" in bare for tree in MODEL_API_TREES)
