@@ -572,6 +572,15 @@ def test_a_field_of_the_wrong_kind_is_a_400_naming_it(
     assert f"'{param}'" in reply.json()["error"]["message"]
 
 
+def test_a_gateway_s_user_and_password_authenticate(echo: Simulator) -> None:
+    # httpx sends a base URL's user:password as Basic auth in place of the bearer key, so
+    # a client built for a gateway that signs in so was refused while recording
+    gateway = echo.openai_base_url.replace("://", "://alice:pw@")
+    with openai.OpenAI(api_key="test", base_url=gateway, max_retries=0) as client:
+        reply = client.chat.completions.create(model="gpt-4o-mini", messages=QUESTION)
+    assert reply.choices[0].message.content == f"echo: {QUESTION[0]['content']}"
+
+
 def test_missing_key_is_401(echo: Simulator) -> None:
     with (
         anthropic.Anthropic(

@@ -80,11 +80,12 @@ def anthropic_version_problem(headers: Mapping[str, str]) -> Invalid | None:
 
 
 def openai_authenticated(headers: Mapping[str, str]) -> bool:
-    """Whether the request carries ``Authorization: Bearer <key>``, or Azure OpenAI's
-    ``api-key: <key>``."""
+    """Whether the request carries ``Authorization: Bearer <key>``, Azure OpenAI's
+    ``api-key: <key>``, or a gateway's ``Authorization: Basic <user:password>`` (what
+    httpx sends in place of the key for a base URL holding ``user:password@``)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
-    bearer = scheme.lower() == "bearer" and bool(token.strip())
-    return bearer or bool(headers.get("api-key", "").strip())
+    signed = scheme.lower() in ("bearer", "basic") and bool(token.strip())
+    return signed or bool(headers.get("api-key", "").strip())
 
 
 def _anthropic_block_ids(message: Any, kind: str, id_field: str) -> list[str]:
