@@ -7,6 +7,7 @@ import http.client
 import json
 import logging
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -787,3 +788,25 @@ def test_a_client_gone_in_the_middle_of_its_body_is_dropped_without_a_traceback(
         time.sleep(0.1)  # for the server to end the three connections
         assert post(sim, "/v1/messages", {"model": "m"})[0] == 400  # still serving
     assert [r.getMessage() for r in caplog.records] == []
+
+
+def test_stop_ends_a_stream_its_client_stopped_reading() -> None:
+    """A client that stops reading a long stream (a stuck consumer) held stop(), and a
+    ``sim serve`` told to stop by SIGTERM or Ctrl-C, until the client went away."""
+    body = {"model": "m", "max_tokens": 10**6, "stream": True}
+    body["messages"] = [{"role": "user", "content": "x" * 300_000}]
+    data = json.dumps(body).encode()
+    head = b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
+    head += b"anthropic-version: 2023-06-01\r\nContent-Length: %d\r\n\r\n" % len(data)
+    simulator = Simulator(behavior="echo").start()
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        sock.settimeout(5)
+        sock.connect(("127.0.0.1", simulator.port))
+        sock.sendall(head + data)
+        assert sock.recv(12) == b"HTTP/1.1 200"  # its stream begun, and no more read
+        time.sleep(0.05)
+        stopping = threading.Thread(target=simulator.stop, daemon=True)
+        stopping.start()
+        stopping.join(2)
+        assert not stopping.is_alive()

@@ -279,7 +279,7 @@ class Simulator:
         finally:
             server.close()
             for transport in list(transports):
-                transport.close()
+                _end(transport)
             for task in list(self._connections):
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
@@ -385,6 +385,16 @@ class _TrackedProtocol(asyncio.StreamReaderProtocol):
         if self._transport is not None:
             self._tracked.discard(self._transport)
         super().connection_lost(exc)
+
+
+def _end(transport: asyncio.BaseTransport) -> None:
+    """End a connection as the server stops: at once when the client has not read all that
+    was written to it (a stream it stopped reading), whose close would wait for it for
+    ever; otherwise closed, after what it was sent."""
+    if isinstance(transport, asyncio.WriteTransport) and transport.get_write_buffer_size():
+        transport.abort()
+    else:
+        transport.close()
 
 
 async def _next_event(
