@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from replaygate.sim import Simulator, server
+from replaygate.sim import SimApp, Simulator, server
+from replaygate.sim.behaviors import EchoBehavior
 from replaygate.sim.replies import MAX_BODY
 
 ANTHROPIC = {
@@ -810,3 +811,21 @@ def test_stop_ends_a_stream_its_client_stopped_reading() -> None:
         stopping.start()
         stopping.join(2)
         assert not stopping.is_alive()
+
+
+@pytest.mark.parametrize("after", ["%C2%B2", "9" * 5000, "%D9%A3", "two"])
+def test_a_stored_response_streamed_after_no_integer_is_refused(after: str) -> None:
+    """``starting_after=²`` or 5000 digits raised in int() (a traceback on the server's
+    stderr, the connection dropped unanswered); an Arabic-Indic 3 was read as 3."""
+    app = SimApp(EchoBehavior())
+    headers = {"authorization": "Bearer k"}
+    made = app.handle("POST", "/v1/responses", headers, b'{"model": "m", "input": "hi"}')
+    named = json.loads(made.body)["id"]
+    reply = app.handle(
+        "GET", f"/v1/responses/{named}?stream=true&starting_after={after}", headers, b""
+    )
+    assert (reply.status, json.loads(reply.body)["error"]["param"]) == (400, "starting_after")
+    made = app.handle("POST", "/v1/conversations", headers, b"{}")
+    items = f"/v1/conversations/{json.loads(made.body)['id']}/items?limit={after}"
+    reply = app.handle("GET", items, headers, b"")
+    assert (reply.status, json.loads(reply.body)["error"]["param"]) == (400, "limit")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
+from replaygate.digits import integer
 from replaygate.errors import WireFormatError
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
@@ -876,6 +877,15 @@ class OpenAIResponsesInputTokens(ResourceEndpoint):
         return 200, {"object": "response.input_tokens", "input_tokens": input_tokens(*read)}
 
 
+def _starting_after(query: Mapping[str, list[str]]) -> int | None:
+    """The sequence number ``starting_after`` of a query, -1 (before the first event)
+    without one; None for a value that is no integer in the digits 0-9 (``²``, a word)."""
+    try:
+        return integer((query.get("starting_after") or ["-1"])[-1])
+    except ValueError:  # no integer, or more digits than int() reads
+        return None
+
+
 class OpenAIStoredResponses(ResourceEndpoint):
     """``GET`` and ``DELETE /v1/responses/{id}``: a response the simulator served (or
     learned from a recording's replay), retrieved as it was given (a background
@@ -899,6 +909,9 @@ class OpenAIStoredResponses(ResourceEndpoint):
         if kept is None:
             served = not_served("responses") if named.startswith("resp_sim_") else ""
             return 404, openai_error(f"Response with id '{named}' not found.{served}")
+        if method == "GET" and _starting_after(parse_qs(query)) is None:
+            message = "Invalid type for 'starting_after': expected an integer."
+            return 400, openai_error(message, param="starting_after")
         if method == "DELETE":
             self.learn(method, route, body, {})
             return 200, {"id": named, "object": "response", "deleted": True}
@@ -911,11 +924,11 @@ class OpenAIStoredResponses(ResourceEndpoint):
         background response again."""
         asked = parse_qs(query)
         kept = self.responses.stored.get(route.rsplit("/", 1)[1])
-        if method != "GET" or asked.get("stream") != ["true"] or kept is None:
+        after = _starting_after(asked)
+        if method != "GET" or asked.get("stream") != ["true"] or kept is None or after is None:
             return None
-        after = asked.get("starting_after", [""])[-1]
         events = responses_events(kept, chunk_size=stream.chunk_size, patch=stream.patch)
-        return events[int(after) + 1 :] if after.isdigit() else events
+        return events[max(after, -1) + 1 :]
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Forget a response deleted here, or whose deletion a recording replayed."""

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs
 
+from replaygate.digits import integer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import FIRST_CREATED_AT, held_id, not_served
 from replaygate.sim.replies import openai_error
@@ -208,7 +209,7 @@ def _listed(items: list[dict[str, Any]], query: Mapping[str, list[str]]) -> Answ
     if order not in ("asc", "desc"):
         return _error(400, "Invalid value for 'order': expected 'asc' or 'desc'.", "order")
     try:
-        limit = int((query.get("limit") or ["20"])[-1])
+        limit = integer((query.get("limit") or ["20"])[-1])
     except ValueError:
         return _error(400, "Invalid type for 'limit': expected an integer.", "limit")
     if not 1 <= limit <= 100:
