@@ -829,3 +829,27 @@ def test_a_stored_response_streamed_after_no_integer_is_refused(after: str) -> N
     items = f"/v1/conversations/{json.loads(made.body)['id']}/items?limit={after}"
     reply = app.handle("GET", items, headers, b"")
     assert (reply.status, json.loads(reply.body)["error"]["param"]) == (400, "limit")
+
+
+USE = (
+    '{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": %s}]}'
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "body"),
+    [
+        ("/v1beta/models/g:generateContent", GEMINI, '{"contents": [], "x": %s}'),
+        ("/v1/conversations", OPENAI, '{"metadata": %s}'),
+        ("/v1/messages", ANTHROPIC, '{"model": "m", "max_tokens": 5, "messages": [' + USE + "]}"),
+    ],
+)
+def test_a_body_nested_deeper_than_the_simulator_reads_is_its_own_refusal(
+    path: str, headers: dict[str, str], body: str
+) -> None:
+    """A body of 700 nested objects made orjson or Python's recursion fail in the simulator:
+    a traceback on its stderr and the connection dropped unanswered."""
+    nested = '{"a": ' * 700 + "1" + "}" * 700
+    reply = SimApp(EchoBehavior()).handle("POST", path, headers, (body % nested).encode())
+    assert (reply.status, reply.refused) == (400, True)
+    assert b"over 128 levels deep" in reply.body

@@ -111,6 +111,40 @@ def _not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
     return f"The request body is not valid JSON: {err}"
 
 
+MAX_DEPTH = 128
+"""The deepest the simulator reads arrays and objects nested in a request body: deeper, its
+own JSON (which stops at 255 levels) and Python's recursion fail."""
+
+
+def _deeper_than(raw: bytes, body: Any, limit: int) -> bool:
+    """Whether ``body``, parsed from ``raw``, nests arrays and objects more than ``limit``
+    levels deep (never, and not walked, when ``raw`` opens no more than that many)."""
+    if raw.count(b"{") + raw.count(b"[") <= limit:
+        return False
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _read(raw: bytes) -> Any:
+    """The JSON value of a request body, or the :class:`Invalid` saying why it is none: not
+    JSON, or nested deeper than :data:`MAX_DEPTH` (the simulator's own refusal)."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        return Invalid(_not_json(raw, err))
+    if _deeper_than(raw, body, MAX_DEPTH):
+        message = f"The request body nests arrays and objects over {MAX_DEPTH} levels deep"
+        return Invalid(f"{message}, deeper than the simulator reads.", own=True)
+    return body
+
+
 def _answered(response: Mapping[str, Any], endpoint: Endpoint) -> Mapping[str, Any] | None:
     """The JSON object a recorded success of ``endpoint`` answered with: its body, or
     what its stream holds (:meth:`Endpoint.streamed_answer`), if any."""
@@ -259,12 +293,9 @@ class SimApp:
         events = endpoint.resumed(method, route, query, stream)
         if events is not None:
             return stream_reply(events, provider=provider, request_id=request_id)
-        body: Any = None
-        if raw.strip():
-            try:
-                body = orjson.loads(raw)
-            except orjson.JSONDecodeError as err:
-                return invalid_reply(provider, Invalid(_not_json(raw, err)), request_id)
+        body = _read(raw) if raw.strip() else None
+        if isinstance(body, Invalid):
+            return invalid_reply(provider, body, request_id)
         status, answer = endpoint.answer(method, route, query, body)
         return json_reply(status, answer, provider=provider, request_id=request_id)
 
@@ -275,10 +306,9 @@ class SimApp:
         failed = self._fault_reply(provider, fault, request_id)
         if failed is not None:
             return failed
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError as err:
-            return invalid_reply(provider, Invalid(_not_json(raw, err)), request_id)
+        body = _read(raw)
+        if isinstance(body, Invalid):
+            return invalid_reply(provider, body, request_id)
         request = endpoint.request(route, body)
         problem = endpoint.validate(request)
         if problem is not None:
