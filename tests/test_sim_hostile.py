@@ -3,6 +3,7 @@ naming what is wrong and where, as the real APIs do, never a 200 or a Python rep
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import json
 import logging
@@ -853,3 +854,13 @@ def test_a_body_nested_deeper_than_the_simulator_reads_is_its_own_refusal(
     reply = SimApp(EchoBehavior()).handle("POST", path, headers, (body % nested).encode())
     assert (reply.status, reply.refused) == (400, True)
     assert b"over 128 levels deep" in reply.body
+
+
+def test_a_compressed_body_is_named_so() -> None:
+    """A gzip body (a Go or load-generator client compressing its requests) was refused as
+    'not valid UTF-8 (at byte 1: invalid start byte)', naming no compression."""
+    body = gzip.compress(b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}')
+    headers = {**OPENAI, "content-encoding": "gzip"}
+    reply = SimApp(EchoBehavior()).handle("POST", "/v1/chat/completions", headers, body)
+    assert (reply.status, reply.refused) == (400, True)
+    assert b"Content-Encoding: gzip" in reply.body

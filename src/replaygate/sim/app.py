@@ -132,6 +132,19 @@ def _deeper_than(raw: bytes, body: Any, limit: int) -> bool:
     return False
 
 
+def _encoding_problem(headers: Mapping[str, str], raw: bytes) -> Invalid | None:
+    """Why the simulator cannot read a body sent compressed (``Content-Encoding: gzip``),
+    which it would otherwise call not UTF-8 or not JSON: its own refusal. None for a body
+    sent as it is."""
+    encoding = headers.get("content-encoding", "").strip().lower()
+    if not raw or encoding in ("", "identity"):
+        return None
+    message = f"The request body is sent with Content-Encoding: {encoding}, and the simulator"
+    return Invalid(
+        f"{message} reads only a body sent as it is, with no Content-Encoding.", own=True
+    )
+
+
 def _read(raw: bytes) -> Any:
     """The JSON value of a request body, or the :class:`Invalid` saying why it is none: not
     JSON, or nested deeper than :data:`MAX_DEPTH` (the simulator's own refusal)."""
@@ -205,7 +218,7 @@ class SimApp:
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)
-        problem = endpoint.header_problem(headers)
+        problem = endpoint.header_problem(headers) or _encoding_problem(headers, body)
         if problem is not None:
             return invalid_reply(provider, problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
