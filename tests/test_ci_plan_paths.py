@@ -5,7 +5,9 @@ found at their paths, and the stages the plan cannot take are refused at their l
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +181,28 @@ def test_a_stage_named_as_the_plans_own_fixture_stage_is_refused(tmp_path: Path)
     output = refused(tmp_path, 'name = "fixture-users"')
     assert f"{tmp_path / 'pyproject.toml'}:4: tool.replaygate.ci.stages[0].name:" in output
     assert "'fixture-users' is reserved" in output
+
+
+ASCII_LOCALE_ROOTS = """\
+from pathlib import Path
+from replaygate.evals.git import repo_root
+from replaygate.hygiene.gitrev import Repo
+here = Path.cwd()
+print(repo_root(here) == here, Repo.containing(here / "fixtures").root == here.resolve())
+"""
+
+
+@pytest.mark.slow
+def test_a_repository_in_a_non_ascii_folder_is_found_in_an_ascii_locale(tmp_path: Path) -> None:
+    """``ci plan --base`` and ``diff`` find the repository in a folder named ``café``
+    under ``LC_ALL=C``, where its root was decoded as UTF-8, a name the ASCII file system
+    encoding cannot encode, and both ended in a UnicodeEncodeError traceback."""
+    repo = tmp_path / "café"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", ASCII_LOCALE_ROOTS],
+        cwd=repo, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.stdout.split() == ["True", "True"], done.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -50,8 +51,10 @@ def is_dirty(cwd: Path) -> bool:
 
 
 def repo_root(cwd: Path) -> Path:
-    """The top directory of the repository holding ``cwd``."""
-    return Path(git(["rev-parse", "--show-toplevel"], cwd).strip())
+    """The top directory of the repository holding ``cwd``, its name read as the file
+    system names it (an ASCII locale's too, where a UTF-8 name is not the file's)."""
+    top = git(["rev-parse", "--show-toplevel"], cwd).strip()
+    return Path(os.fsdecode(top.encode("utf-8", "surrogateescape")))
 
 
 def merge_base(rev: str, cwd: Path) -> str:

@@ -105,7 +105,7 @@ class Repo:
                 f"{path} is not inside a git repository; `replaygate diff` compares "
                 "fixtures between git revisions (run it inside the repository)"
             ) from None
-        root = Path(top.decode("utf-8").strip()).resolve()
+        root = Path(os.fsdecode(top.strip())).resolve()
         here = Path.cwd().resolve()
         while not here.is_relative_to(root):
             above = run_git(["rev-parse", "--show-superproject-working-tree"], root).strip()
