@@ -17,8 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
+from replaygate.cli.options import describe
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures.store import FixtureStore
+from replaygate.missing import CWD_GONE
 from replaygate.regular import NotRegularFileError, read_regular_bytes
 from replaygate.sim import Simulator
 from run_cli import replaygate
@@ -299,6 +301,36 @@ def test_a_current_folder_removed_is_named_as_such(
         "Error: the current folder no longer exists (it was removed while this shell was "
         "in it): cd into an existing folder and run the command again\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["verify", "rc.jsonl"], ["checksum", "rc.jsonl"], ["import-cassettes", "cassettes"]],
+)
+def test_a_relative_path_in_a_current_folder_removed_names_the_folder_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    # was "Error: rc.jsonl: no such file or folder", a file the user sees is there
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: {args[1]}: {CWD_GONE}\n"
+
+
+def test_a_file_error_of_a_relative_path_in_a_current_folder_removed_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # demo --out d: "d: no such file or directory", where d was never the problem
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert describe(FileNotFoundError(2, "No such file or directory", "d")) == f"d: {CWD_GONE}"
+    absolute = FileNotFoundError(2, "No such file or directory", str(tmp_path / "d"))
+    assert describe(absolute) == f"{tmp_path / 'd'}: no such file or directory"
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from replaygate.click_once import OnceCommand
 from replaygate.fixtures.store.files import YAML_SUFFIXES
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
+from replaygate.missing import missing
 from replaygate.pytest_plugin.store_names import MAX_NAME, SAFE_CHARACTERS
 
 EXIT_CODES = {"imported": 0, "unchanged": 0, "empty": 0, "refused": 1, "error": 2}
@@ -100,7 +101,7 @@ def import_cassettes_cmd(
         replaygate import-cassettes tests/cassettes --out tests/fixtures
     """
     if not os.path.lexists(root):
-        raise CommandError(f"{root}: no such file or folder")
+        raise CommandError(f"{root}: {missing(root)}")
     _refuse_file_name(out)
     results = import_cassettes(root, out, force=force, match_host=match_host)
     if not results:

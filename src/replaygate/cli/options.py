@@ -19,6 +19,7 @@ from replaygate.digits import a_decimal
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
+from replaygate.missing import CWD_GONE, cwd_gone, missing
 from replaygate.regular import unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
@@ -45,25 +46,12 @@ def _file_error(err: OSError) -> str:
     reason = err.strerror or str(err)
     reason = reason[:1].lower() + reason[1:]  # "No such file" in a sentence; "a FIFO" kept
     if name is None:
-        gone = _cwd_gone() if err.errno == errno.ENOENT else None
-        return gone or reason
-    if err.errno == errno.EEXIST and not os.path.isdir(name):
+        return CWD_GONE if err.errno == errno.ENOENT and cwd_gone() else reason
+    if err.errno == errno.ENOENT and isinstance(name, str):
+        reason = missing(name, reason)  # a relative path, the current folder removed
+    elif err.errno == errno.EEXIST and not os.path.isdir(name):
         reason = "not a folder"  # a file where a folder was to be made
     return f"{name}: {reason}"
-
-
-def _cwd_gone() -> str | None:
-    """What to say when the current folder no longer exists (removed, or renamed away, in
-    another shell), which fails every relative path with a bare "no such file or
-    directory" that names none; else None."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return (
-            "the current folder no longer exists (it was removed while this shell was in "
-            "it): cd into an existing folder and run the command again"
-        )
-    return None
 
 
 def input_error(err: BaseException) -> bool:
