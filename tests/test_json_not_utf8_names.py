@@ -84,3 +84,13 @@ def test_diff_writes_the_name_as_the_other_commands_do(here: Path) -> None:
 
     [alarm] = _json("diff", "fx")["alarms"]
     assert os.fsencode(alarm["file"]) == b"fx/" + NAME
+
+
+def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_written_as_its_text() -> None:
+    """Under ``LC_ALL=C`` Python holds ``ü.jsonl`` as the surrogates of its two bytes:
+    ``verify --json`` wrote ``"\\udcc3\\udcbc.jsonl"``, where a UTF-8 locale writes
+    ``"ü.jsonl"``; a byte that is not UTF-8 beside it stays its escape."""
+    from replaygate.cli.json_out import json_text
+
+    held = os.fsencode("ü").decode("ascii", "surrogateescape") + os.fsdecode(NAME)
+    assert json_text({"file": held}) == '{\n  "file": "ücaf\\udce9.jsonl"\n}'

@@ -14,16 +14,18 @@ from typing import Any
 
 import click
 
-from replaygate.jsonfields import escape_surrogates
+from replaygate.jsonfields import escape_surrogates, names_as_utf8
 
 
 def json_text(document: Any, *, sort_keys: bool = False) -> str:
     """``document`` as indented JSON text, non-ASCII kept, that is always UTF-8: a file
     name that is not UTF-8 is written with each of its bytes that is not as the JSON escape
     ``\\udcXX`` (``"caf\\udce9.jsonl"``; Python's ``os.fsencode`` of the parsed text gives
-    back the name's bytes), never as the raw byte, which would make it no JSON."""
+    back the name's bytes), never as the raw byte, which would make it no JSON; a UTF-8
+    name is written as its text in any locale (an ASCII one holds its bytes as surrogates
+    too)."""
     text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=sort_keys)
-    return escape_surrogates(text)
+    return escape_surrogates(names_as_utf8(text))
 
 
 def echo_json(document: Any, *, sort_keys: bool = False) -> None:
