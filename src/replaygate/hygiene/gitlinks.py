@@ -7,6 +7,7 @@ read them in their own repository."""
 from __future__ import annotations
 
 import bisect
+import os
 import posixpath
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
@@ -152,7 +153,7 @@ class CommitTree:
         if link not in self._texts:
             oid = self.entries[link].oid
             data = self.repo.blobs([oid])[oid]
-            self._texts[link] = data.decode("utf-8", "surrogateescape")
+            self._texts[link] = os.fsdecode(data)
         text = self._texts[link]
         root = self.repo.root.as_posix()
         if posixpath.isabs(text):

@@ -188,7 +188,7 @@ class Repo:
             info, _, raw = record.partition(b"\t")
             parts = info.split()
             if len(parts) == 3 and parts[0] == GITLINK_MODE.encode():
-                found[raw.decode("utf-8", "surrogateescape")] = parts[1].decode("ascii")
+                found[os.fsdecode(raw)] = parts[1].decode("ascii")
         return found
 
     def listing(
@@ -209,7 +209,7 @@ class Repo:
             info, _, name = record.partition(b"\t")
             parts = info.decode("ascii").split()
             if len(parts) == 3:
-                found[name.decode("utf-8", "surrogateescape")] = TreeEntry(*parts)
+                found[os.fsdecode(name)] = TreeEntry(*parts)
         return found
 
     def renames(self, base: str, head: str | None, relpath: str) -> list[tuple[str, str, int]]:
@@ -224,8 +224,8 @@ class Repo:
         fields = run_git([*args, "--", *([relpath] if relpath else [])], self.root).split(b"\0")
         return [
             (
-                fields[i + 1].decode("utf-8", "surrogateescape"),
-                fields[i + 2].decode("utf-8", "surrogateescape"),
+                os.fsdecode(fields[i + 1]),
+                os.fsdecode(fields[i + 2]),
                 int(fields[i][1:] or b"100"),
             )
             for i in range(0, len(fields) - 2, 3)
@@ -262,7 +262,7 @@ class Repo:
         fields = out.split(b"\0")
         values: dict[str, dict[str, str]] = {}
         for i in range(0, len(fields) - 2, 3):
-            path = fields[i].decode("utf-8", "surrogateescape")
+            path = os.fsdecode(fields[i])
             values.setdefault(path, {})[fields[i + 1].decode()] = fields[i + 2].decode()
         autocrlf = self._config("core.autocrlf") == "true"
         return {p for p in wanted if _converts(values.get(p, {}), autocrlf)}

@@ -169,7 +169,7 @@ def _listed(repo: Repo, relpath: str) -> list[str]:
     args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"]
     if relpath:
         args += ["--", relpath]
-    listed = run_git(args, repo.root).decode("utf-8", "surrogateescape")  # names as on disk
+    listed = os.fsdecode(run_git(args, repo.root))  # names as the file system names them
     return sorted({n for n in listed.split("\0") if n})
 
 
@@ -332,12 +332,12 @@ def _clean_index_ids(repo: Repo, paths: list[str]) -> dict[str, str]:
         return {}
     staged = run_git(["ls-files", "-z", "-s", "--full-name", "--", *paths], repo.root)
     changed = run_git(["ls-files", "-z", "-m", "--full-name", "--", *paths], repo.root)
-    modified = {n.decode("utf-8", "surrogateescape") for n in changed.split(b"\0")}
+    modified = {os.fsdecode(n) for n in changed.split(b"\0")}
     ids: dict[str, str] = {}
     for record in staged.split(b"\0"):
         info, _, raw = record.partition(b"\t")
         parts = info.split()
-        name = raw.decode("utf-8", "surrogateescape")
+        name = os.fsdecode(raw)
         if len(parts) == 3 and parts[2] == b"0" and name not in modified:
             ids[name] = parts[1].decode("ascii")
     return ids
