@@ -8,13 +8,16 @@ value that would name a folder outside the store; a full disk and a read-only fo
 from __future__ import annotations
 
 import errno
+import io
 import os
+import sys
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -591,6 +594,21 @@ def test_an_error_naming_a_store_file_whose_name_is_not_utf8_prints_it_as_on_dis
     # what is not a byte of a name (half of a surrogate pair) stays an escape, no error
     text = os.fsdecode(b"caf\xe9 ") + "\ud800"
     assert text.encode("utf-8", "replaygate.as_on_disk") == b"caf\xe9 \\ud800"
+
+
+def test_a_utf8_name_is_printed_as_on_disk_to_a_stream_of_an_ascii_locale(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # LC_ALL=C holds ü.jsonl as the surrogates of its bytes, which click's own wrapper of
+    # an ASCII stream wrote as "??.jsonl": the output changed with the locale
+    from replaygate.cli import _names_as_on_disk
+
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="ascii", errors="strict"))
+    _names_as_on_disk()
+    click.echo(os.fsencode("ü.jsonl").decode("ascii", "surrogateescape"))
+    sys.stdout.flush()
+    assert out.getvalue() == "ü.jsonl\n".encode()
 
 
 @pytest.mark.parametrize("edit", ["usage", "usage.input_tokens", "usage.output_tokens"])

@@ -115,11 +115,14 @@ def _names_as_on_disk() -> None:
     ``ls`` and ``git`` do (:func:`_as_on_disk`): Python holds those bytes as surrogates,
     which a strict stream (stdout in a UTF-8 locale other than ``C.UTF-8``) refuses with
     a traceback, and stderr writes as ``\\udce9``, a name no file has (every ``Error:``
-    line)."""
+    line). A stream of an ASCII locale (``LC_ALL=C``), which holds each byte of a UTF-8
+    name as a surrogate, writes UTF-8, as click writes to it: its bytes, never the ``?``
+    click's own wrapper writes for them, so the output is the same in every locale."""
     codecs.register_error(_AS_ON_DISK, _as_on_disk)
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper) and stream.errors in _PYTHONS_ERRORS:
-            stream.reconfigure(errors=_AS_ON_DISK)
+            ascii_locale = codecs.lookup(stream.encoding).name == "ascii"
+            stream.reconfigure(encoding="utf-8" if ascii_locale else None, errors=_AS_ON_DISK)
 
 
 _PYTHONS_ERRORS = ("strict", "backslashreplace", "surrogateescape")
