@@ -185,10 +185,11 @@ def test_a_stage_named_as_the_plans_own_fixture_stage_is_refused(tmp_path: Path)
 
 ASCII_LOCALE_ROOTS = """\
 from pathlib import Path
-from replaygate.evals.git import repo_root
+from replaygate.evals.git import changed_files, repo_root
 from replaygate.hygiene.gitrev import Repo
 here = Path.cwd()
 print(repo_root(here) == here, Repo.containing(here / "fixtures").root == here.resolve())
+print(*[path.exists() for path in changed_files("HEAD", here)])
 """
 
 
@@ -196,13 +197,28 @@ print(repo_root(here) == here, Repo.containing(here / "fixtures").root == here.r
 def test_a_repository_in_a_non_ascii_folder_is_found_in_an_ascii_locale(tmp_path: Path) -> None:
     """``ci plan --base`` and ``diff`` find the repository in a folder named ``café``
     under ``LC_ALL=C``, where its root was decoded as UTF-8, a name the ASCII file system
-    encoding cannot encode, and both ended in a UnicodeEncodeError traceback."""
+    encoding cannot encode, and both ended in a UnicodeEncodeError traceback; so does a
+    changed file named ``ü.jsonl``, which ``ci plan --base`` read the fixtures of."""
     repo = tmp_path / "café"
     repo.mkdir()
     git(repo, "init", "-q")
+    (repo / "ü.jsonl").write_text("{}\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "store")
+    (repo / "ü.jsonl").write_text("{}\n{}\n", encoding="utf-8")  # changed since HEAD
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
     done = subprocess.run(
         [sys.executable, "-c", ASCII_LOCALE_ROOTS],
         cwd=repo, env=env, capture_output=True, text=True,
     )  # fmt: skip
-    assert done.stdout.split() == ["True", "True"], done.stderr
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr
+
+
+def test_a_changed_name_an_ascii_locale_holds_as_bytes_is_planned_as_its_text(
+    tmp_path: Path,
+) -> None:
+    # LC_ALL=C holds docs/ü.md as the surrogates of its bytes: the plan named it
+    # "docs/\udcc3\udcbc.md", quoted in the table, where a UTF-8 locale says docs/ü.md
+    (tmp_path / "pyproject.toml").write_text(CONFIG, encoding="utf-8")
+    held = str(tmp_path) + os.fsencode("/docs/ü.md").decode("ascii", "surrogateescape")
+    assert classes(plan(tmp_path / "pyproject.toml", "--changed", held)) == {"docs/ü.md": "docs"}

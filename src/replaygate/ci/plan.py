@@ -29,6 +29,7 @@ from replaygate.evals.table import text_table
 from replaygate.fixtures.hits import DEFAULT_DIR
 from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
+from replaygate.jsonfields import names_as_utf8
 
 FIXTURES_CLASS = "fixtures"
 
@@ -158,11 +159,12 @@ def _no_log(folder: Path, root: Path) -> str:
 
 
 def _relative(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` (POSIX), or as given when outside it."""
+    """``path`` relative to ``root`` (POSIX), or as given when outside it; a UTF-8 name
+    as its text in any locale (an ASCII one holds its bytes as surrogates)."""
     try:
-        return _located(path).relative_to(root.resolve()).as_posix()
+        return names_as_utf8(_located(path).relative_to(root.resolve()).as_posix())
     except ValueError:
-        return path.as_posix()
+        return names_as_utf8(path.as_posix())
 
 
 def _label(path: Path, root: Path) -> str:
