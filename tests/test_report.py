@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import sys
@@ -574,3 +575,12 @@ def test_a_baseline_without_results_is_refused_not_ignored(history: Path, tmp_pa
     assert result.exit_code == 2, result.output
     assert "--baseline needs --results" in result.output
     assert not out.exists()
+
+
+def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_shown_as_its_text() -> None:
+    # LC_ALL=C holds café as the surrogates of its bytes: the page showed the fixtures of
+    # /work/caf\xc3\xa9/rc.jsonl, where a UTF-8 locale shows /work/café/rc.jsonl
+    from replaygate.report.words import visible
+
+    held = os.fsencode("/work/café/").decode("ascii", "surrogateescape") + "\udce9.jsonl"
+    assert visible(held) == "/work/café/\\xe9.jsonl"

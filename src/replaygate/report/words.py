@@ -6,6 +6,7 @@ import re
 
 from replaygate.evals.giveups import GaveUp
 from replaygate.evals.reference import CaseSummary
+from replaygate.jsonfields import names_as_utf8
 from replaygate.report.evidence import plural
 from replaygate.sampling import AssertionStats
 
@@ -21,8 +22,10 @@ can hold one: writing the report failed)."""
 
 
 def visible(text: str) -> str:
-    """``text`` with each character of :data:`UNSEEN` written as its escape."""
-    return UNSEEN.sub(_escaped, text)
+    """``text`` with each character of :data:`UNSEEN` written as its escape; a UTF-8 file
+    name an ASCII locale (``LC_ALL=C``) holds as the surrogates of its bytes as its text,
+    as a UTF-8 locale shows it."""
+    return UNSEEN.sub(_escaped, names_as_utf8(text))
 
 
 def _escaped(found: re.Match[str]) -> str:
