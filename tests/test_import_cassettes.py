@@ -457,19 +457,30 @@ def test_an_answer_labelled_json_that_an_edit_broke_is_refused_naming_the_intera
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     # it was imported, and the replay died in the SDK's json.loads naming no fixture
-    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
 
     def lose_a_quote(data: dict[str, Any]) -> None:
         body = data["interactions"][0]["response"]["body"]
         body["string"] = body["string"].replace('",', ",", 1)
 
-    edit_yaml(folder / "openai/plain.yaml", lose_a_quote)
-    result = import_cassettes(folder, "--out", tmp_path / "out")
-    assert result.exit_code == 1, result.output
-    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    folder, refusal = refused_alone(recorded, tmp_path, "openai/plain.yaml", lose_a_quote)
     assert f"{folder / 'openai/plain.yaml'}: interaction 0: response.text: " in refusal
     assert "labelled application/json, but not JSON" in refusal
-    assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
+
+
+def refused_alone(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    name: str,
+    edit: Callable[[dict[str, Any]], object],
+) -> tuple[Path, str]:
+    """The copied cassettes' folder and the refusal line of cassette ``name`` edited by
+    ``edit`` and imported alone: exit 1, and nothing written of it."""
+    folder = cassettes_copy(recorded, tmp_path, name)
+    edit_yaml(folder / name, edit)
+    result = import_cassettes(folder, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    assert not store_of(tmp_path / "out", name).exists()
+    return folder, next(line for line in result.output.splitlines() if "REFUSED" in line)
 
 
 def test_a_stream_whose_body_was_left_unrecorded_is_refused(
@@ -477,16 +488,13 @@ def test_a_stream_whose_body_was_left_unrecorded_is_refused(
 ) -> None:
     # a vcrpy that did not read streamed bodies recorded them empty: imported, it replayed
     # a stream of no event, and the SDK failed on it naming no fixture
-    folder = cassettes_copy(recorded, tmp_path, "openai/stream.yaml")
-    edit_yaml(
-        folder / "openai/stream.yaml",
+    folder, refusal = refused_alone(
+        recorded,
+        tmp_path,
+        "openai/stream.yaml",
         lambda data: data["interactions"][0]["response"]["body"].update(string=""),
     )
-    result = import_cassettes(folder, "--out", tmp_path / "out")
-    assert result.exit_code == 1, result.output
-    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
     assert f"{folder / 'openai/stream.yaml'}: interaction 0: response.events: " in refusal
-    assert not store_of(tmp_path / "out", "openai/stream.yaml").exists()
 
 
 @pytest.mark.parametrize(
@@ -501,35 +509,28 @@ def test_an_answer_a_filter_left_unreadable_is_refused(
     field: str,
 ) -> None:
     # imported and verified clean, the replay died in the SDK's json.loads naming no fixture
-    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
 
     def filter_the_body(data: dict[str, Any]) -> None:
         body = data["interactions"][0]["response"]["body"]
         body["string"] = filtered(body["string"].encode())
 
-    edit_yaml(folder / "openai/plain.yaml", filter_the_body)
-    result = import_cassettes(folder, "--out", tmp_path / "out")
-    assert result.exit_code == 1, result.output
-    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
+    folder, refusal = refused_alone(recorded, tmp_path, "openai/plain.yaml", filter_the_body)
     assert f"{folder / 'openai/plain.yaml'}: interaction 0: response.{field}: " in refusal
     assert "labelled application/json, but " in refusal
-    assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
 def test_a_request_body_a_hook_blanked_is_refused(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     # a before_record_request hook blanked it: imported, every replay of it was a miss
-    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml")
-    edit_yaml(
-        folder / "openai/plain.yaml", lambda d: d["interactions"][0]["request"].update(body="")
+    folder, refusal = refused_alone(
+        recorded,
+        tmp_path,
+        "openai/plain.yaml",
+        lambda d: d["interactions"][0]["request"].update(body=""),
     )
-    result = import_cassettes(folder, "--out", tmp_path / "out")
-    assert result.exit_code == 1, result.output
-    refusal = next(line for line in result.output.splitlines() if "REFUSED" in line)
     assert f"{folder / 'openai/plain.yaml'}: interaction 0: request.body: empty, " in refusal
     assert "before_record_request" in refusal
-    assert not store_of(tmp_path / "out", "openai/plain.yaml").exists()
 
 
 BAD_INPUT = {
