@@ -66,3 +66,24 @@ def test_a_client_fixture_without_its_sdk_names_the_extra(monkeypatch: pytest.Mo
         "replaygate: the openai_client fixture needs the 'openai' package, which is not "
         "installed: pip install 'replaygate[openai]'"
     )
+
+
+def test_a_client_fixture_hands_an_sdk_built_on_httpx_an_httpx_client(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    from replaygate.http import Exchange
+    from replaygate.pytest_plugin import recording
+
+    old_sdk = SimpleNamespace(  # anthropic before 1.0: its clients take an httpx.Client
+        DefaultHttpxClient=type("DefaultHttpxClient", (httpx.Client,), {}),
+        Anthropic=lambda **kwargs: SimpleNamespace(close=lambda: None, **kwargs),
+    )
+    monkeypatch.setattr(recording, "_sdk_module", lambda request, sdk: old_sdk)
+    exchange = Exchange(tmp_path / "s.jsonl")
+    factories = recording._sdk_clients(request, exchange, "anthropic", "Anthropic", is_async=False)
+    client = next(factories)()
+    assert isinstance(client.http_client, httpx.Client)
+    assert type(client.http_client).__module__.partition(".")[0] != "httpx2"
+    client.http_client.close()

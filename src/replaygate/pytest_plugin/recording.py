@@ -779,6 +779,20 @@ def _sdk_module(request: pytest.FixtureRequest, sdk: str) -> ModuleType:
         raise pytest.fail.Exception(f"replaygate: {err}", pytrace=False) from None
 
 
+def sdk_http_library(module: ModuleType) -> str:
+    """The HTTP library (``httpx2``, or ``httpx`` for ``anthropic`` before 1.0 and
+    ``openai`` 1.x) an SDK's clients are built on: the one its ``DefaultHttpxClient``
+    derives from, so a client fixture hands the SDK a client of the kind it accepts."""
+    from replaygate.http.bindings import LIBRARIES
+
+    default = getattr(module, "DefaultHttpxClient", None)
+    for base in getattr(default, "__mro__", ()):
+        name: str = str(base.__module__).partition(".")[0]
+        if name in LIBRARIES:
+            return name
+    return "httpx2"
+
+
 def _sdk_clients(
     request: pytest.FixtureRequest,
     exchange: Exchange,
@@ -799,12 +813,14 @@ def _sdk_clients(
     client's live transport uses the session's one TLS context.
     """
     module = _sdk_module(request, sdk)  # first: the SDK's extra installs what it sends with
-    from replaygate.http import httpx2_async_client, httpx2_client
     from replaygate.http.adapter import ToOrigin
+    from replaygate.http.bindings import binding
 
     cls = getattr(module, client_class)
     env_key = f"{sdk.upper()}_API_KEY"
-    http_client = httpx2_async_client if is_async else httpx2_client
+    library = sdk_http_library(module)
+    bound = binding(library)
+    http_client = bound.async_client if is_async else bound.client
     made: list[Any] = []
     run = _run(request.config)
     simulator = run.simulator() if run is not None else None
@@ -814,7 +830,9 @@ def _sdk_clients(
 
     def make(**kwargs: Any) -> Any:
         if "http_client" not in kwargs:
-            live = run.live_transport(is_async=is_async) if run is not None else None
+            live = (
+                run.live_transport(is_async=is_async, library=library) if run is not None else None
+            )
             if simulator is not None:
                 # built for the real API, as when the test replays, its live sends go to
                 # the simulator (a framework shaping requests by host shapes both alike);

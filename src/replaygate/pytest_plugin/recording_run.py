@@ -122,7 +122,7 @@ class RecordingRun:
         self._from_workers: list[tuple[float, int]] = []
         self._answered_by_workers = 0
         self._started = False
-        self._tls: ssl.SSLContext | None = None
+        self._tls: dict[str, ssl.SSLContext | None] = {}
 
     def _build_simulator(self, root: Path) -> Simulator | None:
         if self.behavior is None:
@@ -149,9 +149,10 @@ class RecordingRun:
             self._started = True
         return self._simulator
 
-    def live_transport(self, *, is_async: bool) -> Any:
-        """A new ``httpx2`` transport for a client's live calls. Every one shares the
-        session's TLS context: loading the CA bundle costs tens of milliseconds a client.
+    def live_transport(self, *, is_async: bool, library: str = "httpx2") -> Any:
+        """A new transport of ``library`` (``httpx2``, or ``httpx`` for an SDK built on it)
+        for a client's live calls. Every one of a library shares the session's TLS context:
+        loading the CA bundle costs tens of milliseconds a client.
 
         An asynchronous one keeps no connection open between calls: its connections
         belong to the test's event loop, which is gone when the fixture's teardown could
@@ -161,16 +162,20 @@ class RecordingRun:
         It sends through the proxy the environment names, as the SDK's own client does
         (:class:`~replaygate.http.adapter.ByEnvironment`).
         """
-        import httpx2
-
         from replaygate.http.bindings import binding
 
-        if self._tls is None:
-            self._tls = httpx2.create_ssl_context()
+        bound = binding(library)
+        lib = bound.library.module
+        if library not in self._tls:  # httpx before 0.28 has no create_ssl_context
+            create = getattr(lib, "create_ssl_context", None)
+            self._tls[library] = create() if create is not None else None
+        options: dict[str, Any] = {}
+        if self._tls[library] is not None:
+            options["verify"] = self._tls[library]
         if is_async:
-            limits = httpx2.Limits(max_connections=100, max_keepalive_connections=0)
-            return binding("httpx2").async_transport.default_live(verify=self._tls, limits=limits)
-        return binding("httpx2").transport.default_live(verify=self._tls)
+            limits = lib.Limits(max_connections=100, max_keepalive_connections=0)
+            return bound.async_transport.default_live(limits=limits, **options)
+        return bound.transport.default_live(**options)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
