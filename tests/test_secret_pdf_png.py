@@ -220,3 +220,20 @@ def test_a_pdf_uploaded_beside_other_files_passes_over_its_own_images_only() -> 
     assert found == [
         "Anthropic API key (in FlateDecode data of multipart part 'file' (b.txt) in a base64 body)"
     ]
+
+
+def test_a_png_whose_first_chunk_is_text_is_an_image_read_for_the_token_families() -> None:
+    """A diagram exported as PNG (diagrams.net) starts with a ``tEXt`` chunk holding its
+    source, deflated and in base64: a high-entropy run that is no key, so the image records;
+    a key in that chunk is still refused."""
+    source = base64.b64encode(zlib.compress(bytes(range(256)) * 8)).decode()
+    header = _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+
+    def drawing(note: str) -> bytes:
+        text = _chunk(b"tEXt", f"mxfile\0<diagram>{source}</diagram>{note}".encode())
+        return b"\x89PNG\r\n\x1a\n" + header + text + _chunk(b"IEND", b"")
+
+    assert _found(drawing(CLEAN), Budget(), "image/png") == []
+    assert _found(drawing(LINE), Budget(), "image/png") == [
+        "Anthropic API key (in binary base64 text)"
+    ]
