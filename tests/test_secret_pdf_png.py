@@ -237,3 +237,24 @@ def test_a_png_whose_first_chunk_is_text_is_an_image_read_for_the_token_families
     assert _found(drawing(LINE), Budget(), "image/png") == [
         "Anthropic API key (in binary base64 text)"
     ]
+
+
+def _encoding(entry: str = "") -> bytes:
+    """A PDF font's encoding as a Type 1 font made by LaTeX has it, ``entry`` among its
+    glyph names."""
+    capitals = "/".join(chr(code) for code in range(ord("A"), ord("Z") + 1))
+    glyphs = f"65/{capitals}/{entry}bracketleft/backslash/bracketright 95/underscore/quoteleft"
+    return f"<< /Type /Encoding /Differences [2/fi/fl {glyphs}] >>".encode()
+
+
+def test_a_font_encoding_of_glyph_names_passes_and_a_key_among_them_is_refused() -> None:
+    """The glyph names of a ``/Differences`` array (``65/A/B/.../Z/bracketleft``) are no
+    high-entropy token; a key or a random token written among them still is."""
+    token = "Q7xk2LmN9pRt4VwYz8Ab3Cd6Ef1Gh5Ij0Kl2Mn4Op"
+    assert _found(_streams(_encoding()), Budget()) == []
+    assert _found(_streams(_encoding(f"{token}/")), Budget()) == [
+        "high-entropy token (in a PDF's FlateDecode stream in base64 text)"
+    ]
+    assert _found(_streams(_encoding(f"{KEY}/")), Budget()) == [
+        "Anthropic API key (in a PDF's FlateDecode stream in base64 text)"
+    ]

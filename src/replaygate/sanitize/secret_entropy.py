@@ -14,7 +14,8 @@ A credential without a known prefix is found two ways:
   least :data:`FREE_BITS` bits per character (random 32-character keys score 4.2 to
   4.8; words joined in camel case or with hyphens stay under 4.0), and that does not
   read as a name in code (:func:`identifier`: ``TestOpenAI.test_chat_completion_v1``,
-  ``src/app/OAuth2Handler.refresh_token_v3``). Values of fields that hold encoded data
+  ``src/app/OAuth2Handler.refresh_token_v3``) nor as a list of names separated by ``/``
+  (:func:`name_list`: a PDF font's glyph names). Values of fields that hold encoded data
   (by the object they stand in, :func:`encoded_field`, and by where they stand,
   :func:`is_encoded_path`), data URLs (:data:`DATA_URL`) wherever they stand, and JSON
   held as text (read string by string with its field names, :mod:`.secret_held`) are
@@ -313,6 +314,11 @@ PAIRS = frozenset(
 """The pairs of letters that make up 99.5% of those in the lower-case words of names in
 code (measured over the qualified names and file paths of common Python packages): about
 half of all pairs, so two random letters make one about every other time."""
+LISTED_MIN = 4
+"""The fewest entries of a list of names separated by ``/`` (:func:`name_list`)."""
+_LISTED_WORD = re.compile(rf"[0-9]+|[A-Z]?[a-z]+|[A-Z]{{2,{ACRONYM_MAX}}}")
+"""An entry of a list of names that is a number, a word in lower case or capitalized
+(``bracketleft``, ``Atilde``), or an acronym (``AE``)."""
 SDK_CACHE_KEY = re.compile(r"agents-sdk:(?:run|group|session|conversation):[0-9a-f]{32}\b")
 """A ``prompt_cache_key`` the OpenAI Agents SDK makes: no credential."""
 AUTH_LIKE_NAMES: dict[str, bool] = {}
@@ -438,6 +444,22 @@ def identifier(token: str) -> bool:
     )
 
 
+def _listed(part: str) -> bool:
+    """Whether ``part`` of a run split at ``/`` reads as an entry of a list of names: a
+    number, a single character, a word (:data:`_LISTED_WORD`) or a name (:func:`identifier`)."""
+    return len(part) <= 1 or _LISTED_WORD.fullmatch(part) is not None or identifier(part)
+
+
+def name_list(token: str) -> bool:
+    """Whether a run of token characters is a list of at least :data:`LISTED_MIN` entries
+    separated by ``/``, each a number, a single character or a word (:func:`_listed`): the
+    glyph names of a PDF font's ``/Differences`` array
+    (``65/A/B/C/.../Z/bracketleft/backslash``), where the single capitals pull the mean
+    length of its words down. A key among them is not such an entry."""
+    parts = token.split("/")
+    return len(parts) >= LISTED_MIN and all(_listed(part) for part in parts)
+
+
 def free_secret(token: str) -> bool:
     """Whether a free-standing run of token characters is secret-looking. The cheap checks
     come first: :func:`identifier` (about 20 µs a run) reads only a run that passes them."""
@@ -450,6 +472,7 @@ def free_secret(token: str) -> bool:
         and not known_safe(token)
         and entropy(token) >= FREE_BITS
         and not identifier(token)
+        and not name_list(token)
     )
 
 
