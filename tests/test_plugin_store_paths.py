@@ -63,6 +63,19 @@ def test_parametrized_ids_alike_but_for_unsafe_characters_are_refused_even_one_s
     assert "give it another id" in _errors(alone)
 
 
+def test_tests_whose_stores_differ_only_in_case_are_refused_naming_each_other(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_case=USES_STORE + USES_STORE.replace("test_answer", "test_Answer"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=2)
+    store = pytester.path / "tests" / "fixtures" / "test_case" / "test_Answer.jsonl"
+    assert (
+        f"is also that of test_case.py::test_Answer (whose store {store} is that same file on "
+        "macOS and Windows)"
+    ) in _errors(result)
+
+
 def test_a_store_named_by_the_marker_is_not_shared_by_accident(
     pytester: pytest.Pytester,
 ) -> None:

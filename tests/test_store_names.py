@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from replaygate.pytest_plugin.store_names import MAX_NAME, store_name
+from pathlib import PurePath
+
+from replaygate.pytest_plugin.store_names import MAX_NAME, same_file_key, store_name
 
 
 def test_a_short_name_keeps_its_safe_characters() -> None:
@@ -20,3 +22,12 @@ def test_a_long_name_is_cut_with_a_digest_of_the_whole_name() -> None:
 def test_a_name_of_the_longest_length_is_kept_as_it_is() -> None:
     name = "t" * MAX_NAME
     assert store_name(name) == name
+
+
+def test_names_differing_in_case_or_composition_are_one_file_on_macos_and_windows() -> None:
+    assert same_file_key(PurePath("test_Api/test_A[Foo].jsonl")) == same_file_key(
+        PurePath("test_api/test_a[foo].jsonl")
+    )
+    assert same_file_key(PurePath("test_caf\u00e9")) == same_file_key(PurePath("test_cafe\u0301"))
+    assert same_file_key(PurePath("test_x.")) == same_file_key(PurePath("test_x"))
+    assert same_file_key(PurePath("test_a[b].jsonl")) != same_file_key(PurePath("test_a[c].jsonl"))

@@ -8,7 +8,9 @@ The file is named after the test (``Class.test`` for a test of a class, with its
 parametrized id): each character outside ``A-Z a-z 0-9 _ . - [ ] = , +`` is written
 ``_``. A name longer than :data:`MAX_NAME` characters (a long parametrized id) is cut
 there, its end a digest of the whole test name, so the store, its lock and the
-temporary file of a rewrite all fit in a file name. This module imports no pytest, so
+temporary file of a rewrite all fit in a file name. Two stores are one file on macOS
+and Windows when their paths differ only in case, or in how a letter is composed
+(:func:`same_file_key`). This module imports no pytest, so
 ``replaygate import-cassettes`` names the store of a cassette as the plugin names the
 store of its test.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import unicodedata
 from pathlib import PurePath
 
 SAFE_CHARACTERS = "A-Z a-z 0-9 _ . - [ ] = , +"
@@ -52,3 +55,13 @@ def default_store_path(module: str | os.PathLike[str], test: str) -> PurePath:
     module file ``module`` is, under the plugin's stores folder: ``<module>/<test>.jsonl``
     (:func:`module_folder`, :func:`store_name`)."""
     return PurePath(module_folder(module), f"{store_name(test)}.jsonl")
+
+
+def same_file_key(path: PurePath) -> tuple[str, ...]:
+    """``path`` as a file system that tells apart neither case nor how a letter is composed
+    (macOS, Windows) names its file, and Windows dropping each part's trailing dots and
+    spaces: two paths of one key are one file there (``test_A.jsonl``, ``test_a.jsonl``)."""
+    return tuple(
+        unicodedata.normalize("NFC", unicodedata.normalize("NFD", part).casefold()).rstrip(". ")
+        for part in path.parts
+    )

@@ -5,9 +5,11 @@ A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), 
 suffix, and the test's name with each character a file name cannot hold written ``_``
 (:func:`~replaygate.pytest_plugin.store_names.default_store_path`). Two tests
 can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
-``a/b`` and ``a_b``), where each would replay what the other recorded: such tests are
-found when they are collected together, and refused when they are set up, naming
-each other, until one is renamed or given a store of its own.
+``a/b`` and ``a_b``), where each would replay what the other recorded; so can two
+whose stores differ only in case (``test_A``, ``test_a``), one file on macOS and Windows
+(:func:`~replaygate.pytest_plugin.store_names.same_file_key`): such tests are found
+when they are collected together, and refused when they are set up, naming each other,
+until one is renamed or given a store of its own.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from typing import Any
 import pytest
 
 from replaygate.pytest_plugin.options import stores_dir
-from replaygate.pytest_plugin.store_names import default_store_path
+from replaygate.pytest_plugin.store_names import default_store_path, same_file_key
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
-"""The other collected tests whose default store is this test's."""
+"""The other collected tests whose default store is this test's (on macOS and Windows
+too: one whose store differs in case is named with its store)."""
 
 
 def fixtures_dir(config: pytest.Config) -> Path:
@@ -71,7 +74,7 @@ def chosen_store(config: pytest.Config, chosen: Any) -> Path:
 def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
     """Note on each of ``items`` whose marker names no store the other items whose default
     store is its own."""
-    by_store: dict[Path, set[str]] = defaultdict(set)
+    by_store: dict[tuple[str, ...], dict[str, Path]] = defaultdict(dict)
     tests: list[tuple[pytest.Item, Path]] = []
     for item in items:
         try:
@@ -80,12 +83,23 @@ def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> N
         except pytest.fail.Exception:  # a wrong mark: the test fails at its setup, named
             continue
         store = default_store(config, item)
-        by_store[store].add(item.nodeid)
+        by_store[same_file_key(store)][item.nodeid] = store
         tests.append((item, store))
     for item, store in tests:
-        others = by_store[store] - {item.nodeid}
-        if others:
-            item.stash[_SHARING] = tuple(sorted(others))
+        others = by_store[same_file_key(store)]
+        named = [
+            _other(nodeid, path, store) for nodeid, path in others.items() if nodeid != item.nodeid
+        ]
+        if named:
+            item.stash[_SHARING] = tuple(sorted(named))
+
+
+def _other(nodeid: str, path: Path, store: Path) -> str:
+    """The test ``nodeid`` whose store ``path`` is the file ``store``: with that path when
+    it differs (in case, which macOS and Windows do not tell apart)."""
+    if path == store:
+        return nodeid
+    return f"{nodeid} (whose store {path} is that same file on macOS and Windows)"
 
 
 def sharing_problem(node: pytest.Item, store: Path) -> str | None:
