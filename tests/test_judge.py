@@ -386,6 +386,16 @@ def test_grade_errors_name_the_reply() -> None:
         parse_grade("GRADE: 9", (1, 5))
 
 
+@pytest.mark.parametrize("stop", ["max_tokens", "refusal"])
+def test_a_reply_cut_short_is_not_graded_by_its_draft_grade(stop: str) -> None:
+    cut = "First look:\nGRADE: 5\nBut [doc-x] is made up, so"
+    model = FunctionModel(lambda messages, tools: ModelResponse(text=cut, stop_reason=stop))
+    with pytest.raises(JudgeReplyError, match=rf"ended early \(stop reason '{stop}'.*GRADE: 5"):
+        judge_of(model).grade("RAG [doc-x]")
+    finished = ModelResponse(text="GRADE: 5", stop_reason="stop_sequence")
+    assert judge_of(FunctionModel(lambda messages, tools: finished)).grade("x").score == 5
+
+
 def test_grade_pass_and_fail_messages() -> None:
     grade = judge_of(replying("Cites [doc-a].\nGRADE: 4")).assert_passes("x [doc-a]")
     assert (grade.score, grade.passed, grade.judge) == (4, True, "gpt-4o")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from replaygate.assertions.errors import JudgeIndependenceError
+from replaygate.assertions.errors import JudgeIndependenceError, JudgeReplyError
 from replaygate.assertions.independence import (
     FamilyRule,
     check_independence,
@@ -22,7 +22,11 @@ from replaygate.assertions.independence import (
 from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reasoning
 from replaygate.assertions.kinds import Check, Kind
 from replaygate.assertions.text import preview, require_text
-from replaygate.models.types import Message, Model, check_model
+from replaygate.models.types import Message, Model, ModelResponse, check_model
+
+FINISHED = frozenset({"end_turn", "stop_sequence"})
+"""The stop reasons of a reply the judge finished; any other (``max_tokens``, ``refusal``,
+``pause_turn``, ``tool_use``) ended it early, and its last grade line may be a draft."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,19 @@ def _check_sent_id(model: Model, judge_id: str | None, under_test_id: str) -> No
             f"judge_id={judge_id!r} names the judge, but its {type(model).__name__} sends "
             f"model {sent!r}: {err}"
         ) from None
+
+
+def _finished(response: ModelResponse) -> str:
+    """The text of a reply the judge finished; :class:`JudgeReplyError` for one cut short
+    (a grade line before the cut may be a draft the reply went on to revise)."""
+    if response.stop_reason in FINISHED:
+        return response.text
+    advice = "; raise the judge's max_tokens" if response.stop_reason == "max_tokens" else ""
+    raise JudgeReplyError(
+        f"the judge's reply ended early (stop reason {response.stop_reason!r}{advice}), so "
+        f"a grade line in it may be a draft it went on to revise; nothing was graded: "
+        f"{preview(response.text)}"
+    )
 
 
 def _is_scale(scale: object) -> bool:
@@ -159,7 +176,7 @@ class Judge:
     def grade(self, text: str) -> Grade:
         """Ask the judge; the last ``GRADE: n`` line of its reply is the grade."""
         response = self.model.complete((Message.user(self.prompt(text)),), ())
-        score = parse_grade(response.text, self.scale)
+        score = parse_grade(_finished(response), self.scale)
         return Grade(score, self.threshold, self.judge_id, response.text)
 
     def assert_passes(self, text: str) -> Grade:
