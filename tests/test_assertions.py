@@ -501,6 +501,10 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
             "ignore_case must be True or False, got 'no'",
         ),
         (
+            lambda: contains_check(["abc"], kind="gate", ignore_case="no"),
+            "ignore_case must be True or False, got 'no'",
+        ),
+        (
             lambda: Judge(None, "r", threshold=3, under_test="claude-x", judge_id="gpt-4o"),
             "Judge: model must be a model (an object with complete(messages, tools)), got None",
         ),
@@ -518,6 +522,7 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
         "a number to contain",
         "no alias",
         "a text flag",
+        "a text flag to a check",
         "a judge of no model",
         "a check of no function",
         "a recording of no model",

@@ -51,7 +51,7 @@ def contains_check(
 ) -> Check[str]:
     """:func:`~replaygate.assertions.assert_contains` as a check."""
     required = pieces_of(required)  # each sample's measure reads them again
-    measure_contains("", required, aliases=aliases)  # validate the arguments now
+    measure_contains("", required, aliases=aliases, ignore_case=ignore_case)  # validate now
 
     def measure(text: str) -> Measure:
         return measure_contains(text, required, aliases=aliases, ignore_case=ignore_case)
