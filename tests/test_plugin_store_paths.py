@@ -76,6 +76,28 @@ def test_tests_whose_stores_differ_only_in_case_are_refused_naming_each_other(
     ) in _errors(result)
 
 
+def test_a_test_whose_store_windows_cannot_hold_is_refused_naming_why(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_u="""
+import unittest, pytest
+
+@pytest.mark.usefixtures("replaygate_store")
+class Aux(unittest.TestCase):
+    def test_x(self):
+        pass
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    store = pytester.path / "tests" / "fixtures" / "test_u" / "Aux.test_x.jsonl"
+    assert (
+        f"cannot set up test_u.py::Aux::test_x: its fixture store {store} cannot be checked out "
+        "on Windows: 'Aux.test_x.jsonl' is a device's name on Windows"
+    ) in _errors(result)
+
+
 def test_a_store_named_by_the_marker_is_not_shared_by_accident(
     pytester: pytest.Pytester,
 ) -> None:

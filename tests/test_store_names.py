@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from replaygate.pytest_plugin.store_names import MAX_NAME, same_file_key, store_name
+from replaygate.pytest_plugin.store_names import (
+    MAX_NAME,
+    same_file_key,
+    store_name,
+    windows_unfit,
+)
 
 
 def test_a_short_name_keeps_its_safe_characters() -> None:
@@ -31,3 +36,10 @@ def test_names_differing_in_case_or_composition_are_one_file_on_macos_and_window
     assert same_file_key(PurePath("test_caf\u00e9")) == same_file_key(PurePath("test_cafe\u0301"))
     assert same_file_key(PurePath("test_x.")) == same_file_key(PurePath("test_x"))
     assert same_file_key(PurePath("test_a[b].jsonl")) != same_file_key(PurePath("test_a[c].jsonl"))
+
+
+def test_a_device_name_or_a_trailing_dot_is_unfit_for_windows_whatever_its_suffix() -> None:
+    for unfit in ["test_u/Con.test_x.jsonl", "test_u/nul .txt", "com1/test_x.jsonl", "test_x./t"]:
+        assert windows_unfit(PurePath(unfit)) is not None, unfit
+    for fit in ["test_u/TestCon.test_x.jsonl", "test_u/test_p[CON].jsonl", "test_u/COM10.jsonl"]:
+        assert windows_unfit(PurePath(fit)) is None, fit

@@ -135,6 +135,7 @@ from replaygate.pytest_plugin.store_paths import (
     marker_kwargs,
     note_shared_stores,
     sharing_problem,
+    windows_problem,
 )
 from replaygate.pytest_plugin.stores import close_shared, shared_store
 
@@ -578,7 +579,7 @@ def replaygate_store(
 
     shared = bool(marker_kwargs(request.node).get("fixtures"))
     path = store_path(request)
-    problem = None if shared else sharing_problem(request.node, path)
+    problem = None if shared else sharing_problem(request.node, path) or windows_problem(path)
     if problem is not None:
         refuse_setup(request, ReplaygateError(problem))
     try:

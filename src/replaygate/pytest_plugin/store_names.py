@@ -10,7 +10,9 @@ parametrized id): each character outside ``A-Z a-z 0-9 _ . - [ ] = , +`` is writ
 there, its end a digest of the whole test name, so the store, its lock and the
 temporary file of a rewrite all fit in a file name. Two stores are one file on macOS
 and Windows when their paths differ only in case, or in how a letter is composed
-(:func:`same_file_key`). This module imports no pytest, so
+(:func:`same_file_key`); a name Windows cannot hold (``CON``, ``Aux.test_x``, a
+folder ending in a dot) is found by :func:`windows_unfit`. This module imports no
+pytest, so
 ``replaygate import-cassettes`` names the store of a cassette as the plugin names the
 store of its test.
 """
@@ -30,6 +32,10 @@ MAX_NAME = 230
 longest file written beside a store, the temporary file of a rewrite of a backup
 (``.<name>.jsonl.bak<n>.<pid>.tmp``), adds up to 25."""
 _DIGEST = 12
+_WINDOWS_DEVICES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", *(f"{port}{n}" for port in ("COM", "LPT") for n in "123456789")}
+)
+"""The names Windows gives its devices: no file or folder is so named, whatever its suffix."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
 
 
@@ -65,3 +71,18 @@ def same_file_key(path: PurePath) -> tuple[str, ...]:
         unicodedata.normalize("NFC", unicodedata.normalize("NFD", part).casefold()).rstrip(". ")
         for part in path.parts
     )
+
+
+def windows_unfit(path: PurePath) -> str | None:
+    """Why Windows cannot hold a part of ``path`` under its name, or None: a device's name
+    up to the part's first dot (``CON``, ``nul.txt``, ``Com1.test_x.jsonl``), or a part
+    ending in a dot or a space, which Windows drops."""
+    for part in path.parts:
+        if part.split(".", 1)[0].rstrip(" ").upper() in _WINDOWS_DEVICES:
+            return (
+                f"{part!r} is a device's name on Windows (CON, PRN, AUX, NUL, COM1-9, "
+                "LPT1-9, whatever follows a dot)"
+            )
+        if part.endswith((".", " ")):
+            return f"{part!r} ends in a dot or a space, which Windows drops from a name"
+    return None

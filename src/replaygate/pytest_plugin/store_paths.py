@@ -17,14 +17,14 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from types import MappingProxyType
 from typing import Any
 
 import pytest
 
 from replaygate.pytest_plugin.options import stores_dir
-from replaygate.pytest_plugin.store_names import default_store_path, same_file_key
+from replaygate.pytest_plugin.store_names import default_store_path, same_file_key, windows_unfit
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
 """The other collected tests whose default store is this test's (on macOS and Windows
@@ -112,5 +112,18 @@ def sharing_problem(node: pytest.Item, store: Path) -> str | None:
         "what the other recorded (a test's store is named after its module's file name and "
         "its name, each character a file name cannot hold written _). Rename one of them (a "
         "parametrized case: give it another id), or give each a store of its own: "
+        '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
+    )
+
+
+def windows_problem(store: Path) -> str | None:
+    """Why the default store ``store`` (``<dir>/<module>/<test name>.jsonl``) cannot be
+    checked out on Windows under its name (:func:`~.store_names.windows_unfit`), or None."""
+    unfit = windows_unfit(PurePath(*store.parts[-2:]))
+    if unfit is None:
+        return None
+    return (
+        f"its fixture store {store} cannot be checked out on Windows: {unfit}. Rename the "
+        "test (or its class or module), or give it a store of its own: "
         '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
     )
