@@ -611,6 +611,17 @@ def test_only_the_logs_of_the_hits_folder_are_not_changes(project: Path) -> None
     assert [change.change_class for change in changed] == ["parse", None]
 
 
+def test_planning_with_no_pyproject_says_none_was_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a monorepo's top, above its projects: it said to add stages "to pyproject.toml"
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(ci_group, ["plan", "--changed", "a.py"])
+    assert result.exit_code == 2
+    assert f"no pyproject.toml in {tmp_path} or a folder above it" in result.output
+    assert "run ci plan from the project's folder" in result.output
+
+
 def test_planning_without_stages_says_where_to_configure_them(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     result = CliRunner().invoke(
@@ -618,6 +629,7 @@ def test_planning_without_stages_says_where_to_configure_them(tmp_path: Path) ->
     )
     assert result.exit_code == 2
     assert "no CI stages configured: add [[tool.replaygate.ci.stages]]" in result.output
+    assert f"{tmp_path / 'pyproject.toml'}: no CI stages" in result.output
     config = load_config(tmp_path / "pyproject.toml")
     with pytest.raises(EvalError, match="unknown event 'nightly'"):
         make_plan([Path("a.py")], config.ci, root=tmp_path, event="nightly")

@@ -67,6 +67,8 @@ def ci_plan(
     if (base is None) == (not changed):
         raise CommandError("give --base REV or --changed FILE (one of them)")
     config = load_config(config_path)
+    if not config.ci.stages:
+        raise CommandError(_no_stages(config.file))
     check_stages(config.ci, config.file)
     root = config.root
     if base is not None and NO_BASE.fullmatch(base):
@@ -85,6 +87,21 @@ def ci_plan(
         files = [Path(p) if Path(p).is_absolute() else Path.cwd() / p for p in changed]
     plan = make_plan(files, config.ci, root=root, event=event, old_text=old_text)
     click.echo(plan.render(fmt))
+
+
+def _no_stages(file: Path | None) -> str:
+    """Why there is no stage to plan: the ``pyproject.toml`` read declares none, or no
+    ``pyproject.toml`` was found (run from a monorepo's top, above its projects)."""
+    if file is None:
+        return (
+            f"no pyproject.toml in {Path.cwd()} or a folder above it, so no CI stages are "
+            "configured: run ci plan from the project's folder (a monorepo's service/), or "
+            "pass --config with the project's pyproject.toml"
+        )
+    return (
+        f"{file}: no CI stages configured: add [[tool.replaygate.ci.stages]] to it "
+        "(see docs/ci.md), or pass --config with the pyproject.toml that declares them"
+    )
 
 
 def _check_base(base: str, root: Path) -> None:
