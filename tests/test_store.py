@@ -924,6 +924,37 @@ def test_refresh_rescans_a_file_rewritten_in_place_that_grew(tmp_path: Path) -> 
     assert len(reader) == 2
 
 
+def test_a_file_replaced_again_while_it_is_indexed_anew_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest-xdist workers in rerecord replace a shared store once per fixture: a lookup
+    # ended "rewritten on disk since the store was indexed" when another worker replaced
+    # it again between the lookup's new index and its read
+    path, copy = tmp_path / "s.jsonl", tmp_path / "copy.jsonl"
+    write_lines(path, fixture(0), fixture(1))
+    store = FixtureStore.open(path)
+
+    def replace() -> None:
+        copy.write_bytes(path.read_bytes())
+        copy.replace(path)
+
+    refresh, replaced = FixtureStore.refresh, []
+
+    def refresh_then_replace(self: FixtureStore) -> None:
+        refresh(self)
+        if len(replaced) < 3:
+            replaced.append(1)
+            replace()
+
+    replace()
+    monkeypatch.setattr(FixtureStore, "refresh", refresh_then_replace)
+    assert store.lookup(request("question 1")) is not None
+    replaced.clear()
+    store.close()  # reads by key open the file anew: the same race
+    replace()
+    assert [loc.line for loc, _ in store.get(fixture(0).key)] == [1]
+
+
 def test_refresh_sees_a_same_size_edit_of_a_json_fixture(tmp_path: Path) -> None:
     folder = tmp_path / "store"
     store = FixtureStore.open(folder)
