@@ -113,3 +113,14 @@ def test_counts_survive_json() -> None:
     counts = CaseCounts(5, True, 5, True, 4, 4, 5, 0, 1000, 100, 15, 0.0123)
     assert CaseCounts.from_json(counts.to_json()) == counts
     assert metrics_of([]) == dict.fromkeys(metrics_of([]), None)
+
+
+def test_a_tool_result_nested_too_deeply_is_no_fetched_document() -> None:
+    from replaygate.evals.output import fetched_ids
+    from replaygate.examples.research_copilot.agent import Step
+
+    steps = [
+        Step("tool", "fetch", result="[" * 100_000 + "]" * 100_000),
+        Step("tool", "fetch", result='{"doc_id": "doc-rag"}'),
+    ]
+    assert fetched_ids(steps) == ["doc-rag"]

@@ -8,7 +8,6 @@ results, never the run; :func:`trace_lines` is the trace a person reads.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -16,6 +15,7 @@ from replaygate.assertions import extract_citations
 from replaygate.evals.errors import AgentRunError
 from replaygate.models.types import ToolCall, Usage
 from replaygate.sanitize.secret_mask import masked_texts
+from replaygate.strict_json import plain_loads
 
 
 class StepLike(Protocol):
@@ -68,8 +68,8 @@ def fetched_ids(steps: Sequence[StepLike]) -> list[str]:
         if step.kind != "tool" or step.is_error or not step.result:
             continue
         try:
-            value = json.loads(step.result)
-        except ValueError:
+            value = plain_loads(step.result)
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to be a doc
             continue
         if isinstance(value, dict) and isinstance(value.get("doc_id"), str):
             seen.setdefault(value["doc_id"], None)

@@ -23,6 +23,7 @@ from replaygate.models.providers import INTERFACES
 from replaygate.models.types import ModelResponse
 from replaygate.sim.assembled import event_objects, messages_answer, responses_answer
 from replaygate.sim.behaviors import Behavior, ScriptBehavior
+from replaygate.strict_json import plain_loads
 
 Said: TypeAlias = tuple[str, tuple[tuple[str, str], ...]]
 """What an answer says: its text, and its tool calls' names and arguments (as JSON)."""
@@ -50,7 +51,7 @@ def _chat_stream(events: Sequence[Any]) -> Said:
                     name + (function.get("name") or ""),
                     args + (function.get("arguments") or ""),
                 )
-    return _said(text, [(name, json.loads(args or "{}")) for name, args in calls.values()])
+    return _said(text, [(name, plain_loads(args or "{}")) for name, args in calls.values()])
 
 
 def _gemini_stream(events: Sequence[Any]) -> Said:
