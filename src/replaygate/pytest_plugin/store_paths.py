@@ -75,7 +75,7 @@ def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> N
     """Note on each of ``items`` whose marker names no store the other items whose default
     store is its own."""
     by_store: dict[tuple[str, ...], dict[str, Path]] = defaultdict(dict)
-    tests: list[tuple[pytest.Item, Path]] = []
+    tests: list[tuple[pytest.Item, Path, tuple[str, ...]]] = []
     for item in items:
         try:
             if marker_kwargs(item).get("fixtures"):
@@ -83,10 +83,11 @@ def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> N
         except pytest.fail.Exception:  # a wrong mark: the test fails at its setup, named
             continue
         store = default_store(config, item)
-        by_store[same_file_key(store)][item.nodeid] = store
-        tests.append((item, store))
-    for item, store in tests:
-        others = by_store[same_file_key(store)]
+        key = same_file_key(store)
+        by_store[key][item.nodeid] = store
+        tests.append((item, store, key))
+    for item, store, key in tests:
+        others = by_store[key]
         named = [
             _other(nodeid, path, store) for nodeid, path in others.items() if nodeid != item.nodeid
         ]
