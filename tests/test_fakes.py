@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import re
 import threading
 import time
@@ -310,3 +312,12 @@ def test_threads_sharing_a_scripted_model_are_given_each_answer_once() -> None:
     for thread in threads:
         thread.join()
     assert sorted(answers) == ["0", "1", "2", "3"]
+
+
+def test_a_scripted_model_pickles_and_copies_with_its_place_in_the_script() -> None:
+    model = ScriptedModel([SEARCH, ANSWER])
+    model.complete([Message.user("q")], [])
+    for copied in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        assert copied.complete([Message.user("q")], []) == ANSWER
+        assert copied.unused == ()
+    assert model.unused == (ANSWER,)

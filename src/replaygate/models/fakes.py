@@ -109,6 +109,14 @@ class ScriptedModel:
         self.calls: list[Call] = []
         self._turn = threading.Lock()  # threads sharing the model take answers one at a time
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Its state without the lock, so it pickles (a ``spawn`` worker) and copies."""
+        return {k: v for k, v in self.__dict__.items() if k != "_turn"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._turn = threading.Lock()
+
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The next scripted response (each once, also to threads sharing the model)."""
         check_conversation(messages, tools)
