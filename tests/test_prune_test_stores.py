@@ -177,13 +177,7 @@ def test_the_store_of_an_inherited_test_or_a_long_id_is_kept(project: Path) -> N
         folder / "TestChild.test_removed.jsonl",  # defined in no module
         folder / f"{store_name('test_gone[' + 'x' * 300 + ']')}.jsonl",
     ]
-    for store in [*kept, *offered]:
-        put(store, store.stem, "2026-01-01T00:00:00Z")
-    played = project / "tests" / "fixtures" / "played.jsonl"
-    put(played, "played", "2026-01-01T00:00:00Z")
-    play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
-    done = CliRunner().invoke(main, ["prune", "--unused", "tests/fixtures", "--refs", "tests"])
-    assert done.exit_code == 0, done.output
+    done = pruned_dry(project, [*kept, *offered])
     listed = [line.split(".jsonl:")[0].strip() for line in done.output.splitlines()[1:-1]]
     assert sorted(listed) == sorted(str(p.relative_to(project))[:-6] for p in offered)
     assert "kept: 1 played, 2 referenced only" in done.output
