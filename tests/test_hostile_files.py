@@ -487,6 +487,20 @@ def test_a_full_disk_on_append_is_a_clear_error_and_loses_nothing(
     assert FixtureStore.open(path).lookup(REQUEST) == GOOD
 
 
+def test_a_full_disk_on_a_stores_first_write_leaves_no_empty_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "store.jsonl"
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(StoreWriteError, match="No space left on device"):
+        FixtureStore.open(path).put(GOOD)
+    assert not path.exists()
+
+
 def test_a_full_disk_on_replace_is_a_clear_error_and_loses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
