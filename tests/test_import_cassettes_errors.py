@@ -291,3 +291,36 @@ def test_the_reported_cassettes_are_named_on_one_line_each_and_nothing_is_writte
         "2 cassette(s): 0 imported, 0 unchanged, 0 empty, 0 refused, 2 error",
     ]
     assert not Path("out").exists()
+
+
+GOOD_CASSETTE = b"""\
+interactions:
+- request:
+    body: '{"model": "m", "max_tokens": 5, "messages": []}'
+    headers: {content-type: [application/json]}
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+  response:
+    body: {string: '{"type": "message", "id": "m1", "role": "assistant", "content": []}'}
+    headers: {content-type: [application/json]}
+    status: {code: 200, message: OK}
+version: 1
+"""
+
+
+def test_a_cassette_named_with_a_newline_is_printed_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("c").mkdir()
+    Path("c/a\nb.yaml").write_bytes(GOOD_CASSETTE)
+    Path("c/bad\tx.yaml").write_bytes(b"interactions: {a: 1}\nversion: 1\n")
+    result = CliRunner().invoke(main, ["import-cassettes", "c", "--out", "out"])
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("'c/a\\nb.yaml' -> out/a_b.jsonl: 1 imported")
+    assert lines[1].startswith("  renamed 'a\\nb' -> a_b: ")
+    assert lines[2] == (
+        "ERROR (nothing written): 'c/bad\\tx.yaml': interactions: expected a list, got an object"
+    )
+    assert len(lines) == 4

@@ -10,6 +10,7 @@ import click
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, json_option
 from replaygate.click_once import OnceCommand
+from replaygate.errors import shown_file
 from replaygate.fixtures.store.files import YAML_SUFFIXES
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
@@ -25,10 +26,11 @@ def render(result: CassetteImport) -> str:
     then the old and new name of a store named otherwise than its cassette."""
     if result.outcome in ("refused", "error"):
         return f"{result.outcome.upper()} (nothing written): {result.problem}"
+    cassette, store = shown_file(result.cassette), shown_file(result.store)
     if result.outcome == "empty":
-        return f"{result.cassette}: holds no interaction; no store written"
+        return f"{cassette}: holds no interaction; no store written"
     line = (
-        f"{result.cassette} -> {result.store}: {result.imported} imported, "
+        f"{cassette} -> {store}: {result.imported} imported, "
         f"{result.unchanged} already there, {result.skipped} skipped, {result.refused} refused"
     )
     if result.dropped:
@@ -38,8 +40,8 @@ def render(result: CassetteImport) -> str:
     old, new = Path(result.cassette).stem, Path(result.store).stem
     cut = f"; cut at {MAX_NAME} characters, ending in a digest" if len(old) > MAX_NAME else ""
     return (
-        f"{line}\n  renamed {old} -> {new}: the name the pytest plugin gives the test's "
-        f"store (each character outside {SAFE_CHARACTERS} written _{cut})"
+        f"{line}\n  renamed {shown_file(old)} -> {new}: the name the pytest plugin gives the "
+        f"test's store (each character outside {SAFE_CHARACTERS} written _{cut})"
     )
 
 

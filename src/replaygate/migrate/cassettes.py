@@ -32,6 +32,7 @@ from replaygate.errors import (
     ReplaygateError,
     kind_of,
     looks_like_wide_text,
+    shown_file,
     undecodable_byte,
     wide_reason,
 )
@@ -58,7 +59,7 @@ class CassetteError(ReplaygateError):
         self.file = file
         self.index = index
         self.field = field
-        where = [str(file)]
+        where = [shown_file(str(file))]  # a name holding a newline stays on one line
         if index is not None:
             where.append(f"interaction {index}")
         if field is not None:

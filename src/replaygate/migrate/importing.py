@@ -29,7 +29,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path, PurePath
 from typing import Literal
 
-from replaygate.errors import ReplaygateError, UnservedRouteError, WireFormatError
+from replaygate.errors import ReplaygateError, UnservedRouteError, WireFormatError, shown_file
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
@@ -170,7 +170,8 @@ def import_cassettes(
         first = claimed.setdefault(store, cassette)
         if first != cassette:
             problem = (
-                f"{cassette}: {first} is imported into the same store {store}; rename one of them"
+                f"{_at(cassette)}: {_at(first)} is imported into the same store {_at(store)}; "
+                "rename one of them"
             )
             results.append(CassetteImport(str(cassette), str(store), "error", problem=problem))
             continue
@@ -223,9 +224,14 @@ def import_cassette(
     return CassetteImport(*names, outcome, imported, unchanged, staged.skipped, dropped=dropped)
 
 
+def _at(file: Path) -> str:
+    """``file`` as a message names it: on one line, a newline in its name escaped."""
+    return shown_file(str(file))
+
+
 def _named(cassette: Path, err: ReplaygateError) -> str:
     """``err``'s message, starting with the cassette's path."""
-    return str(err) if isinstance(err, CassetteError) else f"{cassette}: {err}"
+    return str(err) if isinstance(err, CassetteError) else f"{_at(cassette)}: {err}"
 
 
 def _stage(
@@ -261,7 +267,7 @@ def _stage(
                     continue
                 except ReplaygateError as err:
                     raise CassetteRefused(
-                        f"{cassette}: interaction {interaction.index}: {err}"
+                        f"{_at(cassette)}: interaction {interaction.index}: {err}"
                     ) from None
                 sends.setdefault(key, []).append(interaction)
                 hosts.setdefault(key, {}).setdefault(host, []).append(interaction.index)
@@ -285,7 +291,7 @@ def _check_one_host(cassette: Path, sent_to: dict[str, list[int]]) -> None:
     indexes = sorted(i for sent in sent_to.values() for i in sent)
     named = "; ".join(f"{host} (interaction {_listed(sent)})" for host, sent in sent_to.items())
     raise CassetteRefused(
-        f"{cassette}: interaction {_listed(indexes)}: one request is sent to "
+        f"{_at(cassette)}: interaction {_listed(indexes)}: one request is sent to "
         f"{len(sent_to)} hosts: {named}; without its host, a replay would serve "
         "their answers in the cassette's order, whichever host a test calls. Nothing of this "
         "cassette was written; import it with --match-host, and set match_host=True on the "
@@ -305,7 +311,7 @@ def _check_body_as_sent(cassette: Path, interaction: Interaction) -> None:
     if not any(v.isascii() and v.isdigit() and int(v) > 0 for v in sent):
         return
     raise CassetteRefused(
-        f"{cassette}: interaction {interaction.index}: request.body: empty, where its "
+        f"{_at(cassette)}: interaction {interaction.index}: request.body: empty, where its "
         f"content-length header says {sent[0]} byte(s) were sent: a before_record_request "
         "hook or a filter blanked the body after it was sent, and no request a test sends "
         "would match it. Nothing of this cassette was written; record it again without "
@@ -355,7 +361,7 @@ def _check_replayable(cassette: Path, indexes: list[int], fixture: Fixture) -> N
         try:
             replayed(response, model_api=model_api)
         except WireFormatError as err:
-            raise CassetteRefused(f"{cassette}: interaction {index}: {err}") from None
+            raise CassetteRefused(f"{_at(cassette)}: interaction {index}: {err}") from None
 
 
 def _note_name(cassette: Path) -> str:
@@ -444,7 +450,8 @@ def _check_not_taken(staged: _Staged, store: FixtureStore) -> None:
         theirs = _imported_from(fixture)
         if theirs is not None and PurePath(theirs).name not in ours:
             raise StoreTaken(
-                f"the cassette {theirs} was imported into the same store {store.path} (the "
+                f"the cassette {shown_file(theirs)} was imported into the same store "
+                f"{_at(store.path)} (the "
                 "meta.note of its fixtures says so); rename one of them, or remove that "
                 "store if that cassette is gone"
             )
@@ -463,7 +470,7 @@ def _conflict(
         d.render() for d in field_diff(held[answer], fixture.responses[answer], "response")[:3]
     )
     return (
-        f"{cassette}: interaction {indexes[answer]}: {store.path} already holds another "
+        f"{_at(cassette)}: interaction {indexes[answer]}: {_at(store.path)} already holds another "
         f"answer to this request (key {fixture.key}, answer {answer + 1}): {changes}. Nothing "
         "of this cassette was written; import it with --force to replace that answer."
     )
