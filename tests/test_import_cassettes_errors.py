@@ -5,8 +5,11 @@ bytes, its own reader in characters)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -324,3 +327,22 @@ def test_a_cassette_named_with_a_newline_is_printed_on_one_line(
         "ERROR (nothing written): 'c/bad\\tx.yaml': interactions: expected a list, got an object"
     )
     assert len(lines) == 4
+
+
+def test_a_full_scratch_folder_is_an_error_not_a_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("c.yaml").write_bytes(GOOD_CASSETTE)
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    result = CliRunner().invoke(main, ["import-cassettes", "c.yaml", "--out", "out"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(
+        "ERROR (nothing written): c.yaml: interaction 0: cannot stage it in a scratch folder "
+        f"under {tempfile.gettempdir()} (TMPDIR): cannot write a fixture: No space left"
+    )
+    assert not Path("out").exists()

@@ -29,7 +29,13 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path, PurePath
 from typing import Literal
 
-from replaygate.errors import ReplaygateError, UnservedRouteError, WireFormatError, shown_file
+from replaygate.errors import (
+    ReplaygateError,
+    StoreWriteError,
+    UnservedRouteError,
+    WireFormatError,
+    shown_file,
+)
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
@@ -265,6 +271,13 @@ def _stage(
                 except UnservedRouteError:
                     staged.skipped += 1
                     continue
+                except StoreWriteError as err:  # the scratch folder is full or read-only
+                    raise CassetteError(
+                        cassette,
+                        f"cannot stage it in a scratch folder under {tempfile.gettempdir()} "
+                        f"(TMPDIR): {err.reason}",
+                        index=interaction.index,
+                    ) from None
                 except ReplaygateError as err:
                     raise CassetteRefused(
                         f"{_at(cassette)}: interaction {interaction.index}: {err}"
