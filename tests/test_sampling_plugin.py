@@ -282,6 +282,16 @@ BAD_DECLARATIONS = {
         "request replaygate_sample, but fixtures are set up once per test, not once per sample; "
         "request replaygate_sample in the test function and build per-sample objects there",
     ),
+    "test_mistyped_marker": (
+        "@pytest.mark.sample(n=5, floor=4)\ndef test_x(replaygate_sample): pass",
+        "test_mistyped_marker.py::test_x: @pytest.mark.sample is no marker pytest knows: did "
+        "you mean @pytest.mark.sampled? As written, the test runs as if unmarked",
+    ),
+    "test_mistyped_argument": (
+        "@pytest.mark.sampled(n=5, flor=4)\ndef test_x(replaygate_sample): pass",
+        "test_mistyped_argument.py::test_x: @pytest.mark.sampled takes n and floor only, not "
+        "flor: got () {'n': 5, 'flor': 4}",
+    ),
     "test_async": (
         "@pytest.mark.sampled(n=5, floor=4)\nasync def test_x(replaygate_sample): pass",
         "test_async.py::test_x (sampled n=5, floor=4): async tests cannot be sampled; sample a "
@@ -298,7 +308,7 @@ def test_bad_declarations_are_usage_errors_reported_together(pytester: pytest.Py
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = result.stderr.str()
-    assert "no tests ran" in result.stdout.str()
+    assert not re.search(r"\d+ (passed|failed)", result.stdout.str())  # no test ran
     for _, message in BAD_DECLARATIONS.values():
         assert message in errors
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import unittest
 from typing import TYPE_CHECKING, Any
@@ -68,8 +69,13 @@ def _spec(item: pytest.Item) -> SampleSpec | None:
             f"position and by name: {marker.args!r} {marker.kwargs!r}; give each once"
         )
     arguments = {**positional, **marker.kwargs}
-    unknown = len(marker.args) > 2 or set(arguments) - {"n", "floor"}
-    if unknown or "n" not in arguments or "floor" not in arguments:
+    unknown = sorted(set(arguments) - {"n", "floor"})
+    if unknown:
+        raise _Refused(
+            f"{item.nodeid}: @pytest.mark.{MARKER} takes n and floor only, not "
+            f"{', '.join(unknown)}: got {marker.args!r} {marker.kwargs!r}"
+        )
+    if len(marker.args) > 2 or "n" not in arguments or "floor" not in arguments:
         raise _Refused(
             f"{item.nodeid}: declare @pytest.mark.{MARKER}(n=..., floor=...) with both the "
             f"sample count and the pass floor (law 7); got {marker.args!r} {marker.kwargs!r}"
@@ -78,6 +84,31 @@ def _spec(item: pytest.Item) -> SampleSpec | None:
         return SampleSpec(arguments["n"], arguments["floor"])
     except ValueError as err:
         raise _Refused(f"{item.nodeid}: @pytest.mark.{MARKER}: {err}") from None
+
+
+OURS = (MARKER, "replaygate")
+"""The markers replaygate registers, whose misspellings are refused."""
+
+
+def registered_marks(config: pytest.Config) -> set[str]:
+    """The names of the markers registered with pytest (its own, plugins', the ini's)."""
+    lines: list[str] = config.getini("markers")
+    return {line.split(":", 1)[0].split("(", 1)[0].strip() for line in lines}
+
+
+def _check_spelling(item: pytest.Item, registered: set[str]) -> None:
+    """Refuse a mark pytest does not know that is one of replaygate's misspelled
+    (``sample``, ``Sampled``, ``replaygat``): the test would run as if unmarked, a
+    sampled one once, and pass with only pytest's unknown-mark warning."""
+    for mark in item.iter_markers():
+        if mark.name in registered:
+            continue
+        meant = difflib.get_close_matches(mark.name.lower(), OURS, n=1, cutoff=0.8)
+        if meant:
+            raise _Refused(
+                f"{item.nodeid}: @pytest.mark.{mark.name} is no marker pytest knows: did you "
+                f"mean @pytest.mark.{meant[0]}? As written, the test runs as if unmarked"
+            )
 
 
 def _fixtures_requesting(item: pytest.Item, fixture: str) -> list[str]:
@@ -140,8 +171,10 @@ def pytest_collection_modifyitems(
     stopped on an internal error, the reason never shown): there each refused test errors
     at set-up with its reason."""
     refused: list[tuple[pytest.Item, str]] = []
+    registered = registered_marks(config)
     for item in items:
         try:
+            _check_spelling(item, registered)
             spec = _spec(item)
             if spec is not None:
                 _check_sampled(item, spec)
