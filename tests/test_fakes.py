@@ -321,3 +321,63 @@ def test_a_scripted_model_pickles_and_copies_with_its_place_in_the_script() -> N
         assert copied.complete([Message.user("q")], []) == ANSWER
         assert copied.unused == ()
     assert model.unused == (ANSWER,)
+
+
+def test_a_rule_stub_names_the_rules_no_call_matched() -> None:
+    stub = RuleStub(
+        [
+            Rule(when=r"^What is RAG", call=("search_corpus", {"q": "RAG"}), role="user"),
+            Rule(when=r'"hits"', text="Found it.", role="tool"),
+            Rule(when=r'"text"', text="Read it.", role="tool"),  # a branch not taken
+            Rule(when=r'"hits"', text="Found it.", role="tool"),  # rule 1 answers first
+        ]
+    )
+    run(stub, build_registry(), "What is RAG?")
+    assert stub.unused == stub.rules[2:]
+    with pytest.raises(AssertionError) as info:
+        stub.assert_used()
+    assert str(info.value) == (
+        "RuleStub has 4 rule(s) and was called 2 time(s); never matched: "
+        "rule 2: '\"text\"' (tool messages only); rule 3: '\"hits\"' (tool messages only)"
+    )
+    used = RuleStub(stub.rules[:2])
+    run(used, build_registry(), "What is RAG?")
+    used.assert_used()
+
+
+def _swallowing(model: Any) -> str:
+    """An agent that answers anything going wrong with a fallback."""
+    try:
+        return str(model.complete([Message.user("What is RAG?")], []).text)
+    except Exception:
+        return "Sorry, something went wrong."
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [
+        (ScriptedModel([]), ScriptExhaustedError),
+        (RuleStub([Rule(when="CI", text="CI runs tests.")]), NoRuleMatchedError),
+        (FunctionModel(lambda messages, tools: "RAG"), TypeError),  # type: ignore[arg-type,return-value]
+    ],
+    ids=["scripted", "rule stub", "function"],
+)
+def test_a_fake_raises_again_the_error_of_its_own_an_agent_caught(
+    model: Any, kept: type[Exception]
+) -> None:
+    model.raise_caught()  # nothing raised yet
+    assert _swallowing(model) == "Sorry, something went wrong."
+    assert [type(e) for e in model.raised] == [kept]
+    with pytest.raises(kept) as info:
+        model.raise_caught()
+    assert "the agent caught this error and went on" in info.value.__notes__[0]
+
+
+def test_an_error_a_function_model_is_given_to_raise_is_not_kept() -> None:
+    def rate_limited(messages: object, tools: object) -> ModelResponse:
+        raise ConnectionError("429 rate limited")  # the error branch under test
+
+    model = FunctionModel(rate_limited)
+    assert _swallowing(model) == "Sorry, something went wrong."
+    assert model.raised == []
+    model.raise_caught()

@@ -11,7 +11,8 @@ import shlex
 import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar
 
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
@@ -29,6 +30,31 @@ def raise_caught(raised: Sequence[BaseException]) -> None:
         if CAUGHT_NOTE not in getattr(error, "__notes__", ()):
             error.add_note(CAUGHT_NOTE)
         raise error
+
+
+KeptT = TypeVar("KeptT", bound=Exception)
+
+
+class KeepsRaised(Generic[KeptT]):
+    """What a model raises of its own, kept in ``raised`` (the first :data:`KEPT_ERRORS`),
+    so that :meth:`raise_caught` raises one the code under test caught and went on from."""
+
+    raised: list[KeptT]
+
+    @contextmanager
+    def keeping(self, *kinds: type[KeptT]) -> Iterator[None]:
+        """Keep an error of ``kinds`` raised inside the block, and let it go on."""
+        try:
+            yield
+        except kinds as err:
+            if len(self.raised) < KEPT_ERRORS:  # each holds its traceback's frames
+                self.raised.append(err)
+            raise
+
+    def raise_caught(self) -> None:
+        """Raise the first error this model raised, if any: called once the agent
+        returned, it is one the agent caught and went on from (law 2)."""
+        raise_caught(self.raised)
 
 
 def exception_chain(error: BaseException) -> Iterator[BaseException]:

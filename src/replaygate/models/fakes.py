@@ -11,8 +11,12 @@
   whose search backtracks past the bound is a
   :class:`~replaygate.pattern_search.SlowPatternError` naming the rule.
 
-All three implement :class:`~replaygate.models.types.Model` fully, tool calls included, and
-keep every call in ``calls``.
+All three implement :class:`~replaygate.models.types.Model` fully, tool calls included,
+keep every call in ``calls`` and the errors they raised of their own in ``raised`` (a
+script run out, no rule matched, a conversation or an answer that is none): an agent
+that catches one and goes on cannot hide it from :meth:`~KeepsRaised.raise_caught`, as a
+:class:`~replaygate.models.replay.ReplayModel` keeps its misses. What a
+:class:`FunctionModel`'s function raises is the test's own, and not kept.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from typing import Any, TypeVar
 
 from replaygate.errors import (
     FixtureFormatError,
+    KeepsRaised,
     KeyTooShortError,
     NoRuleMatchedError,
+    ReplaygateError,
     ScriptExhaustedError,
     WireFormatError,
 )
@@ -57,6 +63,8 @@ __all__ = [
 
 _PREVIEW = 120
 _T = TypeVar("_T")
+_OWN = (ReplaygateError, TypeError)
+"""What a fake raises of its own: its errors, and a conversation or answer that is none."""
 
 
 def _preview(message: Message | None) -> str:
@@ -98,7 +106,7 @@ def _in_order(items: object, owner: str, kind: type[_T]) -> tuple[_T, ...]:
     raise TypeError(f"{owner} takes a list, in order, got a {type(items).__name__}{hint}")
 
 
-class ScriptedModel:
+class ScriptedModel(KeepsRaised[Exception]):
     """Returns ``responses`` one per call, in order; a call past the end is an error."""
 
     def __init__(self, responses: Sequence[ModelResponse]) -> None:
@@ -107,6 +115,7 @@ class ScriptedModel:
             for i, r in enumerate(_in_order(responses, "ScriptedModel", ModelResponse))
         )
         self.calls: list[Call] = []
+        self.raised: list[Exception] = []
         self._turn = threading.Lock()  # threads sharing the model take answers one at a time
 
     def __getstate__(self) -> dict[str, Any]:
@@ -119,17 +128,18 @@ class ScriptedModel:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The next scripted response (each once, also to threads sharing the model)."""
-        check_conversation(messages, tools)
-        with self._turn:
-            self.calls.append((tuple(messages), tuple(tools)))
-            n = len(self.calls)
-        if n > len(self.responses):
-            last = _preview(messages[-1] if messages else None)
-            raise ScriptExhaustedError(
-                f"ScriptedModel was called {n} times but scripts {len(self.responses)} "
-                f"response(s); the extra call came after {last}"
-            )
-        return self.responses[n - 1]
+        with self.keeping(*_OWN):
+            check_conversation(messages, tools)
+            with self._turn:
+                self.calls.append((tuple(messages), tuple(tools)))
+                n = len(self.calls)
+            if n > len(self.responses):
+                last = _preview(messages[-1] if messages else None)
+                raise ScriptExhaustedError(
+                    f"ScriptedModel was called {n} times but scripts {len(self.responses)} "
+                    f"response(s); the extra call came after {last}"
+                )
+            return self.responses[n - 1]
 
     @property
     def unused(self) -> tuple[ModelResponse, ...]:
@@ -139,15 +149,19 @@ class ScriptedModel:
     def assert_used(self) -> None:
         """Raise ``AssertionError`` naming the scripted responses never asked for: the
         loop stopped before the script did (a branch it should take, and did not)."""
-        if self.unused:
-            first = len(self.calls)
-            left = "; ".join(
-                f"response {first + i}: {_summary(r)}" for i, r in enumerate(self.unused)
-            )
-            raise AssertionError(
-                f"ScriptedModel scripts {len(self.responses)} response(s) but was called "
-                f"{first} time(s); never asked for: {left}"
-            )
+        first = len(self.calls)
+        _all_used(
+            f"ScriptedModel scripts {len(self.responses)} response(s) but was called "
+            f"{first} time(s); never asked for",
+            [f"response {first + i}: {_summary(r)}" for i, r in enumerate(self.unused)],
+        )
+
+
+def _all_used(what: str, left: Sequence[str]) -> None:
+    """Raise ``AssertionError`` saying ``what`` and listing ``left``, the answers a fake
+    holds that no call used, if there are any."""
+    if left:
+        raise AssertionError(f"{what}: {'; '.join(left)}")
 
 
 def _summary(response: ModelResponse) -> str:
@@ -158,7 +172,7 @@ def _summary(response: ModelResponse) -> str:
     return f"text {text!r}"
 
 
-class FunctionModel:
+class FunctionModel(KeepsRaised[Exception]):
     """Answers each call with ``fn(messages, tools)``."""
 
     def __init__(
@@ -170,13 +184,18 @@ class FunctionModel:
             )
         self.fn = fn
         self.calls: list[Call] = []
+        self.raised: list[Exception] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        """Whatever ``fn`` returns for this conversation (refused unless a ModelResponse)."""
-        check_conversation(messages, tools)
+        """Whatever ``fn`` returns for this conversation (refused unless a ModelResponse);
+        what ``fn`` raises goes through, not kept: an error branch the test drives."""
+        with self.keeping(*_OWN):
+            check_conversation(messages, tools)
         self.calls.append((tuple(messages), tuple(tools)))
+        response = self.fn(messages, tools)
         name = getattr(self.fn, "__qualname__", repr(self.fn))
-        return _checked(self.fn(messages, tools), f"what FunctionModel's {name} returned")
+        with self.keeping(*_OWN):
+            return _checked(response, f"what FunctionModel's {name} returned")
 
 
 @dataclass(frozen=True)
@@ -241,17 +260,18 @@ class Rule:
         return searched(self.when, message.content)
 
 
+def _described(index: int, rule: Rule) -> str:
+    """A rule by its index and pattern, with the role it is kept to: a rule for user
+    messages whose pattern is in a tool message is no match, and this says why."""
+    return f"{index}: {rule.when!r}" + (f" ({rule.role} messages only)" if rule.role else "")
+
+
 def _listed(rules: Sequence[Rule]) -> str:
-    """Each rule by its index and pattern, with the role it is kept to: a rule for user
-    messages whose pattern is in a tool message is no match, and the list says why."""
-    shown = [
-        f"{i}: {rule.when!r}" + (f" ({rule.role} messages only)" if rule.role else "")
-        for i, rule in enumerate(rules)
-    ]
-    return ", ".join(shown) or "none"
+    """Each rule as :func:`_described` shows it."""
+    return ", ".join(_described(i, rule) for i, rule in enumerate(rules)) or "none"
 
 
-class RuleStub:
+class RuleStub(KeepsRaised[Exception]):
     """Answers by the first :class:`Rule` matching the last user or tool message."""
 
     def __init__(
@@ -281,12 +301,37 @@ class RuleStub:
         self.store = store
         self.interface = get_interface(interface)
         self.calls: list[Call] = []
+        self.raised: list[Exception] = []
+        self._matched: set[int] = set()
+        """The index of each rule that matched a call."""
         missing_store = [r.when for r in self.rules if r.fixture is not None and store is None]
         if missing_store:
             raise ValueError(f"rules {missing_store} name fixtures but no fixture store was given")
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The answer of the first matching rule."""
+        with self.keeping(*_OWN):
+            return self._answer(messages, tools)
+
+    @property
+    def unused(self) -> tuple[Rule, ...]:
+        """The rules no call has matched yet."""
+        return tuple(r for i, r in enumerate(self.rules) if i not in self._matched)
+
+    def assert_used(self) -> None:
+        """Raise ``AssertionError`` naming the rules no call matched: a branch the agent
+        did not take, or a rule an earlier one always answers before it (dead test code)."""
+        _all_used(
+            f"RuleStub has {len(self.rules)} rule(s) and was called {len(self.calls)} "
+            "time(s); never matched",
+            [
+                f"rule {_described(i, rule)}"
+                for i, rule in enumerate(self.rules)
+                if i not in self._matched
+            ],
+        )
+
+    def _answer(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         check_conversation(messages, tools)
         self.calls.append((tuple(messages), tuple(tools)))
         last = next((m for m in reversed(messages) if m.role in ("user", "tool")), None)
@@ -312,6 +357,7 @@ class RuleStub:
         for index, rule in enumerate(self.rules):
             try:
                 if rule.matches(message):
+                    self._matched.add(index)
                     return rule
             except SlowPatternError as err:
                 raise SlowPatternError(

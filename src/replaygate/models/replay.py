@@ -22,12 +22,11 @@ from functools import cached_property
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from replaygate.errors import (
-    KEPT_ERRORS,
     FixtureFormatError,
     FixtureMismatchError,
+    KeepsRaised,
     ReplaygateError,
     WireFormatError,
-    raise_caught,
 )
 from replaygate.fixtures.fingerprint import digest, fixture_key, match_form
 from replaygate.fixtures.fixture import MAX_SAMPLE, InterfaceVersionError, version_mismatch
@@ -249,7 +248,7 @@ class _FixtureModel:
             raise FixtureFormatError(str(location.file), location.line, reason) from None
 
 
-class ReplayModel(_FixtureModel):
+class ReplayModel(_FixtureModel, KeepsRaised[ReplaygateError]):
     """A :class:`~replaygate.models.types.Model` that answers from recorded fixtures only.
 
     ``calls`` keeps every conversation it was asked to complete, for tests to inspect,
@@ -286,7 +285,7 @@ class ReplayModel(_FixtureModel):
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The recorded response for this exact request, or a loud mismatch (kept in
         :attr:`raised`, so an agent that catches it cannot hide it)."""
-        try:
+        with self.keeping(ReplaygateError):
             sent, request = self._request(messages, tools)
             form = match_form(request)
             at = self._position(request, form)
@@ -294,15 +293,6 @@ class ReplayModel(_FixtureModel):
             if hit is None:
                 raise self.session.miss(request, sent=sent)
             return self._replayed(hit, at)
-        except ReplaygateError as err:
-            if len(self.raised) < KEPT_ERRORS:
-                self.raised.append(err)
-            raise
-
-    def raise_caught(self) -> None:
-        """Raise the first replay error this model raised, if any: called once the agent
-        returned, it is one the agent caught and went on from (law 2)."""
-        raise_caught(self.raised)
 
 
 class RecordingModel(_FixtureModel):
