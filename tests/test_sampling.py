@@ -155,6 +155,19 @@ def test_no_checks_is_refused_as_a_pass_that_checked_nothing() -> None:
     assert checks.result().outcomes == ()
 
 
+@pytest.mark.parametrize(
+    ("checks", "message"),
+    [
+        (CITES, "case rag: checks must be a list of Check objects, got a Check: give one check as"),
+        ("citations", "case rag: checks must be a list of Check objects, got a str"),
+        ([[CITES]], r"case rag: checks\[0\] is a list, not a Check"),
+    ],
+)
+def test_checks_that_are_no_list_of_checks_are_named(checks: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        run_sampled(lambda i: CITED, 3, 2, checks, case="rag")
+
+
 def test_a_check_that_raises_is_named_with_its_case_and_sample() -> None:
     # a model turn holding only tool calls gives no text: sample 2's output is None
     outputs = ["context", "Context", None]

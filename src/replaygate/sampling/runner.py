@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, require_unique_names
@@ -44,7 +44,7 @@ def run_sampled(
     is a signal (the case gates nothing).
     """
     SampleSpec(n, floor)
-    checks = tuple(checks)
+    checks = _check_list(checks, case)
     if not checks:
         raise ValueError(
             f"case {case}: no checks given, so every sample would pass having checked "
@@ -66,6 +66,23 @@ def run_sampled(
         raise ValueError(problem)
     descriptions: dict[str, Any] = {c.name: c.description for c in checks}
     return SampledResult(case, n, floor, tuple(samples), descriptions)
+
+
+def _check_list(checks: Any, case: str) -> tuple[Check[Any], ...]:
+    """``checks`` as a tuple of :class:`Check`; a TypeError naming what was given instead
+    (one check not in a list, a name, a list nested in the list)."""
+    if isinstance(checks, Check | str) or not isinstance(checks, Iterable):
+        raise TypeError(
+            f"case {case}: checks must be a list of Check objects, got a "
+            f"{type(checks).__name__}: give one check as [check]"
+        )
+    for position, check in enumerate(checks):
+        if not isinstance(check, Check):
+            raise TypeError(
+                f"case {case}: checks[{position}] is a {type(check).__name__}, not a Check: "
+                "make each with a check factory (citations_check, contains_check, ...)"
+            )
+    return tuple(checks)
 
 
 def _samples(
