@@ -513,6 +513,10 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
             "check 'c': fn must be a function of the value, got None",
         ),
         (
+            lambda: set_check({"a"}, kind="gate", extract="cites"),
+            "check 'set': extract must be a function of the output, got 'cites'",
+        ),
+        (
             lambda: RecordingModel(None, "a.jsonl", approve_live=True, model="m", max_tokens=8),
             "RecordingModel: live must be a model (an object with complete(messages, tools)), "
             "got None",
@@ -525,6 +529,7 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
         "a text flag to a check",
         "a judge of no model",
         "a check of no function",
+        "a set check of no extract function",
         "a recording of no model",
     ],
 )

@@ -72,6 +72,10 @@ def set_check(
     """:func:`~replaygate.assertions.assert_set` on ``extract(value)`` as a check."""
     if isinstance(expected, str):
         raise TypeError(f"expected must be a collection of items, not one string: {expected!r}")
+    if not callable(extract):
+        raise TypeError(
+            f"check {name!r}: extract must be a function of the output, got {extract!r}"
+        )
     wanted = frozenset(expected)
     measure_set((), wanted, min_recall=min_recall, min_precision=min_precision)
 
