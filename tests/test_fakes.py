@@ -44,7 +44,7 @@ def test_scripted_model_drives_the_loop_and_records_calls() -> None:
 
 def test_scripted_model_running_out_names_the_count_and_last_message() -> None:
     model = ScriptedModel([SEARCH])
-    with pytest.raises(ScriptExhaustedError, match=r"called 2 times but scripts 1") as info:
+    with pytest.raises(ScriptExhaustedError, match=r"called 2 time\(s\) but scripts 1") as info:
         run(model, build_registry(), "What is RAG?")
     assert "tool message" in str(info.value)
 
@@ -381,3 +381,28 @@ def test_an_error_a_function_model_is_given_to_raise_is_not_kept() -> None:
     assert _swallowing(model) == "Sorry, something went wrong."
     assert model.raised == []
     model.raise_caught()
+
+
+def test_a_scripted_error_is_raised_in_its_turn_and_not_kept() -> None:
+    limited = ConnectionError("429 rate limited")
+    model = ScriptedModel([limited, ANSWER, NoRuleMatchedError("a branch the test drives")])
+    with pytest.raises(ConnectionError) as info:
+        model.complete([Message.user("What is RAG?")], [])
+    assert info.value is limited
+    assert model.unused == (ANSWER, model.responses[2])
+    assert model.complete([Message.user("What is RAG?")], []) == ANSWER
+    with pytest.raises(AssertionError, match=r"never asked for: response 2: raises NoRuleM"):
+        model.assert_used()
+    with pytest.raises(NoRuleMatchedError, match="a branch the test drives"):
+        model.complete([Message.user("What is RAG?")], [])
+    assert model.raised == []
+    with pytest.raises(TypeError, match=r"response 0 is the class ConnectionError: script an"):
+        ScriptedModel([ConnectionError])  # type: ignore[list-item]
+
+
+def test_a_function_model_given_an_async_function_is_refused_where_made() -> None:
+    async def answer(messages: object, tools: object) -> ModelResponse:
+        return ANSWER
+
+    with pytest.raises(TypeError, match=r"not the async .*answer: complete\(\) is called wi"):
+        FunctionModel(answer)  # type: ignore[arg-type]

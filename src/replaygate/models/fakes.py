@@ -21,6 +21,7 @@ that catches one and goes on cannot hide it from :meth:`~KeepsRaised.raise_caugh
 
 from __future__ import annotations
 
+import inspect
 import re
 import threading
 import warnings
@@ -106,12 +107,30 @@ def _in_order(items: object, owner: str, kind: type[_T]) -> tuple[_T, ...]:
     raise TypeError(f"{owner} takes a list, in order, got a {type(items).__name__}{hint}")
 
 
-class ScriptedModel(KeepsRaised[Exception]):
-    """Returns ``responses`` one per call, in order; a call past the end is an error."""
+Scripted = ModelResponse | BaseException
+"""A script's item: a response, or an error (a rate limit, a model error) raised in its turn."""
 
-    def __init__(self, responses: Sequence[ModelResponse]) -> None:
+
+def _scripted(item: object, index: int) -> Scripted:
+    """The script's ``index``-th item, refused naming it unless a response or an error."""
+    if isinstance(item, BaseException):
+        return item
+    if isinstance(item, type) and issubclass(item, BaseException):
+        raise TypeError(
+            f"ScriptedModel response {index} is the class {item.__name__}: script an "
+            f"instance, {item.__name__}(...), to have it raised in its turn"
+        )
+    return _checked(item, f"ScriptedModel response {index}")
+
+
+class ScriptedModel(KeepsRaised[Exception]):
+    """Returns ``responses`` one per call, in order; a call past the end is an error.
+    An exception in the script is raised in its turn (an error branch the test drives),
+    and not kept in ``raised``."""
+
+    def __init__(self, responses: Sequence[Scripted]) -> None:
         self.responses = tuple(
-            _checked(r, f"ScriptedModel response {i}")
+            _scripted(r, i)
             for i, r in enumerate(_in_order(responses, "ScriptedModel", ModelResponse))
         )
         self.calls: list[Call] = []
@@ -136,14 +155,17 @@ class ScriptedModel(KeepsRaised[Exception]):
             if n > len(self.responses):
                 last = _preview(messages[-1] if messages else None)
                 raise ScriptExhaustedError(
-                    f"ScriptedModel was called {n} times but scripts {len(self.responses)} "
+                    f"ScriptedModel was called {n} time(s) but scripts {len(self.responses)} "
                     f"response(s); the extra call came after {last}"
                 )
-            return self.responses[n - 1]
+            answer = self.responses[n - 1]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
 
     @property
-    def unused(self) -> tuple[ModelResponse, ...]:
-        """The scripted responses no call has asked for yet."""
+    def unused(self) -> tuple[Scripted, ...]:
+        """The scripted responses (and errors) no call has asked for yet."""
         return self.responses[len(self.calls) :]
 
     def assert_used(self) -> None:
@@ -164,8 +186,11 @@ def _all_used(what: str, left: Sequence[str]) -> None:
         raise AssertionError(f"{what}: {'; '.join(left)}")
 
 
-def _summary(response: ModelResponse) -> str:
-    """A scripted response in a few words: its tool calls, else its text."""
+def _summary(response: Scripted) -> str:
+    """A scripted response in a few words: the error it raises, its tool calls, else its
+    text."""
+    if isinstance(response, BaseException):
+        return f"raises {type(response).__name__}"
     if response.tool_calls:
         return "calls " + ", ".join(call.name for call in response.tool_calls)
     text = response.text if len(response.text) <= 60 else response.text[:57] + "..."
@@ -181,6 +206,11 @@ class FunctionModel(KeepsRaised[Exception]):
         if not callable(fn):
             raise TypeError(
                 f"FunctionModel takes a function (messages, tools) -> ModelResponse, got {fn!r}"
+            )
+        if inspect.iscoroutinefunction(fn):  # its coroutine was refused, and never awaited
+            raise TypeError(
+                f"FunctionModel takes a plain function, not the async {fn.__qualname__}: "
+                "complete() is called without await; make it a def"
             )
         self.fn = fn
         self.calls: list[Call] = []
