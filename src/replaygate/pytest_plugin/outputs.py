@@ -163,4 +163,12 @@ def check_outputs(config: pytest.Config) -> None:
             check_writable(out)
             open_fifo(out)
         except (ReplaygateError, OSError) as err:
-            raise pytest.UsageError(f"{flag}: {err}") from None
+            raise pytest.UsageError(f"{flag}: {_said(err)}") from None
+
+
+def _said(err: Exception) -> str:
+    """``err`` as the commands word it: ``<path>: <reason>`` for a failed file operation,
+    not Python's ``[Errno 21] Is a directory: '<path>'``."""
+    from replaygate.cli.options import describe  # loaded only for an error
+
+    return describe(err)
