@@ -19,6 +19,8 @@ from replaygate.examples.research_copilot import ResearchPolicy, build_registry,
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
 from replaygate.models.fakes import FunctionModel, Rule, RuleStub, ScriptedModel
+from replaygate.sim import SimApp
+from replaygate.sim.behaviors import make_behavior
 
 SEARCH = ModelResponse(
     tool_calls=(ToolCall("toolu_01", "search_corpus", {"q": "RAG"}),), stop_reason="tool_use"
@@ -406,3 +408,21 @@ def test_a_function_model_given_an_async_function_is_refused_where_made() -> Non
 
     with pytest.raises(TypeError, match=r"not the async .*answer: complete\(\) is called wi"):
         FunctionModel(answer)  # type: ignore[arg-type]
+
+
+def test_a_fake_is_a_simulator_behaviour_and_keeps_what_the_sdk_is_answered_with() -> None:
+    stub = RuleStub([Rule(when="RAG", text="RAG retrieves first.")])
+    app = SimApp(stub)  # as Simulator(behavior=stub) serves it to the SDK clients
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+    def post(question: str) -> Any:
+        body = {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": question}]}
+        return app.handle("POST", "/v1/messages", headers, json.dumps(body).encode())
+
+    answered = post("What is RAG?")
+    assert answered.status == 200 and b"RAG retrieves first." in answered.body
+    assert post("What is CI?").status == 500  # what an SDK client's caller may swallow
+    with pytest.raises(NoRuleMatchedError, match="RuleStub call 2: no rule matches"):
+        stub.raise_caught()
+    for fake in (ScriptedModel([]), FunctionModel(lambda m, t: ANSWER)):
+        assert make_behavior(fake) is fake

@@ -14,9 +14,10 @@
 All three implement :class:`~replaygate.models.types.Model` fully, tool calls included,
 keep every call in ``calls`` and the errors they raised of their own in ``raised`` (a
 script run out, no rule matched, a conversation or an answer that is none): an agent
-that catches one and goes on cannot hide it from :meth:`~KeepsRaised.raise_caught`, as a
+that catches one and goes on cannot hide it from ``raise_caught()``, as a
 :class:`~replaygate.models.replay.ReplayModel` keeps its misses. What a
-:class:`FunctionModel`'s function raises is the test's own, and not kept.
+:class:`FunctionModel`'s function raises is the test's own, and not kept. Each is also
+a simulator's behaviour (``respond``): ``Simulator(behavior=fake)`` drives the SDK clients.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import inspect
 import re
 import threading
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -107,6 +109,24 @@ def _in_order(items: object, owner: str, kind: type[_T]) -> tuple[_T, ...]:
     raise TypeError(f"{owner} takes a list, in order, got a {type(items).__name__}{hint}")
 
 
+class _Fake(ABC, KeepsRaised[Exception]):
+    """What the fakes share: every call in ``calls``, the errors they raised of their own
+    in ``raised`` (:meth:`raise_caught`), and :meth:`respond`, so that a fake is also a
+    simulator's behaviour: ``Simulator(behavior=fake)`` answers the SDK clients with it."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.raised: list[Exception] = []
+
+    @abstractmethod
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """The fake's answer to this conversation."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        """:meth:`complete`, by the name a simulator asks its behaviour with."""
+        return self.complete(messages, tools)
+
+
 Scripted = ModelResponse | BaseException
 """A script's item: a response, or an error (a rate limit, a model error) raised in its turn."""
 
@@ -123,7 +143,7 @@ def _scripted(item: object, index: int) -> Scripted:
     return _checked(item, f"ScriptedModel response {index}")
 
 
-class ScriptedModel(KeepsRaised[Exception]):
+class ScriptedModel(_Fake):
     """Returns ``responses`` one per call, in order; a call past the end is an error.
     An exception in the script is raised in its turn (an error branch the test drives),
     and not kept in ``raised``."""
@@ -133,8 +153,7 @@ class ScriptedModel(KeepsRaised[Exception]):
             _scripted(r, i)
             for i, r in enumerate(_in_order(responses, "ScriptedModel", ModelResponse))
         )
-        self.calls: list[Call] = []
-        self.raised: list[Exception] = []
+        super().__init__()
         self._turn = threading.Lock()  # threads sharing the model take answers one at a time
 
     def __getstate__(self) -> dict[str, Any]:
@@ -197,7 +216,7 @@ def _summary(response: Scripted) -> str:
     return f"text {text!r}"
 
 
-class FunctionModel(KeepsRaised[Exception]):
+class FunctionModel(_Fake):
     """Answers each call with ``fn(messages, tools)``."""
 
     def __init__(
@@ -212,9 +231,8 @@ class FunctionModel(KeepsRaised[Exception]):
                 f"FunctionModel takes a plain function, not the async {fn.__qualname__}: "
                 "complete() is called without await; make it a def"
             )
+        super().__init__()
         self.fn = fn
-        self.calls: list[Call] = []
-        self.raised: list[Exception] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """Whatever ``fn`` returns for this conversation (refused unless a ModelResponse);
@@ -301,7 +319,7 @@ def _listed(rules: Sequence[Rule]) -> str:
     return ", ".join(_described(i, rule) for i, rule in enumerate(rules)) or "none"
 
 
-class RuleStub(KeepsRaised[Exception]):
+class RuleStub(_Fake):
     """Answers by the first :class:`Rule` matching the last user or tool message."""
 
     def __init__(
@@ -329,9 +347,8 @@ class RuleStub(KeepsRaised[Exception]):
                 f"RuleStub: store must be a FixtureStore (FixtureStore.open(path)), got {store!r}"
             )
         self.store = store
+        super().__init__()
         self.interface = get_interface(interface)
-        self.calls: list[Call] = []
-        self.raised: list[Exception] = []
         self._matched: set[int] = set()
         """The index of each rule that matched a call."""
         missing_store = [r.when for r in self.rules if r.fixture is not None and store is None]
