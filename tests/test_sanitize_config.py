@@ -195,6 +195,16 @@ def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
             'tool.replaygate.sanitize.trim."anthropic.messages"',
             "expected a list of strings",
         ),
+        (
+            '[tool.replaygate.sanitise]\npersonal_data = ["email"]',
+            "tool.replaygate.sanitise",
+            "unknown key: did you mean tool.replaygate.sanitize? As written, no sanitize rule",
+        ),
+        (
+            '[tool.replaygate]\nmodel = "m"\nsanitizer = {ids = true}',
+            "tool.replaygate.sanitizer",
+            "unknown key: did you mean tool.replaygate.sanitize?",
+        ),
     ],
 )
 def test_every_error_names_the_file_and_the_key(

@@ -24,6 +24,7 @@ sanitize.rules[0].pattern: invalid regular expression ...``.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -330,6 +331,7 @@ def _config_of(path: Path | None) -> SanitizeConfig:
         raise SanitizeConfigError(
             str(path), "tool.replaygate", f"expected a table, got {described(tool)}", where
         )
+    _refuse_misspelled_section(tool, path, document.text)
     table: Any = tool.get("sanitize", {})
     if table == {}:
         return SanitizeConfig()
@@ -338,6 +340,21 @@ def _config_of(path: Path | None) -> SanitizeConfig:
     except SanitizeConfigError as err:
         line = _line_of(document.text, err.key)
         raise SanitizeConfigError(err.source, err.key, err.reason, line) from None
+
+
+def _refuse_misspelled_section(tool: Mapping[str, Any], path: Path, text: str) -> None:
+    """Refuse a ``[tool.replaygate]`` key that is ``sanitize`` misspelled (``sanitise``,
+    ``sanitizer``): read by no one, it would let every fixture be written unsanitized."""
+    if "sanitize" in tool:
+        return
+    for key in tool:
+        if difflib.SequenceMatcher(None, str(key).lower(), "sanitize").ratio() >= 0.75:
+            raise SanitizeConfigError(
+                str(path),
+                f"tool.replaygate.{key}",
+                f"unknown key: did you mean {SECTION}? As written, no sanitize rule applies",
+                line_of(text, f"tool.replaygate.{key}") or line_of(text, "tool.replaygate", key),
+            )
 
 
 _KEY = re.compile(r"\.(\w+)(?:\[(\d+)\])?(?:\.(.+))?")
