@@ -98,14 +98,18 @@ EMPTY = "*--replaygate-dir is empty: name the folder of the fixture stores*"
         ((), "  ", EMPTY),
         ((), "notes.txt", "*--replaygate-dir: *notes.txt is a file, where a folder is expected"),
         ((), "/dev/null", "*--replaygate-dir: /dev/null is a device, where a folder is expected"),
+        ((), "loop/sub", "*loop/sub is under *loop, which is a symlink loop, where a folder is*"),
+        ((), "gone", "*--replaygate-dir: *gone is a symlink to 'nowhere', which does not exist*"),
     ],
-    ids=["empty", "empty, recording", "blank", "a file", "a device"],
+    ids=["empty", "empty, recording", "blank", "a file", "a device", "a loop", "a dangling link"],
 )
 def test_a_fixtures_folder_that_is_none_is_a_usage_error(
     pytester: pytest.Pytester, mode: tuple[str, ...], folder: str, message: str
 ) -> None:
     # Recording into a file names each test's store instead (test_http_plugin.py).
     pytester.path.joinpath("notes.txt").write_text("my notes\n")
+    pytester.path.joinpath("loop").symlink_to("loop")
+    pytester.path.joinpath("gone").symlink_to("nowhere")
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")
     result = pytester.runpytest(*mode, f"--replaygate-dir={folder}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

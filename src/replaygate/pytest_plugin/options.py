@@ -21,7 +21,7 @@ import pytest
 
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
-from replaygate.regular import file_kind
+from replaygate.regular import file_kind, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
 DEFAULT_DIR = "tests/fixtures"
@@ -274,9 +274,10 @@ def check_fixtures_dir(config: pytest.Config) -> None:
     the rootdir itself), a relative one found only under the folder pytest runs from
     (it is taken from the rootdir; the default is not refused so: a folder of that name
     where pytest runs may hold anything, and the run may use no store), or, replaying,
-    one naming a file, a FIFO or a device, or a path under one (each test would fail
-    saying its store is missing and should be recorded; a recording test refuses it
-    itself, naming its store, before anything is sent)."""
+    one naming a file, a FIFO, a device, a symlink loop or a symlink to nothing, or a
+    path under one (each test would fail saying its store is missing and should be
+    recorded; a recording test refuses it itself, naming its store, before anything is
+    sent)."""
     given = stores_dir(config)
     if not given.strip():
         raise pytest.UsageError(
@@ -291,14 +292,15 @@ def check_fixtures_dir(config: pytest.Config) -> None:
         return
     folder = root / given
     there = next(path for path in (folder, *folder.parents) if os.path.lexists(path))
+    what = "" if there == folder else f" is under {os.fspath(there)}, which"
     try:
         mode = there.stat().st_mode
-    except OSError:  # unreachable, a symlink to nothing: said on use
-        return
+    except OSError as err:  # a symlink loop, a symlink to nothing
+        why = unreadable(there, err, "folder")
+        raise pytest.UsageError(f"--replaygate-dir: {os.fspath(folder)}{what} {why}") from None
     if stat.S_ISDIR(mode):  # the folder, or the one a recording would make it in
         return
     kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
-    what = "" if there == folder else f" is under {os.fspath(there)}, which"
     raise pytest.UsageError(
         f"--replaygate-dir: {os.fspath(folder)}{what} is {kind}, where a folder is expected"
     )
