@@ -285,7 +285,8 @@ BAD_DECLARATIONS = {
     "test_mistyped_marker": (
         "@pytest.mark.sample(n=5, floor=4)\ndef test_x(replaygate_sample): pass",
         "test_mistyped_marker.py::test_x: @pytest.mark.sample is no marker pytest knows: did "
-        "you mean @pytest.mark.sampled? As written, the test runs as if unmarked",
+        "you mean @pytest.mark.sampled? As written, the test runs as if unmarked (a marker of "
+        "your own: register it in pytest's markers ini value)",
     ),
     "test_mistyped_argument": (
         "@pytest.mark.sampled(n=5, flor=4)\ndef test_x(replaygate_sample): pass",

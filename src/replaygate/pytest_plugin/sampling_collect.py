@@ -107,7 +107,8 @@ def _check_spelling(item: pytest.Item, registered: set[str]) -> None:
         if meant:
             raise _Refused(
                 f"{item.nodeid}: @pytest.mark.{mark.name} is no marker pytest knows: did you "
-                f"mean @pytest.mark.{meant[0]}? As written, the test runs as if unmarked"
+                f"mean @pytest.mark.{meant[0]}? As written, the test runs as if unmarked "
+                "(a marker of your own: register it in pytest's markers ini value)"
             )
 
 
