@@ -181,6 +181,21 @@ def test_an_upload_s_miss_is_compared_with_the_nearest_upload_part_by_part(
         assert shown.startswith(wanted)
 
 
+def test_a_binary_upload_s_miss_is_compared_with_the_binary_upload_it_differs_from(
+    tmp_path: Path,
+) -> None:
+    """A text file recorded first: the binary one changed by a byte was compared with it,
+    its whole body shown as a ``text`` turned ``base64``."""
+    store = tmp_path / "near.jsonl"
+    for audio in (b"plain words", BINARY):
+        _transcribe(store, "meeting.mp3", audio, "en", "record-missing")
+    with pytest.raises(FixtureMismatchError) as caught:
+        _transcribe(store, "meeting.mp3", BINARY[:-1] + b"X", "en", "replay")
+    assert f"at {store}:2 (recorded != requested)" in str(caught.value)
+    (shown,) = caught.value.differences
+    assert shown.startswith("base64 (multipart file, meeting.mp3): ")
+
+
 def test_a_form_value_quoting_the_kept_boundary_does_not_read_as_another_body(
     tmp_path: Path, server: str
 ) -> None:

@@ -741,3 +741,24 @@ def test_a_reworded_question_is_compared_with_the_one_it_rewords(
     assert caught.value.differences == (
         f"messages[0].content[0].text: {questions[1]!r} != {reworded!r}",
     )
+
+
+def test_a_question_in_another_unicode_form_is_compared_with_the_one_it_differs_from(
+    tmp_path: Path,
+) -> None:
+    """Its NFD ``e`` and combining accent split a word where the NFC ``é`` does not: read
+    as sent, the question shared its one word with ``cafe``, not with ``café``."""
+    path = tmp_path / "evals.jsonl"
+    fixtures = [
+        Fixture.create(
+            to_anthropic_request([Message.user(q)], [], model=MODEL, max_tokens=64),
+            [_answer(_text(q), "end_turn")],
+            {"source": "hand"},
+        )
+        for q in ("cafe", "caf\u00e9", "tea")
+    ]
+    path.write_bytes(b"".join(f.to_line() for f in fixtures))
+    model = ReplayModel(path, model=MODEL, max_tokens=64)
+    with pytest.raises(FixtureMismatchError) as caught:
+        model.complete([Message.user("cafe\u0301")], [])
+    assert f"key {fixtures[1].key} at {path}:2 (recorded != requested)" in str(caught.value)
