@@ -434,6 +434,28 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     assert "no model API" not in str(model_call.value)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.openai.com/v1/files",
+        "https://eu.api.openai.com/v1/batches",
+        "https://x.openai.azure.com/openai/files",
+        "https://api.anthropic.com/v1/files",
+    ],
+)
+def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
+    tmp_path: Path, url: str
+) -> None:
+    # a file upload, a batch: the user's own call of the API was told to be stopped at its
+    # source as a framework's side request (a price file's download, telemetry)
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"")
+    with block_network(), httpx2_client(store) as client:
+        with pytest.raises(FixtureMismatchError) as caught:
+            client.post(url, content=b"--x--")
+    assert "no model API" not in str(caught.value)
+
+
 class _Paths(Handler):
     """Answers any GET with its path and query."""
 

@@ -135,6 +135,21 @@ GEMINI_METHOD = re.compile(r"/(?:models|tunedModels)/[^/]+:[A-Za-z]+/?$")
 ``/v1beta/models/gemini-2.0-flash:generateContent``, ``...:countTokens``."""
 
 
+PROVIDER_API_HOST = re.compile(
+    r"(?:^|\.)(?:api\.openai\.com|api\.anthropic\.com|openai\.azure\.com|googleapis\.com)\.?$",
+    re.IGNORECASE,
+)
+"""The hosts of the providers' APIs (OpenAI, Anthropic, Azure OpenAI, Google's): every
+request to one is a call of the API (a file upload, a transcription, a batch), never a
+side request of a framework."""
+
+
+def is_api_call(host: str | None, path: str) -> bool:
+    """Whether a request to ``host`` and ``path`` calls a provider's API: a model API's
+    path (:func:`is_model_api`), or any path of a provider's host (:data:`PROVIDER_API_HOST`)."""
+    return bool(host and PROVIDER_API_HOST.search(host)) or is_model_api(path)
+
+
 def key_is_credential(host: str | None, path: str) -> bool:
     """Whether a ``key`` query parameter of a request to ``host`` and ``path`` is an API
     key: on a Google API host, or on a Gemini model call (:data:`GEMINI_METHOD`). Anywhere

@@ -58,6 +58,7 @@ from replaygate.http.envelope import (
     RequestLike,
     interface_of,
     interface_version_of,
+    is_api_call,
     is_model_api,
     origin_of,
     request_envelope,
@@ -172,7 +173,7 @@ SIDE_REQUEST = (
     "than record it (LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True "
     "for releases that do not read it; see docs/frameworks.md)."
 )
-"""What a miss of a request to no model API adds (:func:`~.envelope.is_model_api`)."""
+"""What a miss of a request to no provider's API adds (:func:`~.envelope.is_api_call`)."""
 
 NOT_ANSWERS = (UnservedRouteError, SimulatorRefusalError)
 """The refusals of a response that is no provider's answer, which no provider billed: a
@@ -572,7 +573,7 @@ class Exchange:
                     differences=tuple(d.render() for d in differences),
                 )
         error = self.session.miss(envelope, origin, sent)
-        if is_model_api(str(envelope.get("path", ""))):
+        if is_api_call(urlsplit(origin).hostname, str(envelope.get("path", ""))):
             return error
         return FixtureMismatchError(
             f"{error}\n{SIDE_REQUEST}",
