@@ -450,9 +450,12 @@ def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
     # source as a framework's side request (a price file's download, telemetry)
     store = tmp_path / "s.jsonl"
     store.write_bytes(b"")
-    with block_network(), httpx2_client(store) as client:
-        with pytest.raises(FixtureMismatchError) as caught:
-            client.post(url, content=b"--x--")
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        client.post(url, content=b"--x--")
     assert "no model API" not in str(caught.value)
 
 
