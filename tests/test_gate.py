@@ -121,6 +121,19 @@ def test_the_gate_fails_on_a_success_drop_and_a_cost_rise() -> None:
     assert {r["metric"]: r["verdict"] for r in document["rows"]}["success"] == "FAIL"
 
 
+def test_a_case_whose_verdict_fell_is_named_with_its_figures_even_when_the_gate_passes() -> None:
+    now = results(case("a", 4), case("b", 4), case("c", 3), case("d", 5))
+    report = run_gate(reference(BASE), reference(now), GateConfig())
+    fell = [n for n in report.notes if " fell from " in n]
+    assert fell == [
+        "case c fell from pass (5/5 samples passed, floor 4) to observe (3/5): "
+        "citations [gate] 5/5 -> 3/5"
+    ]  # a still passes: 5/5 -> 4/5 moves the citation metrics, not its verdict
+    assert f"note {fell[0]}" in report.text()
+    lenient = GateConfig(max_drop={"success": 1.0})
+    assert run_gate(reference(BASE), reference(now), lenient).notes == report.notes
+
+
 def test_a_drop_exactly_at_the_limit_passes() -> None:
     config = GateConfig(max_drop={"success": 0.25}, keep_defaults=False)
     now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5))

@@ -36,7 +36,7 @@ from replaygate.evals.metrics import (
     share_limit_problem,
 )
 from replaygate.evals.price_check import price_difference
-from replaygate.evals.reference import Reference
+from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.rendered import Rendered
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.table import html_text, markdown_table, text_table
@@ -327,6 +327,7 @@ def run_gate(
         if case.verdict == "block":
             text = f"case {case.case}: every sample failed ({case.passes}/{case.samples}, block)"
             (problems if config.fail_on_block else notes).append(text)
+    notes += fallen_cases(baseline, now)
     now_ids = {c.case for c in now.cases}
     base_ids = {c.case for c in baseline.cases}
     for missing in sorted(base_ids - now_ids):
@@ -374,6 +375,42 @@ def run_gate(
                 "a run that has one in with `replaygate baseline update --reason ...`"
             )
     return GateReport(rows, tuple(problems), tuple(notes), now)
+
+
+_RANK = {"block": 0, "observe": 1, "pass": 2}
+"""Verdicts from worst to best."""
+
+
+def fallen_cases(baseline: Reference, now: Reference) -> list[str]:
+    """A note for each case of both whose verdict is worse than in the baseline (a block
+    is a problem of its own), naming the gates that passed fewer samples: a metric row
+    says how far the suite fell, this says where (``case rag-basics fell from pass
+    (4/5 samples passed, floor 4) to observe (3/5): citations [gate] 4/5 -> 3/5``)."""
+    notes = []
+    for case in now.cases:
+        before = baseline.case(case.case)
+        if before is None or case.verdict == "block":
+            continue
+        if _RANK[case.verdict] < _RANK[before.verdict]:
+            fell = f"{before.verdict} ({before.passes}/{before.samples} samples passed, "
+            fell += f"floor {before.floor}) to {case.verdict} ({case.passes}/{case.samples})"
+            notes.append(f"case {case.case} fell from {fell}{_fewer_passes(before, case)}")
+    return notes
+
+
+def _fewer_passes(before: CaseSummary, now: CaseSummary) -> str:
+    """``: citations [gate] 4/5 -> 3/5``: the gates of ``now`` passing a smaller share of
+    their samples than in ``before``."""
+    old = {a.name: a for a in before.assertions}
+    shown = [
+        f"{a.name} [{a.kind}] {old[a.name].passes}/{old[a.name].samples} -> "
+        f"{a.passes}/{a.samples}"
+        for a in now.assertions
+        if a.kind == "gate"
+        and a.name in old
+        and a.passes * old[a.name].samples < old[a.name].passes * a.samples
+    ]
+    return f": {', '.join(shown)}" if shown else ""
 
 
 def _model_of(reference: Reference) -> Any:
