@@ -403,8 +403,7 @@ def _fewer_passes(before: CaseSummary, now: CaseSummary) -> str:
     their samples than in ``before``."""
     old = {a.name: a for a in before.assertions}
     shown = [
-        f"{a.name} [{a.kind}] {old[a.name].passes}/{old[a.name].samples} -> "
-        f"{a.passes}/{a.samples}"
+        f"{a.name} [{a.kind}] {old[a.name].passes}/{old[a.name].samples} -> {a.passes}/{a.samples}"
         for a in now.assertions
         if a.kind == "gate"
         and a.name in old
