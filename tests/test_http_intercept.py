@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import multiprocessing
 import runpy
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from replaygate.errors import (
     CAUGHT_NOTE,
     FixtureMismatchError,
     LiveCallNotApproved,
+    ProcessOutsideBlockWarning,
     ReplayErrorCaughtWarning,
     TaskOutlivesBlockWarning,
 )
@@ -63,6 +66,7 @@ ORIGINALS = {
         (httpx.AsyncClient, "send"),
         (httpx2.HTTPTransport, "handle_request"),
         (httpx.AsyncHTTPTransport, "handle_async_request"),
+        (BaseProcess, "start"),
     )
 }
 
@@ -377,3 +381,46 @@ def test_a_stream_left_by_a_break_and_closed_gives_no_such_warning(tmp_path: Pat
             read_three(store, mode="record-missing", approve_live=True, live_origin=sim.url)
         )
         assert asyncio.run(read_three(store)) == recorded == 3
+
+
+class _Started:
+    """What a process start hands back, where no process is started."""
+
+    sentinel = -1
+
+    def poll(self) -> int:
+        return 0
+
+
+def _started_warnings(method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The warnings of a process started by ``method`` inside a replay block (and one
+    started after it), its ``_Popen`` stubbed so that no process is made."""
+    process_class = type(multiprocessing.get_context(method).Process())  # type: ignore[attr-defined]
+    monkeypatch.setattr(process_class, "_Popen", staticmethod(lambda process: _Started()))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with intercept(tmp_path / "s.jsonl"):
+            process_class(target=print).start()
+        process_class(target=print).start()
+    outside = (w for w in caught if w.category is ProcessOutsideBlockWarning)
+    return [f"{w.filename}: {w.message}" for w in outside]
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_a_process_that_does_not_share_the_block_is_warned_of_as_it_starts(
+    method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warned = _started_warnings(method, tmp_path, monkeypatch)
+    assert warned == [
+        f"{__file__}: a process was started by {method!r} inside an intercept() block: it "
+        "does not share the block, so what it sends is neither answered from the store nor "
+        "recorded, and goes to the network as the code addresses it. Start it by 'fork', or "
+        "enter intercept() in the process itself (a pool's initializer)"
+    ]
+    assert_restored()
+
+
+def test_a_forked_process_shares_the_block_and_is_not_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _started_warnings("fork", tmp_path, monkeypatch) == []

@@ -610,6 +610,12 @@ class TaskOutlivesBlockWarning(ReplaygateWarning):
     they send after it is not answered from the store, nor recorded."""
 
 
+class ProcessOutsideBlockWarning(ReplaygateWarning):
+    """A process was started by ``spawn`` or ``forkserver`` inside an ``intercept`` block:
+    it does not share the block, so what it sends is neither answered from the store nor
+    recorded."""
+
+
 class RequestsMergedWarning(ReplaygateWarning):
     """While recording, the sanitize rules rewrote two different requests into one: they
     share a fixture, and replay answers them in the order they were sent."""

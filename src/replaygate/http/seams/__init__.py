@@ -6,6 +6,7 @@ library            patched                                     module
 httpx2, httpx      ``Client.send``, ``AsyncClient.send``       :mod:`.httpx_send`
 aiohttp            ``ClientSession._request`` (every request)  :mod:`.aiohttp_session`
 requests           ``Session.send``                            :mod:`.requests_session`
+multiprocessing    ``BaseProcess.start`` (warns, always)       :mod:`.process_start`
 =================  ==========================================  ======================
 
 Each patched method asks :func:`~replaygate.http.active.answering` which session
@@ -86,11 +87,14 @@ class _Patches:
     def install(self) -> None:
         for name in installed():
             seam = importlib.import_module(f"{__name__}.{SEAMS[name]}")
-            patches: list[Patch] = seam.patches(name)
-            for cls, method, make in patches:
-                original = cls.__dict__[method]
-                self.saved.append((cls, method, original))
-                setattr(cls, method, make(original))
+            self.apply(seam.patches(name))
+        self.apply(importlib.import_module(f"{__name__}.process_start").patches())
+
+    def apply(self, patches: list[Patch]) -> None:
+        for cls, method, make in patches:
+            original = cls.__dict__[method]
+            self.saved.append((cls, method, original))
+            setattr(cls, method, make(original))
 
     def restore(self) -> None:
         for cls, method, original in reversed(self.saved):

@@ -1,0 +1,71 @@
+"""``multiprocessing``'s ``BaseProcess.start``, watched while a block is open.
+
+A process started by ``fork`` is a copy of this one, patches and open blocks included
+(:mod:`replaygate.http.forked`). One started by ``spawn`` or ``forkserver`` (a ``Pool``
+or a ``ProcessPoolExecutor`` given that context, the default one outside Linux) begins
+afresh: no client of its is patched and its network is not blocked, so what it sends
+is neither answered from the store nor recorded. Starting one inside a block warns
+(:class:`~replaygate.errors.ProcessOutsideBlockWarning`), where a recording lost its
+answers, or a replay sent live, unseen.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from multiprocessing.process import BaseProcess
+
+from replaygate.errors import ProcessOutsideBlockWarning
+from replaygate.http.active import answering
+from replaygate.http.seams import Patch
+
+_STARTERS = tuple(
+    os.path.dirname(module.__file__ or "") + os.sep
+    for module in (multiprocessing, concurrent.futures)
+)
+"""The folders of the standard library's process starters (pools, executors)."""
+
+
+def patches() -> list[Patch]:
+    """``BaseProcess.start``, warning of a process that will not share the block."""
+    return [(BaseProcess, "start", _watched)]
+
+
+def start_method(process: BaseProcess) -> str:
+    """How ``process`` is about to be started: its context's method, or the default one
+    (a plain ``multiprocessing.Process``), fixed here as ``start`` fixes it."""
+    method = getattr(process, "_start_method", None)
+    return method if isinstance(method, str) else multiprocessing.get_start_method()
+
+
+def not_shared(method: str) -> str:
+    """What a block says of a process started inside it by ``method``."""
+    return (
+        f"a process was started by {method!r} inside an intercept() block: it does not "
+        "share the block, so what it sends is neither answered from the store nor "
+        "recorded, and goes to the network as the code addresses it. Start it by 'fork', "
+        "or enter intercept() in the process itself (a pool's initializer)"
+    )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame out of this module and the starters."""
+    frame, level = sys._getframe(2), 2  # start's caller
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_STARTERS):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _watched(original: Callable[[BaseProcess], None]) -> Callable[[BaseProcess], None]:
+    def start(self: BaseProcess) -> None:
+        method = start_method(self)
+        if method != "fork" and answering() is not None:
+            level = _caller_level()
+            warnings.warn(not_shared(method), ProcessOutsideBlockWarning, stacklevel=level)
+        original(self)
+
+    return start
