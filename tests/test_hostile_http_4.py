@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from loopback import ChunkedEvents, Counted, Handler, serving
-from replaygate.errors import SecretInFixtureError, WireFormatError
+from replaygate.errors import FixtureMismatchError, SecretInFixtureError, WireFormatError
 from replaygate.http import codings, httpx2_client, intercept
 from replaygate.http.sse import SSEEvent, SSEParser
 from sdks import aiohttp
@@ -470,6 +470,29 @@ def test_a_gzip_body_labelled_with_one_more_coding_is_stored_decoded(
     ):
         client.post(counted, content=gzip.compress(key), headers=headers)
     assert Counted.received == [len(gzip.compress(b'{"a": 1}'))]
+
+
+@pytest.mark.parametrize(
+    ("label", "sent"),
+    [("gzip", b'{"a": 1}'), ("gzip, gzip", gzip.compress(b'{"a": 1}'))],
+    ids=["not compressed", "compressed once of twice"],
+)
+def test_a_text_body_labelled_with_a_coding_it_is_not_in_misses_the_body_compressed(
+    tmp_path: Path, counted: str, label: str, sent: bytes
+) -> None:
+    # read as the text it is, it replayed the answer to that text gzipped, which a server
+    # reads otherwise: a green for a body no server could read as recorded
+    store = tmp_path / "label.jsonl"
+    zipped = {"content-encoding": "gzip", **JSON}
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        client.post(counted, content=gzip.compress(b'{"a": 1}'), headers=zipped)
+    with httpx2_client(store) as client:
+        assert client.post(
+            counted, content=gzip.compress(b'{"a": 1}', 1), headers=zipped
+        ).is_success
+        with pytest.raises(FixtureMismatchError) as caught:
+            client.post(counted, content=sent, headers={"content-encoding": label, **JSON})
+    assert caught.value.differences == ("headers.content-encoding: <missing> != 'gzip'",)
 
 
 KEY_MESSAGE = b'{"content":[{"type":"text","text":"sk-ant-api03-' + b"A" * 90 + b'"}]}'

@@ -159,9 +159,10 @@ def undone(coding: str, data: bytes, room: int) -> bytes | None:
     return decode(data, room)
 
 
-def decoded_body(content: bytes, codings: list[str]) -> bytes:
+def decoded_body(content: bytes, codings: list[str]) -> tuple[bytes, list[str]]:
     """``content`` with its content ``codings`` (as sent, ``identity`` left out) undone,
-    last applied first.
+    last applied first, and the codings it was named with but is not in (none, unless
+    it is the text below).
 
     :class:`~replaygate.errors.WireFormatError` (``request.body``) refuses a body that
     decodes past :data:`MAX_DECODED_BODY` (decoding stops there), whose coding cannot be
@@ -169,12 +170,14 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
     after its end), naming the coding; but a body that is UTF-8 text when a coding
     fails, which a compressed one almost never is, is not in that coding (nor any named
     before it) whatever its label says: that text, the codings after it undone, is
-    returned.
+    returned, with the codings named up to the one it is not in: the same text sent
+    compressed is another request, which a server reads otherwise.
     """
     if not content or not codings:
-        return content
+        return content, []
     data = content
-    for coding in reversed(codings):
+    for at in range(len(codings) - 1, -1, -1):
+        coding = codings[at]
         try:
             decoded = undone(coding, data, MAX_DECODED_BODY)
             why = f": its bytes are not {coding} (cut short, or other bytes after its end)"
@@ -191,7 +194,7 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
             why = f" cannot be decoded{needs}"
         if decoded is None:
             if is_text(data):  # not in this coding, whatever it claims (``utf-8``)
-                return data  # the text read, never the bytes before a coding undone
+                return data, codings[: at + 1]  # the text read, never the bytes before
             decodes = "" if why.startswith(":") else f" (replaygate decodes {DECODED})"
             raise WireFormatError(
                 "request.body",
@@ -199,4 +202,4 @@ def decoded_body(content: bytes, codings: list[str]) -> bytes:
                 f"compressed, unsearched for secrets{decodes}",
             )
         data = decoded
-    return data
+    return data, []

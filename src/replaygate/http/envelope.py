@@ -255,7 +255,10 @@ def _kept_text(name: str, raw: bytes) -> str:
         ) from None
 
 
-_CODING = b"content-encoding"
+CONTENT_ENCODING = "content-encoding"
+"""The header an envelope keeps for a body labelled with codings it is not in (a text
+body labelled ``gzip``): their names, as sent."""
+_CODING = CONTENT_ENCODING.encode("ascii")
 _LOOKED_AT_LENGTHS = _MEANINGFUL_LENGTHS | {len(_CODING)}
 _LOOKED_AT_FIRST = _MEANINGFUL_FIRST | {ord("c"), ord("C")}
 
@@ -406,12 +409,17 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
     url = request.url
     raw = request.headers.raw
     kept, codings = read_headers(raw)
+    body = request.content
+    if codings:
+        body, not_in = decoded_body(body, codings)
+        if not_in:  # a text body labelled compressed: not the request of it compressed
+            kept = {**kept, CONTENT_ENCODING: ", ".join(not_in)}
     return envelope(
         request.method,
         path_of(url),
         url.query,
         kept,
-        stable_body(decoded_body(request.content, codings), raw),
+        stable_body(body, raw),
         host=host_of(url) if match_host else None,
         sent_to=url.host,
     )
