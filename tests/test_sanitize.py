@@ -508,3 +508,69 @@ def test_a_config_object_or_none_resolves(tmp_path: Path, monkeypatch: pytest.Mo
     assert resolve(SanitizeConfig(times=True)).config == SanitizeConfig(times=True)
     with pytest.raises(TypeError, match="sanitize must be a Sanitizer or a SanitizeConfig"):
         resolve({"ids": True})  # type: ignore[arg-type]
+
+
+WORDS = {
+    # rule, side, what was recorded: the path and text the refusal names
+    "role": (
+        {"literal": "user", "replace": "client"},
+        "request",
+        {"model": "m", "messages": [{"role": "user", "content": "my user id"}]},
+        r"rules\[0\]: the rule \(literal 'user'\) rewrites the role at "
+        r"request\.messages\[0\]\.role \('user'\)",
+    ),
+    "model": (
+        {"literal": "claude", "replace": "model", "ignore_case": True},
+        "request",
+        {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "hi Claude"}]},
+        r"the model at request\.model \('claude-sonnet-4-5'\)",
+    ),
+    "tool name in an event": (
+        {"literal": "lookup", "replace": "find"},
+        "response",
+        {"events": [{"data": json.dumps({"content_block": {"name": "lookup", "input": {}}})}]},
+        r"the name at response\.events\[0\]\.data\.content_block\.name \('lookup'\)",
+    ),
+    "key of tool arguments": (
+        {"pattern": "(?<![a-z])id", "replace": "ID"},
+        "response",
+        {"arguments": json.dumps({"customer_id": "c-1"})},
+        r"the key 'customer_id' at response\.arguments\.customer_id of JSON held as text",
+    ),
+    "route": (
+        {"literal": "messages", "replace": "msgs"},
+        "request",
+        {"method": "POST", "path": "/v1/messages", "body": {"model": "m"}},
+        r"the route at request\.path \('/v1/messages'\)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WORDS))
+def test_a_rule_that_rewrites_a_word_of_the_api_is_refused_naming_rule_and_path(
+    case: str,
+) -> None:
+    rule, side, before, where = WORDS[case]
+    sanitizer = Sanitizer(SanitizeConfig(rules=[rule]))
+    after = sanitizer.envelope(before) if "path" in before else sanitizer.request(before)
+    with pytest.raises(SanitizeConfigError, match=where) as caught:
+        sanitizer.check_words(before, after, side)
+    assert "nothing was written" in str(caught.value)
+
+
+def test_the_word_check_tells_a_tool_name_and_a_key_from_the_data() -> None:
+    sanitizer = Sanitizer(SanitizeConfig(rules=[{"literal": "Bob", "replace": "X"}]))
+    before = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "name": "Bob", "input": {"who": "Bob"}}],
+        "arguments": json.dumps({"Bob": "Bob"}),
+    }
+    with pytest.raises(SanitizeConfigError, match=r"name at response\.content\[0\]\.name"):
+        sanitizer.check_words(before, sanitizer.request(before), "response")
+    del before["content"]
+    with pytest.raises(SanitizeConfigError, match=r"key 'Bob' at response\.arguments\.Bob"):
+        sanitizer.check_words(before, sanitizer.request(before), "response")
+    before["arguments"] = json.dumps({"who": "Bob", "type": "Bob"})  # its own "type": data
+    after = sanitizer.request(before)
+    sanitizer.check_words(before, after, "response")
+    assert json.loads(after["arguments"]) == {"who": "X", "type": "X"}

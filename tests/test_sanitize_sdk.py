@@ -37,7 +37,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, httpx2_async_client, httpx2_client
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
-from replaygate.sanitize import SanitizeConfig
+from replaygate.sanitize import SanitizeConfig, SanitizeConfigError
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -381,3 +381,28 @@ def test_a_trimmed_fixture_still_replays_through_the_sdk(tmp_path: Path, streame
         replayed = ask(client)
     assert replayed.content[0].text == live.content[0].text == "echo: hi"
     assert replayed.model == "m"
+
+
+def test_a_rule_that_rewrites_the_role_is_refused_unwrapped_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "fixtures"
+    rule = SanitizeConfig(rules=[{"literal": "assistant", "replace": "bot"}])
+    with Simulator(behavior="echo") as sim:
+        http = httpx2_client(
+            Exchange(store, mode="record-missing", approve_live=True, sanitize=rule)
+        )
+        with (
+            anthropic.Anthropic(
+                api_key="k", base_url=sim.url, http_client=http, max_retries=0
+            ) as client,
+            pytest.raises(
+                SanitizeConfigError,
+                match=r"rules\[0\]: the rule \(literal 'assistant'\) rewrites the role at "
+                r"response\.body\.role \('assistant'\)",
+            ),
+        ):
+            client.messages.create(
+                model="m", max_tokens=16, messages=[{"role": "user", "content": "hi assistant"}]
+            )
+    assert len(FixtureStore.open(store)) == 0

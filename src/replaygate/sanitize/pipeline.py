@@ -26,6 +26,7 @@ from replaygate.sanitize.config import (
 from replaygate.sanitize.encoded import form_values, is_form, path_parts
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
+from replaygate.sanitize.protocol import check_words
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
@@ -121,6 +122,12 @@ class Sanitizer:
                 "a replayed request would not match its fixture. Choose replacements that "
                 "no rule matches.",
             )
+
+    def check_words(self, before: Any, after: Any, side: str) -> None:
+        """Refuse rules that rewrote a word of the API in ``after`` (the stored form of
+        ``before``, a ``request`` or ``response``): :func:`.protocol.check_words`."""
+        if self.text:
+            check_words(self.text, before, after, side)
 
     # -- HTTP shapes ---------------------------------------------------------------------
 

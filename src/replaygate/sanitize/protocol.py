@@ -1,0 +1,144 @@
+"""Text rules rewrite data, never the words of the API: a recording whose rules would is
+refused, naming the rule and the field path.
+
+A rule written for a word of the data (`"user"`, a customer called `Claude`, `id`) also
+matches the words the API itself is made of: a role, a content block's or an event's
+`type`, a model, a stop reason, a tool's name, the route of the request, the keys of
+JSON held as text (tool arguments, a tool result). Rewritten, the stored request still
+matches at replay, but the replayed response hands the SDK and the agent a role, a block
+type or a tool the API never sends (`role: "client"`, a call to `lookup_client`), and
+nothing says why. Checked only while recording: replay is not slowed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from replaygate.http.envelope import interface_of
+from replaygate.json_paths import path_step
+from replaygate.sanitize.config import SECTION, SanitizeConfigError
+from replaygate.sanitize.pii import TextRules
+
+PROTOCOL_FIELDS = frozenset(
+    {"role", "type", "object", "model", "stop_reason", "finish_reason", "status", "content-type"}
+)
+"""Fields whose value is a word of the API, wherever they stand in a request or response
+(or a streamed event's data)."""
+
+_TOOL_MEMBERS = frozenset({"input", "arguments", "input_schema", "parameters"})
+"""Members of an object that describes a tool or a call of one: its ``name`` is the API's."""
+
+Found = tuple[str, str]
+"""``(the text the rules changed, what and where it is)``."""
+
+
+def check_words(rules: TextRules, before: Any, after: Any, side: str) -> None:
+    """Refuse ``after`` (``before`` as the sanitize steps left it, ``side`` being
+    ``request`` or ``response``) if the text ``rules`` rewrote a word of the API.
+
+    Raises :class:`~replaygate.sanitize.config.SanitizeConfigError` naming the rule, the
+    field path and what the value was.
+    """
+    found = _route(before, after, side) or _walk(before, after, side, None, None, True)
+    if found is None:
+        return
+    text, what = found
+    key, rule = _culprit(rules, text)
+    raise SanitizeConfigError(
+        "sanitize rules",
+        key,
+        f"{rule} rewrites {what}: the fixture would hold, and replay hand the SDK and the "
+        "agent, what was never sent. Narrow the rule to the data (fixed text or a "
+        "lookaround beside the match); nothing was written.",
+    )
+
+
+def _route(before: Any, after: Any, side: str) -> Found | None:
+    """An HTTP request whose path the rules moved to another interface (or to none)."""
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return None
+    path, stored = before.get("path"), after.get("path")
+    if not (isinstance(path, str) and isinstance(stored, str)) or path == stored:
+        return None
+    if interface_of(path) == interface_of(stored):
+        return None
+    return path, _word("route", f"{side}.path", path.split("?", 1)[0])
+
+
+def _walk(
+    before: Any, after: Any, path: str, key: str | None, parent: Any, protocol: bool
+) -> Found | None:
+    """The first rewritten word of the API in ``after`` against ``before``.
+
+    ``protocol``: whether the fields here are the API's (not inside JSON held as text,
+    other than an event's data).
+    """
+    if after is before:
+        return None
+    if isinstance(before, dict) and isinstance(after, dict):
+        if not protocol:
+            renamed = next((k for k in before if k not in after), None)
+            if renamed is not None:
+                where = path_step(path, renamed)
+                return renamed, f"the key {renamed!r} at {where} of JSON held as text, not data"
+        for k, value in before.items():
+            if k in after:
+                found = _walk(value, after[k], path_step(path, k), k, before, protocol)
+                if found:
+                    return found
+    elif isinstance(before, list) and isinstance(after, list):
+        for i, (old, new) in enumerate(zip(before, after, strict=False)):
+            found = _walk(old, new, f"{path}[{i}]", None, parent, protocol)
+            if found:
+                return found
+    elif isinstance(before, str) and isinstance(after, str) and before != after:
+        return _text(before, after, path, key, parent, protocol)
+    return None
+
+
+def _text(
+    before: str, after: str, path: str, key: str | None, parent: Any, protocol: bool
+) -> Found | None:
+    """A changed string: a word of the API, or JSON held as text whose shape changed."""
+    if protocol and _is_word(key, parent):
+        return before, _word(str(key), path, before)
+    if before.lstrip()[:1] not in ("{", "["):
+        return None
+    try:
+        old = json.loads(before)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        new = json.loads(after)
+    except (ValueError, RecursionError):
+        return before, f"the JSON held as text at {path} into text that is no JSON"
+    return _walk(old, new, path, key, None, protocol and key == "data")
+
+
+def _word(name: str, path: str, text: str) -> str:
+    """How a word of the API the rules rewrote is named."""
+    return f"the {name} at {path} ({text!r}), a word of the API, not data"
+
+
+def _is_word(key: str | None, parent: Any) -> bool:
+    """Whether the value of ``key`` in ``parent`` is a word of the API."""
+    if key in PROTOCOL_FIELDS:
+        return True
+    return key == "name" and isinstance(parent, dict) and not _TOOL_MEMBERS.isdisjoint(parent)
+
+
+def _culprit(rules: TextRules, text: str) -> tuple[str, str]:
+    """The configuration key and a description of the first rule that changes ``text``."""
+    for i, rule in enumerate(rules.rules):
+        if TextRules(rules=(rule,)).apply(text) != text:
+            said = (
+                f"literal {rule.literal!r}"
+                if rule.literal is not None
+                else f"pattern {rule.pattern!r}"
+            )
+            return f"{SECTION}.rules[{i}]", f"the rule ({said})"
+    for builtin in rules.builtins:
+        if TextRules(classes=(builtin.name,)).apply(text) != text:
+            return f"{SECTION}.personal_data", f"the personal data class {builtin.name!r}"
+    return f"{SECTION}.rules", "the rules, together,"
