@@ -119,5 +119,30 @@ def test_a_rule_that_makes_two_requests_one_warns_naming_the_field(tmp_path: Pat
         warnings.simplefilter("error")
         session.stored_request(sent("customer-1"))
         session.stored_request(sent("customer-1"))  # the same request again: a repeat
-    with pytest.warns(RequestsMergedWarning, match=r"at request\.messages\[0\]\.content\)"):
+    with pytest.warns(
+        RequestsMergedWarning, match=r"at request\.messages\[0\]\.content\).*`distinct = true`"
+    ):
         session.stored_request(sent("customer-2"))
+
+
+def test_a_distinct_rule_gives_each_id_its_own_replacement(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[[tool.replaygate.sanitize.rules]]\n"
+        'pattern = "customer-[0-9]+"\nreplace = "client"\ndistinct = true\n'
+    )
+    session = FixtureSession(
+        tmp_path / "s.jsonl",
+        mode="record-missing",
+        approve_live=True,
+        sanitize=Sanitizer.from_pyproject(tmp_path / "pyproject.toml"),
+    )
+
+    def stored(who: str) -> str:
+        sent = {"model": "m", "messages": [{"role": "user", "content": f"refund {who}"}]}
+        return str(session.stored_request(sent)["messages"][0]["content"])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RequestsMergedWarning: two requests stay two
+        first, second = stored("customer-1"), stored("customer-2")
+    assert first != second and stored("customer-1") == first
+    assert re.fullmatch(r"refund client-[0-9a-f]{12}", first)

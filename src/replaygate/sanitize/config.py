@@ -62,7 +62,7 @@ KEYS = (
     "known_safe",
     "known_safe_patterns",
 )
-RULE_KEYS = ("literal", "pattern", "replace", "ignore_case")
+RULE_KEYS = ("literal", "pattern", "replace", "ignore_case", "distinct")
 
 
 class SanitizeConfigError(LocatedError, ValueError):
@@ -207,21 +207,22 @@ def _check_rule_chain(rules: tuple[RedactionRule, ...], source: str) -> None:
     the rules again changed nothing, so nothing said so. A chain that ends in text no
     rule matches (``Bob -> Carol``, ``Carol -> someone``) is kept."""
     for i, rule in enumerate(rules):
-        after = rule.replace
-        for later in rules[i + 1 :]:
-            after = later.apply(after)
-        for k, other in enumerate(rules):
-            if other.apply(after) != after:  # matched and changed: one left as it is is fine
-                becomes = (
-                    "" if after == rule.replace else f", which the rules after it make {after!r},"
-                )
-                raise SanitizeConfigError(
-                    source,
-                    f"{SECTION}.rules[{i}].replace",
-                    f"the replacement {rule.replace!r}{becomes} is matched by rules[{k}]: the "
-                    "text that rule redacts would be written as it was (rules run in order, "
-                    "once); choose replacements no rule matches",
-                )
+        for sample in rule.samples():
+            after = sample
+            for later in rules[i + 1 :]:
+                after = later.apply(after)
+            for k, other in enumerate(rules):
+                if other.apply(after) != after:  # matched and changed: one left as it is is fine
+                    becomes = (
+                        "" if after == sample else f", which the rules after it make {after!r},"
+                    )
+                    raise SanitizeConfigError(
+                        source,
+                        f"{SECTION}.rules[{i}].replace",
+                        f"the replacement {sample!r}{becomes} is matched by rules[{k}]: the "
+                        "text that rule redacts would be written as it was (rules run in order, "
+                        "once); choose replacements no rule matches",
+                    )
 
 
 def _expect(value: Any, kind: type, source: str, key: str, what: str) -> Any:
@@ -246,8 +247,9 @@ def _rule(table: Any, source: str, key: str) -> RedactionRule:
     for name in ("literal", "pattern", "replace"):
         if name in table:
             _expect(table[name], str, source, f"{key}.{name}", "a string")
-    ignore_case = _expect(
-        table.get("ignore_case", False), bool, source, f"{key}.ignore_case", "true or false"
+    ignore_case, distinct = (
+        _expect(table.get(name, False), bool, source, f"{key}.{name}", "true or false")
+        for name in ("ignore_case", "distinct")
     )
     where = f"{key}.pattern" if "pattern" in table else f"{key}.literal"
     try:
@@ -256,6 +258,7 @@ def _rule(table: Any, source: str, key: str) -> RedactionRule:
             pattern=table.get("pattern"),
             replace=table.get("replace", DEFAULT_REPLACEMENT),
             ignore_case=ignore_case,
+            distinct=distinct,
         )
     except ValueError as err:
         if "replacement" in str(err):

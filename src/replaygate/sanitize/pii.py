@@ -163,7 +163,9 @@ class RedactionRule:
     """A user rule: ``literal`` text or a ``pattern`` (regular expression), and its replacement.
 
     ``replace`` is inserted as it is (no group references). Exactly one of
-    ``literal`` and ``pattern`` is given. Build one from Python or from a
+    ``literal`` and ``pattern`` is given. ``distinct``: each text matched gets a
+    replacement of its own, ``replace`` and a digest of the text (``customer-<12 hex>``),
+    so two ids stay two requests. Build one from Python or from a
     ``[[tool.replaygate.sanitize.rules]]`` table.
     """
 
@@ -171,6 +173,7 @@ class RedactionRule:
     pattern: str | None = None
     replace: str = DEFAULT_REPLACEMENT
     ignore_case: bool = False
+    distinct: bool = False
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -185,19 +188,29 @@ class RedactionRule:
             raise ValueError(problem)
         compiled = re.compile(source, flags)
         object.__setattr__(self, "compiled", compiled)
-        if self.apply(self.replace) != self.replace:
-            raise ValueError(
-                f"the replacement {self.replace!r} is itself matched by the rule and would "
-                "change again at replay; choose a replacement the rule does not match"
-            )
+        for sample in self.samples():
+            if self.apply(sample) != sample:
+                raise ValueError(
+                    f"the replacement {sample!r} is itself matched by the rule and would "
+                    "change again at replay; choose a replacement the rule does not match"
+                )
 
     def apply(self, text: str) -> str:
         """``text`` with every match replaced."""
         return self.compiled.sub(self.replacement, text)
 
-    def replacement(self, _match: re.Match[str]) -> str:
+    def replacement(self, match: re.Match[str]) -> str:
         """What a match is replaced with."""
+        if self.distinct:
+            return f"{self.replace}-{_digest(match.group()) % 16**12:012x}"
         return self.replace
+
+    def samples(self) -> tuple[str, ...]:
+        """Replacements to check against the rules: ``replace``, or with ``distinct`` its
+        forms made of digits alone and of letters alone."""
+        if self.distinct:
+            return (f"{self.replace}-{'0' * 12}", f"{self.replace}-{'f' * 12}")
+        return (self.replace,)
 
 
 class TextRules:
