@@ -25,6 +25,7 @@ from replaygate.cli.options import (
 from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.evals.baseline import load_gated, update_baseline
 from replaygate.evals.config import Config, load_config
+from replaygate.evals.errors import ResultsError
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
@@ -222,8 +223,16 @@ def baseline_update(
     # named from the project folder, as the results name their files: alike in every checkout
     named = project_path(results_path, config.root)
     created = not os.path.lexists(target)
+    untraced = _untraced(target)
     baseline = update_baseline(target, results, reason=reason, results_name=named)
     entry = baseline.history[-1]
+    if untraced:
+        click.echo(
+            f"note: {target} was not what its last update wrote (edited by hand, or two "
+            "updates joined by a merge); the reason given here is the one its history keeps "
+            "for that change",
+            err=True,
+        )
     if as_json:
         echo_json({"baseline": str(target), "created": created, **entry})
         return
@@ -279,6 +288,15 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     click.echo(report.render(shape))
     if report.failed:
         raise SystemExit(1)
+
+
+def _untraced(target: Path) -> str | None:
+    """Why the baseline at ``target`` is not what its last update wrote, when it is there
+    and readable (the update names a damaged one)."""
+    try:
+        return load_reference(target).untraced if os.path.isfile(target) else None
+    except ResultsError:
+        return None
 
 
 def _shown(value: object) -> str:

@@ -29,6 +29,7 @@ from replaygate.evals.reference import (
 from replaygate.evals.results import EvalResults, read_back_text, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.evals.shards import check_whole_run
+from replaygate.evals.traced import written_digest
 from replaygate.fixtures.fixture import now_iso
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locks import lock_at
@@ -142,7 +143,8 @@ def update_baseline(
     or with results holding no case. The history entry holds the reason, the date,
     the git commit of the baseline's repository (and whether the tree was dirty),
     the results file, the metrics that changed, the cases added and removed, and the cases
-    whose samples, floor or assertions changed (``cases_changed``).
+    whose samples, floor or assertions changed (``cases_changed``), and the digest of
+    what it wrote (:func:`~replaygate.evals.traced.written_digest`).
     """
     target = Path(path)
     if not reason:
@@ -205,11 +207,12 @@ def update_baseline(
                 for change in (case_changes(previous.reference, new_reference) if previous else ())
             },
         }
-        history = (*(previous.history if previous else ()), entry)
-        baseline = Baseline(new_reference, history, source)
         # read back as load_baseline reads it: a baseline it would refuse (a run's model
         # that is no JSON or not Unicode text) replaced the old one and its history
         name = f"{shown_file(str(target))}: not written: the baseline"
+        content = Baseline(new_reference, (), source).to_json()
+        entry["digest"] = written_digest(read_back_text(content, name, BaselineError)[1])
+        baseline = Baseline(new_reference, (*(previous.history if previous else ()), entry), source)
         text, document = read_back_text(baseline.to_json(), name, BaselineError)
         _baseline_of(document, name)
         # In one step: a crash leaves the old baseline, never half of a new one

@@ -316,6 +316,7 @@ def run_gate(
         )
     drops, rises = expand_limits(config.max_drop), expand_limits(config.max_rise)
     before, after, notes, problems = compared_metrics(baseline, now)
+    problems[:0] = [baseline.untraced] if baseline.untraced else []
     notes += unseen_cost_opt_outs(baseline, now)
     names = list(dict.fromkeys([*METRICS, *before, *after]))
     rows = tuple(

@@ -29,6 +29,7 @@ from replaygate.evals.results import (
 )
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
+from replaygate.evals.traced import untraced_change
 from replaygate.jsondoc import FieldError, json_fields, strings_field, version_of
 from replaygate.jsonfields import (
     agree,
@@ -72,6 +73,7 @@ CHANGE_FIELDS = (
     "cases_added",
     "cases_removed",
     "cases_changed",
+    "digest",
 )
 """The fields of an entry of a baseline's ``history``, as ``baseline update`` writes it."""
 
@@ -161,6 +163,9 @@ class Reference:
     """The counts a baseline keeps of its cases (a results file's are in ``run``)."""
     about: Mapping[str, Any] = field(default_factory=dict)
     """What a baseline keeps of the run it was made of (``source``: model, prices...)."""
+    untraced: str | None = None
+    """Why a baseline is not what its last update wrote (edited by hand, or two updates
+    merged), when it is not: :func:`~replaygate.evals.traced.untraced_change`."""
 
     @cached_property
     def _by_id(self) -> dict[str, CaseSummary]:
@@ -216,7 +221,8 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         each(obj, "history", _change, required=False)
         counts = _kept_counts(obj["cases"], cases, metrics)
         known_fields(obj, BASELINE_FIELDS)
-    return Reference(metrics, tuple(cases), name, counts=counts, about=about)
+    untraced = untraced_change(obj, name)
+    return Reference(metrics, tuple(cases), name, counts=counts, about=about, untraced=untraced)
 
 
 def _baseline_case(case: str, obj: Any) -> CaseSummary:
@@ -277,6 +283,7 @@ def _change(_index: str, obj: Any) -> None:
     strings_field(obj, "cases_added")
     strings_field(obj, "cases_removed")
     mapping(obj.get("cases_changed", {}), "cases_changed")
+    optional_text(obj, "digest")
 
 
 def check_run_metrics(obj: Mapping[str, Any]) -> Metrics:
