@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
-from replaygate.cli.options import describe
+from replaygate.described import describe
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures.store import FixtureStore
 from replaygate.missing import CWD_GONE

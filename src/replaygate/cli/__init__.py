@@ -90,7 +90,8 @@ class LazyGroup(OnceGroup):
     def _invoke_described(self, ctx: click.Context) -> object:
         """Run the command, a replaygate error or a failed file operation described, a
         replaygate warning shown as a line (:mod:`replaygate.warning_lines`)."""
-        from replaygate.cli.options import CommandError, describe, input_error
+        from replaygate.cli.options import CommandError, input_error
+        from replaygate.described import describe
         from replaygate.errors import ReplaygateError
         from replaygate.warning_lines import warnings_as_lines
 

@@ -23,11 +23,12 @@ from pathlib import Path
 import click
 
 from replaygate.cli.live import live_model, require_credential
-from replaygate.cli.options import CommandError, PathParam, describe
+from replaygate.cli.options import CommandError, PathParam
 from replaygate.cli.replay_cmds import print_run, replay_once
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
 from replaygate.demo import DEMO_SEED, Claim, DemoOutError, claim_out, demo_loop
+from replaygate.described import describe
 from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases

@@ -34,7 +34,6 @@ from replaygate.cli.options import (
     agent_option,
     check_seed_with_simulator,
     config_option,
-    describe,
     errors_as_exit_2,
     file_option,
     history_option,
@@ -47,6 +46,7 @@ from replaygate.cli.options import (
 from replaygate.cli.replay_cmds import never_recorded, recorded_store
 from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.click_once import OnceGroup
+from replaygate.described import describe
 from replaygate.errors import LiveCallNotApproved, ReplaygateError
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases

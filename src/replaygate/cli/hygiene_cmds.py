@@ -23,7 +23,6 @@ from replaygate.cli.options import (
     TEXT,
     CommandError,
     PathParam,
-    describe,
     file_option,
     json_option,
     note_other_files,
@@ -31,6 +30,7 @@ from replaygate.cli.options import (
 )
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
+from replaygate.described import describe
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture

@@ -15,11 +15,11 @@ from click.core import ParameterSource
 from replaygate.click_errors import CommandError as CommandError  # the commands raise it
 from replaygate.click_numbers import DigitsInt
 from replaygate.config import MAX_TOKENS
+from replaygate.described import describe
 from replaygate.digits import a_decimal
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
-from replaygate.missing import CWD_GONE, cwd_gone, missing
 from replaygate.regular import unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
@@ -29,29 +29,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def describe(err: Exception) -> str:
-    """What went wrong, for a person: the message and its notes (where it was raised, that
-    an agent caught it), never a class name or a traceback."""
-    if isinstance(err, OSError) and err.errno is not None:
-        return _file_error(err)
-    return "\n".join([str(err), *getattr(err, "__notes__", ())])
-
-
-def _file_error(err: OSError) -> str:
-    """``<path>: <reason>`` of a failed file operation: the path it names (a rename's
-    target; an output file, :func:`replaygate.outputs.write_text`)."""
-    name = err.filename2 if err.filename2 is not None else err.filename
-    reason = err.strerror or str(err)
-    reason = reason[:1].lower() + reason[1:]  # "No such file" in a sentence; "a FIFO" kept
-    if name is None:
-        return CWD_GONE if err.errno == errno.ENOENT and cwd_gone() else reason
-    if err.errno == errno.ENOENT and isinstance(name, str):
-        reason = missing(name, reason)  # a relative path, the current folder removed
-    elif err.errno == errno.EEXIST and not os.path.isdir(name):
-        reason = "not a folder"  # a file where a folder was to be made
-    return f"{name}: {reason}"
 
 
 def input_error(err: BaseException) -> bool:

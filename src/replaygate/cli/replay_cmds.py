@@ -27,13 +27,13 @@ from replaygate.cli.options import (
     CommandError,
     check_seed_with_simulator,
     config_option,
-    describe,
     errors_as_exit_2,
     fixtures_option,
     max_cost_option,
     simulator_seed_option,
 )
 from replaygate.click_once import OnceCommand
+from replaygate.described import describe
 from replaygate.errors import (
     LiveCallNotApproved,
     LocatedError,

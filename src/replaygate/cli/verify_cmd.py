@@ -14,13 +14,13 @@ from replaygate.cli.json_docs import echo_json, verify_json
 from replaygate.cli.options import (
     CommandError,
     PathParam,
-    describe,
     json_option,
     note_other_files,
     refuse_no_store,
 )
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
+from replaygate.described import describe
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import reporter
 from replaygate.fixtures.store.files import existing_store

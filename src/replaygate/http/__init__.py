@@ -41,16 +41,12 @@ if TYPE_CHECKING:
     from replaygate.errors import NetworkBlockedError
     from replaygate.fixtures.uses import reset_uses, unused, uses
     from replaygate.http.adapter import AsyncFixtureTransport, ClientFactory, SyncFixtureTransport
-    from replaygate.http.envelope import (
-        MEANINGFUL_HEADERS,
-        envelope,
-        interface_of,
-        request_envelope,
-    )
+    from replaygate.http.envelope import MEANINGFUL_HEADERS, envelope, request_envelope
     from replaygate.http.exchange import Exchange
     from replaygate.http.intercept import intercept
     from replaygate.http.passthrough import passthrough
     from replaygate.http.recorded import RESPONSE_HEADERS
+    from replaygate.interfaces import interface_of
     from replaygate.network import block_network, network_blocked
 
     Httpx2Transport: type[SyncFixtureTransport[httpx2.Request, httpx2.Response]]
@@ -65,7 +61,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "MEANINGFUL_HEADERS": "replaygate.http.envelope",
     "envelope": "replaygate.http.envelope",
-    "interface_of": "replaygate.http.envelope",
+    "interface_of": "replaygate.interfaces",
     "request_envelope": "replaygate.http.envelope",
     "Exchange": "replaygate.http.exchange",
     "intercept": "replaygate.http.intercept",

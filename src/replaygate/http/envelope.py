@@ -47,19 +47,11 @@ from replaygate import exact_json, strict_json
 from replaygate.errors import WireFormatError, not_utf8_text
 from replaygate.http.base_path import api_route
 from replaygate.http.codings import decoded_body
+from replaygate.interfaces import interface_of
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
     {"anthropic-version", "anthropic-beta", "openai-beta"}
 )
-
-INTERFACES: tuple[tuple[str, str], ...] = (
-    ("/v1/messages", "anthropic.messages"),
-    ("/chat/completions", "openai.chat.completions"),
-    ("/responses", "openai.responses"),
-    (":generateContent", "google.generate_content"),
-    (":streamGenerateContent", "google.generate_content"),
-)
-"""Path endings and the interface they serve; any other path is ``http``."""
 
 MODEL_API_ENDINGS: tuple[str, ...] = (
     "/v1/messages/count_tokens",
@@ -423,15 +415,6 @@ def request_envelope(request: RequestLike, *, match_host: bool = False) -> dict[
         host=host_of(url) if match_host else None,
         sent_to=url.host,
     )
-
-
-def interface_of(path: str) -> str:
-    """The interface an envelope path serves: ``anthropic.messages``, ... or ``http``."""
-    bare = path.split("?", 1)[0].rstrip("/")
-    for ending, interface in INTERFACES:
-        if bare.endswith(ending):
-            return interface
-    return "http"
 
 
 def is_model_api(path: str) -> bool:

@@ -56,7 +56,6 @@ from replaygate.fixtures.store.index import Location
 from replaygate.http.base_path import api_route
 from replaygate.http.envelope import (
     RequestLike,
-    interface_of,
     interface_version_of,
     is_api_call,
     is_model_api,
@@ -73,6 +72,7 @@ from replaygate.http.routes import (
     stored_refusal_reason,
     unserved_route,
 )
+from replaygate.interfaces import interface_of
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.ids import free_answer

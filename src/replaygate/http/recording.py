@@ -17,7 +17,7 @@ from replaygate.errors import (
     WireFormatError,
     exception_chain,
 )
-from replaygate.http.envelope import interface_of, is_model_api
+from replaygate.http.envelope import is_model_api
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import (
     StreamEnd,
@@ -28,6 +28,7 @@ from replaygate.http.recorded import (
 )
 from replaygate.http.routes import key_variable, refused_credentials
 from replaygate.http.sse import BOM, SSEEvent, SSEParser
+from replaygate.interfaces import interface_of
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange, LiveSlot

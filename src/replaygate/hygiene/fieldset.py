@@ -27,8 +27,8 @@ import orjson
 
 from replaygate.errors import WireFormatError
 from replaygate.fixtures.fixture import Fixture
-from replaygate.http.envelope import INTERFACES, interface_of
 from replaygate.http.recorded import replayed
+from replaygate.interfaces import INTERFACES, interface_of
 from replaygate.json_paths import path_step
 
 TOOL_USE_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})

@@ -26,9 +26,9 @@ from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture
 from replaygate.http.base_path import api_route
-from replaygate.http.envelope import interface_of
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
+from replaygate.interfaces import interface_of
 from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES, anthropic_credential_set
 
 if TYPE_CHECKING:

@@ -17,11 +17,12 @@ from typing import Any
 import orjson
 
 from replaygate.errors import WireFormatError
-from replaygate.http.envelope import interface_of, is_model_api
+from replaygate.http.envelope import is_model_api
 from replaygate.http.exchange import HTTP_REPLACE
 from replaygate.http.recorded import replayed
 from replaygate.http.routes import by_hand, credentials_refused, stored_refusal_reason
 from replaygate.hygiene.verify_blocks import BLOCKS, check_blocks
+from replaygate.interfaces import interface_of
 from replaygate.jsondoc import syntax_error
 from replaygate.models.providers import INTERFACES
 from replaygate.models.providers.anthropic import ANTHROPIC_STOPS

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.described import describe
 from replaygate.errors import ReplaygateError
 from replaygate.outputs import close_fifos, open_fifo
 from replaygate.pytest_plugin.options import refuse_unexpanded_tilde, simulator_behavior
@@ -163,12 +164,4 @@ def check_outputs(config: pytest.Config) -> None:
             check_writable(out)
             open_fifo(out)
         except (ReplaygateError, OSError) as err:
-            raise pytest.UsageError(f"{flag}: {_said(err)}") from None
-
-
-def _said(err: Exception) -> str:
-    """``err`` as the commands word it: ``<path>: <reason>`` for a failed file operation,
-    not Python's ``[Errno 21] Is a directory: '<path>'``."""
-    from replaygate.cli.options import describe  # loaded only for an error
-
-    return describe(err)
+            raise pytest.UsageError(f"{flag}: {describe(err)}") from None

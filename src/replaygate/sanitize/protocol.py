@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from replaygate.http.envelope import interface_of
+from replaygate.interfaces import interface_of
 from replaygate.json_paths import path_step
 from replaygate.sanitize.config import SECTION, SanitizeConfigError
 from replaygate.sanitize.pii import TextRules
