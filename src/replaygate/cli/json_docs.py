@@ -66,4 +66,5 @@ def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
             for m in result.meta_changed
         ],
         "renamed": [json_fields(r) for r in result.renamed],
+        "passed_over": [json_fields(o) for o in result.passed_over],
     }

@@ -18,7 +18,10 @@
   verify and the replay refuse too;
 - a fixture file renamed or moved (as git's rename detection finds it, or with the same
   bytes under another name) is *renamed*, and its fixtures are compared as those of one
-  file: what changed inside it is reported as a change, what did not is not reported.
+  file: what changed inside it is reported as a change, what did not is not reported;
+- a changed file named as a fixture file that is one of replaygate's other files (an eval
+  cases file, a baseline: as ``verify`` tells them) is *passed over*, named with what
+  changed in it, and not counted among the fixture files.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import lies_within
 from replaygate.hygiene.gitrev import Repo
-from replaygate.hygiene.snapshot import Entry, Side, revision, worktree
+from replaygate.hygiene.review_others import PassedOver, passed_over
+from replaygate.hygiene.snapshot import Entry, Other, Side, revision, worktree
 from replaygate.sanitize.secret_mask import masked_pair
 
 FULL_SCAN_LIMIT = 500
@@ -155,6 +159,9 @@ class Review:
     meta_changed: tuple[MetaChanged, ...] = ()
     copied: tuple[Copied, ...] = ()
     renamed: tuple[Renamed, ...] = ()
+    passed_over: tuple[PassedOver, ...] = ()
+    """The changed files that are replaygate's other files (eval cases, a baseline...),
+    not fixtures: named, never counted as fixture files."""
 
     @property
     def response_alarms(self) -> tuple[ResponseChanged, ...]:
@@ -198,10 +205,12 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
     (:meth:`~replaygate.hygiene.gitrev.Repo.renames`)."""
     names = set(base.files) | set(head.files)
     changed = sorted(n for n in names if base.files.get(n) != head.files.get(n))
-    renamed = _renamed(base, head, moved)
+    old, old_others = base.entries(n for n in changed if n in base.files)
+    new, new_others = head.entries(n for n in changed if n in head.files)
+    others = _others(changed, base, head, old_others, new_others)
+    skipped = {other.file for other in others}
+    renamed = [r for r in _renamed(base, head, moved) if not {r.old, r.new} & skipped]
     origin = {file.new: file.old for file in renamed}
-    old = base.entries(n for n in changed if n in base.files)
-    new = head.entries(n for n in changed if n in head.files)
     removed, added, same = _match_requests(old, new)
     added, copied, twice = _copies(added, [b for _, b in same])
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
@@ -212,8 +221,8 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
         path=path,
         base=base.label,
         head=head.label,
-        files_compared=len(names),
-        files_changed=len(changed),
+        files_compared=len(names) - len(others),
+        files_changed=len(changed) - len(others),
         added=tuple(added_only),
         removed=tuple(removed_only),
         paired=tuple(pairs),
@@ -222,7 +231,27 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
         meta_changed=tuple(metas),
         copied=tuple(copied),
         renamed=tuple(renamed),
+        passed_over=tuple(others),
     )
+
+
+def _others(
+    changed: Sequence[str],
+    base: Side,
+    head: Side,
+    old: Mapping[str, Other],
+    new: Mapping[str, Other],
+) -> list[PassedOver]:
+    """The files of ``changed`` that are replaygate's other files (``old`` and ``new``:
+    those of each side) on each side that holds them: passed over, not fixture files."""
+    found = []
+    for name in changed:
+        was, now = old.get(name), new.get(name)
+        there = (was or name not in base.files) and (now or name not in head.files)
+        if there and (held := now or was) is not None:
+            before, after = (None if o is None else o.data for o in (was, now))
+            found.append(passed_over(name, held.kind, before, after))
+    return found
 
 
 def _renamed(base: Side, head: Side, moved: Sequence[tuple[str, str, int]]) -> list[Renamed]:

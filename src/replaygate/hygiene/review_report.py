@@ -129,11 +129,23 @@ def _unchanged(result: Review) -> str:
     )
 
 
+PASSED_OVER = "note: not fixture files, passed over"
+"""The words ``verify`` and ``compact`` name replaygate's other files beside a store with."""
+
+
+def _passed_over_text(result: Review) -> list[str]:
+    """The changed files passed over as replaygate's other files, one a line."""
+    if not result.passed_over:
+        return []
+    return ["", f"{PASSED_OVER}:", *(f"  {other}" for other in result.passed_over)]
+
+
 def render_text(result: Review, allowed_reason: str | None = None) -> str:
     """The review for a terminal."""
     out = [f"fixture review of {result.path or '.'}: {result.base} -> {result.head}"]
     if result.unchanged:
         out.append(_unchanged(result))
+        out.extend(_passed_over_text(result))
         return "\n".join(out) + "\n"
     out.append(counts(result))
     if result.renamed:
@@ -187,6 +199,7 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
     for meta in result.meta_changed:
         out.append(f"meta     {meta.new}  key {_key(meta.new)}")
         out.extend(f"    {line}" for line in diff_lines(meta.differences))
+    out.extend(_passed_over_text(result))
     return "\n".join(out) + "\n"
 
 
@@ -229,6 +242,7 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     if result.unchanged:
         unchanged = _unchanged(result)
         out.append(unchanged[:1].upper() + unchanged[1:] + ".")
+        out.extend(_passed_over_markdown(result))
         return "\n".join(out) + "\n"
     out += [counts(result), ""]
     rows: list[list[str]] = [
@@ -311,4 +325,16 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
             names = ", ".join(_code(str(p.new)) for p in members)
             out += [f"Request of {names}:", "", *_fenced(lines), ""]
         out.append("</details>")
+    out.extend(_passed_over_markdown(result))
     return "\n".join(out) + "\n"
+
+
+def _passed_over_markdown(result: Review) -> list[str]:
+    """The changed files passed over as replaygate's other files, as a list."""
+    if not result.passed_over:
+        return []
+    items = [
+        f"- {_code(other.file)} ({html_text(other.kind)}): {html_text(other.change)}"
+        for other in result.passed_over
+    ]
+    return ["", f"{PASSED_OVER.removeprefix('note: ').capitalize()}:", "", *items]

@@ -17,7 +17,7 @@ from replaygate.errors import LFS_POINTER, FixtureFormatError, located, shell_pa
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, too_long
-from replaygate.fixtures.store.folder import is_store_file, kind_of, passed_over
+from replaygate.fixtures.store.folder import is_store_file, other_kind, passed_over
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
@@ -54,14 +54,29 @@ class Side:
     files: dict[str, str]
     read: Callable[[list[str]], dict[str, bytes]]
 
-    def entries(self, paths: Iterable[str]) -> list[Entry]:
-        """The fixtures of ``paths``, in file and line order."""
+    def entries(self, paths: Iterable[str]) -> tuple[list[Entry], dict[str, Other]]:
+        """The fixtures of ``paths``, in file and line order; and those of ``paths`` that
+        are replaygate's other files (eval cases, a baseline...: :func:`~.folder.other_kind`,
+        as ``verify`` tells them), by name, which hold none."""
         wanted = sorted(paths)
         contents = self.read(wanted)
         found: list[Entry] = []
+        others: dict[str, Other] = {}
         for path in wanted:
-            found.extend(parse_file(path, contents[path], self.label))
-        return found
+            kind = other_kind(Path(path), contents[path])
+            if kind is None:
+                found.extend(parse_file(path, contents[path], self.label))
+            else:
+                others[path] = Other(kind, contents[path])
+        return found, others
+
+
+@dataclass(frozen=True)
+class Other:
+    """One of replaygate's other files on one side: what it is, and its bytes."""
+
+    kind: str
+    data: bytes
 
 
 def _is_fixture_file(path: str, relpath: str | None = None) -> bool:
@@ -91,12 +106,7 @@ def _walked(folder: str, relpath: str) -> bool:
 def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
     """The fixtures of one file's bytes; :class:`HygieneError` names file and line. A line
     (or a one-fixture ``.json`` file) over :data:`MAX_LINE_BYTES` is refused, as the store's
-    reader refuses it.
-
-    No fixtures for one of replaygate's other files (eval cases, a baseline...: :func:`kind_of`).
-    """
-    if kind_of(data) is not None:
-        return []
+    reader refuses it."""
     where = path if label == "working tree" else f"{label}:{path}"
     if data.startswith(LFS_POINTER):
         raise HygieneError(

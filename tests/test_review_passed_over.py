@@ -1,0 +1,90 @@
+"""``replaygate diff`` passes over an eval cases file and a baseline kept beside a store, as
+``verify`` does, naming them with what changed, never counting them as fixture files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from replaygate.cli.json_docs import review_json
+from replaygate.fixtures.fixture import Fixture, make_meta
+from replaygate.hygiene.review import review
+from replaygate.hygiene.review_report import render_markdown, render_text
+from replaygate.hygiene.snapshot import Side
+
+META = make_meta("anthropic.messages", "2023-06-01", "hand")
+STORE = Fixture.create(
+    {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "q"}]},
+    [{"type": "message", "content": [{"type": "text", "text": "a"}]}],
+    META,
+).to_line()
+FIRST = {"date": "2026-01-01T00:00:00Z", "reason": "first run"}
+
+
+def cases(floor: int) -> bytes:
+    return (json.dumps({"id": "c1", "input": "x", "samples": 5, "floor": floor}) + "\n").encode()
+
+
+def baseline(success: float, *history: dict[str, Any]) -> bytes:
+    document = {
+        "format": "replaygate.eval.baseline",
+        "version": 1,
+        "metrics": {"success": success},
+        "cases": {},
+        "source": {},
+        "history": list(history),
+    }
+    return json.dumps(document, indent=2).encode()
+
+
+def side(label: str, files: dict[str, bytes]) -> Side:
+    ids = {name: str(hash(data)) for name, data in files.items()}
+    return Side(label, ids, lambda paths: {p: files[p] for p in paths})
+
+
+BASE = {"evals/rc.jsonl": STORE, "evals/cases.jsonl": cases(4), "evals/baseline.json": baseline(1)}
+
+
+def test_a_floor_lowered_and_the_baseline_updated_are_named_not_counted() -> None:
+    why = {"date": "2026-02-01T00:00:00Z", "reason": "c1 flaky upstream; floor lowered"}
+    head = {**BASE, "evals/cases.jsonl": cases(3), "evals/baseline.json": baseline(0.6, FIRST, why)}
+    base = {**BASE, "evals/baseline.json": baseline(1, FIRST)}
+    result = review(side("master", base), side("working tree", head), "evals")
+    assert result.unchanged and (result.files_changed, result.files_compared) == (0, 1)
+    text = render_text(result)
+    assert "file(s) changed, but no fixture's" not in text
+    assert "no fixture changed (1 file(s) compared)" in text
+    assert (
+        "note: not fixture files, passed over:\n"
+        "  evals/baseline.json (replaygate.eval.baseline): changed, reason of its newest "
+        "history entry: 'c1 flaky upstream; floor lowered'\n"
+        "  evals/cases.jsonl (eval cases): changed: case c1: floor: 4 != 3\n"
+    ) in text
+    assert "- `evals/cases.jsonl` (eval cases): changed: case c1: floor: 4 != 3" in render_markdown(
+        result
+    )
+    shown = review_json(result, None)["passed_over"]
+    assert [(o["file"], o["kind"]) for o in shown] == [
+        ("evals/baseline.json", "replaygate.eval.baseline"),
+        ("evals/cases.jsonl", "eval cases"),
+    ]
+
+
+def test_a_baseline_edited_with_no_history_entry_says_no_reason_is_kept() -> None:
+    base = {**BASE, "evals/baseline.json": baseline(1, FIRST)}
+    head = {**BASE, "evals/baseline.json": baseline(0.5, FIRST)}
+    result = review(side("master", base), side("working tree", head), "evals")
+    [other] = result.passed_over
+    assert other.change == "changed with no history entry added: no reason kept for the change"
+
+
+def test_a_fixture_change_beside_a_cases_file_renamed_is_reported_as_such() -> None:
+    head = {**BASE, "evals/rc.jsonl": b"", "evals/suite.jsonl": cases(4)}
+    del head["evals/cases.jsonl"]
+    result = review(side("master", BASE), side("working tree", head), "evals")
+    assert not result.renamed and [str(e) for e in result.removed] == ["evals/rc.jsonl:1"]
+    assert [str(o) for o in result.passed_over] == [
+        "evals/cases.jsonl (eval cases): removed",
+        "evals/suite.jsonl (eval cases): added: 1 case(s)",
+    ]
+    assert result.files_changed == 1
