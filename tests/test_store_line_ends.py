@@ -13,6 +13,7 @@ import pytest
 
 from replaygate import FixtureFormatError, FixtureStore
 from replaygate.fixtures.store import PartialTailError, repair_partial_tail
+from replaygate.fixtures.store.compact import compact
 from replaygate.fixtures.store.jsonl import read_line
 from replaygate.fixtures.store.writing import append_line
 from run_cli import replaygate
@@ -79,6 +80,29 @@ def test_crlf_line_ends_are_read(tmp_path: Path) -> None:
     path = tmp_path / "crlf.jsonl"
     path.write_bytes(STORE.replace(b"\n", b"\r\n")[:-2])
     assert len(FixtureStore.open(path)) == 3
+
+
+def line_ends(path: Path) -> set[bytes]:
+    """The line ends of ``path``'s lines."""
+    return {b"\r\n" if line.endswith(b"\r\n") else line[-1:] for line in path.open("rb")}
+
+
+def test_writes_into_a_crlf_checkout_end_their_lines_in_crlf(tmp_path: Path) -> None:
+    # git's core.autocrlf checks a store out with CRLF line ends: an append, a re-record
+    # and compact each wrote an LF line among them, a file of mixed line ends.
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(STORE.replace(b"\n", b"\r\n"))
+    store = FixtureStore.open(path)
+    store.put(fixture(3))
+    store.put(fixture(0, "answered again"), replace=True)
+    with store.lock():
+        store.add_sample(store.find(fixture(1).request)[0], 1, fixture(1, "two").responses[0])
+    assert line_ends(path) == {b"\r\n"}
+    assert [done.sample_lines for done in compact(path)] == [1]
+    assert line_ends(path) == {b"\r\n"}
+    again = FixtureStore.open(path)
+    assert again.get(fixture(0).key)[0][1].responses == fixture(0, "answered again").responses
+    assert len(again) == 4
 
 
 def test_a_cut_utf8_character_at_the_end_is_still_a_partial_tail(tmp_path: Path) -> None:
