@@ -1,5 +1,6 @@
-"""``replaygate diff`` passes over an eval cases file and a baseline kept beside a store, as
-``verify`` does, naming them with what changed, never counting them as fixture files."""
+"""``replaygate diff`` names the files that changed when no fixture did: an eval cases file
+and a baseline kept beside a store, passed over as ``verify`` passes them over, with what
+changed in them, never counted as fixture files; and the files a store split into."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from replaygate.hygiene.review_report import render_markdown, render_text
 from replaygate.hygiene.snapshot import Side
 
 META = make_meta("anthropic.messages", "2023-06-01", "hand")
-STORE = Fixture.create(
+FIXTURE = Fixture.create(
     {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "q"}]},
     [{"type": "message", "content": [{"type": "text", "text": "a"}]}],
     META,
-).to_line()
+)
+STORE = FIXTURE.to_line()
 FIRST = {"date": "2026-01-01T00:00:00Z", "reason": "first run"}
 
 
@@ -88,3 +90,19 @@ def test_a_fixture_change_beside_a_cases_file_renamed_is_reported_as_such() -> N
         "evals/suite.jsonl (eval cases): added: 1 case(s)",
     ]
     assert result.files_changed == 1
+
+
+def test_a_store_split_into_a_folder_names_the_files_that_came_and_went() -> None:
+    fixtures = [
+        Fixture.create({**FIXTURE.request, "max_tokens": n}, FIXTURE.responses, META)
+        for n in (1, 2)
+    ]
+    folder = "fx/rc/anthropic.messages@2023-06-01"
+    head = {f"{folder}/{f.key}.json": f.to_pretty() for f in fixtures}
+    store = b"".join(f.to_line() for f in fixtures)
+    result = review(side("master", {"fx/rc.jsonl": store}), side("working tree", head), "fx")
+    assert result.unchanged
+    assert (result.files_removed, result.files_added) == (("fx/rc.jsonl",), tuple(sorted(head)))
+    text = render_text(result)
+    assert "only where and how they are stored (fixtures moved to other files," in text
+    assert f"  files removed: fx/rc.jsonl\n  files added: {folder}/ (2 files)\n" in text

@@ -66,5 +66,7 @@ def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
             for m in result.meta_changed
         ],
         "renamed": [json_fields(r) for r in result.renamed],
+        "files_removed": list(result.files_removed),
+        "files_added": list(result.files_added),
         "passed_over": [json_fields(o) for o in result.passed_over],
     }

@@ -159,6 +159,11 @@ class Review:
     meta_changed: tuple[MetaChanged, ...] = ()
     copied: tuple[Copied, ...] = ()
     renamed: tuple[Renamed, ...] = ()
+    files_removed: tuple[str, ...] = ()
+    """The fixture files only the base side holds, not renamed: their fixtures removed, or
+    moved to other files (a store split into a folder)."""
+    files_added: tuple[str, ...] = ()
+    """The fixture files only the head side holds, not renamed."""
     passed_over: tuple[PassedOver, ...] = ()
     """The changed files that are replaygate's other files (eval cases, a baseline...),
     not fixtures: named, never counted as fixture files."""
@@ -231,8 +236,15 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
         meta_changed=tuple(metas),
         copied=tuple(copied),
         renamed=tuple(renamed),
+        files_removed=_only_in(changed, base, head, {*skipped, *origin.values()}),
+        files_added=_only_in(changed, head, base, {*skipped, *origin}),
         passed_over=tuple(others),
     )
+
+
+def _only_in(names: Sequence[str], side: Side, other: Side, left: set[str]) -> tuple[str, ...]:
+    """Those of ``names`` that ``side`` holds and ``other`` does not, but those of ``left``."""
+    return tuple(n for n in names if n in side.files and n not in other.files and n not in left)
 
 
 def _others(

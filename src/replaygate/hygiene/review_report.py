@@ -122,11 +122,34 @@ def _unchanged(result: Review) -> str:
     """No fixture changed; files may have, in how they store the same fixtures."""
     if not result.files_changed:
         return f"no fixture changed ({result.files_compared} file(s) compared)"
+    moved = "fixtures moved to other files, " if result.files_removed else ""
     return (
         f"{result.files_changed} of {result.files_compared} file(s) changed, but no fixture's "
-        "request, responses or meta: only how they are stored (formatting, seals, line order, "
-        "sample lines folded, keys that match their requests)"
+        f"request, responses or meta: only where and how they are stored ({moved}formatting, "
+        "seals, line order, sample lines folded, keys that match their requests)"
     )
+
+
+def files_came_and_went(result: Review) -> list[tuple[str, str]]:
+    """``("removed", names)`` and ``("added", names)`` of the fixture files only one side
+    holds, the files of a folder counted together (``rc/anthropic.messages@2023-06-01/
+    (40 files)``), for a review in which no fixture changed."""
+    shown = []
+    for what, names in (("removed", result.files_removed), ("added", result.files_added)):
+        if names:
+            shown.append((what, first_few(_by_folder(names), 5)))
+    return shown
+
+
+def _by_folder(names: Sequence[str]) -> list[str]:
+    """``names``, those of a folder holding several of them as that folder and a count."""
+    folders: dict[str, list[str]] = {}
+    for name in names:
+        folders.setdefault(posixpath.dirname(name), []).append(name)
+    return [
+        files[0] if len(files) == 1 else f"{folder}/ ({len(files)} files)"
+        for folder, files in folders.items()
+    ]
 
 
 PASSED_OVER = "note: not fixture files, passed over"
@@ -145,6 +168,7 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
     out = [f"fixture review of {result.path or '.'}: {result.base} -> {result.head}"]
     if result.unchanged:
         out.append(_unchanged(result))
+        out.extend(f"  files {what}: {names}" for what, names in files_came_and_went(result))
         out.extend(_passed_over_text(result))
         return "\n".join(out) + "\n"
     out.append(counts(result))
@@ -242,6 +266,8 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     if result.unchanged:
         unchanged = _unchanged(result)
         out.append(unchanged[:1].upper() + unchanged[1:] + ".")
+        if came_and_went := files_came_and_went(result):
+            out += ["", *(f"- files {what}: {html_text(n)}" for what, n in came_and_went)]
         out.extend(_passed_over_markdown(result))
         return "\n".join(out) + "\n"
     out += [counts(result), ""]
