@@ -39,6 +39,15 @@ def test_a_store_that_is_not_a_path_is_named_with_its_type() -> None:
     assert "fixtures must be a path" in marker_failure(["a.jsonl"])
 
 
+def test_a_store_written_with_backslashes_is_refused_with_its_portable_form() -> None:
+    # Windows reads sub\a.jsonl as sub/a.jsonl; Linux CI as a file so named, then
+    # replayed from an empty store: every request a miss, or recorded where none looks.
+    message = marker_failure("stores\\rc.jsonl")
+    assert "fixtures 'stores\\\\rc.jsonl' separates folders with a backslash" in message
+    assert "write 'stores/rc.jsonl', which every system reads alike" in message
+    assert marker_arguments(pytest.mark.replaygate(fixtures=Path("a", "b.jsonl")).mark, NODE)
+
+
 def test_every_wrong_argument_is_named_at_once() -> None:
     message = marker_failure(fixtures="a.jsonl", source=1, note=b"x", repeat_last="yes", bogus=1)
     assert message.startswith(

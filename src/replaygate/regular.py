@@ -158,6 +158,20 @@ def unexpanded_tilde(path: str, base: str | os.PathLike[str]) -> str | None:
     )
 
 
+def backslashed(path: str) -> str | None:
+    """Why ``path``, written where every system reads it (a test's marker, shared through
+    git), cannot be taken: it separates folders with a backslash, which only Windows reads
+    as a separator; None for a path without one."""
+    if "\\" not in path:
+        return None
+    portable = path.replace("\\", "/")
+    return (
+        f"{path!r} separates folders with a backslash, which Linux and macOS take for a "
+        f"character of the file's name (so CI would use another file than Windows): write "
+        f"{portable!r}, which every system reads alike"
+    )
+
+
 def same_file(one: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
     """Whether two paths name one file (through links too); a path yet to be made is
     compared by where it resolves to."""

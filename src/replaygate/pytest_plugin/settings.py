@@ -17,6 +17,7 @@ import pytest
 
 from replaygate.errors import kind_of
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.regular import backslashed
 
 CONFIG_KEYS = ("match_host", "source", "interface", "note", "sanitize", "repeat_last", "cap")
 """What ``replaygate_config`` may set."""
@@ -112,6 +113,9 @@ def marker_arguments(marker: pytest.Mark | None, nodeid: str) -> dict[str, Any]:
         problems.append("fixtures is empty (name a store, or leave it out for the test's own)")
     if isinstance(chosen, str | os.PathLike) and "\0" in str(os.fspath(chosen)):
         problems.append(f"fixtures holds a NUL character, which no file's name holds: {chosen!r}")
+    slashed = backslashed(chosen) if isinstance(chosen, str) else None
+    if slashed is not None:
+        problems.append(f"fixtures {slashed}")
     if problems:
         pytest.fail(
             f"@pytest.mark.replaygate on {nodeid}: {'; '.join(problems)} "
