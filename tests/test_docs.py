@@ -144,7 +144,7 @@ OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
     "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
     "--deselect", "--ignore", "--ignore-glob",  # pytest's
-    "--unshallow", "--ours", "--theirs", "--init",  # git's
+    "--unshallow", "--ours", "--theirs", "--init", "--renormalize",  # git's
 }  # fmt: skip
 
 
