@@ -121,14 +121,15 @@ def test_record_missing_keeps_repeats_and_rerecord_replaces_them(tmp_path: Path)
             later.post("/v1/messages", json=BODY, headers=HEADERS)  # recorded: replayed
         assert len(sim.requests) == 2
         (fixture,) = FixtureStore.open(store)
-        assert [r["body"]["id"] for r in fixture.responses] == ["msg_sim_0001", "msg_sim_0002"]
+        ids = [r["body"]["id"][:12] for r in fixture.responses]
+        assert ids == ["msg_sim_0001", "msg_sim_0002"]
         with httpx2_client(store, "rerecord", approve_live=True, base_url=sim.url) as again:
             again.post("/v1/messages", json=BODY, headers=HEADERS)
         assert len(sim.requests) == 3
     (fixture,) = FixtureStore.open(store)
     # The answer replayed in between counts as the simulator's third; the rerecorded one
     # is its fourth.
-    assert [r["body"]["id"] for r in fixture.responses] == ["msg_sim_0004"]
+    assert [r["body"]["id"][:12] for r in fixture.responses] == ["msg_sim_0004"]
 
 
 def test_compressed_bodies_are_stored_decoded(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ blocked.
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 from typing import Any, ClassVar
@@ -69,10 +70,25 @@ def test_an_id_named_inside_a_later_string_replays(tmp_path: Path, echo: str) ->
         http = httpx2_client(recording(store))
         with anthropic.Anthropic(api_key="sk", base_url=sim.url, http_client=http) as client:
             recorded = tool_loop(client, echo)
-    assert "toolu_01" not in store.read_text()
+    assert "toolu_sim" not in store.read_text()
     replay = httpx2_client(Exchange(store, sanitize=IDS))
     with block_network(), anthropic.Anthropic(api_key="t", http_client=replay) as client:
         assert tool_loop(client, echo) == recorded
+
+
+def test_two_conversations_recorded_from_the_simulator_keep_ids_of_their_own(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "two.jsonl"
+    with Simulator(behavior="research-copilot", seed=7) as sim:
+        http = httpx2_client(recording(store))
+        with anthropic.Anthropic(api_key="sk", base_url=sim.url, http_client=http) as client:
+            for question in ("What is RAG?", "What is an eval?"):
+                said = [{"role": "user", "content": question}]
+                client.messages.create(model="m", max_tokens=300, tools=TOOLS, messages=said)
+    for line in store.read_text().splitlines():  # each names its own key, not the first's
+        key = json.loads(line)["key"]
+        assert set(re.findall(r"_rg_([0-9a-f]+)_", line)) == {key}
 
 
 def test_an_id_is_replaced_only_as_a_whole_token() -> None:

@@ -3,9 +3,11 @@ entries and forgets the oldest first (a long-running simulator does not grow).""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from replaygate.models.types import Message, ModelResponse
+from replaygate.models.types import Message
 from replaygate.sim.conversations import Conversations
 from replaygate.sim.endpoints import Threads
 from replaygate.sim.openai_conversations import ConversationStore
@@ -23,10 +25,13 @@ def _thread_body(previous: str | None = None) -> dict[str, object]:
     }
 
 
+_SERVED = itertools.count(1)
+
+
 def _hold(threads: Threads, previous: str | None = None) -> str:
     body = _thread_body(previous)
     wire = {
-        "id": threads.next_id(body, ModelResponse(text="ok")),
+        "id": f"msg_sim_thread_{next(_SERVED):04d}",
         "content": [{"type": "text", "text": "ok"}],
     }
     threads.hold(body, wire)

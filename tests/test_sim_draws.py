@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Sequence
 
 import orjson
@@ -97,25 +98,62 @@ def test_answers_are_numbered_per_conversation() -> None:
     assert first.rng(7).random() != first.rng(8).random()
 
 
-def _post(app: SimApp, question: str, route: str = "/v1/messages") -> dict[str, object]:
+TOOLS_WIRE = [{"name": t.name, "description": "", "input_schema": t.input_schema} for t in TOOLS]
+_ANTHROPIC = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+_OPENAI = {"authorization": "Bearer k"}
+_FORCED = {"type": "function", "function": {"name": "lookup"}}  # the simulator calls it
+_CHAT_TOOLS = [
+    {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
+]
+
+
+def _request(route: str, question: str) -> tuple[dict[str, str], dict[str, object]]:
+    """The headers and body of a request asking ``question`` on ``route``."""
+    said = [{"role": "user", "content": question}]
     if route == "/v1/messages":
-        body = {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": question}]}
-        headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
-    else:
-        body = {"model": "m", "messages": [{"role": "user", "content": question}]}
-        headers = {"authorization": "Bearer k"}
-    reply = app.handle("POST", route, headers, orjson.dumps(body))
-    assert reply.status == 200 and reply.body is not None
-    parsed: dict[str, object] = orjson.loads(reply.body)
-    return parsed
+        return _ANTHROPIC, {"model": "m", "max_tokens": 99, "messages": said, "tools": TOOLS_WIRE}
+    if route == "/v1/responses":
+        return _OPENAI, {"model": "m", "input": question}
+    if route.startswith("/v1beta"):
+        return {"x-goog-api-key": "k"}, {
+            "contents": [{"role": "user", "parts": [{"text": question}]}]
+        }
+    return _OPENAI, {"model": "m", "messages": said, "tools": _CHAT_TOOLS, "tool_choice": _FORCED}
 
 
-def test_response_ids_count_the_answers_to_one_conversation_not_all_requests() -> None:
-    app = SimApp(EchoBehavior())
-    ids = [_post(app, q)["id"] for q in ("a", "b", "a", "a", "b")]
-    assert ids == ["msg_sim_0001", "msg_sim_0001", "msg_sim_0002", "msg_sim_0003", "msg_sim_0002"]
-    chat = [_post(app, q, "/v1/chat/completions")["id"] for q in ("c", "c")]
-    assert chat == ["chatcmpl-sim-0001", "chatcmpl-sim-0002"]
+ROUTES = (
+    "/v1/messages",
+    "/v1/chat/completions",
+    "/v1/responses",
+    "/v1beta/models/g:generateContent",
+)
+
+
+def _ids(seed: int, order: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+    """The response and tool call ids each (route, question) got, asked in ``order``."""
+    app = SimApp(make_behavior("research-copilot", seed=seed), seed=seed)
+    got: dict[tuple[str, str], list[str]] = {}
+    for route, question in order:
+        headers, body = _request(route, question)
+        reply = app.handle("POST", route, headers, orjson.dumps(body))
+        assert reply.status == 200 and reply.body is not None
+        text = reply.body.decode()
+        found = re.findall(r'"(?:id|responseId)":"([^"]+)"', text)
+        got.setdefault((route, question), []).extend(found)
+    return got
+
+
+def test_ids_are_each_answers_own_and_the_same_in_any_order() -> None:
+    asked = [(route, f"{q} {route}") for route in ROUTES for q in ("a", "b", "a")]
+    serial = _ids(7, asked)
+    every = [i for ids in serial.values() for i in ids]
+    # response, tool call and output item ids: none given twice, in any API
+    assert len(every) == len(set(every)) > 3 * len(ROUTES)
+    assert any(i.startswith("call_sim_") for i in every)
+    shuffled = asked[:]
+    random.Random(2).shuffle(shuffled)
+    assert _ids(7, shuffled) == serial
+    assert set(every).isdisjoint(i for ids in _ids(8, asked).values() for i in ids)
 
 
 def _statuses(app: SimApp, questions: Sequence[str]) -> dict[str, list[int]]:

@@ -339,11 +339,13 @@ class SimApp:
         offered = endpoint.offered(request, conversation[1])
         one_call, forced = endpoint.one_call(request), endpoint.forced(request)
         schema = endpoint.json_schema(request)
-        for _ in range(endpoint.choices(request)):
+        draw = self._answers.peek(conversation[0], conversation[1])
+        for choice in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], offered)
                 if forced:
-                    answer = forced_call(answer, offered, conversation[0])
+                    call_id = f"call_sim_{draw.tag(self.seed, 'forced', choice)}"
+                    answer = forced_call(answer, offered, conversation[0], call_id)
                 if schema is not None:
                     answer = in_json(answer, schema)
             except ScriptExhaustedError as err:
@@ -358,13 +360,14 @@ class SimApp:
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))
-        draw = self._answers.next(conversation[0], conversation[1])
+        self._answers.take(draw)
         sentences = endpoint.thinking(request)
         thought = thinking.thought(self.seed, draw, conversation[0], sentences) if sentences else ""
         thought, answers = within(thought, answers, limit)
         response, more = answers[0], answers[1:]
         try:
-            wire = endpoint.render(request, conversation, response, draw.number + 1, thought)
+            tag = draw.tag(self.seed, response)
+            wire = endpoint.render(request, conversation, response, tag, thought)
             if more:
                 wire = endpoint.with_choices(request, wire, more)
         except ValueError as err:  # an answer this API cannot give (pause_turn but Anthropic's)

@@ -532,22 +532,20 @@ def schema_example(schema: Mapping[str, Any], text: str) -> Any:
 
 
 def forced_call(
-    response: ModelResponse, tools: Sequence[ToolSpec], messages: Sequence[Message]
+    response: ModelResponse, tools: Sequence[ToolSpec], messages: Sequence[Message], call_id: str
 ) -> ModelResponse:
     """``response`` as a request forcing a tool call gets it: unchanged when it calls one,
-    else a call of :func:`forced_tool` with arguments made from its schema (its strings
-    the text the behaviour answered), its id told apart by the conversation's length, so
-    a conversation calling it again holds no id twice."""
+    else a call ``call_id`` of :func:`forced_tool` with arguments made from its schema (its
+    strings the text the behaviour answered)."""
     if response.tool_calls or not tools:
         return response
     tool = forced_tool(tools, messages)
-    turn = len(messages)
     try:
         arguments = schema_example(tool.input_schema, response.text or tool.name)
     except UnmadeValue as err:
         raise UnmadeValue(f"tool {tool.name!r}: its input {err}") from None
     call = ToolCall(
-        id=f"call_sim_forced_{turn}",
+        id=call_id,
         name=tool.name,
         arguments=arguments if isinstance(arguments, dict) else {},
     )

@@ -6,6 +6,7 @@ the server renders its answer in the wire format of the request.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -228,8 +229,9 @@ class SeededResearch:
     Each answer draws from a random stream of its own, derived from the seed, the
     conversation and how often that conversation was answered before
     (:mod:`replaygate.sim.draws`), so the answers do not depend on the order in which
-    concurrent requests arrive. An answer a recording replayed from a fixture counts
-    (:meth:`replayed`).
+    concurrent requests arrive. Its tool calls' ids are the answer's own
+    (``toolu_sim_<tag>_<n>``, :meth:`~replaygate.sim.draws.Draw.tag`), as a real API's
+    are. An answer a recording replayed from a fixture counts (:meth:`replayed`).
     """
 
     def __init__(self, seed: int) -> None:
@@ -238,8 +240,14 @@ class SeededResearch:
 
     def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The policy's next turn, drawn for this conversation."""
-        rng = self._draws.next(messages, tools).rng(self.seed)
-        return ResearchPolicy(rng=rng).respond(messages, tools)
+        draw = self._draws.next(messages, tools)
+        answer = ResearchPolicy(rng=draw.rng(self.seed)).respond(messages, tools)
+        tag = draw.tag(self.seed)
+        calls = tuple(
+            dataclasses.replace(call, id=f"toolu_sim_{tag}_{n}")
+            for n, call in enumerate(answer.tool_calls, start=1)
+        )
+        return dataclasses.replace(answer, tool_calls=calls)
 
     def replayed(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> None:
         """Count an answer to this conversation that a recording replayed from a fixture

@@ -190,14 +190,15 @@ class Endpoint(ABC):
         request: SimRequest,
         conversation: Conversation,
         response: ModelResponse,
-        number: int,
+        tag: str,
         thought: str,
     ) -> dict[str, Any]:
         """The response body answering ``request`` with ``response``, after ``thought``
         (the thinking asked for, :meth:`thinking`; empty when none was).
 
-        ``number`` counts the answers to this conversation (1 the first time); the
-        response id is made of it, so it does not depend on when other requests came.
+        ``tag`` is the answer's own (:meth:`~replaygate.sim.draws.Draw.tag`): the ids
+        are made of it, unique to the answer and the same for the same seed and
+        conversation, whenever other requests came.
         """
 
     @abstractmethod
@@ -217,13 +218,6 @@ class Threads:
             limit, on_forget=self._continued.discard
         )
         self.limit = limit
-        self._served = itertools.count(1)
-
-    def next_id(self, body: Mapping[str, Any], response: ModelResponse) -> str:
-        """A message id no other response of this server has (the thread is held by it),
-        naming the thread: the request ``body`` it continues and its ``response``."""
-        held = ({k: v for k, v in body.items() if k != "stream"}, response)
-        return held_id("msg_sim_thread", next(self._served), held)
 
     def resolve(self, body: dict[str, Any]) -> tuple[dict[str, Any], Invalid | None]:
         """The request ``body`` stands for, and why it is refused if it is."""
@@ -254,9 +248,8 @@ class Threads:
 
     def learn(self, body: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
         """Hold ``answer``, replayed from a fixture to ``body``, as a response served here
-        (:meth:`hold`): the next id is numbered after it, as in a recording that sent it."""
+        (:meth:`hold`)."""
         self.hold(body, answer)
-        next(self._served)
 
     def hold(self, body: Mapping[str, Any], wire: Mapping[str, Any]) -> None:
         """Keep the conversation of ``body`` (a request that names a thread) and its answer
@@ -410,13 +403,11 @@ class AnthropicMessages(Endpoint):
         request: SimRequest,
         conversation: Conversation,
         response: ModelResponse,
-        number: int,
+        tag: str,
         thought: str,
     ) -> dict[str, Any]:
         threaded = isinstance(request.body, dict) and request.body.get("thread") is not None
-        message_id = (
-            self.threads.next_id(request.body, response) if threaded else f"msg_sim_{number:04d}"
-        )
+        message_id = f"msg_sim_thread_{tag}" if threaded else f"msg_sim_{tag}"
         wire = to_anthropic_response(response, model=request.model, message_id=message_id)
         if thought:
             block = thinking_block(thought, redacted=redacting(request.body))
@@ -496,10 +487,10 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         request: SimRequest,
         conversation: Conversation,
         response: ModelResponse,
-        number: int,
+        tag: str,
         thought: str,
     ) -> dict[str, Any]:
-        completion_id = f"chatcmpl-sim-{number:04d}"
+        completion_id = f"chatcmpl-sim-{tag}"
         wire = to_openai_response(response, model=request.model, completion_id=completion_id)
         if thought:  # each of the n choices thinks it: its tokens count for each
             spent = tokens(len(thought)) * self.choices(request)
@@ -661,17 +652,15 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         request: SimRequest,
         conversation: Conversation,
         response: ModelResponse,
-        number: int,
+        tag: str,
         thought: str,
     ) -> dict[str, Any]:
-        number = next(self._served)  # ids name server-side conversations: unique, in order
         held = (*conversation[0], response.as_message())
-        response_id = held_id("resp_sim", number, held)
-        wire = to_responses_response(response, model=request.model, response_id=response_id)
+        wire = to_responses_response(response, model=request.model, response_id=f"resp_sim_{tag}")
         body = request.body
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
-        wire["created_at"] = FIRST_CREATED_AT + number
+        wire["created_at"] = FIRST_CREATED_AT + next(self._served)
         wire["completed_at"] = wire["created_at"] if wire["status"] == "completed" else None
         if thought:
             _reasoned(wire, body, thought)
@@ -711,7 +700,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         except WireFormatError:
             return
         self._hold(request.body, (*messages, said.as_message()), answer)
-        next(self._served)  # the next served response numbered as after this one
+        next(self._served)  # the next served response created after this one
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         events = responses_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
@@ -773,7 +762,7 @@ class ResourceEndpoint(Endpoint):
         request: SimRequest,
         conversation: Conversation,
         response: ModelResponse,
-        number: int,
+        tag: str,
         thought: str,
     ) -> dict[str, Any]:
         raise NotImplementedError(f"{self.route} answers without the model")
@@ -1050,10 +1039,10 @@ class GeminiGenerateContent(Endpoint):
         request: SimRequest,
         conversation: Conversation,
         response: ModelResponse,
-        number: int,
+        tag: str,
         thought: str,
     ) -> dict[str, Any]:
-        response_id = f"simGemini{number:04d}"
+        response_id = f"simGemini{tag}"
         return to_gemini_response(response, model=request.model, response_id=response_id)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
