@@ -535,3 +535,20 @@ def test_a_price_table_as_of_no_date_is_refused_at_its_line(tmp_path: Path, writ
     path.write_text(f'"m" = {{ input = 1, output = 2 }}\nas_of = {written}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=rf"^{path}:2: as_of: expected a date, YYYY-MM-DD"):
         load_price_file(path)
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("'evals\\fixtures.jsonl'", "separates folders with a backslash"),
+        ('"evals\\fixtures.jsonl"', "holds a control character: in a double-quoted TOML"),
+    ],
+)
+def test_a_windows_style_path_is_refused_at_its_line(
+    tmp_path: Path, written: str, said: str
+) -> None:
+    """A path written with a backslash names another file on Linux and macOS, and in
+    double quotes TOML reads ``\\f`` as a form feed: both refused, naming the key."""
+    path = write(tmp_path, f'[tool.replaygate]\nmodel = "m"\nfixtures = {written}\n')
+    with pytest.raises(ConfigError, match=rf"^{path}:3: .*fixtures.*{said}"):
+        load_config(path)

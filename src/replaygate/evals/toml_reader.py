@@ -15,7 +15,7 @@ from typing import Any
 from replaygate.config import TomlFileError, described, line_of, read_toml
 from replaygate.errors import has_control, located
 from replaygate.evals.errors import ConfigError
-from replaygate.regular import unexpanded_tilde
+from replaygate.regular import backslashed, unexpanded_tilde
 
 
 def load_toml(path: Path) -> tuple[Mapping[str, Any], str]:
@@ -108,10 +108,12 @@ class TableReader:
         fail naming neither the file nor the key) and does not start with a ``~`` a shell
         would have made a home folder (:func:`~replaygate.regular.unexpanded_tilde`)."""
         value = self.string(key, nonempty=nonempty)
-        if value is not None and "\0" in value:
+        if value is None:
+            return None
+        if "\0" in value:
             raise self.error(key, f"a path cannot hold a NUL character (\\u0000), got {value!r}")
         folder = os.path.dirname(self.file) or "."  # the project's
-        problem = None if value is None else unexpanded_tilde(value, folder)
+        problem = _escaped(value) or backslashed(value) or unexpanded_tilde(value, folder)
         if problem is not None:
             raise self.error(key, problem)
         return value
@@ -170,3 +172,16 @@ class TableReader:
             raise self.error(key, f"expected an array of tables ([[...]]), got {described(value)}")
         section = f"{self.section}.{key}" if self.section else key
         return [TableReader(self.file, self.text, section, v, i) for i, v in enumerate(value)]
+
+
+def _escaped(path: str) -> str | None:
+    """Why ``path`` read from TOML holds a control character, or None: in a double-quoted
+    string a backslash begins an escape (``"evals\\fixtures"`` reads ``\\f`` as a form
+    feed), so a Windows-style path quietly names another file."""
+    if not has_control(path):
+        return None
+    return (
+        f"{path!r} holds a control character: in a double-quoted TOML string a backslash "
+        "begins an escape (\\f a form feed, \\t a tab, \\n a new line); separate folders "
+        "with /, which every system reads alike"
+    )
