@@ -595,6 +595,23 @@ def test_a_hits_setting_naming_a_file_is_refused_at_its_line(project: Path) -> N
     assert "is not a folder: the hits log is the folder" in result.output
 
 
+@pytest.mark.parametrize("target", ["loop", "gone"])
+def test_a_hits_setting_naming_a_broken_link_is_refused_at_its_line(
+    project: Path, target: str
+) -> None:
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace('".replaygate/hits"', '"hits"'))
+    (project / "loop").symlink_to("loop")
+    (project / "hits").symlink_to(target)
+    args = ["plan", "--changed", str(project / "tests" / "fixtures" / "rag.jsonl")]
+    result = CliRunner().invoke(ci_group, [*args, "--config", str(config)])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    line = config.read_text().splitlines().index('hits = "hits"') + 1
+    assert f"{config}:{line}: tool.replaygate.ci.hits: {project / 'hits'} is a symlink" in (
+        result.output
+    )
+
+
 @pytest.mark.parametrize("hits", [".", "..", "./"])
 def test_a_hits_setting_naming_the_project_folder_is_refused(project: Path, hits: str) -> None:
     config = project / "pyproject.toml"

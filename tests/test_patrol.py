@@ -102,6 +102,27 @@ def test_a_hostile_hits_log_file_is_named_never_a_traceback_or_a_hang(
         assert "Error: damaged hits log: .replaygate/hits/r-1.jsonl" in done.output
 
 
+BROKEN_LINKS = {
+    "a symlink loop": ("loop", "is a symlink loop, where a folder is expected"),
+    "a symlink to nothing": ("gone", "is a symlink to 'gone', which does not exist"),
+}
+
+
+@pytest.mark.parametrize(("target", "said"), BROKEN_LINKS.values(), ids=list(BROKEN_LINKS))
+def test_a_hits_dir_that_is_a_broken_link_is_named_not_taken_for_an_empty_log(
+    project: Path, target: str, said: str
+) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", None)
+    (project / "loop").symlink_to("loop")
+    (project / "hits").symlink_to(target)
+    for command in (["patrol", str(store)], ["prune", "--unused", str(store)]):
+        done = CliRunner().invoke(main, [*command, "--hits-dir", "hits"])
+        assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+        assert f"Error: --hits-dir hits {said}" in done.output
+        assert "no test run" not in done.output
+
+
 T = "2026-12-05T10:00:00Z"
 AS_WRITTEN = "a UTC time as the log writes it (2026-11-30T05:28:00Z)"
 
