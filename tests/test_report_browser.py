@@ -12,7 +12,7 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,14 @@ window.addEventListener("load", () => {
               texts: [...svg.querySelectorAll("text")].map((t) => t.textContent)};
     });
     const wider = page.documentElement.scrollWidth - page.documentElement.clientWidth;
-    frames[frame.id] = {plots, text: page.body.innerText, wider};
+    const folds = [...page.querySelectorAll("details")].map((fold) => {
+      const shut = fold.innerText;
+      fold.open = true;
+      const open = fold.innerText;
+      fold.open = false;
+      return {shut, open};
+    });
+    frames[frame.id] = {plots, text: page.body.innerText, wider, folds};
     if (frame.id === "hostile") frames[frame.id].dom = page.documentElement.outerHTML;
   }
   document.getElementById("render-check").textContent = JSON.stringify(frames);
@@ -146,13 +153,28 @@ def write_history_report(folder: Path, runs: int, gate: GateReport | None = None
         )
 
 
+UNTRACED = (
+    "evals/baseline.json: its metrics, cases or source are not what its last update wrote "
+    "(2026-12-05T10:00:00Z, reason 'first') (metrics.success is 0.75 where its history last "
+    "set 0.875): it was edited by hand, or a merge joined two updates, and no reason for that "
+    "change is kept. Run the eval and make its results the baseline with `replaygate baseline "
+    "update --results FILE --reason ...` (after a merge, on the merged tree), or restore the "
+    "file from git"
+)
+"""A gate failure whose advice, at its end, the page once cut."""
+NEW_CASES = "the cases " + ", ".join(f"case-{i:04d}" for i in range(200)) + " are new"
+"""A gate note longer than the page shows open."""
+
+
 def write_gated_report(folder: Path) -> Path:
     """A report of 3 runs with the gate of a fourth run's results, which the history does
-    not hold, against the first run's."""
+    not hold, against the first run's; the gate also fails with :data:`UNTRACED` and notes
+    :data:`NEW_CASES`."""
     folder.mkdir()
     baseline = history_run(0).write(folder / "baseline.json")
     results = history_run(3).write(folder / "results.json")
     gate = run_gate(load_reference(baseline), load_run(results, baseline), GateConfig())
+    gate = replace(gate, problems=(UNTRACED, *gate.problems), notes=(*gate.notes, NEW_CASES))
     return write_history_report(folder, 3, gate)
 
 
@@ -204,6 +226,11 @@ class Rendered:
         """The DOM of the report in ``frame``, as the browser holds it after load."""
         dom: str = self.probe[frame]["dom"]
         return dom
+
+    def folds(self, frame: str) -> list[dict[str, str]]:
+        """Each ``<details>`` of the report in ``frame``: its text shut, then open."""
+        folds: list[dict[str, str]] = self.probe[frame]["folds"]
+        return folds
 
     def text(self, runs: int | str) -> str:
         """The text of the report of ``runs`` runs (or of the frame so called), as the
@@ -286,6 +313,19 @@ def check_the_gate_says_which_run_it_judged(rendered: Rendered, folder: Path) ->
     ) in gate
 
 
+def check_long_gate_messages_are_shown_whole(rendered: Rendered) -> None:
+    # the page cut both at 300 characters: "... (401 characters)", the failure's advice
+    # on what to do among what was cut
+    text = rendered.text("gated")
+    gate = text[text.index("Gate") : text.index("Maintenance signals")]
+    assert UNTRACED in gate
+    rest = NEW_CASES[NEW_CASES.rindex(" ", 0, 1000) + 1 :]
+    assert NEW_CASES[: -len(rest)].rstrip() in gate and rest not in gate  # its rest is folded
+    assert rendered.folds("gated") == [
+        {"shut": f"{len(rest):,} more characters", "open": f"{len(rest):,} more characters\n{rest}"}
+    ]
+
+
 def check_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
     image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
     top = RUNS.index(runs) * HEIGHT  # this report's frame
@@ -329,6 +369,8 @@ def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtes
         check_the_page_says_what_failed_and_what_counted_in_words(rendered)
     with subtests.test("the gate says which run it judged"):
         check_the_gate_says_which_run_it_judged(rendered, tmp_path)
+    with subtests.test("long gate messages are shown whole"):
+        check_long_gate_messages_are_shown_whole(rendered)
     for runs in RUNS:
         with subtests.test("the screenshot shows the plots", runs=runs):
             check_the_screenshot_shows_the_plots(rendered, runs)

@@ -1,10 +1,12 @@
 """The report shows any case id as text: markup is escaped, characters a page would hide
-or act on (controls, text direction overrides) are written out, a very long id is cut.
+or act on (controls, text direction overrides) are written out, a very long id or gate
+message is shown whole (its rest folded behind a ``<details>``).
 A fixture store named for its age histogram must be there; many weeks stay readable."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from click.testing import CliRunner
 from extras import needs_matplotlib
 from priced_runs import JPY, USD, priced_run
 from replaygate.cli import main
+from replaygate.evals.gate import GateReport
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report
@@ -45,8 +48,37 @@ def test_case_ids_are_shown_as_text() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "evil\\u202etxt.exe" in html and "\u202e" not in html
     assert "nul\\u0000bell\\u0007" in html and "\x00" not in html and "\x07" not in html
-    assert f"{'é' * 300}... (3,000 characters)" in html and "é" * 301 not in html
-    assert "td, li { overflow-wrap: anywhere; }" in html  # a long word wraps
+    # whole: its first 1,000 characters, then its rest behind a <details> that says so
+    assert f"<td>{'é' * 1000}<details><summary>2,000 more characters</summary>" in html
+    assert f"</summary>{'é' * 2000}</details></td>" in html
+    assert "p, td, li, figcaption { overflow-wrap: anywhere; }" in html  # a long word wraps
+
+
+UNTRACED = (
+    "evals/baseline.json: its metrics, cases or source are not what its last update wrote "
+    "(2026-12-05T10:00:00Z, reason 'flaky-tests: 6 samples') (metrics.success is 0.75 where "
+    "its history last set 0.875; metrics.citation_recall is 0.8 where its history last set "
+    "0.9333333333333333): it was edited by hand, or a merge joined two updates, and no reason "
+    "for that change is kept. Run the eval and make its results the baseline with "
+    "`replaygate baseline update --results FILE --reason ...` (after a merge, on the merged "
+    "tree), or restore the file from git"
+)
+"""The gate's message for a baseline that is not what its last update wrote: what to do
+comes after its 400th character."""
+
+
+@pytest.mark.usefixtures("unplotted")
+def test_a_long_gate_message_is_shown_whole() -> None:
+    # it was cut at 300 characters, "... (539 characters)": the advice to run
+    # `baseline update` or restore the file was what was cut
+    note = "the cases " + ", ".join(f"case-{i:04d}" for i in range(200)) + " are new"
+    gate = GateReport((), (UNTRACED,), (note,))
+    html = build_report([], gate=gate, now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert f"<li class='fail'>{escape(UNTRACED)}</li>" in html
+    start, rest = note[: note.rindex(" ", 0, 1000) + 1], note[note.rindex(" ", 0, 1000) + 1 :]
+    assert len(start) <= 1000 and start.endswith("case-0089, ")
+    summary = f"<summary>{len(rest):,} more characters</summary>"
+    assert f"<li>{start}<details>{summary}{rest}</details></li>" in html
 
 
 def test_a_fixture_store_named_but_not_there_is_an_error(tmp_path: Path) -> None:

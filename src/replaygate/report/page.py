@@ -29,7 +29,7 @@ from replaygate.report.gated import gated_run
 from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
 from replaygate.report.suites import NAMING_NONE, Suite, suite_runs
-from replaygate.report.words import case_words, cut, failed_assertions, visible
+from replaygate.report.words import case_words, failed_assertions, visible
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
@@ -37,7 +37,8 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; 
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: .5rem 0; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
-td, li { overflow-wrap: anywhere; }
+p, td, li, figcaption { overflow-wrap: anywhere; }
+summary { color: #555; cursor: pointer; }
 th { background: #f3f3f3; }
 .fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
 figure { margin: 1rem 0; } figure svg { width: 100%; height: auto; }
@@ -46,14 +47,31 @@ figcaption { font-size: .85rem; color: #555; }
 """
 
 
-LONGEST = 300
-"""Characters of a text shown in full; a longer one (a case id, a note) is cut there."""
+FOLDED = 1000
+"""Characters of a text shown open; a longer one (a note naming many cases, say) shows
+its start, and its rest behind a ``<details>`` the reader opens."""
+
+
+def _text(text: str) -> str:
+    """``text`` as HTML, whole: markup escaped, each character of
+    :data:`~replaygate.report.words.UNSEEN` written as its ``\\uXXXX``."""
+    return escape(visible(text))
 
 
 def _shown(text: str) -> str:
-    """``text`` as HTML, each character of :data:`~replaygate.report.words.UNSEEN` written
-    as its ``\\uXXXX``, cut after :data:`LONGEST` characters (saying how long it is)."""
-    return escape(visible(cut(text, LONGEST)))
+    """``text`` as HTML where a block may stand (a cell, an item), whole: one longer than
+    :data:`FOLDED` shows its start, up to a space, and its rest behind a ``<details>``
+    that says how many characters it holds."""
+    text = visible(text)
+    if len(text) <= FOLDED:
+        return escape(text)
+    space = text.rfind(" ", FOLDED // 2, FOLDED)
+    start = text[: space + 1 if space > 0 else FOLDED]
+    rest = text[len(start) :]
+    return (
+        f"{escape(start)}<details><summary>{len(rest):,} more characters</summary>"
+        f"{escape(rest)}</details>"
+    )
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -86,8 +104,8 @@ def _latest(run: HistoryRun | None) -> str:
     ]
     commit = (run.commit or "unknown")[:12]
     return (
-        f"<p>Run <code>{_shown(run.id)}</code> at {_shown(run.time)}, commit "
-        f"<code>{_shown(commit)}</code>.</p>"
+        f"<p>Run <code>{_text(run.id)}</code> at {_text(run.time)}, commit "
+        f"<code>{_text(commit)}</code>.</p>"
         + _table(("metric", "value", "meaning"), metrics)
         + _table(("case", "verdict", "what failed"), cases)
     )
@@ -114,10 +132,10 @@ def _gated(report: GateReport, runs: Sequence[HistoryRun]) -> str:
         return ""
     gated = gated_run(report.results, runs)
     mismatch = gated.mismatch()
-    said = f"<p>The gate judges {_shown(gated.about())}"
+    said = f"<p>The gate judges {_text(gated.about())}"
     if mismatch is None:
         return f"{said}: the latest run shown above.</p>"
-    return f"{said}.</p><p class='fail'>{_shown(mismatch)}</p>"
+    return f"{said}.</p><p class='fail'>{_text(mismatch)}</p>"
 
 
 def _signals(signals: Sequence[Signal], note: str) -> str:
@@ -127,7 +145,7 @@ def _signals(signals: Sequence[Signal], note: str) -> str:
         body = _table(
             ("signal", "about", "evidence"), [(s.kind, s.subject, s.detail) for s in signals]
         )
-    return f"<h2>Maintenance signals</h2><p class='muted'>{_shown(note)}.</p>{body}"
+    return f"<h2>Maintenance signals</h2><p class='muted'>{_text(note)}.</p>{body}"
 
 
 def _left_out(notes: Sequence[str]) -> str:
@@ -145,9 +163,9 @@ def _suite(suite: Suite) -> str:
     if not suite.others:
         if suite.cases_file is None:
             return ""
-        return f"<p class='muted'>Runs of the cases file {_shown(suite.cases_file)}.</p>"
+        return f"<p class='muted'>Runs of the cases file {_text(suite.cases_file)}.</p>"
     items = "".join(f"<li>{_shown(note)}</li>" for note in suite.left_out())
-    which = f"of the cases file {_shown(suite.cases_file)}" if suite.cases_file else NAMING_NONE
+    which = f"of the cases file {_text(suite.cases_file)}" if suite.cases_file else NAMING_NONE
     return (
         f"<p class='fail'>Runs {which} only: the runs of other "
         "cases files measure other cases, so they are left out of the latest run, the "
@@ -163,7 +181,7 @@ def _costs(apart: Sequence[HistoryRun], reference: HistoryRun | None) -> str:
     items = "".join(f"<li>{_shown(line)}</li>" for line in apart_words(apart))
     compared = f"{pricing(reference.info)}, as the latest run with a cost ({reference.time}) was"
     return (
-        f"<p class='fail'>Costs priced at {_shown(compared)}, only: costs of other prices "
+        f"<p class='fail'>Costs priced at {_text(compared)}, only: costs of other prices "
         "(another currency, another price of the model) are not compared, so these are "
         "left out of the signals and the plots:</p>"
         f"<ul>{items}</ul>"
@@ -238,10 +256,10 @@ def build_report(
     parts = [
         "<!doctype html>",
         "<html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{_shown(title)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{_shown(title)}</h1>",
+        f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_text(title)}</h1>",
         f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
-        f"{_shown(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
+        f"{_text(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
         _left_out(left_out),
         _suite(suite),
         _costs(apart, priced),
