@@ -265,6 +265,51 @@ def test_a_time_at_the_edge_of_the_calendar_is_the_earliest_or_the_latest(
     assert json.loads(done.output)["summary"]["future"] == 1
 
 
+def configured(project: Path, max_age: str) -> Path:
+    """A project whose ``[tool.replaygate.patrol]`` sets ``max_age = <max_age>`` (TOML),
+    with a fixture recorded 100 days before now."""
+    (project / "pyproject.toml").write_text(
+        f"[project]\nname = 'x'\n\n[tool.replaygate.patrol]\nmax_age = {max_age}\n",
+        encoding="utf-8",
+    )
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    put(store, "a", (datetime.now(UTC) - timedelta(days=100)).isoformat())
+    return store
+
+
+def test_the_projects_max_age_is_taken_when_no_max_age_is_given(project: Path) -> None:
+    store = configured(project, '"12w"')
+    done = invoke(str(store), "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["max_age_days"] == 84
+    assert json.loads(done.output)["summary"]["stale"] == 1
+
+
+def test_max_age_on_the_command_line_wins_over_the_projects(project: Path) -> None:
+    store = configured(project, '"12w"')
+    done = invoke(str(store), "--max-age", "200d", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["max_age_days"] == 200
+    assert json.loads(done.output)["summary"]["stale"] == 0
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ('"ninety days"', "'ninety days': expected a positive whole number"),
+        ('"0d"', "'0d': expected a positive whole number"),
+        ("90", 'expected an age as a string, like "90d" or "12w", got int 90'),
+    ],
+)
+def test_a_projects_max_age_that_is_no_age_is_refused_at_its_line(
+    project: Path, written: str, said: str
+) -> None:
+    store = configured(project, written)
+    done = invoke(str(store))
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert f"pyproject.toml:5: tool.replaygate.patrol.max_age: {said}" in done.output
+
+
 def test_max_age_syntax() -> None:
     assert parse_max_age("90d") == timedelta(days=90)
     assert parse_max_age("12w") == timedelta(weeks=12)

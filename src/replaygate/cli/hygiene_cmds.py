@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
@@ -37,7 +38,7 @@ from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.hits import DEFAULT_DIR
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store.files import existing_store, resolved
-from replaygate.hygiene.age import parse_max_age
+from replaygate.hygiene.age import DEFAULT_MAX_AGE, parse_max_age
 from replaygate.hygiene.checksum import store_checksum
 from replaygate.hygiene.drift import (
     LIVE_DRIFT,
@@ -419,31 +420,40 @@ def _project_defaults(path: Path) -> tuple[Path, Path]:
 
 
 def _patrol(
-    path: Path, max_age: str | None, runs: int, refs: tuple[Path, ...], hits_dir: Path | None
+    path: Path, age: timedelta | None, runs: int, refs: tuple[Path, ...], hits_dir: Path | None
 ) -> Patrol:
     refuse_no_store(path, note_other_files(path))
     default_hits, default_refs = _project_defaults(path)
     folders, missing = list(refs), None
     if not refs:  # a default folder that is not there searches nothing, and says so
         folders, missing = ([default_refs], None) if default_refs.is_dir() else ([], default_refs)
-    age = parse_max_age(max_age) if max_age is not None else None
     hits = hits_dir if hits_dir is not None else default_hits
     return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits, missing_refs=missing)
+
+
+def _max_age(path: Path, given: str | None) -> timedelta:
+    """``--max-age`` when given, else the ``[tool.replaygate.patrol] max_age`` of the
+    project owning ``path``, else :data:`DEFAULT_MAX_AGE`."""
+    if given is not None:
+        return parse_max_age(given)
+    from replaygate.evals.config import load_config  # the eval commands' own
+
+    return load_config(near=path).patrol.max_age or DEFAULT_MAX_AGE
 
 
 @click.command("patrol", cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
     "--max-age",
-    default="90d",
-    show_default=True,
-    help="Older fixtures are flagged stale (h, d or w: 36h, 90d, 12w).",
+    default=None,
+    help="Older fixtures are flagged stale (h, d or w: 36h, 90d, 12w) "
+    "[default: max_age of [tool.replaygate.patrol] in pyproject.toml, else 90d].",
 )
 @_usage_options
 @json_option
 def patrol_cmd(
     path: Path,
-    max_age: str,
+    max_age: str | None,
     runs: int,
     refs: tuple[Path, ...],
     hits_dir: Path | None,
@@ -463,7 +473,7 @@ def patrol_cmd(
         replaygate patrol tests/fixtures --max-age 90d --json
     """
     try:
-        result = _patrol(path, max_age, runs, refs, hits_dir)
+        result = _patrol(path, _max_age(path, max_age), runs, refs, hits_dir)
         judged = [row for row in result.rows if row.unused and not row.eval_store]
         if result.test_sessions and judged:  # by test sessions: the eval's read only then
             result = with_eval_stores(result, _eval_stores(path, runs, then=""))

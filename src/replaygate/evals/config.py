@@ -3,7 +3,8 @@
 Sections: ``[tool.replaygate]`` (paths and request settings),
 ``[tool.replaygate.prices]`` (see :mod:`replaygate.evals.prices`),
 ``[tool.replaygate.gate]`` (limits), ``[tool.replaygate.ci]`` (stages and change
-classes) and ``[tool.replaygate.report]`` (maintenance signals). Relative paths are
+classes), ``[tool.replaygate.report]`` (maintenance signals) and
+``[tool.replaygate.patrol]`` (the age past which a fixture is stale). Relative paths are
 taken from the directory of ``pyproject.toml``. Unknown keys and wrong types are
 errors naming the file, the line and the key.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -155,6 +157,14 @@ class ReportConfig:
 
 
 @dataclass(frozen=True)
+class PatrolConfig:
+    """What ``replaygate patrol`` flags when its command line does not say: fixtures older
+    than ``max_age`` (None: the command's default)."""
+
+    max_age: timedelta | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole ``[tool.replaygate]`` configuration, paths resolved."""
 
@@ -177,6 +187,7 @@ class Config:
     gate: GateConfig = field(default_factory=GateConfig)
     ci: CIConfig = field(default_factory=CIConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    patrol: PatrolConfig = field(default_factory=PatrolConfig)
 
     @property
     def history_path(self) -> Path:
@@ -223,6 +234,7 @@ def load_config(
             "gate",
             "ci",
             "report",
+            "patrol",
             "sanitize",
         )
     )
@@ -253,6 +265,7 @@ def load_config(
         gate=_gate(top.sub("gate")),
         ci=_ci(top.sub("ci"), root),
         report=_report(top.sub("report")),
+        patrol=_patrol(top.sub("patrol")),
     )
 
 
@@ -410,3 +423,21 @@ def _report(reader: TableReader) -> ReportConfig:
             "ever appear; lower min_runs or raise window",
         )
     return ReportConfig(window, min_runs, reader.number("trend", 0.02))
+
+
+def _patrol(reader: TableReader) -> PatrolConfig:
+    """``max_age``, written as ``--max-age`` is (``90d``) and read by its parser."""
+    reader.check_known(("max_age",))
+    text = reader.table.get("max_age")
+    if text is None:
+        return PatrolConfig()
+    if not isinstance(text, str):
+        raise reader.error(
+            "max_age", f'expected an age as a string, like "90d" or "12w", got {described(text)}'
+        )
+    from replaygate.hygiene.age import age_of  # loads the hygiene package: only when set
+
+    try:
+        return PatrolConfig(age_of(text))
+    except ValueError as err:
+        raise reader.error("max_age", f"{text!r}: {err}") from None

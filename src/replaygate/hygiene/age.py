@@ -11,18 +11,30 @@ _AGE = re.compile(r"([0-9]+)([hdw])")  # ASCII digits: \d takes ３ and ٣ too
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
 
-def parse_max_age(text: str) -> timedelta:
-    """``90d`` -> 90 days; :class:`HygieneError` for anything else."""
+DEFAULT_MAX_AGE = timedelta(days=90)
+"""The age past which ``patrol`` flags a fixture stale when neither ``--max-age`` nor
+``[tool.replaygate.patrol] max_age`` gives one."""
+
+
+def age_of(text: str) -> timedelta:
+    """``90d`` -> 90 days; a ValueError saying what is expected for anything else."""
     match = _AGE.fullmatch(text.strip())
     if match is None or int(match.group(1)) == 0:
-        raise HygieneError(
-            f"bad --max-age {text!r}: expected a positive whole number (digits 0-9) and a unit, "
-            "h (hours), d (days) or w (weeks), like 90d or 12w"
+        raise ValueError(
+            "expected a positive whole number (digits 0-9) and a unit, h (hours), d (days) "
+            "or w (weeks), like 90d or 12w"
         )
     try:
         return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
     except OverflowError:
-        raise HygieneError(
-            f"bad --max-age {text!r}: at most {timedelta.max.days:,} days (a fixture that old "
-            "cannot exist)"
+        raise ValueError(
+            f"at most {timedelta.max.days:,} days (a fixture that old cannot exist)"
         ) from None
+
+
+def parse_max_age(text: str) -> timedelta:
+    """``--max-age``: ``90d`` -> 90 days; :class:`HygieneError` for anything else."""
+    try:
+        return age_of(text)
+    except ValueError as err:
+        raise HygieneError(f"bad --max-age {text!r}: {err}") from None
