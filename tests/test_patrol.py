@@ -310,6 +310,18 @@ def test_a_projects_max_age_that_is_no_age_is_refused_at_its_line(
     assert f"pyproject.toml:5: tool.replaygate.patrol.max_age: {said}" in done.output
 
 
+def test_a_max_age_under_tool_replaygate_itself_names_the_patrol_table(project: Path) -> None:
+    store = configured(project, '"12w"')
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(".patrol]", "]"), encoding="utf-8")
+    done = invoke(str(store))
+    assert done.exit_code == 2, done.output
+    assert "pyproject.toml:5: tool.replaygate.max_age: patrol's max age goes in its own " in (
+        done.output
+    )
+    assert "[tool.replaygate.patrol] max_age" in done.output
+
+
 def test_max_age_syntax() -> None:
     assert parse_max_age("90d") == timedelta(days=90)
     assert parse_max_age("12w") == timedelta(weeks=12)

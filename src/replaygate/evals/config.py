@@ -219,6 +219,10 @@ def load_config(
     top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
     if not isinstance(section, Mapping):
         raise top.error("", f"expected a table, got {described(section)}")
+    if "max_age" in section:  # the patrol's: a key of its own table
+        raise top.error(
+            "max_age", f"patrol's max age goes in its own table: [{SECTION}.patrol] max_age"
+        )
     top.check_known(
         (
             "cases",
