@@ -74,7 +74,9 @@ window.addEventListener("load", () => {
       fold.open = false;
       return {shut, open};
     });
-    frames[frame.id] = {plots, text: page.body.innerText, wider, folds};
+    const columns = [...page.querySelectorAll("table")].map((table) =>
+      [...table.rows[0].cells].map((cell) => cell.getBoundingClientRect().width));
+    frames[frame.id] = {plots, text: page.body.innerText, wider, folds, columns};
     if (frame.id === "hostile") frames[frame.id].dom = page.documentElement.outerHTML;
   }
   document.getElementById("render-check").textContent = JSON.stringify(frames);
@@ -352,6 +354,14 @@ def check_hostile_names_stay_text(rendered: Rendered, folder: Path) -> None:
     assert "&lt;script&gt;document.title='PWNED'&lt;/script&gt;" in dom
 
 
+def check_a_long_case_id_leaves_room_for_the_verdict(rendered: Rendered) -> None:
+    # one long id took all but a word's width of the table: each row's verdict and what
+    # failed wrapped word by word (115 pixels of 1,120 were left to the verdict)
+    _, cases = rendered.probe["hostile"]["columns"]  # the metrics', the cases' tables
+    case, verdict, failed = cases
+    assert verdict > 250 and case < 450 and failed < 450, cases
+
+
 def check_no_report_is_wider_than_its_window(rendered: Rendered) -> None:
     # a long word in a table's second column widened the page: it scrolled sideways
     wider = {frame: probed["wider"] for frame, probed in rendered.probe.items()}
@@ -376,5 +386,7 @@ def test_the_reports_render_in_a_browser(tmp_path: Path, subtests: pytest.Subtes
             check_the_screenshot_shows_the_plots(rendered, runs)
     with subtests.test("hostile names stay text in the browser"):
         check_hostile_names_stay_text(rendered, tmp_path)
+    with subtests.test("a long case id leaves room for the verdict"):
+        check_a_long_case_id_leaves_room_for_the_verdict(rendered)
     with subtests.test("no report is wider than its window"):
         check_no_report_is_wider_than_its_window(rendered)

@@ -38,6 +38,7 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
 table { border-collapse: collapse; margin: .5rem 0; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
 p, td, li, figcaption { overflow-wrap: anywhere; }
+td { max-width: 25rem; }
 summary { color: #555; cursor: pointer; }
 th { background: #f3f3f3; }
 .fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
