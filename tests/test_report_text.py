@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from extras import needs_matplotlib
 from priced_runs import JPY, USD, priced_run
 from replaygate.cli import main
-from replaygate.evals.gate import GateReport
+from replaygate.evals.gate import GateReport, Row
 from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report
@@ -79,6 +79,20 @@ def test_a_long_gate_message_is_shown_whole() -> None:
     assert len(start) <= 1000 and start.endswith("case-0089, ")
     summary = f"<summary>{len(rest):,} more characters</summary>"
     assert f"<li>{start}<details>{summary}{rest}</details></li>" in html
+
+
+@pytest.mark.usefixtures("unplotted")
+def test_failed_cases_and_metrics_are_tinted() -> None:
+    # among many cases, one that failed read like those that passed: only its words said so
+    cases = (CaseSummary("a", 5, 4, 5), CaseSummary("b", 5, 4, 2), CaseSummary("c", 5, 4, 0))
+    run = HistoryRun("run-1", "2026-11-30T06:00:00Z", None, {"success": 1 / 3}, cases)
+    rows = (Row("success", 1.0, 1 / 3, "-0.667", "drop <= 0.020", "FAIL"),)
+    rows += (Row("steps", 3.0, 3.0, "+0.0%", "rise <= 25.0%", "ok"),)
+    html = build_report([run], gate=GateReport(rows, ()), now=datetime(2026, 12, 1, tzinfo=UTC))
+    assert "<tr><td>a</td>" in html
+    assert "<tr class='failed'><td>b</td>" in html and "<tr class='failed'><td>c</td>" in html
+    assert "<tr class='failed'><td>success</td>" in html and "<tr><td>steps</td>" in html
+    assert "tr.failed td { background: #fdecee; }" in html
 
 
 def test_a_fixture_store_named_but_not_there_is_an_error(tmp_path: Path) -> None:

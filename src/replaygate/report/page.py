@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -39,6 +39,7 @@ table { border-collapse: collapse; margin: .5rem 0; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
 p, td, li, figcaption { overflow-wrap: anywhere; }
 td { max-width: 25rem; }
+tr.failed td { background: #fdecee; }
 summary { color: #555; cursor: pointer; }
 th { background: #f3f3f3; }
 .fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
@@ -75,10 +76,15 @@ def _shown(text: str) -> str:
     )
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+def _table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], failed: Sequence[bool] = ()
+) -> str:
+    """A table of ``rows``, those ``failed`` flags tinted red (a failed case, a metric)."""
     head = "".join(f"<th>{_shown(h)}</th>" for h in header)
+    marks = [" class='failed'" if flag else "" for flag in failed] or [""] * len(rows)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_shown(cell)}</td>" for cell in row) + "</tr>" for row in rows
+        f"<tr{mark}>" + "".join(f"<td>{_shown(cell)}</td>" for cell in row) + "</tr>"
+        for mark, row in zip(marks, rows, strict=True)
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -108,7 +114,11 @@ def _latest(run: HistoryRun | None) -> str:
         f"<p>Run <code>{_text(run.id)}</code> at {_text(run.time)}, commit "
         f"<code>{_text(commit)}</code>.</p>"
         + _table(("metric", "value", "meaning"), metrics)
-        + _table(("case", "verdict", "what failed"), cases)
+        + _table(
+            ("case", "verdict", "what failed"),
+            cases,
+            [case.verdict != "pass" for case in run.cases],
+        )
     )
 
 
@@ -122,7 +132,11 @@ def _gate(report: GateReport | None, runs: Sequence[HistoryRun]) -> str:
     items += "".join(f"<li>{_shown(n)}</li>" for n in report.notes)
     return (
         f"<h2>Gate</h2>{_gated(report, runs)}<p>The gate {status}.</p>"
-        + _table(GATE_HEADER, [r.cells() for r in report.rows])
+        + _table(
+            GATE_HEADER,
+            [r.cells() for r in report.rows],
+            [r.verdict == "FAIL" for r in report.rows],
+        )
         + (f"<ul>{items}</ul>" if items else "")
     )
 
