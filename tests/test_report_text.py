@@ -32,7 +32,14 @@ def unplotted(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
 
 
-IDS = ["<script>alert(1)</script>", "evil\u202etxt.exe", "nul\x00bell\x07", "é" * 3000, "ok"]
+IDS = [
+    "<script>alert(1)</script>",
+    "evil\u202etxt.exe",
+    "nul\x00bell\x07",
+    "é" * 3000,
+    "ok",
+    "rag\u200bbasics",
+]
 
 
 def page() -> str:
@@ -48,6 +55,7 @@ def test_case_ids_are_shown_as_text() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "evil\\u202etxt.exe" in html and "\u202e" not in html
     assert "nul\\u0000bell\\u0007" in html and "\x00" not in html and "\x07" not in html
+    assert "rag\\u200bbasics" in html and "\u200b" not in html  # read as ragbasics
     # whole: its first 1,000 characters, then its rest behind a <details> that says so
     assert f"<td>{'é' * 1000}<details><summary>2,000 more characters</summary>" in html
     assert f"</summary>{'é' * 2000}</details></td>" in html

@@ -13,10 +13,12 @@ from replaygate.sampling import AssertionStats
 UNSEEN = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
     "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # direction marks, embeddings, overrides, isolates
+    "\u200b\u2060\ufeff"  # zero width: a space, a word joiner, a byte order mark
     "\ud800-\udfff]"  # half of a surrogate pair: a file name's byte that is not UTF-8
 )
 """Characters a page would hide or act on instead of showing: control characters, the
-marks that turn text around (a case id holding U+202E would read backwards), and the
+marks that turn text around (a case id holding U+202E would read backwards), those of no
+width (``rag``, U+200B, ``basics`` would read as another case id, ``ragbasics``), and the
 lone surrogates that stand for the bytes of a file name that is not UTF-8 (no UTF-8 page
 can hold one: writing the report failed)."""
 
