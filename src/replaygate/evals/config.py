@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
+from replaygate.ages import age_of
 from replaygate.config import MAX_TOKENS, described, find_pyproject, project_folder, tool_table
 from replaygate.evals.metrics import (
     check_limit_names,
@@ -439,8 +440,6 @@ def _patrol(reader: TableReader) -> PatrolConfig:
         raise reader.error(
             "max_age", f'expected an age as a string, like "90d" or "12w", got {described(text)}'
         )
-    from replaygate.hygiene.age import age_of  # loads the hygiene package: only when set
-
     try:
         return PatrolConfig(age_of(text))
     except ValueError as err:
