@@ -46,7 +46,10 @@ and replaygate answering every call with the answer it planned for the first (it
 transport and the SDK reading a replayed response, without each request's plan), the
 three taking turns chunk by chunk; the replaying client also times its own plans where
 they run (two clock reads a call), so the gap splits into the plan itself and what the
-SDK's own work costs more after it.
+SDK's own work costs more after it. A fourth client, taking its turn too, is a floor that
+answers each call with that call's own answer, as replay does, where the floor answers
+every call with answer 0 (the SDK reads answers of other lengths and texts: a few
+percent more than the constant one).
 
 Targets: replaygate within 1.15x of the floor at 1,000 and 100,000 fixtures for every
 interface; at most 2 KB kept per distinct request.
@@ -231,6 +234,24 @@ def constant(face: Interface) -> httpx2.MockTransport:
     """The floor: answer 0's bytes for every call."""
     headers, raw, _ = face.answer(0)
     return httpx2.MockTransport(lambda _: httpx2.Response(200, headers=headers, content=raw))
+
+
+class InTurn:
+    """A floor answering each call with its own answer, as replay does: the answers of
+    the calls about to be made are set with :meth:`expect`, and handed in turn (nothing
+    is read from the request)."""
+
+    def __init__(self, face: Interface) -> None:
+        self.face = face
+        self.pending: list[int] = []
+
+    def expect(self, calls: range) -> None:
+        """Answer the next calls with the answers of ``calls``, in order."""
+        self.pending = list(reversed(calls))
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        headers, raw, _ = self.face.answer(self.pending.pop())
+        return httpx2.Response(200, headers=headers, content=raw)
 
 
 def build_store(face: Interface, path: Path, n: int) -> None:
@@ -453,9 +474,10 @@ class TimedPlan(Exchange):
             self.nanoseconds += time.perf_counter_ns() - started
 
 
-Split = tuple[float, float, float, float, float]
+Split = tuple[float, float, float, float, float, float]
 """Median µs per call: the floor, replaygate, replaygate without its plan, the plan alone,
-and the plan timed inside the replaying client's SDK calls."""
+the plan timed inside the replaying client's SDK calls, and the floor answering each call
+with its own answer (:class:`InTurn`)."""
 
 
 def split(face: Interface, folder: Path, chunks: int) -> Split:
@@ -471,8 +493,10 @@ def split(face: Interface, folder: Path, chunks: int) -> Split:
     for args in calls:
         face.call(capturing, args)
     floor_client = face.client(httpx2.Client(transport=constant(face)))
-    times: tuple[list[float], ...] = ([], [], [], [], [])
-    by_client, plans, inside = times[:3], times[3], times[4]
+    in_turn = InTurn(face)
+    own_answers = face.client(httpx2.Client(transport=httpx2.MockTransport(in_turn)))
+    times: tuple[list[float], ...] = ([], [], [], [], [], [])
+    by_client, plans, inside, own = times[:3], times[3], times[4], times[5]
     for _ in range(chunks):
         gc.collect()
         timed = TimedPlan(FixtureStore.open(path))
@@ -487,13 +511,17 @@ def split(face: Interface, folder: Path, chunks: int) -> Split:
             for column, client in zip(by_client, clients, strict=True):
                 column.append(_timed(face, client, calls[start : start + CHUNK]))
             inside.append(timed.nanoseconds / CHUNK / 1e3)
+            in_turn.expect(range(start, start + CHUNK))
+            own.append(_timed(face, own_answers, calls[start : start + CHUNK]))
             started = time.process_time()
             for request in sent[start : start + CHUNK]:
                 alone.plan(request)
             plans.append((time.process_time() - started) / CHUNK * 1e6)
     path.unlink()
-    floor, ours, unplanned, plan, planned_inside = (statistics.median(c) for c in times)
-    return floor, ours, unplanned, plan, planned_inside
+    floor, ours, unplanned, plan, planned_inside, in_turn_floor = (
+        statistics.median(c) for c in times
+    )
+    return floor, ours, unplanned, plan, planned_inside, in_turn_floor
 
 
 def split_table(splits: dict[Interface, Split]) -> str:
@@ -501,14 +529,15 @@ def split_table(splits: dict[Interface, Split]) -> str:
     lines = [
         "| interface | floor µs/call | replaygate | replaygate without its plan "
         "| replaygate / floor | without its plan / floor | the plan in SDK calls "
-        "| the plan timed inside SDK calls | the plan in a loop of its own |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| the plan timed inside SDK calls | the plan in a loop of its own "
+        "| floor, each call its own answer | replaygate / that floor |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for face, (floor, ours, unplanned, plan, inside) in splits.items():
+    for face, (floor, ours, unplanned, plan, inside, own) in splits.items():
         lines.append(
             f"| {face.name} | {floor:,.0f} | {ours:,.0f} | {unplanned:,.0f} | "
             f"{ours / floor:.3f}x | {unplanned / floor:.3f}x | {ours - unplanned:,.0f} "
-            f"| {inside:,.0f} | {plan:,.0f} |"
+            f"| {inside:,.0f} | {plan:,.0f} | {own:,.0f} | {ours / own:.3f}x |"
         )
     return "\n".join(lines)
 
