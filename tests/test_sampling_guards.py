@@ -273,3 +273,31 @@ def test_an_interrupted_session_keeps_the_last_results_file(
     result.stdout.fnmatch_lines(
         ["*--sampling-results: the session was interrupted, so *r.json was not written*"]
     )
+
+
+STOPPED = """
+import pytest
+
+@pytest.mark.sampled(n=2, floor=1)
+def test_blocks(replaygate_sample):
+    assert False
+
+@pytest.mark.sampled(n=2, floor=1)
+def test_never_runs(replaygate_sample):
+    pass
+"""
+
+
+def test_a_session_stopped_by_x_keeps_the_last_results_file(pytester: pytest.Pytester) -> None:
+    """``-x`` ends a serial session as failed (a pytest-xdist one as interrupted): its
+    results would hold the cases before the stop only, so neither writes them."""
+    pytester.makepyfile(test_stop=STOPPED)
+    (pytester.path / "r.json").write_text("", encoding="utf-8")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-x", "--sampling-results=r.json")
+    result.stdout.fnmatch_lines(
+        [
+            "*--sampling-results: the session stopped early (stopping after 1 failures), "
+            "so *r.json was not written*"
+        ]
+    )
+    assert (pytester.path / "r.json").read_text(encoding="utf-8") == ""

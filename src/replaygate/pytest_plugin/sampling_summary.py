@@ -75,13 +75,14 @@ class Collector:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Write the results file and flaky report, unless a usage error stopped the
         session before any test ran, it runs none (``--collect-only``, ``--setup-only``,
-        ``--setup-plan``) or it was interrupted (its files would hold part of the run);
-        exit 1 when a test was flaky."""
+        ``--setup-plan``) or it stopped early (Ctrl-C, ``-x``: its files would hold part
+        of the run); exit 1 when a test was flaky."""
         state = self.state
         if session.exitstatus == pytest.ExitCode.USAGE_ERROR or _runs_no_test(session.config):
             return  # no test ran: the files of the last run are kept
-        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
-            _keep_last_files(state)
+        stopped = _stopped_early(session)
+        if stopped is not None:
+            _keep_last_files(state, stopped)
             return
         if state.results is not None:
             from replaygate.sampling.results import write_results
@@ -154,9 +155,23 @@ def _runs_no_test(config: pytest.Config) -> bool:
     return any(config.getoption(name, False) for name in ("collectonly", "setuponly", "setupplan"))
 
 
-def _keep_last_files(state: SessionState) -> None:
-    """Write no result file for an interrupted session (Ctrl-C): its cases are a part of
-    the run, and would replace the last complete file; say so in the summary."""
+def _stopped_early(session: pytest.Session) -> str | None:
+    """How the session stopped before running every test it selected, or None: Ctrl-C,
+    or ``-x`` / ``--maxfail`` (``stopping after 1 failures``), which ends a serial session
+    as failed and a pytest-xdist one as interrupted."""
+    dsession = session.config.pluginmanager.getplugin("dsession")
+    reason = session.shouldfail or session.shouldstop or getattr(dsession, "shouldstop", None)
+    if isinstance(reason, str) and reason:
+        return f"the session stopped early ({reason})"
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "the session was interrupted"
+    return None
+
+
+def _keep_last_files(state: SessionState, stopped: str) -> None:
+    """Write no result file for a session that stopped before its end (Ctrl-C, ``-x``):
+    its cases are a part of the run, and would replace the last complete file; say so
+    (``stopped``) in the summary."""
     options = [
         (option, path)
         for option, path in (
@@ -167,7 +182,7 @@ def _keep_last_files(state: SessionState) -> None:
     ]
     for option, path in options:
         state.write_errors.append(
-            f"{option}: the session was interrupted, so {path} was not written (any earlier "
+            f"{option}: {stopped}, so {path} was not written (any earlier "
             "file there is as the last complete session left it)"
         )
 
