@@ -11,7 +11,9 @@ addressed, and the block is offline beyond loopback.
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +81,52 @@ def test_a_live_origin_beyond_loopback_is_refused(tmp_path: Path, origin: str) -
     ):
         pass
     assert not (tmp_path / "x.jsonl").exists()
+
+
+class _Origin(http.server.BaseHTTPRequestHandler):
+    """A loopback server of the routes the simulator lacks: the model list and speech."""
+
+    def log_message(self, *args: Any) -> None:
+        """Keep the test's output quiet."""
+
+    def _answer(self, body: bytes, kind: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._answer(b'{"object":"list","data":[{"id":"m1","object":"model"}]}', "application/json")
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        self._answer(SPEECH, "audio/mpeg")
+
+
+SPEECH = bytes(range(256)) * 4
+
+
+def other_routes() -> tuple[list[str], bytes]:
+    """Calls of the real API's host on routes no interface serves."""
+    with openai.OpenAI(api_key="test", max_retries=0) as client:
+        models = [model.id for model in client.models.list()]
+        speech = client.audio.speech.create(model="tts-1", voice="alloy", input="hi").read()
+    return models, speech
+
+
+def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> None:
+    """``api.openai.com/v1/models`` and ``/v1/audio/speech``, no model API's paths, were
+    sent to the real host, which the block refused: a connection error, nothing recorded."""
+    store = tmp_path / "routes.jsonl"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Origin)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with intercept(store, "record-missing", approve_live=True, live_origin=origin):
+            assert other_routes() == (["m1"], SPEECH)
+    finally:
+        server.shutdown()
+        server.server_close()
+    with intercept(store):
+        assert other_routes() == (["m1"], SPEECH)

@@ -590,9 +590,10 @@ class Exchange:
         route on (a client's base path taken off: :func:`~.base_path.api_route`), its
         query kept; or None.
 
-        Only a model API's path moves (:func:`~replaygate.http.envelope.is_model_api`);
-        a request to a loopback host, or to any other path (a tool fetching a
-        page), is sent where it is addressed. The request's
+        Only a call of a provider's API moves (:func:`~replaygate.http.envelope.is_api_call`:
+        a model API's path on any host, or any path of a provider's API host, such as
+        ``api.openai.com/v1/models``); a request to a loopback host, or to another host's
+        other paths (a tool fetching a page), is sent where it is addressed. The request's
         envelope is made from its own URL before it moves, so what is recorded is what a
         replay of the same code sends, the real API's host included (a framework that
         shapes its requests by host shapes them alike in both).
@@ -605,7 +606,7 @@ class Exchange:
 
     def _origin_for(self, host: str | None, path: str) -> SplitResult | None:
         """:attr:`live_origin`, split, when a live send to ``host`` and ``path`` goes there."""
-        if self.live_origin is None or not host or is_loopback(host) or not is_model_api(path):
+        if self.live_origin is None or not host or is_loopback(host) or not is_api_call(host, path):
             return None
         return urlsplit(self.live_origin)
 
