@@ -142,7 +142,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
 # pytest-rerunfailures, pytest-xdist.
 OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
-    "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
+    "--count", "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
     "--deselect", "--ignore", "--ignore-glob",  # pytest's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize",  # git's
 }  # fmt: skip

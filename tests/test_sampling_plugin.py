@@ -363,6 +363,41 @@ def test_reruns_from_the_ini_are_refused_and_unsampled_tests_may_rerun(
     pytester.runpytest("test_plain.py").assert_outcomes(passed=1)
 
 
+REPEAT_CONFTEST = """
+import pytest
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "repeat(n): run the test n times")
+
+@pytest.fixture
+def __pytest_repeat_step_number(request):
+    return request.param
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("repeat")
+    if marker is not None:
+        metafunc.fixturenames.append("__pytest_repeat_step_number")
+        metafunc.parametrize("__pytest_repeat_step_number", range(marker.args[0]), indirect=True)
+"""
+
+
+def test_a_sampled_test_that_pytest_repeat_repeats_is_refused(pytester: pytest.Pytester) -> None:
+    """pytest-repeat makes each repetition a case of its own: the samples would count as
+    many times (its parametrization stands in for the plugin here)."""
+    pytester.makeconftest(REPEAT_CONFTEST)
+    pytester.makepyfile(
+        test_s=SAMPLED.replace(
+            "@pytest.mark.sampled", "@pytest.mark.repeat(3)\n@pytest.mark.sampled"
+        )
+    )
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "test_s.py::test_s[0] (sampled n=5, floor=4): pytest-repeat runs it 3 times"
+        in result.stderr.str()
+    )
+
+
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "sampling.md"
 
 

@@ -150,12 +150,33 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
             f"would replay the same recorded response; take {SAMPLE_FIXTURE} as an argument and "
             f"build the model with sample={SAMPLE_FIXTURE}"
         )
+    repeats = _repeats(item)
+    if repeats:
+        raise _Refused(
+            f"{where}: pytest-repeat runs it {repeats} times (--count, or a repeat marker), "
+            "so each run would be a case of its own and its samples would count "
+            f"{repeats} times: declare more samples (n) instead (law 7)"
+        )
     reruns = item_reruns(item)
     if reruns:
         raise _Refused(
             f"{where}: pytest-rerunfailures would rerun it up to {reruns} time(s): "
             + RERUNS_REFUSED
         )
+
+
+REPEAT_PARAM = "__pytest_repeat_step_number"
+"""The parameter pytest-repeat gives each repetition of a test it repeats."""
+
+
+def _repeats(item: pytest.Function) -> int:
+    """How many times pytest-repeat runs ``item`` (0 when it does not repeat it)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or REPEAT_PARAM not in callspec.params:
+        return 0
+    marker = item.get_closest_marker("repeat")
+    count = marker.args[0] if marker is not None and marker.args else None
+    return int(count or item.config.getoption("count", 0) or 0)
 
 
 REFUSED = pytest.StashKey[str]()
