@@ -255,8 +255,9 @@ def intercept(
     it names, recorded as addressed (:meth:`~replaygate.http.exchange.Exchange.live_url`):
     the code records with the clients it replays with, built for the real API, so a
     framework that shapes its requests by host sends the same ones both times. The
-    network beyond loopback is then blocked while inside, as in replay. What a simulator of this process answers
-    there is recorded as its (``meta.source: "sim"``) unless ``source`` says otherwise.
+    network beyond loopback is then blocked while inside, as in replay. What a simulator
+    of this process answers there is recorded as its (``meta.source: "sim"``) unless
+    ``source`` says otherwise.
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
     block = _block_code(*_entered_from())
