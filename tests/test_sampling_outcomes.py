@@ -546,3 +546,37 @@ def test_sampled_xpass(replaygate_sample, replaygate_checks):
     assert "  sample 0: checked nothing: sample 0 of test_marked.py::test_sampled_guarded" in (
         result.stdout.str()
     )
+
+
+TIMED_OUT = """
+import pathlib
+import pytest
+import pytest_timeout
+
+@pytest.mark.sampled(n=5, floor=4)
+def test_hangs(replaygate_sample):
+    with pathlib.Path("ran.txt").open("a") as ran:
+        ran.write(str(replaygate_sample))
+    if replaygate_sample == 1:
+        pytest_timeout.fire()
+"""
+
+FAKE_TIMEOUT = """
+import pytest
+
+def fire():  # as pytest-timeout's signal handler does when the test's limit is up
+    pytest.fail("Timeout (>1.0s) from pytest-timeout.")
+"""
+
+
+def test_a_timeout_in_a_sample_ends_the_test_and_is_no_failed_sample(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest-timeout's limit is the whole test's: counted as one failed sample, the test
+    passed its floor (4 of 5) and the samples after it ran with no limit."""
+    pytester.makepyfile(test_hang=TIMED_OUT, pytest_timeout=FAKE_TIMEOUT)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--sampling-results=r.json")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*raised in sample 1 of 5: pytest-timeout's limit is the whole*"])
+    assert (pytester.path / "ran.txt").read_text() == "01"
+    assert _cases(pytester) == []
