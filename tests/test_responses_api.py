@@ -472,10 +472,18 @@ def _error(status: int, message: str) -> dict[str, Any]:
     return {"status": status, "body": {"error": {"message": message}}}
 
 
+def _typed(status: int, message: str, kind: str) -> dict[str, Any]:
+    return {"status": status, "body": {"error": {"message": message, "type": kind}}}
+
+
 @pytest.mark.parametrize(
     ("path", "record", "unserved"),
     [
         ("/v1/nowhere", _error(404, "no model x"), True),
+        ("/v1/models/x", _typed(404, "The model 'x' does not exist", "invalid_request"), False),
+        ("/v1/files/f", _typed(404, "File not found: f", "not_found_error"), False),
+        ("/v1/files/f", _typed(404, "Invalid URL (GET /v1/files/f)", "invalid_request"), True),
+        ("/v1/files/f", _typed(404, "Not Found", "not_found_error"), True),
         ("/v1/responses", {"status": 404, "text": "404 page not found"}, True),
         ("/v1/responses", _error(404, "Invalid URL (POST /v1/responses)"), True),
         ("/v1/messages", _error(404, "Not Found"), True),

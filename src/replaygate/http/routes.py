@@ -33,11 +33,16 @@ SIMULATOR_REFUSAL = "replaygate_simulator_refusal"
 error of its own, not a model's answer."""
 
 
+def _error_field(body: Any, name: str) -> str | None:
+    """The ``error.<name>`` text of a JSON error body, or None when it has none."""
+    error = body.get("error") if isinstance(body, Mapping) else None
+    value = error.get(name) if isinstance(error, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
 def _error_message(body: Any) -> str | None:
     """The ``error.message`` of a JSON error body, or None when the body is not one."""
-    error = body.get("error") if isinstance(body, Mapping) else None
-    message = error.get("message") if isinstance(error, Mapping) else None
-    return message if isinstance(message, str) else None
+    return _error_field(body, "message")
 
 
 def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
@@ -45,20 +50,23 @@ def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
     a model API's 405 (a route it serves for other methods, or a route of a newer API than
     the server's, as the simulator answers one it lacks).
 
-    A 404 is when the path is no model API's (an interface's, or one such as OpenAI's
-    Conversations API, whose 404 for a conversation it does not hold is an API error),
-    when the body is not an API error object, or when that error's message is a
-    provider's unknown-route wording.
+    A 404 is when the body is not an API error object, when that error's message is a
+    provider's unknown-route wording, or when the path is no model API's (an
+    interface's, or one such as OpenAI's Conversations API, whose 404 for a conversation
+    it does not hold is an API error) and the error is not a provider's typed one (the
+    ``error.type`` of OpenAI's ``model_not_found`` for ``/v1/models/{id}``, of
+    Anthropic's ``not_found_error`` for a file).
     """
     status = record.get("status")
     if status == 405:
         return is_model_api(path)
     if status != 404:
         return False
-    if not is_model_api(path):
+    body = record.get("body")
+    message = _error_message(body)
+    if message is None or message.startswith(ROUTE_PREFIX) or message == "Not Found":
         return True
-    message = _error_message(record.get("body"))
-    return message is None or message.startswith(ROUTE_PREFIX) or message == "Not Found"
+    return not is_model_api(path) and _error_field(body, "type") is None
 
 
 def simulator_refusal(record: Mapping[str, Any]) -> str | None:
