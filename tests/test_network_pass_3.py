@@ -10,6 +10,7 @@ resolver refuses, so a failing block could not reach anything.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import textwrap
 from collections.abc import Callable, Iterator
@@ -31,10 +32,10 @@ from replaygate.sim import FaultPlan, Simulator
 TIMEOUT = 0.2
 
 
-def _connect(family: int, host: str) -> None:
+def _connect(family: int, host: str, port: int = 9) -> None:
     with socket.socket(family) as sock:
         sock.settimeout(TIMEOUT)
-        sock.connect((host, 9))
+        sock.connect((host, port))
 
 
 def _sendto(family: int, host: str) -> None:
@@ -250,3 +251,37 @@ def test_a_proxy_on_loopback_the_environment_names_is_refused(
         with block_network(allow=["127.0.0.1"]):
             socket.create_connection(("127.0.0.1", int(proxy.rsplit(":", 1)[1]))).close()
     assert EchoesMessages.targets == ["/v1/messages"]
+
+
+def test_a_reverse_lookup_is_answered_only_for_an_address_of_localhost() -> None:
+    # a resolver asks DNS for the name of any address the hosts file lacks, 127.0.0.2
+    # and 0.0.0.0 ("") too; localhost's own (http.server's getfqdn) are answered there
+    own = str(socket.getaddrinfo("localhost", None, socket.AF_INET)[0][4][0])
+    with block_network():
+        assert socket.gethostbyaddr(own)[2] == [own]
+        for look_back in (
+            lambda: socket.gethostbyaddr("127.0.0.2"),
+            lambda: socket.gethostbyaddr(""),
+            lambda: socket.getnameinfo(("127.0.0.2", 80), 0),
+        ):
+            with pytest.raises(NetworkBlockedError, match=r"reverse lookup of '(127\.0\.0\.2)?'"):
+                look_back()
+
+
+def test_binding_to_a_name_is_refused_before_it_is_looked_up() -> None:
+    with block_network(), socket.socket() as sock:
+        with pytest.raises(NetworkBlockedError, match=r"lookup of 'api\.example\.invalid'"):
+            sock.bind(("api.example.invalid", 0))
+        sock.bind(("localhost", 0))
+        assert is_loopback(sock.getsockname()[0])
+
+
+@pytest.mark.parametrize(("kind", "address"), [("udp", "127.0.0.53"), ("tcp", "127.0.0.1")])
+def test_a_resolver_on_loopback_is_refused_it_forwards_beyond(kind: str, address: str) -> None:
+    # systemd-resolved (127.0.0.53), Docker's embedded DNS (127.0.0.11), dnsmasq
+    send = _sendto if kind == "udp" else functools.partial(_connect, port=53)
+    with block_network(), pytest.raises(NetworkBlockedError) as refused:
+        send(socket.AF_INET, address)
+    assert f"to a resolver on loopback at {address}:53 refused" in str(refused.value)
+    with block_network(allow=["127.0.0.53"]):
+        _sendto(socket.AF_INET, "127.0.0.53")  # a resolver the test owns

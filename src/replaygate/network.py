@@ -7,10 +7,14 @@ sent, in every thread:
 - a TCP ``connect``/``connect_ex`` and a UDP ``sendto``/``sendmsg`` to an address
   beyond loopback, through ``socket.socket``, ``_socket.socket`` or any library built
   on them (``asyncio``, ``ssl``, every HTTP client);
-- a DNS lookup (``getaddrinfo``, ``gethostbyname``, ``gethostbyname_ex``,
-  ``gethostbyaddr``, ``getnameinfo``) of any name but ``localhost``, refused before
-  the lookup leaves the process; a name given to ``connect`` or ``sendto`` is
-  looked up the same way, and the address it resolves to decides;
+- a DNS lookup (``getaddrinfo``, ``gethostbyname``, ``gethostbyname_ex``) of any name
+  but ``localhost``, refused before the lookup leaves the process; a name given to
+  ``connect``, ``sendto`` or ``bind`` is looked up the same way, and the address it
+  resolves to decides; a reverse lookup (``gethostbyaddr``, ``getnameinfo``) of any
+  address but those ``localhost`` resolves to, which the hosts file holds (a resolver
+  asks DNS for the name of ``127.0.0.2``);
+- a query to a resolver on loopback (port 53: systemd-resolved, Docker's embedded DNS,
+  dnsmasq), which forwards it beyond;
 - a socket of another family that can leave the host (``AF_PACKET``, ``AF_VSOCK``,
   Bluetooth, ...), refused as it is made: one bound to an interface sends with ``send``
   alone. Unix sockets and netlink stay open;
@@ -40,8 +44,11 @@ nest and are process-wide; the sockets are restored when the outermost block end
 The checks run in an audit hook (:func:`sys.addaudithook`, installed at the first
 block and idle outside one), so a socket object made before the block is checked
 too, plus wrappers that look names up through the checked resolver before the C
-layer would. Not covered: connections opened before the block began, subprocesses,
-and C extensions that call the operating system directly.
+layer would. Not covered: connections opened before the block began, a child process
+that runs a program (``subprocess``, ``os.system``; one made by ``os.fork`` alone keeps
+the block), C extensions that call the operating system directly (``ctypes``), and
+another process that forwards what it is sent (an SSH tunnel on loopback, a daemon
+behind a Unix socket).
 
 Each refusal is kept (:func:`refusals`), naming what was tried and the module that
 tried it, so a caller that swallows the error is still reported.
@@ -129,13 +136,20 @@ _originals: dict[str, Any] = {}
 _hooked = False
 
 
-def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """``host`` as an IP address, IPv4-mapped unwrapped, if the C layer reads it as one
-    without a resolver: dotted-quad IPv4, or IPv6 with an optional zone (``fe80::1%eth0``).
-    Brackets, a zone on IPv4 and every other spelling make a name, sent to a resolver."""
+def _exact(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an IP address if the C layer reads it as one without a resolver:
+    dotted-quad IPv4, or IPv6 with an optional zone (``fe80::1%eth0``). Brackets, a zone
+    on IPv4 and every other spelling make a name, sent to a resolver."""
     try:
-        ip = ipaddress.ip_address(host)
+        return ipaddress.ip_address(host)
     except ValueError:
+        return None
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an IP address (see :func:`_exact`), IPv4-mapped unwrapped."""
+    ip = _exact(host)
+    if ip is None:
         return None
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return ip.ipv4_mapped
@@ -188,6 +202,27 @@ def _may_look_up(host: str | None) -> bool:
     if _address(host) is not None:
         return _may_reach(host)
     return host == LOCALHOST or _allowed_host(host)
+
+
+def _may_look_back(host: str | None) -> bool:
+    """Whether an address (or a name, looked up first) may be looked up in reverse: one
+    that ``localhost`` resolves to, which the hosts file holds, or an allowed host. A
+    resolver asks DNS for any other, loopback ones (``127.0.0.2``) and ``0.0.0.0`` too."""
+    if not host:
+        return False
+    if host == LOCALHOST or _allowed_host(host):
+        return True
+    ip = _exact(host)
+    return ip is not None and ip in _localhost_addresses()
+
+
+def _localhost_addresses() -> set[ipaddress.IPv4Address | ipaddress.IPv6Address | None]:
+    """The addresses ``localhost`` resolves to, from the hosts file."""
+    try:
+        found = socket.getaddrinfo(LOCALHOST, None)
+    except OSError:
+        return set()
+    return {_exact(str(info[4][0])) for info in found}
 
 
 def allowed(address: Any, family: int = socket.AF_INET) -> bool:
@@ -253,11 +288,19 @@ def _check_destination(what: str, sock: Any, address: Any) -> None:
         return
     if not allowed(address, getattr(sock, "family", -1)):
         _refuse(what, address)
-    proxy = _proxy_at(address)
+    port = _loopback_port(address)
+    if port == _DNS_PORT:
+        _refuse(f"{what} to a resolver on loopback at", address, _THROUGH_RESOLVER)
+    proxy = _proxy_named(port)
     if proxy is not None:
         _refuse(f"{what} to the proxy {proxy} names at", address, _THROUGH_PROXY)
 
 
+_DNS_PORT = 53
+_THROUGH_RESOLVER = (
+    "a resolver on loopback (systemd-resolved's 127.0.0.53, Docker's 127.0.0.11, "
+    "dnsmasq) forwards a query beyond loopback. "
+)
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
 _PROXY_PORTS = {"http": 80, "https": 443}
 _THROUGH_PROXY = (
@@ -267,18 +310,25 @@ _THROUGH_PROXY = (
 )
 
 
-def _proxy_at(address: Any) -> str | None:
-    """The environment variable naming a proxy on loopback at ``address`` (a loopback
-    socket address not let through by ``allow``), or None."""
+def _loopback_port(address: Any) -> int | None:
+    """The port of ``address`` when it is a loopback socket address not let through by
+    ``allow``, else None."""
     if not isinstance(address, tuple) or len(address) < 2 or not isinstance(address[1], int):
         return None
     host = _text(address[0])
     if not host or _allowed_host(host) or not is_loopback(host):
         return None
+    return address[1]
+
+
+def _proxy_named(port: int | None) -> str | None:
+    """The environment variable naming a proxy on loopback at ``port``, or None."""
+    if port is None:
+        return None
     for name in _PROXY_VARIABLES:
         for spelt in (name, name.lower()):
             url = os.environ.get(spelt)
-            if url and _proxy_port(url) == address[1]:
+            if url and _proxy_port(url) == port:
                 return spelt
     return None
 
@@ -298,6 +348,19 @@ def _check_lookup(what: str, host: Any) -> None:
     text = _text(host)
     if (host is not None and text is None) or not _may_look_up(text):
         _refuse(what, host)
+
+
+def _check_reverse(host: Any) -> None:
+    if not _may_look_back(_text(host)):
+        _refuse("reverse lookup of", host)
+
+
+def _check_bind(sock: Any, address: Any) -> None:
+    """Refuse binding to a name that may not be looked up (an address is bound as is)."""
+    if getattr(sock, "family", -1) in _IP_FAMILIES and isinstance(address, tuple) and address:
+        host = _text(address[0])
+        if host is None or (_address(host) is None and not _may_look_up(host)):
+            _refuse("bind to", address)
 
 
 def _check_family(family: int) -> None:
@@ -320,10 +383,14 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         _check_family(args[1])
     elif event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
         _check_destination(event.removeprefix("socket."), args[0], args[1])
-    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
+    elif event == "socket.bind":
+        _check_bind(args[0], args[1])
+    elif event in ("socket.getaddrinfo", "socket.gethostbyname"):
         _check_lookup("lookup of", args[0])
+    elif event == "socket.gethostbyaddr":
+        _check_reverse(args[0])
     elif event == "socket.getnameinfo":
-        _check_lookup("reverse lookup of", args[0][0] if isinstance(args[0], tuple) else None)
+        _check_reverse(args[0][0] if isinstance(args[0], tuple) else None)
 
 
 def _resolved(sock: Any, address: Any) -> Any:
@@ -336,6 +403,10 @@ def _resolved(sock: Any, address: Any) -> Any:
         return address
     found = socket.getaddrinfo(host, address[1], sock.family, sock.type)
     return found[0][4]
+
+
+def _bind(sock: Any, address: Any) -> Any:
+    return _RAW.bind(sock, _resolved(sock, address))
 
 
 def _connect(sock: Any, address: Any) -> Any:
@@ -369,6 +440,7 @@ def _getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 _WRAPPERS: dict[str, Callable[..., Any]] = {
+    "bind": _bind,
     "connect": _connect,
     "connect_ex": _connect_ex,
     "sendto": _sendto,
