@@ -28,8 +28,13 @@ def results_file(folder: Path, finished: list[str]) -> Path:
         result = SampledResult(case, 2, 1, samples)
         report = SimpleNamespace(when="call", replaygate_case=result.to_json(), nodeid=case)
         collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
-    config = SimpleNamespace(getoption=lambda name, default=None: default)  # a run of its tests
-    session = SimpleNamespace(exitstatus=pytest.ExitCode.OK, config=config)
+    config = SimpleNamespace(  # a run of its tests, to their end, without pytest-xdist here
+        getoption=lambda name, default=None: default,
+        pluginmanager=SimpleNamespace(getplugin=lambda name: None),
+    )
+    session = SimpleNamespace(
+        exitstatus=pytest.ExitCode.OK, config=config, shouldfail=False, shouldstop=False
+    )
     collector.pytest_sessionfinish(session)  # type: ignore[arg-type]
     return path
 
