@@ -410,7 +410,9 @@ def test_a_function_model_given_an_async_function_is_refused_where_made() -> Non
         FunctionModel(answer)  # type: ignore[arg-type]
 
 
-def test_a_fake_is_a_simulator_behaviour_and_keeps_what_the_sdk_is_answered_with() -> None:
+def test_a_fake_is_a_simulator_behaviour_and_keeps_what_the_sdk_is_answered_with(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     stub = RuleStub([Rule(when="RAG", text="RAG retrieves first.")])
     app = SimApp(stub)  # as Simulator(behavior=stub) serves it to the SDK clients
     headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
@@ -422,6 +424,7 @@ def test_a_fake_is_a_simulator_behaviour_and_keeps_what_the_sdk_is_answered_with
     answered = post("What is RAG?")
     assert answered.status == 200 and b"RAG retrieves first." in answered.body
     assert post("What is CI?").status == 500  # what an SDK client's caller may swallow
+    assert not caplog.records  # the stub's own error, said in the answer: no traceback logged
     with pytest.raises(NoRuleMatchedError, match="RuleStub call 2: no rule matches"):
         stub.raise_caught()
     for fake in (ScriptedModel([]), FunctionModel(lambda m, t: ANSWER)):

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from replaygate import exact_json
-from replaygate.errors import ScriptExhaustedError, WireFormatError
+from replaygate.errors import ReplaygateError, ScriptExhaustedError, WireFormatError
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import thinking
 from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
@@ -354,7 +354,8 @@ class SimApp:
                 problem = Invalid(f"The simulator makes no answer of {err}")
                 return refusal(invalid_reply(provider, problem, request_id))
             except Exception as err:
-                log.exception("simulator behaviour failed")
+                if not isinstance(err, ReplaygateError):  # a fake's own error says all it knows
+                    log.exception("simulator behaviour failed")
                 message = f"simulator behaviour failed: {err}"
                 return refusal(status_error(provider, 500, request_id, message=message))
             if one_call and len(answer.tool_calls) > 1:
