@@ -153,3 +153,25 @@ def test_a_mark_a_fixture_adds_before_the_store_is_set_up_names_the_store(
 ) -> None:
     pytester.makepyfile(test_added=ADDED_AT_SETUP)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+DOCTESTED = '''
+def ask():
+    """
+    >>> store = getfixture("replaygate_store").path
+    >>> store.relative_to(getfixture("pytestconfig").rootpath).as_posix()
+    'tests/fixtures/mod_doc/mod_doc.ask.jsonl'
+    """
+'''
+
+
+@pytest.mark.parametrize("mode", ["prepend", "importlib"])
+def test_a_doctest_has_one_store_whatever_the_import_mode_names_its_module(
+    pytester: pytest.Pytester, mode: str
+) -> None:
+    # importlib names the module sub.mod_doc, prepend mod_doc: the store is the same file
+    pytester.makepyfile(**{"sub/mod_doc": DOCTESTED})
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--doctest-modules", f"--import-mode={mode}"
+    )
+    result.assert_outcomes(passed=1)

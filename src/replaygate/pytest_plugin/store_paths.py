@@ -3,7 +3,9 @@
 A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), else
 ``<dir>/<module>/<test name>.jsonl``: the module's file name without its folder and
 suffix, and the test's name with each character a file name cannot hold written ``_``
-(:func:`~replaygate.pytest_plugin.store_names.default_store_path`). Two tests
+(:func:`~replaygate.pytest_plugin.store_names.default_store_path`); a module's doctest
+is named ``<module>.<function>`` whatever dotted name the import mode gave the module.
+Two tests
 can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
 ``a/b`` and ``a_b``), where each would replay what the other recorded; so can two
 whose stores differ only in case (``test_A``, ``test_a``), one file on macOS and Windows
@@ -63,7 +65,21 @@ def default_store(config: pytest.Config, node: pytest.Item) -> Path:
     """``<dir>/<module>/<test name>.jsonl``: the store of a test whose marker names none."""
     cls = getattr(node, "cls", None)
     name = node.name if cls is None else f"{cls.__name__}.{node.name}"
-    return fixtures_dir(config) / default_store_path(node.path, name)
+    return fixtures_dir(config) / default_store_path(node.path, _doctest_name(node) or name)
+
+
+def _doctest_name(node: pytest.Item) -> str | None:
+    """A module's doctest's name with the module's file name for its dotted name
+    (``mod.ask``, whether pytest imported it as ``mod`` or ``tests.mod``: the import mode
+    and the packages around it decide), or None for any other test."""
+    test = getattr(node, "dtest", None)
+    module = getattr(test, "globs", {}).get("__name__")
+    name = getattr(test, "name", None)
+    if not isinstance(module, str) or not isinstance(name, str):
+        return None
+    if name != module and not name.startswith(f"{module}."):
+        return None  # a text file's doctest, named after its file
+    return PurePath(node.path).stem + name[len(module) :]
 
 
 def chosen_store(config: pytest.Config, chosen: Any) -> Path:
