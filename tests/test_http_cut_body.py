@@ -5,16 +5,18 @@ answer of status 200."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import warnings
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 import httpx2
 import pytest
 
 from loopback import Handler, serving
+from replaygate.errors import LiveSendFailedWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
     Exchange,
@@ -51,7 +53,10 @@ def test_a_cut_body_is_not_recorded_and_the_next_send_is(tmp_path: Path) -> None
     store, body = tmp_path / "cut.jsonl", {"model": "m"}
     CutsFirst.served[0] = 0
     with serving(CutsFirst) as base, httpx2_client(store, "record-missing", approve_live=True) as c:
-        with pytest.raises(httpx2.RemoteProtocolError):
+        with (
+            pytest.raises(httpx2.RemoteProtocolError),
+            pytest.warns(LiveSendFailedWarning, match="POST /v1/messages got an answer that"),
+        ):
             c.post(f"{base}/v1/messages", json=body)
         assert not store.exists()
         assert c.post(f"{base}/v1/messages", json=body).content == ANSWER  # sent again
@@ -68,6 +73,40 @@ def test_a_cut_body_read_through_intercept_is_not_recorded(tmp_path: Path) -> No
         httpx.Client() as client,
         intercept(store, "record-missing", approve_live=True),
         pytest.raises(httpx.RemoteProtocolError),
+        pytest.warns(LiveSendFailedWarning, match="broke off before its end"),
+    ):
+        client.post(f"{base}/v1/messages", json={"model": "m"})
+    assert not store.exists()
+
+
+class BrokenGzip(Handler):
+    """Answers a gzip body whose compressed bytes are broken in the middle."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        packed = gzip.compress(ANSWER)
+        broken = packed[:10] + b"\x00not deflate" + packed[24:]
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-encoding", "gzip")
+        self.send_header("content-length", str(len(broken)))
+        self.end_headers()
+        self.wfile.write(broken)
+
+
+@pytest.mark.parametrize("library", [httpx, httpx2])
+def test_a_gzip_body_that_does_not_decode_gives_the_library_error_and_is_not_recorded(
+    tmp_path: Path, library: Any
+) -> None:
+    """The client got the library's DecodingError, as live; it got replaygate's refusal of
+    an empty JSON body (``labelled application/json, but empty``), the body as if read."""
+    store = tmp_path / "gzip.jsonl"
+    with (
+        serving(BrokenGzip) as base,
+        library.Client() as client,
+        intercept(store, "record-missing", approve_live=True),
+        pytest.raises(library.DecodingError),
+        pytest.warns(LiveSendFailedWarning, match=r"POST /v1/messages got .*\(DecodingError"),
     ):
         client.post(f"{base}/v1/messages", json={"model": "m"})
     assert not store.exists()
@@ -82,7 +121,8 @@ def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
 ) -> None:
     """The SDK's streaming response left unread: the recorder drains it to record it, the
     server cuts it, and the client gets no error (live, closing it reads nothing), no
-    warning that it was left open, and the next send is the one recorded."""
+    warning that it was left open but one that its answer broke off, and the next send is
+    the one recorded."""
     store = tmp_path / "cut.jsonl"
     CutsFirst.served[0] = 0
     with serving(CutsFirst) as base, warnings.catch_warnings():
@@ -90,7 +130,10 @@ def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
         if client == "sync":
             http = httpx2_client(store, "record-missing", approve_live=True)
             with anthropic.Anthropic(api_key="k", base_url=base, http_client=http) as sdk:
-                with sdk.messages.with_streaming_response.create(**QUESTION) as response:
+                with (
+                    pytest.warns(LiveSendFailedWarning, match="POST /v1/messages got an answer"),
+                    sdk.messages.with_streaming_response.create(**QUESTION) as response,
+                ):
                     assert response.status_code == 200  # closed unread
                 assert not store.exists()
                 answer = sdk.messages.with_raw_response.create(**QUESTION).http_response
@@ -102,8 +145,9 @@ def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
                     api_key="k", base_url=base, http_client=http
                 ) as sdk:
                     create = sdk.messages.with_streaming_response.create
-                    async with create(**QUESTION) as response:
-                        assert response.status_code == 200
+                    with pytest.warns(LiveSendFailedWarning, match="broke off before its end"):
+                        async with create(**QUESTION) as response:
+                            assert response.status_code == 200
                     assert not store.exists()
                     raw = await sdk.messages.with_raw_response.create(**QUESTION)
                     return raw.http_response
@@ -132,7 +176,11 @@ def test_an_aiohttp_body_cut_while_recording_fails_where_it_is_read(tmp_path: Pa
             async with session.post(f"{base}/v1/messages", json={"m": 1}) as response:
                 return response.status, await response.read()
 
-    with serving(CutsFirst) as base, intercept(store, "record-missing", approve_live=True):
+    with (
+        serving(CutsFirst) as base,
+        intercept(store, "record-missing", approve_live=True),
+        pytest.warns(LiveSendFailedWarning, match="ClientPayloadError"),
+    ):
         assert asyncio.run(run(base)) == (200, ANSWER)
     (fixture,) = FixtureStore.open(store)
     assert len(fixture.responses) == 1  # the whole answer only

@@ -596,8 +596,10 @@ class NothingRecordedWarning(ReplaygateWarning):
 
 class LiveSendFailedWarning(ReplaygateWarning):
     """A live send of a recording failed before any answer (a timeout, a refused
-    connection): nothing was recorded for it, so its replay misses, or sends once less
-    than the recording did where a retry was answered."""
+    connection), or its answer, not a stream, broke off before its end (the connection
+    closed, a bad chunk, a compression that does not decode): nothing was recorded for it,
+    so its replay misses, or sends once less than the recording did where a retry was
+    answered."""
 
 
 class ReplayErrorCaughtWarning(ReplaygateWarning):

@@ -186,11 +186,12 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def failed_send(slot: LiveSlot, err: Exception) -> str:
-    """What a live send that failed before any answer warns of."""
+def failed_send(slot: LiveSlot, err: BaseException, how: str = "failed before any answer") -> str:
+    """What a live send that failed (``how``: before any answer, or with its answer cut
+    before its end) warns of."""
     reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
     return (
-        f"the live send of {slot.envelope.get('method')} {slot.path} failed before any answer "
+        f"the live send of {slot.envelope.get('method')} {slot.path} {how} "
         f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
         "where a retry of it was answered, sends it once less than this recording did. "
         "Record it again once the live API answers it."

@@ -13,11 +13,13 @@ import orjson
 
 from replaygate.errors import (
     CredentialsRefusedError,
+    LiveSendFailedWarning,
     ResponseLeftOpenWarning,
     WireFormatError,
     exception_chain,
 )
 from replaygate.http.envelope import is_model_api
+from replaygate.http.exchange import failed_send
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import (
     StreamEnd,
@@ -143,6 +145,15 @@ class Recording:
             stacklevel=3,
         )
 
+    def _broke_off(self, error: BaseException) -> None:
+        """End a body, not a stream, that ``error`` broke off before its end: nothing is
+        stored, and :class:`~replaygate.errors.LiveSendFailedWarning` names its request (an
+        SDK's retry would leave a green recording that replays otherwise)."""
+        self._over()
+        self.exchange.gave_up(self.slot, answered=True)
+        how = "got an answer that broke off before its end"
+        warnings.warn(failed_send(self.slot, error, how), LiveSendFailedWarning, stacklevel=5)
+
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:
         body = self._json() if self.status == 400 else None  # a refused Gemini key's
         refused = refused_credentials(self.slot.path, self.status, body)
@@ -155,8 +166,7 @@ class Recording:
         if end == "cut" and not self.stream:
             # the client got the library's error; a replay would hand it the part read
             # as the whole answer: the send is one that ended without an answer to store
-            self._over()
-            self.exchange.gave_up(self.slot, answered=True)
+            self._broke_off(error or EOFError())
             return
         head = self.slot.envelope.get("method") == "HEAD"
         with self._refused("replay hands a client the kept headers as ASCII text"):

@@ -25,13 +25,23 @@ from replaygate.http.recording import Recording
 
 class StreamErrors(Protocol):
     """Where a library's stream errors are found: its base transport error, the error of a
-    cut stream, and any other by its class name."""
+    cut stream, that of a body its content coding does not decode, and any other by its
+    class name."""
 
     @property
     def TransportError(self) -> type[BaseException]: ...
 
     @property
     def RemoteProtocolError(self) -> type[BaseException]: ...
+
+    @property
+    def DecodingError(self) -> type[BaseException]: ...
+
+
+def body_errors(library: StreamErrors) -> tuple[type[BaseException], ...]:
+    """The errors that end a body before its end: the connection's, or its decoding's (a
+    gzip body whose compression is broken)."""
+    return (library.TransportError, library.DecodingError)
 
 
 class LiveBody(Protocol):
@@ -102,9 +112,8 @@ class ReplayByteStream:
                 message += f" {RECORDED_FROM_SIMULATOR.format(which='It', how=how)}"
             return passthrough(FixtureMismatchError(message, key=key))
         name, message = self._replayed.error or ("RemoteProtocolError", "")
-        base: type[BaseException] = self.library.TransportError
         cls = getattr(self.library, name, None)
-        if not (isinstance(cls, type) and issubclass(cls, base)):
+        if not (isinstance(cls, type) and issubclass(cls, body_errors(self.library))):
             cls = self.library.RemoteProtocolError
         return cls(message or f"stream cut after {count} event(s), as recorded")
 
@@ -150,7 +159,7 @@ class TeeByteStream:
         where its reader stopped."""
         try:
             yield
-        except self.library.TransportError as err:
+        except body_errors(self.library) as err:
             self._recording.finish("cut", err)
             raise
         except (GeneratorExit, asyncio.CancelledError):
@@ -167,7 +176,7 @@ class TeeByteStream:
         none of it, gets no error, as it would live, where closing it reads nothing."""
         try:
             yield
-        except self.library.TransportError as err:
+        except body_errors(self.library) as err:
             self._recording.finish("cut", err)
 
     def __iter__(self) -> Iterator[bytes]:

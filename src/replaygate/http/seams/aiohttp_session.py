@@ -48,6 +48,7 @@ class _Errors:
 
     TransportError = aiohttp.ClientError
     RemoteProtocolError = aiohttp.ClientPayloadError
+    DecodingError = aiohttp.ClientPayloadError
 
 
 class _Replay(ReplayByteStream):

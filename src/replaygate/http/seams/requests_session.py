@@ -41,6 +41,7 @@ class _Errors:
 
     TransportError = requests.RequestException
     RemoteProtocolError = requests.exceptions.ChunkedEncodingError
+    DecodingError = requests.exceptions.ContentDecodingError
 
 
 class _Replay(ReplayByteStream):
