@@ -5,6 +5,9 @@ the server sent (JSON for both providers, ``[DONE]`` for OpenAI's sentinel), so 
 replayed stream carries the events and lines that were recorded (comments, ``id:`` and
 ``retry:`` fields are not kept, line ends are ``\n``, and a byte-order mark that began
 the stream is not sent again: a reader ignores it, as the event stream format says). A
+block of ``id:`` or ``retry:`` fields alone is an event to the SDKs' readers, with no data
+(the OpenAI SDK fails reading it as JSON; the Anthropic SDK passes over it): it is kept as
+an event of empty data, which they read alike on replay. A
 stream that ended without the blank line closing its last event keeps that event as
 ``unterminated``: a client does not dispatch it as an event, but a reader of lines sees
 it, on replay as live.
@@ -128,6 +131,7 @@ class SSEParser:
 def _parse_block(block: str) -> SSEEvent | None:
     name: str | None = None
     data: list[str] = []
+    dispatched = False  # a field the SDKs' readers dispatch an event for, data or not
     for line in block.split("\n"):
         if not line or line.startswith(":"):
             continue
@@ -137,9 +141,15 @@ def _parse_block(block: str) -> SSEEvent | None:
             name = value
         elif field == "data":
             data.append(value)
-    if name is None and not data:
+        dispatched = dispatched or field in _DISPATCHED
+    if not dispatched:
         return None
     return SSEEvent(data="\n".join(data), event=name)
+
+
+_DISPATCHED = frozenset({"event", "data", "id", "retry"})
+"""The fields a block needs one of to be an event to the SDKs' readers (a block of
+comments or unknown fields alone is none)."""
 
 
 def parse_events(body: bytes) -> list[SSEEvent]:
