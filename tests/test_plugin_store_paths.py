@@ -175,3 +175,21 @@ def test_a_doctest_has_one_store_whatever_the_import_mode_names_its_module(
         "-p", "no:cacheprovider", "--doctest-modules", f"--import-mode={mode}"
     )
     result.assert_outcomes(passed=1)
+
+
+def test_a_run_from_a_subfolder_of_a_project_with_no_config_file_names_where_its_stores_are(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the rootdir is then the folder pytest ran from: the test would miss, or record anew
+    pytester.makepyfile(**{"sub/test_b": USES_STORE})
+    stored = pytester.path / "tests" / "fixtures" / "test_b" / "test_answer.jsonl"
+    stored.parent.mkdir(parents=True)
+    stored.write_text("", encoding="utf-8")
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
+    monkeypatch.chdir(pytester.path / "sub")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    errors = _errors(result)
+    assert f"test_b.py::test_answer: its fixture store {pytester.path}/sub/tests/" in errors
+    assert f"is not there, but {stored} is: pytest found no config file" in errors
+    assert f"Run pytest from {pytester.path}, or give the project a config file" in errors

@@ -134,6 +134,7 @@ from replaygate.pytest_plugin.store_paths import (
     fixtures_dir,
     marker_kwargs,
     note_shared_stores,
+    rootdir_problem,
     sharing_problem,
     windows_problem,
 )
@@ -580,6 +581,7 @@ def replaygate_store(
     shared = bool(marker_kwargs(request.node).get("fixtures"))
     path = store_path(request)
     problem = None if shared else sharing_problem(request.node, path) or windows_problem(path)
+    problem = problem or rootdir_problem(request.config, request.node, path)
     if problem is not None:
         refuse_setup(request, ReplaygateError(problem))
     try:

@@ -11,7 +11,9 @@ can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; 
 whose stores differ only in case (``test_A``, ``test_a``), one file on macOS and Windows
 (:func:`~replaygate.pytest_plugin.store_names.same_file_key`): such tests are found
 when they are collected together, and refused when they are set up, naming each other,
-until one is renamed or given a store of its own.
+until one is renamed or given a store of its own. A project with no pytest config file
+has the folder pytest runs from as its rootdir: a test whose store is not under it but
+under a folder of its file is refused, naming that folder (:func:`rootdir_problem`).
 """
 
 from __future__ import annotations
@@ -143,4 +145,32 @@ def windows_problem(store: Path) -> str | None:
         f"its fixture store {store} cannot be checked out on Windows: {unfit}. Rename the "
         "test (or its class or module), or give it a store of its own: "
         '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
+    )
+
+
+def rootdir_problem(config: pytest.Config, node: pytest.Item, store: Path) -> str | None:
+    """Why ``node`` may not use ``store``, or None: pytest found no config file, so the
+    rootdir the store is under is the folder it ran from (or the one above its arguments),
+    and the store is not there but under a folder of the test's file, where a run from
+    that folder found it; replaying, the test would miss, and recording, write a second
+    store."""
+    root = Path(config.rootpath)
+    if config.inipath is not None or config.getoption("rootdir", None) or store.exists():
+        return None
+    try:
+        relative = store.relative_to(root)
+    except ValueError:  # an absolute store of the marker's: no rootdir of its
+        return None
+    found = next(
+        (folder for folder in node.path.parents if folder != root and (folder / relative).exists()),
+        None,
+    )
+    if found is None:
+        return None
+    return (
+        f"its fixture store {store} is not there, but {found / relative} is: pytest found no "
+        f"config file, so its rootdir, under which the stores are, is {root}, which depends "
+        f"on the folder pytest runs from. Run pytest from {found}, or give the project a "
+        "config file there (a pytest.ini, or a [tool.pytest.ini_options] table in "
+        "pyproject.toml), so that its stores are found from any folder"
     )
