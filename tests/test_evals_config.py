@@ -273,7 +273,19 @@ def test_a_currency_is_read_in_upper_case(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "line", "key", "message"),
     [
-        ("[tool.replaygate]\nfixture = 'x'\n", 2, "tool.replaygate.fixture", "unknown key"),
+        (
+            "[tool.replaygate]\nfixture = 'x'\n",
+            2,
+            "tool.replaygate.fixture",
+            "unknown key: did you mean tool.replaygate.fixtures? known keys: cases,",
+        ),
+        (
+            "[tool.replaygate.sanitise]\nids = true\n",
+            1,
+            "tool.replaygate.sanitise",
+            "unknown key: did you mean tool.replaygate.sanitize?",
+        ),
+        ("[tool.replaygate]\nzzz = 1\n", 2, "tool.replaygate.zzz", "unknown key; known keys:"),
         ("[tool.replaygate]\nmax_tokens = 'many'\n", 2, "tool.replaygate.max_tokens", "integer"),
         (
             '[tool.replaygate.ci]\nstages = [{name = "a", when = "pull-request"}, '

@@ -7,6 +7,7 @@ itself), which is what a person needs to fix it.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -73,10 +74,18 @@ class TableReader:
         return TableReader(self.file, self.text, section, value)
 
     def check_known(self, known: tuple[str, ...]) -> None:
-        """Refuse keys this table does not define (a typo would be silently ignored)."""
+        """Refuse keys this table does not define (a typo would be silently ignored), with
+        the known key it is close to (``sanitise``: did you mean ``sanitize``?)."""
         for key in self.table:
             if key not in known:
-                raise self.error(key, f"unknown key; known keys: {', '.join(known)}")
+                raise self.error(
+                    key, f"unknown key{self._meant(key, known)} known keys: {', '.join(known)}"
+                )
+
+    def _meant(self, key: str, known: tuple[str, ...]) -> str:
+        """``: did you mean <the close known key's dotted name>?``, or ``;``."""
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        return f": did you mean {self._place(close[0])[1]}?" if close else ";"
 
     def string(self, key: str, default: str | None = None, *, nonempty: bool = False) -> str | None:
         """A string value (with ``nonempty``, one that is not blank)."""
