@@ -303,7 +303,8 @@ def test_a_kept_response_header_no_replay_could_hand_over_is_not_recorded(
         client.post(f"{base}{path}", content=b"{}")
     assert str(caught.value) == (
         f"response.headers.x-request-id: expected one line of ASCII text, got {read}; replay "
-        "hands a client the kept headers as ASCII text, so this response was not recorded"
+        f"hands a client the kept headers as ASCII text, so the live answer to POST {path} "
+        "was not recorded"
     )
     assert not store.exists()
 
@@ -386,7 +387,7 @@ def test_a_response_body_the_client_left_compressed_is_not_recorded(
         assert str(caught.value) == (
             f"response.body: content-encoding {coding!r} was left on the body by the client, "
             f"which decodes {decoded}; a body kept compressed is not searched for secrets, "
-            "so this response was not recorded"
+            f"so the live answer to POST /{coding} was not recorded"
         )
         with (
             intercept(store, mode="record-missing", approve_live=True),
@@ -416,8 +417,8 @@ def test_an_aiohttp_body_left_compressed_is_not_recorded(
         asyncio.run(send(f"{base}/{coding}"))
     assert str(caught.value) == (
         f"response.body: content-encoding {coding!r} was left on the body by the client, "
-        "which decodes none; a body kept compressed is not searched for secrets, so this "
-        "response was not recorded"
+        "which decodes none; a body kept compressed is not searched for secrets, so the live "
+        f"answer to POST /{coding} was not recorded"
     )
     assert not store.exists()
 
@@ -536,8 +537,8 @@ def test_an_aiohttp_body_named_gzip_on_two_header_lines_is_not_recorded(tmp_path
         asyncio.run(send(f"{base}/v1/messages"))
     assert str(caught.value) == (
         "response.body: content-encoding 'gzip' was left on the body by the client, which "
-        "decodes none; a body kept compressed is not searched for secrets, so this response "
-        "was not recorded"
+        "decodes none; a body kept compressed is not searched for secrets, so the live answer "
+        "to POST /v1/messages was not recorded"
     )
     assert not store.exists()
 

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import LiveSendFailedWarning
+from replaygate.errors import LiveSendFailedWarning, WireFormatError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
     Exchange,
@@ -109,6 +109,38 @@ def test_a_gzip_body_that_does_not_decode_gives_the_library_error_and_is_not_rec
         pytest.warns(LiveSendFailedWarning, match=r"POST /v1/messages got .*\(DecodingError"),
     ):
         client.post(f"{base}/v1/messages", json={"model": "m"})
+    assert not store.exists()
+
+
+class EndlessGzip(Handler):
+    """Answers a gzip body that stops before its compressed end (no error in the client's
+    decoder: the JSON it decodes is cut short)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        packed = gzip.compress(ANSWER)[:-30]
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-encoding", "gzip")
+        self.send_header("content-length", str(len(packed)))
+        self.end_headers()
+        self.wfile.write(packed)
+
+
+def test_a_gzip_body_cut_short_is_refused_naming_its_request(tmp_path: Path) -> None:
+    """Among many sends, the refusal said only ``response.text: ...``."""
+    store = tmp_path / "gzip.jsonl"
+    with (
+        serving(EndlessGzip) as base,
+        httpx2.Client() as client,
+        intercept(store, "record-missing", approve_live=True),
+        pytest.raises(WireFormatError) as caught,
+    ):
+        client.post(f"{base}/v1/messages?beta=true", json={"model": "m"})
+    assert str(caught.value).startswith("response.text: labelled application/json, but not JSON")
+    assert str(caught.value).endswith(
+        "so the live answer to POST /v1/messages?beta=true was not recorded"
+    )
     assert not store.exists()
 
 

@@ -277,7 +277,7 @@ def test_a_live_success_no_sdk_reads_is_refused_as_it_is_recorded(
             list(answer)  # a stream is recorded as it is read
     assert str(caught.value).startswith(reason), caught.value
     assert str(caught.value).endswith(
-        "(as the server sent it); no replay could hand it to the SDK, so this response was "
-        "not recorded"
+        "(as the server sent it); no replay could hand it to the SDK, so the live answer to "
+        "POST /v1/chat/completions was not recorded"
     )
     assert not store.exists() or store.read_text() == ""

@@ -121,7 +121,7 @@ def test_a_stream_refused_as_it_is_read_is_over_and_not_held(tmp_path: Path) -> 
     ):
         sent = client.build_request("POST", "/v1/messages", json={}, headers={"x-api-key": "k"})
         response = client.send(sent, stream=True)
-        with pytest.raises(WireFormatError, match="so this response was not recorded"):
+        with pytest.raises(WireFormatError, match="the live answer to POST /v1/messages was not"):
             response.read()
         response.close()
         held = set(session.unfinished)

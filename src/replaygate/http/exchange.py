@@ -115,6 +115,11 @@ class LiveSlot:
         """The path that names this request in an error: as it was sent."""
         return self.sent_path or str(self.envelope.get("path", ""))
 
+    @property
+    def request(self) -> str:
+        """Its method and path as an error names the request (``POST /v1/messages``)."""
+        return f"{self.envelope.get('method')} {self.path}"
+
 
 _T = TypeVar("_T")
 
@@ -191,7 +196,7 @@ def failed_send(slot: LiveSlot, err: BaseException, how: str = "failed before an
     before its end) warns of."""
     reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
     return (
-        f"the live send of {slot.envelope.get('method')} {slot.path} {how} "
+        f"the live send of {slot.request} {how} "
         f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
         "where a retry of it was answered, sends it once less than this recording did. "
         "Record it again once the live API answers it."

@@ -83,13 +83,15 @@ class Recording:
     @contextmanager
     def _refused(self, why: str) -> Iterator[None]:
         """A response the recorder refuses is recorded nowhere (this recording is over):
-        its :class:`WireFormatError` says ``why``, and that it was not recorded."""
+        its :class:`WireFormatError` says ``why``, and that the live answer to its request
+        (method and path, one of maybe many sends) was not recorded."""
         try:
             yield
         except WireFormatError as err:
             self._over()
             self.exchange.gave_up(self.slot, answered=True)
-            reason = f"{err.reason}; {why}, so this response was not recorded"
+            request = self.slot.request
+            reason = f"{err.reason}; {why}, so the live answer to {request} was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
     def _json(self) -> Any:
@@ -138,7 +140,7 @@ class Recording:
         self._over()
         self.exchange.gave_up(self.slot, answered=True)
         warnings.warn(
-            f"the response to {self.slot.envelope.get('method')} {self.slot.path} was not read to "
+            f"the response to {self.slot.request} was not read to "
             "its end nor closed when the recording block ended, so it was not recorded: read "
             "or close it inside the block",
             ResponseLeftOpenWarning,
