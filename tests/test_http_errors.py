@@ -7,11 +7,12 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx2
 import pytest
 
+from loopback import ChunkedEvents, serving
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
@@ -328,6 +329,50 @@ def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> 
     with block_network():
         replayed = consume("replay", None), list(seen)
     assert replayed == live
+
+
+class CutEvents(ChunkedEvents):
+    """An Anthropic stream that breaks off after its first event (its content-length
+    promises more)."""
+
+    CHUNKS: ClassVar[dict[str, list[bytes]]] = {
+        "/v1/messages": [
+            b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
+            b'"type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,'
+            b'"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}}\n\n'
+        ]
+    }
+
+    def end_headers(self) -> None:
+        self._headers_buffer = [h for h in self._headers_buffer if b"content-length" not in h]
+        self.send_header("content-length", "4096")
+        self.close_connection = True
+        super().end_headers()
+
+
+def test_a_replayed_cut_says_it_was_recorded_so_and_keeps_its_type(tmp_path: Path) -> None:
+    """Replayed offline, the cut read as a network failure of this run."""
+    store = tmp_path / "cut.jsonl"
+
+    def read(mode: str, base: str | None) -> BaseException:
+        with claude(store, mode, base, max_retries=0) as client, pytest.raises(Exception) as err:
+            list(client.messages.create(model=CLAUDE, max_tokens=8, messages=HI, stream=True))
+        cut = err.value if isinstance(err.value, httpx2.RemoteProtocolError) else None
+        return cut or err.value.__cause__ or err.value  # anthropic from 2.17 wraps it
+
+    with serving(CutEvents) as base:
+        live = read("record-missing", base)
+    (fixture,) = FixtureStore.open(store)
+    with block_network():
+        again = read("replay", None)
+    assert type(again) is type(live) is httpx2.RemoteProtocolError
+    assert str(again) == (
+        f"{live}: this replays a cut recorded in fixture {fixture.key} of {store} (the stream "
+        "broke off after 1 event(s) while it was recorded), not a network failure now. "
+        'Re-record it (`mode="rerecord", approve_live=True` on the client factory or '
+        "intercept(), or pytest `--replaygate-record-mode=rerecord --replaygate-approve-live`) "
+        "to record it whole."
+    )
 
 
 def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Path) -> None:

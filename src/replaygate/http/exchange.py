@@ -435,6 +435,7 @@ class Exchange:
                 key=fixture.key,
                 rerecord=rerecord,
                 from_simulator=simulator,
+                store=self.session.store.path,
                 model_api=model_api,
                 head=envelope.get("method") == "HEAD",
             )

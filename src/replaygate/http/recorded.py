@@ -171,10 +171,10 @@ class Replayed(NamedTuple):
     ``chunks`` is the whole body in one chunk (none when it is empty): a response body,
     or (``streamed`` true) the ``events`` recorded events, handed over at once, as a
     client may read them from one network read. ``end`` and ``error`` (exception class
-    name and message) say how a stream ends; ``key`` is the fixture's and ``rerecord``
-    the command that records it anew (empty: the generic flags), ``from_simulator`` how
-    to record it from the simulator again (empty: it was not recorded from it, or the
-    command names it), for error messages. A
+    name and message) say how a stream ends; ``key`` is the fixture's, ``store`` the
+    store holding it, and ``rerecord`` the command that records it anew (empty: the
+    generic flags), ``from_simulator`` how to record it from the simulator again (empty:
+    it was not recorded from it, or the command names it), for error messages. A
     named tuple: one is made per replayed send, and a tuple is made several times faster
     than a frozen dataclass.
     """
@@ -189,6 +189,7 @@ class Replayed(NamedTuple):
     events: int = 0
     rerecord: str = ""
     from_simulator: str = ""
+    store: object = ""
 
     @property
     def body(self) -> bytes:
@@ -401,6 +402,7 @@ def replayed(
     key: str = "",
     rerecord: str | None = None,
     from_simulator: str = "",
+    store: object = "",
     model_api: bool = False,
     head: bool = False,
     live: bool = False,
@@ -408,7 +410,8 @@ def replayed(
     """The replay form of a recorded response (to ``HEAD`` when ``head``: see
     :func:`_lengthed`); :class:`WireFormatError` names a bad field.
     ``rerecord`` is the command a stream that cannot be replayed further names, and
-    ``from_simulator`` how to record it from the simulator again, said beside it.
+    ``from_simulator`` how to record it from the simulator again, said beside it, and
+    ``store`` (its path) where the fixture ``key`` is, named by a cut stream's error.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
     success labelled JSON: a ``text`` or ``base64`` body that is not JSON, or none where
     the status carries one, is refused (:func:`_check_json_text`), and so is a whole
@@ -472,4 +475,5 @@ def replayed(
         len(events),
         rerecord or "",
         from_simulator,
+        store,
     )

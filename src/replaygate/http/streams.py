@@ -104,18 +104,28 @@ class ReplayByteStream:
         if self._replayed.end == "closed":
             message = (
                 f"fixture {key}: the client closed this stream after {count} event(s) "
-                "while it was recorded, and this run reads further. Re-record it "
-                f"({self._replayed.rerecord or RERECORD_FLAGS})."
+                f"while it was recorded, and this run reads further. {self._rerecord()}"
             )
-            if self._replayed.from_simulator:
-                how = self._replayed.from_simulator
-                message += f" {RECORDED_FROM_SIMULATOR.format(which='It', how=how)}"
             return passthrough(FixtureMismatchError(message, key=key))
         name, message = self._replayed.error or ("RemoteProtocolError", "")
         cls = getattr(self.library, name, None)
         if not (isinstance(cls, type) and issubclass(cls, body_errors(self.library))):
             cls = self.library.RemoteProtocolError
-        return cls(message or f"stream cut after {count} event(s), as recorded")
+        live = message or f"stream cut after {count} event(s)"
+        return cls(
+            f"{live}: this replays a cut recorded in fixture {key} of {self._replayed.store} "
+            f"(the stream broke off after {count} event(s) while it was recorded), not a "
+            f"network failure now. {self._rerecord(' to record it whole')}"
+        )
+
+    def _rerecord(self, purpose: str = "") -> str:
+        """How to record this fixture anew (``purpose``: what for), as a replay error
+        says it."""
+        told = f"Re-record it ({self._replayed.rerecord or RERECORD_FLAGS}){purpose}."
+        if self._replayed.from_simulator:
+            how = self._replayed.from_simulator
+            told += f" {RECORDED_FROM_SIMULATOR.format(which='It', how=how)}"
+        return told
 
 
 class TeeByteStream:
