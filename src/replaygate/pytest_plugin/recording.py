@@ -127,6 +127,7 @@ from replaygate.pytest_plugin.options import (
     stores_dir,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
+from replaygate.pytest_plugin.refusals import fail_refused
 from replaygate.pytest_plugin.sampling_state import SPEC
 from replaygate.pytest_plugin.store_paths import (
     chosen_store,
@@ -139,6 +140,7 @@ from replaygate.pytest_plugin.store_paths import (
     windows_problem,
 )
 from replaygate.pytest_plugin.stores import close_shared, shared_store
+from replaygate.pytest_plugin.unloaded import refuse_unloaded, register_unloaded
 
 if TYPE_CHECKING:
     from replaygate.fixtures.hits import HitLog, OutcomeLog
@@ -155,8 +157,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker; refuse a recording mode without approval; start the hits log;
-    keep a session that replays or records from the simulator offline."""
+    """Register the marker (and the sampling plugin's, when it is not loaded: see
+    :mod:`.unloaded`); refuse a recording mode without approval; start the hits log; keep a
+    session that replays or records from the simulator offline."""
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None, repeat_last=False, "
@@ -166,6 +169,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "whether recording it may see no request, whether its code under test may catch "
         "a replay error; they override replaygate_config",
     )
+    register_unloaded(config, "sampled")
     check_simulator_option(config)
     check_fixtures_dir(config)
     if config.getoption("replaygate_strict", False):
@@ -209,11 +213,13 @@ def pytest_collection_modifyitems(
     Decided once every other implementation of this hook has run, so that a mark one of
     them adds (a conftest's ``item.add_marker``, in any order) applies in full, and over
     the tests as collected, before ``-k``, ``-m`` or any other deselection took some
-    away: tests sharing a store see each other."""
+    away: tests sharing a store see each other. A ``sampled`` test among those left to
+    run while the sampling plugin is not loaded is refused (:mod:`.unloaded`)."""
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
     collected = list(items)
     yield
+    refuse_unloaded(config, items, "sampled")
     tests = list(dict.fromkeys([*collected, *items]))  # and any a hook added
     for item in tests:
         if (
@@ -278,9 +284,11 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     given a ``replaygate`` marker once it was collected (``request.applymarker`` in a
     fixture, a setup hook): whether a test is answered from a store (its
     ``replaygate_intercept``) and whether the session is offline were decided at
-    collection, so its clients would reach the network, the live API's included."""
+    collection, so its clients would reach the network, the live API's included. A test
+    refused at collection on a pytest-xdist worker errors first (:mod:`.refusals`)."""
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
+    fail_refused(item)
     if uses_replaygate(item):
         _refuse_a_secret_id(item)
     done = yield

@@ -46,6 +46,7 @@ from replaygate.pytest_plugin.sampling_run import (
 )
 from replaygate.pytest_plugin.sampling_state import STATE, SessionState
 from replaygate.pytest_plugin.sampling_summary import Collector, pytest_report_teststatus
+from replaygate.pytest_plugin.unloaded import register_unloaded
 from replaygate.sampling.queue import DEFAULT_QUEUE
 
 if TYPE_CHECKING:
@@ -109,12 +110,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker; check the flaky options; set up the session state."""
+    """Register the marker (and the recording plugin's, when it is not loaded: see
+    :mod:`.unloaded`); check the flaky options; set up the session state."""
     config.addinivalue_line(
         "markers",
         "sampled(n, floor): run the test body n times (sample index in the replaygate_sample "
         "fixture); pass when at least floor samples pass",
     )
+    register_unloaded(config, "replaygate")
     runs = config.getoption("replaygate_flaky_runs")
     if runs and runs < 2:
         raise pytest.UsageError(f"--flaky-runs must be at least 2, got {runs}")

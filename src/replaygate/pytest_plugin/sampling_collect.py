@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, requested_by
+from replaygate.pytest_plugin.refusals import fail_refused, refuse
 from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.pytest_plugin.sampling_state import CHECKS_FIXTURE, MARKER, SAMPLE_FIXTURE, SPEC
+from replaygate.pytest_plugin.unloaded import refuse_unloaded
 
 if TYPE_CHECKING:
     from replaygate.sampling.verdict import SampleSpec
@@ -99,9 +101,10 @@ def registered_marks(config: pytest.Config) -> set[str]:
 def _check_spelling(item: pytest.Item, registered: set[str]) -> None:
     """Refuse a mark pytest does not know that is one of replaygate's misspelled
     (``sample``, ``Sampled``, ``replaygat``): the test would run as if unmarked, a
-    sampled one once, and pass with only pytest's unknown-mark warning."""
+    sampled one once, and pass with only pytest's unknown-mark warning. One of them spelt
+    right is unregistered when its plugin is not loaded (:mod:`.unloaded`)."""
     for mark in item.iter_markers():
-        if mark.name in registered:
+        if mark.name in registered or mark.name in OURS:
             continue
         meant = difflib.get_close_matches(mark.name.lower(), OURS, n=1, cutoff=0.8)
         if meant:
@@ -179,19 +182,14 @@ def _repeats(item: pytest.Function) -> int:
     return int(count or item.config.getoption("count", 0) or 0)
 
 
-REFUSED = pytest.StashKey[str]()
-"""Why a sampled test's declaration was refused on a pytest-xdist worker: it errors at
-set-up with it (:func:`pytest_runtest_setup`)."""
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Validate every sampled test's declaration before anything runs; report all at once,
-    as a usage error. A pytest-xdist worker cannot end the session so (its controller
-    stopped on an internal error, the reason never shown): there each refused test errors
-    at set-up with its reason."""
+    """Validate every sampled test's declaration before anything runs; report all at once
+    (:func:`~.refusals.refuse`). A ``replaygate`` test while the recording plugin is not
+    loaded is refused first (:mod:`.unloaded`)."""
+    refuse_unloaded(config, items, "replaygate")
     refused: list[tuple[pytest.Item, str]] = []
     registered = registered_marks(config)
     for item in items:
@@ -203,16 +201,10 @@ def pytest_collection_modifyitems(
                 item.stash[SPEC] = spec
         except _Refused as err:
             refused.append((item, str(err)))
-    if refused and hasattr(config, "workerinput"):
-        for item, reason in refused:
-            item.stash[REFUSED] = reason
-    elif refused:
-        raise pytest.UsageError("\n".join(reason for _, reason in refused))
+    refuse(config, refused, "\n".join(reason for _, reason in refused))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Error a test whose sampled declaration a pytest-xdist worker refused."""
-    reason = item.stash.get(REFUSED, None)
-    if reason is not None:
-        pytest.fail(reason, pytrace=False)
+    """Error a test a pytest-xdist worker refused at collection."""
+    fail_refused(item)
