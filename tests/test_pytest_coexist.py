@@ -360,7 +360,7 @@ def test_pytest_recording_records_in_a_run_selecting_no_test_using_replaygate(
     assert not weather.exists()
     recorded = runpytest_forked(pytester, forker, *NOT_REPLAYGATE, "--record-mode=once")
     recorded.assert_outcomes(passed=1, deselected=1)
-    assert "req_sim_0001" in weather.read_text()  # what the simulator answered
+    assert "req_sim_0001_" in weather.read_text()  # what the simulator answered
 
 
 def test_rewriting_cassettes_in_an_offline_session_is_refused_before_any_test_runs(

@@ -6,12 +6,16 @@ import json
 import random
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
+import httpx
 import orjson
 
 from replaygate.examples.research_copilot import build_registry
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
-from replaygate.sim import FaultPlan, SimApp
+from replaygate.sim import FaultPlan, SimApp, Simulator
 from replaygate.sim.behaviors import EchoBehavior, SeededResearch, make_behavior
 from replaygate.sim.draws import Draws
 
@@ -179,3 +183,54 @@ def test_faults_do_not_depend_on_the_order_requests_arrive_in() -> None:
     assert {200, 429, 500} <= set(statuses)
     assert any(len(set(got)) > 1 for got in first.values()), "a retry draws afresh"
     assert first != _statuses(SimApp(EchoBehavior(), seed=6, faults=plan), serial)
+
+
+_OPENAI_API = "https://api.openai.com/v1"
+
+
+def _conversation_test(client: httpx.Client, name: str) -> None:
+    """One test's calls: a conversation made, added to, answered, compacted, looked up."""
+
+    def call(method: str, path: str, body: object = None) -> dict[str, object]:
+        sent = client.request(method, f"{_OPENAI_API}{path}", headers=_OPENAI, json=body)
+        assert sent.status_code == 200, sent.text
+        assert sent.headers["x-request-id"].startswith("req_sim_")
+        return dict(sent.json())
+
+    said = [{"type": "message", "role": "user", "content": name}]
+    made = call("POST", "/conversations", {"items": said})["id"]
+    call("POST", f"/conversations/{made}/items", {"items": said})  # the same item again
+    asked = {"model": "m", "input": f"And {name}?", "conversation": made}
+    answered = call("POST", "/responses", asked)
+    call("POST", "/responses/compact", {"model": "m", "previous_response_id": answered["id"]})
+    items = call("GET", f"/conversations/{made}/items?order=asc")["data"]
+    assert isinstance(items, list) and len(items) == 4
+    ids = [str(item["id"]) for item in items]
+    assert len(set(ids)) == 4 and ids[0].startswith("item_sim_")
+    assert call("GET", f"/conversations/{made}/items/{ids[1]}")["content"] == items[1]["content"]
+    assert call("GET", f"/conversations/{made}")["id"] == made
+
+
+def _recorded(store: Path, names: Sequence[str]) -> set[tuple[str, str]]:
+    """The fixtures (request and responses, as stored) of the tests ``names``, recorded
+    from a new seeded simulator in that order."""
+    with (
+        Simulator(behavior="echo", seed=3) as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim", live_origin=sim.url),
+        httpx.Client() as client,
+    ):
+        for name in names:
+            _conversation_test(client, name)
+    with FixtureStore.open(store) as opened:
+        return {
+            (json.dumps(f.request, sort_keys=True), json.dumps(f.responses, sort_keys=True))
+            for f in opened
+        }
+
+
+def test_tests_recorded_in_another_order_or_alone_store_the_same_bytes(tmp_path: Path) -> None:
+    """Request ids, conversation and item ids, compactions and ``created_at`` come from
+    the seed and the request, not from what the simulator served before."""
+    both = _recorded(tmp_path / "ab.jsonl", ["a", "b"])
+    assert _recorded(tmp_path / "ba.jsonl", ["b", "a"]) == both
+    assert _recorded(tmp_path / "b.jsonl", ["b"]) < both  # as a run selecting one test

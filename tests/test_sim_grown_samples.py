@@ -67,7 +67,7 @@ SENT = {
         HEADERS,
         {**BODY, "thread": {"type": "create"}},
     ),
-    "compact": (  # a compaction numbers the compactions served: not a draw
+    "compact": (  # a compaction counts the conversation's compactions: not a draw
         "https://api.openai.com/v1/responses/compact",
         {"authorization": "Bearer k"},
         {"model": "m", "input": RESPONSES_BODY["input"]},
@@ -157,7 +157,7 @@ def test_a_grown_recording_of_compactions_numbers_them_as_one_made_at_once(
     _record_http(grown, 2, "compact")
     more = _record_http(grown, 4, "compact")  # 0-1 replayed, 2-3 recorded
     assert more == _record_http(fresh, 4, "compact")
-    assert len({compaction for _, _, compaction in more}) == 4  # cmp_sim_0001 to 0004
+    assert len({compaction for _, _, compaction in more}) == 4  # cmp_sim_0001_<digest> to 0004_
     assert _stored(grown) == _stored(fresh)
 
 

@@ -29,7 +29,7 @@ from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import thinking
 from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
 from replaygate.sim.behaviors import Behavior
-from replaygate.sim.draws import Draws
+from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
 from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, endpoints
 from replaygate.sim.faults import FaultKind, FaultPlan
@@ -190,22 +190,25 @@ class SimApp:
         self.faults = faults or FaultPlan()
         self.drift = DriftInjection(drift or DriftPlan())
         self.chunk_size = chunk_size
-        self.endpoints = endpoints()
+        self.endpoints = endpoints(seed)
         self._drawer = self.faults.drawer(seed)
         self._answers = Draws()
-        self._requests = 0
+        self._requests = Draws()
 
-    def _request_id(self) -> str:
-        self._requests += 1
-        return f"req_sim_{self._requests:04d}"
+    def _request_id(self, method: str, route: str, body: bytes) -> str:
+        """The id of a request, ``req_sim_<n>_<12 hex digits>``: n counts the requests of
+        this method, route and JSON body (in any spelling), the digits come from the seed
+        and the request, so a request gets the same id in any order of the others."""
+        digest = request_digest(method.encode(), route, body)
+        return f"req_sim_{self._requests.counted(digest).tag(self.seed)}"
 
     def _endpoint(self, route: str) -> Endpoint | None:
         return next((e for e in self.endpoints if e.serves(route)), None)
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """The reply to one request; ``headers`` has lower-case names."""
-        request_id = self._request_id()
         route, query = _route(path)
+        request_id = self._request_id(method, route, body)
         endpoint = self._endpoint(route)
         if endpoint is None:
             guess = _guess_provider(headers)
@@ -235,12 +238,13 @@ class SimApp:
         the request takes its request id and its fault, as one sent here does, whatever
         it was answered (a 429 a fault drew too), so the requests a grown recording sends
         meet the faults a recording of all of them at once meets."""
-        self._requests += 1
+        sent = b"" if body is None else exact_json.dumps(body)
         route, _ = _route(path)
+        self._request_id(method, route, sent)
         endpoint = self._endpoint(route)
         if endpoint is None or method not in endpoint.methods:
             return
-        self._drawer.next(route, b"" if body is None else exact_json.dumps(body))
+        self._drawer.next(route, sent)
         if not isinstance(response, Mapping) or response.get("status") != 200:
             return
         self._count(endpoint, route, body)  # a stream counts, read to its end or not
@@ -269,12 +273,13 @@ class SimApp:
                 replayed(messages, offered)
         self._answers.next(messages, tools)
 
-    def too_large(self, path: str, headers: Mapping[str, str]) -> Reply:
+    def too_large(self, method: str, path: str, headers: Mapping[str, str]) -> Reply:
         """The provider's 413 for a request whose body is over
         :data:`~replaygate.sim.replies.MAX_BODY` bytes (left unread)."""
-        endpoint = self._endpoint(_route(path)[0])
+        route = _route(path)[0]
+        endpoint = self._endpoint(route)
         provider = endpoint.provider if endpoint is not None else _guess_provider(headers)
-        return status_error(provider, 413, self._request_id())
+        return status_error(provider, 413, self._request_id(method, route, b""))
 
     def _fault_reply(
         self, provider: Provider, fault: FaultKind | None, request_id: str

@@ -8,27 +8,22 @@ bounded, so a long-running server does not grow without end.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from replaygate.models.types import Message
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 
 FIRST_CREATED_AT = 1_700_000_000
-"""The ``created_at`` of the first response, and of the first conversation, the simulator
-serves (later ones count up a second each)."""
+"""The ``created_at`` of what the simulator makes before any message (:func:`created_at`)."""
 
-__all__ = ["FIRST_CREATED_AT", "KEPT_CONVERSATIONS", "Conversations", "held_id", "not_served"]
+__all__ = ["KEPT_CONVERSATIONS", "Conversations", "created_at", "not_served"]
 
 
-def held_id(prefix: str, number: int, held: object) -> str:
-    """The id of something the server holds, ``<prefix>_<number>_<digest>``: ``number``
-    counts what this server served, ``digest`` names ``held`` (by its ``repr``, the same
-    for the same conversation). Another simulator's id (one replayed from fixtures) is
-    then not this one's for another conversation: the same id names the same
-    conversation, served as many answers in."""
-    digest = hashlib.sha256(repr(held).encode("utf-8")).hexdigest()[:12]
-    return f"{prefix}_{number:04d}_{digest}"
+def created_at(before: int) -> int:
+    """The ``created_at`` of what is made after ``before`` messages (or items) of its
+    conversation: a second after :data:`FIRST_CREATED_AT` for each, so a later turn is
+    created later, whatever else the simulator served in between."""
+    return FIRST_CREATED_AT + before
 
 
 def not_served(what: str) -> str:

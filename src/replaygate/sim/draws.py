@@ -7,7 +7,10 @@ random choices of a seeded behaviour, the response id) is derived from the seed,
 conversation and that number alone, so clients that send their requests at once get
 exactly what they would get one after another, in any order. The ids of an answer (the
 response's, its tool calls') are made of its :meth:`Draw.tag`: unique to the answer, as a
-real API's ids are, and the same for the same seed and conversation.
+real API's ids are, and the same for the same seed and conversation. What is not an
+answer (a request's id, a conversation the Conversations API makes, a compaction) is
+counted the same way by what names it (:meth:`Draws.counted`): the n-th request of the
+same body, the n-th conversation made of the same items.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from replaygate import exact_json
 from replaygate.models.types import Message, ToolSpec
 
 
@@ -42,12 +46,33 @@ def by_position(messages: Sequence[Message]) -> list[Message]:
     return renamed
 
 
+def digest_of(*parts: object) -> bytes:
+    """A digest of ``parts`` (JSON values, numbers of any size) as JSON, keys sorted."""
+    return hashlib.sha256(exact_json.dumps(list(parts), sort_keys=True)).digest()
+
+
 def conversation_digest(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> bytes:
     """A digest of the conversation as the behaviour reads it (messages and tools), its
     tool call ids by position (:func:`by_position`)."""
     listed = [by_position(messages), list(tools)]
     text = orjson.dumps(listed, default=dict, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(text).digest()
+
+
+def json_form(body: bytes) -> bytes:
+    """A request ``body`` as JSON in one spelling (keys sorted, compact), so that a body a
+    recording replayed, known only as JSON, counts as the bytes a client sent would; a
+    body that is not JSON (or nested too deep to write again) as it is."""
+    try:
+        return exact_json.dumps(exact_json.loads(body), sort_keys=True)
+    except (orjson.JSONDecodeError, TypeError):
+        return body
+
+
+def request_digest(kind: bytes, route: str, body: bytes) -> bytes:
+    """A digest of a request to ``route`` with ``body`` (:func:`json_form`), for ``kind``
+    (what is drawn or named for it)."""
+    return hashlib.sha256(b"%s\0%s\0%s" % (kind, route.encode(), json_form(body))).digest()
 
 
 @dataclass(frozen=True)
@@ -78,7 +103,8 @@ class Draw:
 
 
 class Draws:
-    """Counts the answers given to each conversation (not thread-safe)."""
+    """Counts the answers given to each conversation, or what else a digest names (not
+    thread-safe)."""
 
     def __init__(self) -> None:
         self._answered: Counter[bytes] = Counter()
@@ -94,6 +120,10 @@ class Draws:
 
     def next(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Draw:
         """The draw of the next answer to this conversation, counted."""
-        draw = self.peek(messages, tools)
+        return self.counted(conversation_digest(messages, tools))
+
+    def counted(self, digest: bytes) -> Draw:
+        """The draw of the next of what ``digest`` names (0 the first), counted."""
+        draw = Draw(digest, self._answered[digest])
         self.take(draw)
         return draw

@@ -8,7 +8,6 @@ auth, validation, behaviour, rendering, drift.
 
 from __future__ import annotations
 
-import itertools
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -36,7 +35,8 @@ from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import embeddings
 from replaygate.sim.assembled import messages_answer, responses_answer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
-from replaygate.sim.conversations import FIRST_CREATED_AT, Conversations, held_id, not_served
+from replaygate.sim.conversations import Conversations, created_at, not_served
+from replaygate.sim.draws import Draws
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.json_word import chat_json_word, responses_json_word
@@ -562,7 +562,6 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         self.kept = kept or ConversationStore()
         self.stored: Bounded[dict[str, Any]] = Bounded(self.conversations.limit)
         """Served response id -> the response, as ``GET /v1/responses/{id}`` gives it."""
-        self._served = itertools.count(1)
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
         """The conversation the request continues: that of ``previous_response_id``, or
@@ -660,7 +659,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         body = request.body
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
-        wire["created_at"] = FIRST_CREATED_AT + next(self._served)
+        wire["created_at"] = created_at(len(conversation[0]))
         wire["completed_at"] = wire["created_at"] if wire["status"] == "completed" else None
         if thought:
             _reasoned(wire, body, thought)
@@ -700,7 +699,6 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         except WireFormatError:
             return
         self._hold(request.body, (*messages, said.as_message()), answer)
-        next(self._served)  # the next served response created after this one
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         events = responses_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
@@ -801,26 +799,31 @@ class OpenAIResponsesCompact(ResourceEndpoint):
     provider: Provider = "openai"
     route = "/v1/responses/compact"
 
-    def __init__(self, responses: OpenAIResponses) -> None:
+    def __init__(self, responses: OpenAIResponses, seed: int = 0) -> None:
         self.responses = responses
-        self._served = itertools.count(1)
+        self.seed = seed
+        self._compacted = Draws()
+        """The compactions of each conversation: ids count them, and come from the seed
+        and the conversation."""
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
-        """Count a compaction a recording replayed as one served here: the next is numbered
-        after it, as in a recording that sent it."""
+        """Count a compaction a recording replayed as one served here: the next of the
+        same conversation is numbered after it, as in a recording that sent it."""
         if route == self.route and answer.get("object") == "response.compaction":
-            next(self._served)
+            read = self.responses.stood_for(body)
+            if not isinstance(read, Invalid):
+                self._compacted.next(read[0], read[1])
 
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
         read = self.responses.stood_for(body)
         if isinstance(read, Invalid):
             return _openai_refusal(read)
         messages, tools, system = read
-        number = next(self._served)
+        tag = self._compacted.next(messages, tools).tag(self.seed, "compaction")
         users = [m for m in messages if m.role == "user"]
         kept = [
             {
-                "id": f"msg_sim_compact_{number:04d}_{i}",
+                "id": f"msg_sim_compact_{tag}_{i}",
                 "type": "message",
                 "status": "completed",
                 "role": "user",
@@ -828,19 +831,15 @@ class OpenAIResponsesCompact(ResourceEndpoint):
             }
             for i, m in enumerate(users, start=1)
         ]
-        digest = held_id("sim-compaction", number, tuple(messages))
-        compaction = {
-            "id": f"cmp_sim_{number:04d}",
-            "type": "compaction",
-            "encrypted_content": digest,
-        }
+        digest = f"sim-compaction_{tag}"
+        compaction = {"id": f"cmp_sim_{tag}", "type": "compaction", "encrypted_content": digest}
         used = Usage(
             input_tokens=input_tokens(messages, tools, system), output_tokens=tokens(len(digest))
         )
         return 200, {
-            "id": held_id("resp_sim_compact", number, tuple(messages)),
+            "id": f"resp_sim_compact_{tag}",
             "object": "response.compaction",
-            "created_at": FIRST_CREATED_AT + number,
+            "created_at": created_at(len(messages)),
             "output": [*kept, compaction],
             "usage": response_usage(used),
         }
@@ -1052,16 +1051,18 @@ class GeminiGenerateContent(Endpoint):
         return events
 
 
-def endpoints() -> tuple[Endpoint, ...]:
-    """A fresh set of every endpoint the simulator serves."""
-    kept, threads = ConversationStore(), Threads()  # counted as answered: the same threads
+def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
+    """A fresh set of every endpoint the simulator serves, the ids of what it makes without
+    the model (conversations, compactions) from ``seed``."""
+    kept = ConversationStore(seed=seed)
+    threads = Threads()  # counted as answered: the same threads
     responses = OpenAIResponses(kept=kept)
     return (
         AnthropicMessages(threads),
         AnthropicCountTokens(threads),
         OpenAIChat(),
         responses,
-        OpenAIResponsesCompact(responses),
+        OpenAIResponsesCompact(responses, seed),
         OpenAIResponsesInputTokens(responses),
         OpenAIStoredResponses(responses),
         OpenAIConversations(kept),

@@ -12,17 +12,12 @@ never perturb the randomness of the behaviour.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias, cast
 
-import orjson
-
-from replaygate import exact_json
-from replaygate.sim.draws import Draw
+from replaygate.sim.draws import Draws, request_digest
 
 FaultKind = Literal["429", "500", "529", "slow", "cut-stream", "sse-error"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "529", "slow", "cut-stream", "sse-error")
@@ -155,16 +150,6 @@ class FaultPlan:
         return FaultDrawer(self, seed)
 
 
-def _form(body: bytes) -> bytes:
-    """What a rate is drawn for of a request's ``body``: its JSON in one spelling (keys
-    sorted, compact), so that a body a recording replayed, known only as JSON, draws as the
-    bytes a client sent would; a body that is not JSON as it is."""
-    try:
-        return exact_json.dumps(exact_json.loads(body), sort_keys=True)
-    except orjson.JSONDecodeError:
-        return body
-
-
 class FaultDrawer:
     """Hands out the fault of each request (not thread-safe)."""
 
@@ -172,22 +157,19 @@ class FaultDrawer:
         self.plan = plan
         self._seed = seed
         self._count = 0
-        self._seen: Counter[bytes] = Counter()
+        self._seen = Draws()
 
     def next(self, route: str, body: bytes) -> FaultKind | None:
         """The fault of the next request, to ``route`` with ``body``, or ``None``: the
         script's next entry while it lasts, then one drawn from the rates (for the JSON
-        ``body`` whatever its spelling: :func:`_form`)."""
+        ``body`` whatever its spelling: :func:`~replaygate.sim.draws.json_form`)."""
         index = self._count
         self._count += 1
         if index < len(self.plan.script):
             return self.plan.script[index]
         if not self.plan.rates:
             return None
-        digest = hashlib.sha256(b"faults\0%s\0%s" % (route.encode(), _form(body))).digest()
-        number = self._seen[digest]
-        self._seen[digest] += 1
-        draw = Draw(digest, number).rng(self._seed).random()
+        draw = self._seen.counted(request_digest(b"faults", route, body)).rng(self._seed).random()
         for kind, rate in self.plan.rates:
             if draw < rate:
                 return kind

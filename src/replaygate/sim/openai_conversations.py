@@ -11,18 +11,17 @@ most recent :data:`KEPT_CONVERSATIONS` are kept.
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
 from replaygate.digits import integer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
-from replaygate.sim.conversations import FIRST_CREATED_AT, held_id, not_served
+from replaygate.sim.conversations import created_at, not_served
+from replaygate.sim.draws import Draw, Draws, digest_of
 from replaygate.sim.replies import openai_error
 
-_ITEM_ID = re.compile(r"item_sim_([0-9]+)_[0-9a-f]+")
 Answer = tuple[int, dict[str, Any]]
 """An HTTP status and its JSON body."""
 
@@ -45,19 +44,40 @@ def _text_part(role: str, text: str) -> dict[str, Any]:
     return part
 
 
+@dataclass
+class _Held:
+    """A conversation the server holds: the object, its items (oldest first), and how many
+    items were ever added to it (the number of the next one's id)."""
+
+    conversation: dict[str, Any]
+    items: list[dict[str, Any]] = field(default_factory=list)
+    added: int = 0
+
+
+def _made_of(body: Any) -> tuple[list[Any], Any]:
+    """The ``items`` (none when not a list) and ``metadata`` of a request making a
+    conversation."""
+    given = body if isinstance(body, Mapping) else {}
+    items = given.get("items")
+    return (items if isinstance(items, list) else []), given.get("metadata")
+
+
 class ConversationStore:
-    """Conversation id -> its items, oldest first."""
+    """Conversation id -> its items, oldest first. Ids come from the seed and what they
+    name: a conversation's, ``conv_sim_<n>_<digits>``, counts the conversations made of
+    the same items and metadata; an item's, ``item_sim_<n>_<digits>``, its place in its
+    conversation. Neither depends on what else the simulator served, or when."""
 
-    def __init__(self, limit: int = KEPT_CONVERSATIONS) -> None:
-        self._kept: Bounded[tuple[int, dict[str, Any], list[dict[str, Any]]]] = Bounded(limit)
+    def __init__(self, limit: int = KEPT_CONVERSATIONS, seed: int = 0) -> None:
+        self._kept: Bounded[_Held] = Bounded(limit)
         self.limit = limit
-        self._conversations = itertools.count(1)
-        self._last_item = 0
-        """The number of the last item id given (``item_sim_0001_<digest>``...), or learned."""
+        self.seed = seed
+        self._made = Draws()
 
-    def _item(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        """``raw`` (a Responses input or output item) as the conversation keeps it: with
-        an id, a type and a status, a message's text content as a list of parts."""
+    def _item(self, held: _Held, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """``raw`` (a Responses input or output item), added to ``held``, as the
+        conversation keeps it: with an id, a type and a status, a message's text content
+        as a list of parts."""
         item = dict(raw)
         item.setdefault("type", "message")
         if item["type"] == "message":
@@ -65,26 +85,32 @@ class ConversationStore:
             content = item.get("content")
             if isinstance(content, str):
                 item["content"] = [_text_part(role, content)]
-        if "id" not in item:  # named by what it holds: not an item of another recording
-            self._last_item += 1
-            item["id"] = held_id("item_sim", self._last_item, item)
+        if "id" not in item:  # named by its conversation, its place and what it holds
+            place = Draw(digest_of(held.conversation["id"], item), held.added)
+            item["id"] = f"item_sim_{place.tag(self.seed)}"
+        held.added += 1
         item.setdefault("status", "completed")
         return item
 
-    def create(self, items: Sequence[Mapping[str, Any]], metadata: Any) -> dict[str, Any]:
-        made = ([dict(i) for i in items], metadata)
-        number = next(self._conversations)
-        conversation_id = held_id("conv_sim", number, made)
-        while conversation_id in self._kept:  # one learned from a replayed answer
-            number = next(self._conversations)
-            conversation_id = held_id("conv_sim", number, made)
+    def _new_id(self, items: list[Any], metadata: Any) -> str:
+        """The id of a new conversation made of ``items`` and ``metadata``, one not held."""
+        digest = digest_of(items, metadata)
+        while True:  # one held may be learned from a replayed answer
+            conversation_id = f"conv_sim_{self._made.counted(digest).tag(self.seed)}"
+            if conversation_id not in self._kept:
+                return conversation_id
+
+    def create(self, items: list[Any], metadata: Any) -> dict[str, Any]:
+        conversation_id = self._new_id(items, metadata)
         conversation = {
             "id": conversation_id,
             "object": "conversation",
-            "created_at": FIRST_CREATED_AT + number,
+            "created_at": created_at(0),
             "metadata": metadata if isinstance(metadata, Mapping) else {},
         }
-        self._kept.put(conversation_id, (number, conversation, [self._item(i) for i in items]))
+        held = _Held(conversation)
+        held.items.extend(self._item(held, i) for i in items)
+        self._kept.put(conversation_id, held)
         return conversation
 
     def held(self, conversation_id: str) -> bool:
@@ -92,12 +118,13 @@ class ConversationStore:
 
     def items(self, conversation_id: str) -> list[dict[str, Any]]:
         """The items of a conversation held (oldest first)."""
-        return self._kept[conversation_id][2]
+        return self._kept[conversation_id].items
 
     def add(self, conversation_id: str, items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Append ``items`` to a conversation held; the items as kept."""
-        added = [self._item(i) for i in items]
-        self._kept[conversation_id][2].extend(added)
+        held = self._kept[conversation_id]
+        added = [self._item(held, i) for i in items]
+        held.items.extend(added)
         self._kept.touch(conversation_id)
         return added
 
@@ -109,26 +136,27 @@ class ConversationStore:
         if not parts:
             made = answer.get("id")
             if method == "POST" and isinstance(made, str) and made not in self._kept:
-                given = body.get("items") if isinstance(body, Mapping) else None
-                items = [self._item(i) for i in given or () if isinstance(i, Mapping)]
-                self._kept.put(made, (next(self._conversations), dict(answer), items))
+                items, metadata = _made_of(body)
+                self._made.counted(digest_of(items, metadata))  # a new one is numbered after
+                held = _Held(dict(answer))
+                held.items.extend(self._item(held, i) for i in items if isinstance(i, Mapping))
+                self._kept.put(made, held)
             return
         if parts[0] not in self._kept:
             return
-        _, _, items = self._kept[parts[0]]
+        held = self._kept[parts[0]]
         if method == "POST" and parts[1:] == ["items"]:
             added = answer.get("data")
             learned = [dict(i) for i in added or () if isinstance(i, Mapping)]
-            items.extend(learned)
+            held.items.extend(learned)
+            held.added += len(learned)  # an item added later is the next
             self._kept.touch(parts[0])
-            numbers = [int(m[1]) for i in learned if (m := _ITEM_ID.fullmatch(str(i.get("id"))))]
-            self._last_item = max([self._last_item, *numbers])  # ids given later are new
         elif method == "POST" and len(parts) == 1:
-            self._kept[parts[0]][1]["metadata"] = answer.get("metadata")
+            held.conversation["metadata"] = answer.get("metadata")
         elif method == "DELETE" and len(parts) == 1:
             del self._kept[parts[0]]
         elif method == "DELETE" and len(parts) == 3 and parts[1] == "items":
-            items[:] = [i for i in items if i.get("id") != parts[2]]
+            held.items[:] = [i for i in held.items if i.get("id") != parts[2]]
 
     @staticmethod
     def _updated(conversation: dict[str, Any], body: Any) -> Answer:
@@ -153,12 +181,11 @@ class ConversationStore:
             items = body.get("items") if isinstance(body, Mapping) else None
             if items is not None and not isinstance(items, list):
                 return _error(400, "Invalid type for 'items': expected an array.", "items")
-            metadata = body.get("metadata") if isinstance(body, Mapping) else None
-            return 200, self.create(items or [], metadata)
+            return 200, self.create(*_made_of(body))
         conversation_id = parts[0]
         if conversation_id not in self._kept:
             return _error(404, conversation_not_found(conversation_id))
-        _, conversation, items = self._kept[conversation_id]
+        conversation, items = self._kept[conversation_id].conversation, self.items(conversation_id)
         if len(parts) == 1:
             if method == "GET":
                 return 200, conversation

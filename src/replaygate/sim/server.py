@@ -351,7 +351,7 @@ class Simulator:
             received = None if too_large else _json_or_none(data)
             self._requests.append(ReceivedRequest(path, headers, received))
         if too_large:
-            await _refuse(conn, reader, writer, self.app.too_large(path, headers))
+            await _refuse(conn, reader, writer, self.app.too_large(method, path, headers))
             return False
         reply = self.app.handle(method, path, headers, data)
         if reply.refused:
