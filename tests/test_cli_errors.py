@@ -129,8 +129,8 @@ FIRST_MISTAKES = {
 }  # fmt: skip
 
 
-SLOW = {"drift-unreachable"}
-"""A row that waits for a client's retries against a closed port."""
+SLOW = {"drift-unreachable", "demo-live-without-network"}
+"""Rows that wait for a client's retries against a closed port, or run the demo."""
 
 
 @pytest.mark.parametrize(

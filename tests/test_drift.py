@@ -149,6 +149,7 @@ def test_a_key_that_is_no_plain_name_is_one_quoted_step() -> None:
     }
 
 
+@pytest.mark.slow  # a whole drift check: a sample of the store sent to the simulator again
 def test_live_drift_finds_added_and_dropped_fields(
     stores: dict[str, Path], drifted_sim: Simulator, tmp_path: Path
 ) -> None:

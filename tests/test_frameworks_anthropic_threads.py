@@ -49,6 +49,7 @@ def run_tools(base_url: str | None, question: str = QUESTION) -> list[Any]:
     return [[block.model_dump(mode="json") for block in message.content] for message in runner]
 
 
+@pytest.mark.slow  # a whole flow: recorded from the simulator, then replayed
 def test_the_tool_runner_s_thread_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     """The simulator refused the runner's second turn (400: a ``tool_result`` without its
     ``tool_use``), as it did not hold the thread the first one created."""

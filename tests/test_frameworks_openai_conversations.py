@@ -65,6 +65,7 @@ def session(base_url: str | None, question: str = QUESTION) -> dict[str, Any]:
     return asyncio.run(main())
 
 
+@pytest.mark.slow  # a whole flow: recorded from the simulator, then replayed
 def test_a_conversation_s_items_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     """The simulator answered every ``/v1/conversations`` route 404 (``Invalid URL``),
     so recording stopped with ``UnservedRouteError``; a response naming a conversation

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import http.server
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from loopback import serving
 from replaygate.http import intercept
 from replaygate.network import network_blocked
 from replaygate.sim import Simulator
@@ -119,14 +119,10 @@ def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> 
     """``api.openai.com/v1/models`` and ``/v1/audio/speech``, no model API's paths, were
     sent to the real host, which the block refused: a connection error, nothing recorded."""
     store = tmp_path / "routes.jsonl"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Origin)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with intercept(store, "record-missing", approve_live=True, live_origin=origin):
-            assert other_routes() == (["m1"], SPEECH)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with (
+        serving(_Origin) as origin,
+        intercept(store, "record-missing", approve_live=True, live_origin=origin),
+    ):
+        assert other_routes() == (["m1"], SPEECH)
     with intercept(store):
         assert other_routes() == (["m1"], SPEECH)

@@ -112,6 +112,7 @@ def test_a_fixture_store_named_but_not_there_is_an_error(tmp_path: Path) -> None
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow  # draws a plot: the first in a process imports matplotlib
 def test_a_year_of_weeks_is_labelled_readably() -> None:
     weeks = [f"2026-W{week:02d}" for week in range(1, 53)]
     svg = weekly_plot(weeks, {"contains": [1.0] * len(weeks)})

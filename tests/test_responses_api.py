@@ -224,6 +224,7 @@ def round_trips(
     return round_trip
 
 
+@pytest.mark.slow  # whole flows: recorded from the simulator, then replayed offline
 @pytest.mark.parametrize("name", INTERACTIONS)
 def test_record_then_replay_offline(round_trips: Callable[[str], RoundTrip], name: str) -> None:
     done = round_trips(name)
