@@ -168,6 +168,11 @@ def test_checks_that_are_no_list_of_checks_are_named(checks: Any, message: str) 
         run_sampled(lambda i: CITED, 3, 2, checks, case="rag")
 
 
+def test_checks_given_as_a_generator_are_all_evaluated() -> None:
+    result = run_sampled(lambda i: CITED, 3, 2, (c for c in [CITES]), case="rag")
+    assert [o.name for o in result.samples[0].outcomes] == [CITES.name]
+
+
 def test_a_check_that_raises_is_named_with_its_case_and_sample() -> None:
     # a model turn holding only tool calls gives no text: sample 2's output is None
     outputs = ["context", "Context", None]

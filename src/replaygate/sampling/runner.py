@@ -76,13 +76,14 @@ def _check_list(checks: Any, case: str) -> tuple[Check[Any], ...]:
             f"case {case}: checks must be a list of Check objects, got a "
             f"{type(checks).__name__}: give one check as [check]"
         )
-    for position, check in enumerate(checks):
+    given = tuple(checks)  # read once: a generator is empty the second time
+    for position, check in enumerate(given):
         if not isinstance(check, Check):
             raise TypeError(
                 f"case {case}: checks[{position}] is a {type(check).__name__}, not a Check: "
                 "make each with a check factory (citations_check, contains_check, ...)"
             )
-    return tuple(checks)
+    return given
 
 
 def _samples(
