@@ -282,7 +282,9 @@ def test_the_projects_max_age_is_taken_when_no_max_age_is_given(project: Path) -
     done = invoke(str(store), "--json")
     assert done.exit_code == 0, done.output
     assert json.loads(done.output)["max_age_days"] == 84
+    assert json.loads(done.output)["max_age"] == "12w"
     assert json.loads(done.output)["summary"]["stale"] == 1
+    assert "max age 12w, " in invoke(str(store)).output  # as written, not 84d
 
 
 def test_max_age_on_the_command_line_wins_over_the_projects(project: Path) -> None:
@@ -340,9 +342,12 @@ def test_the_max_age_is_shown_as_given(project: Path) -> None:
     # large said to leave --max-age out, which gives the default, 90d
     store = project / "tests" / "fixtures" / "rag.jsonl"
     put(store, "a", "2026-11-01T00:00:00Z")
-    for given, shown in (("36h", "36h"), ("12w", "84d"), ("90d", "90d")):
+    for given in ("36h", "12w", "90d"):
         done = CliRunner().invoke(main, ["patrol", str(store), "--max-age", given])
-        assert f"max age {shown}, " in done.output and f"(older than {shown})" in done.output
+        assert f"max age {given}, " in done.output and f"(older than {given})" in done.output
+        as_json = invoke(str(store), "--max-age", given, "--json").output
+        assert json.loads(as_json)["max_age"] == given
+    assert json.loads(invoke(str(store), "--json").output)["max_age"] == "90d"  # the default
     with pytest.raises(HygieneError) as caught:
         parse_max_age("99999999999w")
     assert str(caught.value) == (

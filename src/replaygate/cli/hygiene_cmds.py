@@ -420,7 +420,11 @@ def _project_defaults(path: Path) -> tuple[Path, Path]:
 
 
 def _patrol(
-    path: Path, age: timedelta | None, runs: int, refs: tuple[Path, ...], hits_dir: Path | None
+    path: Path,
+    age: tuple[timedelta | None, str | None],
+    runs: int,
+    refs: tuple[Path, ...],
+    hits_dir: Path | None,
 ) -> Patrol:
     refuse_no_store(path, note_other_files(path))
     default_hits, default_refs = _project_defaults(path)
@@ -428,17 +432,30 @@ def _patrol(
     if not refs:  # a default folder that is not there searches nothing, and says so
         folders, missing = ([default_refs], None) if default_refs.is_dir() else ([], default_refs)
     hits = hits_dir if hits_dir is not None else default_hits
-    return patrol(path, max_age=age, runs=runs, refs=folders, hits_dir=hits, missing_refs=missing)
+    max_age, written = age
+    return patrol(
+        path,
+        max_age=max_age,
+        max_age_written=written,
+        runs=runs,
+        refs=folders,
+        hits_dir=hits,
+        missing_refs=missing,
+    )
 
 
-def _max_age(path: Path, given: str | None) -> timedelta:
+def _max_age(path: Path, given: str | None) -> tuple[timedelta, str | None]:
     """``--max-age`` when given, else the ``[tool.replaygate.patrol] max_age`` of the
-    project owning ``path``, else :data:`DEFAULT_MAX_AGE`."""
+    project owning ``path``, else :data:`DEFAULT_MAX_AGE`; with it as written (``12w``),
+    None for the default."""
     if given is not None:
-        return parse_max_age(given)
+        return parse_max_age(given), given.strip()
     from replaygate.evals.config import load_config  # the eval commands' own
 
-    return load_config(near=path).patrol.max_age or DEFAULT_MAX_AGE
+    configured = load_config(near=path).patrol
+    if configured.max_age is None:
+        return DEFAULT_MAX_AGE, None
+    return configured.max_age, configured.max_age_written
 
 
 @click.command("patrol", cls=OnceCommand)
@@ -584,7 +601,7 @@ def prune(
             "runs nor referenced)"
         )
     try:
-        result = _patrol(path, None, runs, refs, hits_dir)
+        result = _patrol(path, (None, None), runs, refs, hits_dir)
         doomed = candidates(result, lambda: _eval_stores(path, runs))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)

@@ -160,9 +160,11 @@ class ReportConfig:
 @dataclass(frozen=True)
 class PatrolConfig:
     """What ``replaygate patrol`` flags when its command line does not say: fixtures older
-    than ``max_age`` (None: the command's default)."""
+    than ``max_age`` (None: the command's default), shown as ``max_age_written``."""
 
     max_age: timedelta | None = None
+    max_age_written: str | None = None
+    """``max_age`` as the project wrote it (``12w``), which the patrol shows."""
 
 
 @dataclass(frozen=True)
@@ -441,6 +443,6 @@ def _patrol(reader: TableReader) -> PatrolConfig:
             "max_age", f'expected an age as a string, like "90d" or "12w", got {described(text)}'
         )
     try:
-        return PatrolConfig(age_of(text))
+        return PatrolConfig(age_of(text), text.strip())
     except ValueError as err:
         raise reader.error("max_age", f"{text!r}: {err}") from None

@@ -113,6 +113,14 @@ class PatrolRow:
         }
 
 
+def limit_text(limit: timedelta) -> str:
+    """A maximum age in whole days (``90d``, ``12w`` as ``84d``), or in hours when it is
+    not whole days (``36h``, which an age of 36 hours shows as ``1d``)."""
+    if limit.seconds or limit.microseconds:
+        return f"{int(limit.total_seconds() // 3600)}h"
+    return f"{limit.days}d"
+
+
 @dataclass(frozen=True)
 class Patrol:
     """The patrol of one store."""
@@ -137,6 +145,16 @@ class Patrol:
     missing_refs: Path | None = None
     """The default reference folder (the project's ``tests``), when it is not there and no
     ``--refs`` was given: no reference was searched."""
+    max_age_written: str | None = None
+    """``max_age`` as the user wrote it (``12w``), which the patrol shows; None: shown
+    from ``max_age`` (:func:`limit_text`)."""
+
+    @property
+    def max_age_shown(self) -> str | None:
+        """``max_age`` as written, else in days or hours; None when there is none."""
+        if self.max_age is None:
+            return None
+        return self.max_age_written or limit_text(self.max_age)
 
     @property
     def stale(self) -> list[PatrolRow]:
@@ -183,6 +201,7 @@ class Patrol:
         return {
             "path": shown(self.path),
             "now": self.now.isoformat(),
+            "max_age": self.max_age_shown,
             "max_age_days": self.max_age.total_seconds() / 86400 if self.max_age else None,
             "runs": list(self.runs),
             "recorded_runs": self.recorded_runs,
@@ -240,6 +259,7 @@ def patrol(
     path: Path,
     *,
     max_age: timedelta | None = None,
+    max_age_written: str | None = None,
     runs: int,
     refs: Sequence[Path],
     hits_dir: Path,
@@ -248,7 +268,8 @@ def patrol(
 ) -> Patrol:
     """Age, use and references of every fixture of the store at ``path``.
 
-    ``max_age`` None flags nothing stale; ``runs`` is how many of the last recorded
+    ``max_age`` None flags nothing stale, ``max_age_written`` is how it was written;
+    ``runs`` is how many of the last recorded
     runs count; ``missing_refs`` is the default reference folder when it is not there
     (``refs`` is then empty: no reference is searched); ``now`` is for tests.
     """
@@ -308,6 +329,7 @@ def patrol(
         unread=tuple(references.unread),
         test_sessions=usage.test_sessions,
         missing_refs=missing_refs,
+        max_age_written=max_age_written,
     )
 
 

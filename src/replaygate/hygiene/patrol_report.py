@@ -30,14 +30,6 @@ def age_text(age: timedelta | None) -> str:
     return f"{max(0, int(age.total_seconds() // 3600))}h"
 
 
-def limit_text(limit: timedelta) -> str:
-    """The ``--max-age`` given, in whole days (``90d``, ``12w`` as ``84d``), or in hours
-    when it is not whole days (``36h``, which :func:`age_text` shows as ``1d``)."""
-    if limit.seconds or limit.microseconds:
-        return f"{int(limit.total_seconds() // 3600)}h"
-    return f"{limit.days}d"
-
-
 def flags(row: PatrolRow, runs: int) -> str:
     """FUTURE, STALE, UNUSED (or unplayed / unreferenced / failed-test: kept for a test of
     its store that did not pass); a fixture whose use no run counted tells is never UNUSED
@@ -87,10 +79,9 @@ def missing_refs_line(result: Patrol) -> str | None:
 def title(result: Patrol) -> str:
     """What was patrolled and against what."""
     refs = ", ".join(shown_file(shown(p)) for p in result.refs) or "none"
-    max_age = limit_text(result.max_age) if result.max_age else "none"
     return (
         f"patrol of {shown_file(shown(result.path))}: {len(result.rows)} fixture(s), "
-        f"max age {max_age}, "
+        f"max age {result.max_age_shown or 'none'}, "
         f"last {len(result.runs)} of {result.recorded_runs} recorded run(s), references in {refs}"
     )
 
@@ -109,7 +100,8 @@ def prune_command(result: Patrol) -> str:
 
 def summary(result: Patrol) -> list[str]:
     """The counts, and what to do about them."""
-    stale = f"older than {limit_text(result.max_age)}" if result.max_age else "no max age"
+    limit = result.max_age_shown
+    stale = f"older than {limit}" if limit else "no max age"
     misdated = sum(row.misdated for row in result.rows)
     verify = f"`replaygate verify {shell_path(shown(result.path))}` names it"
     why = "no meta.recorded_at"
