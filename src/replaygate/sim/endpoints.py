@@ -246,11 +246,6 @@ class Threads:
         whole = {**fields, **body, "messages": [*messages, *(new if isinstance(new, list) else [])]}
         return whole, None
 
-    def learn(self, body: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
-        """Hold ``answer``, replayed from a fixture to ``body``, as a response served here
-        (:meth:`hold`)."""
-        self.hold(body, answer)
-
     def hold(self, body: Mapping[str, Any], wire: Mapping[str, Any]) -> None:
         """Keep the conversation of ``body`` (a request that names a thread) and its answer
         ``wire`` under the answer's id."""
@@ -396,7 +391,7 @@ class AnthropicMessages(Endpoint):
             return
         request = self.request(route, body)
         if request.problem is None and isinstance(answer.get("id"), str):
-            self.threads.learn(request.body, answer)
+            self.threads.hold(request.body, answer)  # as if served here
 
     def render(
         self,
