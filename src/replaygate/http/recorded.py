@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any, AnyStr, Literal, NamedTuple
 
@@ -189,7 +190,7 @@ class Replayed(NamedTuple):
     events: int = 0
     rerecord: str = ""
     from_simulator: str = ""
-    store: object = ""
+    store: str | os.PathLike[str] = ""
 
     @property
     def body(self) -> bytes:
@@ -402,7 +403,7 @@ def replayed(
     key: str = "",
     rerecord: str | None = None,
     from_simulator: str = "",
-    store: object = "",
+    store: str | os.PathLike[str] = "",
     model_api: bool = False,
     head: bool = False,
     live: bool = False,
