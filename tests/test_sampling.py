@@ -168,6 +168,20 @@ def test_checks_that_are_no_list_of_checks_are_named(checks: Any, message: str) 
         run_sampled(lambda i: CITED, 3, 2, checks, case="rag")
 
 
+def test_errors_of_a_run_without_a_case_name_name_no_case() -> None:
+    # they read "case case: checks must be a list ...", the default name taken for one
+    with pytest.raises(TypeError) as err:
+        run_sampled(lambda i: CITED, 3, 2, CITES)  # type: ignore[arg-type]
+    assert str(err.value).startswith("checks must be a list of Check objects, got a Check")
+    with pytest.raises(ValueError) as err_none:
+        run_sampled(lambda i: CITED, 3, 2, [])
+    assert str(err_none.value).startswith("no checks given, so every sample would pass")
+    with pytest.raises(KeyError) as raised:
+        run_sampled(lambda i: {}["x"], 3, 2, [CITES])
+    assert raised.value.__notes__ == ["raised in sample 0 of 3"]
+    assert run_sampled(lambda i: CITED, 3, 2, [CITES]).case == "case"
+
+
 def test_checks_given_as_a_generator_are_all_evaluated() -> None:
     result = run_sampled(lambda i: CITED, 3, 2, (c for c in [CITES]), case="rag")
     assert [o.name for o in result.samples[0].outcomes] == [CITES.name]

@@ -19,7 +19,7 @@ class ObserveWarning(ReplaygateWarning):
 
 
 def sample_count_advice(
-    case: str, n: int, categories: Iterable[str] | None, *, complete: bool = True
+    case: str | None, n: int, categories: Iterable[str] | None, *, complete: bool = True
 ) -> str | None:
     """Why ``n`` samples do not suit the checks' ``categories`` (None: unknown), or None.
 
@@ -36,19 +36,19 @@ def sample_count_advice(
         return None
     if semantic and n < MIN_SEMANTIC_SAMPLES:
         return (
-            f"{case}: {n} sample(s) on a semantic assertion cannot tell noise from a "
+            f"{_lead(case)}{n} sample(s) on a semantic assertion cannot tell noise from a "
             f"regression; sample at least {MIN_SEMANTIC_SAMPLES} times (5 is usual) and set "
             "the floor on the low side of the measured pass distribution"
         )
     if not semantic and n > 1:
         return (
-            f"{case}: only structure checks, sampled {n} times; structure does not vary by "
+            f"{_lead(case)}only structure checks, sampled {n} times; structure does not vary by "
             "chance, so run it once (n=1) and let it fail fast"
         )
     return None
 
 
-def signals_only_advice(case: str, kinds: Iterable[str]) -> str | None:
+def signals_only_advice(case: str | None, kinds: Iterable[str]) -> str | None:
     """Why ``case``, whose checks are of ``kinds``, gates nothing, or None.
 
     A signal is recorded and never fails a sample, so a case of signals only passes every
@@ -59,14 +59,17 @@ def signals_only_advice(case: str, kinds: Iterable[str]) -> str | None:
     if not found or found != {"signal"}:
         return None
     return (
-        f"{_shown(case)}: every check is a signal, so the case gates nothing: its samples pass "
+        f"{_lead(case)}every check is a signal, so the case gates nothing: its samples pass "
         "whatever the signals find (only a failed plain assertion fails one), and its "
         "verdict says nothing about the output; declare at least one check kind='gate' to "
         "let the case fail"
     )
 
 
-def _shown(case: str) -> str:
-    """``case`` as a warning can carry it: half of a surrogate pair (a case id from a file
-    name that is not UTF-8) as its escape, which any stream can write."""
-    return case.encode("utf-8", "backslashreplace").decode("utf-8")
+def _lead(case: str | None) -> str:
+    """``case: `` leading a warning about ``case`` (nothing when no case was named), as a
+    warning can carry it: half of a surrogate pair (a case id from a file name that is not
+    UTF-8) as its escape, which any stream can write."""
+    if case is None:
+        return ""
+    return case.encode("utf-8", "backslashreplace").decode("utf-8") + ": "

@@ -144,7 +144,9 @@ def multi_sample_fixtures(seen: set[tuple[str, str]]) -> list[str]:
     return found
 
 
-def unused_index_problem(case: str, n: int, watch: ReplayWatch | None, how: str) -> str | None:
+def unused_index_problem(
+    case: str | None, n: int, watch: ReplayWatch | None, how: str
+) -> str | None:
     """Why the ``n`` samples of ``case`` all replayed one recorded sample, or None.
 
     ``watch`` saw what they replayed; ``how`` says how to pass the index to the model.
@@ -157,8 +159,9 @@ def unused_index_problem(case: str, n: int, watch: ReplayWatch | None, how: str)
     shown = ", ".join(fixtures[:3]) + (
         f" and {len(fixtures) - 3} more" if len(fixtures) > 3 else ""
     )
+    of_case = "" if case is None else f" of {case}"
     return (
-        f"sample index unused: the {n} samples of {case} never read their sample index, "
+        f"sample index unused: the {n} samples{of_case} never read their sample index, "
         f"yet replayed fixtures that hold several recorded samples ({shown}), so each "
         f"sample replayed the same recorded response and the pass rate counts one sample "
         f"{n} times; build the model with the index ({how})"

@@ -29,7 +29,7 @@ def run_sampled(
     floor: int,
     checks: Sequence[Check[T]],
     *,
-    case: str = "case",
+    case: str | None = None,
 ) -> SampledResult:
     """Call ``fn(i)`` for each sample index ``i`` in ``0..n-1`` and evaluate ``checks``.
 
@@ -41,13 +41,14 @@ def run_sampled(
     sample would pass), and so is an ``fn`` that never reads its index yet replays
     fixtures holding several samples (every sample replayed the same one). Warns
     (:class:`SamplingWarning`) when ``n`` does not suit the checks, and when every check
-    is a signal (the case gates nothing).
+    is a signal (the case gates nothing). ``case`` names the case in these and in the
+    result (``"case"`` when None).
     """
     SampleSpec(n, floor)
     checks = _check_list(checks, case)
     if not checks:
         raise ValueError(
-            f"case {case}: no checks given, so every sample would pass having checked "
+            f"{_named(case)}no checks given, so every sample would pass having checked "
             "nothing; give at least one gate or signal"
         )
     require_unique_names(checks)
@@ -65,29 +66,34 @@ def run_sampled(
     if problem is not None:
         raise ValueError(problem)
     descriptions: dict[str, Any] = {c.name: c.description for c in checks}
-    return SampledResult(case, n, floor, tuple(samples), descriptions)
+    return SampledResult(case or "case", n, floor, tuple(samples), descriptions)
 
 
-def _check_list(checks: Any, case: str) -> tuple[Check[Any], ...]:
+def _named(case: str | None) -> str:
+    """``case X: `` leading an error about case ``X``; nothing when no case was named."""
+    return "" if case is None else f"case {case}: "
+
+
+def _check_list(checks: Any, case: str | None) -> tuple[Check[Any], ...]:
     """``checks`` as a tuple of :class:`Check`; a TypeError naming what was given instead
     (one check not in a list, a name, a list nested in the list)."""
     if isinstance(checks, Check | str) or not isinstance(checks, Iterable):
         raise TypeError(
-            f"case {case}: checks must be a list of Check objects, got a "
+            f"{_named(case)}checks must be a list of Check objects, got a "
             f"{type(checks).__name__}: give one check as [check]"
         )
     given = tuple(checks)  # read once: a generator is empty the second time
     for position, check in enumerate(given):
         if not isinstance(check, Check):
             raise TypeError(
-                f"case {case}: checks[{position}] is a {type(check).__name__}, not a Check: "
+                f"{_named(case)}checks[{position}] is a {type(check).__name__}, not a Check: "
                 "make each with a check factory (citations_check, contains_check, ...)"
             )
     return given
 
 
 def _samples(
-    fn: Callable[[int], T], n: int, checks: tuple[Check[T], ...], case: str
+    fn: Callable[[int], T], n: int, checks: tuple[Check[T], ...], case: str | None
 ) -> list[SampleResult]:
     """Each sample's result, in index order; an exception names its sample and case."""
     samples: list[SampleResult] = []
@@ -95,7 +101,8 @@ def _samples(
         try:
             samples.append(_sample(fn, index, checks))
         except Exception as err:  # from fn or a check (which names itself): say where
-            err.add_note(f"raised in sample {index} of {n} of case {case}")
+            of_case = "" if case is None else f" of case {case}"
+            err.add_note(f"raised in sample {index} of {n}{of_case}")
             raise
     return samples
 
