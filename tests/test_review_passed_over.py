@@ -52,10 +52,10 @@ def test_a_floor_lowered_and_the_baseline_updated_are_named_not_counted() -> Non
     head = {**BASE, "evals/cases.jsonl": cases(3), "evals/baseline.json": baseline(0.6, FIRST, why)}
     base = {**BASE, "evals/baseline.json": baseline(1, FIRST)}
     result = review(side("master", base), side("working tree", head), "evals")
-    assert result.unchanged and (result.files_changed, result.files_compared) == (0, 1)
+    assert result.unchanged and (result.files_changed, result.files_compared) == (0, 3)
     text = render_text(result)
     assert "file(s) changed, but no fixture's" not in text
-    assert "no fixture changed (1 file(s) compared)" in text
+    assert "no fixture changed (3 file(s) compared)" in text
     assert (
         "note: not fixture files, passed over:\n"
         "  evals/baseline.json (replaygate.eval.baseline): changed, reason of its newest "
@@ -70,6 +70,14 @@ def test_a_floor_lowered_and_the_baseline_updated_are_named_not_counted() -> Non
         ("evals/baseline.json", "replaygate.eval.baseline"),
         ("evals/cases.jsonl", "eval cases"),
     ]
+
+
+def test_the_files_compared_are_as_many_whether_a_cases_file_changed_or_not() -> None:
+    # a changed cases file or baseline was left out of the count, an unchanged one not:
+    # 3 files compared one time, 2 the next, for the same three files
+    base = side("master", BASE)
+    for head in (BASE, {**BASE, "evals/cases.jsonl": cases(3)}, {**BASE, "evals/rc.jsonl": b""}):
+        assert review(base, side("working tree", head), "evals").files_compared == 3
 
 
 def test_a_baseline_edited_with_no_history_entry_says_no_reason_is_kept() -> None:

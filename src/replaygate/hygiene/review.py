@@ -150,7 +150,11 @@ class Review:
     base: str
     head: str
     files_compared: int
+    """Every file named as a fixture file (``.jsonl``, ``.json``) on either side, changed or
+    not, replaygate's other files among them: an unchanged file is compared by its content
+    id, never read, so what it holds is not known."""
     files_changed: int
+    """The fixture files whose content differs, :attr:`passed_over` not counted."""
     added: tuple[Entry, ...] = ()
     removed: tuple[Entry, ...] = ()
     paired: tuple[Paired, ...] = ()
@@ -226,7 +230,7 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
         path=path,
         base=base.label,
         head=head.label,
-        files_compared=len(names) - len(others),
+        files_compared=len(names),
         files_changed=len(changed) - len(others),
         added=tuple(added_only),
         removed=tuple(removed_only),
