@@ -25,9 +25,11 @@ from replaygate.cli.history_cmds import history_group
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError, read_export
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.history import NO_CASE, HistoryRun, answers_digest, check_not_future
+from replaygate.evals.reference import Reference
 from replaygate.evals.results import load_eval_results
 from replaygate.evals.scorers import CaseCounts
 from replaygate.jsondoc import FieldError
+from replaygate.report.gated import gated_run
 from replaygate.sampling import SampledResult, SampleResult
 
 
@@ -731,6 +733,19 @@ def test_runs_are_ordered_by_the_instant_their_time_names(tmp_path: Path) -> Non
         assert [r.id for r in history.runs()] == ["earliest", "later", "whole", "fraction", "west"]
         assert [r.id for r in history.runs(last=2)] == ["fraction", "west"]
         assert history.export()["runs"][0]["time"] == times["earliest"]  # as written
+
+
+def test_runs_of_one_time_are_in_the_order_they_were_appended(tmp_path: Path) -> None:
+    # ordered by their random ids, the run appended last could come first, and the
+    # report's "latest run" was not the run its gate judged
+    with History.open(tmp_path / "history.db") as history:
+        for run_id, passes in (("z", 5), ("b", 5), ("y", 5), ("a", 4)):
+            history.append(run("2026-11-01T10:00:00Z", passes), run_id=run_id)
+        gated = gated_run(Reference.of(run("2026-11-01T10:00:00Z", 4), "r.json"), history.runs())
+        assert gated.is_latest and gated.latest is not None and gated.latest.id == "a"
+        history.append(run("2026-11-01T11:00:00+01:00", 5), run_id="m")  # the same instant
+        assert [r.id for r in history.runs()] == ["z", "b", "y", "a", "m"]
+        assert [r["id"] for r in history.export()["runs"]] == ["z", "b", "y", "a", "m"]
 
 
 def two_runs_edited(path: Path, update: str) -> None:

@@ -671,17 +671,17 @@ def _damage(db: sqlite3.Connection) -> str | None:
     return None if findings == ["ok"] else "; ".join(findings)
 
 
-def _run_order(row: tuple[int, Any, Any]) -> tuple[float, str, str]:
+def _run_order(row: tuple[int, Any, Any]) -> tuple[float, int]:
     """Where a stored run (rowid, id, time, as stored) stands: by the instant its time
     names (times written with other UTC offsets or fractions of a second compare by the
-    instant, not by their text), then by id; a time that names no instant, first (it is
-    refused)."""
-    run_id, time = _decoded(row[1]), _decoded(row[2])
+    instant, not by their text), then in the order the runs were appended (rowid), so of
+    two runs of one time the one appended last is the latest; a time that names no
+    instant, first (it is refused)."""
     try:
-        instant = parse_time(time).timestamp()
+        instant = parse_time(_decoded(row[2])).timestamp()
     except (TypeError, ValueError, AttributeError):
         instant = float("-inf")
-    return instant, time, run_id
+    return instant, row[0]
 
 
 def _decoded(stored: Any) -> str:
