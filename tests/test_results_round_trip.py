@@ -61,7 +61,9 @@ def with_message(message: Any) -> SampledResult:
 
 
 BAD_CASES: dict[str, Callable[[], SampledResult]] = {
-    "case=None": lambda: sampled(lambda i: "a", contains_check(["a"], kind="gate"), case=None),
+    "case=None": lambda: replace(
+        sampled(lambda i: "a", contains_check(["a"], kind="gate")), case=None
+    ),
     "name=x\\ud800": lambda: sampled(
         lambda i: "a", contains_check(["a"], kind="gate", name="x\ud800")
     ),
