@@ -602,6 +602,19 @@ class LiveSendFailedWarning(ReplaygateWarning):
     answered."""
 
 
+def failed_send(request: str, err: BaseException, how: str = "failed before any answer") -> str:
+    """What :class:`LiveSendFailedWarning` says of the live send of ``request`` (its method
+    and path, ``POST /v1/messages``) that ``err`` ended (``how``: before any answer, or
+    with its answer cut before its end)."""
+    reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    return (
+        f"the live send of {request} {how} "
+        f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
+        "where a retry of it was answered, sends it once less than this recording did. "
+        "Record it again once the live API answers it."
+    )
+
+
 class ReplayErrorCaughtWarning(ReplaygateWarning):
     """A replaying ``intercept`` block ended normally after raising replay errors: the code
     under test caught them and went on."""

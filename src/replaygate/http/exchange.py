@@ -43,6 +43,7 @@ from replaygate.errors import (
     UnservedRouteError,
     WireFormatError,
     exception_chain,
+    failed_send,
     raise_caught,
 )
 from replaygate.fixtures.diff import field_diff
@@ -189,18 +190,6 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
     headers = envelope.get("headers")
     version = headers.get("anthropic-version") if isinstance(headers, dict) else None
     return version if isinstance(version, str) else None
-
-
-def failed_send(slot: LiveSlot, err: BaseException, how: str = "failed before any answer") -> str:
-    """What a live send that failed (``how``: before any answer, or with its answer cut
-    before its end) warns of."""
-    reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
-    return (
-        f"the live send of {slot.request} {how} "
-        f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
-        "where a retry of it was answered, sends it once less than this recording did. "
-        "Record it again once the live API answers it."
-    )
 
 
 class Unfinished(Protocol):
@@ -742,7 +731,7 @@ class Exchange:
             if isinstance(err, Exception) and not any(
                 isinstance(e, ReplaygateError) for e in exception_chain(err)
             ):  # refused by replaygate (the network blocked), whatever the library wrapped it in
-                warnings.warn(failed_send(slot, err), LiveSendFailedWarning, stacklevel=3)
+                warnings.warn(failed_send(slot.request, err), LiveSendFailedWarning, stacklevel=3)
             raise
 
     def _while_busy(self, work: Callable[..., _T], *args: Any) -> _T:

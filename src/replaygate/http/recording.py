@@ -17,9 +17,9 @@ from replaygate.errors import (
     ResponseLeftOpenWarning,
     WireFormatError,
     exception_chain,
+    failed_send,
 )
 from replaygate.http.envelope import is_model_api
-from replaygate.http.exchange import failed_send
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import (
     StreamEnd,
@@ -154,7 +154,9 @@ class Recording:
         self._over()
         self.exchange.gave_up(self.slot, answered=True)
         how = "got an answer that broke off before its end"
-        warnings.warn(failed_send(self.slot, error, how), LiveSendFailedWarning, stacklevel=5)
+        warnings.warn(
+            failed_send(self.slot.request, error, how), LiveSendFailedWarning, stacklevel=5
+        )
 
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:
         body = self._json() if self.status == 400 else None  # a refused Gemini key's
