@@ -40,7 +40,7 @@ from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import lies_within
 from replaygate.hygiene.gitrev import Repo
-from replaygate.hygiene.review_others import PassedOver, passed_over
+from replaygate.hygiene.review_others import PassedOver, other_file_change
 from replaygate.hygiene.snapshot import Entry, Other, Side, revision, worktree
 from replaygate.sanitize.secret_mask import masked_pair
 
@@ -266,7 +266,7 @@ def _others(
         there = (was or name not in base.files) and (now or name not in head.files)
         if there and (held := now or was) is not None:
             before, after = (None if o is None else o.data for o in (was, now))
-            found.append(passed_over(name, held.kind, before, after))
+            found.append(other_file_change(name, held.kind, before, after))
     return found
 
 

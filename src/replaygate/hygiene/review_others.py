@@ -39,9 +39,9 @@ class PassedOver:
         return f"{self.file} ({self.kind}): {self.change}"
 
 
-def passed_over(file: str, kind: str, old: bytes | None, new: bytes | None) -> PassedOver:
-    """``file`` of ``kind``, as it was (``old``, None when added) and is (``new``, None
-    when removed)."""
+def other_file_change(file: str, kind: str, old: bytes | None, new: bytes | None) -> PassedOver:
+    """What changed in ``file``, one of replaygate's other files of ``kind``, as it was
+    (``old``, None when added) and is (``new``, None when removed)."""
     if new is None:
         return PassedOver(file, kind, "removed")
     said = "added" if old is None else "changed"

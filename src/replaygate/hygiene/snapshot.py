@@ -17,7 +17,7 @@ from replaygate.errors import LFS_POINTER, FixtureFormatError, located, shell_pa
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import iter_jsonl
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, too_long
-from replaygate.fixtures.store.folder import is_store_file, other_kind, passed_over
+from replaygate.fixtures.store.folder import is_store_file, other_kind, walk_leaves_out
 from replaygate.fixtures.store.jsonl import json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
@@ -83,13 +83,13 @@ def _is_fixture_file(path: str, relpath: str | None = None) -> bool:
     """Whether ``path`` (repository-relative) is named as a fixture file; given ``relpath``,
     the store's path, whether it is one the store reads, by the rule of its walk: below
     the store's folder, not a dot file (:func:`~.folder.is_store_file`) nor in a dot
-    folder, ``node_modules`` or ``__pycache__`` (:func:`~.folder.passed_over`)."""
+    folder, ``node_modules`` or ``__pycache__`` (:func:`~.folder.walk_leaves_out`)."""
     if not path.endswith(FIXTURE_SUFFIXES):
         return False
     if relpath is None or path == relpath:
         return True
     *folders, name = _below(path, relpath).split("/")
-    return is_store_file(name) and not any(passed_over(folder) for folder in folders)
+    return is_store_file(name) and not any(walk_leaves_out(folder) for folder in folders)
 
 
 def _below(path: str, relpath: str) -> str:
@@ -100,7 +100,7 @@ def _below(path: str, relpath: str) -> str:
 def _walked(folder: str, relpath: str) -> bool:
     """Whether the store at ``relpath`` walks ``folder`` (a git submodule's path): it is
     the store's own folder, or no folder on the way to it is one the walk leaves out."""
-    return folder == relpath or not any(map(passed_over, _below(folder, relpath).split("/")))
+    return folder == relpath or not any(map(walk_leaves_out, _below(folder, relpath).split("/")))
 
 
 def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
