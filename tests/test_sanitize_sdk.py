@@ -383,26 +383,57 @@ def test_a_trimmed_fixture_still_replays_through_the_sdk(tmp_path: Path, streame
     assert replayed.model == "m"
 
 
+RULES_FILE = """[tool.replaygate.sanitize]
+ids = true
+
+[[tool.replaygate.sanitize.rules]]
+literal = "ACME"
+replace = "Example"
+
+[[tool.replaygate.sanitize.rules]]
+literal = "{word}"
+replace = "someone"
+"""
+"""A project whose second rule (line 8) rewrites ``word`` (format it in)."""
+
+
 def test_a_rule_that_rewrites_the_role_is_refused_unwrapped_and_nothing_is_written(
     tmp_path: Path,
 ) -> None:
+    (tmp_path / "pyproject.toml").write_text(RULES_FILE.format(word="assistant"))
     store = tmp_path / "fixtures"
-    rule = SanitizeConfig(rules=[{"literal": "assistant", "replace": "bot"}])
     with Simulator(behavior="echo") as sim:
-        http = httpx2_client(
-            Exchange(store, mode="record-missing", approve_live=True, sanitize=rule)
-        )
+        http = httpx2_client(Exchange(store, mode="record-missing", approve_live=True))
         with (
             anthropic.Anthropic(
                 api_key="k", base_url=sim.url, http_client=http, max_retries=0
             ) as client,
-            pytest.raises(
-                SanitizeConfigError,
-                match=r"rules\[0\]: the rule \(literal 'assistant'\) rewrites the role at "
-                r"response\.body\.role \('assistant'\)",
-            ),
+            pytest.raises(SanitizeConfigError) as caught,
         ):
             client.messages.create(
                 model="m", max_tokens=16, messages=[{"role": "user", "content": "hi assistant"}]
             )
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'pyproject.toml'}:8: tool.replaygate.sanitize.rules[1]: recording "
+        "POST /v1/messages, the rule (literal 'assistant') rewrites the role at "
+        "response.body.role ('assistant')"
+    )
     assert len(FixtureStore.open(store)) == 0
+
+
+def test_the_engine_refuses_a_rule_that_rewrites_the_role_naming_file_line_and_call(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(RULES_FILE.format(word="user"))
+    store = tmp_path / "engine.jsonl"
+    with Simulator(behavior="echo") as sim, sdk(sim.url) as live:
+        recorder = RecordingModel(live, store, approve_live=True, **SETTINGS)
+        with pytest.raises(SanitizeConfigError) as caught:
+            recorder.complete([Message.user("hi")], [])
+        assert sim.requests == []  # refused before it was sent
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'pyproject.toml'}:8: tool.replaygate.sanitize.rules[1]: recording "
+        f"a call of model {DEFAULT_MODEL!r}, the rule (literal 'user') rewrites the role at "
+        "request.messages[0].role ('user')"
+    )
+    assert not store.exists() or store.read_bytes() == b""

@@ -76,6 +76,18 @@ class SanitizeConfigError(LocatedError, ValueError):
 
 
 @dataclass(frozen=True)
+class ConfigOrigin:
+    """The file a configuration was read from, and its text (where a key's line is found)."""
+
+    file: str
+    text: str
+
+    def error(self, key: str, reason: str) -> SanitizeConfigError:
+        """The error of ``key`` in this file, naming its line."""
+        return SanitizeConfigError(self.file, key, reason, _line_of(self.text, key))
+
+
+@dataclass(frozen=True)
 class SanitizeConfig:
     """What the sanitize pipeline does; every class is off unless asked for.
 
@@ -85,6 +97,8 @@ class SanitizeConfig:
     ``trim``: per interface, the response fields the code reads (others that
     replaygate knows are dropped). ``known_safe`` and ``known_safe_patterns``:
     secret-looking values the secret scan lets through (:mod:`.secret_allow`).
+    ``origin``: the file it was read from (None: built in code), which a refusal of its
+    rules while recording names, with the line.
     """
 
     ids: bool = False
@@ -95,6 +109,14 @@ class SanitizeConfig:
     trim: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     known_safe: tuple[str, ...] = ()
     known_safe_patterns: tuple[str, ...] = ()
+    origin: ConfigOrigin | None = field(default=None, compare=False, repr=False)
+
+    def error(self, key: str, reason: str) -> SanitizeConfigError:
+        """The error of ``key`` of this configuration found while recording: naming the
+        file and line it was read from, else ``sanitize rules``."""
+        if self.origin is None:
+            return SanitizeConfigError("sanitize rules", key, reason)
+        return self.origin.error(key, reason)
 
     def safe_values(self) -> KnownSafe:
         """The known-safe values the secret scan blanks out before it looks."""
@@ -266,7 +288,9 @@ def _rule(table: Any, source: str, key: str) -> RedactionRule:
         raise SanitizeConfigError(source, where, str(err)) from None
 
 
-def _from_mapping(data: Mapping[str, Any], source: str) -> SanitizeConfig:
+def _from_mapping(
+    data: Mapping[str, Any], source: str, origin: ConfigOrigin | None = None
+) -> SanitizeConfig:
     _expect(data, dict, source, SECTION, "a table")
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
@@ -296,6 +320,7 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> SanitizeConfig:
             trim=trim,
             known_safe=safe_values,
             known_safe_patterns=safe_patterns,
+            origin=origin,
             **flags,
         )
     except SanitizeConfigError as err:
@@ -338,11 +363,11 @@ def _config_of(path: Path | None) -> SanitizeConfig:
     table: Any = tool.get("sanitize", {})
     if table == {}:
         return SanitizeConfig()
+    origin = ConfigOrigin(str(path), document.text)
     try:
-        return _from_mapping(table, str(path))
+        return _from_mapping(table, str(path), origin)
     except SanitizeConfigError as err:
-        line = _line_of(document.text, err.key)
-        raise SanitizeConfigError(err.source, err.key, err.reason, line) from None
+        raise origin.error(err.key, err.reason) from None
 
 
 def _refuse_misspelled_section(tool: Mapping[str, Any], path: Path, text: str) -> None:
@@ -370,6 +395,8 @@ def _line_of(text: str, key: str) -> int:
     if found is None:  # the section itself
         return line_of(text, SECTION)
     name, index, below = found.groups()
+    if below is None and index is not None:  # an item: its own [[header]], else its key's line
+        return line_of(text, f"{SECTION}.{name}", "", int(index))
     if below is None:
         return line_of(text, SECTION, name)
     return line_of(text, f"{SECTION}.{name}", below.strip('"'), int(index or 0))

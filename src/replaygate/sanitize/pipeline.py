@@ -26,7 +26,7 @@ from replaygate.sanitize.config import (
 from replaygate.sanitize.encoded import form_values, is_form, path_parts
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
-from replaygate.sanitize.protocol import check_words
+from replaygate.sanitize.protocol import rewritten_word
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
@@ -105,29 +105,39 @@ class Sanitizer:
             value = map_strings(value, self.text.apply)
         return value
 
-    def check_stable(self, request: Any) -> None:
+    def check_stable(self, request: Any, sent: str | None = None) -> None:
         """Refuse rules that would change the stored request again (replay could never match).
 
-        Raises :class:`~replaygate.sanitize.config.SanitizeConfigError` naming the path.
+        Raises :class:`~replaygate.sanitize.config.SanitizeConfigError` naming the path
+        (and ``sent``, the request being recorded: ``POST /v1/messages``).
         """
         if not self.text:
             return
         found = _first_unstable(request, self.text.apply, "")
         if found is not None:
             path, before, after = found
-            raise SanitizeConfigError(
-                "sanitize rules",
+            raise self._refusal(
                 f"{SECTION}.rules",
                 f"running the rules again changes request.{path} from {before!r} to {after!r}; "
                 "a replayed request would not match its fixture. Choose replacements that "
                 "no rule matches.",
+                sent,
             )
 
-    def check_words(self, before: Any, after: Any, side: str) -> None:
+    def check_words(self, before: Any, after: Any, side: str, sent: str | None = None) -> None:
         """Refuse rules that rewrote a word of the API in ``after`` (the stored form of
-        ``before``, a ``request`` or ``response``): :func:`.protocol.check_words`."""
-        if self.text:
-            check_words(self.text, before, after, side)
+        ``before``, a ``request`` or ``response`` of ``sent``, the request being recorded:
+        ``POST /v1/messages``): :func:`.protocol.rewritten_word`."""
+        if not self.text:
+            return
+        found = rewritten_word(self.text, before, after, side)
+        if found is not None:
+            raise self._refusal(*found, sent)
+
+    def _refusal(self, key: str, reason: str, sent: str | None) -> SanitizeConfigError:
+        """The refusal of the rule at ``key`` while recording ``sent``: naming the file and
+        line the configuration was read from."""
+        return self.config.error(key, f"recording {sent}, {reason}" if sent else reason)
 
     # -- HTTP shapes ---------------------------------------------------------------------
 

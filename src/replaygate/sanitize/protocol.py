@@ -1,5 +1,6 @@
 """Text rules rewrite data, never the words of the API: a recording whose rules would is
-refused, naming the rule and the field path.
+refused, naming the rule (its file and line where it was read from one), the request
+being recorded and the field path.
 
 A rule written for a word of the data (`"user"`, a customer called `Claude`, `id`) also
 matches the words the API itself is made of: a role, a content block's or an event's
@@ -17,7 +18,7 @@ from typing import Any
 
 from replaygate.interfaces import interface_of
 from replaygate.json_paths import path_step
-from replaygate.sanitize.config import SECTION, SanitizeConfigError
+from replaygate.sanitize.config import SECTION
 from replaygate.sanitize.pii import TextRules
 
 PROTOCOL_FIELDS = frozenset(
@@ -33,24 +34,19 @@ Found = tuple[str, str]
 """``(the text the rules changed, what and where it is)``."""
 
 
-def check_words(rules: TextRules, before: Any, after: Any, side: str) -> None:
-    """Refuse ``after`` (``before`` as the sanitize steps left it, ``side`` being
-    ``request`` or ``response``) if the text ``rules`` rewrote a word of the API.
-
-    Raises :class:`~replaygate.sanitize.config.SanitizeConfigError` naming the rule, the
-    field path and what the value was.
-    """
+def rewritten_word(rules: TextRules, before: Any, after: Any, side: str) -> tuple[str, str] | None:
+    """The configuration key of the rule and the reason to refuse ``after`` (``before`` as
+    the sanitize steps left it, ``side`` being ``request`` or ``response``) if the text
+    ``rules`` rewrote a word of the API; None if they did not."""
     found = _route(before, after, side) or _walk(before, after, side, None, None, True)
     if found is None:
-        return
+        return None
     text, what = found
     key, rule = _culprit(rules, text)
-    raise SanitizeConfigError(
-        "sanitize rules",
-        key,
+    return key, (
         f"{rule} rewrites {what}: the fixture would hold, and replay hand the SDK and the "
         "agent, what was never sent. Narrow the rule to the data (fixed text or a "
-        "lookaround beside the match); nothing was written.",
+        "lookaround beside the match); nothing was written."
     )
 
 
