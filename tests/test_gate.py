@@ -410,7 +410,15 @@ OTHER_METRICS = ", ".join(f'"{name}": null' for name in METRICS if name != "succ
     [
         ("{", "not JSON"),
         ('{"format": "other"}', "neither a baseline"),
-        ('{"format": "replaygate.eval.baseline", "version": 9}', "unsupported baseline version"),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 9}',
+            "baseline version 9 was written by a newer replaygate; this one reads version 1: "
+            "upgrade replaygate",
+        ),
+        (
+            '{"format": "replaygate.eval.baseline", "version": 0}',
+            r"baseline unsupported version 0 \(this replaygate reads version 1\)$",
+        ),
         (
             ONE_CASE.replace('"version": 1', '"version": true')
             + ' "metrics": {"success": 1.0, '
@@ -426,7 +434,10 @@ OTHER_METRICS = ", ".join(f'"{name}": null' for name in METRICS if name != "succ
             ONE_CASE + ' "metrics": {"success": "x"}}',
             "metrics.success: must be null or a number from 0 to 1, got 'x'$",
         ),
-        ('{"format": "replaygate.sampling.results", "version": 2}', "unsupported version 2"),
+        (
+            '{"format": "replaygate.sampling.results", "version": 2}',
+            "version 2 was written by a newer replaygate; this one reads version 1: upgrade",
+        ),
         ('{"format": "replaygate.sampling.results", "version": 1, "cases": {}}', "must be a list"),
         (
             '{"format": "replaygate.eval.baseline", "version": 1, "cases": []}',

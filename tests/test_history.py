@@ -160,7 +160,7 @@ def test_a_run_id_is_never_stored_twice(tmp_path: Path) -> None:
         ('{"format": "x"}', "not an exported replaygate history"),
         (
             '{"format": "replaygate.history", "version": 2}',
-            "export version 2 was written by a newer replaygate",
+            "version 2 was written by a newer replaygate",
         ),
         (
             '{"format": "replaygate.history", "version": true, "runs": []}',
@@ -971,8 +971,8 @@ def test_an_export_of_a_newer_version_says_a_newer_replaygate_wrote_it(tmp_path:
     path.write_text('{"format": "replaygate.history", "version": 2, "runs": []}', encoding="utf-8")
     with pytest.raises(
         HistoryError,
-        match=r"runs\.json: export version 2 was written by a newer replaygate; this one reads "
-        r"version 1: upgrade replaygate to merge it$",
+        match=r"runs\.json: version 2 was written by a newer replaygate; this one reads "
+        r"version 1: upgrade replaygate to read it \(nothing was read or changed\)$",
     ):
         read_export(path)
 

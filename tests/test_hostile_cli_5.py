@@ -165,7 +165,11 @@ EDITS = [
         lambda d: d.update(items=list(d["items"].values())),
         "s.verdicts.json: items: must be an object keyed by item, got a list",
     ),
-    (lambda d: d.update(version=2), "s.verdicts.json: unsupported version 2"),
+    (
+        lambda d: d.update(version=2),
+        "s.verdicts.json: version 2 was written by a newer replaygate; this one reads version 1: "
+        "upgrade replaygate to read it (nothing was read or changed)",
+    ),
     (lambda d: d.update(version="1"), "s.verdicts.json: version: must be an integer, got '1'"),
 ]
 

@@ -186,8 +186,19 @@ def check_document(
     except FieldError as err:
         raise error(f"{name}: {err.field}: {err}") from None
     if found != version:
-        raise error(f"{name}: unsupported version {found!r}")
+        raise error(f"{name}: {version_refused(found, version)}")
     return obj
+
+
+def version_refused(found: Any, known: int) -> str:
+    """Why a document at format version ``found`` is not read by this replaygate, which
+    reads ``known``: a later version is a newer replaygate's, which an upgrade reads."""
+    if isinstance(found, int) and found > known:
+        return (
+            f"version {found} was written by a newer replaygate; this one reads version "
+            f"{known}: upgrade replaygate to read it (nothing was read or changed)"
+        )
+    return f"unsupported version {found!r} (this replaygate reads version {known})"
 
 
 def parse_items(

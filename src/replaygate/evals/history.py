@@ -1033,11 +1033,6 @@ def _is_database(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def _newer(version: Any, known: int) -> bool:
-    """Whether ``version`` is a format version after ``known`` (a later replaygate's)."""
-    return isinstance(version, int) and not isinstance(version, bool) and version > known
-
-
 def exported_ids(path: Path) -> list[str]:
     """The run ids of the exported history at ``path`` (none when no file is there, or an
     empty one). A file holding anything else (text that is not JSON, eval results, an
@@ -1083,13 +1078,6 @@ def read_export(path: str | os.PathLike[str]) -> list[HistoryRun]:
             f"(replaygate history export --history {name} --out runs.json), then merge "
             "runs.json"
         ) from None
-    ours = isinstance(parsed, dict) and parsed.get("format") == EXPORT_FORMAT
-    version = parsed.get("version") if ours else None
-    if _newer(version, EXPORT_VERSION):
-        raise HistoryError(
-            f"{name}: export version {version} was written by a newer replaygate; this one "
-            f"reads version {EXPORT_VERSION}: upgrade replaygate to merge it"
-        )
     document = check_document(
         parsed,
         name,

@@ -30,7 +30,13 @@ from replaygate.evals.results import (
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
 from replaygate.evals.traced import untraced_change
-from replaygate.jsondoc import FieldError, json_fields, strings_field, version_of
+from replaygate.jsondoc import (
+    FieldError,
+    json_fields,
+    strings_field,
+    version_of,
+    version_refused,
+)
 from replaygate.jsonfields import (
     agree,
     checked,
@@ -201,7 +207,9 @@ def reference_from_json(obj: Any, name: str) -> Reference:
     with fields_of(name, ResultsError):
         version = version_of(obj)
     if version != BASELINE_VERSION:
-        raise ResultsError(f"{shown_file(name)}: unsupported baseline version {version!r}")
+        raise ResultsError(
+            f"{shown_file(name)}: baseline {version_refused(version, BASELINE_VERSION)}"
+        )
     with fields_of(name, ResultsError):
         printed_keys(obj, "cases")
         cases = each(obj, "cases", _baseline_case, key="case id")
