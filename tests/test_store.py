@@ -28,6 +28,7 @@ from replaygate import (
     fixture_key,
     to_anthropic_request,
 )
+from replaygate._version import __version__
 from replaygate.errors import KeyTooShortError
 from replaygate.fixtures import fingerprint
 from replaygate.fixtures.store import (
@@ -380,6 +381,16 @@ def test_a_line_changed_in_place_after_indexing_is_never_served(tmp_path: Path) 
             line({"key": "k" * 12, "request": {}, "response": {}, "note": "x", "tags": []}),
             "unknown field(s) 'note', 'tags'",
         ),
+        (
+            line({**fixture(2).to_json(), "trace": {}, "meta": {"replaygate_version": "0.10.0"}}),
+            "unknown field(s) 'trace': this line was written by replaygate 0.10.0 "
+            f"(meta.replaygate_version), and this replaygate is {__version__}: upgrade "
+            "replaygate to read it",
+        ),
+        (
+            line({**fixture(2).to_json(), "trace": {}, "meta": {"replaygate_version": "0.0.9"}}),
+            "unknown field(s) 'trace'\n",
+        ),
     ],
 )
 def test_a_bad_line_fails_naming_file_line_and_reason(
@@ -390,7 +401,7 @@ def test_a_bad_line_fails_naming_file_line_and_reason(
     err = open_error(path)
     assert not isinstance(err, PartialTailError)
     assert (err.file, err.line) == (str(path), 3)
-    assert reason in err.reason
+    assert reason in err.reason + "\n"
     assert str(err).startswith(f"{path}:3: ")
 
 

@@ -146,6 +146,11 @@ def test_a_stale_key_is_put_right_by_a_rewrite_not_an_append(tmp_path: Path) -> 
         (sample_line(DIGEST_1, True, "x"), r"s.jsonl:2: sample line: field 'sample'"),
         (sample_line(DIGEST_1, 1, "x", note="?"), r"s.jsonl:2: sample line: unknown field"),
         (
+            sample_line(DIGEST_1, 1, "x", note="?", meta={"replaygate_version": "9.0"}),
+            r"s.jsonl:2: sample line: unknown field\(s\) 'note': this line was written by "
+            r"replaygate 9.0 \(meta.replaygate_version\), .*: upgrade replaygate to read it$",
+        ),
+        (
             orjson.dumps({"key": DIGEST_1, "sample": 1}) + b"\n",
             r"s.jsonl:2: sample line: field 'response' is missing",
         ),
