@@ -1,7 +1,8 @@
 """Gemini as a team using the ``google-genai`` SDK meets it: every finish reason the API
 sends is read, the simulator refuses the function names and calling modes the API
 refuses, and answers ``candidateCount`` with that many candidates, plain and streamed,
-recorded and replayed offline."""
+recorded and replayed offline; it refuses the safety settings the API refuses, in either
+spelling of their field names."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import block_network, httpx2_client
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
+from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
 from replaygate.sim import Simulator
+from replaygate.sim.validation import validate_gemini
 from run_cli import replaygate
 from sdks import genai
 
@@ -143,6 +146,51 @@ def test_the_simulator_refuses_a_candidate_count_the_api_refuses(
     error = _post(sim, {"contents": HI, "generationConfig": {"candidateCount": count}})["error"]
     assert error["code"] == 400
     assert "generation_config.candidate_count" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ([{"category": "HARM_CATEGORY_HATE"}], """'safety_settings[0].category' (type"""),
+        ([{"category": "HARM_CATEGORY_IMAGE_HATE"}], '.HarmCategory), "HARM_CATEGORY_IMAGE_HATE"'),
+        (
+            [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_SOME"}],
+            '.HarmBlockThreshold), "BLOCK_SOME"',
+        ),
+        ([{"category": "HARM_CATEGORY_DEROGATORY"}], "safety_settings[0]: element predicate"),
+        ([{"threshold": "BLOCK_NONE"}], "safety_settings[0]: element predicate"),
+        ("BLOCK_NONE", "'safety_settings': expected a list"),
+    ],
+)
+def test_the_simulator_refuses_a_safety_setting_the_api_refuses(settings: Any, words: str) -> None:
+    for body in (
+        {"contents": HI, "safetySettings": settings},
+        {"contents": HI, "safety_settings": settings},
+    ):
+        refused = validate_gemini(camel_case_request(body))
+        assert refused is not None
+        assert words in refused.message
+
+
+def test_the_simulator_takes_every_safety_setting_a_gemini_model_takes() -> None:
+    thresholds = [t.value for t in genai.types.HarmBlockThreshold]
+    categories = [c.value for c in genai.types.HarmCategory]
+    taken = [c for c in categories if c != "HARM_CATEGORY_UNSPECIFIED" and "_IMAGE_" not in c]
+    settings = [{"category": c, "threshold": t} for c in taken for t in thresholds]
+    assert validate_gemini({"contents": HI, "safetySettings": settings}) is None
+
+
+def test_a_snake_case_generation_config_is_read_as_the_api_reads_it() -> None:
+    """LiteLLM sends ``candidate_count`` and ``response_schema``: the schema is the caller's."""
+    schema = {"type": "object", "properties": {"mime_type": {"type": "string"}}}
+    config = {"candidate_count": 9, "response_mime_type": "application/json"}
+    body = camel_case_request(
+        {"contents": HI, "generation_config": config | {"response_schema": schema}}
+    )
+    assert body["generationConfig"]["responseSchema"] == schema
+    refused = validate_gemini(body)
+    assert refused is not None
+    assert "generation_config.candidate_count" in refused.message
 
 
 def _candidates(response: Any) -> list[tuple[int, str, str]]:

@@ -1011,12 +1011,7 @@ class GeminiGenerateContent(Endpoint):
         config = request.body.get("generationConfig")
         if not isinstance(config, Mapping):
             return None
-        for name in (
-            "responseJsonSchema",
-            "response_json_schema",
-            "responseSchema",
-            "response_schema",
-        ):
+        for name in ("responseJsonSchema", "responseSchema"):
             schema = config.get(name)
             if isinstance(schema, Mapping):
                 return schema

@@ -1106,17 +1106,87 @@ _GEMINI_NAME_RULE = (
 _GEMINI_CALLING_MODES = ("MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED")
 
 
+def _gemini_enum_value(field: str, enum: str, value: Any) -> Invalid:
+    """The API's error for ``value`` at ``field``, none of the names of its ``enum``."""
+    return Invalid(
+        f"Invalid JSON payload received. Invalid value at '{field}' "
+        f"(type.googleapis.com/google.ai.generativelanguage.v1beta.{enum}), "
+        f"{orjson.dumps(value).decode()}"
+    )
+
+
 def _gemini_tool_config(config: Any) -> Invalid | None:
     """The API's error for a ``functionCallingConfig.mode`` that is none of its enum's."""
     calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None
     mode = calling.get("mode") if isinstance(calling, Mapping) else None
     if mode is None or mode in _GEMINI_CALLING_MODES:
         return None
+    return _gemini_enum_value(
+        "tool_config.function_calling_config.mode", "FunctionCallingConfig.Mode", mode
+    )
+
+
+_GEMINI_SAFETY_CATEGORIES = (
+    "HARM_CATEGORY_HATE_SPEECH",
+    "HARM_CATEGORY_SEXUALLY_EXPLICIT",
+    "HARM_CATEGORY_DANGEROUS_CONTENT",
+    "HARM_CATEGORY_HARASSMENT",
+    "HARM_CATEGORY_CIVIC_INTEGRITY",
+    "HARM_CATEGORY_JAILBREAK",
+)
+"""The harm categories a Gemini model takes a safety setting for."""
+_GEMINI_HARM_CATEGORIES = (
+    "HARM_CATEGORY_UNSPECIFIED",
+    "HARM_CATEGORY_DEROGATORY",
+    "HARM_CATEGORY_TOXICITY",
+    "HARM_CATEGORY_VIOLENCE",
+    "HARM_CATEGORY_SEXUAL",
+    "HARM_CATEGORY_MEDICAL",
+    "HARM_CATEGORY_DANGEROUS",
+    *_GEMINI_SAFETY_CATEGORIES,
+)
+"""The names of the API's ``HarmCategory`` (the older models' too): another name
+(Vertex AI's ``HARM_CATEGORY_IMAGE_*``, a typo) is no value of the enum."""
+_GEMINI_THRESHOLDS = (
+    "HARM_BLOCK_THRESHOLD_UNSPECIFIED",
+    "BLOCK_LOW_AND_ABOVE",
+    "BLOCK_MEDIUM_AND_ABOVE",
+    "BLOCK_ONLY_HIGH",
+    "BLOCK_NONE",
+    "OFF",
+)
+
+
+def _gemini_safety_settings(settings: Any) -> Invalid | None:
+    """The API's error for the first ``safetySettings`` entry it refuses: a category or a
+    threshold of no name its enums know, or a category no Gemini model takes."""
+    if settings is None:
+        return None
+    if not isinstance(settings, list):
+        return Invalid(
+            "Invalid JSON payload received. Invalid value at 'safety_settings': expected a list."
+        )
+    problems = (_gemini_safety_setting(setting, i) for i, setting in enumerate(settings))
+    return next((problem for problem in problems if problem is not None), None)
+
+
+def _gemini_safety_setting(setting: Any, i: int) -> Invalid | None:
+    where = f"safety_settings[{i}]"
+    if not isinstance(setting, Mapping):
+        return Invalid(f"Invalid JSON payload received. Invalid value at '{where}'.")
+    category = setting.get("category", "HARM_CATEGORY_UNSPECIFIED")
+    if category not in _GEMINI_HARM_CATEGORIES:
+        return _gemini_enum_value(f"{where}.category", "HarmCategory", category)
+    threshold = setting.get("threshold")
+    if threshold is not None and threshold not in _GEMINI_THRESHOLDS:
+        return _gemini_enum_value(
+            f"{where}.threshold", "SafetySetting.HarmBlockThreshold", threshold
+        )
+    if category in _GEMINI_SAFETY_CATEGORIES:
+        return None
+    taken = ", ".join(f"HarmCategory.{name}" for name in _GEMINI_SAFETY_CATEGORIES)
     return Invalid(
-        "Invalid JSON payload received. Invalid value at "
-        "'tool_config.function_calling_config.mode' "
-        "(type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "
-        f"{orjson.dumps(mode).decode()}"
+        f"* GenerateContentRequest.{where}: element predicate failed: $.category in ({taken})"
     )
 
 
@@ -1161,4 +1231,5 @@ def validate_gemini(body: Any) -> Invalid | None:
         _gemini_contents(body["contents"])
         or _gemini_tools(body.get("tools"))
         or _gemini_tool_config(body.get("toolConfig"))
+        or _gemini_safety_settings(body.get("safetySettings"))
     )

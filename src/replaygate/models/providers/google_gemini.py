@@ -192,6 +192,11 @@ _CAMEL_CASE = {
     "system_instruction": "systemInstruction",
     "generation_config": "generationConfig",
     "max_output_tokens": "maxOutputTokens",
+    "candidate_count": "candidateCount",
+    "response_mime_type": "responseMimeType",
+    "response_schema": "responseSchema",
+    "response_json_schema": "responseJsonSchema",
+    "safety_settings": "safetySettings",
     "tool_config": "toolConfig",
     "function_calling_config": "functionCallingConfig",
     "allowed_function_names": "allowedFunctionNames",
@@ -206,7 +211,16 @@ _CAMEL_CASE = {
 }
 """Request field names in snake_case -> in camelCase: the API accepts both spellings, and
 LiteLLM (like other proto-JSON writers) sends snake_case."""
-_OPAQUE = frozenset({"args", "response", "parameters", "parametersJsonSchema"})
+_OPAQUE = frozenset(
+    {
+        "args",
+        "response",
+        "parameters",
+        "parametersJsonSchema",
+        "responseSchema",
+        "responseJsonSchema",
+    }
+)
 """Fields whose value is the caller's data (arguments, results, schemas): never renamed."""
 
 
