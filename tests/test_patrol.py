@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from deadline import finishes
-from replaygate.cli import main
+from replaygate.cli import long_lists, main
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.recorded_time import recorded_at
@@ -543,3 +543,19 @@ def test_a_store_whose_fixtures_were_all_played_names_no_prune_command(project: 
     assert done.exit_code == 0, done.output
     assert "0 not played in the last 1 run(s), 0 neither played nor referenced\n" in done.output
     assert "replaygate prune" not in done.output  # nothing for it to list
+
+
+def test_on_a_terminal_a_long_table_shows_the_oldest_and_says_how_to_see_all(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    for year in (2020, 2021, 2022):
+        put(store, f"from {year}", f"{year}-01-01T00:00:00Z")
+    monkeypatch.setattr(long_lists, "SHOWN", 2)
+    monkeypatch.setattr(long_lists, "on_terminal", lambda: True)
+    done = invoke("tests/fixtures")
+    assert done.exit_code == 0, done.output
+    rows = [line for line in done.output.splitlines() if line.startswith("tests/fixtures/")]
+    assert [row.split()[2] for row in rows] == ["2020-01-01", "2021-01-01"]
+    assert "... and 1 more fixture(s) not shown on a terminal" in done.output
+    assert "3 stale (older than 90d)" in done.output  # the summary counts every one

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate import Fixture, FixtureStore, Message, ModelResponse, RecordingModel
-from replaygate.cli import main
+from replaygate.cli import long_lists, main
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import Exchange, httpx2_client
 from replaygate.hygiene.verify import MISSING_META, StoreProblem, verify_store
@@ -267,3 +267,22 @@ def test_a_line_json_does_not_allow_is_named_by_what_stands_at_its_column(
     store.write_bytes(engine_fixture("kept").to_line() + bad + b"\n")
     code, lines = verify(str(store))
     assert code == 1 and lines == [f"{store}:2: {reason}", "1 fixture(s) checked, 1 problem(s)"]
+
+
+def test_on_a_terminal_many_problems_show_the_first_and_say_how_to_see_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "rc.jsonl"
+    with FixtureStore.open(store) as opened:
+        for i in range(3):
+            opened.put(engine_fixture(f"question {i}"))
+    store.write_text(store.read_text(encoding="utf-8").replace("question", "edited"), "utf-8")
+    monkeypatch.setattr(long_lists, "SHOWN", 2)
+    piped = verify(str(store))
+    assert piped[0] == 1 and len(piped[1]) == 4  # every problem, and the count
+    monkeypatch.setattr(long_lists, "on_terminal", lambda: True)
+    code, lines = verify(str(store))
+    assert code == 1
+    assert lines[:2] == piped[1][:2]
+    assert lines[2].startswith("... and 1 more problem(s) not shown on a terminal: pipe")
+    assert lines[3] == "3 fixture(s) checked, 3 problem(s)"

@@ -20,6 +20,7 @@ from click.core import ParameterSource
 from replaygate.base_url import refused_base_url
 from replaygate.cli.json_docs import review_json
 from replaygate.cli.json_out import echo_json, json_text
+from replaygate.cli.long_lists import more_line, terminal_limit
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -499,7 +500,9 @@ def patrol_cmd(
     if as_json:
         echo_json(result.to_json())
     else:
-        click.echo(render_patrol(result), nl=False)
+        limit = terminal_limit()
+        hidden = len(result.rows) - (limit or 0)
+        click.echo(render_patrol(result, limit, more_line(hidden, "fixture(s)")), nl=False)
 
 
 _READ_TO_TELL = (

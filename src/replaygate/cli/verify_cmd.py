@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json, verify_json
+from replaygate.cli.long_lists import more_line, terminal_limit
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -119,8 +120,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
     if as_json:
         echo_json(verify_json(str(path), count, problems))
     else:
-        for problem in problems:
-            click.echo(str(problem))
+        _echo_problems(problems)
         click.echo(f"{count} fixture(s) checked, {len(problems)} problem(s)")
     if not count and not problems and os.path.lexists(path):
         click.echo(
@@ -132,3 +132,12 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
         raise SystemExit(2)
     if problems:
         raise SystemExit(1)
+
+
+def _echo_problems(problems: list[StoreProblem]) -> None:
+    """One line per problem; on a terminal the first of many, and how to see the rest."""
+    limit = terminal_limit()
+    for problem in problems[:limit]:
+        click.echo(str(problem))
+    if limit is not None and len(problems) > limit:
+        click.echo(more_line(len(problems) - limit, "problem(s)"))

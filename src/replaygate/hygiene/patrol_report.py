@@ -173,14 +173,15 @@ def summary(result: Patrol) -> list[str]:
     return lines
 
 
-def render_patrol(result: Patrol) -> str:
-    """The table and summary as text (no colour when not on a terminal)."""
+def render_patrol(result: Patrol, limit: int | None = None, more: str = "") -> str:
+    """The table and summary as text (no colour when not on a terminal); with ``limit``,
+    the table holds the first ``limit`` rows (the oldest), and ``more`` follows it."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for name in COLUMNS:
         justify: JustifyMethod = "right" if name in ("age", "played", "refs") else "left"
         table.add_column(name, justify=justify, no_wrap=name in ("key", "recorded"))
     runs = len(result.runs)
-    for row in result.rows:
+    for row in result.rows[:limit]:
         cells = (
             shown_file(row.where),  # a name holding a newline would split its row
             row.key,
@@ -195,6 +196,8 @@ def render_patrol(result: Patrol) -> str:
     console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False)
     console.print(title(result), highlight=False, markup=False)
     console.print(table)
+    if limit is not None and len(result.rows) > limit:
+        console.print(more, highlight=False, markup=False)
     for line in summary(result):
         console.print(line, highlight=False, markup=False)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
