@@ -324,6 +324,16 @@ def test_a_max_age_under_tool_replaygate_itself_names_the_patrol_table(project: 
     assert "[tool.replaygate.patrol] max_age" in done.output
 
 
+def test_a_folder_holding_no_store_is_named_before_the_projects_settings(project: Path) -> None:
+    configured(project, '"ninety days"')  # a setting patrol would refuse
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("", encoding="utf-8")
+    done = invoke("src")
+    assert done.exit_code == 2, done.output
+    assert "src: holds no fixture store file" in done.output
+    assert "max_age" not in done.output
+
+
 def test_max_age_syntax() -> None:
     assert parse_max_age("90d") == timedelta(days=90)
     assert parse_max_age("12w") == timedelta(weeks=12)

@@ -422,18 +422,23 @@ def _project_defaults(path: Path) -> tuple[Path, Path]:
 
 def _patrol(
     path: Path,
-    age: tuple[timedelta | None, str | None],
+    given: str | None,
     runs: int,
     refs: tuple[Path, ...],
     hits_dir: Path | None,
+    *,
+    stale: bool = True,
 ) -> Patrol:
+    """The patrol of the store at ``path``; with ``stale``, fixtures older than the
+    ``--max-age`` ``given`` (else the project's, :func:`_max_age`) are flagged, read once
+    the store is found (a missing store is named before the project's settings)."""
     refuse_no_store(path, note_other_files(path))
     default_hits, default_refs = _project_defaults(path)
     folders, missing = list(refs), None
     if not refs:  # a default folder that is not there searches nothing, and says so
         folders, missing = ([default_refs], None) if default_refs.is_dir() else ([], default_refs)
     hits = hits_dir if hits_dir is not None else default_hits
-    max_age, written = age
+    max_age, written = _max_age(path, given) if stale else (None, None)
     return patrol(
         path,
         max_age=max_age,
@@ -491,7 +496,7 @@ def patrol_cmd(
         replaygate patrol tests/fixtures --max-age 90d --json
     """
     try:
-        result = _patrol(path, _max_age(path, max_age), runs, refs, hits_dir)
+        result = _patrol(path, max_age, runs, refs, hits_dir)
         judged = [row for row in result.rows if row.unused and not row.eval_store]
         if result.test_sessions and judged:  # by test sessions: the eval's read only then
             result = with_eval_stores(result, _eval_stores(path, runs, then=""))
@@ -604,7 +609,7 @@ def prune(
             "runs nor referenced)"
         )
     try:
-        result = _patrol(path, (None, None), runs, refs, hits_dir)
+        result = _patrol(path, None, runs, refs, hits_dir, stale=False)
         doomed = candidates(result, lambda: _eval_stores(path, runs))
         kept_played = sum(1 for r in result.rows if r.plays)
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
