@@ -20,6 +20,7 @@ import pytest
 
 from loopback import serving
 from replaygate.http import intercept
+from replaygate.http.envelope import is_api_call
 from replaygate.network import network_blocked
 from replaygate.sim import Simulator
 from sdks import openai
@@ -126,3 +127,19 @@ def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> 
         assert other_routes() == (["m1"], SPEECH)
     with intercept(store):
         assert other_routes() == (["m1"], SPEECH)
+
+
+@pytest.mark.parametrize(
+    ("host", "calls_the_api"),
+    [
+        ("api.openai.com", True),
+        ("my-resource.openai.azure.com", True),
+        ("generativelanguage.googleapis.com", True),
+        ("us-central1-aiplatform.googleapis.com", True),
+        ("oauth2.googleapis.com", False),  # a token a framework fetches: sent as addressed
+        ("storage.googleapis.com", False),
+        ("example.com", False),
+    ],
+)
+def test_only_a_model_api_host_counts_as_a_call_of_the_api(host: str, calls_the_api: bool) -> None:
+    assert is_api_call(host, "/v1/files") is calls_the_api
