@@ -574,3 +574,23 @@ def test_the_word_check_tells_a_tool_name_and_a_key_from_the_data() -> None:
     after = sanitizer.request(before)
     sanitizer.check_words(before, after, "response")
     assert json.loads(after["arguments"]) == {"who": "X", "type": "X"}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"type": "tool_use", "id": "t", "name": "f", "input": {"type": "Bob", "status": "Bob"}},
+        {"functionCall": {"name": "f", "args": {"role": "Bob"}}},
+    ],
+)
+def test_the_word_check_reads_tool_arguments_held_as_objects_as_data(call: dict[str, Any]) -> None:
+    sanitizer = Sanitizer(SanitizeConfig(rules=[{"literal": "Bob", "replace": "X"}]))
+    before = {"role": "assistant", "content": [call]}
+    after = sanitizer.request(before)
+    sanitizer.check_words(before, after, "response")  # an argument named "type": data
+    assert "Bob" not in json.dumps(after)
+    renamed = {"functionCall": {"name": "Bob", "args": {}}}  # the tool's name: the API's
+    with pytest.raises(SanitizeConfigError, match=r"name at response\.content\[0\]"):
+        sanitizer.check_words(
+            {"content": [renamed]}, sanitizer.request({"content": [renamed]}), "response"
+        )

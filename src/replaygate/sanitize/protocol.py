@@ -27,8 +27,9 @@ PROTOCOL_FIELDS = frozenset(
 """Fields whose value is a word of the API, wherever they stand in a request or response
 (or a streamed event's data)."""
 
-_TOOL_MEMBERS = frozenset({"input", "arguments", "input_schema", "parameters"})
-"""Members of an object that describes a tool or a call of one: its ``name`` is the API's."""
+_TOOL_MEMBERS = frozenset({"input", "arguments", "args", "input_schema", "parameters"})
+"""Members of an object that describes a tool or a call of one (beside its ``name``, which
+is the API's): the call's arguments or the tool's schema, the caller's data."""
 
 Found = tuple[str, str]
 """``(the text the rules changed, what and where it is)``."""
@@ -80,7 +81,8 @@ def _walk(
                 return renamed, f"the key {renamed!r} at {where} of JSON held as text, not data"
         for k, value in before.items():
             if k in after:
-                found = _walk(value, after[k], path_step(path, k), k, before, protocol)
+                here = protocol and not _is_tool_data(k, before)
+                found = _walk(value, after[k], path_step(path, k), k, before, here)
                 if found:
                     return found
     elif isinstance(before, list) and isinstance(after, list):
@@ -122,6 +124,13 @@ def _is_word(key: str | None, parent: Any) -> bool:
     if key in PROTOCOL_FIELDS:
         return True
     return key == "name" and isinstance(parent, dict) and not _TOOL_MEMBERS.isdisjoint(parent)
+
+
+def _is_tool_data(key: str, parent: dict[str, Any]) -> bool:
+    """Whether the value of ``key`` in ``parent`` is a tool call's arguments or a tool's
+    schema (:data:`_TOOL_MEMBERS` beside a ``name``): data, whatever its fields are called
+    (an argument named ``type`` or ``status``)."""
+    return key in _TOOL_MEMBERS and "name" in parent
 
 
 def _culprit(rules: TextRules, text: str) -> tuple[str, str]:
