@@ -17,11 +17,12 @@ it and name the file, line and key of what is wrong.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -259,6 +260,17 @@ def _string_end(text: str, at: int, quote: str) -> int:
             return at + 1
         at += 2 if char == "\\" and quote == '"' else 1
     return at
+
+
+MEANT_CUTOFF = 0.75
+"""How alike a key must be to a known one to be taken for it misspelled."""
+
+
+def meant_key(key: str, known: Iterable[str]) -> str | None:
+    """The known key ``key`` is most likely a misspelling of (``sanitise``: ``sanitize``),
+    or None when none is alike enough (:data:`MEANT_CUTOFF`)."""
+    close = difflib.get_close_matches(key.lower(), list(known), n=1, cutoff=MEANT_CUTOFF)
+    return close[0] if close else None
 
 
 def described(value: Any) -> str:

@@ -7,13 +7,12 @@ itself), which is what a person needs to fix it.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from replaygate.config import TomlFileError, described, line_of, read_toml
+from replaygate.config import TomlFileError, described, line_of, meant_key, read_toml
 from replaygate.errors import has_control, located
 from replaygate.evals.errors import ConfigError
 from replaygate.regular import backslashed, unexpanded_tilde
@@ -84,8 +83,8 @@ class TableReader:
 
     def _meant(self, key: str, known: tuple[str, ...]) -> str:
         """``: did you mean <the close known key's dotted name>?``, or ``;``."""
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
-        return f": did you mean {self._place(close[0])[1]}?" if close else ";"
+        close = meant_key(key, known)
+        return f": did you mean {self._place(close)[1]}?" if close else ";"
 
     def string(self, key: str, default: str | None = None, *, nonempty: bool = False) -> str | None:
         """A string value (with ``nonempty``, one that is not blank)."""

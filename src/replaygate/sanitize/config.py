@@ -24,7 +24,6 @@ sanitize.rules[0].pattern: invalid regular expression ...``.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ from replaygate.config import (
     described,
     find_pyproject,
     line_of,
+    meant_key,
     read_toml,
     store_pyproject,
     tool_table,
@@ -376,7 +376,7 @@ def _refuse_misspelled_section(tool: Mapping[str, Any], path: Path, text: str) -
     if "sanitize" in tool:
         return
     for key in tool:
-        if difflib.SequenceMatcher(None, str(key).lower(), "sanitize").ratio() >= 0.75:
+        if meant_key(str(key), ("sanitize",)):
             raise SanitizeConfigError(
                 str(path),
                 f"tool.replaygate.{key}",
