@@ -44,7 +44,7 @@ def note_other_files(*paths: Path | None) -> list[StoreTree]:
     Returns the walks made (:func:`~replaygate.fixtures.store.folder.store_tree`), one
     for each path not None, for the command to reuse; none when a folder cannot be listed.
     """
-    from replaygate.fixtures.store.folder import store_tree
+    from replaygate.fixtures.store.folder import OTHER_FILES_NOTE, store_tree
 
     try:
         trees = [store_tree(path) for path in paths if path is not None]
@@ -53,7 +53,7 @@ def note_other_files(*paths: Path | None) -> list[StoreTree]:
     skipped = [found for tree in trees for found in tree.others]
     if skipped:
         names = ", ".join(f"{file} ({kind})" for file, kind in skipped)
-        click.echo(f"note: not fixture files, passed over: {names}", err=True)
+        click.echo(f"{OTHER_FILES_NOTE}: {names}", err=True)
     return trees
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from replaygate.errors import first_few, shown_file
 from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
+from replaygate.fixtures.store.folder import OTHER_FILES_NOTE
 from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Renamed, Review
 from replaygate.hygiene.snapshot import Entry
 
@@ -152,15 +153,11 @@ def _by_folder(names: Sequence[str]) -> list[str]:
     ]
 
 
-PASSED_OVER = "note: not fixture files, passed over"
-"""The words ``verify`` and ``compact`` name replaygate's other files beside a store with."""
-
-
 def _passed_over_text(result: Review) -> list[str]:
     """The changed files passed over as replaygate's other files, one a line."""
     if not result.passed_over:
         return []
-    return ["", f"{PASSED_OVER}:", *(f"  {other}" for other in result.passed_over)]
+    return ["", f"{OTHER_FILES_NOTE}:", *(f"  {other}" for other in result.passed_over)]
 
 
 def render_text(result: Review, allowed_reason: str | None = None) -> str:
@@ -363,4 +360,4 @@ def _passed_over_markdown(result: Review) -> list[str]:
         f"- {_code(other.file)} ({html_text(other.kind)}): {html_text(other.change)}"
         for other in result.passed_over
     ]
-    return ["", f"{PASSED_OVER.removeprefix('note: ').capitalize()}:", "", *items]
+    return ["", f"{OTHER_FILES_NOTE.removeprefix('note: ').capitalize()}:", "", *items]
