@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -185,19 +183,6 @@ def test_an_interrupted_command_that_writes_nothing_says_so(
     assert interrupted("run") == "Interrupted: replaygate run stopped; nothing was written"
 
 
-def test_an_interrupted_recording_keeps_what_was_recorded(forker: Forker, tmp_path: Path) -> None:
-    store = tmp_path / "fixtures.jsonl"
-    waits = tmp_path / "waits"
-    args = ["record", "--agent", "eval_job_agents:troubled", "--fixtures", str(store),
-            "--approve-live", "--simulator", "What is RAG?", f"wait:{waits}"]  # fmt: skip
-    status, stderr = ctrl_c(args, waits.exists, nothing_more, {}, terminate_alone, forker=forker)
-    assert ended_interrupted(status, stderr, interrupted("record")), stderr
-    assert replaygate("verify", str(store)).returncode == 0
-    replayed = replaygate("run", "--agent", "eval_job_agents:troubled", "--fixtures",
-                          str(store), "What is RAG?")  # fmt: skip
-    assert replayed.returncode == 0, replayed.stderr
-
-
 @PRESSES
 def test_sim_serve_stops_on_ctrl_c_or_sigterm_with_exit_0(
     forker: Forker, press: Callable[[int], None]
@@ -283,14 +268,15 @@ run()
 
 
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
-def test_a_signal_while_the_process_ends_leaves_the_command_s_exit_status(name: str) -> None:
+def test_a_signal_while_the_process_ends_leaves_the_command_s_exit_status(
+    forker: Forker, tmp_path: Path, name: str
+) -> None:
     # After its command, the process was killed by the signal: status 143 (or 130 without
     # the Interrupted: line), where the work was done and its status 0.
-    done = subprocess.run(
-        [sys.executable, "-c", SIGNALLED_AT_EXIT.format(signal=name)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (done.returncode, done.stderr) == (0, ""), done.stderr
-    assert done.stdout.startswith("replaygate, version")
+    stdout, stderr = tmp_path / "stdout", tmp_path / "stderr"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        ended = forker.start([], stdout=out.fileno(), stderr=err.fileno(), cwd=tmp_path,
+                             code=SIGNALLED_AT_EXIT.format(signal=name))  # fmt: skip
+        status = ended.wait(60)
+    assert (status, stderr.read_text()) == (0, ""), stderr.read_text()
+    assert stdout.read_text().startswith("replaygate, version")
