@@ -12,24 +12,28 @@ from pathlib import Path
 import pytest
 
 from forked_cli import Forker
+from nested_pytest import PLUGIN_IMPORTS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.pytest_plugin import options
 from replaygate.sim import Simulator
 from test_http_plugin import NO_CAP
 
 # Each test runs pytest itself on a project of its own (pytester): end to end.
-# pytest-recording loads through its entry point beside replaygate's, as in a user's run.
-pytestmark = [pytest.mark.slow, pytest.mark.autoload_plugins]
+# pytest-recording loads through its entry point beside replaygate's, as in a user's run;
+# a failure's traceback is shown as Python prints it (the tests read the plugins' words).
+pytestmark = [pytest.mark.slow, pytest.mark.autoload_plugins, pytest.mark.native_tracebacks]
 
 
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
     """The interpreter the ``pytest`` processes are forked from, pytest and the installed
-    plugins loaded once (tests/pytest_preloaded.py)."""
+    plugins loaded once (tests/pytest_preloaded.py), with the modules replaygate's plugins
+    and the generated tests import as a session runs (each session imported them again)."""
     tests = str(Path(__file__).parent)
+    preload = ["pytest_preloaded", *PLUGIN_IMPORTS, "replaygate.http.bindings"]
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.getenv("PYTHONPATH")])))
-        forker = Forker(["pytest_preloaded"])
+        forker = Forker(preload, freeze=True)
     yield forker
     forker.close()
 
