@@ -70,6 +70,7 @@ import pytest
 from filelock import FileLock
 
 from nested_pytest import UNUSED_PLUGINS, NoClosingCollection, conftest_sharing_tls
+from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.fixtures.store import FixtureStore
 from replaygate.sim import Simulator
 from run_cli import replaygate
@@ -271,11 +272,8 @@ def make_project(root: Path) -> Path:
     (project / "recorded" / "hits").mkdir(parents=True)
     tests.mkdir()
     (project / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n", encoding="utf-8")
-    done = replaygate("record", "--fixtures", HITS_STORE,
-                      "--agent", "replaygate.examples.research_copilot:copilot",
-                      "--approve-live", "--simulator", "What is RAG?",
-                      "Why are some agent tests flaky?", cwd=project)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    # ResearchCopilot's shipped fixtures: three questions, one of them replayed by test_rag
+    shutil.copy(shipped_fixtures(), project / HITS_STORE)
     (project / "pyproject.toml").write_text("[tool.replaygate]\nmax_cost = 0.05\n", "utf-8")
     record_samples(project / "answers.jsonl")
     # 48 clients in the recording session's 2 workers: one TLS context in each
