@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 from pytest import TestReport
 
 from nested_pytest import UNUSED_PLUGINS, sessions_loading
+from replaygate.cli import assert_cmds
 from replaygate.cli.assert_cmds import flaky
 from replaygate.sampling.flaky import (
     ADVICE,
@@ -19,7 +21,6 @@ from replaygate.sampling.flaky import (
     find_flaky,
     outcome_of,
 )
-from sdks import anthropic
 
 pytestmark = pytest.mark.native_tracebacks  # nested sessions' failures as Python prints them
 
@@ -48,7 +49,7 @@ def test_sampled(replaygate_sample):
 """
 
 
-sessions_find_their_modules = sessions_loading(anthropic, slow_only=True)
+sessions_find_their_modules = sessions_loading(slow_only=True)
 
 
 @pytest.mark.slow
@@ -180,7 +181,21 @@ def test_the_cli_lists_flaky_tests_and_exits_1(
     )
 
 
+@pytest.fixture
+def pytest_in_process(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``python -m pytest`` that ``replaygate flaky`` starts, run as a nested session of
+    this process, its exit code the process's (the test listing a flaky test runs it as
+    a process)."""
+
+    def call(command: list[str]) -> int:
+        assert command[:3] == [sys.executable, "-m", "pytest"]
+        return int(pytester.runpytest_inprocess(*command[3:]).ret)
+
+    monkeypatch.setattr(assert_cmds, "subprocess", SimpleNamespace(call=call))
+
+
 @pytest.mark.slow
+@pytest.mark.usefixtures("pytest_in_process")
 def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -216,7 +231,7 @@ def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
 SENDS_NOTHING = """
 from pathlib import Path
 
-def test_counter(anthropic_client):
+def test_counter(replaygate_exchange):
     counter = Path(__file__).with_name("counter.txt")
     runs = int(counter.read_text()) if counter.exists() else 0
     counter.write_text(str(runs + 1))
@@ -236,7 +251,9 @@ def test_a_rerun_is_checked_as_if_alone(pytester: pytest.Pytester) -> None:
         "--replaygate-simulator=echo",
         *UNUSED_PLUGINS,
     )
-    result.stdout.fnmatch_lines(["*nothing was recorded*"])
+    result.stdout.fnmatch_lines(
+        ["ERROR test_counter_file.py::test_counter - Failed: nothing was recorded: *"]
+    )
 
 
 # an expected failure that comes true every other run: non-strict, it xfails and xpasses
