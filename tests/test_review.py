@@ -21,6 +21,8 @@ from click.testing import CliRunner, Result
 
 from deadline import finishes
 from replaygate.cli import main
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import MAX_LINE_BYTES
 from replaygate.hygiene import snapshot
 from replaygate.hygiene.errors import HygieneError
@@ -37,12 +39,6 @@ MODEL = "claude-test-model"
 SYSTEM = "You are a careful research assistant."
 QUESTION = Message.user("What is RAG?")
 OTHER = Message.user("Why are agent tests flaky?")
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="research-copilot", seed=1) as server:
-        yield server
 
 
 def git(repo: Path, *args: str) -> str:
@@ -86,18 +82,43 @@ def record(sim: Simulator, store: Path, conversation: list[Message], system: str
         recorder.complete(conversation, [])
 
 
+class Recordings:
+    """What the simulator answered each request, recorded through the SDK once."""
+
+    def __init__(self, sim: Simulator, folder: Path) -> None:
+        self.sim, self._folder = sim, folder
+        self._recorded: dict[tuple[tuple[Message, ...], str], Fixture] = {}
+
+    def record(self, store: Path, conversation: list[Message], system: str = SYSTEM) -> None:
+        """One request recorded through the SDK from the simulator into ``store``: the
+        first time into a store of its own, then copied from there."""
+        asked = tuple(conversation), system
+        if asked not in self._recorded:
+            own = self._folder / f"{len(self._recorded)}.jsonl"
+            record(self.sim, own, conversation, system)
+            [self._recorded[asked]] = FixtureStore.open(own)
+        with FixtureStore.open(store) as opened:
+            opened.put(self._recorded[asked])
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recordings]:
+    with Simulator(behavior="research-copilot", seed=1) as server:
+        yield Recordings(server, tmp_path_factory.mktemp("recorded"))
+
+
 def diff(*args: str) -> Result:
     return CliRunner().invoke(main, ["diff", *args])
 
 
-def test_prompt_change_is_paired_and_shows_system(repo: Path, sim: Simulator) -> None:
+def test_prompt_change_is_paired_and_shows_system(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
-    record(sim, store, [OTHER])
+    recordings.record(store, [QUESTION])
+    recordings.record(store, [OTHER])
     commit(repo)
     store.unlink()
-    record(sim, store, [QUESTION], system=SYSTEM + " Cite every source.")
-    record(sim, store, [OTHER], system=SYSTEM + " Cite every source.")
+    recordings.record(store, [QUESTION], system=SYSTEM + " Cite every source.")
+    recordings.record(store, [OTHER], system=SYSTEM + " Cite every source.")
 
     result = review_store(Path("tests/fixtures"))
     assert len(result.paired) == 2 and not result.added and not result.removed
@@ -113,13 +134,15 @@ def test_prompt_change_is_paired_and_shows_system(repo: Path, sim: Simulator) ->
     assert done.output.count("request difference (old != new)") == 1
 
 
-def test_added_message_is_paired_and_shows_the_extra_message(repo: Path, sim: Simulator) -> None:
+def test_added_message_is_paired_and_shows_the_extra_message(
+    repo: Path, recordings: Recordings
+) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
     first = [QUESTION, Message.assistant("RAG retrieves documents, then answers from them.")]
-    record(sim, store, first)
+    recordings.record(store, first)
     commit(repo)
     store.unlink()
-    record(sim, store, [*first, Message.user("What is RAG?")])
+    recordings.record(store, [*first, Message.user("What is RAG?")])
 
     result = review_store(store)
     [pair] = result.paired
@@ -144,10 +167,10 @@ def _edit_first_response(store: Path, old: str, new: str) -> None:
     store.write_text("".join(lines), encoding="utf-8")
 
 
-def test_hand_edited_response_is_an_alarm(repo: Path, sim: Simulator) -> None:
+def test_hand_edited_response_is_an_alarm(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION, Message.assistant("RAG is")])
-    record(sim, store, [OTHER])
+    recordings.record(store, [QUESTION, Message.assistant("RAG is")])
+    recordings.record(store, [OTHER])
     commit(repo)
     _edit_first_response(store, "could not find", "found")
 
@@ -183,13 +206,13 @@ def test_allow_needs_a_reason(repo: Path) -> None:
     assert "--reason goes with --allow-response-change" in done.output
 
 
-def test_added_and_removed_only(repo: Path, sim: Simulator) -> None:
+def test_added_and_removed_only(repo: Path, recordings: Recordings) -> None:
     old = repo / "tests" / "fixtures" / "old.jsonl"
-    record(sim, old, [QUESTION])
+    recordings.record(old, [QUESTION])
     commit(repo)
     old.unlink()
     new = repo / "tests" / "fixtures" / "new.jsonl"
-    record(sim, new, [OTHER])
+    recordings.record(new, [OTHER])
 
     result = review_store(Path("tests/fixtures"))
     assert [str(e) for e in result.added] == ["tests/fixtures/new.jsonl:1"]
@@ -201,32 +224,32 @@ def test_added_and_removed_only(repo: Path, sim: Simulator) -> None:
     assert "removed  tests/fixtures/old.jsonl:1" in done.output
 
 
-def test_unrelated_requests_in_one_file_are_not_paired(repo: Path, sim: Simulator) -> None:
+def test_unrelated_requests_in_one_file_are_not_paired(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     store.unlink()
-    record(sim, store, [OTHER], system="Another system prompt.")
+    recordings.record(store, [OTHER], system="Another system prompt.")
     result = review_store(store)
     assert len(result.added) == 1 and len(result.removed) == 1 and not result.paired
 
 
-def test_unchanged_store(repo: Path, sim: Simulator) -> None:
+def test_unchanged_store(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     done = diff(str(store))
     assert done.exit_code == 0
     assert "no fixture changed (1 file(s) compared)" in done.output
 
 
-def test_folder_store_rerecorded_under_new_file_names(repo: Path, sim: Simulator) -> None:
+def test_folder_store_rerecorded_under_new_file_names(repo: Path, recordings: Recordings) -> None:
     folder = repo / "fixtures"
-    record(sim, folder, [QUESTION])
+    recordings.record(folder, [QUESTION])
     commit(repo)
     [old_file] = list(folder.rglob("*.json"))
     old_file.unlink()
-    record(sim, folder, [QUESTION], system="Answer in one sentence.")
+    recordings.record(folder, [QUESTION], system="Answer in one sentence.")
     [new_file] = list(folder.rglob("*.json"))
     assert new_file.name != old_file.name
 
@@ -236,11 +259,13 @@ def test_folder_store_rerecorded_under_new_file_names(repo: Path, sim: Simulator
     assert [d.path for d in pair.differences] == ["system"]
 
 
-def test_two_revisions_and_more_samples(repo: Path, sim: Simulator) -> None:
+def test_two_revisions_and_more_samples(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo, "one sample")
-    with anthropic.Anthropic(api_key="sim-key", base_url=sim.url, max_retries=0) as client:
+    with anthropic.Anthropic(
+        api_key="sim-key", base_url=recordings.sim.url, max_retries=0
+    ) as client:
         recorder = RecordingModel(
             AnthropicModel(client, model=MODEL, max_tokens=256, system=SYSTEM),
             store, approve_live=True, model=MODEL, max_tokens=256, system=SYSTEM, sample=1,
@@ -256,13 +281,13 @@ def test_two_revisions_and_more_samples(repo: Path, sim: Simulator) -> None:
     assert "1 sample(s) added" in done.output
 
 
-def test_markdown_for_a_pull_request(repo: Path, sim: Simulator) -> None:
+def test_markdown_for_a_pull_request(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     store.unlink()
-    record(sim, store, [QUESTION], system="Be brief.")
-    record(sim, store, [OTHER], system="Be brief.")
+    recordings.record(store, [QUESTION], system="Be brief.")
+    recordings.record(store, [OTHER], system="Be brief.")
     done = diff(str(store), "--format", "markdown")
     assert done.exit_code == 0
     out = done.output
@@ -272,9 +297,9 @@ def test_markdown_for_a_pull_request(repo: Path, sim: Simulator) -> None:
     assert "```\nsystem: 'You are a careful research assistant.' != 'Be brief.'\n```" in out
 
 
-def test_errors_name_what_is_wrong(repo: Path, sim: Simulator, tmp_path: Path) -> None:
+def test_errors_name_what_is_wrong(repo: Path, recordings: Recordings, tmp_path: Path) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     done = diff(str(store))
     assert done.exit_code == 2
     assert "unknown revision 'HEAD'" in done.output and "no commits yet" in done.output
@@ -312,11 +337,11 @@ def test_errors_name_what_is_wrong(repo: Path, sim: Simulator, tmp_path: Path) -
     ids=["FIFO", "symlink to nothing"],
 )
 def test_a_store_file_replaced_by_what_is_not_a_file_is_refused_not_removed(
-    repo: Path, sim: Simulator, replace: Callable[[Path], object], message: str
+    repo: Path, recordings: Recordings, replace: Callable[[Path], object], message: str
 ) -> None:
     # Passed over, its fixtures were listed as removed and the review exited 0.
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     store.unlink()
     replace(store)
@@ -326,10 +351,10 @@ def test_a_store_file_replaced_by_what_is_not_a_file_is_refused_not_removed(
 
 
 def test_a_symlink_loop_named_as_the_store_is_refused_without_a_traceback(
-    repo: Path, sim: Simulator, tmp_path: Path
+    repo: Path, recordings: Recordings, tmp_path: Path
 ) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     loop = store.with_name("loop.jsonl")
     loop.symlink_to(loop.name)
@@ -347,11 +372,13 @@ def test_a_symlink_loop_named_as_the_store_is_refused_without_a_traceback(
     assert "is not inside a git repository" in done.output
 
 
-def test_damage_committed_at_the_base_is_named_as_committed(repo: Path, sim: Simulator) -> None:
+def test_damage_committed_at_the_base_is_named_as_committed(
+    repo: Path, recordings: Recordings
+) -> None:
     # "run `replaygate verify` on the store and fix it" sent the user to a store already
     # fixed in the working tree.
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     good = store.read_bytes()
     store.write_bytes(good + b"{not json}\n")
     commit(repo)
@@ -379,12 +406,12 @@ def test_damage_committed_at_the_base_is_named_as_committed(repo: Path, sim: Sim
     ids=["too deep", "key twice"],
 )
 def test_a_damaged_json_fixture_file_is_named_as_the_store_names_it(
-    repo: Path, sim: Simulator, damage: Callable[[str], str], reason: str
+    repo: Path, recordings: Recordings, damage: Callable[[str], str], reason: str
 ) -> None:
     # a .json file nested past orjson's writing depth ended in a TypeError traceback, and
     # one naming a key twice was reviewed as if its first value were not there
     store = repo / "tests" / "fixtures" / "rc"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     (file,) = store.rglob("*.json")
     file.write_text(damage(file.read_text(encoding="utf-8")), encoding="utf-8")
@@ -397,20 +424,28 @@ def test_a_damaged_json_fixture_file_is_named_as_the_store_names_it(
 TOO_LONG = f"longer than the maximum of {MAX_LINE_BYTES:,} bytes"
 
 
+def with_long_note(fixture: bytes, indent: int | None = None) -> bytes:
+    """The fixture ``fixture`` with a meta note of ``MAX_LINE_BYTES`` characters, as
+    ``json.dumps`` writes it (the note put in as bytes: encoding it takes a while)."""
+    obj = json.loads(fixture)
+    obj["meta"]["note"] = "NOTE"
+    written = json.dumps(obj, indent=indent).encode()
+    assert written.count(b'"NOTE"') == 1
+    return written.replace(b'"NOTE"', b'"' + b"x" * MAX_LINE_BYTES + b'"')
+
+
 @pytest.mark.parametrize("committed", [False, True], ids=["working tree", "committed"])
 def test_a_line_over_the_maximum_is_refused_as_the_store_refuses_it(
-    repo: Path, sim: Simulator, committed: bool
+    repo: Path, recordings: Recordings, committed: bool
 ) -> None:
     # a line of 33 MiB, which verify and the replay refuse, was reviewed as a meta change
     # and passed (exit 0), in the working tree and committed alike
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
-    record(sim, store, [OTHER])
+    recordings.record(store, [QUESTION])
+    recordings.record(store, [OTHER])
     commit(repo)
     first, second = store.read_bytes().splitlines(keepends=True)
-    obj = json.loads(second)
-    obj["meta"]["note"] = "x" * MAX_LINE_BYTES
-    store.write_bytes(first + json.dumps(obj).encode() + b"\n")
+    store.write_bytes(first + with_long_note(second) + b"\n")
     if committed:
         commit(repo)
         done = diff(str(store), "--base", "HEAD~1", "--head", "HEAD")
@@ -423,14 +458,14 @@ def test_a_line_over_the_maximum_is_refused_as_the_store_refuses_it(
     assert "meta changed" not in done.output
 
 
-def test_a_json_fixture_file_over_the_maximum_is_refused(repo: Path, sim: Simulator) -> None:
+def test_a_json_fixture_file_over_the_maximum_is_refused(
+    repo: Path, recordings: Recordings
+) -> None:
     store = repo / "tests" / "fixtures" / "rc"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     (file,) = store.rglob("*.json")
-    obj = json.loads(file.read_bytes())
-    obj["meta"]["note"] = "x" * MAX_LINE_BYTES
-    file.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    file.write_bytes(with_long_note(file.read_bytes(), indent=2))
     done = diff(str(store))
     assert done.exit_code == 2, done.output[:500]
     assert f"Error: {file.relative_to(repo)}: {TOO_LONG}" in done.output
@@ -439,8 +474,6 @@ def test_a_json_fixture_file_over_the_maximum_is_refused(repo: Path, sim: Simula
 def test_the_first_line_over_the_maximum_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     # lines looked at a window of the longest line allowed at a time: a line of that
     # length passes, one byte more does not, and the line found is counted from the start
-    from replaygate.fixtures.fixture import Fixture
-
     monkeypatch.setattr(snapshot, "MAX_LINE_BYTES", 1000)
     request = {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "q"}]}
     short = Fixture.create(request, [{"content": []}]).to_line()
@@ -462,21 +495,20 @@ def test_the_first_line_over_the_maximum_is_named(monkeypatch: pytest.MonkeyPatc
             snapshot.parse_file("rc.jsonl", at_most, "working tree")
 
 
-def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(repo: Path, sim: Simulator) -> None:
+def test_a_fixture_file_whose_name_is_not_utf8_is_reviewed(
+    repo: Path, recordings: Recordings
+) -> None:
     folder = repo / "tests" / "fixtures"
     store = folder / os.fsdecode(b"caf\xe9.jsonl")  # a name written on a Latin-1 system
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
-    record(sim, store, [OTHER])
+    recordings.record(store, [OTHER])
     done = diff(str(folder))
     assert done.exit_code == 0, done.output
     assert "0 paired (request changed), 1 added, 0 removed" in done.output
 
 
 def test_meta_test_pairs_across_files(repo: Path) -> None:
-    from replaygate.fixtures.fixture import Fixture
-    from replaygate.fixtures.store import FixtureStore
-
     def put(store: Path, text: str, meta_test: str) -> None:
         request = {
             "model": MODEL,
@@ -500,9 +532,9 @@ def test_meta_test_pairs_across_files(repo: Path) -> None:
     assert [str(e) for e in result.removed] == ["fixtures/a.jsonl:2"]
 
 
-def test_meta_only_change_is_listed(repo: Path, sim: Simulator) -> None:
+def test_meta_only_change_is_listed(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     obj = json.loads(store.read_text(encoding="utf-8"))
     obj["meta"]["note"] = "checked by hand"
@@ -514,10 +546,12 @@ def test_meta_only_change_is_listed(repo: Path, sim: Simulator) -> None:
     assert done.exit_code == 0 and "meta     tests/fixtures/rc.jsonl:1" in done.output
 
 
-def test_a_meta_field_named_with_markup_stays_text_in_markdown(repo: Path, sim: Simulator) -> None:
+def test_a_meta_field_named_with_markup_stays_text_in_markdown(
+    repo: Path, recordings: Recordings
+) -> None:
     # its path went into the pull-request comment as written: "<!--" hid the rest
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     obj = json.loads(store.read_text(encoding="utf-8"))
     obj["meta"]["<!-- x"] = "checked by hand"
@@ -527,9 +561,6 @@ def test_a_meta_field_named_with_markup_stays_text_in_markdown(repo: Path, sim: 
 
 
 def test_a_new_interface_version_is_paired_not_an_alarm(repo: Path) -> None:
-    from replaygate.fixtures.fixture import Fixture
-    from replaygate.fixtures.store import FixtureStore
-
     request = {"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
     folder = repo / "fixtures"
 
@@ -554,7 +585,6 @@ def test_a_new_interface_version_is_paired_not_an_alarm(repo: Path) -> None:
 
 
 def test_large_groups_pair_each_fixture_with_its_own() -> None:
-    from replaygate.fixtures.fixture import Fixture
     from replaygate.hygiene.review import FULL_SCAN_LIMIT, pair_up
     from replaygate.hygiene.snapshot import Entry
 
@@ -582,12 +612,12 @@ def _rewrite(file: Path, old: str, new: str) -> None:
 
 
 @pytest.mark.parametrize("store_name", ["rc.jsonl", ""], ids=["jsonl file", "json files"])
-def test_a_hand_edited_key_is_an_alarm(repo: Path, sim: Simulator, store_name: str) -> None:
+def test_a_hand_edited_key_is_an_alarm(repo: Path, recordings: Recordings, store_name: str) -> None:
     # Only the stored key changed: the review said "no fixture changed" and exited 0,
     # while verify and the replay refuse the fixture.
     folder = repo / "tests" / "fixtures"
-    record(sim, folder / store_name, [QUESTION])
-    record(sim, folder / store_name, [OTHER])
+    recordings.record(folder / store_name, [QUESTION])
+    recordings.record(folder / store_name, [OTHER])
     commit(repo)
     file = sorted(folder.rglob("*.json*"))[0]
     key = json.JSONDecoder().raw_decode(file.read_text(encoding="utf-8"))[0]["key"]
@@ -623,10 +653,10 @@ def test_a_hand_edited_key_is_an_alarm(repo: Path, sim: Simulator, store_name: s
 
 
 def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(
-    repo: Path, sim: Simulator
+    repo: Path, recordings: Recordings
 ) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     _rewrite(store, '"text":"What is RAG?"', '"text":"What is RAG, briefly?"')
     result = review_store(store)
@@ -639,9 +669,9 @@ def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(
     assert f"key {pair.old.fixture.key} does not match its request (expected " in done.output
 
 
-def test_an_added_fixture_with_a_wrong_key_is_an_alarm(repo: Path, sim: Simulator) -> None:
+def test_an_added_fixture_with_a_wrong_key_is_an_alarm(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     written = json.loads(store.read_text(encoding="utf-8"))
     written["request"]["messages"][0]["content"][0]["text"] = "Written by hand"
@@ -655,9 +685,9 @@ def test_an_added_fixture_with_a_wrong_key_is_an_alarm(repo: Path, sim: Simulato
     assert diff(str(store)).exit_code == 1
 
 
-def test_changed_bytes_are_never_no_fixture_changed(repo: Path, sim: Simulator) -> None:
+def test_changed_bytes_are_never_no_fixture_changed(repo: Path, recordings: Recordings) -> None:
     store = repo / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, store, [QUESTION])
+    recordings.record(store, [QUESTION])
     commit(repo)
     fixture = json.loads(store.read_text(encoding="utf-8"))
     del fixture["seal"]  # the same fixture, stored otherwise

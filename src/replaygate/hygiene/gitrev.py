@@ -6,7 +6,7 @@ import hashlib
 import os
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from replaygate.fixtures.store.files import resolved
@@ -88,9 +88,18 @@ def _existing_ancestor(path: Path) -> Path:
 
 @dataclass(frozen=True)
 class Repo:
-    """A git repository, found from a path inside it."""
+    """A git repository, found from a path inside it.
+
+    What it answers once is not asked again of git (a command reads both sides of a
+    review from one repository): the commit a revision names, a setting, a path's
+    attributes. Each command finds its own repository, so none of it outlives the
+    command.
+    """
 
     root: Path
+    _commits: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _settings: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    _attributes: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def containing(path: Path) -> Repo:
@@ -125,16 +134,18 @@ class Repo:
 
     def commit(self, rev: str) -> str:
         """The commit id ``rev`` names; :class:`HygieneError` for an unknown revision."""
-        try:
-            out = run_git(
-                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
-                self.root,
-            )
-        except HygieneError:
-            raise HygieneError(
-                f"unknown revision {rev!r} in {self.root}{self._hint(rev)}"
-            ) from None
-        return out.decode("ascii").strip()
+        if rev not in self._commits:
+            try:
+                out = run_git(
+                    ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+                    self.root,
+                )
+            except HygieneError:
+                raise HygieneError(
+                    f"unknown revision {rev!r} in {self.root}{self._hint(rev)}"
+                ) from None
+            self._commits[rev] = out.decode("ascii").strip()
+        return self._commits[rev]
 
     def _hint(self, rev: str) -> str:
         """What to do about ``rev``, which names no commit here: an empty one is what a
@@ -257,21 +268,27 @@ class Repo:
         wanted = list(dict.fromkeys(paths))
         if not wanted:
             return set()
-        stdin = b"".join(os.fsencode(p) + b"\0" for p in wanted)
-        out = run_git(["check-attr", "-z", "--stdin", *_CONVERTING], self.root, stdin)
-        fields = out.split(b"\0")
-        values: dict[str, dict[str, str]] = {}
-        for i in range(0, len(fields) - 2, 3):
-            path = os.fsdecode(fields[i])
-            values.setdefault(path, {})[fields[i + 1].decode()] = fields[i + 2].decode()
+        values = self._attributes
+        unknown = [p for p in wanted if p not in values]
+        if unknown:
+            stdin = b"".join(os.fsencode(p) + b"\0" for p in unknown)
+            out = run_git(["check-attr", "-z", "--stdin", *_CONVERTING], self.root, stdin)
+            fields = out.split(b"\0")
+            values.update((p, {}) for p in unknown)
+            for i in range(0, len(fields) - 2, 3):
+                path = os.fsdecode(fields[i])
+                values.setdefault(path, {})[fields[i + 1].decode()] = fields[i + 2].decode()
         autocrlf = self._config("core.autocrlf") == "true"
-        return {p for p in wanted if _converts(values.get(p, {}), autocrlf)}
+        return {p for p in wanted if _converts(values[p], autocrlf)}
 
     def _config(self, name: str) -> str | None:
-        try:
-            return run_git(["config", "--get", name], self.root).decode().strip().lower()
-        except HygieneError:  # not set
-            return None
+        if name not in self._settings:
+            try:
+                said = run_git(["config", "--get", name], self.root).decode().strip().lower()
+            except HygieneError:  # not set
+                said = None
+            self._settings[name] = said
+        return self._settings[name]
 
     def checked_out(self, blobs: Iterable[Blob]) -> dict[Blob, bytes]:
         """Each blob as ``git checkout`` writes it at its path: through its filters (Git
