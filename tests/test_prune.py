@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tracemalloc
@@ -20,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate.cli import hygiene_cmds, main
+from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene import refs
@@ -509,3 +511,36 @@ def test_store_names_are_found_as_a_search_from_every_character_finds_them(text:
     # from every character, a long run took the square of its length); it finds the same
     every_start = re.compile(r"[\w.\-]+\.jsonl?\b")
     assert refs._NAME.findall(text) == every_start.findall(text)
+
+
+def test_each_outcome_is_on_disk_as_it_is_noted_by_the_process_that_noted_it(
+    tmp_path: Path,
+) -> None:
+    # prune keeps the stores of the tests that did not pass by these notes: one a worker
+    # killed at once had made is there, in its own file, as one after the log was settled
+    folder, run = tmp_path / "hits", "20261206T000000Z-ab01"
+    played = hits.HitLog(folder, run, tmp_path)
+    played.note(tmp_path / "s.jsonl", "265288aeb827")
+    played.flush()
+    log = hits.OutcomeLog(folder, run)
+    log.note("tests/test_x.py::test_a", "passed")
+    assert hits.read_outcomes(folder) == {run: {"tests/test_x.py::test_a": True}}
+    child = os.fork()
+    if child == 0:
+        try:
+            log.note("tests/test_x.py::test_b", "failed")
+        finally:
+            os.kill(os.getpid(), signal.SIGKILL)
+    assert os.waitpid(child, 0)[1] == signal.SIGKILL
+    log.note("tests/test_x.py::test_c", "skipped")
+    log.settle()
+    log.note("tests/test_x.py::test_d", "passed")
+    assert (folder / f"{run}-{child}{hits.OUTCOMES}").read_bytes().count(b"\n") == 1
+    assert hits.read_outcomes(folder) == {
+        run: {
+            "tests/test_x.py::test_a": True,
+            "tests/test_x.py::test_b": False,
+            "tests/test_x.py::test_c": False,
+            "tests/test_x.py::test_d": True,
+        }
+    }

@@ -87,6 +87,7 @@ store of a test that did not pass.
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 from collections.abc import Callable, Generator, Iterator
@@ -310,16 +311,25 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     return done
 
 
+@functools.lru_cache(maxsize=64)
+def secret_in_id(nodeid: str) -> str | None:
+    """What finds a secret-looking value in test id ``nodeid``, or None. Kept for the last
+    ids asked about: a test using replaygate is asked about as it is set up and again as
+    its outcome is noted."""
+    from replaygate.sanitize.secret_scan import find_secrets
+
+    found = find_secrets(nodeid)
+    return found[0].detector if found else None
+
+
 def _refuse_a_secret_id(item: pytest.Item) -> None:
     """Fail the setup of a test using replaygate whose id holds a secret-looking value (a
     key passed as a parameter): the id names the test's fixture store, a file that is
     committed, and is written to the hits log (law 4). The message does not repeat it."""
-    from replaygate.sanitize.secret_scan import find_secrets
-
-    found = find_secrets(item.nodeid)
-    if found:
+    detector = secret_in_id(item.nodeid)
+    if detector is not None:
         raise pytest.fail.Exception(
-            f"replaygate: this test's id holds a secret-looking value ({found[0].detector}), "
+            f"replaygate: this test's id holds a secret-looking value ({detector}), "
             "and would name its fixture store and be written to the hits log: give the "
             "parameter an id of its own (parametrize's ids=, or pytest.param(..., id=...)). "
             "Nothing was recorded or replayed.",
@@ -473,9 +483,7 @@ class HitsWriter:
         """Write how ``test`` ended. A test whose id holds a secret-looking value (refused
         at its setup, :func:`_refuse_a_secret_id`) is not written: it played nothing, and
         its id must reach no file."""
-        from replaygate.sanitize.secret_scan import find_secrets
-
-        if not find_secrets(test):
+        if secret_in_id(test) is None:
             self._write_outcomes(lambda log: log.note(test, outcome))
 
     def _write_outcomes(self, write: Callable[[OutcomeLog], None]) -> None:
