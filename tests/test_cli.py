@@ -12,7 +12,6 @@ import re
 import shlex
 import socket
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,18 +50,21 @@ def forker() -> Iterator[Forker]:
     forker.close()
 
 
-def replaygate_process(forker: Forker, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m replaygate ARGS`` in a process of its own (forked from ``forker``), in
-    this process's folder and environment."""
+def replaygate_process(
+    forker: Forker, *args: str, code: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m replaygate ARGS`` (with ``code``: ``python -c CODE``) in a process of
+    its own (forked from ``forker``), in this process's folder and environment."""
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         status = forker.start(
             list(args), stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=Path.cwd(),
-            env=dict(os.environ),
+            env=dict(os.environ), code=code,
         ).wait(120)  # fmt: skip
         stdout.seek(0)
         stderr.seek(0)
         out, err = stdout.read().decode(), stderr.read().decode()
-    return subprocess.CompletedProcess(["replaygate", *args], status, out, err)
+    command = ["replaygate"] if code is None else ["python", "-c", code]
+    return subprocess.CompletedProcess([*command, *args], status, out, err)
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +242,11 @@ def test_every_command_resolves_to_a_command_of_its_name() -> None:
 
 
 @pytest.mark.slow
-def test_verify_does_not_import_the_sdks_or_the_plotting_library(recorded: Path) -> None:
+def test_verify_does_not_import_the_sdks_or_the_plotting_library(
+    forker: Forker, recorded: Path
+) -> None:
+    # forked from an interpreter that imported the command line alone (none of them):
+    # what is loaded after verify is what verify imports, as in a fresh interpreter
     probe = (
         "import sys\n"
         "from replaygate.cli import main\n"
@@ -249,9 +255,7 @@ def test_verify_does_not_import_the_sdks_or_the_plotting_library(recorded: Path)
         "heavy = sorted(m for m in ('anthropic', 'openai', 'matplotlib') if m in sys.modules)\n"
         "print('heavy:', heavy)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = replaygate_process(forker, code=probe)
     assert done.returncode == 0, done.stderr
     assert "heavy: []" in done.stdout
 
