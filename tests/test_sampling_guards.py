@@ -255,7 +255,7 @@ def test_second(replaygate_sample, replaygate_checks):
 """
 
 
-@pytest.mark.slow  # pytest sessions of its own, one a process
+@pytest.mark.slow  # pytest sessions of its own
 def test_an_interrupted_session_keeps_the_last_results_file(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,8 +266,10 @@ def test_an_interrupted_session_keeps_the_last_results_file(
         "test_int.py::test_first",
         "test_int.py::test_second",
     ]
-    monkeypatch.setenv("INTERRUPT", "1")  # in a process of its own: Ctrl-C ends it
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--sampling-results=r.json")
+    monkeypatch.setenv("INTERRUPT", "1")  # the session ends as Ctrl-C ends it, in process
+    result = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "--sampling-results=r.json", no_reraise_ctrlc=True
+    )
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert (pytester.path / "r.json").read_text(encoding="utf-8") == complete
     result.stdout.fnmatch_lines(
