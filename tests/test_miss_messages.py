@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from loopback import Handler, serving
+from nested_pytest import sessions_loading
 from replaygate import ReplayModel
 from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
@@ -35,6 +36,10 @@ from replaygate.network import block_network
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
 from sdks import anthropic
+
+# the modules the slow tests' pytest sessions import (the plugin's, the SDK), loaded once
+# here where each session imported them anew
+sessions_find_their_modules = sessions_loading(anthropic, slow_only=True)
 
 ASKED = [{"role": "user", "content": "What is RAG?"}]
 EDITED = [{"role": "user", "content": "What is RAG, really?"}]
@@ -291,6 +296,7 @@ def test_sampled(replaygate_sample, replaygate_checks, anthropic_client):
 """
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures, as Python prints them
 @pytest.mark.slow  # runs pytest on a project of its own
 def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
     pytester: pytest.Pytester,
@@ -532,6 +538,7 @@ def test_built_here(replaygate_mode):
 """
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures, as Python prints them
 @pytest.mark.slow  # pytest sessions of its own
 def test_a_model_a_test_builds_is_recorded_as_its_miss_says(pytester: pytest.Pytester) -> None:
     # the miss named pytest's record options, which reach no model a test builds itself
