@@ -13,7 +13,6 @@ import json
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -46,8 +45,9 @@ def quick_started(tmp_path_factory: pytest.TempPathFactory) -> Path:
         setup, toml, loop = quick_start()
         for line in setup:
             args = shlex.split(line)
-            if args[0] == "python":
-                subprocess.run([sys.executable, *args[1:]], check=True)
+            if args[0] == "python":  # python -c CODE: the code, run here
+                assert args[1] == "-c" and len(args) == 3, line
+                exec(compile(args[2], "<string>", "exec"), {"__name__": "__main__"})
             else:
                 subprocess.run(args, check=True)
         cases = Path("evals/cases.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
