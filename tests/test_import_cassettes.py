@@ -10,8 +10,6 @@ give exactly what the SDK got while vcrpy recorded.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import gc
 import gzip
 import importlib.util
 import json
@@ -19,8 +17,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import traceback
 import zlib
 from collections.abc import Callable
 from functools import partial
@@ -615,6 +611,9 @@ def test_a_linked_folder_of_cassettes_is_followed_once(
 
 
 @pytest.mark.slow  # a process of its own, where the folder's permissions apply
+@pytest.mark.skipif(
+    os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
+)
 def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
     recorded: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -622,10 +621,12 @@ def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
     folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml", "anthropic/plain.yaml")
     hidden = folder / "anthropic"
     hidden.chmod(0)
+    caps = "-dac_override,-dac_read_search"  # root's capability to pass over permissions
+    drop = () if os.geteuid() else ("setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}")
     try:
         args = ["import-cassettes", str(folder), "--out", str(tmp_path / "out")]
         (status, out, err), (json_status, json_out, _) = in_turn(
-            [args, [*args, "--json"]], forked_after=drop_permission_override
+            [args, [*args, "--json"]], before=drop
         )
     finally:
         hidden.chmod(0o755)
@@ -1199,66 +1200,15 @@ Python ``setup``: the exit status, stdout and stderr of each, as JSON."""
 
 
 def in_turn(
-    runs: list[list[str]], setup: str = "", forked_after: Callable[[], None] | None = None
+    runs: list[list[str]], setup: str = "", before: tuple[str, ...] = ()
 ) -> list[tuple[int, str, str]]:
-    """:data:`IN_TURN` in a fresh interpreter, or with ``forked_after`` in a process forked
-    from this one (what it imported already loaded) that calls ``forked_after`` first."""
+    """:data:`IN_TURN` in a fresh interpreter (started by the command ``before`` it)."""
     code = IN_TURN.format(setup=setup, runs=runs)
-    if forked_after is None:
-        ran = [sys.executable, "-c", code]
-        done = subprocess.run(ran, capture_output=True, text=True, timeout=60)
-    else:
-        done = python_forked(code, forked_after)
+    done = subprocess.run(
+        [*before, sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     return [tuple(run) for run in json.loads(done.stdout.splitlines()[-1])]
-
-
-def python_forked(code: str, first: Callable[[], None]) -> subprocess.CompletedProcess[str]:
-    """``python -c CODE`` run in a process forked from this one after ``first()``, given
-    back as :func:`subprocess.run` gives it (a traceback on stderr, exit status 1)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = os.fork()
-        if child == 0:  # never returns: ends with os._exit, none of pytest's exit work
-            status = 1
-            try:
-                gc.freeze()  # this process's objects, never walked (nor copied) in the fork
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
-                sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
-                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
-                first()
-                exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
-                status = 0
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(status)
-        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
-        out.seek(0)
-        err.seek(0)
-        said = out.read().decode(), err.read().decode()
-    return subprocess.CompletedProcess(["python", "-c", code], status, *said)
-
-
-CAPABILITIES = 0x20080522, 1 << 1 | 1 << 2
-"""Linux's capability interface (version 3), and the capabilities of root to pass over
-the permissions of files and folders (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH)."""
-
-
-def drop_permission_override() -> None:
-    """Drop this process's capabilities to pass over file permissions, as ``setpriv``
-    does for the command it starts: permissions then apply to root too."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    version, override = CAPABILITIES
-    header, sets = (ctypes.c_uint32 * 2)(version, 0), (ctypes.c_uint32 * 6)()
-    if libc.capget(header, sets) != 0:
-        raise OSError(ctypes.get_errno(), "capget")
-    sets[0] &= ~override  # effective, then permitted, of capabilities 0 to 31
-    sets[1] &= ~override
-    if libc.capset(header, sets) != 0:
-        raise OSError(ctypes.get_errno(), "capset")
 
 
 ONLY_DECLARED = f"sys.path.insert(0, {str(HERE)!r})\nimport only_declared\nonly_declared.install()"
