@@ -750,6 +750,24 @@ def test_docs_ci_shows_the_same_workflow() -> None:
     assert WORKFLOW.read_text(encoding="utf-8") in blocks
 
 
+def test_docs_sharded_workflow_keeps_the_merged_run_in_the_history() -> None:
+    # the merge appends the run to .replaygate/history.db: on a runner of its own, that
+    # history was lost with the job unless restored before and saved after
+    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed")
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", page, re.DOTALL) if "--shard" in b]
+    steps = yaml.safe_load(block)["jobs"]["gate"]["steps"]
+    (merge,) = [i for i, s in enumerate(steps) if "replaygate eval merge" in s.get("run", "")]
+    cached = {
+        s["uses"].split("@")[0]: i
+        for i, s in enumerate(steps)
+        if s.get("with", {}).get("path") == ".replaygate/history.db"
+    }
+    assert cached.get("actions/cache/restore", merge) < merge < cached.get("actions/cache/save", 0)
+    report = next(s for s in steps if "replaygate report" in s.get("run", ""))
+    assert "--results results.json" in report["run"] and "always()" in report["if"]
+
+
 def test_a_base_of_zeros_plans_every_stage_of_the_event_with_a_note(project: Path) -> None:
     # github.event.before on a branch's first push: no commit, where git failed (exit 2)
     config = ["--config", str(project / "pyproject.toml")]
