@@ -41,6 +41,7 @@ from replaygate.errors import (
     ReplayErrorCaughtWarning,
 )
 from replaygate.http import httpx2_client, intercept
+from replaygate.http.active import live_call
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Usage
 from replaygate.network import block_network, is_loopback, refusals
@@ -79,6 +80,24 @@ def test_intercept_in_replay_mode_blocks_every_escape(tmp_path: Path) -> None:
         assert depth() == outside + 1
         assert network_escapes.try_all() == network_escapes.expected()
     assert depth() == outside
+
+
+def test_a_refusal_inside_intercept_names_the_ways_it_does_not_answer(tmp_path: Path) -> None:
+    """A websocket (the Agents SDK's) is refused inside intercept(): the message says
+    intercept() does not answer it, not to wire the client to intercept(); a live send
+    refused (recording, to a host other than the live origin) keeps every remedy."""
+
+    def refused() -> str:
+        with pytest.raises(NetworkBlockedError) as error:
+            socket.getaddrinfo("api.example.invalid", 443)
+        return str(error.value)
+
+    with intercept(tmp_path / "none.jsonl"):
+        assert "this connection came another way: a websocket" in refused()
+        with live_call():
+            assert refused().endswith(network.HOW_TO_FIX)
+    with block_network():
+        assert refused().endswith(network.HOW_TO_FIX)
 
 
 def test_intercept_while_recording_leaves_the_network_alone(tmp_path: Path) -> None:

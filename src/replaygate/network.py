@@ -108,6 +108,16 @@ HOW_TO_FIX = (
     "through with block_network(allow=[...])."
 )
 
+NOT_INTERCEPTED = (
+    "an intercept() block is open, but it answers only the requests of httpx2, httpx, "
+    "aiohttp and requests clients, and this connection came another way: a websocket (the "
+    "OpenAI Agents SDK's responses_websocket_session() or use_responses_websocket=True, a "
+    "Realtime API session), gRPC, urllib, http.client or a raw socket, which replaygate "
+    "neither records nor replays. In tests, have the code send its model calls over HTTP "
+    "through one of those clients (the Agents SDK's default transport), or let the host "
+    "through with block_network(allow=[...])."
+)
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -272,8 +282,17 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
         if level.on_refusal is not None:
             level.on_refusal(refusal)
     raise NetworkBlockedError(
-        f"{what} {refusal.target} refused (from {refusal.caller}): {why}{HOW_TO_FIX}"
+        f"{what} {refusal.target} refused (from {refusal.caller}): {why}{_how_to_fix()}"
     )
+
+
+def _how_to_fix() -> str:
+    """The remedies for a refusal: those of a connection no intercepted client made while
+    an ``intercept()`` block answers, or else every remedy (:data:`HOW_TO_FIX`)."""
+    active = sys.modules.get("replaygate.http.active")  # not imported: no block is open
+    if active is not None and active.only_answering():
+        return NOT_INTERCEPTED
+    return HOW_TO_FIX
 
 
 def _describe(target: Any) -> str:

@@ -30,6 +30,8 @@ _lock = threading.Lock()
 _own: ContextVar[tuple[Exchange, ...]] = ContextVar("replaygate_answering", default=())
 """The sessions of the blocks entered in this context, innermost last."""
 _live: ContextVar[bool] = ContextVar("replaygate_live_call", default=False)
+_live_sends = 0
+"""How many intercepted sends are going live now, in the whole process."""
 
 
 def answering() -> Exchange | None:
@@ -53,11 +55,23 @@ def entered_in(context: Context, exchange: Exchange) -> bool:
 @contextmanager
 def live_call() -> Iterator[None]:
     """While inside, sends made in this context (thread or task) are not intercepted."""
+    global _live_sends
     token = _live.set(True)
+    with _lock:
+        _live_sends += 1
     try:
         yield
     finally:
+        with _lock:
+            _live_sends -= 1
         _live.reset(token)
+
+
+def only_answering() -> bool:
+    """Whether a block is open and no intercepted send is going live: a connection
+    beyond loopback made now was not made by a client the blocks answer."""
+    with _lock:
+        return bool(_stack) and _live_sends == 0
 
 
 @contextmanager
