@@ -62,6 +62,36 @@ def test_the_same_model_object_is_refused(tmp_path: Path) -> None:
         Judge(model, RUBRIC, threshold=4, under_test=model)
 
 
+def test_a_recording_judge_whose_live_model_is_the_model_under_test_is_refused(
+    tmp_path: Path,
+) -> None:
+    under_test = RecordingModel(
+        replying("GRADE: 5"),
+        tmp_path / "s.jsonl",
+        approve_live=True,
+        model=UNDER_TEST,
+        max_tokens=10,
+    )
+    judge = RecordingModel(
+        under_test, tmp_path / "j.jsonl", approve_live=True, model="gpt-4o", max_tokens=10
+    )
+    with pytest.raises(
+        JudgeIndependenceError,
+        match="answered by its live RecordingModel, which is the model under test",
+    ):
+        Judge(judge, RUBRIC, threshold=4, under_test=under_test)
+    tested = ReplayModel(tmp_path / "s.jsonl", model=UNDER_TEST, max_tokens=10)
+    relabelled = RecordingModel(
+        tested, tmp_path / "j.jsonl", approve_live=True, model="gpt-4o", max_tokens=10
+    )
+    with pytest.raises(
+        JudgeIndependenceError,
+        match="answered by its live ReplayModel "
+        r"\('claude-sonnet-4-5'\): refusing a judge that is the model under test",
+    ):
+        Judge(relabelled, RUBRIC, threshold=4, under_test=UNDER_TEST)
+
+
 @pytest.mark.parametrize(
     ("judge", "tested", "family"),
     [

@@ -95,6 +95,42 @@ def _check_sent_id(model: Model, judge_id: str | None, under_test_id: str) -> No
         ) from None
 
 
+def _answerers(model: object) -> list[object]:
+    """``model`` and the models whose own answers it passes on: a recording's ``live``
+    model, unless that one only sends the recording's request as it is (``complete_wire``,
+    an SDK-backed model, where the request names the model that answers)."""
+    chain = [model]
+    live = getattr(model, "live", None)
+    while live is not None and not callable(getattr(live, "complete_wire", None)):
+        if any(live is seen for seen in chain):
+            break
+        chain.append(live)
+        live = getattr(live, "live", None)
+    return chain
+
+
+def _check_answerers(
+    model: Model, under_test: Model | str, under_test_id: str, family_rule: FamilyRule
+) -> None:
+    """Refuse a judge that passes its calls to a model answering as the model under test:
+    that model itself (a recording whose ``live`` is it) or one whose id names it."""
+    tested = [] if isinstance(under_test, str) else _answerers(under_test)
+    for link in _answerers(model)[1:]:
+        where = f"the judge's {type(model).__name__} is answered by its live {type(link).__name__}"
+        if any(link is other for other in tested):
+            raise JudgeIndependenceError(
+                f"refusing a judge that is the model under test: {where}, which is the model "
+                "under test (or the live model it records), whatever id the judge sends (law 8)"
+            )
+        found = model_id_of(link)
+        if found is None:
+            continue
+        try:
+            check_independence(found, under_test_id, family_rule)
+        except JudgeIndependenceError as err:
+            raise JudgeIndependenceError(f"{where} ({found!r}): {err}") from None
+
+
 def _finished(response: ModelResponse) -> str:
     """The text of a reply the judge finished; :class:`JudgeReplyError` for one cut short
     (a grade line before the cut may be a draft the reply went on to revise)."""
@@ -162,6 +198,7 @@ class Judge:
         self.under_test_id = _under_test_id(model, under_test)
         check_independence(self.judge_id, self.under_test_id, family_rule)
         _check_sent_id(model, judge_id, self.under_test_id)
+        _check_answerers(model, under_test, self.under_test_id, family_rule)
         self.model = model
         self.rubric = rubric
         self.threshold = threshold
