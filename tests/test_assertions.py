@@ -317,6 +317,11 @@ def test_a_failed_minimum_is_told_apart_from_the_rate_and_as_given(
     assert str(err.value).startswith(f"{said} (")
 
 
+def test_set_items_written_in_two_unicode_forms_are_one_item() -> None:
+    result = assert_set(["cafe\u0301", "ＲＡＧ", 3], {"café", "RAG", 3}, min_precision=1.0)
+    assert (result.recall, result.precision) == (1.0, 1.0)
+
+
 def test_set_min_recall_below_one_tolerates_a_miss() -> None:
     assert assert_set(["a", "b", "c"], ["a", "b", "c", "d"], min_recall=0.75).recall == 0.75
     with pytest.raises(AssertionError, match=r"^precision 0.50 < min_precision 1.00"):

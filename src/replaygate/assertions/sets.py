@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
@@ -96,7 +97,8 @@ def measure_set(
     min_recall: float = 1.0,
     min_precision: float | None = None,
 ) -> SetResult:
-    """Compare ``got`` with ``expected`` as sets (duplicates count once)."""
+    """Compare ``got`` with ``expected`` as sets (duplicates count once; text items in
+    NFKC, so ``café`` written decomposed, as macOS writes it, is ``café``)."""
     if isinstance(got, str) or isinstance(expected, str):
         raise TypeError("got and expected must be collections of items, not strings")
     _fraction("min_recall", min_recall)
@@ -116,11 +118,16 @@ def measure_set(
     return SetResult(_items("got", got), wanted, min_recall, min_precision)
 
 
+def _nfkc(item: Hashable) -> Hashable:
+    """A text item in NFKC (one text in two Unicode forms is one item); any other as it is."""
+    return unicodedata.normalize("NFKC", item) if isinstance(item, str) else item
+
+
 def _items(name: str, items: Iterable[Hashable]) -> frozenset[Hashable]:
-    """``items`` as a set; one that is no collection of hashable items is a TypeError
-    naming ``name``."""
+    """``items`` as a set, text items in NFKC; one that is no collection of hashable items
+    is a TypeError naming ``name``."""
     try:
-        return frozenset(items)
+        return frozenset(_nfkc(item) for item in items)
     except TypeError:
         raise TypeError(
             f"{name} must be a collection of hashable items, got {type(items).__name__}"
