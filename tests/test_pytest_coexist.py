@@ -211,6 +211,25 @@ def test_forecast_and_model():
     answer = requests.post("https://api.anthropic.com/v1/messages", json=QUESTION,
                            headers={"x-api-key": "test", "anthropic-version": "2023-06-01"})
     assert (forecast, answer.json()["content"][0]["text"]) == ({"sky": "clear"}, "echo: hi")
+
+
+@pytest.mark.vcr
+def test_not_moved():
+    assert requests.get("http://127.0.0.1:9/v1/models").json() == {"data": []}
+"""
+
+NOT_MOVED_CASSETTE = """\
+interactions:
+- request:
+    body: null
+    headers: {}
+    method: GET
+    uri: http://127.0.0.1:9/v1/models
+  response:
+    body: {string: '{"data": []}'}
+    headers: {Content-Type: [application/json]}
+    status: {code: 200, message: OK}
+version: 1
 """
 
 FORECAST_CASSETTE = """\
@@ -227,14 +246,6 @@ interactions:
 version: 1
 """
 
-LET_LOOPBACK_BY = """
-import pytest
-
-
-@pytest.fixture
-def vcr_config():
-    return {"ignore_localhost": True}
-"""
 
 FROM_THE_SIMULATOR = (
     "--replaygate-record-mode=record-missing",
@@ -248,27 +259,32 @@ def test_a_test_under_both_marks_records_from_the_simulator_as_migrating_md_says
 ) -> None:
     """docs/migrating.md: pytest-recording's --block-network refuses the in-process
     simulator unless --allowed-hosts names it, and vcrpy refuses the model calls
-    replaygate sends it unless vcr_config lets loopback by; given both, the test records
-    (the cassette's answer stored with the model's) and replays with the cassette gone."""
+    replaygate sends it unless the test's vcr mark lets loopback by; given both, the
+    test records (the cassette's answer stored with the model's) and replays with the
+    cassette gone, while a vcr test not yet moved still replays its loopback cassette."""
     pytester.makepyfile(test_both_marks=BOTH_MARKS)
-    cassette = pytester.path / "cassettes" / "test_both_marks" / "test_forecast_and_model.yaml"
-    cassette.parent.mkdir(parents=True)
+    cassettes = pytester.path / "cassettes" / "test_both_marks"
+    cassettes.mkdir(parents=True)
+    cassette = cassettes / "test_forecast_and_model.yaml"
     cassette.write_text(FORECAST_CASSETTE)
+    (cassettes / "test_not_moved.yaml").write_text(NOT_MOVED_CASSETTE)
 
     refused = runpytest_forked(pytester, forker, *FROM_THE_SIMULATOR)
-    refused.assert_outcomes(failed=1)
+    refused.assert_outcomes(failed=1, passed=1)
     refused.stdout.fnmatch_lines(["*CannotOverwriteExistingCassetteException*"])
-    pytester.makeconftest(LET_LOOPBACK_BY)
+    both = "@pytest.mark.vcr\n@pytest.mark.replaygate"
+    let_loopback_by = "@pytest.mark.vcr(ignore_localhost=True)\n@pytest.mark.replaygate"
+    pytester.makepyfile(test_both_marks=BOTH_MARKS.replace(both, let_loopback_by))
     blocked = runpytest_forked(pytester, forker, "--block-network", *FROM_THE_SIMULATOR)
-    blocked.assert_outcomes(failed=1)
+    blocked.assert_outcomes(failed=1, passed=1)
     blocked.stdout.fnmatch_lines(["*Network is disabled for host '127.0.0.1'*"])
 
     allowed = ("--block-network", "--allowed-hosts=127.0.0.1")
-    runpytest_forked(pytester, forker, *allowed, *FROM_THE_SIMULATOR).assert_outcomes(passed=1)
+    runpytest_forked(pytester, forker, *allowed, *FROM_THE_SIMULATOR).assert_outcomes(passed=2)
     store = pytester.path / "tests/fixtures/test_both_marks/test_forecast_and_model.jsonl"
     assert len(FixtureStore.open(store)) == 2
     cassette.unlink()
-    runpytest_forked(pytester, forker, "--block-network").assert_outcomes(passed=1)
+    runpytest_forked(pytester, forker, "--block-network").assert_outcomes(passed=2)
 
 
 WEATHER_RESOLVED_TO_THE_SIMULATOR = """
