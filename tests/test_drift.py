@@ -9,12 +9,13 @@ over plain HTTP, the path drift re-sends it by, without loading its SDK).
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import pytest
 from click.testing import CliRunner, Result
@@ -26,7 +27,7 @@ from replaygate.cli import main
 from replaygate.errors import LiveCallNotApproved
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
-from replaygate.hygiene.drift import DriftReport, drift_against, drift_live, sample
+from replaygate.hygiene.drift import DriftReport, drawable, drift_against, drift_live, sample
 from replaygate.hygiene.fieldset import field_paths, response_fields
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
@@ -396,14 +397,39 @@ def test_against_sets_of_two_models_are_compared_pooled(tmp_path: Path) -> None:
 
 
 def test_the_sample_is_seeded(stores: dict[str, Path]) -> None:
-    fixtures = load_fixtures(stores["wire"])
-    first, _ = sample(fixtures, 3, seed=1)
-    again, _ = sample(fixtures, 3, seed=1)
-    other, _ = sample(fixtures, 3, seed=2)
+    store = stores["wire"]
+    found = drawable(store)
+    first = sample(store, 3, 1, found)
+    again = sample(store, 3, 1, found)
+    other = sample(store, 3, 2, found)
     assert [f.key for _, f in first] == [f.key for _, f in again]
     assert [f.key for _, f in first] != [f.key for _, f in other]
-    everything, _ = sample(fixtures, 100, seed=0)
-    assert len(everything) == len(fixtures)
+    everything = sample(store, 100, 0, found)
+    assert [f.key for _, f in everything] == [f.key for _, f in load_fixtures(store)]
+
+
+class CountingSender:
+    """A sender that counts the fixtures alive when it is asked to send, and answers
+    each with its recorded answer."""
+
+    target = "counted"
+
+    def __init__(self) -> None:
+        self.alive: list[int] = []
+
+    def send(self, fixture: Fixture) -> Any:
+        self.alive.append(sum(isinstance(o, Fixture) for o in gc.get_objects()))
+        return fixture.response
+
+
+def test_live_drift_holds_only_the_fixtures_it_re_sends(tmp_path: Path) -> None:
+    asked = [{**ASKED, "messages": [{"role": "user", "content": f"q{i}"}]} for i in range(300)]
+    store = hand_store(tmp_path / "big.jsonl", *((a, [ANSWER]) for a in asked))
+    sender = CountingSender()
+    gc.collect()
+    report = drift_live(store, 2, cast(LiveSender, sender), approve_live=True)
+    assert len(report.sampled) == 2 and report.verdict is False
+    assert max(sender.alive) < 20  # not the 300 of the store, held whole
 
 
 def test_the_built_in_simulator(stores: dict[str, Path]) -> None:

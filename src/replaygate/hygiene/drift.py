@@ -39,7 +39,7 @@ from replaygate.hygiene.drift_answers import (
     no_answer,
 )
 from replaygate.hygiene.drift_script import ScriptLines
-from replaygate.hygiene.drift_types import Retyped, recorded_types, retyped
+from replaygate.hygiene.drift_types import Retyped, answer_shape, retyped
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import (
     UNKNOWN,
@@ -48,11 +48,10 @@ from replaygate.hygiene.fieldset import (
     is_envelope,
     merge_shape,
     not_json_answer,
-    response_fields,
     response_shape,
 )
 from replaygate.hygiene.resend import LiveSender, unsendable
-from replaygate.hygiene.stored import each_fixture, load_fixtures, where
+from replaygate.hygiene.stored import each_fixture, fixtures_at, where
 from replaygate.jsondoc import json_fields
 from replaygate.sanitize.secret_mask import masked_pair, masked_texts
 
@@ -479,38 +478,65 @@ def _refuse_nothing_in_common(old: _Side, new: _Side) -> None:
     raise HygieneError(f"nothing to compare: {reason}")
 
 
-def _unanswered(fixture: Fixture) -> str | None:
-    """Why ``fixture`` holds no recorded answer a live one can be compared with, or None."""
+def _unanswered(fixture: Fixture, shape: Shape | None) -> str | None:
+    """Why ``fixture`` holds no recorded answer a live one can be compared with, or None;
+    ``shape`` is that of its compared answer (:func:`answer_shape`)."""
     answer = compared_answer(fixture)
     if answer is None:
         return no_answer(fixture)
     problem = not_json_answer(fixture.request, answer)
     if problem is not None:
         return f"its recorded answer: {problem}"
-    if not response_fields(answer, envelope=is_envelope(fixture.request)):
+    if not shape:
         return "its recorded answer holds no field"
     return None
 
 
-def sample(
-    fixtures: list[tuple[Location, Fixture]],
-    n: int,
-    seed: int,
-    script: ScriptLines | None = None,
-) -> tuple[list[tuple[Location, Fixture]], list[str]]:
-    """``n`` re-sendable fixtures drawn with ``seed`` (in store order), and why others were
-    not; with ``script``, only those a line of it answers as recorded."""
+def _store_order(loc: Location) -> tuple[str, int]:
+    """File and line order, as the fixtures of a store are listed."""
+    return str(loc.file), loc.line
+
+
+class Drawable(NamedTuple):
+    """What one read of the fixtures at a path gives a live drift, no fixture held."""
+
+    eligible: list[Location]
+    """The re-sendable fixtures, in file and line order."""
+    skipped: list[str]
+    """Why each other fixture is not re-sent, in file and line order."""
+    types: dict[str, Shape]
+    """The types every recorded answer holds, by interface."""
+
+
+def drawable(path: Path, script: ScriptLines | None = None) -> Drawable:
+    """Read every fixture at ``path`` once, one at a time (a store of any size is never
+    held whole); with ``script``, only those a line of it answers as recorded are
+    re-sendable."""
     eligible, skipped = [], []
-    for loc, fixture in fixtures:
-        reason = unsendable(fixture) or _unanswered(fixture)
+    types: dict[str, Shape] = {}
+    for loc, fixture in each_fixture(path):
+        shapes = [answer_shape(fixture.request, r) for r in fixture.responses]
+        into = types.setdefault(interface_of_fixture(fixture), {})
+        for shape in filter(None, shapes):
+            merge_shape(into, shape)
+        compared = next((s for s in shapes if s is not None), None)
+        reason = unsendable(fixture) or _unanswered(fixture, compared)
         if reason is None and script is not None:
             reason = script.unanswered(fixture)
         if reason is None:
-            eligible.append((loc, fixture))
+            eligible.append(loc)
         else:
-            skipped.append(f"{where(loc)}: {reason}")
+            skipped.append((loc, f"{where(loc)}: {reason}"))
+    eligible.sort(key=_store_order)
+    skipped.sort(key=lambda item: _store_order(item[0]))
+    return Drawable(eligible, [text for _, text in skipped], types)
+
+
+def sample(path: Path, n: int, seed: int, drawable: Drawable) -> list[tuple[Location, Fixture]]:
+    """``n`` of the re-sendable fixtures at ``path`` drawn with ``seed``, in store order."""
+    eligible = drawable.eligible
     picked = random.Random(seed).sample(range(len(eligible)), min(n, len(eligible)))
-    return [eligible[i] for i in sorted(picked)], skipped
+    return fixtures_at(path, [eligible[i] for i in sorted(picked)])
 
 
 def drift_live(
@@ -534,9 +560,8 @@ def drift_live(
     require_live_approval(approve_live, why=LIVE_DRIFT)
     if n < 1:
         raise HygieneError(f"--live-sample must be at least 1, got {n}")
-    fixtures = load_fixtures(path)
-    chosen, skipped = sample(fixtures, n, seed, script)
-    types = recorded_types([fixture for _, fixture in fixtures])
+    found = drawable(path, script)
+    chosen, skipped, types = sample(path, n, seed, found), found.skipped, found.types
     if not chosen:
         raise HygieneError(
             f"no fixture at {path} can be re-sent: "

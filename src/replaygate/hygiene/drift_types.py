@@ -16,13 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.fixtures.fixture import Fixture
 from replaygate.hygiene.drift_answers import error_answer
 from replaygate.hygiene.fieldset import (
     Shape,
-    interface_of_fixture,
     is_envelope,
-    merge_shape,
     not_json_answer,
     response_shape,
 )
@@ -64,15 +61,3 @@ def answer_shape(request: dict[str, Any], response: Any) -> Shape | None:
     if not_json_answer(request, response) is not None:
         return None
     return response_shape(response, envelope=is_envelope(request))
-
-
-def recorded_types(fixtures: list[Fixture]) -> dict[str, Shape]:
-    """The types every recorded answer of ``fixtures`` holds, by interface."""
-    found: dict[str, Shape] = {}
-    for fixture in fixtures:
-        shapes = [answer_shape(fixture.request, r) for r in fixture.responses]
-        into = found.setdefault(interface_of_fixture(fixture), {})
-        for shape in shapes:
-            if shape is not None:
-                merge_shape(into, shape)
-    return found

@@ -79,6 +79,20 @@ def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
         raise HygieneError(f"{err} (run `replaygate verify {shell_path(str(path))}`)") from None
 
 
+def fixtures_at(path: Path, locations: list[Location]) -> list[tuple[Location, Fixture]]:
+    """The fixtures stored at ``locations`` under ``path``, read again in that order; a
+    store changed since they were found (a line moved by a rewrite) is refused."""
+    wanted = set(locations)
+    found = {loc: store.read(loc) for store, loc in _each_location(path) if loc in wanted}
+    gone = [loc for loc in locations if loc not in found]
+    if gone:
+        raise HygieneError(
+            f"{where(gone[0])}: the store changed while it was read (a rewrite moved its "
+            "lines): run the command again"
+        )
+    return [(loc, found[loc]) for loc in locations]
+
+
 def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:
     """:func:`each_fixture`, all held, in file and line order."""
     return sorted(each_fixture(path), key=lambda item: (str(item[0].file), item[0].line))
