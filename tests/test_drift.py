@@ -409,8 +409,9 @@ def test_the_sample_is_seeded(stores: dict[str, Path]) -> None:
 
 
 class CountingSender:
-    """A sender that counts the fixtures alive when it is asked to send, and answers
-    each with its recorded answer."""
+    """A sender that counts the fixtures alive when it is asked to send (among the objects
+    the collector tracks, those frozen out of its reach left out), and answers each with
+    its recorded answer."""
 
     target = "counted"
 
@@ -427,6 +428,7 @@ def test_live_drift_holds_only_the_fixtures_it_re_sends(tmp_path: Path) -> None:
     store = hand_store(tmp_path / "big.jsonl", *((a, [ANSWER]) for a in asked))
     sender = CountingSender()
     gc.collect()
+    gc.freeze()  # what is live now, none of it a fixture: the sender walks only what comes after
     report = drift_live(store, 2, cast(LiveSender, sender), approve_live=True)
     assert len(report.sampled) == 2 and report.verdict is False
     assert max(sender.alive) < 20  # not the 300 of the store, held whole
