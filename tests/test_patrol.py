@@ -10,8 +10,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import strategies as st
 
 from deadline import finishes
 from replaygate.cli import long_lists, main
@@ -22,6 +24,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.hygiene.age import parse_max_age
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
+from replaygate.hygiene.patrol_report import COLUMNS, plain_table, rich_table
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message
 
@@ -569,3 +572,25 @@ def test_on_a_terminal_a_long_table_shows_the_oldest_and_says_how_to_see_all(
     assert [row.split()[2] for row in rows] == ["2020-01-01", "2021-01-01"]
     assert "... and 1 more fixture(s) not shown on a terminal" in done.output
     assert "3 stale (older than 90d)" in done.output  # the summary counts every one
+
+
+CELL = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=24)
+"""A cell as a store's names, keys and flags mostly are: printable ASCII, spaces included."""
+
+
+@hypothesis.given(st.lists(st.tuples(*[CELL] * len(COLUMNS)), max_size=6))
+def test_the_table_written_line_by_line_is_the_one_rich_draws(rows: list[tuple[str, ...]]) -> None:
+    plain = plain_table(rows)
+    if plain is not None:
+        drawn = rich_table(rows)
+        assert [line.rstrip() for line in plain.splitlines()] == [
+            line.rstrip()
+            for line in drawn.splitlines()  # as render_patrol writes them
+        ]
+
+
+def test_a_table_of_usual_names_is_written_line_by_line_and_others_drawn_by_rich() -> None:
+    usual = [("tests/fixtures/my store.jsonl", "0f3a9c", "2026-01-01", "48w", "-", "0", "old")]
+    assert plain_table(usual) is not None
+    for odd in ("caf\u00e9.jsonl", " lead.jsonl", "tab\t.jsonl", "\u4e2d.jsonl", "x" * 200):
+        assert plain_table([(odd, *usual[0][1:])]) is None
