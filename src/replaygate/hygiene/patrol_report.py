@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from datetime import timedelta
 
 from rich import box
@@ -210,7 +211,7 @@ def _console(file: io.StringIO) -> Console:
     return Console(file=file, width=WIDTH, color_system=None, force_terminal=False)
 
 
-def rich_table(rows: list[tuple[str, ...]]) -> str:
+def rich_table(rows: Sequence[tuple[str, ...]]) -> str:
     """The table of ``rows`` (cells in the order of :data:`COLUMNS`) as rich draws it."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for name in COLUMNS:
@@ -223,7 +224,7 @@ def rich_table(rows: list[tuple[str, ...]]) -> str:
     return buffer.getvalue()
 
 
-def plain_table(rows: list[tuple[str, ...]]) -> str | None:
+def plain_table(rows: Sequence[tuple[str, ...]]) -> str | None:
     """The table :func:`rich_table` draws, written line by line, where no cell needs rich to
     place it (each cell printable ASCII with no space at either end, the table within
     :data:`WIDTH`), else None: rich takes about a minute for 100,000 rows."""
