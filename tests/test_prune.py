@@ -544,3 +544,18 @@ def test_each_outcome_is_on_disk_as_it_is_noted_by_the_process_that_noted_it(
             "tests/test_x.py::test_d": True,
         }
     }
+
+
+def test_an_outcome_noted_after_its_file_was_removed_is_on_disk(tmp_path: Path) -> None:
+    # a trim by another session or a user cleaning the folder removed the open file: the
+    # failed test's note went to a file no one reads, and prune took its store for passed
+    folder, run = tmp_path / "hits", "20261206T000000Z-ab01"
+    played = hits.HitLog(folder, run, tmp_path)
+    played.note(tmp_path / "s.jsonl", "265288aeb827")
+    played.flush()
+    log = hits.OutcomeLog(folder, run)
+    log.note("tests/test_x.py::test_a", "passed")
+    log.file.unlink()
+    log.note("tests/test_x.py::test_b", "failed")
+    log.settle()
+    assert hits.read_outcomes(folder) == {run: {"tests/test_x.py::test_b": False}}
