@@ -322,6 +322,14 @@ def test_set_items_written_in_two_unicode_forms_are_one_item() -> None:
     assert (result.recall, result.precision) == (1.0, 1.0)
 
 
+def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None:
+    # NFKC writes 10⁶ (a million) as 106: the set and the text passed against another number
+    with pytest.raises(AssertionError, match="missing: \\['10⁶', 'x₂'\\]"):
+        assert_set(["106", "x2", "ﬁle"], ["10⁶", "x₂", "file"])
+    with pytest.raises(AssertionError, match="missing 1 of 1"):
+        assert_contains("We reached 106 users", ["10⁶"])
+
+
 def test_set_min_recall_below_one_tolerates_a_miss() -> None:
     assert assert_set(["a", "b", "c"], ["a", "b", "c", "d"], min_recall=0.75).recall == 0.75
     with pytest.raises(AssertionError, match=r"^precision 0.50 < min_precision 1.00"):

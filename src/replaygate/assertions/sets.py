@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+
+from replaygate.assertions.text import fold
 
 
 def _sorted(items: frozenset[Hashable]) -> list[Hashable]:
@@ -119,8 +120,9 @@ def measure_set(
 
 
 def _nfkc(item: Hashable) -> Hashable:
-    """A text item in NFKC (one text in two Unicode forms is one item); any other as it is."""
-    return unicodedata.normalize("NFKC", item) if isinstance(item, str) else item
+    """A text item folded (:func:`~replaygate.assertions.text.fold`: one text in two Unicode
+    forms is one item, ``10⁶`` and ``106`` are two); any other as it is."""
+    return fold(item) if isinstance(item, str) else item
 
 
 def _items(name: str, items: Iterable[Hashable]) -> frozenset[Hashable]:

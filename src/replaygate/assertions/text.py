@@ -10,9 +10,29 @@ _SPACE = re.compile(r"\s+")
 _PREVIEW = 160
 
 
+_KEPT = ("<super>", "<sub>")
+"""The compatibility forms :func:`fold` keeps: ``10⁶`` is not ``106``, nor ``x₂`` ``x2``."""
+
+
+def fold(text: str) -> str:
+    """``text`` in NFKC (full and half width folded, ``ﬁ`` is ``fi``, ``cafe\u0301`` is
+    ``café``), but for superscripts and subscripts, which would change what it says."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", "".join(map(_folded_char, text)))
+
+
+def _folded_char(char: str) -> str:
+    """``char`` in NFKC, or as it is when a superscript or subscript."""
+    if unicodedata.decomposition(char).startswith(_KEPT):
+        return char
+    return unicodedata.normalize("NFKC", char)
+
+
 def normalize(text: str, *, ignore_case: bool = True) -> str:
-    """NFKC (full and half width folded), whitespace runs collapsed, case folded if asked."""
-    folded = _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+    """:func:`fold` (NFKC, superscripts and subscripts kept), whitespace runs collapsed,
+    case folded if asked."""
+    folded = _SPACE.sub(" ", fold(text)).strip()
     return folded.casefold() if ignore_case else folded
 
 
