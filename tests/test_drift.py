@@ -28,6 +28,7 @@ from replaygate.errors import LiveCallNotApproved
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
 from replaygate.hygiene.drift import DriftReport, drawable, drift_against, drift_live, sample
+from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import field_paths, response_fields
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
@@ -1026,3 +1027,16 @@ def test_a_missing_anthropic_credential_names_both_variables(
     done = drift(str(stores["http"]), "--live-sample", "1", "--approve-live")
     assert done.exit_code == 2
     assert "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is not set: drift re-sends" in done.output
+
+
+@pytest.mark.parametrize("rewrite", ["reordered", "cut"])
+def test_a_store_rewritten_between_the_draw_and_the_read_back_is_refused(
+    tmp_path: Path, rewrite: str
+) -> None:
+    asked = [{**ASKED, "messages": [{"role": "user", "content": f"q{i}"}]} for i in range(4)]
+    store = hand_store(tmp_path / "s.jsonl", *((a, [ANSWER]) for a in asked))
+    found = drawable(store)
+    lines = store.read_bytes().splitlines(keepends=True)
+    store.write_bytes(b"".join(lines[::-1] if rewrite == "reordered" else lines[:2]))
+    with pytest.raises(HygieneError, match="the store changed while it was read"):
+        sample(store, 4, 0, found)

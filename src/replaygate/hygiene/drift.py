@@ -500,8 +500,8 @@ def _store_order(loc: Location) -> tuple[str, int]:
 class Drawable(NamedTuple):
     """What one read of the fixtures at a path gives a live drift, no fixture held."""
 
-    eligible: list[Location]
-    """The re-sendable fixtures, in file and line order."""
+    eligible: list[tuple[Location, str]]
+    """Where each re-sendable fixture is and its key, in file and line order."""
     skipped: list[str]
     """Why each other fixture is not re-sent, in file and line order."""
     types: dict[str, Shape]
@@ -524,10 +524,10 @@ def drawable(path: Path, script: ScriptLines | None = None) -> Drawable:
         if reason is None and script is not None:
             reason = script.unanswered(fixture)
         if reason is None:
-            eligible.append(loc)
+            eligible.append((loc, fixture.key))
         else:
             skipped.append((loc, f"{where(loc)}: {reason}"))
-    eligible.sort(key=_store_order)
+    eligible.sort(key=lambda item: _store_order(item[0]))
     skipped.sort(key=lambda item: _store_order(item[0]))
     return Drawable(eligible, [text for _, text in skipped], types)
 

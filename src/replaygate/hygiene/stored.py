@@ -79,18 +79,19 @@ def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
         raise HygieneError(f"{err} (run `replaygate verify {shell_path(str(path))}`)") from None
 
 
-def fixtures_at(path: Path, locations: list[Location]) -> list[tuple[Location, Fixture]]:
-    """The fixtures stored at ``locations`` under ``path``, read again in that order; a
-    store changed since they were found (a line moved by a rewrite) is refused."""
-    wanted = set(locations)
-    found = {loc: store.read(loc) for store, loc in _each_location(path) if loc in wanted}
-    gone = [loc for loc in locations if loc not in found]
-    if gone:
+def fixtures_at(path: Path, found: list[tuple[Location, str]]) -> list[tuple[Location, Fixture]]:
+    """The fixtures found at these locations under ``path`` with these keys, read again in
+    that order; a store changed since (a line moved by a rewrite, another fixture in its
+    place) is refused."""
+    wanted = dict(found)
+    read = {loc: store.read(loc) for store, loc in _each_location(path) if loc in wanted}
+    changed = [loc for loc, key in found if loc not in read or read[loc].key != key]
+    if changed:
         raise HygieneError(
-            f"{where(gone[0])}: the store changed while it was read (a rewrite moved its "
+            f"{where(changed[0])}: the store changed while it was read (a rewrite moved its "
             "lines): run the command again"
         )
-    return [(loc, found[loc]) for loc in locations]
+    return [(loc, read[loc]) for loc, _ in found]
 
 
 def load_fixtures(path: Path) -> list[tuple[Location, Fixture]]:
