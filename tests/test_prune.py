@@ -513,16 +513,22 @@ def test_store_names_are_found_as_a_search_from_every_character_finds_them(text:
     assert refs._NAME.findall(text) == every_start.findall(text)
 
 
+def outcomes_of_a_run_that_played(tmp_path: Path) -> tuple[Path, str, hits.OutcomeLog]:
+    """The hits folder, the run and the outcomes log of a run whose process has written
+    hits (so that its outcomes are written as they are noted)."""
+    folder, run = tmp_path / "hits", "20261206T000000Z-ab01"
+    played = hits.HitLog(folder, run, tmp_path)
+    played.note(tmp_path / "s.jsonl", "265288aeb827")
+    played.flush()
+    return folder, run, hits.OutcomeLog(folder, run)
+
+
 def test_each_outcome_is_on_disk_as_it_is_noted_by_the_process_that_noted_it(
     tmp_path: Path,
 ) -> None:
     # prune keeps the stores of the tests that did not pass by these notes: one a worker
     # killed at once had made is there, in its own file, as one after the log was settled
-    folder, run = tmp_path / "hits", "20261206T000000Z-ab01"
-    played = hits.HitLog(folder, run, tmp_path)
-    played.note(tmp_path / "s.jsonl", "265288aeb827")
-    played.flush()
-    log = hits.OutcomeLog(folder, run)
+    folder, run, log = outcomes_of_a_run_that_played(tmp_path)
     log.note("tests/test_x.py::test_a", "passed")
     assert hits.read_outcomes(folder) == {run: {"tests/test_x.py::test_a": True}}
     child = os.fork()
@@ -549,11 +555,7 @@ def test_each_outcome_is_on_disk_as_it_is_noted_by_the_process_that_noted_it(
 def test_an_outcome_noted_after_its_file_was_removed_is_on_disk(tmp_path: Path) -> None:
     # a trim by another session or a user cleaning the folder removed the open file: the
     # failed test's note went to a file no one reads, and prune took its store for passed
-    folder, run = tmp_path / "hits", "20261206T000000Z-ab01"
-    played = hits.HitLog(folder, run, tmp_path)
-    played.note(tmp_path / "s.jsonl", "265288aeb827")
-    played.flush()
-    log = hits.OutcomeLog(folder, run)
+    folder, run, log = outcomes_of_a_run_that_played(tmp_path)
     log.note("tests/test_x.py::test_a", "passed")
     log.file.unlink()
     log.note("tests/test_x.py::test_b", "failed")
