@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import gc
 import hashlib
 import itertools
 import json
@@ -916,6 +917,24 @@ def test_close_releases_file_handles(tmp_path: Path) -> None:
         assert store._fds
     assert not store._fds
     assert os.path.exists(path)
+
+
+def test_a_store_dropped_without_close_releases_its_file_handles(tmp_path: Path) -> None:
+    # a long session (pytest, a notebook) that opens stores and forgets them ran out of
+    # file descriptors: each kept its files open to the end of the process
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(0))
+    store = FixtureStore.open(path)
+    assert store.lookup(request("question 0")) is not None
+    (fd,) = store._fds._fds.values()
+    inode = os.fstat(fd).st_ino
+    del store
+    gc.collect()
+    try:
+        still_open = os.fstat(fd).st_ino == inode  # else reused for another file
+    except OSError:
+        still_open = False
+    assert not still_open
 
 
 def test_refresh_rescans_a_file_rewritten_in_place_that_grew(tmp_path: Path) -> None:
