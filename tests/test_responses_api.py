@@ -435,12 +435,31 @@ def test_a_stored_response_is_retrieved_and_deleted_from_the_simulator(tmp_path:
         intercept(store, "record-missing", approve_live=True, live_origin=echo.url),
     ):
         recorded = stored_then_deleted(plain_client)
-    assert recorded[:2] == ["completed", True]
-    assert recorded[2][0] == 404 and "not found" in recorded[2][1]
-    assert recorded[3][0] == 400 and "not found" in recorded[3][1]
+    assert recorded[:3] == ["queued", "completed", True]
+    assert recorded[3][0] == 404 and "not found" in recorded[3][1]
+    assert recorded[4][0] == 400 and "not found" in recorded[4][1]
     with intercept(store) as exchange:
         assert stored_then_deleted(plain_client) == recorded
-    assert exchange.replays == 5  # made, retrieved, deleted, then two refusals
+    assert exchange.replays == 6  # made, polled, retrieved, deleted, then two refusals
+
+
+def test_a_background_response_is_queued_and_cancelled_while_queued(sim: Simulator) -> None:
+    """A background request was answered ``completed`` at once, as the API never does:
+    an agent's polling loop and its cancel were never run, nor recorded; the cancel
+    route was not served."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    queued = c.responses.create(model=MODEL, input=QUESTION, background=True)
+    assert (queued.status, queued.background, queued.output) == ("queued", True, [])
+    cancelled = c.responses.cancel(queued.id)
+    assert cancelled.status == "cancelled" and c.responses.retrieve(queued.id).status == "cancelled"
+    polled = c.responses.create(model=MODEL, input=QUESTION, background=True)
+    assert c.responses.retrieve(polled.id).status == "completed"
+    with pytest.raises(openai.BadRequestError, match="Cannot cancel a completed response"):
+        c.responses.cancel(polled.id)
+    plain = c.responses.create(model=MODEL, input=QUESTION)
+    assert plain.background is False and plain.status == "completed"
+    with pytest.raises(openai.BadRequestError, match="background=true"):
+        c.responses.cancel(plain.id)
 
 
 def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulator) -> None:

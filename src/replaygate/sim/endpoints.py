@@ -557,6 +557,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         self.kept = kept or ConversationStore()
         self.stored: Bounded[dict[str, Any]] = Bounded(self.conversations.limit)
         """Served response id -> the response, as ``GET /v1/responses/{id}`` gives it."""
+        self.queued: set[str] = set()
+        """Background responses answered ``queued`` and neither retrieved nor cancelled."""
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
         """The conversation the request continues: that of ``previous_response_id``, or
@@ -654,6 +656,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         body = request.body
         wire.update({name: body.get(name) for name in _ECHOED if name in body})
         wire["tools"] = body.get("tools") or []
+        wire["background"] = body.get("background") is True
         wire["created_at"] = created_at(len(conversation[0]))
         wire["completed_at"] = wire["created_at"] if wire["status"] == "completed" else None
         if thought:
@@ -661,7 +664,15 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         named = self._hold(body, held, wire)
         if named is not None:
             wire["conversation"] = {"id": named}
-        return wire
+        return self._queue(wire) if wire["background"] and not request.stream else wire
+
+    def _queue(self, wire: dict[str, Any]) -> dict[str, Any]:
+        """The first answer to a background request: the response ``queued``, without its
+        output, as the API gives it before the model runs; the poll that follows
+        (``GET /v1/responses/{id}``) gets it done, unless it was cancelled first."""
+        if wire["id"] in self.stored:
+            self.queued.add(str(wire["id"]))
+        return {**wire, "status": "queued", "output": [], "usage": None, "completed_at": None}
 
     def _hold(
         self, body: Mapping[str, Any], held: Sequence[Message], wire: Mapping[str, Any]
@@ -898,6 +909,7 @@ class OpenAIStoredResponses(ResourceEndpoint):
         if method == "DELETE":
             self.learn(method, route, body, {})
             return 200, {"id": named, "object": "response", "deleted": True}
+        self.responses.queued.discard(named)
         return 200, kept
 
     def resumed(self, method: str, route: str, query: str, stream: Stream) -> list[SSEEvent] | None:
@@ -919,6 +931,40 @@ class OpenAIStoredResponses(ResourceEndpoint):
         if method == "DELETE" and named in self.responses.stored:
             del self.responses.stored[named]
             self.responses.conversations.forget(named)
+
+
+class OpenAICancelResponses(ResourceEndpoint):
+    """``POST /v1/responses/{id}/cancel``: a background response still queued is
+    ``cancelled`` (and retrieved so); one done, or not made in the background, is
+    refused as the API refuses it."""
+
+    provider: Provider = "openai"
+    route = "/v1/responses"
+    methods = ("POST",)
+
+    def __init__(self, responses: OpenAIResponses) -> None:
+        self.responses = responses
+
+    def serves(self, route: str) -> bool:
+        named, _, action = route.removeprefix(self.route + "/").partition("/")
+        return route.startswith(self.route + "/") and bool(named) and action == "cancel"
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+        named = route.split("/")[-2]
+        kept = self.responses.stored.get(named)
+        if kept is None:
+            return 404, openai_error(f"Response with id '{named}' not found.")
+        if not kept.get("background"):
+            message = "Only responses created with background=true can be cancelled."
+            return 400, openai_error(message)
+        if named in self.responses.queued:
+            self.responses.queued.discard(named)
+            kept = {**kept, "status": "cancelled", "output": [], "usage": None}
+            kept["completed_at"] = None
+            self.responses.stored.put(named, kept)
+        if kept["status"] != "cancelled":
+            return 400, openai_error(f"Cannot cancel a {kept['status']} response.")
+        return 200, kept
 
 
 class OpenAIEmbeddings(ResourceEndpoint):
@@ -1055,6 +1101,7 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
         OpenAIResponsesCompact(responses, seed),
         OpenAIResponsesInputTokens(responses),
         OpenAIStoredResponses(responses),
+        OpenAICancelResponses(responses),
         OpenAIConversations(kept),
         OpenAIEmbeddings(),
         GeminiGenerateContent(),
