@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 from deadline import finishes
 from replaygate import Fixture, FixtureStore
@@ -53,6 +54,24 @@ def test_one_the_file_system_refuses_is_refused_with_its_own_reason() -> None:
     err = finishes(lock_at("/sys/x.jsonl.lock").acquire, seconds=5)  # sysfs makes no file
     assert isinstance(err, OSError) and err.filename == "/sys/x.jsonl.lock"
     assert err.errno == errno.ENOENT or os.strerror(err.errno) in str(err)
+
+
+def test_a_lock_refused_by_filelock_is_named_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # filelock names a lock it may not open by its whole path (a read-only folder, for a
+    # user who is not root): `baseline update` said /home/me/project/evals/baseline.json.lock
+    def denied(self: FileLock, *args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", os.path.abspath(self.lock_file))
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(FileLock, "acquire", denied)
+    lock = lock_at("read-only/baseline.json.lock")
+    with pytest.raises(PermissionError) as caught:
+        lock.acquire()
+    assert caught.value.filename == "read-only/baseline.json.lock"
+    assert str(caught.value) == "[Errno 13] Permission denied: 'read-only/baseline.json.lock'"
+    assert not lock.is_locked
 
 
 @pytest.mark.parametrize("store", ["/proc/self/x.jsonl", "/proc/x.jsonl"])

@@ -76,10 +76,22 @@ class Lock(FileLock):
                 blocking=blocking,
                 cancel_check=cancel_check,
             )
-        except BaseException:
+        except BaseException as err:
             if first:
                 self._give_turn()
+            if isinstance(err, OSError) and (named := self._as_given(err)) is not err:
+                raise named from None
             raise
+
+    def _as_given(self, err: OSError) -> OSError:
+        """``err`` naming the lock file as it was given, where filelock names it by its
+        whole path (``/home/me/project/evals/baseline.json.lock`` for a lock given as
+        ``evals/baseline.json.lock``), as the other errors of a command name its files."""
+        if isinstance(err, Timeout) or err.filename in (None, self.lock_file):
+            return err
+        if os.path.realpath(err.filename) != os.path.realpath(self.lock_file):
+            return err
+        return OSError(err.errno, err.strerror, self.lock_file)
 
     def release(self, force: bool = False) -> None:
         """Let the lock go (all its levels, ``force``); this process's next thread is let
