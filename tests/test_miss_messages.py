@@ -23,12 +23,13 @@ from loopback import Handler, serving
 from nested_pytest import sessions_loading
 from replaygate import ReplayModel
 from replaygate.cli import main
-from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.errors import FixtureFormatError, FixtureMismatchError, SecretInFixtureError
 from replaygate.examples.research_copilot import SETTINGS, answer
 from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
+from replaygate.http.token_fetch import TOKEN_FETCH
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
@@ -463,6 +464,54 @@ def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
     ):
         client.post(url, content=b"--x--")
     assert "no model API" not in str(caught.value)
+
+
+TOKEN_FETCHES = [
+    (
+        "POST",
+        "https://oauth2.googleapis.com/token",
+        b"grant_type=refresh_token&client_id=1.apps.googleusercontent.com"
+        b"&refresh_token=1%2F%2F0gAbcdefghijklmnopqrstuvwxyz0123456789",
+    ),
+    (
+        "POST",
+        "https://login.microsoftonline.com/t/oauth2/v2.0/token",
+        b"grant_type=client_credentials&client_id=c&scope=https%3A%2F%2Fcognitiveservices",
+    ),
+    (
+        "GET",
+        "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
+        b"",
+    ),
+]
+
+
+@pytest.mark.parametrize(("method", "url", "form"), TOKEN_FETCHES)
+def test_a_token_fetch_is_refused_and_missed_saying_to_give_the_client_a_token(
+    tmp_path: Path, method: str, url: str, form: bytes
+) -> None:
+    # google-auth refreshing Vertex AI's token was refused as a secret with "add a
+    # sanitize rule", and at replay missed with "re-record it": neither can be done
+    store = tmp_path / "s.jsonl"
+    headers = {"content-type": "application/x-www-form-urlencoded"}
+    with (
+        block_network(),
+        httpx2_client(store, mode="record-missing", approve_live=True) as recorder,
+        pytest.raises(SecretInFixtureError) as recording,
+    ):
+        recorder.request(method, url, content=form or None, headers=headers)
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as replaying,
+    ):
+        client.request(method, url, content=form or None, headers=headers)
+    assert "an access token request" in str(recording.value)
+    assert "nothing was sent and nothing was written" in str(recording.value)
+    assert not store.exists() or store.read_bytes() == b""
+    for said in (str(recording.value), str(replaying.value)):
+        assert said.endswith(TOKEN_FETCH), said
+        assert "sanitize rule" not in said and "stop it at its source" not in said
 
 
 class _Paths(Handler):

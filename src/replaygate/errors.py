@@ -550,7 +550,14 @@ class SecretInFixtureError(ReplaygateError):
     """A fixture about to be written still holds a secret-looking value (law 4);
     ``before_send``: the request of a live call does, and the call was not made."""
 
-    def __init__(self, path: str, detector: str, *, before_send: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        detector: str,
+        *,
+        before_send: bool = False,
+        remedy: str = "Add a sanitize rule or remove the value.",
+    ) -> None:
         self.path = path
         self.detector = detector
         refusal = (
@@ -559,10 +566,7 @@ class SecretInFixtureError(ReplaygateError):
             else "refusing to write fixture"
         )
         done = "nothing was sent and nothing was written" if before_send else "nothing was written"
-        super().__init__(
-            f"{refusal}: {detector} found at {path}; {done}. "
-            "Add a sanitize rule or remove the value."
-        )
+        super().__init__(f"{refusal}: {detector} found at {path}; {done}. {remedy}")
 
 
 class ScriptExhaustedError(ReplaygateError):

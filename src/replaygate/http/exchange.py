@@ -39,6 +39,7 @@ from replaygate.errors import (
     FixtureMismatchError,
     LiveSendFailedWarning,
     ReplaygateError,
+    SecretInFixtureError,
     SimulatorRefusalError,
     UnservedRouteError,
     WireFormatError,
@@ -73,6 +74,7 @@ from replaygate.http.routes import (
     stored_refusal_reason,
     unserved_route,
 )
+from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
 from replaygate.interfaces import interface_of
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
@@ -492,6 +494,9 @@ class Exchange:
         """Before a live send of (stored) ``envelope``: refuse it when its fixture could not
         be written (:meth:`FixtureSession.reserve`: an ``anthropic-version`` that cannot
         name a folder is named at its header), else hold its spending-cap bound."""
+        fetch = token_fetch(envelope)
+        if fetch is not None:
+            raise SecretInFixtureError("request", fetch, before_send=True, remedy=TOKEN_FETCH)
         version = interface_version_of(envelope)
         at = f"request.{VERSION_PATH}" if version == _version_header(envelope) else VERSION_META
         self.session.reserve(envelope, self.interface_for(envelope), version, version_at=at)
@@ -571,8 +576,9 @@ class Exchange:
         error = self.session.miss(envelope, origin, sent)
         if is_api_call(urlsplit(origin).hostname, str(envelope.get("path", ""))):
             return error
+        told = TOKEN_FETCH if token_fetch(envelope) is not None else SIDE_REQUEST
         return FixtureMismatchError(
-            f"{error}\n{SIDE_REQUEST}",
+            f"{error}\n{told}",
             key=error.key,
             store=error.store,
             differences=error.differences,

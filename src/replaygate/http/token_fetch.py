@@ -1,0 +1,62 @@
+"""A client fetching an access token: a request whose request and answer are credentials.
+
+google-auth refreshes Vertex AI's token (``POST https://oauth2.googleapis.com/token``, or
+the metadata server's ``/computeMetadata/v1/instance/service-accounts/default/token``) and
+azure-identity fetches Azure OpenAI's Entra ID token (``POST
+https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token``, or the managed identity
+endpoint ``/metadata/identity/oauth2/token``) before the model call. Such a request is
+never recorded, and so never replayed: recording refuses it before it is sent, and a replay
+that meets it says how to give the client its token instead.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl
+
+GRANT_FIELDS = ("grant_type", "grantType")
+"""The field of an OAuth 2.0 token request (RFC 6749 section 4, and Google STS's JSON)."""
+
+METADATA_TOKEN = re.compile(
+    r"/computeMetadata/v1/instance/service-accounts/[^/]+/(?:token|identity)$"
+    r"|/metadata/identity/oauth2/token$"
+)
+"""The token paths of Google's and Azure's metadata servers."""
+
+TOKEN_FETCH = (
+    "The client is fetching an access token (google-auth for Vertex AI, azure-identity for "
+    "Azure OpenAI's Entra ID): its request and its answer are credentials, so it is never "
+    "recorded. A replay needs no real token, since auth headers are not matched: give the "
+    'client one in tests (`AnthropicVertex(access_token="test", ...)`, '
+    '`AzureOpenAI(azure_ad_token_provider=lambda: "test", ...)`). To record from the live '
+    "API, fetch the token before the recording block (google-auth: "
+    "`credentials.refresh(google.auth.transport.requests.Request())`) and give it to the "
+    "client the same way."
+)
+"""What a refused or missed token fetch says to do."""
+
+
+def _grant_type(envelope: dict[str, Any]) -> str | None:
+    """The grant type a token request's body names (a form, or a JSON object), or None."""
+    body = envelope.get("body")
+    if isinstance(body, dict):
+        found = next((body[name] for name in GRANT_FIELDS if name in body), None)
+        return found if isinstance(found, str) else None
+    text = envelope.get("text")
+    if not isinstance(text, str) or "grant" not in text:
+        return None
+    fields = dict(parse_qsl(text, keep_blank_values=True))
+    return next((fields[name] for name in GRANT_FIELDS if name in fields), None)
+
+
+def token_fetch(envelope: dict[str, Any]) -> str | None:
+    """What ``envelope`` is, when it fetches an access token (an OAuth token request, or a
+    metadata server's token path); None for any other request."""
+    path = str(envelope.get("path", "")).split("?", 1)[0]
+    if METADATA_TOKEN.search(path):
+        return "an access token request to a metadata server"
+    grant = _grant_type(envelope)
+    if grant is None:
+        return None
+    return f"an access token request (OAuth grant_type={grant})"
