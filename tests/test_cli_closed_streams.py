@@ -7,11 +7,13 @@ The closed file descriptor itself is tested in a process of its own
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 
 import pytest
 
-from replaygate.cli.closed_stdout import reader_may_leave
+from replaygate.cli.closed_stdout import _leaving_allowed, reader_may_leave
 
 
 def test_a_stream_the_process_was_started_without_writes_nowhere(
@@ -29,3 +31,21 @@ def test_a_stream_the_process_was_started_without_writes_nowhere(
     finally:
         stdout.close()
         stderr.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_buffered_stream_that_failed_a_write_does_not_fail_again_at_exit() -> None:
+    # without PYTHONUNBUFFERED, `replaygate verify store > /dev/full` said its Error:, then
+    # a traceback ("Exception ignored") as Python flushed stdout at exit, exit status 120
+    fd = os.open("/dev/full", os.O_WRONLY)
+    stream = io.TextIOWrapper(io.BufferedWriter(io.FileIO(fd, "wb")), encoding="utf-8")
+    wrapped = _leaving_allowed(stream)
+    try:
+        assert wrapped is not None
+        wrapped.write("a line\n")
+        with pytest.raises(OSError, match="No space left on device") as caught:
+            wrapped.flush()
+        assert caught.value.filename == f"file descriptor {fd}"
+        wrapped.flush()  # as Python does at exit: what was left goes nowhere
+    finally:
+        stream.close()

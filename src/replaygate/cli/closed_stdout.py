@@ -36,7 +36,9 @@ class _ReaderMayLeave(io.FileIO):
 
     def write(self, data: ReadableBuffer, /) -> int:
         """Write ``data``; to nowhere once the reader has gone. Another failure (a full
-        disk, ``> /dev/full``) names the stream, which ``Error:`` then names."""
+        disk, ``> /dev/full``) names the stream, which ``Error:`` then names, and sends
+        what is still buffered nowhere: flushed again as Python ends, it failed again, with
+        a traceback ("Exception ignored") and exit status 120 in place of the command's."""
         try:
             return super().write(data)
         except BrokenPipeError:
@@ -45,6 +47,8 @@ class _ReaderMayLeave(io.FileIO):
         except OSError as err:
             if err.filename is None:
                 err.filename = _STREAMS.get(self.fileno(), f"file descriptor {self.fileno()}")
+            if memoryview(data).nbytes:  # not click's probe, ``write("")``, which it swallows
+                _discard(self.fileno())
             raise
 
 
