@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -584,3 +585,17 @@ def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_shown_as_its_text() -> No
 
     held = os.fsencode("/work/café/").decode("ascii", "surrogateescape") + "\udce9.jsonl"
     assert visible(held) == "/work/café/\\xe9.jsonl"
+
+
+@needs_matplotlib
+@pytest.mark.slow  # a process of its own: matplotlib warns as it is first imported
+def test_a_home_that_cannot_be_written_draws_the_plots_saying_nothing() -> None:
+    # `make demo` with a read-only HOME printed matplotlib's "mkdir -p failed ...
+    # Permission denied" and a line of advice about MPLCONFIGDIR among its own lines
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "XDG_"))}
+    env["HOME"] = os.devnull  # no folder can be made under it, even by root
+    code = "from replaygate.report.plots import ages_plot; print(ages_plot([1.0, 30.0], 0)[:4])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "<svg\n", "")

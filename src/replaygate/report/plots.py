@@ -17,12 +17,14 @@ constrained layout measured every figure twice and drew it once more before savi
 from __future__ import annotations
 
 import io
+import logging
 import math
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from itertools import zip_longest
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ParamSpec
 
 from replaygate.evals.gate import PRICED
@@ -65,12 +67,25 @@ def _styled(draw: Callable[P, str]) -> Callable[P, str]:
 
     @wraps(draw)
     def styled(*args: P.args, **kwargs: P.kwargs) -> str:
-        matplotlib = require("matplotlib", "report", "drawing the report's charts")
+        matplotlib = _matplotlib()
         with matplotlib.rc_context(_RC), warnings.catch_warnings():
             warnings.filterwarnings("ignore", r"Glyph \d+ .* missing from font", UserWarning)
             return draw(*args, **kwargs)
 
     return styled
+
+
+def _matplotlib() -> ModuleType:
+    """matplotlib, imported without the two lines it warns on stderr where the home
+    folder cannot be written (a read-only or shared ``HOME``: it keeps its settings and
+    font cache in a temporary folder then, which a report drawn once does not miss)."""
+    logger = logging.getLogger("matplotlib")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return require("matplotlib", "report", "drawing the report's charts")
+    finally:
+        logger.setLevel(level)
 
 
 DPI = 72
