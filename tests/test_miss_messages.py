@@ -16,6 +16,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from click.testing import CliRunner
 
@@ -29,7 +30,8 @@ from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
-from replaygate.http.token_fetch import TOKEN_FETCH
+from replaygate.http.envelope import request_envelope
+from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
@@ -512,6 +514,29 @@ def test_a_token_fetch_is_refused_and_missed_saying_to_give_the_client_a_token(
     for said in (str(recording.value), str(replaying.value)):
         assert said.endswith(TOKEN_FETCH), said
         assert "sanitize rule" not in said and "stop it at its source" not in said
+
+
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        # a file upload whose text quotes a token form: its multipart body holds the form
+        (
+            b'--b\r\ncontent-disposition: form-data; name="file"; filename="oauth.txt"\r\n'
+            b"\r\nPOST the form client_id=c&grant_type=client_credentials&scope=read\r\n--b--\r\n",
+            {"content-type": "multipart/form-data; boundary=b"},
+        ),
+        # the user's own API granting a permission
+        (b'{"user": "u1", "grant_type": "read"}', {"content-type": "application/json"}),
+    ],
+)
+def test_a_request_that_only_mentions_a_grant_type_is_no_token_fetch(
+    body: bytes, headers: dict[str, str]
+) -> None:
+    # both were refused as token fetches before they were sent: nothing could record them
+    request = httpx2.Request(
+        "POST", "https://api.openai.com/v1/files", content=body, headers=headers
+    )
+    assert token_fetch(request_envelope(request)) is None
 
 
 class _Paths(Handler):

@@ -18,6 +18,14 @@ from urllib.parse import parse_qsl
 GRANT_FIELDS = ("grant_type", "grantType")
 """The field of an OAuth 2.0 token request (RFC 6749 section 4, and Google STS's JSON)."""
 
+OAUTH_GRANT = re.compile(r"authorization_code|client_credentials|refresh_token|password|urn:\S+")
+"""A grant type of OAuth 2.0 (RFC 6749 section 4, or an extension's URN): a field of that
+name holding anything else (a permission grant of the user's own API) is not one."""
+
+FORM = re.compile(r"\S*")
+"""A URL-encoded form: it never holds a raw space or line break, which a multipart upload
+and prose that merely quotes a form always do."""
+
 METADATA_TOKEN = re.compile(
     r"/computeMetadata/v1/instance/service-accounts/[^/]+/(?:token|identity)$"
     r"|/metadata/identity/oauth2/token$"
@@ -40,14 +48,15 @@ TOKEN_FETCH = (
 def _grant_type(envelope: dict[str, Any]) -> str | None:
     """The grant type a token request's body names (a form, or a JSON object), or None."""
     body = envelope.get("body")
-    if isinstance(body, dict):
-        found = next((body[name] for name in GRANT_FIELDS if name in body), None)
-        return found if isinstance(found, str) else None
     text = envelope.get("text")
-    if not isinstance(text, str) or "grant" not in text:
+    if isinstance(body, dict):
+        fields = body
+    elif isinstance(text, str) and "grant" in text and FORM.fullmatch(text):
+        fields = dict(parse_qsl(text, keep_blank_values=True))
+    else:
         return None
-    fields = dict(parse_qsl(text, keep_blank_values=True))
-    return next((fields[name] for name in GRANT_FIELDS if name in fields), None)
+    found = next((fields[name] for name in GRANT_FIELDS if name in fields), None)
+    return found if isinstance(found, str) and OAUTH_GRANT.fullmatch(found) else None
 
 
 def token_fetch(envelope: dict[str, Any]) -> str | None:
