@@ -460,6 +460,12 @@ def test_a_background_response_is_queued_and_cancelled_while_queued(sim: Simulat
     assert plain.background is False and plain.status == "completed"
     with pytest.raises(openai.BadRequestError, match="background=true"):
         c.responses.cancel(plain.id)
+    # background without store was answered queued, and every poll was a 404: the API
+    # refuses it, and a `background` that is no boolean ran in the foreground
+    with pytest.raises(openai.BadRequestError, match="Background mode requires 'store'"):
+        c.responses.create(model=MODEL, input=QUESTION, background=True, store=False)
+    with pytest.raises(openai.BadRequestError, match="'background': expected a boolean"):
+        c.responses.create(model=MODEL, input=QUESTION, extra_body={"background": "true"})
 
 
 def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulator) -> None:

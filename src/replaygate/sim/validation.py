@@ -952,13 +952,27 @@ def validate_responses(body: Any) -> Invalid | None:
     for name in ("instructions", "previous_response_id"):
         if body.get(name) is not None and not isinstance(body[name], str):
             return Invalid(f"Invalid type for '{name}': expected a string.", name, "invalid_type")
-    stream = body.get("stream")
-    if stream is not None and not isinstance(stream, bool):
-        return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
-    problem = _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
+    for name in ("stream", "background", "store"):
+        if body.get(name) is not None and not isinstance(body[name], bool):
+            return Invalid(f"Invalid type for '{name}': expected a boolean.", name, "invalid_type")
+    problem = _background_stored(body)
+    problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
+
+
+def _background_stored(body: Mapping[str, Any]) -> Invalid | None:
+    """The Responses API's refusal of a background request with ``store: false``: its
+    answer is polled for, and one not stored could never be retrieved."""
+    if body.get("background") is True and body.get("store") is False:
+        return Invalid(
+            "Background mode requires 'store' to be true: a background response is "
+            "retrieved by polling, and one not stored cannot be.",
+            "store",
+            "invalid_value",
+        )
+    return None
 
 
 def _stored_prompt(prompt: Any) -> Invalid | None:
