@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from replaygate.cli import main
 from replaygate.cli.closed_stdout import _leaving_allowed, reader_may_leave
 
 
@@ -49,3 +50,21 @@ def test_a_buffered_stream_that_failed_a_write_does_not_fail_again_at_exit() -> 
         wrapped.flush()  # as Python does at exit: what was left goes nowhere
     finally:
         stream.close()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("option", ["--version", "--help"])
+def test_the_group_s_own_options_to_a_full_disk_end_with_error(
+    option: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `replaygate --version > /dev/full` ended in a traceback and exit status 1, where every
+    # command says Error: and exits 2
+    stream = io.TextIOWrapper(io.FileIO("/dev/full", "wb"), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", _leaving_allowed(stream))
+    try:
+        with pytest.raises(SystemExit) as ended:
+            main.main([option], prog_name="replaygate")
+    finally:
+        stream.close()
+    assert ended.value.code == 2
+    assert "Error: file descriptor" in capsys.readouterr().err

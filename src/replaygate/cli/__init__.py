@@ -8,9 +8,11 @@ pay for the SDKs, the simulator or the plotting library.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import importlib
 import io
 import sys
+from collections.abc import Iterator
 
 import click
 
@@ -87,24 +89,38 @@ class LazyGroup(OnceGroup):
         except KeyboardInterrupt:  # also while the modules below are still being imported
             raise end_interrupted(ctx.invoked_subcommand) from None
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Read the group's own options; ``--help`` and ``--version``, printed here, to a
+        full disk (``> /dev/full``) end with ``Error:`` and exit 2, as a command does."""
+        with _described_errors():
+            return super().parse_args(ctx, args)
+
     def _invoke_described(self, ctx: click.Context) -> object:
         """Run the command, a replaygate error or a failed file operation described, a
         replaygate warning shown as a line (:mod:`replaygate.warning_lines`)."""
-        from replaygate.cli.options import CommandError, input_error
-        from replaygate.described import describe
-        from replaygate.errors import ReplaygateError
         from replaygate.warning_lines import warnings_as_lines
 
         _names_as_on_disk()
-        try:
-            with warnings_as_lines():
-                return super().invoke(ctx)
-        except ReplaygateError as err:
-            raise CommandError(describe(err)) from None
-        except OSError as err:
-            if not input_error(err):
-                raise
-            raise CommandError(describe(err)) from None
+        with _described_errors(), warnings_as_lines():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _described_errors() -> Iterator[None]:
+    """A replaygate error or a failed file operation (a read-only folder, a full disk)
+    raised inside, as ``Error: <what, where>`` with exit status 2."""
+    from replaygate.cli.options import CommandError, input_error
+    from replaygate.described import describe
+    from replaygate.errors import ReplaygateError
+
+    try:
+        yield
+    except ReplaygateError as err:
+        raise CommandError(describe(err)) from None
+    except OSError as err:
+        if not input_error(err):
+            raise
+        raise CommandError(describe(err)) from None
 
 
 _AS_ON_DISK = "replaygate.as_on_disk"
