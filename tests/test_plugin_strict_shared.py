@@ -218,3 +218,19 @@ def test_a_shared_store_damaged_after_its_tests_ran_is_named_not_skipped(tmp_pat
     store.write_text('{"key": "cut short"\n')
     (line,) = unused_lines(os.fspath(store), {})
     assert line.startswith(f"cannot be read: {store}:1: ")
+
+
+def test_a_shared_store_many_tests_name_is_reported_with_the_first_three(tmp_path: Path) -> None:
+    # 84 tests sharing a store under -n 8 printed all 84 names on the line of its report
+    store = os.fspath(tmp_path / "shared.jsonl")
+    Path(store).write_text('{"key": "cut short"\n')  # one line reported, cheaply
+    tests = [f"t.py::test_{i}" for i in range(5)]
+    strict = SharedStrict()
+    strict.naming = {store: set(tests)}
+    strict.passed = set(tests)
+    strict._check(store, None)
+    (problem,) = strict.problems
+    assert "unused by all 5 test(s) naming it (t.py::test_0, t.py::test_1, t.py::test_2, ...):" in (
+        problem
+    )
+    assert "test_3" not in problem

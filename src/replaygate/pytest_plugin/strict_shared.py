@@ -189,7 +189,7 @@ class SharedStrict:
             if left:
                 why_not = (
                     f"{len(left)} of the {len(tests)} test(s) naming it did not run and pass "
-                    f"({', '.join(left[:3])}{', ...' if len(left) > 3 else ''})"
+                    f"({_first_few(left)})"
                 )
         if why_not is not None:
             self.unchecked.append(f"{path}: {why_not}")
@@ -199,7 +199,7 @@ class SharedStrict:
             self.problems.append(
                 f"--replaygate-strict: {len(lines)} recorded fixture(s) of the shared store "
                 f"{path} unused by all {len(tests)} test(s) naming it "
-                f"({', '.join(tests)}):\n  " + "\n  ".join(lines)
+                f"({_first_few(tests)}):\n  " + "\n  ".join(lines)
             )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -245,3 +245,9 @@ def unused_lines(path: str, most: Mapping[str, int]) -> list[str]:
         return unused_http_lines(store, most, by_one_test=True)
     finally:
         store.close()
+
+
+def _first_few(tests: list[str]) -> str:
+    """The first three of ``tests``, and ``...`` for any more: a store hundreds of tests
+    share is named in a line that can be read."""
+    return ", ".join(tests[:3]) + (", ..." if len(tests) > 3 else "")
