@@ -15,6 +15,7 @@ import pytest
 from replaygate import FixtureMismatchError, Message, ModelResponse, ToolSpec
 from replaygate.errors import StoreWriteError
 from replaygate.fixtures import hits
+from replaygate.fixtures.session import FixtureSession, Repeat
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.fakes import ScriptedModel
@@ -230,3 +231,29 @@ def test_tests_sharing_a_first_request_replay_what_a_rerecord_run_recorded(
     for mode in ("record-missing", "rerecord"):
         pytester.runpytest(f"--replaygate-record-mode={mode}", *record).assert_outcomes(passed=3)
         pytester.runpytest().assert_outcomes(passed=3)
+
+
+def test_an_answer_another_process_of_the_run_recorded_anew_meanwhile_is_kept(
+    tmp_path: Path,
+) -> None:
+    # pytest-xdist workers sending one request at once each go live before any stores its
+    # answer: the first stored is kept, as record-missing keeps it, where each later one
+    # replaced it and tests that had passed on it replayed an answer they never saw
+    store = tmp_path / "shared.jsonl"
+    request = {**SETTINGS, "messages": WIRE_ASK}
+    first, second = (
+        FixtureSession(store, mode="rerecord", approve_live=True, source="sim") for _ in range(2)
+    )
+
+    def answer(text: str) -> dict[str, Any]:
+        return {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": SETTINGS["model"],
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2},
+        }  # fmt: skip
+
+    for session, text in ((first, "number 1"), (second, "number 2")):
+        meta = session.meta("anthropic.messages", "2023-06-01", "sim")
+        session.record(request, answer(text), Repeat(0), interface="anthropic.messages", meta=meta)
+    assert texts(store) == ["number 1"]
+    assert (first.recorded, second.recorded, second.not_kept) == (1, 0, 1)
