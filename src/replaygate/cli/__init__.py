@@ -91,9 +91,13 @@ class LazyGroup(OnceGroup):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Read the group's own options; ``--help`` and ``--version``, printed here, to a
-        full disk (``> /dev/full``) end with ``Error:`` and exit 2, as a command does."""
-        with _described_errors():
-            return super().parse_args(ctx, args)
+        full disk (``> /dev/full``) end with ``Error:`` and exit 2, as a command does, and
+        Ctrl-C here (the modules for it still being imported) with one line and exit 130."""
+        try:
+            with _described_errors():
+                return super().parse_args(ctx, args)
+        except KeyboardInterrupt:
+            raise end_interrupted(None) from None
 
     def _invoke_described(self, ctx: click.Context) -> object:
         """Run the command, a replaygate error or a failed file operation described, a
