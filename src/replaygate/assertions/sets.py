@@ -98,8 +98,8 @@ def measure_set(
     min_recall: float = 1.0,
     min_precision: float | None = None,
 ) -> SetResult:
-    """Compare ``got`` with ``expected`` as sets (duplicates count once; text items in
-    NFKC, so ``café`` written decomposed, as macOS writes it, is ``café``)."""
+    """Compare ``got`` with ``expected`` as sets (duplicates count once; text items folded,
+    so ``café`` written decomposed, as macOS writes it, is ``café``)."""
     if isinstance(got, str) or isinstance(expected, str):
         raise TypeError("got and expected must be collections of items, not strings")
     _fraction("min_recall", min_recall)
@@ -119,17 +119,17 @@ def measure_set(
     return SetResult(_items("got", got), wanted, min_recall, min_precision)
 
 
-def _nfkc(item: Hashable) -> Hashable:
+def _folded(item: Hashable) -> Hashable:
     """A text item folded (:func:`~replaygate.assertions.text.fold`: one text in two Unicode
     forms is one item, ``10⁶`` and ``106`` are two); any other as it is."""
     return fold(item) if isinstance(item, str) else item
 
 
 def _items(name: str, items: Iterable[Hashable]) -> frozenset[Hashable]:
-    """``items`` as a set, text items in NFKC; one that is no collection of hashable items
+    """``items`` as a set, text items folded; one that is no collection of hashable items
     is a TypeError naming ``name``."""
     try:
-        return frozenset(_nfkc(item) for item in items)
+        return frozenset(_folded(item) for item in items)
     except TypeError:
         raise TypeError(
             f"{name} must be a collection of hashable items, got {type(items).__name__}"
