@@ -79,19 +79,29 @@ def test_a_cut_body_read_through_intercept_is_not_recorded(tmp_path: Path) -> No
     assert not store.exists()
 
 
-class BrokenGzip(Handler):
-    """Answers a gzip body whose compressed bytes are broken in the middle."""
+class GzipAnswer(Handler):
+    """Answers every POST with :meth:`packed`, labelled a gzip JSON body."""
+
+    def packed(self) -> bytes:
+        return gzip.compress(ANSWER)
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
-        packed = gzip.compress(ANSWER)
-        broken = packed[:10] + b"\x00not deflate" + packed[24:]
+        packed = self.packed()
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-encoding", "gzip")
-        self.send_header("content-length", str(len(broken)))
+        self.send_header("content-length", str(len(packed)))
         self.end_headers()
-        self.wfile.write(broken)
+        self.wfile.write(packed)
+
+
+class BrokenGzip(GzipAnswer):
+    """Answers a gzip body whose compressed bytes are broken in the middle."""
+
+    def packed(self) -> bytes:
+        packed = gzip.compress(ANSWER)
+        return packed[:10] + b"\x00not deflate" + packed[24:]
 
 
 @pytest.mark.parametrize("library", [httpx, httpx2])
@@ -112,19 +122,12 @@ def test_a_gzip_body_that_does_not_decode_gives_the_library_error_and_is_not_rec
     assert not store.exists()
 
 
-class EndlessGzip(Handler):
+class EndlessGzip(GzipAnswer):
     """Answers a gzip body that stops before its compressed end (no error in the client's
     decoder: the JSON it decodes is cut short)."""
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        packed = gzip.compress(ANSWER)[:-30]
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-encoding", "gzip")
-        self.send_header("content-length", str(len(packed)))
-        self.end_headers()
-        self.wfile.write(packed)
+    def packed(self) -> bytes:
+        return gzip.compress(ANSWER)[:-30]
 
 
 def test_a_gzip_body_cut_short_is_refused_naming_its_request(tmp_path: Path) -> None:

@@ -41,10 +41,15 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     return pytester
 
 
-def test_the_recording_plugin_disabled_refuses_the_marked_tests(project: pytest.Pytester) -> None:
-    result = project.runpytest("-p", "no:replaygate")
+def assert_refused_before_any_test(result: pytest.RunResult, project: pytest.Pytester) -> None:
+    """The run ended as a usage error, no test of the project having run."""
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert not (project.path / "ran").exists()
+
+
+def test_the_recording_plugin_disabled_refuses_the_marked_tests(project: pytest.Pytester) -> None:
+    result = project.runpytest("-p", "no:replaygate")
+    assert_refused_before_any_test(result, project)
     result.stderr.fnmatch_lines(
         [
             "ERROR: replaygate's recording plugin is disabled by -p no:replaygate (on the "
@@ -69,8 +74,7 @@ def test_the_sampling_plugin_disabled_refuses_the_sampled_tests(
     disabled = "-p replaygate -p replaygate_sampling -p no:replaygate_sampling"
     monkeypatch.setenv("PYTEST_ADDOPTS", disabled)
     result = project.runpytest("--strict-markers")  # the absent plugin's marker is known
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert not (project.path / "ran").exists()
+    assert_refused_before_any_test(result, project)
     result.stderr.fnmatch_lines(
         [
             "ERROR: replaygate's sampling plugin is disabled by -p no:replaygate_sampling (in "
