@@ -205,6 +205,16 @@ def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
             "tool.replaygate.sanitizer",
             "unknown key: did you mean tool.replaygate.sanitize?",
         ),
+        (
+            '[tool.replay-gate.sanitize]\npersonal_data = ["email"]',
+            "tool.replay-gate",
+            "unknown table: did you mean tool.replaygate? As written, no sanitize rule",
+        ),
+        (
+            "[tool]\nreplaygte.sanitise.ids = true",
+            "tool.replaygte",
+            "unknown table: did you mean tool.replaygate?",
+        ),
     ],
 )
 def test_every_error_names_the_file_and_the_key(

@@ -353,6 +353,7 @@ def _config_of(path: Path | None) -> SanitizeConfig:
         document = read_toml(path)
     except TomlFileError as err:
         raise SanitizeConfigError(str(path), SECTION, err.reason, err.line) from None
+    _refuse_misspelled_tool(document.data, path, document.text)
     tool = tool_table(document.data)
     if not isinstance(tool, Mapping):  # not its sanitize table: the section above it
         where = line_of(document.text, "tool.replaygate")
@@ -368,6 +369,30 @@ def _config_of(path: Path | None) -> SanitizeConfig:
         return _from_mapping(table, str(path), origin)
     except SanitizeConfigError as err:
         raise origin.error(err.key, err.reason) from None
+
+
+def _refuse_misspelled_tool(data: Mapping[str, Any], path: Path, text: str) -> None:
+    """Refuse a ``[tool.<name>]`` table whose name is ``replaygate`` misspelled
+    (``replaygte``, ``replay-gate``, ``Replaygate``) and that holds a ``sanitize`` table:
+    read by no one, it would let every fixture be written unsanitized."""
+    tools = data.get("tool")
+    if not isinstance(tools, Mapping):
+        return
+    for name, table in tools.items():
+        if name == "replaygate" or not isinstance(table, Mapping):
+            continue
+        if meant_key(str(name), ("replaygate",)) and _holds_sanitize(table):
+            raise SanitizeConfigError(
+                str(path),
+                f"tool.{name}",
+                "unknown table: did you mean tool.replaygate? As written, no sanitize rule applies",
+                line_of(text, f"tool.{name}") or line_of(text, "tool", str(name)),
+            )
+
+
+def _holds_sanitize(table: Mapping[str, Any]) -> bool:
+    """Whether ``table`` has a key that is ``sanitize``, or ``sanitize`` misspelled."""
+    return any(meant_key(str(key), ("sanitize",)) for key in table)
 
 
 def _refuse_misspelled_section(tool: Mapping[str, Any], path: Path, text: str) -> None:
