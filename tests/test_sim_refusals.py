@@ -15,6 +15,7 @@ from replaygate.errors import SimulatorRefusalError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.http.routes import SIMULATOR_REFUSAL, simulator_refusal
+from replaygate.models.fakes import ScriptedModel
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim import FaultPlan, Simulator
 from sdks import anthropic, openai
@@ -130,6 +131,35 @@ def test_the_simulator_marks_its_own_errors_only(tmp_path: Path) -> None:
     assert [r.headers.get("x-should-retry") for r in sent] == [None, None, "false"]
     assert [simulator_refusal(r) is not None for r in records] == [False, False, True]
     assert "is exhausted" in str(simulator_refusal(records[2]))
+
+
+def status(code: int) -> httpx2.Response:
+    """An error answer of ``code``, as an SDK's status error carries it."""
+    return httpx2.Response(code, request=httpx2.Request("POST", "https://api.example/v1"))
+
+
+def test_a_scripted_status_error_reaches_the_sdk_as_the_api_answers_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    limited = anthropic.RateLimitError("slow down", response=status(429), body=None)
+    busy = openai.InternalServerError("busy", response=status(503), body=None)
+    denied = anthropic.PermissionDeniedError("no", response=status(403), body=None)
+    fake = ScriptedModel([limited, busy, ModelResponse(text="answered"), denied])
+    with Simulator(behavior=fake, faults=FaultPlan(retry_after=0.01)) as sim:
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+        with pytest.raises(anthropic.RateLimitError) as caught:  # was a 500
+            client.messages.create(model="m", max_tokens=8, messages=QUESTION)
+        reply = client.with_options(max_retries=1).messages.create(  # 529, retried
+            model="m", max_tokens=8, messages=QUESTION
+        )
+        with pytest.raises(anthropic.InternalServerError, match=r"status 403, which the sim"):
+            client.messages.create(model="m", max_tokens=8, messages=QUESTION)
+        assert len(sim.requests) == 4  # the 529 was asked again, once
+    assert caught.value.response.headers["retry-after-ms"] == "10"
+    assert caught.value.body["error"]["type"] == "rate_limit_error"  # type: ignore[index]
+    assert reply.content[0].text == "answered"  # type: ignore[union-attr]
+    assert not caplog.records  # the test's own error, said in the answer: no traceback
+    fake.assert_used()
 
 
 @pytest.mark.slow

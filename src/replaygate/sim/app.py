@@ -7,10 +7,12 @@ render the provider's wire shape, stream it if asked, drift it.
 A request the API refuses for its headers (Anthropic's missing or unknown
 ``anthropic-version``) is refused once the caller is authenticated, as the API refuses it.
 A 429, 500 or 529 fault answers before the behaviour is asked; ``slow``,
-``cut-stream`` and ``sse-error`` change how its answer is delivered. A behaviour
-that cannot answer (a script run out, a value it cannot make, an exception) gets an
-error marked as the simulator's own (:func:`~replaygate.sim.replies.refusal`), which
-a recording does not keep. It is not thread-safe; the server calls it from its one
+``cut-stream`` and ``sse-error`` change how its answer is delivered. A behaviour that
+raises an SDK's status error (a fake's scripted ``RateLimitError``) gets that fault's
+answer, as the API gives it, not marked. A behaviour that cannot answer (a script run
+out, a value it cannot make, another exception) gets an error marked as the
+simulator's own (:func:`~replaygate.sim.replies.refusal`), which a recording does not
+keep. It is not thread-safe; the server calls it from its one
 event loop.
 """
 
@@ -32,7 +34,13 @@ from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
 from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, endpoints
-from replaygate.sim.faults import FaultKind, FaultPlan
+from replaygate.sim.faults import (
+    STATUS_FAULT_CODES,
+    FaultKind,
+    FaultPlan,
+    StatusFault,
+    status_fault,
+)
 from replaygate.sim.replies import (
     Provider,
     Reply,
@@ -187,7 +195,7 @@ class SimApp:
     ) -> None:
         self.behavior = behavior
         self.seed = seed
-        self.faults = faults or FaultPlan()
+        self.faults = faults if faults is not None else FaultPlan()
         self.drift = DriftInjection(drift or DriftPlan())
         self.chunk_size = chunk_size
         self.endpoints = endpoints(seed)
@@ -284,14 +292,33 @@ class SimApp:
     def _fault_reply(
         self, provider: Provider, fault: FaultKind | None, request_id: str
     ) -> Reply | None:
-        """The error status a drawn fault answers with (429 and 529 with the retry
-        timing), or None for a fault the answer itself carries (or none)."""
-        if fault in ("429", "529"):
-            retry = self.faults.retry_after
-            return status_error(provider, int(fault), request_id, retry_after=retry)
-        if fault == "500":
-            return status_error(provider, 500, request_id)
+        """The error status a drawn fault answers with, or None for a fault the answer
+        itself carries (or none)."""
+        if fault == "429" or fault == "500" or fault == "529":
+            return self._status_reply(provider, fault, request_id)
         return None
+
+    def _status_reply(self, provider: Provider, fault: StatusFault, request_id: str) -> Reply:
+        """The provider's error answer for ``fault`` (429 and 529 with the retry timing)."""
+        retry = self.faults.retry_after if fault != "500" else None
+        return status_error(provider, int(fault), request_id, retry_after=retry)
+
+    def _failed(self, provider: Provider, err: Exception, request_id: str) -> Reply:
+        """The answer to a behaviour that raised ``err``: the fault an SDK's status error
+        stands for (a scripted 429), else a 500 marked as the simulator's own."""
+        fault = status_fault(err)
+        if fault is not None:
+            return self._status_reply(provider, fault, request_id)
+        message = f"simulator behaviour failed: {err}"
+        status = getattr(err, "status_code", None)
+        if isinstance(status, int):  # a scripted error: the message says all it knows
+            message += (
+                f" (an error of status {status}, which the simulator does not play: it "
+                f"answers a raised status error of {STATUS_FAULT_CODES} with that status)"
+            )
+        elif not isinstance(err, ReplaygateError):  # nor does a fake's own error
+            log.exception("simulator behaviour failed")
+        return refusal(status_error(provider, 500, request_id, message=message))
 
     def _resource(
         self,
@@ -359,10 +386,7 @@ class SimApp:
                 problem = Invalid(f"The simulator makes no answer of {err}")
                 return refusal(invalid_reply(provider, problem, request_id))
             except Exception as err:
-                if not isinstance(err, ReplaygateError):  # a fake's own error says all it knows
-                    log.exception("simulator behaviour failed")
-                message = f"simulator behaviour failed: {err}"
-                return refusal(status_error(provider, 500, request_id, message=message))
+                return self._failed(provider, err, request_id)
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))

@@ -22,11 +22,27 @@ from replaygate.sim.draws import Draws, request_digest
 FaultKind = Literal["429", "500", "529", "slow", "cut-stream", "sse-error"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "529", "slow", "cut-stream", "sse-error")
 
+StatusFault = Literal["429", "500", "529"]
+"""A fault answered with an error status instead of the behaviour's answer."""
+
 FaultSpec: TypeAlias = "FaultPlan | str | Mapping[str, float] | Sequence[str | None] | None"
 
 
 class FaultSpecError(ValueError):
     """A fault specification names an unknown fault or holds a bad rate."""
+
+
+_STATUS_FAULTS: dict[int, StatusFault] = {429: "429", 500: "500", 503: "529", 529: "529"}
+STATUS_FAULT_CODES = ", ".join(str(status) for status in _STATUS_FAULTS)
+"""The statuses a behaviour's status error is answered with, as text for a message."""
+
+
+def status_fault(err: BaseException) -> StatusFault | None:
+    """The fault an SDK's status error raised by a behaviour stands for (a scripted
+    ``anthropic.RateLimitError(...)`` is a 429; OpenAI's 503 is Anthropic's 529), or
+    None: another error, or a status no fault plays."""
+    status = getattr(err, "status_code", None)
+    return _STATUS_FAULTS.get(status) if isinstance(status, int) else None
 
 
 def _kind(name: str) -> FaultKind:
