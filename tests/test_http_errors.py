@@ -396,6 +396,8 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
             pytest.raises(FixtureMismatchError, match="closed this stream") as caught,
         ):
             client.post("/v1/messages", json=body, headers=headers)
+    # named with its store, as a cut is: one store of many under the pytest plugin
+    assert str(caught.value).startswith(f"fixture {fixture.key} of {store}: the client closed")
     # the way to record it anew through a client factory, not the CLI's flags
     assert 'Re-record it (`mode="rerecord", approve_live=True` on the client' in str(caught.value)
     assert "simulator" not in str(caught.value)  # recorded without source="sim"

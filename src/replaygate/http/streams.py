@@ -103,8 +103,9 @@ class ReplayByteStream:
         key = self._replayed.key
         if self._replayed.end == "closed":
             message = (
-                f"fixture {key}: the client closed this stream after {count} event(s) "
-                f"while it was recorded, and this run reads further. {self._rerecord()}"
+                f"fixture {key} of {self._replayed.store}: the client closed this stream "
+                f"after {count} event(s) while it was recorded, and this run reads further. "
+                f"{self._rerecord()}"
             )
             return passthrough(FixtureMismatchError(message, key=key))
         name, message = self._replayed.error or ("RemoteProtocolError", "")
