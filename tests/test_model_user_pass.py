@@ -20,6 +20,7 @@ from replaygate.models.live import LIVE_MODELS, AnthropicModel
 from replaygate.models.providers import (
     from_anthropic_response,
     from_openai_response,
+    from_responses_response,
     get_interface,
     to_anthropic_request,
     to_openai_request,
@@ -140,15 +141,27 @@ def test_a_chat_completions_refusal_replays_as_a_refusal(tmp_path: Path) -> None
         "choices": [{"index": 0, "message": refused, "finish_reason": "stop"}],
         "usage": usage,
     }
-    assert from_openai_response(response).stop_reason == "refusal"
+    said = ("I can't help with that.", "refusal")  # the refusal's text, not an empty answer
+    read = from_openai_response(response)
+    assert (read.text, read.stop_reason) == said
     settings = {**SETTINGS, "interface": "openai.chat.completions"}
     store = tmp_path / "refused.jsonl"
     request = to_openai_request(ASK, (), **SETTINGS)
     store.write_bytes(_fixture_line(request, response, "openai.chat.completions"))
-    assert ReplayModel(store, **settings).complete(ASK, ()).stop_reason == "refusal"
+    replayed = ReplayModel(store, **settings).complete(ASK, ())
+    assert (replayed.text, replayed.stop_reason) == said
     answered = {**refused, "content": "Sure.", "refusal": None}
     plain = {"choices": [{"message": answered, "finish_reason": "stop"}], "usage": usage}
     assert from_openai_response(plain) == ModelResponse(text="Sure.", usage=Usage(3, 0))
+
+
+def test_a_responses_api_refusal_part_is_read_with_its_text() -> None:
+    part = {"type": "refusal", "refusal": "I can't help with that."}
+    item = {"type": "message", "id": "m", "role": "assistant", "content": [part]}
+    usage = {"input_tokens": 3, "output_tokens": 5}
+    response = {"status": "completed", "output": [item], "usage": usage}
+    read = from_responses_response(response)
+    assert (read.text, read.stop_reason) == ("I can't help with that.", "refusal")
 
 
 @pytest.mark.parametrize(

@@ -225,7 +225,8 @@ def to_openai_response(
 
 def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
     """The engine's view of a Chat Completions response body (its first choice); a message
-    holding a ``refusal`` (finished ``stop``, as the API sends it) stops for ``refusal``."""
+    holding a ``refusal`` (finished ``stop``, as the API sends it) stops for ``refusal``,
+    its text the refusal's where the message has no content."""
     choices = field_of(response, "choices", list, "response")
     if not choices:
         raise WireFormatError("response.choices", "empty")
@@ -236,7 +237,7 @@ def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
     where = "response.choices[0].message"
     refused = optional_field(message, "refusal", str, where, "")
     return ModelResponse(
-        text=_content_text(message.get("content"), f"{where}.content"),
+        text=_content_text(message.get("content"), f"{where}.content") or refused,
         tool_calls=_parse_tool_calls(
             optional_field(message, "tool_calls", list, where, []), f"{where}.tool_calls"
         ),

@@ -106,7 +106,8 @@ def to_responses_request(
 
 
 def content_text(content: Any, path: str) -> str:
-    """The text of a message's ``content``: a string, or a list of text parts."""
+    """The text of a message's ``content``: a string, or a list of text parts (and of
+    ``refusal`` parts, whose text is the model's refusal)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -116,6 +117,8 @@ def content_text(content: Any, path: str) -> str:
         kind = field_of(part, "type", str, f"{path}[{i}]")
         if kind in ("input_text", "output_text", "text"):
             parts.append(field_of(part, "text", str, f"{path}[{i}]"))
+        elif kind == "refusal":
+            parts.append(field_of(part, "refusal", str, f"{path}[{i}]"))
     return "".join(parts)
 
 
