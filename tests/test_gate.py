@@ -134,6 +134,24 @@ def test_a_case_whose_verdict_fell_is_named_with_its_figures_even_when_the_gate_
     assert run_gate(reference(BASE), reference(now), lenient).notes == report.notes
 
 
+HOSTILE_ID = "[docs](https://example.com/x) ![p](https://example.com/p.png) *b* `t <i>"
+SHOWN_ID = (
+    "\\[docs\\](https://example.com/x) !\\[p\\](https://example.com/p.png) \\*b\\* \\`t &lt;i&gt;"
+)
+
+
+def test_the_markdown_shows_a_case_id_as_written_not_as_a_link_an_image_or_emphasis() -> None:
+    # a case id "[docs](https://...)" was a link of the pull-request comment, "![p](...)"
+    # an image the comment loaded from anywhere
+    report = run_gate(
+        reference(BASE), reference(results(*BASE.cases, case(HOSTILE_ID, 0))), GateConfig()
+    )
+    markdown = report.markdown()
+    assert f"- **FAIL** case {SHOWN_ID}: every sample failed" in markdown
+    assert f"- note: case {SHOWN_ID} is new" in markdown
+    assert "](" not in markdown.replace("\\](", "")
+
+
 def test_a_drop_exactly_at_the_limit_passes() -> None:
     config = GateConfig(max_drop={"success": 0.25}, keep_defaults=False)
     now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5))

@@ -184,6 +184,16 @@ def test_the_cases_a_candidate_lacks_are_listed_and_fail_the_command(tmp_path: P
     assert "not checked: a, c;" in done.output
 
 
+def test_the_markdown_shows_case_ids_as_written_not_as_links() -> None:
+    # "[x](https://...)" as a case id was a link of the pull-request comment
+    link, kept = "[x](https://example.com)", "*kept*"
+    old = reference(*(case(c, 4, semantic(passing(), passing())) for c in (link, kept)))
+    new = reference(case(kept, 4, semantic(some(0), passing())))
+    markdown = classify_upgrade(old, new).markdown()
+    assert "| \\*kept\\* | contains | 5/5 | 0/5 | broken |" in markdown
+    assert "so not checked: \\[x\\](https://example.com);" in markdown
+
+
 def test_a_shard_or_another_suite_is_refused_as_the_candidate(tmp_path: Path) -> None:
     old = EvalResults(tuple(case(c, 4, semantic(passing(), passing())) for c in "abc"))
     old_path = old.write(tmp_path / "old.json")

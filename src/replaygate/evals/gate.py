@@ -39,7 +39,7 @@ from replaygate.evals.price_check import price_difference
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.rendered import Rendered
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
-from replaygate.evals.table import html_text, markdown_table, text_table
+from replaygate.evals.table import markdown_table, markdown_text, text_table
 from replaygate.unicode_forms import other_form, told
 
 RowVerdict = Literal["ok", "FAIL", "n/a", "-"]
@@ -148,8 +148,8 @@ class GateReport(Rendered):
         lines.append(markdown_table(HEADER, [r.cells() for r in self.rows]))
         if self.problems or self.notes:
             lines.append("")
-        lines += [f"- **FAIL** {html_text(p)}" for p in self.problems]
-        lines += [f"- note: {html_text(n)}" for n in self.notes]
+        lines += [f"- **FAIL** {markdown_text(p)}" for p in self.problems]
+        lines += [f"- note: {markdown_text(n)}" for n in self.notes]
         lines += ["", self._verdict_line()]
         return "\n".join(lines)
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+MARKUP = re.compile(r"[`*_\[\]~]|\\(?=[!-/:-@\[-`{-~])")
+"""What Markdown reads as a link or image (``[``, ``]``), emphasis or strikethrough (``*``,
+``_``, ``~``), code (a backtick), or an escape (a backslash before ASCII punctuation; one
+before another character, ``\\u00e9``, is shown as it is)."""
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -31,3 +37,11 @@ def html_text(text: str) -> str:
     holding ``<!--`` would hide the rest of a pull-request comment, ``<h1>`` write a
     heading of its own."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` for Markdown, shown as written: :func:`html_text`, and each character of
+    :data:`MARKUP` escaped with a backslash. A case id ``[docs](https://example.com)``
+    would be a link of the comment, ``![x](https://example.com/p.png)`` an image it loads,
+    ``*x*`` a word in italics, and a lone backtick would run into the next code span."""
+    return MARKUP.sub(lambda markup: "\\" + markup.group(), html_text(text))

@@ -30,7 +30,7 @@ from replaygate.evals.errors import ResultsError
 from replaygate.evals.reference import CaseSummary, Reference
 from replaygate.evals.rendered import Rendered
 from replaygate.evals.shards import check_whole_run
-from replaygate.evals.table import html_text, markdown_table, text_table
+from replaygate.evals.table import markdown_table, markdown_text, text_table
 from replaygate.sampling import AssertionStats
 
 Classification = Literal[
@@ -139,12 +139,12 @@ class UpgradeReport(Rendered):
         """The same as Markdown."""
         lines: list[str] = []
         if self.failures:
-            rows = [[html_text(cell) for cell in f.cells()] for f in self.failures]
+            rows = [[markdown_text(cell) for cell in f.cells()] for f in self.failures]
             lines += [markdown_table(HEADER, rows), ""]
         if self.warning:
             lines += [f"**Warning:** {self.warning}", ""]
         if self.missing_note:
-            lines += [f"**Missing:** {html_text(self.missing_note)}", ""]
+            lines += [f"**Missing:** {markdown_text(self.missing_note)}", ""]
         lines.append(self._summary())
         return "\n".join(lines)
 
