@@ -468,6 +468,33 @@ def test_a_background_response_is_queued_and_cancelled_while_queued(sim: Simulat
         c.responses.create(model=MODEL, input=QUESTION, extra_body={"background": "true"})
 
 
+def test_a_response_states_the_settings_its_request_left_out_as_the_api_does(
+    sim: Simulator,
+) -> None:
+    """The settings a request left out were ``null`` in the response (``text``,
+    ``truncation``, ``temperature``...), where the API states its defaults: an agent
+    reading ``response.text.format`` or ``truncation`` met ``None`` only in tests."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    plain = c.responses.create(model=MODEL, input=QUESTION, temperature=0.2, service_tier="auto")
+    stated = plain.model_dump(include={"temperature", "top_p", "truncation", "service_tier"})
+    assert stated == {
+        "temperature": 0.2,
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "service_tier": "default",
+    }
+    assert (plain.text and plain.text.format.type, plain.metadata, plain.top_logprobs) == (
+        "text",
+        {},
+        0,
+    )
+    assert plain.reasoning is not None and plain.reasoning.effort is None
+    with c.responses.stream(model="o3", input=QUESTION, reasoning={"summary": "auto"}) as events:
+        streamed = events.get_final_response()
+    assert streamed.reasoning is not None
+    assert (streamed.reasoning.effort, streamed.reasoning.summary) == ("medium", "auto")
+
+
 def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulator) -> None:
     """``responses.stream(response_id=..., starting_after=N)`` got the stored response as
     JSON, of which the SDK read no event: the resumed stream was empty, and so recorded."""

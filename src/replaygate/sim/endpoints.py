@@ -8,6 +8,7 @@ auth, validation, behaviour, rendering, drift.
 
 from __future__ import annotations
 
+import copy
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -54,6 +55,7 @@ from replaygate.sim.thinking import (
     ANTHROPIC_SENTENCES,
     ENCRYPTED_REASONING,
     reasoning_item,
+    reasoning_model,
     reasoning_sentences,
     redacting,
     thinking_block,
@@ -528,20 +530,31 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         return events
 
 
-_ECHOED = (
-    "instructions",
-    "max_output_tokens",
-    "metadata",
-    "parallel_tool_calls",
-    "previous_response_id",
-    "reasoning",
-    "temperature",
-    "text",
-    "tool_choice",
-    "top_p",
-)
-"""Request fields a Responses API response repeats (``text`` holds the structured output
-format, which a client streaming structured output reads back from the response)."""
+_UNSET_AS: dict[str, Any] = {
+    "instructions": None,
+    "max_output_tokens": None,
+    "max_tool_calls": None,
+    "metadata": {},
+    "parallel_tool_calls": True,
+    "previous_response_id": None,
+    "prompt_cache_key": None,
+    "reasoning": {"effort": None, "summary": None},
+    "safety_identifier": None,
+    "service_tier": "default",
+    "temperature": 1.0,
+    "text": {"format": {"type": "text"}, "verbosity": "medium"},
+    "tool_choice": "auto",
+    "top_logprobs": 0,
+    "top_p": 1.0,
+    "truncation": "disabled",
+    "user": None,
+}
+"""The request settings a Responses API response states, each with what it says of one
+the request left out (or sent as ``null``): the API's default. A request that sets one
+gets its value back (``text`` holds the structured output format, which a client
+streaming structured output reads back from the response); a reasoning model's effort
+left out is ``medium``, and ``service_tier: auto`` is answered with the tier that served
+it, ``default``."""
 
 
 class OpenAIResponses(_OpenAIToolChoice, Endpoint):
@@ -654,7 +667,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         held = (*conversation[0], response.as_message())
         wire = to_responses_response(response, model=request.model, response_id=f"resp_sim_{tag}")
         body = request.body
-        wire.update({name: body.get(name) for name in _ECHOED if name in body})
+        wire.update(_settings(body, request.model))
         wire["tools"] = body.get("tools") or []
         wire["background"] = body.get("background") is True
         wire["created_at"] = created_at(len(conversation[0]))
@@ -711,6 +724,23 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         if stream.fault == "sse-error":
             events = [*events[:3], responses_error_event(3, "The server had an error.")]
         return events
+
+
+def _settings(body: Mapping[str, Any], model: str) -> dict[str, Any]:
+    """The settings a Responses API response to ``body`` for ``model`` states
+    (:data:`_UNSET_AS`)."""
+    settings = {
+        name: body[name] if body.get(name) is not None else copy.deepcopy(default)
+        for name, default in _UNSET_AS.items()
+    }
+    if settings["service_tier"] == "auto":
+        settings["service_tier"] = "default"
+    reasoning = body.get("reasoning")
+    if isinstance(reasoning, Mapping):
+        settings["reasoning"] = {**_UNSET_AS["reasoning"], **reasoning}
+    if settings["reasoning"].get("effort") is None and reasoning_model(model):
+        settings["reasoning"]["effort"] = "medium"
+    return settings
 
 
 def _reasoned(wire: dict[str, Any], body: Mapping[str, Any], thought: str) -> None:
