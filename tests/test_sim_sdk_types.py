@@ -29,6 +29,8 @@ ASK_ANTHROPIC = {
 }
 ASK_CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
 ASK_RESPONSES = {"model": "gpt-4o", "input": "hi"}
+REFUSED = "I can't help with that."
+ASK_REFUSAL: Any = [{"role": "user", "content": "refuse"}]
 CHAT_TOOL = {"type": "function", "function": {"name": "weather", "parameters": SCHEMA}}
 REASONING = {"model": "o4-mini", "reasoning": {"effort": "low", "summary": "auto"}}
 CASES = [
@@ -53,7 +55,9 @@ CASES = [
         {"model": "o4-mini", "reasoning_effort": "low"},
         id="chat-reasoning",
     ),
+    pytest.param("/v1/chat/completions", ASK_CHAT, {"messages": ASK_REFUSAL}, id="chat-refusal"),
     pytest.param("/v1/responses", ASK_RESPONSES, {}, id="responses"),
+    pytest.param("/v1/responses", ASK_RESPONSES, {"input": ASK_REFUSAL}, id="responses-refusal"),
     pytest.param(
         "/v1/responses",
         ASK_RESPONSES,
@@ -70,9 +74,11 @@ CASES = [
 
 
 class CallsOnce:
-    """Calls the first tool offered, or answers."""
+    """Refuses when asked to, else calls the first tool offered, or answers."""
 
     def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        if messages[-1].content == "refuse":
+            return ModelResponse(text=REFUSED, stop_reason="refusal")
         if tools:
             call = ToolCall(id="call_1", name=tools[0].name, arguments={"city": "Paris"})
             return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
@@ -139,3 +145,20 @@ def test_an_answer_and_its_stream_read_as_the_sdk_s_types(
         data = json.loads(event.data)
         if data.get("type") != "ping":  # the anthropic SDK reads a ping apart from its events
             assert_reads_strictly(event_type, data)
+
+
+def test_a_refusal_in_words_reaches_an_openai_client_as_the_api_s_refusal(sim: Simulator) -> None:
+    client = openai.OpenAI(base_url=sim.openai_base_url, api_key="test", max_retries=0)
+    chat = client.chat.completions.create(model="gpt-4o", messages=ASK_REFUSAL)
+    with client.chat.completions.stream(model="gpt-4o", messages=ASK_REFUSAL) as stream:
+        streamed = stream.get_final_completion()
+    for completion in (chat, streamed):
+        choice = completion.choices[0]
+        said = (choice.message.refusal, choice.message.content, choice.finish_reason)
+        assert said == (REFUSED, None, "stop")  # was the text as content, "content_filter"
+    answered = client.responses.create(model="gpt-4o", input=ASK_REFUSAL)
+    with client.responses.stream(model="gpt-4o", input=ASK_REFUSAL) as events:
+        final = events.get_final_response()  # was "Didn't receive a `response.completed` event"
+    for response in (answered, final):
+        part = response.output[0].content[0]
+        assert (response.status, part.type, part.refusal) == ("completed", "refusal", REFUSED)

@@ -3,7 +3,8 @@
 The stream is what the real API sends: ``response.created`` and
 ``response.in_progress`` (the response with no output yet); for each output item
 ``response.output_item.added``, its content (``response.content_part.added``, the
-``response.output_text.delta`` pieces, ``response.output_text.done``,
+``response.output_text.delta`` pieces, ``response.output_text.done``, or for a refusal
+``response.refusal.delta`` pieces and ``response.refusal.done``;
 ``response.content_part.done``; or ``response.function_call_arguments.delta`` pieces
 and ``response.function_call_arguments.done``; or for a reasoning item's summary parts
 ``response.reasoning_summary_part.added``, the ``response.reasoning_summary_text.delta``
@@ -34,17 +35,24 @@ class _Sequence:
         self.events.append(json_event(kind, data))
 
 
+_STREAMED_PARTS = {"output_text": "text", "refusal": "refusal"}
+"""The content parts whose words stream in pieces, and the field holding them."""
+
+
 def _content(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], size: int) -> None:
     """The events of one content part of a message item."""
-    if part.get("type") != "output_text":
+    kind = str(part.get("type"))
+    if kind not in _STREAMED_PARTS:
         seq.add("response.content_part.added", **where, part=dict(part))
         seq.add("response.content_part.done", **where, part=dict(part))
         return
-    text = str(part.get("text", ""))
-    seq.add("response.content_part.added", **where, part={**part, "text": ""})
+    field = _STREAMED_PARTS[kind]
+    scored: dict[str, Any] = {"logprobs": []} if kind == "output_text" else {}
+    text = str(part.get(field, ""))
+    seq.add("response.content_part.added", **where, part={**part, field: ""})
     for piece in split_pieces(text, size):
-        seq.add("response.output_text.delta", **where, delta=piece, logprobs=[])
-    seq.add("response.output_text.done", **where, text=text, logprobs=[])
+        seq.add(f"response.{kind}.delta", **where, delta=piece, **scored)
+    seq.add(f"response.{kind}.done", **where, **{field: text}, **scored)
     seq.add("response.content_part.done", **where, part=dict(part))
 
 

@@ -195,6 +195,8 @@ def openai_chunks(
         first["refusal"] = None
         events.append(chunk(first))
         events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
+        refused = message.get("refusal") or ""
+        events.extend(chunk({"refusal": piece}) for piece in split_pieces(refused, chunk_size))
         events.extend(chunk({"tool_calls": [d]}) for deltas in tool_deltas for d in deltas)
         events.append(chunk({}, choice.get("finish_reason") or "stop"))
     if include_usage:

@@ -91,3 +91,10 @@ def unpaused(response: ModelResponse, interface: str) -> None:
             "API (anthropic.messages) pauses a turn, for the caller to send it back; give "
             "this answer another stop_reason, or answer it as anthropic.messages"
         )
+
+
+def says_refusal(response: ModelResponse) -> bool:
+    """Whether ``response`` is a refusal in words, which OpenAI's APIs give as a refusal
+    (a message's ``refusal``, a ``refusal`` part) where a refusal without words is their
+    content filter's."""
+    return response.stop_reason == "refusal" and bool(response.text)

@@ -13,7 +13,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.errors import WireFormatError
-from replaygate.models.providers._fields import field_of, optional_field, read_usage, unpaused
+from replaygate.models.providers._fields import (
+    field_of,
+    optional_field,
+    read_usage,
+    says_refusal,
+    unpaused,
+)
 from replaygate.models.types import Message, ModelResponse, StopReason, ToolCall, ToolSpec
 from replaygate.strict_json import plain_loads
 
@@ -191,13 +197,16 @@ def to_openai_response(
     response: ModelResponse, *, model: str, completion_id: str = "chatcmpl-replaygate"
 ) -> dict[str, Any]:
     """The Chat Completions response body for ``response``; an answer cut at its token
-    limit before it said anything has empty content, as the API gives it."""
+    limit before it said anything has empty content, and a refusal in words is the
+    message's ``refusal`` (finished ``stop``), as the API gives them; a refusal without
+    words is the content filter's (``content_filter``)."""
     unpaused(response, INTERFACE)
     cut = response.stop_reason == "max_tokens" and not response.tool_calls
+    refused = says_refusal(response)
     message: dict[str, Any] = {
         "role": "assistant",
-        "content": response.text or ("" if cut else None),
-        "refusal": None,
+        "content": None if refused else response.text or ("" if cut else None),
+        "refusal": response.text if refused else None,
     }
     if response.tool_calls:
         message["tool_calls"] = _wire_tool_calls(response.tool_calls)
@@ -211,7 +220,7 @@ def to_openai_response(
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": _STOP_TO_FINISH[response.stop_reason],
+                "finish_reason": "stop" if refused else _STOP_TO_FINISH[response.stop_reason],
                 "logprobs": None,
             }
         ],

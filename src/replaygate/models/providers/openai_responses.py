@@ -31,6 +31,7 @@ from replaygate.models.providers._fields import (
     kind_of,
     optional_field,
     read_usage,
+    says_refusal,
     unpaused,
 )
 from replaygate.models.providers.openai_chat import encode_arguments, parse_arguments
@@ -219,9 +220,15 @@ def from_responses_request(
 def output_items(response: ModelResponse, *, item_prefix: str) -> list[dict[str, Any]]:
     """The ``output`` items of ``response``; item ids are ``msg_<prefix>`` and
     ``fc_<prefix>_<n>``. An answer cut at ``max_output_tokens`` has its message
-    ``incomplete``, and none when nothing of it was said, as the API gives them."""
+    ``incomplete``, and none when nothing of it was said; a refusal in words is a
+    ``refusal`` part, as the API gives them."""
     items: list[dict[str, Any]] = []
     cut = response.stop_reason == "max_tokens"
+    part = (
+        {"type": "refusal", "refusal": response.text}
+        if says_refusal(response)
+        else {"type": "output_text", "text": response.text, "annotations": []}
+    )
     if response.text or not (response.tool_calls or cut):
         items.append(
             {
@@ -229,7 +236,7 @@ def output_items(response: ModelResponse, *, item_prefix: str) -> list[dict[str,
                 "type": "message",
                 "status": "incomplete" if cut else "completed",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": response.text, "annotations": []}],
+                "content": [part],
             }
         )
     for n, call in enumerate(response.tool_calls, start=1):
@@ -251,9 +258,10 @@ def response_usage(usage: Usage) -> dict[str, Any]:
 def to_responses_response(
     response: ModelResponse, *, model: str, response_id: str = "resp_replaygate"
 ) -> dict[str, Any]:
-    """The Responses API response body for ``response``."""
+    """The Responses API response body for ``response``: a refusal in words is completed
+    (its ``refusal`` part says it), one without is ``incomplete`` for ``content_filter``."""
     unpaused(response, INTERFACE)
-    incomplete = _STOP_TO_INCOMPLETE.get(response.stop_reason)
+    incomplete = None if says_refusal(response) else _STOP_TO_INCOMPLETE.get(response.stop_reason)
     item_prefix = response_id.removeprefix("resp_")
     return {
         "id": response_id,
