@@ -152,6 +152,19 @@ def test_the_markdown_shows_a_case_id_as_written_not_as_a_link_an_image_or_empha
     assert "](" not in markdown.replace("\\](", "")
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_case_id_holding_a_character_of_no_width_shows_it_as_its_escape(fmt: str) -> None:
+    # "rag" U+200B "basics" new beside "ragbasics" missing printed one case id twice,
+    # said missing and new at once; the report showed the escape
+    now = run_gate(
+        reference(results(case("a", 5), case("ragbasics", 5))),
+        reference(results(case("a", 5), case("rag\u200bbasics", 5), case("x\u200fy", 5))),
+        GateConfig(),
+    ).render(fmt)
+    assert "case rag\\u200bbasics is new" in now and "case x\\u200fy is new" in now
+    assert "\u200b" not in now and "\u200f" not in now
+
+
 def test_a_drop_exactly_at_the_limit_passes() -> None:
     config = GateConfig(max_drop={"success": 0.25}, keep_defaults=False)
     now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5))

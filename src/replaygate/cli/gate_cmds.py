@@ -29,7 +29,7 @@ from replaygate.evals.errors import ResultsError
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
-from replaygate.evals.rendered import reordering_escaped
+from replaygate.evals.rendered import unseen_escaped
 from replaygate.evals.results import load_eval_results, project_path
 from replaygate.evals.upgrade import classify_upgrade
 from replaygate.reasons import reason_problem
@@ -248,7 +248,7 @@ def baseline_update(
     for case, change in entry["cases_changed"].items():
         weaker = " (expects less than before)" if change["weakened"] else ""
         lines.append(f"  case {case}: {change['summary']}{weaker}")
-    click.echo(reordering_escaped("\n".join(lines)))  # a case id's U+202E turns a line round
+    click.echo(unseen_escaped("\n".join(lines)))  # a case id's U+202E turns a line round
     elsewhere = _in_project(target, "--baseline", config) if created else None
     if elsewhere is not None:
         click.echo(

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from replaygate.reasons import BIDI_CONTROLS
+from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, ZERO_WIDTH
 
-_REORDERING = str.maketrans({char: f"\\u{ord(char):04x}" for char in BIDI_CONTROLS})
-"""Each bidirectional embedding, override or isolate written as its escape: a case id
-holding U+202E shows the rest of its line backwards on a terminal and in a pull-request
-comment (``FAIL case x`` then the reason, reversed)."""
+_UNSEEN = str.maketrans(
+    {char: f"\\u{ord(char):04x}" for char in [*BIDI_CONTROLS, *DIRECTION_MARKS, *ZERO_WIDTH]}
+)
+"""Each bidirectional embedding, override or isolate, direction mark and character of no
+width written as its escape, as the report writes them: a case id holding U+202E shows
+the rest of its line backwards on a terminal and in a pull-request comment (``FAIL case
+x`` then the reason, reversed), and ``rag``, U+200B, ``basics`` missing from the results
+beside ``ragbasics`` new in them read as one case said missing and new at once."""
 
 
-def reordering_escaped(text: str) -> str:
-    """``text`` with each character that reorders what follows it as its escape."""
-    return text.translate(_REORDERING)
+def unseen_escaped(text: str) -> str:
+    """``text`` with each character of :data:`_UNSEEN` as its escape."""
+    return text.translate(_UNSEEN)
 
 
 class Forms(Protocol):
@@ -31,9 +35,10 @@ class Rendered:
 
     def render(self: Forms, fmt: str) -> str:
         """``text``, ``markdown`` or ``json``; the text and Markdown forms show each
-        character that reorders what follows it as its escape (``\\u202e``)."""
+        character that reorders what follows it, or is drawn as nothing, as its escape
+        (``\\u202e``, ``\\u200b``)."""
         if fmt == "markdown":
-            return reordering_escaped(self.markdown())
+            return unseen_escaped(self.markdown())
         if fmt == "json":
             return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-        return reordering_escaped(self.text())
+        return unseen_escaped(self.text())

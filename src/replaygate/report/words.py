@@ -7,13 +7,14 @@ import re
 from replaygate.evals.giveups import GaveUp
 from replaygate.evals.reference import CaseSummary
 from replaygate.jsonfields import names_as_utf8
+from replaygate.reasons import DIRECTION_MARKS, ZERO_WIDTH
 from replaygate.report.evidence import plural
 from replaygate.sampling import AssertionStats
 
 UNSEEN = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
-    "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # direction marks, embeddings, overrides, isolates
-    "\u200b\u2060\ufeff"  # zero width: a space, a word joiner, a byte order mark
+    f"{DIRECTION_MARKS}\u202a-\u202e\u2066-\u2069"  # marks, embeddings, overrides, isolates
+    f"{ZERO_WIDTH}"  # zero width: a space, a word joiner, a byte order mark
     "\ud800-\udfff]"  # half of a surrogate pair: a file name's byte that is not UTF-8
 )
 """Characters a page would hide or act on instead of showing: control characters, the
