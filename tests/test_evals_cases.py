@@ -172,6 +172,23 @@ def test_ids_differing_only_in_unicode_form_are_refused_with_their_escapes(
     assert "(cafe\\u0301, NFD; line 3: caf\\u00e9, NFC)" in str(caught.value)
 
 
+@pytest.mark.parametrize("hidden", ["\u200b", "\u200f", "\u2060", "\ufeff"])
+def test_ids_differing_only_in_characters_of_no_width_are_refused(
+    tmp_path: Path, hidden: str
+) -> None:
+    # "rag" U+200B "basics" beside "ragbasics": two verdict lines of one id to the eye
+    path = write(
+        tmp_path, *(json.dumps({**GOOD, "id": i}) for i in ("ragbasics", f"rag{hidden}basics"))
+    )
+    with pytest.raises(CaseFormatError) as caught:
+        load_eval_cases(path)
+    escape = f"\\u{ord(hidden):04x}"
+    assert str(caught.value).startswith(
+        f"{path}:2: case id 'rag{escape}basics' differs from the id of line 1 only in "
+        f"characters drawn as nothing (rag{escape}basics, NFC; line 1: ragbasics, NFC)"
+    )
+
+
 def test_an_empty_missing_or_binary_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(CaseFormatError, match="no cases"):
         load_eval_cases(write(tmp_path, "", "  "))

@@ -39,7 +39,7 @@ from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
 from replaygate.jsonl_spread import array_reason, spread_at, spread_reason
-from replaygate.reasons import BIDI_CONTROLS
+from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, ZERO_WIDTH
 from replaygate.regular import is_blank, read_regular_bytes, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
 from replaygate.unicode_forms import told
@@ -117,7 +117,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         raise CaseFormatError(name, *jsonl_not_utf8(data, err.start, name)) from None
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
-    forms: dict[str, str] = {}  # each id's NFC form -> the id written so first
+    forms: dict[str, str] = {}  # each id as it prints -> the id written so first
     lines = [raw for _, raw in text_lines(text)]
     for number, raw in enumerate(lines, start=1):
         if is_blank(raw):
@@ -134,7 +134,7 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
             raise CaseFormatError(
                 name, number, f"duplicate case id {case.id!r} (first at line {seen[case.id]})"
             )
-        twin = forms.setdefault(unicodedata.normalize("NFC", case.id), case.id)
+        twin = forms.setdefault(_as_printed(case.id), case.id)
         if twin != case.id:
             raise CaseFormatError(name, number, _twin_reason(case.id, twin, seen[twin]))
         seen[case.id] = number
@@ -144,11 +144,24 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
     return cases
 
 
+_NO_WIDTH = dict.fromkeys(map(ord, DIRECTION_MARKS + ZERO_WIDTH))
+"""The characters an id prints as nothing, to delete (:meth:`str.translate`)."""
+
+
+def _as_printed(case_id: str) -> str:
+    """``case_id`` as it prints: in NFC, without the characters drawn as nothing."""
+    return unicodedata.normalize("NFC", case_id).translate(_NO_WIDTH)
+
+
 def _twin_reason(case: str, twin: str, line: int) -> str:
-    """Why a case id that differs from an earlier one only in its Unicode form is refused:
-    the two print alike, so no verdict, gate line or report row could tell them apart."""
+    """Why a case id that differs from an earlier one only in its Unicode form, or in
+    characters drawn as nothing (``rag``, U+200B, ``basics`` beside ``ragbasics``), is
+    refused: the two print alike, so no verdict, gate line or report row could tell them
+    apart."""
+    same_form = unicodedata.normalize("NFC", case) == unicodedata.normalize("NFC", twin)
+    how = "its Unicode form" if same_form else "characters drawn as nothing"
     return (
-        f"case id {case!r} differs from the id of line {line} only in its Unicode form "
+        f"case id {case!r} differs from the id of line {line} only in {how} "
         f"({told(case)}; line {line}: {told(twin)}): the two print alike, so no verdict, "
         "gate line or report could tell them apart; name each case once, or rename one"
     )
