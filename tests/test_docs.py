@@ -143,7 +143,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
 OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
     "--count", "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
-    "--deselect", "--ignore", "--ignore-glob", "--strict-markers",  # pytest's
+    "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf",  # pytest's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize",  # git's
 }  # fmt: skip
 

@@ -358,6 +358,33 @@ def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.
     )
 
 
+def test_the_misses_of_a_run_are_listed_at_its_end_with_one_command_for_all(
+    pytester: pytest.Pytester,
+) -> None:
+    options = ("--replaygate-simulator=echo",)
+    pytester.makepyfile(test_miss=SIM_TESTS)
+    pytester.runpytest(*options, *RECORD).assert_outcomes(passed=2)
+    changed = SIM_TESTS.replace('"hi") ==', '"hey") ==').replace('"yo"}]', '"yo"}], n=1')
+    pytester.makepyfile(test_miss=changed.replace('== "echo: hi"', '== "echo: hey"'))
+    missed = pytester.runpytest(*options)
+    missed.assert_outcomes(failed=2)
+    missed.stdout.fnmatch_lines(
+        [
+            "*replaygate: 2 test(s) missed their fixtures*",
+            "test_miss.py::test_anthropic: body.messages[[]0[]].content",
+            "test_miss.py::test_openai: body.n",
+            "*record them all in one run: `pytest --lf --replaygate-record-mode=record-missing "
+            "--replaygate-approve-live --replaygate-simulator=echo`*",
+        ]
+    )
+    whole = re.search(r"all in one run: `(pytest [^`]+)`", missed.stdout.str())
+    assert whole is not None
+    pytester.runpytest(*shlex.split(whole.group(1))[1:]).assert_outcomes(passed=2)
+    passed = pytester.runpytest(*options)
+    passed.assert_outcomes(passed=2)
+    assert "missed their fixtures" not in passed.stdout.str()
+
+
 def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.replaygate]\nmax_cost = "lots"\n')
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")

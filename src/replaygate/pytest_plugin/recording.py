@@ -190,7 +190,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
 
     if mode == "replay":
+        from replaygate.pytest_plugin.misses import PLUGIN, MissSummary
+
         config.pluginmanager.register(OfflineSession(), OFFLINE)
+        config.pluginmanager.register(MissSummary(), PLUGIN)
         return
     run = RecordingRun(config, fixtures_dir(config))
     config.pluginmanager.register(run, RUN)
@@ -693,18 +696,25 @@ def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-mis
     quoted = _quoted(nodeid)
     behavior = simulator_behavior(config)
     script = behavior is not None and behavior.startswith("script:")
-    words = ["pytest" if script else f"pytest {_quoted(_from_here(config, nodeid))}"]
-    words.append(f"--replaygate-record-mode={mode} --replaygate-approve-live")
-    folder = stores_dir(config)
-    if folder != DEFAULT_DIR:
-        words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
-    if behavior:
-        words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
-    command = f"`{' '.join(words)}`"
+    chosen = "" if script else f" {_quoted(_from_here(config, nodeid))}"
+    command = f"`pytest{chosen} {record_options(config, mode)}`"
     if script:
         played = SCRIPT_PLAYED.format(test=quoted)
         command += f" (run it as the script was recorded, with every test it answers: {played})"
     return command
+
+
+def record_options(config: pytest.Config, mode: str) -> str:
+    """The options of a pytest command that records in ``mode`` with this run's
+    ``--replaygate-dir`` and simulator (option, else ini)."""
+    words = [f"--replaygate-record-mode={mode} --replaygate-approve-live"]
+    folder = stores_dir(config)
+    if folder != DEFAULT_DIR:
+        words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
+    behavior = simulator_behavior(config)
+    if behavior:
+        words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
+    return " ".join(words)
 
 
 def from_simulator_hint(nodeid: str) -> str:

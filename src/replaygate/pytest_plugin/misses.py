@@ -1,0 +1,100 @@
+"""The misses of a replaying run, gathered at its end.
+
+A change every request makes (a new SDK version sending a new default field, another
+``anthropic-version``) fails many tests at once, each with its own miss buried in its
+traceback. At the end of the run one section lists every test that failed on a miss with
+the field paths that differ, and the command that records them all in one run
+(``pytest --lf ...``). Each test's report carries what it missed (its
+``user_properties``), so a pytest-xdist controller gathers its workers' misses too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.pytest_plugin.caught import checked_raised, replay_failure
+
+PLUGIN = "replaygate-misses"
+PROPERTY = "replaygate-miss"
+"""The ``user_properties`` name of a report's miss: (fields that differ, record mode,
+whether the nearest fixture came from the simulator)."""
+
+
+def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] | None:
+    """What ``failed`` (a test's failure) missed, when it is or carries a miss: a miss
+    of another API version is recorded anew (``rerecord``), as its own error says."""
+    error = replay_failure(failed, checked_raised(item))
+    if not isinstance(error, FixtureMismatchError):
+        return None
+    from replaygate.fixtures.fixture import InterfaceVersionError
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
+
+    fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
+    mode = "rerecord" if isinstance(error, InterfaceVersionError) else "record-missing"
+    return fields or "no nearest request", mode, PYTEST_SIMULATOR in str(error)
+
+
+class MissSummary:
+    """Notes each test that failed on a miss; lists them at the end of the run."""
+
+    def __init__(self) -> None:
+        self.misses: dict[str, tuple[str, str, bool]] = {}
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Put what the test missed on its report."""
+        report = yield
+        miss = None if call.excinfo is None else miss_of(item, call.excinfo.value)
+        if miss is not None and report.failed:
+            report.user_properties.append((PROPERTY, miss))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the first miss of each test (sent by a worker, or made here)."""
+        for name, value in report.user_properties:
+            if name == PROPERTY:
+                self.misses.setdefault(report.nodeid, tuple(value))  # type: ignore[arg-type]
+
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter, config: pytest.Config
+    ) -> None:
+        """List the tests that missed and how to record them all in one run."""
+        if not self.misses:
+            return
+        from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
+        from replaygate.pytest_plugin.recording import record_options
+
+        count = len(self.misses)
+        terminalreporter.section(f"replaygate: {count} test(s) missed their fixtures")
+        for nodeid, (fields, _, _) in self.misses.items():
+            terminalreporter.line(f"{nodeid}: {fields}")
+        modes = {mode for _, mode, _ in self.misses.values()}
+        mode = "rerecord" if "rerecord" in modes else "record-missing"
+        terminalreporter.line(
+            "If the change was meant (an SDK upgrade that sends a new field), record them "
+            f"all in one run: {_rerun(config, record_options(config, mode))}. Otherwise "
+            "revert the change."
+        )
+        if any(sim for _, _, sim in self.misses.values()):
+            terminalreporter.line(
+                f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
+                "them from it again."
+            )
+
+
+def _rerun(config: pytest.Config, options: str) -> str:
+    """The command that records the tests that failed: ``--lf``, except from a simulator
+    script, whose lines answer the run's requests in order, so every test it answers runs."""
+    from replaygate.pytest_plugin.options import simulator_behavior
+
+    if (simulator_behavior(config) or "").startswith("script:"):
+        return f"`pytest {options}` (every test, as the script was recorded)"
+    return (
+        f"`pytest --lf {options}` (--lf reruns the tests that failed; it needs pytest's "
+        "cache, so not with -p no:cacheprovider)"
+    )
