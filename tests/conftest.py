@@ -27,6 +27,7 @@ SDK, matplotlib, the pytest plugins' projects) costs each worker seconds.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import os
 import tempfile
@@ -51,8 +52,10 @@ settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
 
+@functools.cache
 def marked_slow_as_a_whole(source: str) -> bool:
-    """Whether a module's own ``pytestmark`` (one mark or a list) includes ``slow``."""
+    """Whether a module's own ``pytestmark`` (one mark or a list) includes ``slow``
+    (parsed once per source: the selection and its own test both ask)."""
     if "pytestmark" not in source or "mark.slow" not in source:
         return False
     for node in ast.parse(source).body:
