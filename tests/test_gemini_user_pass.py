@@ -225,3 +225,27 @@ def test_a_candidate_count_is_answered_with_as_many_candidates_and_replayed(
     assert [index for index, _ in ends] == [0, 1, 2]
     with block_network(), httpx2_client(store) as http:
         assert ask(_gemini(http, REAL_API)) == recorded
+
+
+@pytest.mark.slow
+def test_count_tokens_is_served_recorded_and_replayed(sim: Simulator, tmp_path: Path) -> None:
+    """``models.count_tokens`` reached the simulator's 404 for a route it does not serve, so
+    a recording of an agent counting before it sends stopped there."""
+    store = tmp_path / "count.jsonl"
+    with httpx2_client(store, "record-missing", approve_live=True) as http:
+        models = _gemini(http, sim.url).models
+        counted = models.count_tokens(model="gemini-2.5-flash", contents="count these words")
+        answer = models.generate_content(model="gemini-2.5-flash", contents="count these words")
+    assert counted.total_tokens == answer.usage_metadata.prompt_token_count > 0
+    url = f"{sim.url}/v1beta/models/gemini-2.5-flash:countTokens"
+    whole = {"generateContentRequest": {"model": "models/gemini-2.5-flash", "contents": HI}}
+    by_request = httpx2.post(url, json=whole, headers={"x-goog-api-key": KEY}).json()
+    assert (
+        by_request["totalTokens"]
+        == _post(sim, {"contents": HI})["usageMetadata"]["promptTokenCount"]
+    )
+    with block_network(), httpx2_client(store) as http:
+        again = _gemini(http, REAL_API).models.count_tokens(
+            model="gemini-2.5-flash", contents="count these words"
+        )
+    assert again.total_tokens == counted.total_tokens

@@ -57,10 +57,11 @@ MODEL_API_ENDINGS: tuple[str, ...] = (
     "/v1/messages/count_tokens",
     "/v1/responses/compact",
     "/v1/embeddings",
+    ":countTokens",
 )
 """Path endings of a model API that serve no interface of their own (they record as
-``http``) and that the simulator answers: a token count before a send, a compaction of a
-Responses conversation, embeddings."""
+``http``) and that the simulator answers: a token count before a send (Anthropic's,
+Gemini's), a compaction of a Responses conversation, embeddings."""
 MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses")
 """Paths of a model API below which the paths serve no interface of their own (they
 record as ``http``) and that the simulator answers: OpenAI's Conversations API

@@ -364,7 +364,7 @@ class SimApp:
             path = err.path.removeprefix("request.")  # as the API names a parameter
             return invalid_reply(provider, Invalid(f"{path}: {err.reason}", path), request_id)
         if endpoint.counts_tokens:
-            counted = {"input_tokens": input_tokens(*conversation)}
+            counted = endpoint.counted(input_tokens(*conversation))
             return json_reply(200, counted, provider=provider, request_id=request_id)
         answers: list[ModelResponse] = []
         limit = endpoint.output_limit(request)

@@ -112,6 +112,10 @@ class Endpoint(ABC):
     counts_tokens = False
     """Whether it answers the conversation's input token count instead of a response."""
 
+    def counted(self, tokens: int) -> dict[str, Any]:
+        """The answer of a token count (:attr:`counts_tokens`) of ``tokens`` input tokens."""
+        return {"input_tokens": tokens}
+
     def serves(self, route: str) -> bool:
         """Whether ``route`` (a path without its query) is this endpoint's."""
         return route == self.route
@@ -1117,6 +1121,33 @@ class GeminiGenerateContent(Endpoint):
         return events
 
 
+_GEMINI_COUNT_ROUTE = re.compile(r"/(?:v1|v1beta)/models/([^/:]+):countTokens")
+
+
+class GeminiCountTokens(GeminiGenerateContent):
+    """``POST /v1beta/models/{model}:countTokens``: the input tokens of its ``contents``, or
+    of its ``generateContentRequest`` (which, given, the API reads instead), estimated as
+    an answer's ``promptTokenCount`` is."""
+
+    counts_tokens = True
+
+    def serves(self, route: str) -> bool:
+        return _GEMINI_COUNT_ROUTE.fullmatch(route) is not None
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        match = _GEMINI_COUNT_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        read = camel_case_request(body)
+        whole = read.get("generateContentRequest") if isinstance(read, Mapping) else None
+        return SimRequest(whole if isinstance(whole, Mapping) else read, match.group(1), False)
+
+    def counted(self, tokens: int) -> dict[str, Any]:
+        return {
+            "totalTokens": tokens,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": tokens}],
+        }
+
+
 def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves, the ids of what it makes without
     the model (conversations, compactions) from ``seed``."""
@@ -1135,4 +1166,5 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
         OpenAIConversations(kept),
         OpenAIEmbeddings(),
         GeminiGenerateContent(),
+        GeminiCountTokens(),
     )

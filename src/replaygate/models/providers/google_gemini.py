@@ -208,6 +208,7 @@ _CAMEL_CASE = {
     "file_data": "fileData",
     "mime_type": "mimeType",
     "file_uri": "fileUri",
+    "generate_content_request": "generateContentRequest",
 }
 """Request field names in snake_case -> in camelCase: the API accepts both spellings, and
 LiteLLM (like other proto-JSON writers) sends snake_case."""
