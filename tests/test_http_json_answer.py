@@ -9,6 +9,7 @@ other path, or with an error status, is still replayed as it was recorded.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import json
@@ -20,7 +21,7 @@ import pytest
 
 from loopback import Handler, serving
 from replaygate.errors import FixtureFormatError, WireFormatError
-from replaygate.http import block_network, httpx2_client
+from replaygate.http import block_network, httpx2_async_client, httpx2_client
 from replaygate.hygiene.verify import verify_store
 from replaygate.sim import Simulator
 from sdks import openai
@@ -148,6 +149,45 @@ def test_a_success_stream_that_holds_no_event_names_its_fixture(
     )
     reason = "response.events: a success stream that holds no event, from which the SDK"
     _refused_at_line_one(store, sim, reason)
+
+
+def _chunks(client: Any) -> list[Any]:
+    """The chunks of a streamed chat completion, read to the end."""
+    return list(client.chat.completions.create(model="gpt-sim-1", messages=HI, stream=True))
+
+
+async def _async_chunks(store: Path) -> list[Any]:
+    async with openai.AsyncOpenAI(api_key="k", http_client=httpx2_async_client(store)) as client:
+        stream = await client.chat.completions.create(model="gpt-sim-1", messages=HI, stream=True)
+        return [chunk async for chunk in stream]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_stream_event_an_edit_broke_names_its_fixture(
+    tmp_path: Path, sim: Simulator, kind: str
+) -> None:
+    # a quote lost in an event's data: the SDK died in json.loads naming no fixture
+    store = tmp_path / "hi.jsonl"
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    with openai.OpenAI(api_key="k", base_url=f"{sim.url}/v1", http_client=http) as client:
+        _chunks(client)
+    fixture = json.loads(store.read_text())
+    event = fixture["response"]["events"][1]
+    event["data"] = event["data"].replace('"content":"', '"content":', 1)
+    store.write_text(json.dumps(fixture) + "\n")
+    with block_network(), pytest.raises(FixtureFormatError) as caught:
+        if kind == "sync":
+            with openai.OpenAI(api_key="k", http_client=httpx2_client(store)) as client:
+                _chunks(client)
+        else:
+            asyncio.run(_async_chunks(store))
+    column = event["data"].index("echo") + 1
+    assert str(caught.value) == (
+        f"{store}:1: its response cannot be replayed: response.events[1].data: not JSON "
+        f"(Expecting value at column {column}), which the client reads as JSON (an edit "
+        "broke its escaping?)"
+    )
+    assert caught.value.__suppress_context__  # the SDK's JSONDecodeError is not shown
 
 
 def test_a_stream_cut_before_its_first_event_replays_as_recorded(

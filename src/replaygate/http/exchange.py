@@ -427,6 +427,7 @@ class Exchange:
                 rerecord=rerecord,
                 from_simulator=simulator,
                 store=self.session.store.path,
+                at=location,
                 model_api=model_api,
                 head=envelope.get("method") == "HEAD",
             )

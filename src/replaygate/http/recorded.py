@@ -37,7 +37,7 @@ import binascii
 import json
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, AnyStr, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, AnyStr, Literal, NamedTuple
 
 from replaygate import exact_json
 from replaygate.errors import WireFormatError, kind_of
@@ -45,6 +45,9 @@ from replaygate.http.envelope import body_field, raw_body_field, select_headers
 from replaygate.http.sse import SSEEvent, event_text
 from replaygate.jsondoc import shown, syntax_error
 from replaygate.strict_json import plain_loads
+
+if TYPE_CHECKING:
+    from replaygate.fixtures.store.index import Location
 
 RESPONSE_HEADERS: frozenset[str] = frozenset(
     {
@@ -173,11 +176,11 @@ class Replayed(NamedTuple):
     or (``streamed`` true) the ``events`` recorded events, handed over at once, as a
     client may read them from one network read. ``end`` and ``error`` (exception class
     name and message) say how a stream ends; ``key`` is the fixture's, ``store`` the
-    store holding it, and ``rerecord`` the command that records it anew (empty: the
-    generic flags), ``from_simulator`` how to record it from the simulator again (empty:
-    it was not recorded from it, or the command names it), for error messages. A
-    named tuple: one is made per replayed send, and a tuple is made several times faster
-    than a frozen dataclass.
+    store holding it and ``at`` its place there, and ``rerecord`` the command that records
+    it anew (empty: the generic flags), ``from_simulator`` how to record it from the
+    simulator again (empty: it was not recorded from it, or the command names it), for
+    error messages. A named tuple: one is made per replayed send, and a tuple is made
+    several times faster than a frozen dataclass.
     """
 
     status: int
@@ -191,6 +194,7 @@ class Replayed(NamedTuple):
     rerecord: str = ""
     from_simulator: str = ""
     store: str | os.PathLike[str] = ""
+    at: Location | None = None
 
     @property
     def body(self) -> bytes:
@@ -404,6 +408,7 @@ def replayed(
     rerecord: str | None = None,
     from_simulator: str = "",
     store: str | os.PathLike[str] = "",
+    at: Location | None = None,
     model_api: bool = False,
     head: bool = False,
     live: bool = False,
@@ -412,7 +417,8 @@ def replayed(
     :func:`_lengthed`); :class:`WireFormatError` names a bad field.
     ``rerecord`` is the command a stream that cannot be replayed further names, and
     ``from_simulator`` how to record it from the simulator again, said beside it, and
-    ``store`` (its path) where the fixture ``key`` is, named by a cut stream's error.
+    ``store`` (its path) where the fixture ``key`` is, named by a cut stream's error, and
+    ``at`` its place there, named by an event the client cannot read.
     ``model_api`` says the response answers a model API's path, whose SDK parses a
     success labelled JSON: a ``text`` or ``base64`` body that is not JSON, or none where
     the status carries one, is refused (:func:`_check_json_text`), and so is a whole
@@ -477,4 +483,5 @@ def replayed(
         rerecord or "",
         from_simulator,
         store,
+        at,
     )

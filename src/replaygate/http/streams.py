@@ -10,17 +10,21 @@ also derives from the library's ``SyncByteStream`` and ``AsyncByteStream``;
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.fixtures.mismatch import RECORDED_FROM_SIMULATOR
 from replaygate.fixtures.modes import RERECORD_FLAGS
 from replaygate.http.envelope import HeadersLike
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed
 from replaygate.http.recording import Recording
+from replaygate.http.sse import parse_events
+from replaygate.jsondoc import syntax_error
 
 
 class StreamErrors(Protocol):
@@ -93,10 +97,32 @@ class ReplayByteStream:
             raise self._end_error()
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Nothing to release; an event the client failed to read is named
+        (:meth:`_unread`)."""
+        self._unread(sys.exception())
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """As :meth:`close`."""
+        self._unread(sys.exception())
+
+    def _unread(self, error: BaseException | None) -> None:
+        """:class:`FixtureFormatError` naming the replayed event whose data the client
+        failed to read as JSON, ``error`` on its way as the stream is closed (the SDKs close
+        the response as their ``json.loads`` of an event fails): a hand edit that broke an
+        escape failed there naming no fixture. Nothing is read unless that is so."""
+        if not isinstance(error, json.JSONDecodeError) or self._replayed.at is None:
+            return
+        events = parse_events(self._replayed.body) if self._replayed.streamed else []
+        for i, event in enumerate(events):
+            if event.data == error.doc:
+                at = self._replayed.at
+                raise FixtureFormatError(
+                    str(at.file),
+                    at.line,
+                    f"its response cannot be replayed: response.events[{i}].data: not JSON "
+                    f"({syntax_error(error, line=False)}), which the client reads as JSON (an "
+                    "edit broke its escaping?)",
+                ) from None
 
     def _end_error(self) -> BaseException:
         count = self._replayed.events
