@@ -136,6 +136,9 @@ def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> 
         ("my-resource.openai.azure.com", True),
         ("generativelanguage.googleapis.com", True),
         ("us-central1-aiplatform.googleapis.com", True),
+        ("bedrock-runtime.us-east-1.amazonaws.com", True),
+        ("bedrock-runtime-fips.us-gov-west-1.amazonaws.com", True),
+        ("sts.us-east-1.amazonaws.com", False),  # credentials botocore fetches
         ("oauth2.googleapis.com", False),  # a token a framework fetches: sent as addressed
         ("storage.googleapis.com", False),
         ("example.com", False),

@@ -131,11 +131,13 @@ GEMINI_METHOD = re.compile(r"/(?:models|tunedModels)/[^/]+:[A-Za-z]+/?$")
 PROVIDER_API_HOST = re.compile(
     r"(?:^|\.)(?:api\.openai\.com|api\.anthropic\.com|openai\.azure\.com"
     r"|generativelanguage\.googleapis\.com)\.?$"
-    r"|(?:^|[.-])aiplatform\.googleapis\.com\.?$",
+    r"|(?:^|[.-])aiplatform\.googleapis\.com\.?$"
+    r"|^bedrock-runtime(?:-fips)?\.[a-z0-9-]+\.amazonaws\.com\.?$",
     re.IGNORECASE,
 )
-"""The hosts of the providers' model APIs (OpenAI, Anthropic, Azure OpenAI, Gemini and
-Vertex AI, a region's ``us-central1-aiplatform.googleapis.com`` included): every request
+"""The hosts of the providers' model APIs (OpenAI, Anthropic, Azure OpenAI, Gemini,
+Vertex AI, a region's ``us-central1-aiplatform.googleapis.com`` included, and Amazon
+Bedrock's runtime, ``bedrock-runtime.us-east-1.amazonaws.com``): every request
 to one is a call of the API (a file upload, a transcription, a batch), never a side
 request of a framework. Google's other API hosts (``oauth2.googleapis.com``, storage)
 are not: a framework fetching a token there is sent where it is addressed."""

@@ -18,7 +18,8 @@ A recorded response is a JSON object::
   ``"text"`` or ``"base64"``, replayed byte for byte;
 - ``events`` are the server-sent events in order (:meth:`SSEEvent.to_json`, ``data``
   kept as the text sent, ``[DONE]`` included; a last event the server did not end with
-  a blank line is ``unterminated``) and ``stream_end`` says how the stream
+  a blank line is ``unterminated``), or the messages of an AWS event stream
+  (:mod:`~replaygate.http.aws_events`), and ``stream_end`` says how the stream
   ended: ``complete``; ``cut`` (the connection broke mid-way, ``stream_error`` names
   the transport error the client saw, replayed as the same error after the same
   events); or ``closed`` (the client stopped reading while recording: reading beyond
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any, AnyStr, Literal, NamedTuple
 
 from replaygate import exact_json
 from replaygate.errors import WireFormatError, kind_of
+from replaygate.http.aws_events import is_aws_stream, stream_bytes
 from replaygate.http.envelope import body_field, raw_body_field, select_headers
 from replaygate.http.sse import SSEEvent, event_text
 from replaygate.jsondoc import shown, syntax_error
@@ -116,9 +118,11 @@ def encoded(headers: Iterable[tuple[AnyStr, AnyStr]]) -> bool:
 
 
 def is_event_stream(headers: Iterable[tuple[str, str]]) -> bool:
-    """Whether a response's content type is ``text/event-stream``."""
+    """Whether a response's content type is ``text/event-stream`` or an AWS event stream's
+    (:mod:`~replaygate.http.aws_events`)."""
     return any(
-        name.lower() == "content-type" and value.lower().startswith("text/event-stream")
+        name.lower() == "content-type"
+        and (value.lower().startswith("text/event-stream") or is_aws_stream(value))
         for name, value in headers
     )
 
@@ -463,7 +467,8 @@ def replayed(
             "a success stream that holds no event, from which the SDK of a model API reads "
             f"no answer ({_SENT if live else _UNREAD})",
         )
-    body = _stream_text(events).encode("utf-8")
+    aws = is_aws_stream(headers.get("content-type"))
+    body = stream_bytes(events) if aws else _stream_text(events).encode("utf-8")
     error = record.get("stream_error")
     if error is not None and not (
         _is_mapping(error) and type(error.get("type")) is str and type(error.get("message")) is str

@@ -19,6 +19,7 @@ from replaygate.errors import (
     exception_chain,
     failed_send,
 )
+from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
 from replaygate.http.envelope import is_model_api
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import (
@@ -39,7 +40,6 @@ TERMINAL_EVENTS = frozenset(
     {"message_stop", "error", "response.completed", "response.incomplete", "response.failed"}
 )
 """Event names after which nothing more is sent (with OpenAI's ``[DONE]`` data)."""
-_EVENTS_ARE_TEXT = "an event stream is UTF-8 text"
 
 
 @dataclass(eq=False)
@@ -60,11 +60,13 @@ class Recording:
     decoded: Collection[str] | None = None
     owner: object | None = None
     done: bool = field(default=False, init=False)
-    _parser: SSEParser = field(default_factory=SSEParser, init=False)
+    _parser: SSEParser | AWSEventParser = field(default_factory=SSEParser, init=False)
     _events: list[SSEEvent] = field(default_factory=list, init=False)
     _body: list[bytes] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
+        if answers_aws_stream(self.headers):
+            self._parser = AWSEventParser()
         self.exchange.opened(self)
 
     def feed(self, chunk: bytes) -> None:
@@ -73,7 +75,7 @@ class Recording:
         if self.stream:
             if not self._events:
                 self._body.append(chunk)
-            with self._refused(_EVENTS_ARE_TEXT):
+            with self._refused(self._parser.WHY):
                 self._events.extend(self._parser.feed(chunk))
             if self._events and self._body:
                 self._body.clear()
@@ -179,7 +181,7 @@ class Recording:
             _left_encoded(self.headers, self.decoded)
         self._over()
         if self.stream:
-            with self._refused(_EVENTS_ARE_TEXT):
+            with self._refused(self._parser.WHY):
                 tail = self._parser.tail() if end == "complete" else None
             if tail is not None:
                 self._events.append(tail)

@@ -72,6 +72,9 @@ class SSEParser:
     chunks included. A byte-order mark that begins the stream is ignored, split across
     chunks or not (it would hide the first field's name)."""
 
+    WHY = "an event stream is UTF-8 text"
+    """What a refusal of the stream says it must be."""
+
     def __init__(self) -> None:
         self._buffer = b""
         self._count = 0
