@@ -249,3 +249,49 @@ def test_count_tokens_is_served_recorded_and_replayed(sim: Simulator, tmp_path: 
             model="gemini-2.5-flash", contents="count these words"
         )
     assert again.total_tokens == counted.total_tokens
+
+
+def _turn(role: str, *parts: dict[str, Any]) -> dict[str, Any]:
+    return {"role": role, "parts": list(parts)}
+
+
+CALL = {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
+ANSWER = {"functionResponse": {"name": "get_weather", "response": {"output": "sunny"}}}
+ASKED = _turn("user", {"text": "Weather in Paris and Rome?"})
+
+
+@pytest.mark.parametrize(
+    ("contents", "words"),
+    [
+        ([_turn("model", CALL), _turn("user", ANSWER)], "function call turn comes immediately"),
+        ([ASKED, _turn("user", ANSWER)], "function response turn comes immediately"),
+        ([ASKED, _turn("model", {"text": "Let me see."}), _turn("user", ANSWER)], "response turn"),
+        ([ASKED, _turn("model", CALL, CALL), _turn("user", ANSWER)], "number of function response"),
+        (
+            [ASKED, _turn("model", CALL), _turn("user", ANSWER, ANSWER)],
+            "number of function response",
+        ),
+    ],
+)
+def test_the_simulator_refuses_function_turns_out_of_order_as_the_api_does(
+    contents: list[dict[str, Any]], words: str
+) -> None:
+    """An agent that lost a call turn from its history, or answered one call of two,
+    passed against the simulator and was refused by the API on its first request."""
+    problem = validate_gemini({"contents": contents, "tools": TOOLS})
+    assert problem is not None and words in problem.message
+
+
+@pytest.mark.parametrize(
+    "contents",
+    [
+        [ASKED, _turn("model", {"text": "Checking."}, CALL, CALL), _turn("user", ANSWER, ANSWER)],
+        [ASKED, _turn("model", CALL, CALL), _turn("user", ANSWER), _turn("tool", ANSWER)],
+        [ASKED, _turn("model", CALL), _turn("user", ANSWER), _turn("model", CALL)],
+        [ASKED, _turn("model", {"text": "Hm."}), _turn("model", CALL), _turn("user", ANSWER)],
+    ],
+)
+def test_the_simulator_takes_function_turns_in_the_api_s_order(
+    contents: list[dict[str, Any]],
+) -> None:
+    assert validate_gemini({"contents": contents, "tools": TOOLS}) is None

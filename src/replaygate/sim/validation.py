@@ -1058,7 +1058,46 @@ def _gemini_contents(contents: Any) -> Invalid | None:
         problem = _gemini_parts(parts, where)
         if problem is not None:
             return problem
+    return _gemini_turns(contents)
+
+
+def _gemini_turns(contents: list[Mapping[str, Any]]) -> Invalid | None:
+    """Why the API refuses the order of the function calls and answers of ``contents``: a
+    turn of calls that opens the conversation, a turn of function responses after no turn
+    of calls, or answering another number of calls than that turn made (consecutive
+    contents of one side read as one turn)."""
+    turns: list[tuple[bool, int, int]] = []  # (the model's, calls, responses)
+    for content in contents:
+        model = content.get("role") == "model"
+        calls, responses = _kinds(content, "functionCall"), _kinds(content, "functionResponse")
+        if turns and turns[-1][0] == model:
+            _, made, answered = turns.pop()
+            calls, responses = calls + made, responses + answered
+        turns.append((model, calls, responses))
+    for index, (model, calls, responses) in enumerate(turns):
+        if model and calls and index == 0:
+            return Invalid(
+                "Please ensure that function call turn comes immediately after a user turn "
+                "or after a function response turn."
+            )
+        asked = turns[index - 1][1] if index else 0
+        if not model and responses and not asked:
+            return Invalid(
+                "Please ensure that function response turn comes immediately after a "
+                "function call turn."
+            )
+        if not model and responses and responses != asked:
+            return Invalid(
+                "Please ensure that the number of function response parts is equal to the "
+                "number of function call parts of the function call turn."
+            )
     return None
+
+
+def _kinds(content: Mapping[str, Any], kind: str) -> int:
+    """How many parts of ``content`` are of ``kind`` (``functionCall``, ...)."""
+    parts: list[Any] = content.get("parts") or []
+    return len([part for part in parts if isinstance(part, Mapping) and kind in part])
 
 
 def _gemini_parts(parts: Any, where: str) -> Invalid | None:
