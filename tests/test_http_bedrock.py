@@ -22,8 +22,9 @@ import httpx2
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import WireFormatError
+from replaygate.errors import FixtureFormatError, WireFormatError
 from replaygate.http import intercept
+from replaygate.http.aws_events import AWSEventParser
 
 URL = (
     "https://bedrock-runtime.us-east-1.amazonaws.com"
@@ -159,3 +160,32 @@ def test_a_damaged_message_is_refused_naming_it_and_nothing_is_written(tmp_path:
     with pytest.raises(WireFormatError, match=r"stream event 1: the checksum of the message"):
         recorded(store, chunk(EVENTS[0]) + bytes(damaged))
     assert store.read_text() == ""
+
+
+def read_as_the_sdk(response: httpx2.Response) -> None:
+    """Read each event's data as JSON, closing the response as that fails (as the SDK)."""
+    parser, parts = AWSEventParser(), response.iter_bytes()
+    try:
+        for part in parts:
+            for event in parser.feed(part):
+                json.loads(event.data)
+    except json.JSONDecodeError:
+        response.close()
+        raise
+
+
+def test_an_event_a_hand_edit_broke_is_named_as_the_client_fails_to_read_it(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "bedrock.jsonl"
+    recorded(store, b"".join(map(chunk, EVENTS)))
+    store.write_text(store.read_text().replace('\\"text\\": \\"hi\\"', '\\"text\\": hi\\"'))
+    with (
+        intercept(store),
+        httpx2.Client() as client,
+        client.stream(
+            "POST", URL, json=ASKED, headers=signed("20261207T080000Z", "AKIA0")
+        ) as response,
+        pytest.raises(FixtureFormatError, match=r"bedrock.jsonl:1: .*events\[1\].data: not JSON"),
+    ):
+        read_as_the_sdk(response)

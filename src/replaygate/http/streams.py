@@ -19,11 +19,12 @@ from typing import Any, Protocol
 from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from replaygate.fixtures.mismatch import RECORDED_FROM_SIMULATOR
 from replaygate.fixtures.modes import RERECORD_FLAGS
+from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
 from replaygate.http.envelope import HeadersLike
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed
 from replaygate.http.recording import Recording
-from replaygate.http.sse import parse_events
+from replaygate.http.sse import SSEEvent, parse_events
 from replaygate.jsondoc import syntax_error
 
 
@@ -112,7 +113,7 @@ class ReplayByteStream:
         escape failed there naming no fixture. Nothing is read unless that is so."""
         if not isinstance(error, json.JSONDecodeError) or self._replayed.at is None:
             return
-        events = parse_events(self._replayed.body) if self._replayed.streamed else []
+        events = _events_of(self._replayed) if self._replayed.streamed else []
         for i, event in enumerate(events):
             if event.data == error.doc:
                 at = self._replayed.at
@@ -153,6 +154,14 @@ class ReplayByteStream:
             how = self._replayed.from_simulator
             told += f" {RECORDED_FROM_SIMULATOR.format(which='It', how=how)}"
         return told
+
+
+def _events_of(replayed: Replayed) -> list[SSEEvent]:
+    """The events of a replayed stream's body, read as its content type says (server-sent
+    events, or an AWS event stream's messages)."""
+    if answers_aws_stream(replayed.headers):
+        return list(AWSEventParser().feed(replayed.body))
+    return parse_events(replayed.body)
 
 
 class TeeByteStream:
