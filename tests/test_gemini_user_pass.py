@@ -295,3 +295,21 @@ def test_the_simulator_takes_function_turns_in_the_api_s_order(
     contents: list[dict[str, Any]],
 ) -> None:
     assert validate_gemini({"contents": contents, "tools": TOOLS}) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "result"),
+    [("executableCode", "codeExecutionResult"), ("executable_code", "code_execution_result")],
+)
+def test_the_simulator_takes_the_code_the_model_ran_in_a_history(code: str, result: str) -> None:
+    """A chat with the code execution tool sends back the model's ``executableCode`` and
+    ``codeExecutionResult`` parts (in either spelling), which the API takes: the simulator
+    refused them as parts holding no data."""
+    ran = _turn(
+        "model",
+        {code: {"language": "PYTHON", "code": "print(2 + 2)"}},
+        {result: {"outcome": "OUTCOME_OK", "output": "4\n"}},
+        {"text": "It is 4."},
+    )
+    body = {"contents": [ASKED, ran, _turn("user", {"text": "And 3 + 3?"})]}
+    assert validate_gemini(camel_case_request(body)) is None

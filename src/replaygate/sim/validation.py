@@ -1035,8 +1035,12 @@ _GEMINI_DATA: dict[str, tuple[str, tuple[str, ...]]] = {
     "functionResponse": ("function_response", ("name",)),
     "inlineData": ("inline_data", ("mimeType", "data")),
     "fileData": ("file_data", ("fileUri",)),
+    "executableCode": ("executable_code", ()),
+    "codeExecutionResult": ("code_execution_result", ()),
 }
-"""The data a part holds: its field, as errors name it, and the fields it requires."""
+"""The data a part holds: its field, as errors name it, and the fields it requires (the
+code the model ran with the code execution tool, and its result, are sent back in a
+conversation's history)."""
 
 
 def _gemini_contents(contents: Any) -> Invalid | None:

@@ -208,6 +208,8 @@ _CAMEL_CASE = {
     "file_data": "fileData",
     "mime_type": "mimeType",
     "file_uri": "fileUri",
+    "executable_code": "executableCode",
+    "code_execution_result": "codeExecutionResult",
     "generate_content_request": "generateContentRequest",
 }
 """Request field names in snake_case -> in camelCase: the API accepts both spellings, and
