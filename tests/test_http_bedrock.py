@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import struct
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,7 +23,7 @@ import httpx2
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import FixtureFormatError, WireFormatError
+from replaygate.errors import WireFormatError
 from replaygate.http import intercept
 from replaygate.http.aws_events import AWSEventParser
 
@@ -186,6 +187,8 @@ def test_an_event_a_hand_edit_broke_is_named_as_the_client_fails_to_read_it(
         client.stream(
             "POST", URL, json=ASKED, headers=signed("20261207T080000Z", "AKIA0")
         ) as response,
-        pytest.raises(FixtureFormatError, match=r"bedrock.jsonl:1: .*events\[1\].data: not JSON"),
+        pytest.raises(json.JSONDecodeError) as caught,
     ):
         read_as_the_sdk(response)
+    (note,) = caught.value.__notes__
+    assert re.match(r"replayed from .*bedrock.jsonl:1: response.events\[1\].data is not JSON", note)

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, shell_path, shown_file
 from replaygate.fixtures.mismatch import RECORDED_FROM_SIMULATOR
 from replaygate.fixtures.modes import RERECORD_FLAGS
 from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
@@ -107,23 +107,25 @@ class ReplayByteStream:
         self._unread(sys.exception())
 
     def _unread(self, error: BaseException | None) -> None:
-        """:class:`FixtureFormatError` naming the replayed event whose data the client
-        failed to read as JSON, ``error`` on its way as the stream is closed (the SDKs close
-        the response as their ``json.loads`` of an event fails): a hand edit that broke an
-        escape failed there naming no fixture. Nothing is read unless that is so."""
+        """Name the replayed event whose data the client failed to read as JSON, on
+        ``error``, its ``JSONDecodeError`` on its way as the stream is closed (the SDKs
+        close the response as their ``json.loads`` of an event fails): a note, so the
+        error stays the one the live API's stream gave where it was recorded so, and a
+        hand edit that broke an escape is found by its fixture's file and line. Nothing
+        is read unless that is so."""
         if not isinstance(error, json.JSONDecodeError) or self._replayed.at is None:
             return
         events = _events_of(self._replayed) if self._replayed.streamed else []
         for i, event in enumerate(events):
             if event.data == error.doc:
                 at = self._replayed.at
-                raise FixtureFormatError(
-                    str(at.file),
-                    at.line,
-                    f"its response cannot be replayed: response.events[{i}].data: not JSON "
-                    f"({syntax_error(error, line=False)}), which the client reads as JSON (an "
-                    "edit broke its escaping?)",
-                ) from None
+                verify = f"replaygate verify {shell_path(shown_file(str(at.file)))}"
+                error.add_note(
+                    f"replayed from {at}: response.events[{i}].data is not JSON "
+                    f"({syntax_error(error, line=False)}); an edit of the fixture may have "
+                    f"broken its escaping (`{verify}` checks it)"
+                )
+                return
 
     def _end_error(self) -> BaseException:
         count = self._replayed.events
