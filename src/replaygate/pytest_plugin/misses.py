@@ -67,7 +67,7 @@ class MissSummary:
         if not self.misses:
             return
         from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
-        from replaygate.pytest_plugin.recording import record_options
+        from replaygate.pytest_plugin.options import record_options
 
         count = len(self.misses)
         terminalreporter.section(f"replaygate: {count} test(s) missed their fixtures")

@@ -269,6 +269,19 @@ def stores_dir(config: pytest.Config) -> str:
     return DEFAULT_DIR if given is None else str(given)
 
 
+def record_options(config: pytest.Config, mode: str) -> str:
+    """The options of a pytest command that records in ``mode`` with this run's
+    ``--replaygate-dir`` and simulator (option, else ini)."""
+    words = [f"--replaygate-record-mode={mode} --replaygate-approve-live"]
+    folder = stores_dir(config)
+    if folder != DEFAULT_DIR:
+        words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
+    behavior = simulator_behavior(config)
+    if behavior:
+        words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
+    return " ".join(words)
+
+
 def check_fixtures_dir(config: pytest.Config) -> None:
     """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
     the rootdir itself), a relative one found only under the folder pytest runs from

@@ -89,7 +89,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -118,14 +117,13 @@ from replaygate.pytest_plugin.caught import (
 from replaygate.pytest_plugin.fixture_info import fixture_defs, scope_of
 from replaygate.pytest_plugin.options import (
     APPROVE,
-    DEFAULT_DIR,
     MODE,
     add_options,
     check_approval_given,
     check_fixtures_dir,
     check_simulator_option,
+    record_options,
     simulator_behavior,
-    stores_dir,
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.refusals import fail_refused
@@ -702,19 +700,6 @@ def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-mis
         played = SCRIPT_PLAYED.format(test=quoted)
         command += f" (run it as the script was recorded, with every test it answers: {played})"
     return command
-
-
-def record_options(config: pytest.Config, mode: str) -> str:
-    """The options of a pytest command that records in ``mode`` with this run's
-    ``--replaygate-dir`` and simulator (option, else ini)."""
-    words = [f"--replaygate-record-mode={mode} --replaygate-approve-live"]
-    folder = stores_dir(config)
-    if folder != DEFAULT_DIR:
-        words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
-    behavior = simulator_behavior(config)
-    if behavior:
-        words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
-    return " ".join(words)
 
 
 def from_simulator_hint(nodeid: str) -> str:
