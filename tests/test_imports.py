@@ -1,4 +1,5 @@
-"""The shape of the package: no import cycles, and the library never imports its example.
+"""The shape of the package: no import cycles, the library never imports its example, and
+no docstring holds what a Python the package supports cannot compile.
 
 The import graph is read from the source (every ``import`` statement, including those
 inside functions and ``TYPE_CHECKING`` blocks: a deferred import is still a
@@ -13,6 +14,7 @@ import ast
 import hashlib
 import importlib
 import inspect
+import re
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -276,6 +278,48 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(edges) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+_SURROGATE_ESCAPE = re.compile(rb"(\\+)(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])")
+"""An escape of half a surrogate pair (``\\ud800``) with the backslashes before it (an
+even number is backslashes written as escapes)."""
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def surrogate_docstrings(source: bytes) -> list[int]:
+    """The lines of the docstrings of ``source`` holding half of a surrogate pair, which
+    Python 3.13 refuses as it compiles the module ("surrogates not allowed"): it cleans a
+    docstring's indentation as UTF-8. A source with no such escape is not parsed."""
+    if not any(len(m.group(1)) % 2 for m in _SURROGATE_ESCAPE.finditer(source)):
+        return []
+    return [
+        node.body[0].lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, _DOCUMENTED)
+        and any(0xD800 <= ord(c) <= 0xDFFF for c in ast.get_docstring(node, clean=False) or "")
+    ]
+
+
+def test_no_docstring_holds_half_a_surrogate_pair() -> None:
+    # a file name's byte \udcc3 written in a docstring as an escape, not as its text: on
+    # Python 3.13 every import of replaygate failed with UnicodeEncodeError
+    sources = SRC.rglob("*.py")
+    found = [f"{p}:{line}" for p in sources for line in surrogate_docstrings(p.read_bytes())]
+    assert found == []
+
+
+def test_the_docstring_check_finds_only_an_escape_a_docstring_holds() -> None:
+    source = rb'''"""a module"""
+class C:
+    """\\ud800 is written as its text"""
+    pattern = "[\ud800-\udfff]"
+    def f():
+        """a name's byte \udcc3"""
+async def g():
+    r"""raw: \udcc3"""
+'''
+    assert surrogate_docstrings(source) == [6]
 
 
 def run_probe(statements: str, absent: tuple[str, ...], then: str = "") -> None:

@@ -42,7 +42,7 @@ def _as_utf8(found: re.Match[str]) -> str:
 
 def names_as_utf8(text: str) -> str:
     """``text`` with the bytes of a file name held as surrogates read as UTF-8 where they
-    are (``\udcc3\udcbc`` as ``ü``): a name an ASCII locale (``LC_ALL=C``) decodes byte by
+    are (``\\udcc3\\udcbc`` as ``ü``): a name an ASCII locale (``LC_ALL=C``) decodes byte by
     byte reads as a UTF-8 locale reads it; a byte that is not UTF-8 stays a surrogate."""
     return _NAME_BYTES.sub(_as_utf8, text)
 
