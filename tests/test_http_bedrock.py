@@ -192,3 +192,23 @@ def test_an_event_a_hand_edit_broke_is_named_as_the_client_fails_to_read_it(
         read_as_the_sdk(response)
     (note,) = caught.value.__notes__
     assert re.match(r"replayed from .*bedrock.jsonl:1: response.events\[1\].data is not JSON", note)
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        (frame({":message-type": "exception"}, b"{}"), "an exception whose :exception-type is ''"),
+        (
+            frame({":message-type": "exception", ":exception-type": "chunk"}, b"{}"),
+            "an exception whose :exception-type is 'chunk'",
+        ),
+        (struct.pack("!III", 5, 0, 0) + bytes(8), "a message of 5 bytes cannot hold its prelude"),
+    ],
+    ids=["exception-unnamed", "exception-named-chunk", "too-short"],
+)
+def test_a_message_no_replay_could_write_back_is_refused(message: bytes, reason: str) -> None:
+    """An exception kept under no name or as ``chunk`` would replay as another message
+    (or not at all); a length too short for a prelude is named as such."""
+    parser = AWSEventParser()
+    with pytest.raises(WireFormatError, match=f"stream event 1: {re.escape(reason)}"):
+        list(parser.feed(chunk(EVENTS[0]) + message))

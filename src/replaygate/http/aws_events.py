@@ -97,6 +97,8 @@ class AWSEventParser:
 
 def _unframed(message: bytes) -> tuple[dict[str, str], bytes]:
     """The string headers and the payload of one message, its checksums checked."""
+    if len(message) < _PRELUDE.size + _CRC.size:
+        raise WireFormatError("", f"a message of {len(message)} bytes cannot hold its prelude")
     total, length, prelude_crc = _PRELUDE.unpack_from(message)
     if total < _PRELUDE.size + length + _CRC.size:
         raise WireFormatError("", f"a message of {total} bytes cannot hold its headers")
@@ -133,7 +135,7 @@ def _as_event(headers: Mapping[str, str], payload: bytes) -> SSEEvent:
     """The event kept of a message of ``headers`` and ``payload``."""
     kind = headers.get(":message-type")
     if kind == "exception":
-        return SSEEvent(data=payload.decode("utf-8"), event=headers.get(":exception-type", ""))
+        return SSEEvent(data=payload.decode("utf-8"), event=_exception_type(headers))
     name = headers.get(":event-type")
     if kind != "event" or name != CHUNK:
         raise WireFormatError(
@@ -146,6 +148,18 @@ def _as_event(headers: Mapping[str, str], payload: bytes) -> SSEEvent:
         raise WireFormatError(
             "", "a chunk whose payload is no JSON object of base64 bytes"
         ) from None
+
+
+def _exception_type(headers: Mapping[str, str]) -> str:
+    """The ``:exception-type`` of an exception message, the name its event is kept under:
+    one missing, or ``chunk``, would be replayed as another message than was sent."""
+    name = headers.get(":exception-type", "")
+    if not name or name == CHUNK:
+        raise WireFormatError(
+            "", f"an exception whose :exception-type is {name!r}, which no replay could tell "
+            "from a chunk event or write back"
+        )
+    return name
 
 
 def stream_bytes(events: list[Any]) -> bytes:
