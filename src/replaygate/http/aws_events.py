@@ -156,8 +156,9 @@ def _exception_type(headers: Mapping[str, str]) -> str:
     name = headers.get(":exception-type", "")
     if not name or name == CHUNK:
         raise WireFormatError(
-            "", f"an exception whose :exception-type is {name!r}, which no replay could tell "
-            "from a chunk event or write back"
+            "",
+            f"an exception whose :exception-type is {name!r}, which no replay could tell "
+            "from a chunk event or write back",
         )
     return name
 
