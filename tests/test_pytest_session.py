@@ -363,6 +363,15 @@ def test_the_misses_of_a_run_are_listed_at_its_end_with_one_command_for_all(
 ) -> None:
     options = ("--replaygate-simulator=echo",)
     pytester.makepyfile(test_miss=SIM_TESTS)
+    first = pytester.runpytest(*options)  # never recorded: nothing to revert
+    first.assert_outcomes(failed=2)
+    first.stdout.fnmatch_lines(
+        [
+            "test_miss.py::test_anthropic: not recorded yet (no store, or an empty one)",
+            "Record them all in one run: `pytest --lf --replaygate-record-mode=record-missing*",
+        ]
+    )
+    assert "Otherwise revert the change" not in first.stdout.str()
     pytester.runpytest(*options, *RECORD).assert_outcomes(passed=2)
     changed = SIM_TESTS.replace('"hi") ==', '"hey") ==').replace('"yo"}]', '"yo"}], n=1')
     pytester.makepyfile(test_miss=changed.replace('== "echo: hi"', '== "echo: hey"'))

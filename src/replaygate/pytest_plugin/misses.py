@@ -21,6 +21,8 @@ PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
 """The ``user_properties`` name of a report's miss: (fields that differ, record mode,
 whether the nearest fixture came from the simulator)."""
+NOT_RECORDED = "not recorded yet (no store, or an empty one)"
+"""What a test missed whose store holds nothing: there is no change to revert."""
 
 
 def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] | None:
@@ -30,11 +32,13 @@ def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] |
     if not isinstance(error, FixtureMismatchError):
         return None
     from replaygate.fixtures.fixture import InterfaceVersionError
-    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR, RECORD_FIRST
 
     fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
+    if not fields:
+        fields = NOT_RECORDED if RECORD_FIRST in str(error) else "no nearest request"
     mode = "rerecord" if isinstance(error, InterfaceVersionError) else "record-missing"
-    return fields or "no nearest request", mode, PYTEST_SIMULATOR in str(error)
+    return fields, mode, PYTEST_SIMULATOR in str(error)
 
 
 class MissSummary:
@@ -75,11 +79,14 @@ class MissSummary:
             terminalreporter.line(f"{nodeid}: {fields}")
         modes = {mode for _, mode, _ in self.misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
-        terminalreporter.line(
-            "If the change was meant (an SDK upgrade that sends a new field), record them "
-            f"all in one run: {_rerun(config, record_options(config, mode))}. Otherwise "
-            "revert the change."
-        )
+        command = _rerun(config, record_options(config, mode))
+        if all(fields == NOT_RECORDED for fields, _, _ in self.misses.values()):
+            terminalreporter.line(f"Record them all in one run: {command}.")
+        else:
+            terminalreporter.line(
+                "If the change was meant (an SDK upgrade that sends a new field), record "
+                f"them all in one run: {command}. Otherwise revert the change."
+            )
         if any(sim for _, _, sim in self.misses.values()):
             terminalreporter.line(
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
