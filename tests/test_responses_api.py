@@ -495,6 +495,20 @@ def test_a_response_states_the_settings_its_request_left_out_as_the_api_does(
     assert (streamed.reasoning.effort, streamed.reasoning.summary) == ("medium", "auto")
 
 
+def test_a_setting_object_given_in_part_is_stated_whole(sim: Simulator) -> None:
+    """``text: {"verbosity": "low"}`` was stated back as given, its ``format`` missing
+    (``response.text.format`` None), and a structured output's ``text`` had no
+    ``verbosity``, where the API states the defaults of the rest."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    low = c.responses.create(model=MODEL, input=QUESTION, text={"verbosity": "low"})
+    assert low.text is not None and low.text.format is not None
+    assert (low.text.format.type, low.text.verbosity) == ("text", "low")
+    schema = {"type": "json_schema", "name": "w", "schema": {"type": "object"}}
+    shaped = c.responses.create(model=MODEL, input=QUESTION, text={"format": schema})
+    assert shaped.text is not None and shaped.text.format is not None
+    assert (shaped.text.format.type, shaped.text.verbosity) == ("json_schema", "medium")
+
+
 def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulator) -> None:
     """``responses.stream(response_id=..., starting_after=N)`` got the stored response as
     JSON, of which the SDK read no event: the resumed stream was empty, and so recorded."""

@@ -556,7 +556,8 @@ _UNSET_AS: dict[str, Any] = {
 """The request settings a Responses API response states, each with what it says of one
 the request left out (or sent as ``null``): the API's default. A request that sets one
 gets its value back (``text`` holds the structured output format, which a client
-streaming structured output reads back from the response); a reasoning model's effort
+streaming structured output reads back from the response), an object of settings given
+in part completed with the defaults of the rest; a reasoning model's effort
 left out is ``medium``, and ``service_tier: auto`` is answered with the tier that served
 it, ``default``."""
 
@@ -733,18 +734,23 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
 def _settings(body: Mapping[str, Any], model: str) -> dict[str, Any]:
     """The settings a Responses API response to ``body`` for ``model`` states
     (:data:`_UNSET_AS`)."""
-    settings = {
-        name: body[name] if body.get(name) is not None else copy.deepcopy(default)
-        for name, default in _UNSET_AS.items()
-    }
+    settings = {name: _stated(body.get(name), default) for name, default in _UNSET_AS.items()}
     if settings["service_tier"] == "auto":
         settings["service_tier"] = "default"
-    reasoning = body.get("reasoning")
-    if isinstance(reasoning, Mapping):
-        settings["reasoning"] = {**_UNSET_AS["reasoning"], **reasoning}
     if settings["reasoning"].get("effort") is None and reasoning_model(model):
         settings["reasoning"]["effort"] = "medium"
     return settings
+
+
+def _stated(given: Any, default: Any) -> Any:
+    """A setting as a response states it: ``given``, else ``default``; an object of
+    settings (``text``, ``reasoning``) given in part is completed with the defaults of
+    the rest (``text: {"verbosity": "low"}`` states its format, ``text``)."""
+    if given is None:
+        return copy.deepcopy(default)
+    if isinstance(default, dict) and isinstance(given, Mapping):
+        return {**copy.deepcopy(default), **given}
+    return given
 
 
 def _reasoned(wire: dict[str, Any], body: Mapping[str, Any], thought: str) -> None:
