@@ -561,6 +561,20 @@ def test_the_interfaces_table_names_every_interface() -> None:
     assert [row[0].strip("`") for row in rows] == list(INTERFACES)
 
 
+def test_the_interfaces_table_names_the_version_the_anthropic_sdk_sends() -> None:
+    """A fixture recorded through the installed SDK holds its version: the page names it.
+    Read from the SDK's source, not imported (thousands of model classes)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("anthropic")
+    assert spec is not None and spec.origin is not None
+    constants = (Path(spec.origin).parent / "_constants.py").read_text(encoding="utf-8")
+    sent = re.search(r'^ANTHROPIC_API_VERSION = "([^"]+)"', constants, re.M)
+    assert sent is not None
+    rows = _table("providers.md", "| interface | version | path |")
+    assert f"`{sent.group(1)}`" in rows[0][1]
+
+
 @pytest.mark.slow  # two pytest sessions of their own
 def test_the_pytest_examples_of_http_md_record_and_replay(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
