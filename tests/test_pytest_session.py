@@ -394,6 +394,20 @@ def test_the_misses_of_a_run_are_listed_at_its_end_with_one_command_for_all(
     assert "missed their fixtures" not in passed.stdout.str()
 
 
+def test_without_pytest_s_cache_the_command_for_all_misses_names_them(
+    pytester: pytest.Pytester,
+) -> None:
+    """A run under ``-p no:cacheprovider`` keeps no list of its failures: its ``--lf``
+    reran every test (or those of an older run), so a ``rerecord`` recorded them all."""
+    options = ("-p", "no:cacheprovider", "--replaygate-simulator=echo")
+    pytester.makepyfile(test_miss=SIM_TESTS + "\n\ndef test_plain():\n    pass\n")
+    missed = pytester.runpytest(*options)
+    missed.assert_outcomes(failed=2, passed=1)
+    whole = re.search(r"all in one run: `(pytest [^`]+)`", missed.stdout.str())
+    assert whole is not None and "--lf" not in whole.group(1)
+    pytester.runpytest(*shlex.split(whole.group(1))[1:]).assert_outcomes(passed=2)
+
+
 def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.replaygate]\nmax_cost = "lots"\n')
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")

@@ -10,7 +10,7 @@ the field paths that differ, and the command that records them all in one run
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 
 import pytest
 
@@ -79,7 +79,7 @@ class MissSummary:
             terminalreporter.line(f"{nodeid}: {fields}")
         modes = {mode for _, mode, _ in self.misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
-        command = _rerun(config, record_options(config, mode))
+        command = _rerun(config, record_options(config, mode), self.misses)
         if all(fields == NOT_RECORDED for fields, _, _ in self.misses.values()):
             terminalreporter.line(f"Record them all in one run: {command}.")
         else:
@@ -94,13 +94,19 @@ class MissSummary:
             )
 
 
-def _rerun(config: pytest.Config, options: str) -> str:
+def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str]) -> str:
     """The command that records the tests that failed: ``--lf``, except from a simulator
-    script, whose lines answer the run's requests in order, so every test it answers runs."""
-    from replaygate.pytest_plugin.options import simulator_behavior
+    script, whose lines answer the run's requests in order, so every test it answers runs,
+    and in a run without pytest's cache (``-p no:cacheprovider``), which kept no list of
+    them for ``--lf`` (it would rerun every test, or those of an older run): there the
+    tests ``nodeids`` are named."""
+    from replaygate.pytest_plugin.options import nodeid_here, simulator_behavior
 
     if (simulator_behavior(config) or "").startswith("script:"):
         return f"`pytest {options}` (every test, as the script was recorded)"
+    if config.pluginmanager.get_plugin("cacheprovider") is None:
+        named = " ".join(nodeid_here(config, nodeid) for nodeid in nodeids)
+        return f"`pytest {named} {options}`"
     return (
         f"`pytest --lf {options}` (--lf reruns the tests that failed; it needs pytest's "
         "cache, so not with -p no:cacheprovider)"

@@ -282,6 +282,20 @@ def record_options(config: pytest.Config, mode: str) -> str:
     return " ".join(words)
 
 
+def quoted_nodeid(nodeid: str) -> str:
+    """``nodeid`` quoted for a POSIX shell, always (a node id holds ``::``, ``[``)."""
+    return "'" + nodeid.replace("'", "'\\''") + "'"
+
+
+def nodeid_here(config: pytest.Config, nodeid: str) -> str:
+    """Test ``nodeid`` (its file relative to the rootdir) as a command run from the folder
+    this run was takes it (``cd tests; pytest test_x.py::test_y``), quoted for a shell."""
+    path, sep, rest = nodeid.partition("::")
+    root, here = Path(config.rootpath), Path(config.invocation_params.dir)
+    named = nodeid if here == root else os.path.relpath(root / path, here) + sep + rest
+    return quoted_nodeid(named)
+
+
 def check_fixtures_dir(config: pytest.Config) -> None:
     """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
     the rootdir itself), a relative one found only under the folder pytest runs from

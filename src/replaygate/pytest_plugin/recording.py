@@ -122,6 +122,8 @@ from replaygate.pytest_plugin.options import (
     check_approval_given,
     check_fixtures_dir,
     check_simulator_option,
+    nodeid_here,
+    quoted_nodeid,
     record_options,
     simulator_behavior,
 )
@@ -671,19 +673,6 @@ SCRIPT_PLAYED = (
 """Why a test recorded from a simulator script is re-recorded with the others it answers."""
 
 
-def _quoted(nodeid: str) -> str:
-    """``nodeid`` quoted for a POSIX shell, always (a node id holds ``::``, ``[``)."""
-    return "'" + nodeid.replace("'", "'\\''") + "'"
-
-
-def _from_here(config: pytest.Config, nodeid: str) -> str:
-    """``nodeid`` (its file relative to the rootdir) as pytest takes it from the folder
-    it was run from (``cd tests; pytest test_x.py::test_y``)."""
-    path, sep, rest = nodeid.partition("::")
-    root, here = Path(config.rootpath), Path(config.invocation_params.dir)
-    return nodeid if here == root else os.path.relpath(root / path, here) + sep + rest
-
-
 def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-missing") -> str:
     """The pytest command, run from the folder this run was, that records what test
     ``nodeid`` misses (``mode`` ``rerecord``: records it all anew), with this run's
@@ -691,10 +680,10 @@ def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-mis
     With a simulator script it names no test, and says why: the script answers the
     session's requests in order, so it re-records the tests it was recorded for
     together, in one run."""
-    quoted = _quoted(nodeid)
+    quoted = quoted_nodeid(nodeid)
     behavior = simulator_behavior(config)
     script = behavior is not None and behavior.startswith("script:")
-    chosen = "" if script else f" {_quoted(_from_here(config, nodeid))}"
+    chosen = "" if script else f" {nodeid_here(config, nodeid)}"
     command = f"`pytest{chosen} {record_options(config, mode)}`"
     if script:
         played = SCRIPT_PLAYED.format(test=quoted)
@@ -708,7 +697,7 @@ def from_simulator_hint(nodeid: str) -> str:
     the tests it answers together, not for this one alone."""
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
 
-    played = SCRIPT_PLAYED.format(test=_quoted(nodeid))
+    played = SCRIPT_PLAYED.format(test=quoted_nodeid(nodeid))
     return f"{PYTEST_SIMULATOR_OPTION} (with script:FILE, run every test it answers: {played})"
 
 
