@@ -18,10 +18,11 @@ from replaygate import Message
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import block_network, httpx2_client
+from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
 from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
-from replaygate.sim import Simulator
+from replaygate.sim import FaultPlan, Simulator
 from replaygate.sim.validation import validate_gemini
 from run_cli import replaygate
 from sdks import genai
@@ -313,3 +314,22 @@ def test_the_simulator_takes_the_code_the_model_ran_in_a_history(code: str, resu
     )
     body = {"contents": [ASKED, ran, _turn("user", {"text": "And 3 + 3?"})]}
     assert validate_gemini(camel_case_request(body)) is None
+
+
+def test_a_scripted_status_error_of_the_sdk_reaches_it_as_the_api_answers_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """google-genai's errors carry their status as ``code``: a scripted ``ClientError(429)``
+    reached the client as a 500 'simulator behaviour failed', its traceback logged."""
+    exhausted = genai.errors.ClientError(429, {"error": {"code": 429, "status": "X"}})
+    busy = genai.errors.ServerError(503, {"error": {"code": 503, "status": "Y"}})
+    fake = ScriptedModel([exhausted, busy])
+    with Simulator(behavior=fake, faults=FaultPlan(retry_after=0.01)) as server:
+        once = genai.types.HttpRetryOptions(attempts=1)
+        options = genai.types.HttpOptions(base_url=server.url, retry_options=once)
+        client = genai.Client(api_key=KEY, http_options=options)
+        for code, name in ((429, "RESOURCE_EXHAUSTED"), (503, "UNAVAILABLE")):
+            with pytest.raises(genai.errors.APIError) as caught:
+                client.models.generate_content(model="gemini-2.5-flash", contents="hi")
+            assert (caught.value.code, caught.value.status) == (code, name)
+    assert not caplog.records

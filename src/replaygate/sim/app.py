@@ -40,6 +40,7 @@ from replaygate.sim.faults import (
     FaultPlan,
     StatusFault,
     status_fault,
+    status_of,
 )
 from replaygate.sim.replies import (
     Provider,
@@ -310,8 +311,8 @@ class SimApp:
         if fault is not None:
             return self._status_reply(provider, fault, request_id)
         message = f"simulator behaviour failed: {err}"
-        status = getattr(err, "status_code", None)
-        if isinstance(status, int):  # a scripted error: the message says all it knows
+        status = status_of(err)
+        if status is not None:  # a scripted error: the message says all it knows
             message += (
                 f" (an error of status {status}, which the simulator does not play: it "
                 f"answers a raised status error of {STATUS_FAULT_CODES} with that status)"

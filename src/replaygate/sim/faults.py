@@ -37,12 +37,21 @@ STATUS_FAULT_CODES = ", ".join(str(status) for status in _STATUS_FAULTS)
 """The statuses a behaviour's status error is answered with, as text for a message."""
 
 
+def status_of(err: BaseException) -> int | None:
+    """The HTTP status an SDK's status error carries: ``status_code`` (anthropic's,
+    openai's), else ``code`` (google-genai's ``APIError``); None for another error."""
+    status = getattr(err, "status_code", None)
+    if status is None:
+        status = getattr(err, "code", None)
+    return status if isinstance(status, int) and not isinstance(status, bool) else None
+
+
 def status_fault(err: BaseException) -> StatusFault | None:
     """The fault an SDK's status error raised by a behaviour stands for (a scripted
-    ``anthropic.RateLimitError(...)`` is a 429; OpenAI's 503 is Anthropic's 529), or
-    None: another error, or a status no fault plays."""
-    status = getattr(err, "status_code", None)
-    return _STATUS_FAULTS.get(status) if isinstance(status, int) else None
+    ``anthropic.RateLimitError(...)`` or google-genai ``ClientError(429, ...)`` is a 429;
+    OpenAI's 503 is Anthropic's 529), or None: another error, or a status no fault plays."""
+    status = status_of(err)
+    return None if status is None else _STATUS_FAULTS.get(status)
 
 
 def _kind(name: str) -> FaultKind:
