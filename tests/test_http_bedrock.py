@@ -194,6 +194,12 @@ def test_an_event_a_hand_edit_broke_is_named_as_the_client_fails_to_read_it(
     assert re.match(r"replayed from .*bedrock.jsonl:1: response.events\[1\].data is not JSON", note)
 
 
+def prelude(total: int) -> bytes:
+    """A prelude of a message of ``total`` bytes and no headers, its checksum right."""
+    lengths = struct.pack("!II", total, 0)
+    return lengths + struct.pack("!I", binascii.crc32(lengths))
+
+
 @pytest.mark.parametrize(
     ("message", "reason"),
     [
@@ -202,13 +208,16 @@ def test_an_event_a_hand_edit_broke_is_named_as_the_client_fails_to_read_it(
             frame({":message-type": "exception", ":exception-type": "chunk"}, b"{}"),
             "an exception whose :exception-type is 'chunk'",
         ),
-        (struct.pack("!III", 5, 0, 0) + bytes(8), "a message of 5 bytes cannot hold its prelude"),
+        (prelude(5) + bytes(8), "a message of 5 bytes cannot hold its prelude"),
+        (b"<html><body>Service Unavailable</body></html>", "the checksum of its prelude"),
     ],
-    ids=["exception-unnamed", "exception-named-chunk", "too-short"],
+    ids=["exception-unnamed", "exception-named-chunk", "too-short", "no-message-at-all"],
 )
 def test_a_message_no_replay_could_write_back_is_refused(message: bytes, reason: str) -> None:
     """An exception kept under no name or as ``chunk`` would replay as another message
-    (or not at all); a length too short for a prelude is named as such."""
+    (or not at all); a length too short for a prelude is named as such, and bytes that
+    are no message (a proxy's page) are refused as they come, not awaited as the rest of
+    a message of the length their first bytes would say."""
     parser = AWSEventParser()
     with pytest.raises(WireFormatError, match=f"stream event 1: {re.escape(reason)}"):
         list(parser.feed(chunk(EVENTS[0]) + message))

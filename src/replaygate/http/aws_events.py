@@ -65,7 +65,10 @@ class AWSEventParser:
         raises a :class:`~replaygate.errors.WireFormatError` naming it."""
         self._buffer += chunk
         while len(self._buffer) >= _PRELUDE.size:
-            total = _PRELUDE.unpack_from(self._buffer)[0]
+            total, _, prelude_crc = _PRELUDE.unpack_from(self._buffer)
+            if binascii.crc32(self._buffer[:8]) != prelude_crc:  # its length is no length
+                where = f"stream event {self._count}"
+                raise WireFormatError(where, "the checksum of its prelude does not match")
             if len(self._buffer) < total:
                 return
             message, self._buffer = self._buffer[:total], self._buffer[total:]
@@ -99,11 +102,9 @@ def _unframed(message: bytes) -> tuple[dict[str, str], bytes]:
     """The string headers and the payload of one message, its checksums checked."""
     if len(message) < _PRELUDE.size + _CRC.size:
         raise WireFormatError("", f"a message of {len(message)} bytes cannot hold its prelude")
-    total, length, prelude_crc = _PRELUDE.unpack_from(message)
+    total, length, _ = _PRELUDE.unpack_from(message)  # the prelude's checksum checked
     if total < _PRELUDE.size + length + _CRC.size:
         raise WireFormatError("", f"a message of {total} bytes cannot hold its headers")
-    if binascii.crc32(message[:8]) != prelude_crc:
-        raise WireFormatError("", "the checksum of its prelude does not match")
     if binascii.crc32(message[:-4]) != _CRC.unpack_from(message, total - 4)[0]:
         raise WireFormatError("", "the checksum of the message does not match")
     start = _PRELUDE.size
