@@ -162,3 +162,19 @@ def test_a_refusal_in_words_reaches_an_openai_client_as_the_api_s_refusal(sim: S
     for response in (answered, final):
         part = response.output[0].content[0]
         assert (response.status, part.type, part.refusal) == ("completed", "refusal", REFUSED)
+
+
+class Sky(BaseModel):
+    """A structured output the refusal below is asked for."""
+
+    city: str
+
+
+def test_a_refusal_asked_for_structured_output_keeps_its_words(sim: Simulator) -> None:
+    client = openai.OpenAI(base_url=sim.openai_base_url, api_key="test", max_retries=0)
+    chat = client.chat.completions.parse(model="gpt-4o", messages=ASK_REFUSAL, response_format=Sky)
+    message = chat.choices[0].message
+    assert (message.refusal, message.parsed) == (REFUSED, None)  # was '{"city": "I can't ..."}'
+    answered = client.responses.parse(model="gpt-4o", input=ASK_REFUSAL, text_format=Sky)
+    part = answered.output[0].content[0]
+    assert (part.type, part.refusal, answered.output_parsed) == ("refusal", REFUSED, None)

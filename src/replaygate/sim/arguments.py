@@ -568,9 +568,10 @@ def forced_tool(tools: Sequence[ToolSpec], messages: Sequence[Message]) -> ToolS
 
 def in_json(response: ModelResponse, schema: Mapping[str, Any]) -> ModelResponse:
     """``response`` as a request asking for JSON of ``schema`` gets it: unchanged when it
-    calls a tool or its text is JSON already, else JSON made from the schema (its strings
-    the text the behaviour answered)."""
-    if response.tool_calls:
+    calls a tool, refuses (the API's refusal is words, no JSON) or its text is JSON
+    already, else JSON made from the schema (its strings the text the behaviour
+    answered)."""
+    if response.tool_calls or response.stop_reason == "refusal":
         return response
     try:
         json.loads(response.text)
