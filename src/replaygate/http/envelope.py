@@ -340,11 +340,12 @@ def envelope(
             "stored request could not say which, so this request can be neither recorded "
             "nor matched: send the key once",
         ) from None
-    except RecursionError:  # read again for a key named twice, past Python's depth
+    except RecursionError:  # nested deeper than orjson writes
         raise WireFormatError(
             "request.body",
-            "nested too deeply to be read (about a thousand levels of objects and lists), "
-            "so this request can be neither recorded nor matched",
+            f"nested more than {exact_json.WRITABLE_DEPTH} levels of objects and lists, deeper "
+            "than a fixture store line holds, so this request can be neither recorded nor "
+            "matched",
         ) from None
     env: dict[str, Any] = {
         "method": method.upper(),
