@@ -437,6 +437,54 @@ def test_recording_live_without_a_key_says_so_once(
     assert "Traceback" not in result.stdout.str() and "LiveAPIError" not in result.stdout.str()
 
 
+OWN_CLIENTS_WITHOUT_KEY = """
+import anthropic
+import openai
+import pytest
+
+ASK = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "q"}]}
+
+
+@pytest.mark.replaygate
+def test_anthropic():
+    anthropic.Anthropic().messages.create(**ASK)
+
+
+@pytest.mark.replaygate
+def test_openai():
+    openai.OpenAI().chat.completions.create(**ASK)
+"""
+
+
+def test_a_client_of_the_test_s_own_without_a_key_is_told_which_key_to_set(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the SDK's error, raised before any request reaches replaygate, said nothing of replay
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_own=OWN_CLIENTS_WITHOUT_KEY)
+    pytester.makeconftest(NO_CAP)
+    replayed = pytester.runpytest("-p", "no:cacheprovider")
+    replayed.assert_outcomes(failed=2)
+    replayed.stdout.fnmatch_lines_random(
+        [
+            f"*replaygate: the SDK found no API key. In this run a replay, which sends "
+            f"nothing, takes any key, and keys are neither stored nor matched: set {name}=test "
+            f'in the environment (or pass api_key="test" to the client)'
+            for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+        ]
+    )
+    recorded = pytester.runpytest(
+        "-p", "no:cacheprovider", "--replaygate-record-mode=record-missing",
+        "--replaygate-approve-live", "-k", "anthropic",
+    )  # fmt: skip
+    recorded.assert_outcomes(failed=1)
+    needs = (
+        "*replaygate: recording sends live requests, so it needs the real key in ANTHROPIC_API_KEY*"
+    )
+    recorded.stdout.fnmatch_lines([needs])
+
+
 def test_a_malformed_base_url_fails_the_test_naming_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

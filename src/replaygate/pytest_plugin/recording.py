@@ -187,7 +187,11 @@ def pytest_configure(config: pytest.Config) -> None:
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
+    from replaygate.pytest_plugin import key_note
     from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
+
+    sends = "replay" if mode == "replay" else "simulator" if simulator_behavior(config) else "live"
+    config.pluginmanager.register(key_note.KeyNote(sends), key_note.PLUGIN)
 
     if mode == "replay":
         from replaygate.pytest_plugin.misses import PLUGIN, MissSummary

@@ -1,0 +1,75 @@
+"""A note on a test that failed because its SDK found no API key.
+
+A test whose own code builds ``anthropic.Anthropic()`` (the marker alone, no client
+fixture of the plugin's) fails in a run with no key in the environment with the SDK's
+error, raised before any request reaches replaygate, which says nothing of replay. The
+error gets a note saying which variable to set, and that a replay takes any key (keys are
+neither stored nor matched), while a live recording needs the real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+PLUGIN = "replaygate-key-note"
+
+NO_KEY: tuple[tuple[str, str], ...] = (
+    ("Could not resolve authentication method", "ANTHROPIC_API_KEY"),
+    ("Missing credentials. Please pass an `api_key`", "OPENAI_API_KEY"),
+    ("The api_key client option must be set", "OPENAI_API_KEY"),
+    ("Missing key inputs argument!", "GEMINI_API_KEY"),
+)
+"""The start of each SDK's error for a client with no key (anthropic; openai 3.x and
+older; google-genai), and the variable it reads."""
+
+
+def missing_key(error: BaseException) -> str | None:
+    """The environment variable ``error`` says its SDK found no key in, or None."""
+    said = str(error).lstrip('"')  # anthropic's message is quoted
+    return next((variable for start, variable in NO_KEY if said.startswith(start)), None)
+
+
+def uses_replaygate(item: pytest.Item) -> bool:
+    """Whether test ``item`` replays or records: the marker, or a fixture of the plugin."""
+    names = getattr(item, "fixturenames", ())
+    return item.get_closest_marker("replaygate") is not None or any(
+        name.startswith("replaygate_") for name in names
+    )
+
+
+class KeyNote:
+    """Adds the note to a replaygate test's error of a missing key; ``how`` says how this
+    run sends: ``replay``, ``simulator`` (recording from it) or ``live``."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def note(self, variable: str) -> str:
+        """What to do, in this run, about a missing ``variable``."""
+        if self.how == "live":
+            return (
+                f"replaygate: recording sends live requests, so it needs the real key in "
+                f"{variable} (or record from the loopback simulator, which takes any key: "
+                "--replaygate-simulator)"
+            )
+        taker = "a replay, which sends nothing," if self.how == "replay" else "the simulator"
+        return (
+            f"replaygate: the SDK found no API key. In this run {taker} takes any key, and "
+            f"keys are neither stored nor matched: set {variable}=test in the environment "
+            '(or pass api_key="test" to the client)'
+        )
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Note what to do on the error before its report is made."""
+        error = None if call.excinfo is None else call.excinfo.value
+        variable = None if error is None else missing_key(error)
+        if error is not None and variable is not None and uses_replaygate(item):
+            note = self.note(variable)
+            if note not in getattr(error, "__notes__", ()):  # a fixture's error, raised again
+                error.add_note(note)
+        return (yield)
