@@ -27,7 +27,7 @@ import requests
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.hygiene.verify import verify_store
-from replaygate.sim import Simulator
+from replaygate.sim import FaultPlan, Simulator
 from sdks import aiohttp
 
 OFFLINE = "https://api.anthropic.com"
@@ -79,6 +79,28 @@ def test_requests_reads_a_stream_the_ways_its_raw_response_allows(
     live, recorded, replayed = live_recorded_replayed(tmp_path / "s.jsonl", sim, read)
     assert b"message_stop" in repr(live).encode() or reader == "raw.status"
     assert without_ids(recorded) == without_ids(replayed) == without_ids(live)
+
+
+@pytest.mark.parametrize("size", [None, 64])
+def test_requests_hands_over_a_cut_stream_chunk_by_chunk_up_to_its_cut(
+    tmp_path: Path, size: int | None
+) -> None:
+    """``iter_content`` hands over each HTTP chunk as it comes, never waiting to fill a
+    read past it: the events before a cut reach the caller before its error, as live."""
+
+    def read(base: str) -> tuple[list[str], str]:
+        got: list[str] = []
+        with requests.post(f"{base}/v1/messages", json=QUESTION, headers=HEADERS, stream=True) as r:
+            try:
+                got.extend(without_ids(chunk) for chunk in r.iter_content(chunk_size=size))
+            except requests.exceptions.ChunkedEncodingError as err:
+                return got, type(err).__name__
+        return got, "complete"
+
+    with Simulator(behavior="echo", faults=FaultPlan.sequence(["cut-stream"] * 2)) as cut:
+        live, recorded, replayed = live_recorded_replayed(tmp_path / "s.jsonl", cut, read)
+    assert live[1] == "ChunkedEncodingError" and "message_start" in live[0][0]
+    assert recorded == replayed == live
 
 
 def without_ids(read: Any) -> str:

@@ -205,6 +205,20 @@ class Replayed(NamedTuple):
         """The whole body."""
         return b"".join(self.chunks)
 
+    def by_event(self) -> Replayed:
+        """This answer with a stream's events one chunk each, as a server sends them (for
+        a reader that sees the chunks: aiohttp's ``iter_chunks``, requests' ``raw``)."""
+        if not self.streamed:
+            return self
+        return self._replace(chunks=_one_per_event(self.body))
+
+
+def _one_per_event(text: bytes) -> tuple[bytes, ...]:
+    """An event stream's text cut after each event's blank line."""
+    events = text.split(b"\n\n")
+    chunks = [event + b"\n\n" for event in events[:-1]]
+    return (*chunks, events[-1]) if events[-1] else tuple(chunks)
+
 
 def _body_bytes(record: Mapping[str, Any]) -> bytes:
     for field in ("text", "base64"):

@@ -216,8 +216,7 @@ def _replayed(
         CIMultiDict((_parsed_name(k), v) for k, v in answer.headers)
     )
     response._raw_headers = tuple((k.encode(), v.encode()) for k, v in answer.headers)
-    if answer.streamed:  # one event per HTTP chunk, as a server sends them
-        answer = answer._replace(chunks=_one_per_event(answer.body))
+    answer = answer.by_event()
     stream = _Replay(answer)
     response.content = _Content(aiter(stream), stream.close, answer.streamed)
     return response
@@ -234,13 +233,6 @@ def _parsed_name(name: str) -> str:
     """``name`` as aiohttp's parser names a received header: a known one in aiohttp's
     spelling, any other as it came (a replayed one lower-case, as recorded)."""
     return _KNOWN_NAMES.get(name, name)
-
-
-def _one_per_event(text: bytes) -> tuple[bytes, ...]:
-    """An event stream's text cut after each event's blank line."""
-    events = text.split(b"\n\n")
-    chunks = [event + b"\n\n" for event in events[:-1]]
-    return (*chunks, events[-1]) if events[-1] else tuple(chunks)
 
 
 _DECOMPRESSED = frozenset({"gzip", "deflate", "br", "zstd"})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import io
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, cast
 
 import requests
@@ -83,6 +83,40 @@ class _BodyFile(io.RawIOBase):
             self._on_close()
         super().close()
 
+    def chunks(self) -> Iterator[bytes]:
+        """The chunks not read yet, each as it comes (what a read left of one first)."""
+        if self._left:
+            left, self._left = self._left, b""
+            yield left
+        while (chunk := next(self._chunks, None)) is not None:
+            yield chunk
+        self.close()
+
+
+def _pieces(chunk: bytes, size: int | None) -> Iterator[bytes]:
+    """A chunk in pieces of ``size`` bytes at most (whole if none)."""
+    step = size if size and size > 0 else max(len(chunk), 1)
+    for at in range(0, len(chunk), step):
+        yield chunk[at : at + step]
+
+
+class _ChunkedResponse(HTTPResponse):
+    """urllib3's response over a body stream, read as a chunked live body is read:
+    ``stream()`` (requests' ``iter_content``, ``iter_lines``) hands over each chunk as it
+    comes, a piece of one at most ``amt`` long, never waiting for the next chunk to fill a
+    read, so what came before a cut reaches the caller before the cut's error."""
+
+    def supports_chunked_reads(self) -> bool:
+        return True
+
+    def read_chunked(
+        self, amt: int | None = None, decode_content: bool | None = None
+    ) -> Generator[bytes]:
+        body = cast(_BodyFile, self._fp)
+        with self._error_catcher():  # an error of the body as urllib3 raises it live
+            for chunk in body.chunks():
+                yield from _pieces(chunk, amt)
+
 
 def _raw(
     request: requests.PreparedRequest,
@@ -92,7 +126,7 @@ def _raw(
 ) -> HTTPResponse:
     """A response's ``raw``: urllib3's response over the body stream, as requests' adapter
     gives (``read``, ``stream``, ``decode_content``, ``status``, ``headers``)."""
-    return HTTPResponse(
+    raw = _ChunkedResponse(
         body=_BodyFile(iter(stream), stream.close),
         headers=HTTPHeaderDict(headers),
         status=status,
@@ -102,6 +136,8 @@ def _raw(
         request_method=request.method,
         request_url=request.url,
     )
+    raw.chunked = True
+    return raw
 
 
 class _LiveBody:
@@ -159,7 +195,8 @@ def _request_of(request: requests.PreparedRequest) -> WireRequest:
 def _replayed(
     answer: Replayed, request: requests.PreparedRequest, start: float
 ) -> requests.Response:
-    response = _response(request, answer.status, list(answer.headers), _Replay(answer))
+    stream = _Replay(answer.by_event())  # an event per chunk, as a server sends them
+    response = _response(request, answer.status, list(answer.headers), stream)
     response.elapsed = datetime.timedelta(seconds=time.perf_counter() - start)
     return response
 
