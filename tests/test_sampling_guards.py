@@ -8,6 +8,7 @@ interrupted before its results were complete.
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from replaygate.sampling import (
     write_results,
 )
 from replaygate.sampling.index_use import ignores_index
+from replaygate.sampling.results import KEPT_DEPTH, jsonable
 
 SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 QUESTION = [Message.user("What is RAG?")]
@@ -231,6 +233,25 @@ def test_an_output_that_cannot_be_written_is_kept_as_a_short_text(
     assert all(sample.output.startswith(kept) for sample in result.samples)
     write_results(tmp_path / "r.json", [result])
     assert load_results(tmp_path / "r.json")[0].samples[0].output.startswith(kept)
+
+
+def test_an_output_nested_deeper_than_a_results_file_is_read_is_not_kept_on_any_python(
+    tmp_path: Path,
+) -> None:
+    # Python 3.13 writes a list nested 1,100 levels as JSON (3.11 stops near a thousand,
+    # and does not here, under a higher limit): it was kept, and the reader's 1,024
+    # levels refused the whole results file
+    check = Check("any", "gate", lambda value: None)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    deepest_kept = nested(KEPT_DEPTH - 1)
+    try:
+        result = quiet_run(lambda i: nested(1100), 3, 2, [check], case="odd")
+        assert jsonable(deepest_kept) is deepest_kept
+    finally:
+        sys.setrecursionlimit(limit)
+    assert result.samples[0].output == "<output not kept: a list nested too deeply to be written>"
+    write_results(tmp_path / "r.json", [result])
 
 
 # -- an interrupted session --------------------------------------------------------------

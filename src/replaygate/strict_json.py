@@ -103,14 +103,31 @@ def _json_loads(text: str | bytes, **hooks: Any) -> Any:
         brackets = text.count("[") + text.count("{")
     if brackets <= _SHALLOW:
         return json.loads(text, **hooks)
-    if brackets > MAX_DEPTH:
-        try:
-            orjson.loads(text)
-        except orjson.JSONDecodeError as err:
-            if str(err).startswith("depth limit exceeded"):
-                raise RecursionError(f"nested more than {MAX_DEPTH:,} levels deep") from None
+    if brackets > MAX_DEPTH and nests_past(text, MAX_DEPTH):
+        raise RecursionError(f"nested more than {MAX_DEPTH:,} levels deep")
     with collector_paused():
         return json.loads(text, **hooks)
+
+
+def nests_past(text: str | bytes, depth: int) -> bool:
+    """Whether the JSON ``text`` nests objects and lists more than ``depth`` levels (at
+    most :data:`MAX_DEPTH`), told by orjson, which counts its depth without recursing,
+    so on every Python alike; False for a text that is not JSON."""
+    pad = MAX_DEPTH - depth
+    padded: str | bytes
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+        padded = b"[" * pad + text + b"]" * pad
+    else:
+        brackets = text.count("[") + text.count("{")
+        padded = "[" * pad + text + "]" * pad
+    if brackets <= depth:
+        return False
+    try:
+        orjson.loads(padded)
+    except orjson.JSONDecodeError as err:
+        return str(err).startswith("depth limit exceeded")
+    return False
 
 
 def _twice_path(value: Any) -> str:

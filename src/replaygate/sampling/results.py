@@ -47,7 +47,7 @@ from replaygate.jsonfields import (
 )
 from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
-from replaygate.strict_json import DuplicateKeyError, loads
+from replaygate.strict_json import DuplicateKeyError, loads, nests_past
 
 FORMAT = "replaygate.sampling.results"
 VERSION = 1
@@ -59,29 +59,35 @@ class ResultsFormatError(ReplaygateError):
     """A results file is not in the documented format (names the file and the field)."""
 
 
+KEPT_DEPTH = 1000
+"""The deepest an output may nest to be kept as it is: a results file holds it several
+levels down and is read up to :data:`~replaygate.strict_json.MAX_DEPTH` (1,024) levels."""
+
+_TOO_DEEP = "nested too deeply to be written"
+
+
 def jsonable(value: Any) -> Any:
-    """``value`` if it is plain JSON, else its ``repr``; a value whose ``repr`` cannot be
-    made either (nested thousands deep, an integer of more digits than Python writes) is
-    kept as a short text saying so (:func:`_unwritten`), never an error of the sample."""
+    """``value`` if it is plain JSON nested at most :data:`KEPT_DEPTH` levels, else its
+    ``repr``; a value nested deeper, or whose ``repr`` cannot be made (an integer of more
+    digits than Python writes), is kept as a short text saying so (:func:`_unwritten`),
+    never an error of the sample. The depth is counted, not left to Python's writer,
+    which stops near a thousand levels on 3.11 and writes thousands more on 3.13."""
     try:
-        json.dumps(value, allow_nan=False)
+        text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         pass
     else:
-        return value
+        return _unwritten(value, _TOO_DEEP) if nests_past(text, KEPT_DEPTH) else value
     try:
         return repr(value)
-    except (ValueError, RecursionError) as err:
-        return _unwritten(value, err)
+    except RecursionError:
+        return _unwritten(value, _TOO_DEEP)
+    except ValueError as err:
+        return _unwritten(value, f"not writable as text ({err})")
 
 
-def _unwritten(value: Any, err: BaseException) -> str:
-    """What a results file keeps of an output that cannot be written out."""
-    why = (
-        "nested too deeply to be written"
-        if isinstance(err, RecursionError)
-        else f"not writable as text ({err})"
-    )
+def _unwritten(value: Any, why: str) -> str:
+    """What a results file keeps of an output that cannot be written out, and ``why``."""
     return f"<output not kept: a {type(value).__name__} {why}>"
 
 
