@@ -193,3 +193,37 @@ def test_a_run_from_a_subfolder_of_a_project_with_no_config_file_names_where_its
     assert f"test_b.py::test_answer: its fixture store {pytester.path}/sub/tests/" in errors
     assert f"is not there, but {stored} is: pytest found no config file" in errors
     assert f"Run pytest from {pytester.path}, or give the project a config file" in errors
+
+
+MARKED_ODDLY = """
+import pytest
+
+@pytest.mark.replaygate(fixtures="~/answers.jsonl")
+def test_home(replaygate_store):
+    pass
+
+@pytest.mark.replaygate(fixtures=".")
+def test_here(replaygate_store):
+    pass
+
+@pytest.mark.replaygate(fixtures="..")
+def test_above(replaygate_store):
+    pass
+"""
+
+
+def test_a_marker_naming_an_unexpanded_home_or_the_stores_folder_is_refused_naming_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # "~" named a new folder called ~ under the stores folder; "." and ".." a folder
+    # store holding every test's store, recorded into among them
+    pytester.makepyfile(test_marked=MARKED_ODDLY)
+    stores = pytester.path / "tests" / "fixtures"
+    stores.mkdir(parents=True)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=3)
+    errors = _errors(result)
+    assert "test_home: its marker's fixtures '~/answers.jsonl': the ~ was not expanded" in errors
+    assert f"test_here: its marker's fixtures='.' names the stores folder {stores}:" in errors
+    assert f"fixtures='..' names {stores.parent}, which holds the stores folder" in errors
+    assert not (stores / "~").exists()

@@ -131,6 +131,7 @@ from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.refusals import fail_refused
 from replaygate.pytest_plugin.sampling_state import SPEC
 from replaygate.pytest_plugin.store_paths import (
+    chosen_problem,
     chosen_store,
     default_store,
     fixtures_dir,
@@ -601,9 +602,13 @@ def replaygate_store(
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused, uses
 
-    shared = bool(marker_kwargs(request.node).get("fixtures"))
+    chosen = marker_kwargs(request.node).get("fixtures")
+    shared = bool(chosen)
     path = store_path(request)
-    problem = None if shared else sharing_problem(request.node, path) or windows_problem(path)
+    if shared:
+        problem = chosen_problem(request.config, chosen)
+    else:
+        problem = sharing_problem(request.node, path) or windows_problem(path)
     problem = problem or rootdir_problem(request.config, request.node, path)
     if problem is not None:
         refuse_setup(request, ReplaygateError(problem))

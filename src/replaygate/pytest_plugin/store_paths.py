@@ -29,6 +29,7 @@ import pytest
 
 from replaygate.pytest_plugin.options import stores_dir
 from replaygate.pytest_plugin.store_names import default_store_path, same_file_key, windows_unfit
+from replaygate.regular import unexpanded_tilde
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
 """The other collected tests whose default store is this test's (on macOS and Windows
@@ -87,6 +88,27 @@ def _doctest_name(node: pytest.Item) -> str | None:
 def chosen_store(config: pytest.Config, chosen: Any) -> Path:
     """The store a marker's ``fixtures`` names."""
     return fixtures_dir(config) / Path(os.fspath(chosen))
+
+
+def chosen_problem(config: pytest.Config, chosen: Any) -> str | None:
+    """Why the store a marker's ``fixtures`` names cannot be used, or None: a path led by
+    a ``~`` (no shell expands it there: a new folder called ``~`` under the stores folder),
+    or the stores folder itself or one holding it (``"."``, ``".."``), which, read as a
+    folder store, would hold every test's store and record among them."""
+    folder = fixtures_dir(config)
+    tilde = unexpanded_tilde(os.fspath(chosen), folder)
+    if tilde is not None:
+        return f"its marker's fixtures {tilde}"
+    store = Path(os.path.normpath(chosen_store(config, chosen)))
+    stores = Path(os.path.normpath(folder))
+    if not stores.is_relative_to(store):
+        return None
+    what = "the stores folder" if store == stores else f"{store}, which holds the stores folder"
+    return (
+        f"its marker's fixtures={os.fspath(chosen)!r} names {what} {stores}: as one folder "
+        "store it would hold every test's fixtures and record among them; name a file "
+        f"(<name>.jsonl) or a folder of its own under {stores}"
+    )
 
 
 def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
