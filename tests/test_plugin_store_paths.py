@@ -58,6 +58,7 @@ def test_parametrized_ids_alike_but_for_unsafe_characters_are_refused_even_one_s
     result.assert_outcomes(passed=1, errors=2)
     assert "test_case[a/b]: its fixture store" in _errors(result)
     assert "is also that of test_cases.py::test_case[a_b]" in _errors(result)
+    assert "each character outside A-Z a-z 0-9 _ . - [ ] = , + written _" in _errors(result)
     alone = pytester.runpytest("-p", "no:cacheprovider", "-k", "a/b")
     alone.assert_outcomes(errors=1, deselected=2)
     assert "give it another id" in _errors(alone)

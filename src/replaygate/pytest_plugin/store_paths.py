@@ -2,8 +2,9 @@
 
 A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), else
 ``<dir>/<module>/<test name>.jsonl``: the module's file name without its folder and
-suffix, and the test's name with each character a file name cannot hold written ``_``
-(:func:`~replaygate.pytest_plugin.store_names.default_store_path`); a module's doctest
+suffix, and the test's name with each character outside ``A-Z a-z 0-9 _ . - [ ] = , +``
+written ``_`` (:func:`~replaygate.pytest_plugin.store_names.default_store_path`), the
+class that holds it for a test of nested classes (``Inner.test``); a module's doctest
 is named ``<module>.<function>`` whatever dotted name the import mode gave the module.
 Two tests
 can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
@@ -28,7 +29,12 @@ from typing import Any
 import pytest
 
 from replaygate.pytest_plugin.options import stores_dir
-from replaygate.pytest_plugin.store_names import default_store_path, same_file_key, windows_unfit
+from replaygate.pytest_plugin.store_names import (
+    SAFE_CHARACTERS,
+    default_store_path,
+    same_file_key,
+    windows_unfit,
+)
 from replaygate.regular import unexpanded_tilde
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
@@ -151,7 +157,7 @@ def sharing_problem(node: pytest.Item, store: Path) -> str | None:
     return (
         f"its fixture store {store} is also that of {', '.join(others)}: each would replay "
         "what the other recorded (a test's store is named after its module's file name and "
-        "its name, each character a file name cannot hold written _). Rename one of them (a "
+        f"its name, each character outside {SAFE_CHARACTERS} written _). Rename one of them (a "
         "parametrized case: give it another id), or give each a store of its own: "
         '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
     )
