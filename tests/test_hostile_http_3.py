@@ -146,6 +146,29 @@ def test_a_followed_redirect_is_followed_again_on_replay(tmp_path: Path, server:
         assert client.post(f"{server}/moved", content=BODY).headers["location"] == "/v1/target"
 
 
+def test_a_redirect_not_followed_names_its_next_hop_as_requests_does(
+    tmp_path: Path, server: str
+) -> None:
+    """``response.next``, the hop a ``send(..., allow_redirects=False)`` leaves for code
+    that follows redirects itself, recording and replaying."""
+    store = tmp_path / "next.jsonl"
+
+    def by_hand() -> tuple[list[int], Any]:
+        with requests.Session() as session:
+            response = session.post(f"{server}/moved", data=BODY, allow_redirects=False)
+            statuses = [response.status_code]
+            while response.next is not None:
+                response = session.send(response.next, allow_redirects=False)
+                statuses.append(response.status_code)
+            return statuses, response.json()
+
+    with intercept(store, mode="record-missing", approve_live=True):
+        live = by_hand()
+    assert live == ([307, 200], {"bytes": len(BODY), "path": "/v1/target"})
+    with intercept(store):
+        assert by_hand() == live
+
+
 def test_a_redirect_recorded_through_an_intercepted_client_replays_through_each(
     tmp_path: Path, server: str
 ) -> None:

@@ -217,6 +217,28 @@ def _teed(exchange: Exchange, slot: LiveSlot, live: requests.Response) -> reques
     return response
 
 
+def _redirected(
+    session: requests.Session,
+    response: requests.Response,
+    request: requests.PreparedRequest,
+    follow: bool,
+    options: dict[str, Any],
+) -> requests.Response:
+    """``response`` as ``send`` leaves it: the last of the redirects it follows, each hop
+    sent through this send, or, not following them, with the request of the next hop as
+    its ``next`` (for code that follows them itself)."""
+    if not follow:
+        hops = session.resolve_redirects(response, request, yield_requests=True, **options)
+        response._next = next(hops, None)  # type: ignore[attr-defined]  # as send sets it
+        return response
+    history = list(session.resolve_redirects(response, request, **options))
+    if history:
+        history.insert(0, response)
+        response = history.pop()
+        response.history = history
+    return response
+
+
 def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.Response]:
     def send(
         session: requests.Session, request: requests.PreparedRequest, **options: Any
@@ -244,12 +266,7 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
             ):  # one hop: each redirect is a request of its own, as in httpx
                 live = original(session, request, **hop)
             response = _teed(exchange, plan, live)
-        if follow:  # as send does; each hop comes back through this send
-            history = list(session.resolve_redirects(response, request, **options))
-            if history:
-                history.insert(0, response)
-                response = history.pop()
-                response.history = history
+        response = _redirected(session, response, request, follow, options)
         if not options.get("stream", session.stream):
             response.content  # noqa: B018 - read the body, as a send that does not stream does
         return response
