@@ -690,6 +690,11 @@ def test_not_a_store(anthropic_client):
 @pytest.mark.replaygate(fixtures="a\\x00b.jsonl")
 def test_nul_store(anthropic_client):
     pass
+
+
+@pytest.mark.replaygate(fixtures="shared/\\nanswers.jsonl")
+def test_newline_store(anthropic_client):
+    pass
 """
 
 
@@ -700,11 +705,13 @@ def test_a_marker_store_that_is_ambiguous_or_not_a_store_fails_naming_it(
     (pytester.path / "tests/fixtures/notes.txt").write_text("my notes\n")
     pytester.makepyfile(test_stores=STORE_MISTAKES)
     result = pytester.runpytest()
-    result.assert_outcomes(errors=5)
+    result.assert_outcomes(errors=6)
     result.stdout.fnmatch_lines_random(
         [
             "*test_stores.py::test_nul_store: fixtures holds a NUL character, which no file's "
             "name holds: 'a\\x00b.jsonl'*",
+            "*test_stores.py::test_newline_store: fixtures holds a control character '\\n', "
+            "which no file's name holds on Windows: 'shared/\\nanswers.jsonl'*",
             "*test_stores.py::test_two_stores: 2 positional arguments ('a.jsonl', 'b.jsonl') "
             "(it takes one, the store)*",
             "*test_stores.py::test_store_twice: the store is given twice: 'a.jsonl' and "

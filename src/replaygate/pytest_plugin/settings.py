@@ -89,6 +89,18 @@ def config_settings(config: object, nodeid: str) -> dict[str, Any]:
     return dict(config)
 
 
+def _control_character(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot name a store for its first control character, or None: NUL no
+    file's name holds; the others (a newline, a tab) no Windows file's name holds, and a
+    listing shows them as nothing or as an escape."""
+    control = next((c for c in str(os.fspath(path)) if c < " " or c == "\x7f"), None)
+    if control is None:
+        return None
+    if control == "\0":
+        return "holds a NUL character, which no file's name holds"
+    return f"holds a control character {control!r}, which no file's name holds on Windows"
+
+
 def marker_arguments(marker: pytest.Mark | None, nodeid: str) -> dict[str, Any]:
     """The arguments given to the ``replaygate`` marker, checked; a wrong one fails the test."""
     if marker is None:
@@ -111,8 +123,9 @@ def marker_arguments(marker: pytest.Mark | None, nodeid: str) -> dict[str, Any]:
     chosen = given.get("fixtures")
     if isinstance(chosen, str | os.PathLike) and not os.fspath(chosen):
         problems.append("fixtures is empty (name a store, or leave it out for the test's own)")
-    if isinstance(chosen, str | os.PathLike) and "\0" in str(os.fspath(chosen)):
-        problems.append(f"fixtures holds a NUL character, which no file's name holds: {chosen!r}")
+    control = _control_character(chosen) if isinstance(chosen, str | os.PathLike) else None
+    if control is not None:
+        problems.append(f"fixtures {control}: {chosen!r}")
     slashed = backslashed(chosen) if isinstance(chosen, str) else None
     if slashed is not None:
         problems.append(f"fixtures {slashed}")
