@@ -28,6 +28,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from replaygate.network import block_network, is_loopback
 from replaygate.sim import FaultPlan, Simulator
+from sdks import aiohttp
 
 TIMEOUT = 0.2
 
@@ -92,6 +93,27 @@ def test_a_url_host_in_brackets_is_loopback_and_an_ipv6_zone_keeps_an_address() 
     with block_network():
         assert network.allowed(("::1%lo", 443, 0, 0), socket.AF_INET6)
         assert not network.allowed(("fe80::1%lo", 443, 0, 0), socket.AF_INET6)
+
+
+@pytest.mark.parametrize(
+    ("host", "refused"),
+    [
+        ("blocked.invalid", "[lookup of 'blocked.invalid' refused"),
+        ("192.0.2.1", "[connect 192.0.2.1:80 refused"),
+    ],
+)
+def test_aiohttp_names_a_refusal_in_its_connection_error(host: str, refused: str) -> None:
+    """aiohttp tells a failed connection by the ``strerror`` of its cause, which a
+    refusal's message is, not ``None``."""
+
+    async def get() -> None:
+        timeout = aiohttp.ClientTimeout(total=TIMEOUT)
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            await session.get(f"http://{host}/")
+
+    with block_network(), pytest.raises(aiohttp.ClientConnectorError) as failed:
+        asyncio.run(get())
+    assert f"Cannot connect to host {host}:80 ssl:default {refused}" in str(failed.value)
 
 
 LEAVING = [name for name in ("AF_PACKET", "AF_VSOCK", "AF_CAN", "AF_TIPC") if hasattr(socket, name)]

@@ -578,7 +578,16 @@ class NoRuleMatchedError(ReplaygateError):
 
 
 class NetworkBlockedError(ReplaygateError, ConnectionError):
-    """A connection beyond loopback was attempted while replaying (law 3)."""
+    """A connection beyond loopback was attempted while replaying (law 3).
+
+    Its message is its ``strerror`` too, which the clients that name an ``OSError`` by it
+    show (aiohttp's ``Cannot connect to host example.com:443 ssl:default [...]``), where
+    they would show ``None``."""
+
+    @property
+    def strerror(self) -> str:  # type: ignore[override]  # read from the message
+        """The message."""
+        return str(self.args[0]) if self.args else ""
 
 
 class WireFormatError(ReplaygateError, ValueError):
