@@ -754,8 +754,8 @@ def test_a_broken_sanitize_table_fails_each_test_with_its_file_and_key(
         (
             "",
             "--replaygate-dir=notes.txt",
-            "*notes.txt/test_*/test_into_store.jsonl: cannot record here: *notes.txt is not a "
-            "folder (nothing was sent)",
+            "*notes.txt/test_*/test_into_store.jsonl: cannot record here: *notes.txt is a file, "
+            "where a folder is expected (nothing was sent)",
         ),
         (
             'fixtures="cassettes/answer.yaml"',

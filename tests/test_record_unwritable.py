@@ -40,6 +40,22 @@ def test_a_lock_that_is_a_folder_is_refused_before_anything_is_sent(
     )
 
 
+def test_a_store_under_a_file_or_a_symlink_to_nothing_is_refused_saying_which(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    for folder, kind in [
+        ("notes.txt", "a file"),
+        ("gone", f"a symlink to {str(tmp_path / 'nowhere')!r}, which does not exist"),
+    ]:
+        store = tmp_path / folder / "test_x" / "test_a.jsonl"
+        assert _refusal(store) == (
+            f"{store}: cannot record here: {tmp_path / folder} is {kind}, where a folder is "
+            "expected (nothing was sent)"
+        )
+
+
 def _read_only(monkeypatch: pytest.MonkeyPatch, below: Path) -> None:
     """Make every file and folder under ``below`` read-only, as a read-only mount is."""
     real_open, real_access = os.open, os.access

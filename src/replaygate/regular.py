@@ -63,6 +63,17 @@ def unreadable(path: str | os.PathLike[str], err: OSError, what: str) -> str:
     return f"is {kind}, where a {what} is expected"
 
 
+def not_a_folder(path: str | os.PathLike[str]) -> str:
+    """What ``path``, found to be no folder, is where a folder is expected: a file, a
+    FIFO, a symlink to nothing, a symlink loop (``is a file, where a folder is expected``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        return unreadable(path, err, "folder")
+    kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+    return f"is {kind}, where a folder is expected"
+
+
 WAITING = "a file that waits for something to write it (a kernel or device file)"
 """What a regular file whose read would wait (``/proc/kmsg``) is, refused as no file."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import stat
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import pytest
 
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
-from replaygate.regular import file_kind, unreadable
+from replaygate.regular import not_a_folder
 from replaygate.seed import SIMULATOR_SEED
 
 DEFAULT_DIR = "tests/fixtures"
@@ -319,15 +318,7 @@ def check_fixtures_dir(config: pytest.Config) -> None:
         return
     folder = root / given
     there = next(path for path in (folder, *folder.parents) if os.path.lexists(path))
-    what = "" if there == folder else f" is under {os.fspath(there)}, which"
-    try:
-        mode = there.stat().st_mode
-    except OSError as err:  # a symlink loop, a symlink to nothing
-        why = unreadable(there, err, "folder")
-        raise pytest.UsageError(f"--replaygate-dir: {os.fspath(folder)}{what} {why}") from None
-    if stat.S_ISDIR(mode):  # the folder, or the one a recording would make it in
+    if there.is_dir():  # the folder, or the one a recording would make it in
         return
-    kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
-    raise pytest.UsageError(
-        f"--replaygate-dir: {os.fspath(folder)}{what} is {kind}, where a folder is expected"
-    )
+    what = "" if there == folder else f" is under {os.fspath(there)}, which"
+    raise pytest.UsageError(f"--replaygate-dir: {os.fspath(folder)}{what} {not_a_folder(there)}")
