@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from loopback import Counted
 from replaygate import exact_json, strict_json
-from replaygate.errors import WireFormatError
+from replaygate.errors import UnstorableValueError, WireFormatError
 from replaygate.http import block_network, httpx2_client, intercept
 
 ONCE = b'{"model":"m","max_tokens":32,"messages":[{"role":"user","content":"hi"}]}'
@@ -130,10 +130,8 @@ def test_a_body_too_deep_to_read_again_is_refused_by_name_not_with_a_recursion_e
     with (
         block_network(),
         httpx2_client(tmp_path / "none.jsonl") as client,
-        pytest.raises(WireFormatError) as caught,
+        pytest.raises(UnstorableValueError) as caught,
     ):
         client.post("https://api.anthropic.com/v1/messages", content=deep, headers=HEADERS)
-    assert str(caught.value) == (
-        "request.body: nested more than 254 levels of objects and lists, deeper than a "
-        "fixture store line holds, so this request can be neither recorded nor matched"
-    )
+    assert str(caught.value).startswith("refusing to send this request: nested more than 254 ")
+    assert caught.value.path.startswith("request.body.a[0][0][0]")

@@ -44,7 +44,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes, urlencode
 import orjson
 
 from replaygate import exact_json, strict_json
-from replaygate.errors import WireFormatError, not_utf8_text
+from replaygate.errors import UnstorableValueError, WireFormatError, not_utf8_text
 from replaygate.http.base_path import api_route
 from replaygate.http.codings import decoded_body
 from replaygate.interfaces import interface_of
@@ -341,12 +341,7 @@ def envelope(
             "nor matched: send the key once",
         ) from None
     except RecursionError:  # nested deeper than orjson writes
-        raise WireFormatError(
-            "request.body",
-            f"nested more than {exact_json.WRITABLE_DEPTH} levels of objects and lists, deeper "
-            "than a fixture store line holds, so this request can be neither recorded nor "
-            "matched",
-        ) from None
+        raise _too_deep(body) from None
     env: dict[str, Any] = {
         "method": method.upper(),
         "path": canonical_path(path, query, host=sent_to),
@@ -356,6 +351,16 @@ def envelope(
     if host is not None:
         env["host"] = host
     return env
+
+
+def _too_deep(body: bytes) -> UnstorableValueError:
+    """The refusal of a JSON request ``body`` nested deeper than a store line holds,
+    naming its deepest field as a recording names it: no fixture can hold the request,
+    and walking it by recursion would fail on some Pythons and not on others."""
+    from replaygate.fixtures.store.writing import unwritable
+
+    where, why = unwritable({"request": {"body": orjson.loads(body)}})
+    return UnstorableValueError(where, why, before_send=True)
 
 
 def host_of(url: URLLike) -> str:
