@@ -175,6 +175,15 @@ def test_an_error_in_a_sample_is_an_error_not_a_failed_sample(pytester: pytest.P
     result.stdout.fnmatch_lines(
         ["*KeyError: 'no such fixture'", "E * raised in sample 3 of 5; no sample is retried"]
     )
+    # the summary's counts of verdicts do not leave it out as if no sampled test failed
+    result.stdout.fnmatch_lines(
+        [
+            "*= replaygate sampled cases =*",
+            "0 pass, 0 observe, 0 block",
+            "1 failed with no verdict, its samples not judged (see its failure above): "
+            "test_an_error_in_a_sample_is_an_error_not_a_failed_sample.py::test_broken",
+        ]
+    )
 
 
 def test_unsampled_checks_are_recorded_as_one_sample(pytester: pytest.Pytester) -> None:

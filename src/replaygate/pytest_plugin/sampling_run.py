@@ -352,9 +352,11 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Attach the case result and flaky outcomes to the reports (they travel to xdist's
-    controller with the report). A test failed for checking nothing stays failed under an
-    ``xfail`` marker, and so does a sampled test that failed with a sample that checked
-    nothing: it is a broken test, not the failure the marker expects."""
+    controller with the report), and, to a sampled test that failed with no verdict (an
+    error in a sample), its sample count, for the summary. A test failed for checking
+    nothing stays failed under an ``xfail`` marker, and so does a sampled test that failed
+    with a sample that checked nothing: it is a broken test, not the failure the marker
+    expects."""
     report: pytest.TestReport = yield
     xfailed = report.skipped and hasattr(report, "wasxfail")
     if report.when == "call" and report.skipped and item.stash.get(_EVERY_SAMPLE_SKIPPED, False):
@@ -367,6 +369,8 @@ def pytest_runtest_makereport(
         if case is not None:
             report.replaygate_case = case.to_json()  # type: ignore[attr-defined]
             report.replaygate_verdict = case.verdict  # type: ignore[attr-defined]
+        elif report.failed and SPEC in item.stash:
+            report.replaygate_no_verdict = item.stash[SPEC].n  # type: ignore[attr-defined]
     phases = item.stash.get(FLAKY_PHASES, None)
     if phases is not None:
         phases.append(report)

@@ -42,6 +42,10 @@ class SessionState:
     repeated: list[str] = field(default_factory=list)
     """The cases that ran more than once in the session (pytest-xdist ``--dist each``,
     ``--keep-duplicates``): kept once, and the session exits 1 saying so."""
+    no_verdict: list[str] = field(default_factory=list)
+    """The sampled tests (``n`` above 1) that failed with no verdict (an error in a sample,
+    a sample index never read): they are in no count of verdicts, so the summary names
+    them."""
     collected: list[str] = field(default_factory=list)
     """The node ids of the session's tests, in collection order."""
 

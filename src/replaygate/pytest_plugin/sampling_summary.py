@@ -63,6 +63,9 @@ class Collector:
                     append_observation(self.state.queue, observation)
                 except OSError as err:
                     self.state.queue_error = str(err)
+        no_verdict = getattr(report, "replaygate_no_verdict", 0)
+        if no_verdict > 1 and report.nodeid not in self.state.no_verdict:
+            self.state.no_verdict.append(report.nodeid)
         flaky = getattr(report, "replaygate_flaky", None)
         if flaky is not None:
             # every report counts: under pytest-xdist --dist each every worker runs the test
@@ -113,12 +116,18 @@ class Collector:
         """List this session's sampled verdicts, observation queue and flaky tests."""
         state = self.state
         sampled = [c for c in state.cases if c.n > 1]
-        if sampled:
+        if sampled or state.no_verdict:
             counts = {
                 v: sum(1 for c in sampled if c.verdict == v) for v in ("pass", "observe", "block")
             }
             terminalreporter.section("replaygate sampled cases")
             terminalreporter.line(", ".join(f"{n} {v}" for v, n in counts.items()))
+            if state.no_verdict:
+                terminalreporter.line(
+                    f"{len(state.no_verdict)} failed with no verdict, its samples not judged "
+                    f"(see its failure above): {', '.join(state.no_verdict)}",
+                    red=True,
+                )
             for observation in state.observed:
                 terminalreporter.line(f"observe: {observation.summary()}")
             if state.queue_error is not None:
