@@ -327,6 +327,15 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
             "script:FILE) to record from the simulator again*",
         ]
     )
+    # the run's list of misses said 'no nearest request' and to revert the change
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: 1 test(s) missed their fixtures*",
+            "test_sampled.py::test_sampled: a recorded request, sent more often than it has "
+            "answers (record the missing ones)",
+            "Record them all in one run: *",
+        ]
+    )
 
 
 def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(

@@ -50,7 +50,12 @@ from replaygate.errors import (
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fingerprint import digest, fixture_key, match_form, parsed_match_form
 from replaygate.fixtures.fixture import Fixture, InterfaceVersionError
-from replaygate.fixtures.mismatch import PYTEST_SIMULATOR, requested, simulator_note
+from replaygate.fixtures.mismatch import (
+    NO_ANSWER_FOR_SEND,
+    PYTEST_SIMULATOR,
+    requested,
+    simulator_note,
+)
 from replaygate.fixtures.rerecorded import recorded_anew
 from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
@@ -448,7 +453,7 @@ class Exchange:
             return self.session.nothing_recorded(fixture.key, fixture.meta)
         command = self.session.replace_hint()
         return FixtureMismatchError(
-            f"{location}: fixture {fixture.key} has no answer for send {repeat + 1} of this "
+            f"{location}: fixture {fixture.key} {NO_ANSWER_FOR_SEND} {repeat + 1} of this "
             f"request: its answer {index} (responses[{index}], its sample lines counted in) "
             f"is null, as a recording leaves the answer of a sample that did not send this "
             f"request (answers recorded: {recorded}). Re-record it ({command})."

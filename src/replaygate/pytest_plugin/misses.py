@@ -23,6 +23,9 @@ PROPERTY = "replaygate-miss"
 whether the nearest fixture came from the simulator)."""
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 """What a test missed whose store holds nothing: there is no change to revert."""
+SENT_MORE = "a recorded request, sent more often than it has answers (record the missing ones)"
+"""What a test missed that sent a recorded request once more than it was recorded (a
+sampled test given more samples), or in a sample that did not send it then."""
 
 
 def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] | None:
@@ -32,13 +35,23 @@ def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] |
     if not isinstance(error, FixtureMismatchError):
         return None
     from replaygate.fixtures.fixture import InterfaceVersionError
-    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR, RECORD_FIRST
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
 
     fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
-    if not fields:
-        fields = NOT_RECORDED if RECORD_FIRST in str(error) else "no nearest request"
     mode = "rerecord" if isinstance(error, InterfaceVersionError) else "record-missing"
-    return fields, mode, PYTEST_SIMULATOR in str(error)
+    return fields or _undiffed(str(error)), mode, PYTEST_SIMULATOR in str(error)
+
+
+def _undiffed(message: str) -> str:
+    """What a miss with no field diff missed, from its ``message``: a store holding
+    nothing, a recorded request sent more often than its answers, or no nearest request."""
+    from replaygate.fixtures.mismatch import NO_ANSWER_FOR_SEND, RECORD_FIRST
+
+    if RECORD_FIRST in message:
+        return NOT_RECORDED
+    if NO_ANSWER_FOR_SEND in message:
+        return SENT_MORE
+    return "no nearest request"
 
 
 class MissSummary:
@@ -80,7 +93,7 @@ class MissSummary:
         modes = {mode for _, mode, _ in self.misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
         command = _rerun(config, record_options(config, mode), self.misses)
-        if all(fields == NOT_RECORDED for fields, _, _ in self.misses.values()):
+        if all(fields in (NOT_RECORDED, SENT_MORE) for fields, _, _ in self.misses.values()):
             terminalreporter.line(f"Record them all in one run: {command}.")
         else:
             terminalreporter.line(
