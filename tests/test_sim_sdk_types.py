@@ -178,3 +178,12 @@ def test_a_refusal_asked_for_structured_output_keeps_its_words(sim: Simulator) -
     answered = client.responses.parse(model="gpt-4o", input=ASK_REFUSAL, text_format=Sky)
     part = answered.output[0].content[0]
     assert (part.type, part.refusal, answered.output_parsed) == ("refusal", REFUSED, None)
+
+
+def test_a_text_part_states_its_logprobs_as_the_api_does(sim: Simulator) -> None:
+    client = openai.OpenAI(base_url=sim.openai_base_url, api_key="test", max_retries=0)
+    answered = client.responses.create(model="gpt-4o", input="hi")
+    with client.responses.stream(model="gpt-4o", input="hi") as events:
+        final = events.get_final_response()
+    for response in (answered, final):
+        assert response.output[0].content[0].logprobs == []  # was None, the API says []

@@ -221,13 +221,14 @@ def output_items(response: ModelResponse, *, item_prefix: str) -> list[dict[str,
     """The ``output`` items of ``response``; item ids are ``msg_<prefix>`` and
     ``fc_<prefix>_<n>``. An answer cut at ``max_output_tokens`` has its message
     ``incomplete``, and none when nothing of it was said; a refusal in words is a
-    ``refusal`` part, as the API gives them."""
+    ``refusal`` part, and a text part states no ``logprobs`` as ``[]``, as the API gives
+    them."""
     items: list[dict[str, Any]] = []
     cut = response.stop_reason == "max_tokens"
     part = (
         {"type": "refusal", "refusal": response.text}
         if says_refusal(response)
-        else {"type": "output_text", "text": response.text, "annotations": []}
+        else {"type": "output_text", "text": response.text, "annotations": [], "logprobs": []}
     )
     if response.text or not (response.tool_calls or cut):
         items.append(
