@@ -284,6 +284,11 @@ class Simulator:
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
             await server.wait_closed()
+            # A connection accepted as the server closed is attached after the server woke
+            # its waiters; its transport, ended or collected later, wakes them again, and
+            # asyncio printed "'NoneType' object is not iterable" at exit (CPython
+            # gh-109564). Nothing waits any more: leave an empty list to wake.
+            server._waiters = []  # type: ignore[attr-defined]
 
     async def _serve_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
