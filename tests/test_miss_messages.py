@@ -338,6 +338,36 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
     )
 
 
+OWN_MODEL = """
+from replaygate.models.replay import ReplayModel
+from replaygate.models.types import Message
+
+
+def test_own(tmp_path):
+    model = ReplayModel(tmp_path / "own.jsonl", model="m", max_tokens=8)
+    model.complete([Message(role="user", content="hi")], [])
+"""
+
+
+def test_the_list_of_misses_says_its_command_reaches_a_model_a_test_builds_only_as_recording(
+    pytester: pytest.Pytester,
+) -> None:
+    # it named pytest's record mode alone, which records nothing for a ReplayModel
+    pytester.makepyfile(test_own=OWN_MODEL)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: 1 test(s) missed their fixtures*",
+            "test_own.py::test_own: not recorded yet (no store, or an empty one) (through a "
+            "model the test builds)",
+            "Record them all in one run: *",
+            "The command records the tests marked (through a model the test builds) only "
+            "where such a test builds a RecordingModel with `mode=replaygate_mode`*",
+        ]
+    )
+
+
 def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     from_sim: Path, tmp_path: Path
 ) -> None:

@@ -20,7 +20,10 @@ from replaygate.pytest_plugin.caught import checked_raised, replay_failure
 PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
 """The ``user_properties`` name of a report's miss: (fields that differ, record mode,
-whether the nearest fixture came from the simulator)."""
+whether the nearest fixture came from the simulator, whether a model the test builds
+missed it)."""
+
+Miss = tuple[str, str, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 """What a test missed whose store holds nothing: there is no change to revert."""
 SENT_MORE = "a recorded request, sent more often than it has answers (record the missing ones)"
@@ -28,7 +31,7 @@ SENT_MORE = "a recorded request, sent more often than it has answers (record the
 sampled test given more samples), or in a sample that did not send it then."""
 
 
-def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] | None:
+def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     """What ``failed`` (a test's failure) missed, when it is or carries a miss: a miss
     of another API version is recorded anew (``rerecord``), as its own error says."""
     error = replay_failure(failed, checked_raised(item))
@@ -36,10 +39,13 @@ def miss_of(item: pytest.Item, failed: BaseException) -> tuple[str, str, bool] |
         return None
     from replaygate.fixtures.fixture import InterfaceVersionError
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
+    from replaygate.models.replay import MODEL_REPLACE, MODEL_RERECORD
 
+    said = str(error)
     fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
     mode = "rerecord" if isinstance(error, InterfaceVersionError) else "record-missing"
-    return fields or _undiffed(str(error)), mode, PYTEST_SIMULATOR in str(error)
+    built = MODEL_RERECORD in said or MODEL_REPLACE in said
+    return fields or _undiffed(said), mode, PYTEST_SIMULATOR in said, built
 
 
 def _undiffed(message: str) -> str:
@@ -54,11 +60,16 @@ def _undiffed(message: str) -> str:
     return "no nearest request"
 
 
+BUILT = " (through a model the test builds)"
+"""Said of a miss of a model the test builds (a ``ReplayModel``), which the plugin's
+record mode does not reach."""
+
+
 class MissSummary:
     """Notes each test that failed on a miss; lists them at the end of the run."""
 
     def __init__(self) -> None:
-        self.misses: dict[str, tuple[str, str, bool]] = {}
+        self.misses: dict[str, Miss] = {}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -88,22 +99,29 @@ class MissSummary:
 
         count = len(self.misses)
         terminalreporter.section(f"replaygate: {count} test(s) missed their fixtures")
-        for nodeid, (fields, _, _) in self.misses.items():
-            terminalreporter.line(f"{nodeid}: {fields}")
-        modes = {mode for _, mode, _ in self.misses.values()}
+        for nodeid, (fields, _, _, built) in self.misses.items():
+            terminalreporter.line(f"{nodeid}: {fields}{BUILT if built else ''}")
+        modes = {mode for _, mode, _, _ in self.misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
         command = _rerun(config, record_options(config, mode), self.misses)
-        if all(fields in (NOT_RECORDED, SENT_MORE) for fields, _, _ in self.misses.values()):
+        if all(fields in (NOT_RECORDED, SENT_MORE) for fields, *_ in self.misses.values()):
             terminalreporter.line(f"Record them all in one run: {command}.")
         else:
             terminalreporter.line(
                 "If the change was meant (an SDK upgrade that sends a new field), record "
                 f"them all in one run: {command}. Otherwise revert the change."
             )
-        if any(sim for _, _, sim in self.misses.values()):
+        if any(sim for _, _, sim, _ in self.misses.values()):
             terminalreporter.line(
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
                 "them from it again."
+            )
+        if any(built for *_, built in self.misses.values()):
+            terminalreporter.line(
+                f"The command records the tests marked{BUILT} only where such a test "
+                "builds a RecordingModel with `mode=replaygate_mode` (its error above says "
+                "how); the plugin's record mode reaches its own clients, not a model a test "
+                "builds."
             )
 
 
