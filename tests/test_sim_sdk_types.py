@@ -187,3 +187,10 @@ def test_a_text_part_states_its_logprobs_as_the_api_does(sim: Simulator) -> None
         final = events.get_final_response()
     for response in (answered, final):
         assert response.output[0].content[0].logprobs == []  # was None, the API says []
+
+
+def test_a_refusal_s_chat_stream_opens_its_refusal_as_the_api_does(sim: Simulator) -> None:
+    client = openai.OpenAI(base_url=sim.openai_base_url, api_key="test", max_retries=0)
+    chunks = client.chat.completions.create(model="gpt-4o", messages=ASK_REFUSAL, stream=True)
+    first = next(iter(chunks)).choices[0].delta
+    assert (first.role, first.content, first.refusal) == ("assistant", None, "")  # was None

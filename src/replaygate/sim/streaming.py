@@ -154,7 +154,8 @@ def openai_chunks(
     """The Chat Completions stream of ``completion`` (a response body), ``[DONE]`` included.
 
     The first chunk names the role (and opens the first tool call when there is no
-    text); then come the text pieces, then each tool call's id and name followed by
+    text, or the refusal, as ``""``, of a message that refuses); then come the text
+    pieces, the refusal's, then each tool call's id and name followed by
     pieces of its arguments, then a chunk with the finish reason; each choice in turn,
     under its index (``n`` asked for several). ``include_usage`` adds ``"usage": null`` to every
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
@@ -192,10 +193,10 @@ def openai_chunks(
         first: dict[str, Any] = {"role": "assistant", "content": "" if said else None}
         if not text and tool_deltas:
             first["tool_calls"] = [tool_deltas[0].pop(0)]
-        first["refusal"] = None
+        refused = message.get("refusal") or ""
+        first["refusal"] = "" if refused else None  # a refusal's stream opens its field
         events.append(chunk(first))
         events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
-        refused = message.get("refusal") or ""
         events.extend(chunk({"refusal": piece}) for piece in split_pieces(refused, chunk_size))
         events.extend(chunk({"tool_calls": [d]}) for deltas in tool_deltas for d in deltas)
         events.append(chunk({}, choice.get("finish_reason") or "stop"))
