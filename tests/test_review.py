@@ -325,6 +325,17 @@ def test_errors_name_what_is_wrong(repo: Path, recordings: Recordings, tmp_path:
     assert "tests/fixtures/rc.jsonl:2: malformed JSON" in done.output
 
 
+def test_without_git_on_path_the_error_says_so_not_that_there_is_no_repository(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It said "tests/fixtures is not inside a git repository", of a repository.
+    monkeypatch.setenv("PATH", str(repo / "no-bin"))
+    done = diff("tests/fixtures")
+    assert done.exit_code == 2
+    assert "git is not installed, or not on PATH" in done.output
+    assert "not inside a git repository" not in done.output
+
+
 @pytest.mark.parametrize(
     ("replace", "message"),
     [

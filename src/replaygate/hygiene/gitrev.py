@@ -15,6 +15,10 @@ from replaygate.hygiene.errors import HygieneError
 _TIMEOUT = 120
 
 
+class GitNotFoundError(HygieneError):
+    """No ``git`` program to run: not installed, or not on ``PATH``."""
+
+
 def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
     """``git ARGS`` in ``cwd``: its stdout, or :class:`HygieneError` with git's message.
 
@@ -28,8 +32,9 @@ def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
             command, cwd=cwd, input=stdin, capture_output=True, check=False, timeout=_TIMEOUT
         )
     except FileNotFoundError:
-        raise HygieneError(
-            "git is not installed; `replaygate diff` reads revisions with git"
+        raise GitNotFoundError(
+            "git is not installed, or not on PATH; `replaygate diff` reads revisions with "
+            "git: install it, or add the folder holding it to PATH"
         ) from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
@@ -109,6 +114,8 @@ class Repo:
         where = _existing_ancestor(resolved(path))
         try:
             top = run_git(["rev-parse", "--show-toplevel"], where)
+        except GitNotFoundError:
+            raise
         except HygieneError:
             raise HygieneError(
                 f"{path} is not inside a git repository; `replaygate diff` compares "
