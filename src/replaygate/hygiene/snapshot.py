@@ -420,8 +420,9 @@ def _module_at(repo: Repo, module: str, commit: str, label: str, prefix: str) ->
         raise ModuleError(
             f"{prefix}{module} is a git submodule at commit {commit[:12]} in {label}, which "
             "its clone does not hold: fetch it (`git -C "
-            f"{shell_path(prefix + module)} fetch origin`, from the repository's top folder; "
-            "in CI, `submodules: true` with `fetch-depth: 0` in actions/checkout), then "
-            "review again"
+            f"{shell_path(prefix + module)} fetch origin {commit}`, from the repository's "
+            "top folder: it fetches that commit into a shallow clone too, where a plain "
+            "fetch does not; in CI, `submodules: true` with `fetch-depth: 0` in "
+            "actions/checkout), then review again"
         )
     return clone
