@@ -882,3 +882,12 @@ def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.Monkey
     )
     assert result.exit_code == 2
     assert "git is not installed" in result.output
+
+
+def test_base_outside_a_repository_says_to_name_the_changed_files(project: Path) -> None:
+    # A tarball of the project: git's own "fatal: not a git repository" said nothing to do.
+    args = ["plan", "--base", "origin/main", "--config", str(project / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, args)
+    assert result.exit_code == 2
+    assert f"--base needs a git repository, and {project} is in none" in result.output
+    assert "name the changed files with --changed FILE instead" in result.output

@@ -9,7 +9,15 @@ import click
 from replaygate.cli.options import CommandError, PathParam, config_option, errors_as_exit_2
 from replaygate.click_once import OnceGroup
 from replaygate.evals.config import WHEN, load_config
-from replaygate.evals.git import GitError, changed_files, file_at, git, merge_base, repo_root
+from replaygate.evals.git import (
+    GitError,
+    GitNotFoundError,
+    changed_files,
+    file_at,
+    git,
+    merge_base,
+    repo_root,
+)
 
 
 @click.group("ci", cls=OnceGroup)
@@ -104,11 +112,27 @@ def _no_stages(file: Path | None) -> str:
     )
 
 
+def _repository_top(root: Path) -> Path:
+    """The top of the git repository holding ``root``; outside one (a tarball of the
+    project, a copy without ``.git``), a :class:`CommandError` saying to name the
+    changed files with ``--changed``, where git says only ``not a git repository``."""
+    try:
+        return repo_root(root)
+    except GitNotFoundError:
+        raise
+    except GitError:
+        raise CommandError(
+            f"--base needs a git repository, and {root} is in none (a tarball or a copy of "
+            "the project, without its .git folder): name the changed files with --changed "
+            "FILE instead, or run ci plan in a clone of the repository"
+        ) from None
+
+
 def _check_base(base: str, root: Path) -> None:
     """Refuse a ``--base`` that names no commit of the repository, or whose merge base with
     HEAD the repository does not hold (a shallow clone), saying what to do: git alone says
     ``Not a valid commit name``, or nothing at all."""
-    top = repo_root(root)  # not a repository, no git: git's own error says so
+    top = _repository_top(root)
     every = (
         f"To plan every stage instead, pass --base {'0' * 40} (40 zeros, as GitHub gives "
         "for a branch's first push)"

@@ -13,6 +13,10 @@ class GitError(EvalError):
     """A git command failed (names the command and git's message)."""
 
 
+class GitNotFoundError(GitError):
+    """No ``git`` program to run: not installed, or not on ``PATH``."""
+
+
 def git(args: list[str], cwd: Path) -> str:
     """Run ``git ARGS`` in ``cwd``; its stdout, or :class:`GitError` with git's stderr."""
     try:
@@ -27,7 +31,7 @@ def git(args: list[str], cwd: Path) -> str:
             timeout=60,
         )
     except FileNotFoundError:
-        raise GitError("git is not installed (needed for commits and --base)") from None
+        raise GitNotFoundError("git is not installed (needed for commits and --base)") from None
     if done.returncode != 0:
         message = done.stderr.strip() or f"exit status {done.returncode}"
         raise GitError(f"`git {' '.join(args)}` failed in {cwd}: {message}")
