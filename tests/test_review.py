@@ -308,6 +308,10 @@ def test_errors_name_what_is_wrong(repo: Path, recordings: Recordings, tmp_path:
     done = diff(str(store), "--base", "no-such-branch")
     assert done.exit_code == 2
     assert "unknown revision 'no-such-branch'" in done.output
+    unfetched = "3" * 40  # a pull request's base commit, as CI names it
+    done = diff(str(store), "--base", unfetched)
+    assert done.exit_code == 2
+    assert f"(a commit not fetched: `git fetch origin {unfetched}`;" in done.output
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()

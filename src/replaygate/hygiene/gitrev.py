@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,6 +14,8 @@ from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
 _TIMEOUT = 120
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+"""A commit named by its whole id (SHA-1 or SHA-256), as CI gives a pull request's base."""
 
 
 class GitNotFoundError(HygieneError):
@@ -171,6 +174,11 @@ class Repo:
                 " (this clone is shallow, with no history beyond the commits fetched: fetch "
                 "it, `git fetch --unshallow`, or fetch-depth: 0 in actions/checkout; or a "
                 "typo, or a branch not fetched)"
+            )
+        if _COMMIT_ID.fullmatch(rev):
+            return (
+                f" (a commit not fetched: `git fetch origin {rev}`; or one gone from the "
+                "history after a force-push)"
             )
         return " (a typo, or a branch not fetched: `git fetch origin BRANCH`)"
 
