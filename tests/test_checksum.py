@@ -128,3 +128,25 @@ def test_a_file_cut_while_it_is_read_has_no_checksum(
     assert f"{store}: changed on disk while it was read (cut, edited or appended to" in done.output
     monkeypatch.undo()
     assert store_checksum(store) != before  # read again whole: the file as it now stands
+
+
+@pytest.mark.parametrize("command", ["checksum", "verify"])
+def test_a_git_submodule_not_checked_out_is_refused_not_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # A clone without its submodules (actions/checkout's default) leaves the submodule an
+    # empty folder: the digest of the other stores keyed the cache whatever its commit.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitmodules").write_text(
+        '[submodule "vendor"]\n\tpath = fixtures/vendor\n\turl = ../vendor\n', encoding="utf-8"
+    )
+    folder = _folder(tmp_path)
+    (folder / "vendor").mkdir()
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, [command, "fixtures"])
+    assert done.exit_code == 2
+    assert "Error: fixtures/vendor is a git submodule that is not checked out" in done.output
+    assert "run `git submodule update --init fixtures/vendor`" in done.output
+
+    (folder / "vendor" / ".git").write_text("gitdir: ../../.git/modules/vendor\n")
+    assert CliRunner().invoke(main, [command, "fixtures"]).exit_code == 0

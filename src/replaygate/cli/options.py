@@ -61,15 +61,19 @@ def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
     """End the command (exit 2, ``Error: ...``) when ``path``, given as the stores to read,
     is there but holds no fixture store file: a source folder, a store's lock, the hits
     log's folder (:func:`~replaygate.fixtures.store.given.require_store`, given the walk
-    :func:`note_other_files` made, when it made one). A path that is not there is left for
-    the command to name, as it does."""
+    :func:`note_other_files` made, when it made one), or holds a git submodule that is
+    not checked out (:func:`~replaygate.fixtures.store.modules.unchecked_out_module`). A
+    path that is not there is left for the command to name, as it does."""
     from replaygate.fixtures.store.files import existing_store
     from replaygate.fixtures.store.given import require_store
+    from replaygate.fixtures.store.modules import unchecked_out_module
 
     if not os.path.lexists(path):
         return
     try:
         existing_store(path)  # a FIFO, a symlink loop...: named as what it is first
+        if path.is_dir() and (module := unchecked_out_module(path)):
+            raise CommandError(module)  # its fixtures would be left out in silence
         require_store(path, walked[0] if walked else None)
     except ReplaygateError as err:
         raise CommandError(describe(err)) from None
