@@ -1001,6 +1001,34 @@ def test_stop_closes_open_connections_and_threads() -> None:
         _ = sim.url
 
 
+def _loopback_v6() -> bool:
+    """Whether this machine can listen on ``::1``."""
+    try:
+        with socket.socket(socket.AF_INET6) as sock:
+            sock.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _loopback_v6(), reason="no IPv6 loopback on this machine")
+def test_a_name_of_two_addresses_is_served_on_one_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``localhost`` resolving to ``::1`` and ``127.0.0.1`` (most machines) is served on the
+    one port its URL names, at both addresses, whichever a client tries first."""
+    resolve = socket.getaddrinfo
+
+    def both(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != "localhost":
+            return resolve(host, *args, **kwargs)
+        return resolve("::1", *args, **kwargs) + resolve("127.0.0.1", *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", both)
+    with Simulator(behavior="echo", host="localhost") as sim:
+        for address in ("::1", "127.0.0.1"):
+            with socket.create_connection((address, sim.port), timeout=5):
+                pass
+
+
 def test_constructor_guards(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="loopback"):
         Simulator(behavior="echo", host="0.0.0.0")

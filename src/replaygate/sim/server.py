@@ -271,7 +271,7 @@ class Simulator:
             reader = asyncio.StreamReader(loop=loop)
             return _TrackedProtocol(reader, self._serve_connection, transports)
 
-        server = await loop.create_server(protocol, self.host, self._requested_port)
+        server = await _listen(loop, protocol, self.host, self._requested_port)
         self._port = int(server.sockets[0].getsockname()[1])
         self._ready.set()
         try:
@@ -366,6 +366,27 @@ class Simulator:
             reply = dataclasses.replace(reply, body=b"")
         complete = await _send(conn, writer, reply)
         return complete and conn.our_state is h11.DONE and conn.their_state is h11.DONE
+
+
+async def _listen(
+    loop: asyncio.AbstractEventLoop,
+    protocol: Callable[[], asyncio.BaseProtocol],
+    host: str,
+    port: int,
+) -> asyncio.Server:
+    """A server listening on ``port`` of every address ``host`` resolves to. Port 0 is one
+    free port for all of them: ``localhost`` resolved to ``::1`` and ``127.0.0.1``, each
+    bound to a port of its own, left a client that tried the other address (Node's first
+    choice) refused at the URL printed."""
+    server = await loop.create_server(protocol, host, port, start_serving=False)
+    ports = {sock.getsockname()[1] for sock in server.sockets}
+    if len(ports) == 1:
+        await server.start_serving()
+        return server
+    chosen = int(server.sockets[0].getsockname()[1])
+    server.close()
+    await server.wait_closed()
+    return await loop.create_server(protocol, host, chosen)
 
 
 class _TrackedProtocol(asyncio.StreamReaderProtocol):
