@@ -8,6 +8,7 @@ and, holding only what it served, refuses a follow-up naming a response it never
 
 from __future__ import annotations
 
+import errno
 import http.client
 import json
 import os
@@ -24,7 +25,8 @@ from click.testing import CliRunner
 
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.behaviors import ScriptBehavior, SeededResearch
-from replaygate.sim.cli import sim_group
+from replaygate.sim.cli import _cannot_serve, sim_group
+from replaygate.sim.server import Simulator
 
 OPENS = """
 import os, sys
@@ -149,3 +151,21 @@ def test_sim_serve_refuses_a_behaviour_it_cannot_build_before_serving(
     assert done.exit_code == 2, done.output
     assert "Invalid value for '--behavior'" in done.output and said in done.output, done.output
     assert "listening" not in done.output
+
+
+def test_sim_serve_names_a_port_another_process_holds() -> None:
+    with Simulator(behavior="echo") as holder:
+        port = holder.port
+        done = CliRunner().invoke(sim_group, ["serve", "--port", str(port)])
+    assert done.exit_code == 2, done.output
+    assert done.output.strip() == (
+        f"Error: --port {port}: another process listens on it at 127.0.0.1: stop it, "
+        "or pass another --port (0 picks a free one)"
+    )
+
+
+def test_a_port_this_user_may_not_take_names_the_port() -> None:
+    refused = OSError(errno.EACCES, "error while attempting to bind on address: denied")
+    assert _cannot_serve(refused, "127.0.0.1", 80) == (
+        f"--port 80: cannot serve on it: {os.strerror(errno.EACCES).lower()}"
+    )

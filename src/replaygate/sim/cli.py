@@ -9,6 +9,7 @@ replaygate sim serve ...`` in its place: the one program every command runs.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import socket
@@ -131,7 +132,7 @@ def serve(
 
     previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with _serving(sim, host):
+        with _serving(sim, host, port):
             said = f"(behavior={behavior.name}, seed={seed})"
             click.echo(f"replaygate simulator listening on {sim.url} {said}")  # flushed
             while not done.wait(0.5):
@@ -142,19 +143,37 @@ def serve(
 
 
 @contextlib.contextmanager
-def _serving(sim: Simulator, host: str) -> Iterator[Simulator]:
-    """``sim`` started, and stopped when done. A ``--host`` that no resolver knows (a
-    typo, a name of another network) is named in the error, where the resolver's own
-    message (``name or service not known``) names no host."""
+def _serving(sim: Simulator, host: str, port: int) -> Iterator[Simulator]:
+    """``sim`` started, and stopped when done; one it cannot start names why
+    (:func:`_cannot_serve`)."""
     try:
         sim.start()
-    except socket.gaierror as err:
-        reason = (err.strerror or str(err)).lower()
-        raise CommandError(f"--host {host!r}: cannot serve on it: {reason}") from None
+    except OSError as err:
+        raise CommandError(_cannot_serve(err, host, port)) from None
     try:
         yield sim
     finally:
         sim.stop()
+
+
+def _cannot_serve(err: OSError, host: str, port: int) -> str:
+    """Why the server could not listen, naming the option at fault: ``--port`` for a port
+    another process holds (or one this user may not take), ``--host`` for a name no
+    resolver knows or an address not this machine's. The resolver's and asyncio's own
+    messages name no option (``error while attempting to bind on address ('127.0.0.1',
+    8765)``)."""
+    if isinstance(err, socket.gaierror) or not err.errno:
+        reason = err.strerror or str(err)
+    else:
+        reason = os.strerror(err.errno)
+    if err.errno == errno.EADDRINUSE:
+        return (
+            f"--port {port}: another process listens on it at {host}: stop it, or pass "
+            "another --port (0 picks a free one)"
+        )
+    if err.errno == errno.EACCES:
+        return f"--port {port}: cannot serve on it: {reason.lower()}"
+    return f"--host {host!r}: cannot serve on it: {reason.lower()}"
 
 
 def _as_replaygate_sim() -> None:
