@@ -315,6 +315,23 @@ def test_another_model_is_a_miss_naming_the_path(sim: Simulator, tmp_path: Path)
     assert any(line.startswith("path:") for line in caught.value.differences)
 
 
+def test_a_stream_asked_for_without_alt_sse_is_a_json_array(sim: Simulator) -> None:
+    """The API streams a request without ``alt=sse`` (a client of another language, curl)
+    as a JSON array of its chunks; with it, as server-sent events."""
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    route = f"{sim.url}/v1beta/models/{MODEL}:streamGenerateContent"
+    headers = {"x-goog-api-key": KEY}
+    with httpx2.Client() as http:
+        array = http.post(route, json=body, headers=headers)
+        events = http.post(f"{route}?alt=sse", json=body, headers=headers)
+    assert array.headers["content-type"] == "application/json"
+    chunks = array.json()
+    assert chunks[-1]["candidates"][0]["finishReason"] == "STOP"
+    assert events.headers["content-type"].startswith("text/event-stream")
+    data = [line[6:] for line in events.text.splitlines() if line.startswith("data: ")]
+    assert len(data) == len(chunks)
+
+
 # -- the API key is never stored ---------------------------------------------------------
 
 

@@ -45,6 +45,7 @@ from replaygate.sim.faults import (
 from replaygate.sim.replies import (
     Provider,
     Reply,
+    array_reply,
     invalid_reply,
     json_reply,
     refusal,
@@ -236,7 +237,7 @@ class SimApp:
         if isinstance(endpoint, ResourceEndpoint):
             reply = self._resource(endpoint, method, route, query, fault, body, request_id)
         else:
-            reply = self._answer(endpoint, route, fault, body, request_id)
+            reply = self._answer(endpoint, route, query, fault, body, request_id)
         if fault == "slow":
             return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
@@ -346,7 +347,13 @@ class SimApp:
         return json_reply(status, answer, provider=provider, request_id=request_id)
 
     def _answer(
-        self, endpoint: Endpoint, route: str, fault: FaultKind | None, raw: bytes, request_id: str
+        self,
+        endpoint: Endpoint,
+        route: str,
+        query: str,
+        fault: FaultKind | None,
+        raw: bytes,
+        request_id: str,
     ) -> Reply:
         provider = endpoint.provider
         failed = self._fault_reply(provider, fault, request_id)
@@ -410,4 +417,5 @@ class SimApp:
         stream = Stream(self.chunk_size, self.drift.apply, fault)
         events = endpoint.events(request, wire, stream)
         cut = len(events) // 2 if fault == "cut-stream" else None
-        return stream_reply(events, provider=provider, request_id=request_id, cut_after=cut)
+        framed = array_reply if endpoint.streams_an_array(query) else stream_reply
+        return framed(events, provider=provider, request_id=request_id, cut_after=cut)

@@ -211,6 +211,11 @@ class Endpoint(ABC):
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         """The event stream of the rendered body ``wire``."""
 
+    def streams_an_array(self, query: str) -> bool:
+        """Whether a stream asked for with the request's ``query`` goes as a JSON array of
+        its events' data, not as server-sent events."""
+        return False
+
 
 class Threads:
     """The Anthropic conversations the server holds (Threads), by the id of the response
@@ -1119,6 +1124,11 @@ class GeminiGenerateContent(Endpoint):
     ) -> dict[str, Any]:
         response_id = f"simGemini{tag}"
         return to_gemini_response(response, model=request.model, response_id=response_id)
+
+    def streams_an_array(self, query: str) -> bool:
+        """Whether the stream goes as the API sends one asked for without ``alt=sse``: a
+        JSON array of its chunks."""
+        return parse_qs(query).get("alt", ["json"])[-1] != "sse"
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         events = gemini_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)

@@ -35,7 +35,7 @@ class Reply:
     status: int
     headers: Headers
     body: bytes = b""
-    events: tuple[SSEEvent, ...] | None = None
+    events: tuple[SSEEvent | ArrayPiece, ...] | None = None
     cut_after: int | None = None
     delay: float = 0.0
     refused: bool = False
@@ -68,6 +68,33 @@ def stream_reply(
         (request_id_header(provider), request_id),
     )
     return Reply(status=200, headers=headers, events=tuple(events), cut_after=cut_after)
+
+
+@dataclass(frozen=True)
+class ArrayPiece:
+    """One element of a stream sent as a JSON array, with the bracket or the separator
+    before it and, for the last, the closing bracket (as Gemini streams without
+    ``alt=sse``)."""
+
+    data: str
+    first: bool
+    last: bool
+
+    def encode(self) -> bytes:
+        """The piece as it goes on the wire."""
+        opened = "[" if self.first else ",\r\n"
+        return f"{opened}{self.data}{']' if self.last else ''}".encode()
+
+
+def array_reply(
+    events: list[SSEEvent], *, provider: Provider, request_id: str, cut_after: int | None = None
+) -> Reply:
+    """A stream sent as a JSON array of its events' data, a piece at a time, as Gemini
+    streams a request without ``alt=sse`` (``application/json``)."""
+    last = len(events) - 1
+    pieces = tuple(ArrayPiece(e.data, i == 0, i == last) for i, e in enumerate(events))
+    headers = (("content-type", JSON_TYPE), (request_id_header(provider), request_id))
+    return Reply(status=200, headers=headers, events=pieces, cut_after=cut_after)
 
 
 def anthropic_error(error_type: str, message: str, request_id: str) -> dict[str, Any]:
