@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -508,6 +510,35 @@ def test_a_stream_left_open_is_recorded_by_the_end_of_the_block(store: Path) -> 
         assert replay_three_times(store, lambda hosts: first_words(hosts)[0]) == words
     finally:
         stream.close()
+
+
+def test_a_sync_callback_outlives_the_block_unwarned_as_the_page_says(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/frameworks.md: ``completion`` runs ``litellm.success_callback`` in LiteLLM's
+    ``litellm-logging`` threads after it returns; the block ends while the callback still
+    runs, and says nothing of it, so the page tells how to keep what it sends offline."""
+    record(store, partial(plain, "anthropic"))
+    running, release, done = threading.Event(), threading.Event(), threading.Event()
+    threads: list[str] = []
+
+    def callback(*_: Any) -> None:
+        threads.append(threading.current_thread().name)
+        running.set()
+        release.wait(10)
+        done.set()
+
+    monkeypatch.setattr(litellm, "success_callback", [callback])
+    try:
+        with warnings.catch_warnings(record=True) as warned, replaygate.http.intercept(store):
+            warnings.simplefilter("always")
+            plain("anthropic", Hosts())
+        assert running.wait(10) and not done.is_set()
+    finally:
+        release.set()
+    assert threads[0].startswith("litellm-logging")
+    assert not [w for w in warned if w.category.__module__.startswith("replaygate")]
+    assert "`litellm-logging`" in section("LiteLLM")
 
 
 USER_TESTS = """
