@@ -370,6 +370,22 @@ def test_research_copilot_over_openai_wire() -> None:
     assert "RAG" in json.loads(calls[0].function.arguments)["q"]
 
 
+def test_research_copilot_counts_the_system_prompt_in_its_input_tokens() -> None:
+    """A longer system prompt costs more, as count_tokens says: a gate sees its cost."""
+    question = [{"role": "user", "content": "What is RAG?"}]
+    with Simulator(behavior="research-copilot", seed=7) as sim:
+        client = anthropic_client(sim)
+        used = {}
+        for system in ("Be brief.", "Be brief. " * 40):
+            conversation: dict[str, Any] = {"model": MODEL, "system": system, "messages": question}
+            answered = client.messages.create(max_tokens=64, **conversation)
+            counted = client.messages.count_tokens(**conversation)
+            assert answered.usage.input_tokens == counted.input_tokens
+            used[system] = answered.usage.input_tokens
+    rise = used["Be brief. " * 40] - used["Be brief."]
+    assert 97 <= rise <= 98  # 391 more characters, 4 a token
+
+
 # -- validation and auth -----------------------------------------------------------------
 
 

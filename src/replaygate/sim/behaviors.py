@@ -231,7 +231,9 @@ class SeededResearch:
     (:mod:`replaygate.sim.draws`), so the answers do not depend on the order in which
     concurrent requests arrive. Its tool calls' ids are the answer's own
     (``toolu_sim_<tag>_<n>``, :meth:`~replaygate.sim.draws.Draw.tag`), as a real API's
-    are. An answer a recording replayed from a fixture counts (:meth:`replayed`).
+    are. An answer a recording replayed from a fixture counts (:meth:`replayed`). Its
+    usage is left to the server, which counts the whole request, system prompt
+    included, as it answers ``count_tokens``: a longer prompt costs more here too.
     """
 
     def __init__(self, seed: int) -> None:
@@ -247,7 +249,7 @@ class SeededResearch:
             dataclasses.replace(call, id=f"toolu_sim_{tag}_{n}")
             for n, call in enumerate(answer.tool_calls, start=1)
         )
-        return dataclasses.replace(answer, tool_calls=calls)
+        return dataclasses.replace(answer, tool_calls=calls, usage=Usage())
 
     def replayed(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> None:
         """Count an answer to this conversation that a recording replayed from a fixture
