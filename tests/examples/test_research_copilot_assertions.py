@@ -93,7 +93,10 @@ def report_of(result: RunResult) -> dict[str, Any]:
 
 def test_the_recorded_fixture_is_a_5_sample_simulator_recording() -> None:
     fixtures: list[Fixture] = list(FixtureStore.open(SAMPLED_STORE))
-    assert {f.samples for f in fixtures} == {SAMPLES}
+    # every sample asks the question; a later turn is held by the samples that reached it
+    assert fixtures[0].samples == max(f.samples for f in fixtures) == SAMPLES
+    answered = {i for f in fixtures for i in range(f.samples) if f.sample(i) is not None}
+    assert answered == set(range(SAMPLES))
     assert {(f.meta or {}).get("source") for f in fixtures} == {"sim"}
 
 
