@@ -111,6 +111,25 @@ def test_without_a_section_every_setting_has_its_default(tmp_path: Path) -> None
     assert config.history_path == tmp_path.resolve() / ".replaygate" / "history.db"
 
 
+def test_a_setting_of_the_config_sent_in_place_of_the_agents_is_noted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A prompt changed in the agent's code is not silently replaced by the config's."""
+    from replaygate.cli.choices import choose_settings
+    from replaygate.examples.research_copilot import SETTINGS, copilot
+
+    table = '[tool.replaygate]\nsystem = "Be brief."\nmax_tokens = 1024\n'
+    config = load_config(write(tmp_path, table))
+    assert choose_settings(copilot, config).system == "Be brief."
+    (note,) = capsys.readouterr().err.splitlines()  # max_tokens is the agent's own: no note
+    assert note == (
+        f"note: system 'Be brief.' of [tool.replaygate] in {config.file} is sent, not the "
+        f"agent's own {repr(SETTINGS.system)[:57]}...: remove it there to send the agent's"
+    )
+    choose_settings(copilot, config, system="Be brief.")  # a flag is this run's own choice
+    assert capsys.readouterr().err == ""
+
+
 def test_a_gate_table_naming_one_limit_keeps_every_other_default(tmp_path: Path) -> None:
     # loosening the cost limit alone must not lift the success, citation and
     # fabricated limits: a table overrides the defaults metric by metric, as flags do

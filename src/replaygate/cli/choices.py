@@ -17,6 +17,8 @@ from functools import wraps
 from pathlib import Path
 from typing import Any
 
+import click
+
 from replaygate.cli.options import (
     CommandError,
     agent_option,
@@ -28,6 +30,7 @@ from replaygate.config import read_toml, store_pyproject, tool_table
 from replaygate.evals.agents import AgentEntry, load_agent
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import Config, load_config
+from replaygate.jsondoc import shown
 from replaygate.models.replay import RequestSettings
 
 
@@ -72,8 +75,12 @@ def choose_settings(
     system: str | None = None,
 ) -> RequestSettings:
     """The request settings: flags, then ``[tool.replaygate]``, then the agent's own; an
-    empty ``system`` (``--system ""``, ``system = ""``) is no system prompt."""
+    empty ``system`` (``--system ""``, ``system = ""``) is no system prompt. A setting of
+    ``[tool.replaygate]`` sent in place of another the agent declares is noted on stderr."""
     declared = agent.settings
+    given = {"model": model, "max_tokens": max_tokens, "system": system}
+    for note in _config_overrides(declared, config, given):
+        click.echo(f"note: {note}", err=True)
     chosen_model = model or config.model or (declared.model if declared else None)
     if not chosen_model:
         raise missing_setting("model id for the requests", "--model", "model", config)
@@ -87,6 +94,26 @@ def choose_settings(
         interface=declared.interface if declared else "anthropic.messages",
         interface_version=declared.interface_version if declared else None,
     )
+
+
+def _config_overrides(
+    declared: RequestSettings | None, config: Config, given: Mapping[str, object]
+) -> list[str]:
+    """Each setting of ``config`` sent in place of a different one the agent ``declares``
+    (none given on the command line): a prompt or model changed in the agent's code, and
+    left as it was in ``[tool.replaygate]``, would otherwise go unseen, its requests never
+    sent. A setting the agent leaves unset is the config's to give."""
+    if declared is None:
+        return []
+    notes = []
+    for name in ("model", "max_tokens", "system"):
+        configured, own = getattr(config, name), getattr(declared, name)
+        if given[name] is None and configured is not None and own is not None and configured != own:
+            notes.append(
+                f"{name} {shown(configured)} of [tool.replaygate] in {_config_named(config)} is "
+                f"sent, not the agent's own {shown(own)}: remove it there to send the agent's"
+            )
+    return notes
 
 
 def _configured_system(config: Config, declared: RequestSettings | None) -> str | None:
