@@ -33,7 +33,7 @@ from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
-from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, endpoints
+from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, caller, endpoints
 from replaygate.sim.faults import (
     STATUS_FAULT_CODES,
     FaultKind,
@@ -102,14 +102,6 @@ def within(
     thought = thought[: limit * 4]
     left = max(0, limit - tokens(len(thought)))
     return thought, [cut_at(answer, left) for answer in answers]
-
-
-def _guess_provider(headers: Mapping[str, str]) -> Provider:
-    if "x-goog-api-key" in headers:
-        return "google"
-    if "x-api-key" in headers or "anthropic-version" in headers:
-        return "anthropic"
-    return "openai" if "authorization" in headers else "anthropic"
 
 
 def _not_json(raw: bytes, err: orjson.JSONDecodeError) -> str:
@@ -212,16 +204,23 @@ class SimApp:
         digest = request_digest(method.encode(), route, body)
         return f"req_sim_{self._requests.counted(digest).tag(self.seed)}"
 
-    def _endpoint(self, route: str) -> Endpoint | None:
-        return next((e for e in self.endpoints if e.serves(route)), None)
+    def _endpoint(
+        self, route: str, headers: Mapping[str, str] | None = None, query: str = ""
+    ) -> Endpoint | None:
+        """The endpoint serving ``route`` the request is meant for
+        (:meth:`Endpoint.called_by`), else the first serving it (which refuses the
+        caller's credentials)."""
+        serving = [e for e in self.endpoints if e.serves(route)]
+        meant = (e for e in serving if e.called_by(headers or {}, query))
+        return next(meant, serving[0] if serving else None)
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """The reply to one request; ``headers`` has lower-case names."""
         route, query = _route(path)
         request_id = self._request_id(method, route, body)
-        endpoint = self._endpoint(route)
+        endpoint = self._endpoint(route, headers, query)
         if endpoint is None:
-            guess = _guess_provider(headers)
+            guess = caller(headers, query)
             message = None if guess != "openai" else f"Invalid URL ({method} {route})"
             return status_error(guess, 404, request_id, message=message)
         provider = endpoint.provider
@@ -286,9 +285,9 @@ class SimApp:
     def too_large(self, method: str, path: str, headers: Mapping[str, str]) -> Reply:
         """The provider's 413 for a request whose body is over
         :data:`~replaygate.sim.replies.MAX_BODY` bytes (left unread)."""
-        route = _route(path)[0]
-        endpoint = self._endpoint(route)
-        provider = endpoint.provider if endpoint is not None else _guess_provider(headers)
+        route, query = _route(path)
+        endpoint = self._endpoint(route, headers, query)
+        provider = endpoint.provider if endpoint is not None else caller(headers, query)
         return status_error(provider, 413, self._request_id(method, route, b""))
 
     def _fault_reply(
@@ -343,8 +342,10 @@ class SimApp:
         body = _read(raw) if raw.strip() else None
         if isinstance(body, Invalid):
             return invalid_reply(provider, body, request_id)
-        status, answer = endpoint.answer(method, route, query, body)
-        return json_reply(status, answer, provider=provider, request_id=request_id)
+        answered = endpoint.answer(method, route, query, body)
+        if isinstance(answered, Invalid):
+            return invalid_reply(provider, answered, request_id)
+        return json_reply(*answered, provider=provider, request_id=request_id)
 
     def _answer(
         self,

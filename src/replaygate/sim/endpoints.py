@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, parse_qsl, unquote
 
 from replaygate.digits import integer
 from replaygate.errors import WireFormatError
@@ -33,7 +33,7 @@ from replaygate.models.providers.openai_responses import (
     to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
-from replaygate.sim import embeddings
+from replaygate.sim import catalogue, embeddings
 from replaygate.sim.assembled import messages_answer, responses_answer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import Conversations, created_at, not_served
@@ -119,6 +119,11 @@ class Endpoint(ABC):
     def serves(self, route: str) -> bool:
         """Whether ``route`` (a path without its query) is this endpoint's."""
         return route == self.route
+
+    def called_by(self, headers: Mapping[str, str], query: str) -> bool:
+        """Whether a request to a route it serves is meant for it: one route the APIs share
+        (``/v1/models``) is told apart by the caller's credentials (:func:`caller`)."""
+        return True
 
     def request(self, route: str, body: Any) -> SimRequest:
         """The request this endpoint reads from ``route`` and a parsed JSON ``body``."""
@@ -215,6 +220,17 @@ class Endpoint(ABC):
         """Whether a stream asked for with the request's ``query`` goes as a JSON array of
         its events' data, not as server-sent events."""
         return False
+
+
+def caller(headers: Mapping[str, str], query: str) -> Provider:
+    """The API a request's credentials and headers are for: Google's key
+    (``x-goog-api-key``, ``?key=``), Anthropic's (``x-api-key``, ``anthropic-version``),
+    else OpenAI's bearer key; Anthropic's without any."""
+    if "x-goog-api-key" in headers or any(name == "key" for name, _ in parse_qsl(query)):
+        return "google"
+    if "x-api-key" in headers or "anthropic-version" in headers:
+        return "anthropic"
+    return "openai" if "authorization" in headers or "api-key" in headers else "anthropic"
 
 
 class Threads:
@@ -792,8 +808,9 @@ class ResourceEndpoint(Endpoint):
     the status and body of any request; the model-call steps are not used."""
 
     @abstractmethod
-    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
-        """The status and JSON body answering ``method`` on ``route``."""
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        """The status and JSON body answering ``method`` on ``route``, or the refusal the
+        app answers in the provider's error shape."""
 
     def resumed(self, method: str, route: str, query: str, stream: Stream) -> list[SSEEvent] | None:
         """The events answering ``method`` on ``route`` as a stream, for a request asking
@@ -1023,6 +1040,85 @@ class OpenAIEmbeddings(ResourceEndpoint):
         return embeddings.answer(body)
 
 
+_MODELS_ROUTE = re.compile(r"/(v1|v1beta)/models(?:/([^/]+))?")
+
+
+class _Models(ResourceEndpoint):
+    """``GET /v1/models`` and ``/v1/models/{id}`` (:mod:`replaygate.sim.catalogue`), a route
+    the APIs share: each provider's answers the requests its credentials are for."""
+
+    methods = ("GET",)
+    versions: tuple[str, ...] = ("v1",)
+
+    def serves(self, route: str) -> bool:
+        match = _MODELS_ROUTE.fullmatch(route)
+        return match is not None and match.group(1) in self.versions
+
+    def called_by(self, headers: Mapping[str, str], query: str) -> bool:
+        return caller(headers, query) == self.provider
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        match = _MODELS_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        version, named = match.groups()
+        return self.listed(query) if named is None else self.one(unquote(named), version)
+
+    @abstractmethod
+    def listed(self, query: str) -> tuple[int, Any] | Invalid:
+        """The list (or the page ``query`` asks for) of the models."""
+
+    @abstractmethod
+    def one(self, model_id: str, version: str) -> tuple[int, Any] | Invalid:
+        """The model ``model_id``, or the API's 404."""
+
+
+class AnthropicModels(_Models):
+    """Anthropic's Models API: a page at a time, newest first, and one by id."""
+
+    provider: Provider = "anthropic"
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return anthropic_authenticated(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        return anthropic_version_problem(headers)
+
+    def listed(self, query: str) -> tuple[int, Any] | Invalid:
+        return catalogue.anthropic_models(query)
+
+    def one(self, model_id: str, version: str) -> tuple[int, Any] | Invalid:
+        return catalogue.anthropic_model(model_id)
+
+
+class OpenAIModels(_Models):
+    """OpenAI's Models API: the whole list, and one by id."""
+
+    provider: Provider = "openai"
+
+    def listed(self, query: str) -> tuple[int, Any] | Invalid:
+        return catalogue.openai_models()
+
+    def one(self, model_id: str, version: str) -> tuple[int, Any] | Invalid:
+        return catalogue.openai_model(model_id)
+
+
+class GeminiModels(_Models):
+    """Gemini's ``models.list`` (a page at a time) and ``models.get``, at ``v1beta`` and
+    ``v1``."""
+
+    provider: Provider = "google"
+    versions = ("v1", "v1beta")
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return google_authenticated(headers, query)
+
+    def listed(self, query: str) -> tuple[int, Any] | Invalid:
+        return catalogue.gemini_models(query)
+
+    def one(self, model_id: str, version: str) -> tuple[int, Any] | Invalid:
+        return catalogue.gemini_model(model_id, version)
+
+
 def _with_more(
     wire: dict[str, Any], others: Sequence[dict[str, Any]], items: str, counts: tuple[str, ...]
 ) -> dict[str, Any]:
@@ -1183,4 +1279,7 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
         OpenAIEmbeddings(),
         GeminiGenerateContent(),
         GeminiCountTokens(),
+        AnthropicModels(),
+        OpenAIModels(),
+        GeminiModels(),
     )

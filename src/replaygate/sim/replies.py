@@ -243,7 +243,8 @@ def invalid_reply(provider: Provider, problem: Invalid, request_id: str) -> Repl
         if problem.code is not None:
             body["error"]["details"] = {"error_code": problem.code}
     elif provider == "google":
-        body = google_error(400, "INVALID_ARGUMENT", problem.message)
+        name = "NOT_FOUND" if problem.status == 404 else "INVALID_ARGUMENT"
+        body = google_error(problem.status, name, problem.message)
     else:
         body = openai_error(problem.message, "invalid_request_error", problem.param, problem.code)
     reply = json_reply(problem.status, body, provider=provider, request_id=request_id)

@@ -1,0 +1,187 @@
+"""The models the simulator lists and describes, as each API's models routes give them.
+
+The models are those of the shipped price table (``replaygate/evals/data/prices.toml``),
+fixed: Anthropic's ``GET /v1/models`` (newest first, ``limit``, ``after_id`` and
+``before_id``, ``lifecycle``), OpenAI's ``GET /v1/models`` (one list, as the API gives
+it) and Gemini's ``GET /{version}/models`` (``pageSize`` and ``pageToken``), and each
+model by its id. A model it does not list is a 404, as the APIs answer one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+from urllib.parse import parse_qs
+
+from replaygate.digits import integer
+from replaygate.sim.validation import Invalid
+
+Answer = tuple[int, Any] | Invalid
+Entry = TypeVar("Entry", bound=Sequence[Any])
+
+ANTHROPIC_MODELS: tuple[tuple[str, str, str, int], ...] = (
+    ("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15T00:00:00Z", 64000),
+    ("claude-sonnet-4-5", "Claude Sonnet 4.5", "2025-09-29T00:00:00Z", 64000),
+    ("claude-opus-4-1", "Claude Opus 4.1", "2025-08-05T00:00:00Z", 32000),
+)
+"""Anthropic's models, newest first as the API lists them: id, display name, release
+date and the most ``max_tokens`` a request may ask of it."""
+
+OPENAI_MODELS: tuple[tuple[str, int], ...] = (("gpt-4o", 1715367049), ("gpt-4o-mini", 1721172741))
+"""OpenAI's models: id and creation time."""
+
+GEMINI_MODELS: tuple[tuple[str, str], ...] = (
+    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
+    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
+    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
+)
+"""Gemini's models: id and display name."""
+
+_ANTHROPIC_LIMIT = (20, 1000)
+_GEMINI_PAGE = (50, 1000)
+"""The default and the largest page of each listing."""
+
+
+def _asked(query: str, name: str) -> str | None:
+    """The last value of the query parameter ``name``, or None."""
+    values = parse_qs(query).get(name)
+    return values[-1] if values else None
+
+
+def _size(query: str, name: str, bounds: tuple[int, int]) -> int | None:
+    """The page size ``name`` of ``query`` (``bounds``' default without one), or None for
+    one that is no whole number."""
+    given = _asked(query, name)
+    try:
+        return bounds[0] if given is None else integer(given)
+    except ValueError:
+        return None
+
+
+def _anthropic_model(entry: tuple[str, str, str, int]) -> dict[str, Any]:
+    model_id, name, released, most = entry
+    return {
+        "type": "model",
+        "id": model_id,
+        "display_name": name,
+        "created_at": released,
+        "lifecycle": "active",
+        "deprecated_at": None,
+        "retires_at": None,
+        "line": model_id.split("-")[1],
+        "max_input_tokens": 200000,
+        "max_tokens": most,
+    }
+
+
+def _anthropic_window(query: str, ids: Sequence[str], limit: int) -> tuple[int, int] | Invalid:
+    """The start and end in ``ids`` of the page of ``limit`` models ``after_id`` or
+    ``before_id`` asks for; one naming a model not listed is the simulator's own refusal."""
+    after, before = _asked(query, "after_id"), _asked(query, "before_id")
+    cursor = before if before is not None else after
+    if cursor is not None and cursor not in ids:
+        name = "before_id" if before is not None else "after_id"
+        message = f"{name}: the simulator lists no model '{cursor}' (it lists {', '.join(ids)})"
+        return Invalid(message, own=True)
+    if before is not None:
+        end = ids.index(before)
+        return max(end - limit, 0), end
+    start = ids.index(after) + 1 if after is not None else 0
+    return start, min(start + limit, len(ids))
+
+
+def anthropic_models(query: str) -> Answer:
+    """A page of Anthropic's model list (``{"data", "has_more", "first_id", "last_id"}``),
+    of the models in the ``lifecycle`` stages asked for (all are ``active``)."""
+    limit = _size(query, "limit", _ANTHROPIC_LIMIT)
+    if limit is None or not 1 <= limit <= _ANTHROPIC_LIMIT[1]:
+        return Invalid(f"limit: Input should be a whole number from 1 to {_ANTHROPIC_LIMIT[1]}")
+    stages = parse_qs(query).get("lifecycle[]", ["active", "deprecated"])
+    listed = ANTHROPIC_MODELS if "active" in stages else ()
+    window = _anthropic_window(query, [entry[0] for entry in listed], limit)
+    if isinstance(window, Invalid):
+        return window
+    start, end = window
+    page = [_anthropic_model(entry) for entry in listed[start:end]]
+    backward = _asked(query, "before_id") is not None
+    return 200, {
+        "data": page,
+        "has_more": start > 0 if backward else end < len(listed),
+        "first_id": page[0]["id"] if page else None,
+        "last_id": page[-1]["id"] if page else None,
+    }
+
+
+def anthropic_model(model_id: str) -> Answer:
+    """One of Anthropic's models, or the API's 404 for one it does not list."""
+    found = _found(ANTHROPIC_MODELS, model_id)
+    if found is None:
+        return Invalid(f"model: {model_id}", status=404)
+    return 200, _anthropic_model(found)
+
+
+def _openai_model(entry: tuple[str, int]) -> dict[str, Any]:
+    return {"id": entry[0], "object": "model", "created": entry[1], "owned_by": "system"}
+
+
+def openai_models() -> Answer:
+    """OpenAI's model list, whole (``{"object": "list", "data"}``)."""
+    return 200, {"object": "list", "data": [_openai_model(entry) for entry in OPENAI_MODELS]}
+
+
+def openai_model(model_id: str) -> Answer:
+    """One of OpenAI's models, or the API's 404 ``model_not_found``."""
+    found = _found(OPENAI_MODELS, model_id)
+    if found is None:
+        message = f"The model '{model_id}' does not exist"
+        return Invalid(message, param="model", code="model_not_found", status=404)
+    return 200, _openai_model(found)
+
+
+def _gemini_model(entry: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "name": f"models/{entry[0]}",
+        "version": "001",
+        "displayName": entry[1],
+        "inputTokenLimit": 1048576,
+        "outputTokenLimit": 65536,
+        "supportedGenerationMethods": ["generateContent", "countTokens"],
+        "temperature": 1,
+        "topP": 0.95,
+        "topK": 64,
+        "maxTemperature": 2,
+        "thinking": True,
+    }
+
+
+def gemini_models(query: str) -> Answer:
+    """A page of Gemini's model list (``{"models", "nextPageToken"}``, the token left out
+    on the last page): ``pageSize`` models (0 or none: the default, at most the largest)
+    from the one ``pageToken`` names, which is the name of the first model of the page."""
+    size = _size(query, "pageSize", _GEMINI_PAGE)
+    if size is None or size < 0:
+        return Invalid(f"Invalid value at 'page_size' (TYPE_INT32), {_asked(query, 'pageSize')}")
+    names = [f"models/{entry[0]}" for entry in GEMINI_MODELS]
+    token = _asked(query, "pageToken")
+    if token is not None and token not in names:
+        message = f"pageToken: the simulator made no page token '{token}'"
+        return Invalid(message, own=True)
+    start = names.index(token) if token is not None else 0
+    end = start + min(size or _GEMINI_PAGE[0], _GEMINI_PAGE[1])
+    answer: dict[str, Any] = {"models": [_gemini_model(e) for e in GEMINI_MODELS[start:end]]}
+    if end < len(names):
+        answer["nextPageToken"] = names[end]
+    return 200, answer
+
+
+def gemini_model(model_id: str, version: str) -> Answer:
+    """One of Gemini's models, or the API's 404 ``NOT_FOUND`` for one it does not list."""
+    found = _found(GEMINI_MODELS, model_id)
+    if found is None:
+        return Invalid(f"models/{model_id} is not found for API version {version}.", status=404)
+    return 200, _gemini_model(found)
+
+
+def _found(entries: Sequence[Entry], model_id: str) -> Entry | None:
+    """The entry of ``entries`` whose id (its first field) is ``model_id``, or None."""
+    return next((entry for entry in entries if entry[0] == model_id), None)

@@ -1,0 +1,118 @@
+"""The models routes (``GET /v1/models``, ``/v1/models/{id}``, Gemini's
+``/v1beta/models``), which an application calls at start-up to check its key or offer a
+model picker: the simulator answered them 404, so such an application could neither run
+against it nor be recorded from it.
+
+The three APIs share ``/v1/models``: the simulator answers each caller as its
+credentials' API does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from replaygate.http import intercept
+from replaygate.http.routes import SIMULATOR_REFUSAL
+from replaygate.sim import Simulator
+from replaygate.sim.app import SimApp
+from replaygate.sim.behaviors import EchoBehavior
+from sdks import anthropic, genai, openai
+
+ANTHROPIC = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+OPENAI = {"authorization": "Bearer k"}
+GOOGLE = {"x-goog-api-key": "k"}
+
+
+def started(base_url: str | None) -> tuple[list[str], str, str]:
+    """What an application asks at start-up: Anthropic's models two at a time (two
+    pages), OpenAI's model, Gemini's model."""
+    claude = anthropic.Anthropic(api_key="test", base_url=base_url, max_retries=0)
+    gpt = openai.OpenAI(api_key="test", base_url=base_url and f"{base_url}/v1", max_retries=0)
+    options = genai.types.HttpOptions(base_url=base_url) if base_url else None
+    with genai.Client(api_key="k", http_options=options) as gemini:
+        shown = gemini.models.get(model="gemini-2.5-flash").display_name
+    listed = [model.id for model in claude.models.list(limit=2)]
+    return listed, gpt.models.retrieve("gpt-4o").owned_by, str(shown)
+
+
+def test_models_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
+    store = tmp_path / "fixtures.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim"),
+    ):
+        recorded = started(sim.url)
+    assert recorded == (
+        ["claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1"],
+        "system",
+        "Gemini 2.5 Flash",
+    )
+    with intercept(store) as exchange:
+        assert started(None) == recorded
+    assert exchange.replays == 4
+
+
+def ask(path: str, headers: dict[str, str]) -> tuple[int, Any]:
+    reply = SimApp(EchoBehavior()).handle("GET", path, headers, b"")
+    return reply.status, orjson.loads(reply.body)
+
+
+@pytest.mark.parametrize(
+    ("query", "ids", "more"),
+    [
+        ("limit=2", ["claude-haiku-4-5", "claude-sonnet-4-5"], True),
+        ("limit=2&after_id=claude-sonnet-4-5", ["claude-opus-4-1"], False),
+        ("limit=1&before_id=claude-opus-4-1", ["claude-sonnet-4-5"], True),
+        ("lifecycle[]=retired", [], False),
+    ],
+)
+def test_anthropic_pages(query: str, ids: list[str], more: bool) -> None:
+    status, page = ask(f"/v1/models?{query}", ANTHROPIC)
+    assert status == 200
+    assert [model["id"] for model in page["data"]] == ids
+    assert page["has_more"] is more
+    assert (page["first_id"], page["last_id"]) == ((ids[0], ids[-1]) if ids else (None, None))
+
+
+def test_gemini_pages_with_a_token() -> None:
+    status, first = ask("/v1beta/models?pageSize=2", GOOGLE)
+    assert status == 200 and len(first["models"]) == 2
+    token = first["nextPageToken"]
+    status, rest = ask(f"/v1beta/models?pageSize=2&pageToken={token}", GOOGLE)
+    assert [m["name"] for m in rest["models"]] == ["models/gemini-2.5-flash-lite"]
+    assert "nextPageToken" not in rest
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status", "error"),
+    [
+        ("/v1/models/claude-nope", ANTHROPIC, 404, {"message": "model: claude-nope"}),
+        ("/v1/models/gpt-nope", OPENAI, 404, {"code": "model_not_found", "param": "model"}),
+        (
+            "/v1beta/models/gemini-nope",
+            GOOGLE,
+            404,
+            {
+                "status": "NOT_FOUND",
+                "message": "models/gemini-nope is not found for API version v1beta.",
+            },
+        ),
+        ("/v1/models?limit=0", ANTHROPIC, 400, {"type": "invalid_request_error"}),
+        ("/v1/models", {"anthropic-version": "2023-06-01"}, 401, {"type": "authentication_error"}),
+        ("/v1/models", {}, 401, {"type": "authentication_error"}),
+        ("/v1beta/models", OPENAI, 403, {"status": "PERMISSION_DENIED"}),
+    ],
+)
+def test_models_refusals(path: str, headers: dict[str, str], status: int, error: Any) -> None:
+    got_status, body = ask(path, headers)
+    assert got_status == status
+    assert error.items() <= body["error"].items()
+
+
+def test_a_cursor_not_listed_is_the_simulators_own_refusal() -> None:
+    status, body = ask("/v1/models?after_id=claude-nope", ANTHROPIC)
+    assert status == 400 and "claude-nope" in body["error"]["message"]
+    assert body[SIMULATOR_REFUSAL] is True
