@@ -374,7 +374,7 @@ def test_calibrate_commands(results: Path, tmp_path: Path) -> None:
     assert out.output == (
         f"wrote 8 row(s), one per assertion of 4 output(s) drawn, to {sheet}; automatic "
         f"verdicts kept in {sidecar}\n"
-        "fill the label column with pass or fail, then: replaygate calibrate score SHEET\n"
+        f"fill the label column with pass or fail, then: replaygate calibrate score {sheet}\n"
     )
     every = ["export", "--n", "40", "--seed", "1", "--out", str(tmp_path / "all.csv")]
     fewer = runner.invoke(calibrate, [*every, str(results)])

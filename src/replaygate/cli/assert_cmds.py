@@ -14,7 +14,7 @@ import click
 from replaygate.cli.options import CommandError, PathParam, file_option
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand, OnceGroup
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, shell_path
 from replaygate.evals.preflight import check_not_an_input, check_writable
 from replaygate.regular import not_regular
 from replaygate.sampling.calibration import (
@@ -82,7 +82,10 @@ def export(results: Path, n: int, seed: int, out: Path) -> None:
         f"wrote {exported.rows} row(s), one per assertion of {drawn}, to {exported.sheet}; "
         f"automatic verdicts kept in {exported.sidecar}"
     )
-    click.echo("fill the label column with pass or fail, then: replaygate calibrate score SHEET")
+    click.echo(
+        "fill the label column with pass or fail, then: "
+        f"replaygate calibrate score {shell_path(str(exported.sheet))}"
+    )
 
 
 @calibrate.command("score")
