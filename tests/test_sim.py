@@ -1066,6 +1066,10 @@ SCRIPT_ERRORS = [
     (b'{"tool_calls": 5}', "tool_calls: expected a list, got a number"),
     (b'{"tool_calls": [{"id": "", "name": "f"}]}', "tool_calls[0]: id and name must not be"),
     (b'{"tool_calls": [{"id": "c", "name": "f", "arguments": []}]}', "tool_calls[0].arguments"),
+    (
+        b'{"tool_calls": [{"id": "c", "name": "f", "args": {"city": "Lisbon"}}]}',
+        "tool_calls[0]: unknown field(s) ['args'] (allowed: id, name, arguments)",
+    ),
     (b'{"stop_reason": 0}', "stop_reason: 0 is not one of end_turn"),
     (b'{"usage": {"input_tokens": "3"}}', "usage.input_tokens: must be an integer, got '3'"),
     (b'{"usage": {"output_tokens": 1.7}}', "usage.output_tokens: must be an integer, got 1.7"),

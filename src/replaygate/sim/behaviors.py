@@ -62,6 +62,7 @@ class EchoBehavior:
 
 
 SCRIPT_FIELDS = ("text", "tool_calls", "stop_reason", "usage")
+TOOL_CALL_FIELDS = ("id", "name", "arguments")
 USAGE_FIELDS = ("input_tokens", "output_tokens")
 
 
@@ -87,6 +88,7 @@ def _known(obj: Mapping[str, Any], fields: tuple[str, ...], where: str) -> None:
 
 def _tool_call(call: Any, where: str) -> ToolCall:
     call = _object(call, where)
+    _known(call, TOOL_CALL_FIELDS, where)
     call_id, name = _string(call, "id", f"{where}.id"), _string(call, "name", f"{where}.name")
     if not call_id or not name:
         raise FieldError(where, "id and name must not be empty")
