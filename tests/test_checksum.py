@@ -150,3 +150,52 @@ def test_a_git_submodule_not_checked_out_is_refused_not_left_out(
 
     (folder / "vendor" / ".git").write_text("gitdir: ../../.git/modules/vendor\n")
     assert CliRunner().invoke(main, [command, "fixtures"]).exit_code == 0
+
+
+def _module_entry(root: Path, entry: str) -> Path:
+    """A repository at ``root`` whose ``.gitmodules`` holds ``entry``, its stores folder."""
+    (root / ".git").mkdir()
+    (root / ".gitmodules").write_text(entry, encoding="utf-8")
+    (_folder(root) / "vendor").mkdir()
+    return root / "fixtures" / "vendor"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '[Submodule "vendor"]\n\tPath = "fixtures/vendor" ; shared answers\n',
+        '[submodule "v"]\n\tpath = fixtures/../fixtures/vendor/\n',
+    ],
+)
+def test_a_submodule_is_read_from_gitmodules_as_git_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    """Keys in any case, a quoted value, a comment after it, a path not in its plain form:
+    git takes each as naming the submodule, so it is refused, not left out."""
+    _module_entry(tmp_path, entry)
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["verify", "fixtures"])
+    assert done.exit_code == 2
+    assert "Error: fixtures/vendor is a git submodule that is not checked out" in done.output
+
+
+@pytest.mark.parametrize(
+    ("entry", "holding"),
+    [
+        ('[submodule "vendor"]\n\tpath = fixtures/vendor\n', True),  # its files committed
+        ('[submodule "x"]\n\tpath = /\n', False),  # a path git checks out nothing at
+        ("[core]\n\tpath = fixtures/vendor\n", False),  # no submodule's
+    ],
+)
+def test_a_folder_gitmodules_names_is_read_when_it_is_no_submodule_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str, holding: bool
+) -> None:
+    """A folder that holds files (a submodule replaced by its fixtures, ``.gitmodules``
+    left naming it), or one no submodule is checked out in, is read as any other."""
+    vendor = _module_entry(tmp_path, entry)
+    if holding:
+        shutil.move(tmp_path / "fixtures" / "more.jsonl", vendor / "more.jsonl")
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["verify", "fixtures"])
+    assert done.exit_code == 0, done.output
+    assert "24 fixture(s) checked" in done.output
