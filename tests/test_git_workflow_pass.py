@@ -95,6 +95,7 @@ def test_a_conflict_left_in_a_one_fixture_file_is_named_with_what_to_do(project:
 @pytest.mark.slow
 def test_a_revision_a_shallow_clone_lacks_says_how_to_fetch_it(project: Path) -> None:
     repo_with_folder_store(project)
+    base = git(project, "rev-parse", "HEAD").strip()
     git(project, "commit", "-q", "--allow-empty", "-m", "later")
     clone = project.parent / "ci"
     git(project.parent, "clone", "-q", "--depth", "1", project.as_uri(), str(clone))
@@ -102,6 +103,12 @@ def test_a_revision_a_shallow_clone_lacks_says_how_to_fetch_it(project: Path) ->
     assert code == 2
     assert f"Error: unknown revision 'HEAD~1' in {clone} (this clone is shallow" in out
     assert "`git fetch --unshallow`, or fetch-depth: 0 in actions/checkout" in out
+    # a pull request's base commit, in the shallow clone actions/checkout makes
+    code, out = replaygate("diff", str(clone / "tests" / "fixtures"), "--base", base)
+    assert code == 2
+    assert f"(a commit not fetched: `git fetch origin {base}`;" in out
+    git(clone, "fetch", "-q", "origin", base)  # as it says
+    assert replaygate("diff", str(clone / "tests" / "fixtures"), "--base", base)[0] == 0
     # what `--base "$(git merge-base origin/main HEAD)"` passes when the merge base is missing
     code, out = replaygate("diff", str(clone / "tests" / "fixtures"), "--base", "")
     assert code == 2

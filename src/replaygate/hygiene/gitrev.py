@@ -169,16 +169,16 @@ class Repo:
                 "origin/main HEAD`, printed nothing; it fails in a shallow clone or when the "
                 "branch was not fetched)"
             )
+        if _COMMIT_ID.fullmatch(rev):  # fetched by its id into a shallow clone too
+            return (
+                f" (a commit not fetched: `git fetch origin {rev}`; or one gone from the "
+                "history after a force-push)"
+            )
         if run_git(["rev-parse", "--is-shallow-repository"], self.root).strip() == b"true":
             return (
                 " (this clone is shallow, with no history beyond the commits fetched: fetch "
                 "it, `git fetch --unshallow`, or fetch-depth: 0 in actions/checkout; or a "
                 "typo, or a branch not fetched)"
-            )
-        if _COMMIT_ID.fullmatch(rev):
-            return (
-                f" (a commit not fetched: `git fetch origin {rev}`; or one gone from the "
-                "history after a force-push)"
             )
         return " (a typo, or a branch not fetched: `git fetch origin BRANCH`)"
 
