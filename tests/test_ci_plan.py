@@ -891,3 +891,23 @@ def test_base_outside_a_repository_says_to_name_the_changed_files(project: Path)
     assert result.exit_code == 2
     assert f"--base needs a git repository, and {project} is in none" in result.output
     assert "name the changed files with --changed FILE instead" in result.output
+
+
+def unreadable_repository(folder: Path) -> None:
+    """Make ``folder`` a git repository git will not read (a format newer than it knows),
+    as it will not read another user's in a CI container (dubious ownership)."""
+    dot_git = folder / ".git"
+    for part in ("objects", "refs"):
+        (dot_git / part).mkdir(parents=True)
+    (dot_git / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (dot_git / "config").write_text("[core]\n\trepositoryformatversion = 99\n", "utf-8")
+
+
+def test_base_in_a_repository_git_will_not_read_keeps_git_s_reason(project: Path) -> None:
+    # It said the project was in no repository (a tarball), of one whose owner git refused.
+    unreadable_repository(project)
+    args = ["plan", "--base", "origin/main", "--config", str(project / "pyproject.toml")]
+    result = CliRunner().invoke(ci_group, args)
+    assert result.exit_code == 2
+    assert "Expected git repo version <= 1, found 99" in result.output
+    assert "is in none" not in result.output

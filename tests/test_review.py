@@ -32,6 +32,7 @@ from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
+from test_ci_plan import unreadable_repository
 
 pytestmark = pytest.mark.slow
 
@@ -337,6 +338,19 @@ def test_without_git_on_path_the_error_says_so_not_that_there_is_no_repository(
     done = diff("tests/fixtures")
     assert done.exit_code == 2
     assert "git is not installed, or not on PATH" in done.output
+    assert "not inside a git repository" not in done.output
+
+
+def test_a_repository_git_will_not_read_is_named_by_git_s_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It said "fixtures is not inside a git repository", of one git refused to read.
+    unreadable_repository(tmp_path)
+    (tmp_path / "fixtures").mkdir()
+    monkeypatch.chdir(tmp_path)
+    done = diff("fixtures")
+    assert done.exit_code == 2
+    assert "Expected git repo version <= 1, found 99" in done.output
     assert "not inside a git repository" not in done.output
 
 

@@ -10,8 +10,8 @@ from replaygate.cli.options import CommandError, PathParam, config_option, error
 from replaygate.click_once import OnceGroup
 from replaygate.evals.config import WHEN, load_config
 from replaygate.evals.git import (
+    NOT_A_REPOSITORY,
     GitError,
-    GitNotFoundError,
     changed_files,
     file_at,
     git,
@@ -115,12 +115,14 @@ def _no_stages(file: Path | None) -> str:
 def _repository_top(root: Path) -> Path:
     """The top of the git repository holding ``root``; outside one (a tarball of the
     project, a copy without ``.git``), a :class:`CommandError` saying to name the
-    changed files with ``--changed``, where git says only ``not a git repository``."""
+    changed files with ``--changed``, where git says only ``not a git repository``. A
+    repository git will not read (another user's, in a CI container) is left to git's
+    own words, which name the ``safe.directory`` that lets it."""
     try:
         return repo_root(root)
-    except GitNotFoundError:
-        raise
-    except GitError:
+    except GitError as err:
+        if NOT_A_REPOSITORY not in str(err):
+            raise
         raise CommandError(
             f"--base needs a git repository, and {root} is in none (a tarball or a copy of "
             "the project, without its .git folder): name the changed files with --changed "

@@ -13,8 +13,9 @@ class GitError(EvalError):
     """A git command failed (names the command and git's message)."""
 
 
-class GitNotFoundError(GitError):
-    """No ``git`` program to run: not installed, or not on ``PATH``."""
+NOT_A_REPOSITORY = "not a git repository"
+"""What git says of a folder in no repository (``fatal: not a git repository ...``), where
+a repository it refuses to read says why (``detected dubious ownership``, its fix named)."""
 
 
 def git(args: list[str], cwd: Path) -> str:
@@ -31,7 +32,7 @@ def git(args: list[str], cwd: Path) -> str:
             timeout=60,
         )
     except FileNotFoundError:
-        raise GitNotFoundError("git is not installed (needed for commits and --base)") from None
+        raise GitError("git is not installed (needed for commits and --base)") from None
     if done.returncode != 0:
         message = done.stderr.strip() or f"exit status {done.returncode}"
         raise GitError(f"`git {' '.join(args)}` failed in {cwd}: {message}")

@@ -10,16 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from replaygate.evals.git import NOT_A_REPOSITORY
 from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
 _TIMEOUT = 120
 _COMMIT_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 """A commit named by its whole id (SHA-1 or SHA-256), as CI gives a pull request's base."""
-
-
-class GitNotFoundError(HygieneError):
-    """No ``git`` program to run: not installed, or not on ``PATH``."""
 
 
 def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
@@ -35,7 +32,7 @@ def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
             command, cwd=cwd, input=stdin, capture_output=True, check=False, timeout=_TIMEOUT
         )
     except FileNotFoundError:
-        raise GitNotFoundError(
+        raise HygieneError(
             "git is not installed, or not on PATH; `replaygate diff` reads revisions with "
             "git: install it, or add the folder holding it to PATH"
         ) from None
@@ -117,9 +114,9 @@ class Repo:
         where = _existing_ancestor(resolved(path))
         try:
             top = run_git(["rev-parse", "--show-toplevel"], where)
-        except GitNotFoundError:
-            raise
-        except HygieneError:
+        except HygieneError as err:
+            if NOT_A_REPOSITORY not in str(err):  # no git, or a repository it will not read
+                raise
             raise HygieneError(
                 f"{path} is not inside a git repository; `replaygate diff` compares "
                 "fixtures between git revisions (run it inside the repository)"
