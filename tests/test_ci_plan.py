@@ -18,6 +18,8 @@ from replaygate.ci.fixture_users import node_to_run
 from replaygate.cli.ci_cmd import ci_group
 from replaygate.evals import load_config
 from replaygate.evals.errors import EvalError
+from replaygate.hygiene.errors import HygieneError
+from replaygate.hygiene.gitrev import Repo
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / "docs" / "examples" / "github-workflow.yml"
@@ -884,13 +886,37 @@ def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.Monkey
     assert "git is not installed" in result.output
 
 
-def test_base_outside_a_repository_says_to_name_the_changed_files(project: Path) -> None:
-    # A tarball of the project: git's own "fatal: not a git repository" said nothing to do.
+def _german_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Git speaking German, as a user's locale makes it (skipped where git has no German)."""
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("LANGUAGE", "de")
+    said = subprocess.run(["git", "rev-parse"], cwd="/", capture_output=True, text=True)
+    if "Kein Git-Repository" not in said.stderr:
+        pytest.skip("git has no German messages here")
+
+
+@pytest.mark.parametrize("german", [False, True], ids=["english", "german"])
+def test_base_outside_a_repository_says_to_name_the_changed_files(
+    project: Path, monkeypatch: pytest.MonkeyPatch, german: bool
+) -> None:
+    # A tarball of the project: git's own "fatal: not a git repository" said nothing to do;
+    # in a German locale, git's "Kein Git-Repository" was shown as it was.
+    if german:
+        _german_git(monkeypatch)
     args = ["plan", "--base", "origin/main", "--config", str(project / "pyproject.toml")]
     result = CliRunner().invoke(ci_group, args)
     assert result.exit_code == 2
     assert f"--base needs a git repository, and {project} is in none" in result.output
     assert "name the changed files with --changed FILE instead" in result.output
+
+
+def test_diff_outside_a_repository_says_so_in_any_locale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # replaygate diff showed git's "Schwerwiegend: Kein Git-Repository" in a German locale.
+    _german_git(monkeypatch)
+    with pytest.raises(HygieneError, match="is not inside a git repository"):
+        Repo.containing(tmp_path / "fixtures")
 
 
 def unreadable_repository(folder: Path) -> None:

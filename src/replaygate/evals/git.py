@@ -15,7 +15,14 @@ class GitError(EvalError):
 
 NOT_A_REPOSITORY = "not a git repository"
 """What git says of a folder in no repository (``fatal: not a git repository ...``), where
-a repository it refuses to read says why (``detected dubious ownership``, its fix named)."""
+a repository it refuses to read says why (``detected dubious ownership``, its fix named).
+Git says it in English only where :func:`git_environment` runs it."""
+
+
+def git_environment() -> dict[str, str]:
+    """The process's environment with git's messages in English (``LANGUAGE=en``, read
+    before ``LC_ALL`` and ``LANG``): :data:`NOT_A_REPOSITORY` is found under any locale."""
+    return {**os.environ, "LANGUAGE": "en"}
 
 
 def git(args: list[str], cwd: Path) -> str:
@@ -24,6 +31,7 @@ def git(args: list[str], cwd: Path) -> str:
         done = subprocess.run(
             ["git", *args],
             cwd=cwd,
+            env=git_environment(),
             capture_output=True,
             # bytes that are not UTF-8 (a file's content, a path) pass through as on disk
             encoding="utf-8",

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replaygate.evals.git import NOT_A_REPOSITORY
+from replaygate.evals.git import NOT_A_REPOSITORY, git_environment
 from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
 
@@ -29,7 +29,13 @@ def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
     command = ["git", "--literal-pathspecs", *args]
     try:
         done = subprocess.run(
-            command, cwd=cwd, input=stdin, capture_output=True, check=False, timeout=_TIMEOUT
+            command,
+            cwd=cwd,
+            env=git_environment(),
+            input=stdin,
+            capture_output=True,
+            check=False,
+            timeout=_TIMEOUT,
         )
     except FileNotFoundError:
         raise HygieneError(
