@@ -130,6 +130,23 @@ def test_a_setting_of_the_config_sent_in_place_of_the_agents_is_noted(
     assert capsys.readouterr().err == ""
 
 
+def test_a_long_prompt_of_the_config_is_noted_where_it_differs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two prompts of one long opening were both cut to it: the note showed them alike."""
+    from replaygate.cli.choices import choose_settings
+    from replaygate.examples.research_copilot import SETTINGS, copilot
+
+    assert SETTINGS.system is not None
+    old = SETTINGS.system + " Be brief."
+    config = load_config(write(tmp_path, f'[tool.replaygate]\nsystem = "{old}"\n'))
+    choose_settings(copilot, config)
+    (note,) = capsys.readouterr().err.splitlines()
+    assert note.startswith(f"note: system of [tool.replaygate] in {config.file} is sent, not ")
+    assert f"(lengths {len(old)}, {len(SETTINGS.system)})" in note
+    assert "[doc-id]. Be brief.' != ...' cite them as [doc-id].')" in note
+
+
 def test_a_gate_table_naming_one_limit_keeps_every_other_default(tmp_path: Path) -> None:
     # loosening the cost limit alone must not lift the success, citation and
     # fabricated limits: a table overrides the defaults metric by metric, as flags do

@@ -30,6 +30,7 @@ from replaygate.config import read_toml, store_pyproject, tool_table
 from replaygate.evals.agents import AgentEntry, load_agent
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import Config, load_config
+from replaygate.fixtures.diff import text_change
 from replaygate.jsondoc import shown
 from replaygate.models.replay import RequestSettings
 
@@ -109,11 +110,20 @@ def _config_overrides(
     for name in ("model", "max_tokens", "system"):
         configured, own = getattr(config, name), getattr(declared, name)
         if given[name] is None and configured is not None and own is not None and configured != own:
-            notes.append(
-                f"{name} {shown(configured)} of [tool.replaygate] in {_config_named(config)} is "
-                f"sent, not the agent's own {shown(own)}: remove it there to send the agent's"
-            )
+            sent = _sent_in_place(name, configured, own, _config_named(config))
+            notes.append(f"{sent}: remove it there to send the agent's")
     return notes
+
+
+def _sent_in_place(name: str, configured: object, own: object, where: str) -> str:
+    """``configured``, the setting ``name`` of ``[tool.replaygate]`` in ``where``, sent in
+    place of the agent's ``own``: both cut short, or, where they are cut alike (two long
+    prompts of one opening), both around their first difference, the config's first."""
+    sent, kept = shown(configured), shown(own)
+    if sent != kept:
+        return f"{name} {sent} of [tool.replaygate] in {where} is sent, not the agent's own {kept}"
+    change = text_change(str(configured), str(own))
+    return f"{name} of [tool.replaygate] in {where} is sent, not the agent's own ({change})"
 
 
 def _configured_system(config: Config, declared: RequestSettings | None) -> str | None:
