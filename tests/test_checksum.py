@@ -179,6 +179,20 @@ def test_a_submodule_is_read_from_gitmodules_as_git_reads_it(
     assert "Error: fixtures/vendor is a git submodule that is not checked out" in done.output
 
 
+def test_the_command_to_check_a_submodule_out_is_quoted_for_the_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A path with a space was shown bare: `git submodule update --init fixtures/my vendor`
+    # named two paths, neither the submodule.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitmodules").write_text('[submodule "v"]\n\tpath = fixtures/my vendor\n')
+    (_folder(tmp_path) / "my vendor").mkdir()
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["verify", "fixtures"])
+    assert done.exit_code == 2
+    assert "run `git submodule update --init 'fixtures/my vendor'` (from" in done.output
+
+
 @pytest.mark.parametrize(
     ("entry", "holding"),
     [
