@@ -199,6 +199,7 @@ def test_the_command_to_check_a_submodule_out_is_quoted_for_the_shell(
         ('[submodule "vendor"]\n\tpath = fixtures/vendor\n', True),  # its files committed
         ('[submodule "x"]\n\tpath = /\n', False),  # a path git checks out nothing at
         ("[core]\n\tpath = fixtures/vendor\n", False),  # no submodule's
+        ('[submodule "x"]\n\tpath = fixtures/a\0b\n', False),  # no name holds a NUL
     ],
 )
 def test_a_folder_gitmodules_names_is_read_when_it_is_no_submodule_left_out(
