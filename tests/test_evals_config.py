@@ -147,6 +147,22 @@ def test_a_long_prompt_of_the_config_is_noted_where_it_differs(
     assert "[doc-id]. Be brief.' != ...' cite them as [doc-id].')" in note
 
 
+def test_an_empty_system_prompt_of_the_config_is_noted_as_none_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``system = ""`` sends no prompt: the note said ``system '' ... is sent``."""
+    from replaygate.cli.choices import choose_settings
+    from replaygate.examples.research_copilot import copilot
+
+    config = load_config(write(tmp_path, '[tool.replaygate]\nsystem = ""\n'))
+    assert choose_settings(copilot, config).system is None
+    (note,) = capsys.readouterr().err.splitlines()
+    assert note.startswith(
+        f'note: no system prompt is sent (system = "" of [tool.replaygate] in {config.file}), '
+        "not the agent's own 'You are"
+    )
+
+
 def test_a_gate_table_naming_one_limit_keeps_every_other_default(tmp_path: Path) -> None:
     # loosening the cost limit alone must not lift the success, citation and
     # fabricated limits: a table overrides the defaults metric by metric, as flags do

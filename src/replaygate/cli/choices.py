@@ -118,8 +118,14 @@ def _config_overrides(
 def _sent_in_place(name: str, configured: object, own: object, where: str) -> str:
     """``configured``, the setting ``name`` of ``[tool.replaygate]`` in ``where``, sent in
     place of the agent's ``own``: both cut short, or, where they are cut alike (two long
-    prompts of one opening), both around their first difference, the config's first."""
+    prompts of one opening), both around their first difference, the config's first. An
+    empty ``system`` sends no prompt, and is named so."""
     sent, kept = shown(configured), shown(own)
+    if configured == "":
+        return (
+            f'no {name} prompt is sent ({name} = "" of [tool.replaygate] in {where}), not the '
+            f"agent's own {kept}"
+        )
     if sent != kept:
         return f"{name} {sent} of [tool.replaygate] in {where} is sent, not the agent's own {kept}"
     change = text_change(str(configured), str(own))
