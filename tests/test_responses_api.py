@@ -543,6 +543,10 @@ def _typed(status: int, message: str, kind: str) -> dict[str, Any]:
     return {"status": status, "body": {"error": {"message": message, "type": kind}}}
 
 
+def _google(status: int, message: str) -> dict[str, Any]:
+    return {"status": status, "body": {"error": {"message": message, "status": "NOT_FOUND"}}}
+
+
 @pytest.mark.parametrize(
     ("path", "record", "unserved"),
     [
@@ -559,6 +563,8 @@ def _typed(status: int, message: str, kind: str) -> dict[str, Any]:
         ("/v1/nowhere", _error(400, "bad"), False),
         ("/v1/conversations/conv_1", _error(405, "Invalid URL (PATCH /v1/conversations/c)"), True),
         ("/v1/nowhere", _error(405, "Method Not Allowed"), False),
+        ("/v1beta/models/x", _google(404, "models/x is not found for API version v1beta."), False),
+        ("/v1beta/models/x", _google(404, "Not Found"), True),
     ],
 )
 def test_unserved_route_tells_a_route_from_a_resource(

@@ -55,7 +55,8 @@ def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
     interface's, or one such as OpenAI's Conversations API, whose 404 for a conversation
     it does not hold is an API error) and the error is not a provider's typed one (the
     ``error.type`` of OpenAI's ``model_not_found`` for ``/v1/models/{id}``, of
-    Anthropic's ``not_found_error`` for a file).
+    Anthropic's ``not_found_error`` for a file, Google's ``error.status`` ``NOT_FOUND``
+    for Gemini's ``models/{name}``).
     """
     status = record.get("status")
     if status == 405:
@@ -66,7 +67,13 @@ def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
     message = _error_message(body)
     if message is None or message.startswith(ROUTE_PREFIX) or message == "Not Found":
         return True
-    return not is_model_api(path) and _error_field(body, "type") is None
+    return not is_model_api(path) and _error_kind(body) is None
+
+
+def _error_kind(body: Any) -> str | None:
+    """The kind a provider's typed error names: its ``error.type`` (OpenAI's, Anthropic's),
+    else its ``error.status`` (Google's ``NOT_FOUND``); None for an untyped error."""
+    return _error_field(body, "type") or _error_field(body, "status")
 
 
 def simulator_refusal(record: Mapping[str, Any]) -> str | None:
