@@ -349,6 +349,7 @@ def test_own(tmp_path):
 """
 
 
+@pytest.mark.slow  # runs pytest on a project of its own
 def test_the_list_of_misses_says_its_command_reaches_a_model_a_test_builds_only_as_recording(
     pytester: pytest.Pytester,
 ) -> None:
