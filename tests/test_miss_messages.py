@@ -339,29 +339,45 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
 
 
 OWN_MODEL = """
-from replaygate.models.replay import ReplayModel
-from replaygate.models.types import Message
+from replaygate.fakes import ScriptedModel
+from replaygate.models.replay import RecordingModel, ReplayModel
+from replaygate.models.types import Message, ModelResponse
+
+ASKED = [Message(role="user", content="hi")]
+SETTINGS = {"model": "m", "max_tokens": 8}
 
 
 def test_own(tmp_path):
-    model = ReplayModel(tmp_path / "own.jsonl", model="m", max_tokens=8)
-    model.complete([Message(role="user", content="hi")], [])
+    store = tmp_path / "own.jsonl"
+    for sample in range(RECORDED):  # recorded by the test, samples 0 to RECORDED - 1
+        live = ScriptedModel([ModelResponse(text=f"answer {sample}")])
+        RecordingModel(
+            live, store, approve_live=True, source="scripted", sample=sample, **SETTINGS
+        ).complete(ASKED, [])
+    ReplayModel(store, sample=RECORDED, **SETTINGS).complete(ASKED, [])
 """
 
 
 @pytest.mark.slow  # runs pytest on a project of its own
+@pytest.mark.parametrize(
+    ("recorded", "missed"),
+    [
+        (0, "not recorded yet (no store, or an empty one)"),
+        (2, "a recorded request, sent more often than it has answers (record the missing ones)"),
+    ],
+)
 def test_the_list_of_misses_says_its_command_reaches_a_model_a_test_builds_only_as_recording(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, recorded: int, missed: str
 ) -> None:
-    # it named pytest's record mode alone, which records nothing for a ReplayModel
-    pytester.makepyfile(test_own=OWN_MODEL)
+    # it named pytest's record mode alone, which records nothing for a ReplayModel; a
+    # sample the store has no answer for was 'no nearest request', to be reverted
+    pytester.makepyfile(test_own=f"RECORDED = {recorded}\n" + OWN_MODEL)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
             "*replaygate: 1 test(s) missed their fixtures*",
-            "test_own.py::test_own: not recorded yet (no store, or an empty one) (through a "
-            "model the test builds)",
+            f"test_own.py::test_own: {missed} (through a model the test builds)",
             "Record them all in one run: *",
             "The command records the tests marked (through a model the test builds) only "
             "where such a test builds a RecordingModel with `mode=replaygate_mode`*",

@@ -51,11 +51,11 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
 def _undiffed(message: str) -> str:
     """What a miss with no field diff missed, from its ``message``: a store holding
     nothing, a recorded request sent more often than its answers, or no nearest request."""
-    from replaygate.fixtures.mismatch import NO_ANSWER_FOR_SEND, RECORD_FIRST
+    from replaygate.fixtures.mismatch import NO_ANSWER_FOR_SAMPLE, NO_ANSWER_FOR_SEND, RECORD_FIRST
 
     if RECORD_FIRST in message:
         return NOT_RECORDED
-    if NO_ANSWER_FOR_SEND in message:
+    if NO_ANSWER_FOR_SEND in message or NO_ANSWER_FOR_SAMPLE in message:
         return SENT_MORE
     return "no nearest request"
 
