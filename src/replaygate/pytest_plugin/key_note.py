@@ -13,6 +13,8 @@ from collections.abc import Generator
 
 import pytest
 
+from replaygate.pytest_plugin.offline import uses_replaygate
+
 PLUGIN = "replaygate-key-note"
 
 NO_KEY: tuple[tuple[str, str], ...] = (
@@ -29,14 +31,6 @@ def missing_key(error: BaseException) -> str | None:
     """The environment variable ``error`` says its SDK found no key in, or None."""
     said = str(error).lstrip('"')  # anthropic's message is quoted
     return next((variable for start, variable in NO_KEY if said.startswith(start)), None)
-
-
-def uses_replaygate(item: pytest.Item) -> bool:
-    """Whether test ``item`` replays or records: the marker, or a fixture of the plugin."""
-    names = getattr(item, "fixturenames", ())
-    return item.get_closest_marker("replaygate") is not None or any(
-        name.startswith("replaygate_") for name in names
-    )
 
 
 class KeyNote:
