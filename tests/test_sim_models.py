@@ -14,11 +14,13 @@ from typing import Any
 import orjson
 import pytest
 
+from replaygate.evals.prices import shipped_prices
 from replaygate.http import intercept
 from replaygate.http.routes import SIMULATOR_REFUSAL
 from replaygate.sim import Simulator
 from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import EchoBehavior
+from replaygate.sim.catalogue import ANTHROPIC_MODELS, GEMINI_MODELS, OPENAI_MODELS
 from sdks import anthropic, genai, openai
 
 ANTHROPIC = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
@@ -116,3 +118,9 @@ def test_a_cursor_not_listed_is_the_simulators_own_refusal() -> None:
     status, body = ask("/v1/models?after_id=claude-nope", ANTHROPIC)
     assert status == 400 and "claude-nope" in body["error"]["message"]
     assert body[SIMULATOR_REFUSAL] is True
+
+
+def test_the_models_listed_are_those_of_the_shipped_price_table() -> None:
+    # the catalogue says so: a model added to the table and not listed drifted apart
+    listed = [m[0] for m in (*ANTHROPIC_MODELS, *OPENAI_MODELS, *GEMINI_MODELS)]
+    assert sorted(listed) == sorted(shipped_prices().models)
