@@ -169,6 +169,7 @@ def test_a_miss_of_a_fixture_not_edited_still_names_the_nearest(from_sim: Path) 
     assert " not in " in text.splitlines()[0] and "nearest recorded request: key" in text
     assert "edited after recording" not in text
     assert text.splitlines()[-1] == FROM_SIMULATOR.format(how=HTTP_HOW)
+    assert missed.value.kind == "changed" and missed.value.differences
 
 
 def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_it(
@@ -185,6 +186,7 @@ def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_
             client.messages.create(model="m", max_tokens=8, messages=ASKED)
     text = str(missed.value)
     assert "recorded 1 time and sent 2 times in this session" in text
+    assert missed.value.kind == "sent-more"
     assert "opt in with repeat_last=True. " + HTTP_SIM_NOTE in text
     assert text.endswith(HTTP_SIM_NOTE)
 
@@ -202,6 +204,18 @@ def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path
         with pytest.raises(FixtureMismatchError) as missed:
             client.messages.create(model="m", max_tokens=8, messages=ASKED)
     assert "simulator" not in str(missed.value)
+
+
+@pytest.mark.parametrize("there", [None, "an empty file"])
+def test_a_miss_of_a_store_never_recorded_is_of_its_own_kind(
+    tmp_path: Path, there: str | None
+) -> None:
+    store = tmp_path / "s.jsonl"
+    if there is not None:
+        store.touch()
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(store, ASKED)
+    assert missed.value.kind == "not-recorded" and "record it first" in str(missed.value)
 
 
 @pytest.fixture
@@ -396,6 +410,7 @@ def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     with block_network(), pytest.raises(FixtureMismatchError) as missed:
         ask(store, ASKED)
     assert "holds no response at all (its response is null: edited by hand?)" in str(missed.value)
+    assert missed.value.kind == "other"
     assert str(missed.value).endswith(f"names its line. {HTTP_SIM_NOTE}")
 
 

@@ -12,7 +12,7 @@ import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
@@ -524,22 +524,40 @@ class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 
 
+MissKind = Literal["changed", "not-recorded", "sent-more", "other"]
+"""Which miss a :class:`FixtureMismatchError` is: a request no fixture holds
+(``changed``: its nearest recorded request, if any, in ``differences``), a store that is
+not there or holds nothing (``not-recorded``), a recorded request sent more often than it
+has answers, or by a sample that did not send it when it was recorded (``sent-more``),
+or another (``other``: an answer edited away, a stream read further than recorded, a
+request repeated within a sampled run)."""
+MISS_KINDS: tuple[MissKind, ...] = get_args(MissKind)
+
+
 class FixtureMismatchError(ReplaygateError, RuntimeError):
     """A request in replay mode has no recorded fixture (law 2).
 
     Never answered by call order, a default response or a live call: re-record the
     fixture (``--record-mode=record-missing --approve-live``) or revert the change.
     ``key``, ``store`` and ``differences`` (``path: recorded != requested`` lines of
-    the nearest recorded request) let a test inspect it.
+    the nearest recorded request) let a test inspect it, and ``kind`` says which miss it
+    is: one of :data:`MISS_KINDS`.
     """
 
     def __init__(
-        self, message: str, *, key: str = "", store: str = "", differences: tuple[str, ...] = ()
+        self,
+        message: str,
+        *,
+        key: str = "",
+        store: str = "",
+        differences: tuple[str, ...] = (),
+        kind: MissKind = "changed",
     ) -> None:
         super().__init__(message)
         self.key = key
         self.store = store
         self.differences = differences
+        self.kind = kind
 
 
 class LiveCallNotApproved(ReplaygateError):

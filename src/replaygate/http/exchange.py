@@ -460,6 +460,7 @@ class Exchange:
             f"{self.session.simulator_told(fixture.meta, command)}",
             key=fixture.key,
             store=str(self.store.path),
+            kind="sent-more",
         )
 
     def _decide(
@@ -588,6 +589,7 @@ class Exchange:
             key=error.key,
             store=error.store,
             differences=error.differences,
+            kind=error.kind,
         )
 
     # -- recording ---------------------------------------------------------------------

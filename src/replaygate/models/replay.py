@@ -234,6 +234,7 @@ class _FixtureModel:
             "recorded answer, or make the repeated request differ.",
             key=fixture_key(request),
             store=str(self.store.path),
+            kind="other",
         )
 
     def _replayed(self, hit: Hit, at: Position) -> ModelResponse:

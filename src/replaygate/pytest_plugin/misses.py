@@ -45,19 +45,12 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
     mode = "rerecord" if isinstance(error, InterfaceVersionError) else "record-missing"
     built = MODEL_RERECORD in said or MODEL_REPLACE in said
-    return fields or _undiffed(said), mode, PYTEST_SIMULATOR in said, built
+    return fields or _UNDIFFED.get(error.kind, NO_NEAREST), mode, PYTEST_SIMULATOR in said, built
 
 
-def _undiffed(message: str) -> str:
-    """What a miss with no field diff missed, from its ``message``: a store holding
-    nothing, a recorded request sent more often than its answers, or no nearest request."""
-    from replaygate.fixtures.mismatch import NO_ANSWER_FOR_SAMPLE, NO_ANSWER_FOR_SEND, RECORD_FIRST
-
-    if RECORD_FIRST in message:
-        return NOT_RECORDED
-    if NO_ANSWER_FOR_SEND in message or NO_ANSWER_FOR_SAMPLE in message:
-        return SENT_MORE
-    return "no nearest request"
+NO_NEAREST = "no nearest request"
+_UNDIFFED: dict[str, str] = {"not-recorded": NOT_RECORDED, "sent-more": SENT_MORE}
+"""What a miss with no field diff missed, by its kind (else :data:`NO_NEAREST`)."""
 
 
 BUILT = " (through a model the test builds)"
