@@ -162,6 +162,29 @@ def test_a_scripted_status_error_reaches_the_sdk_as_the_api_answers_it(
     fake.assert_used()
 
 
+@pytest.mark.parametrize(
+    ("announced", "sent"),
+    [
+        ({"retry-after": "0.02"}, ("1", "20")),  # its own timing, not the plan's 5 s
+        ({"retry-after-ms": "30", "retry-after": "9"}, ("1", "30")),
+        ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, ("5", None)),  # a date: the plan's
+    ],
+)
+def test_a_scripted_status_error_answers_with_the_retry_timing_its_own_response_announces(
+    announced: dict[str, str], sent: tuple[str, str | None]
+) -> None:
+    # the simulator announced the fault plan's retry-after whatever the scripted error said
+    limited = anthropic.RateLimitError(
+        "slow down", response=httpx2.Response(429, headers=announced, request=status(429).request), body=None
+    )
+    with Simulator(behavior=ScriptedModel([limited]), faults=FaultPlan(retry_after=5)) as sim:
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+        with pytest.raises(anthropic.RateLimitError) as caught:
+            client.messages.create(model="m", max_tokens=8, messages=QUESTION)
+    headers = caught.value.response.headers
+    assert (headers["retry-after"], headers.get("retry-after-ms")) == sent
+
+
 @pytest.mark.slow
 def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_it(
     pytester: pytest.Pytester,

@@ -39,6 +39,7 @@ from replaygate.sim.faults import (
     FaultKind,
     FaultPlan,
     StatusFault,
+    announced_retry,
     status_fault,
     status_of,
 )
@@ -299,9 +300,15 @@ class SimApp:
             return self._status_reply(provider, fault, request_id)
         return None
 
-    def _status_reply(self, provider: Provider, fault: StatusFault, request_id: str) -> Reply:
-        """The provider's error answer for ``fault`` (429 and 529 with the retry timing)."""
-        retry = self.faults.retry_after if fault != "500" else None
+    def _status_reply(
+        self, provider: Provider, fault: StatusFault, request_id: str, retry: float | None = None
+    ) -> Reply:
+        """The provider's error answer for ``fault`` (429 and 529 with the retry timing:
+        ``retry`` seconds, else the fault plan's)."""
+        if fault == "500":
+            retry = None
+        elif retry is None:
+            retry = self.faults.retry_after
         return status_error(provider, int(fault), request_id, retry_after=retry)
 
     def _failed(self, provider: Provider, err: Exception, request_id: str) -> Reply:
@@ -309,7 +316,7 @@ class SimApp:
         stands for (a scripted 429), else a 500 marked as the simulator's own."""
         fault = status_fault(err)
         if fault is not None:
-            return self._status_reply(provider, fault, request_id)
+            return self._status_reply(provider, fault, request_id, announced_retry(err))
         message = f"simulator behaviour failed: {err}"
         status = status_of(err)
         if status is not None:  # a scripted error: the message says all it knows

@@ -54,6 +54,25 @@ def status_fault(err: BaseException) -> StatusFault | None:
     return None if status is None else _STATUS_FAULTS.get(status)
 
 
+def announced_retry(err: BaseException) -> float | None:
+    """The seconds an SDK's status error's own response announces to wait before a retry
+    (``retry-after-ms``, else ``retry-after`` in seconds), or None: no response, no such
+    header, or one that is not a number of seconds (an HTTP date is not played)."""
+    headers = getattr(getattr(err, "response", None), "headers", None)
+    get = getattr(headers, "get", None)
+    if not callable(get):
+        return None
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = get(name)
+        try:
+            seconds = float(value) / scale if isinstance(value, str) else math.nan
+        except ValueError:
+            continue
+        if math.isfinite(seconds) and seconds >= 0:
+            return seconds
+    return None
+
+
 def _kind(name: str) -> FaultKind:
     if name not in FAULT_KINDS:
         text = f" (as text: {str(name)!r})" if str(name) in FAULT_KINDS else ""
