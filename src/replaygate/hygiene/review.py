@@ -220,8 +220,8 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
     skipped = {other.file for other in others}
     renamed = [r for r in _renamed(base, head, moved) if not {r.old, r.new} & skipped]
     origin = {file.new: file.old for file in renamed}
-    removed, added, same = _match_requests(old, new)
-    added, copied, twice = _copies(added, [b for _, b in same])
+    removed, added, same = _match_requests(old, new, origin)
+    removed, added, same, copied, twice = _checked_moves(removed, added, same, origin)
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
     keys = _key_mismatches([*rekeyed, *added, *(alarm.new for alarm in twice)])
     alarms, samples, metas = _classify_same(same)
@@ -352,23 +352,55 @@ def _joined(sides: Sequence[Side]) -> Side:
 
 
 def _match_requests(
-    old: list[Entry], new: list[Entry]
+    old: list[Entry], new: list[Entry], origin: Mapping[str, str]
 ) -> tuple[list[Entry], list[Entry], list[tuple[Entry, Entry]]]:
-    """Split into removed, added, and (old, new) entries holding the same request."""
-    by_form: dict[tuple[bytes, str | None], list[Entry]] = defaultdict(list)
-    for entry in old:
-        by_form[_identity(entry.fixture)].append(entry)
-    added: list[Entry] = []
+    """Split into removed, added, and (old, new) entries holding the same request.
+
+    A request is matched in its own file first (a renamed file by its old name,
+    ``origin``: new name -> old), then in any other: two stores may each hold it with
+    answers of their own, and a store renamed is no answer changed.
+    """
     same: list[tuple[Entry, Entry]] = []
-    for entry in new:
-        olds = by_form.get(_identity(entry.fixture))
-        if olds:
-            same.append((olds.pop(0), entry))
-        else:
-            added.append(entry)
+    left = new
+    for by_file in (True, False):
+        taken = {id(pair[0]) for pair in same}
+        by_form: dict[tuple[str, bytes, str | None], list[Entry]] = defaultdict(list)
+        for entry in old:
+            if id(entry) not in taken:
+                home = entry.file if by_file else ""
+                by_form[(home, *_identity(entry.fixture))].append(entry)
+        unmatched: list[Entry] = []
+        for entry in left:
+            home = origin.get(entry.file, entry.file) if by_file else ""
+            olds = by_form.get((home, *_identity(entry.fixture)))
+            if olds:
+                same.append((olds.pop(0), entry))
+            else:
+                unmatched.append(entry)
+        left = unmatched
     taken = {id(pair[0]) for pair in same}
-    removed = [entry for entry in old if id(entry) not in taken]
-    return removed, added, same
+    return [entry for entry in old if id(entry) not in taken], left, same
+
+
+def _checked_moves(
+    removed: list[Entry],
+    added: list[Entry],
+    same: list[tuple[Entry, Entry]],
+    origin: Mapping[str, str],
+) -> tuple[list[Entry], list[Entry], list[tuple[Entry, Entry]], list[Copied], list[RecordedTwice]]:
+    """:func:`_copies` of the fixtures added and of those moved into another file
+    (``origin``: a renamed file's new name -> old), whose new store may hold their
+    request already: such a move is a copy or a request recorded twice there, and the
+    fixture it was moved from is removed; any other move stays a pair of ``same``."""
+    moved = {id(b) for a, b in same if origin.get(b.file, b.file) != a.file}
+    kept = [b for _, b in same if id(b) not in moved]
+    really, copied, twice = _copies([*added, *(b for _, b in same if id(b) in moved)], kept)
+    stays = {id(entry) for entry in really}
+    gone = [a for a, b in same if id(b) in moved and id(b) not in stays]
+    same = [(a, b) for a, b in same if id(b) not in moved or id(b) in stays]
+    added = [entry for entry in really if id(entry) not in moved]
+    removed = sorted([*removed, *gone], key=lambda e: (e.file, e.line))
+    return removed, added, same, copied, twice
 
 
 def _copies(
