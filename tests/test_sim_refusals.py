@@ -174,9 +174,8 @@ def test_a_scripted_status_error_answers_with_the_retry_timing_its_own_response_
     announced: dict[str, str], sent: tuple[str, str | None]
 ) -> None:
     # the simulator announced the fault plan's retry-after whatever the scripted error said
-    limited = anthropic.RateLimitError(
-        "slow down", response=httpx2.Response(429, headers=announced, request=status(429).request), body=None
-    )
+    answer = httpx2.Response(429, headers=announced, request=status(429).request)
+    limited = anthropic.RateLimitError("slow down", response=answer, body=None)
     with Simulator(behavior=ScriptedModel([limited]), faults=FaultPlan(retry_after=5)) as sim:
         client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
         with pytest.raises(anthropic.RateLimitError) as caught:
