@@ -26,6 +26,7 @@ from loopback import Handler, serving
 from replaygate.errors import WireFormatError
 from replaygate.http import intercept
 from replaygate.http.aws_events import AWSEventParser
+from replaygate.hygiene.verify import verify_store
 
 URL = (
     "https://bedrock-runtime.us-east-1.amazonaws.com"
@@ -192,6 +193,10 @@ def test_an_event_a_hand_edit_broke_is_named_as_the_client_fails_to_read_it(
         read_as_the_sdk(response)
     (note,) = caught.value.__notes__
     assert re.match(r"replayed from .*bedrock.jsonl:1: response.events\[1\].data is not JSON", note)
+    # verify said "0 problems" of it: the stream was read as plain HTTP's
+    count, problems = verify_store(store)
+    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert "events[1].data: not JSON" in problems[0].reason
 
 
 def prelude(total: int) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from replaygate.errors import WireFormatError
+from replaygate.http.aws_events import is_aws_stream
 from replaygate.http.envelope import is_model_api
 from replaygate.http.exchange import HTTP_REPLACE
 from replaygate.http.recorded import replayed
@@ -95,7 +96,7 @@ def response_problems(
     try:
         if interface is None:
             replayed(response, model_api=reader != HTTP_READER)
-            if reader != HTTP_READER:
+            if reader != HTTP_READER or _aws_stream(response):
                 events = _event_data(response.get("events", ()))
                 if reader >= _FIRST_BLOCKED:
                     check_blocks(_BLOCKED[reader - _FIRST_BLOCKED], response, events)
@@ -117,6 +118,14 @@ def _refused(response: Any, reader: int, meta: Mapping[str, Any] | None) -> int 
     if type(response) is not dict or by_hand(meta):
         return None
     return credentials_refused(response.get("status"), response.get("body"))
+
+
+def _aws_stream(response: dict[str, Any]) -> bool:
+    """Whether ``response`` (one :func:`replayed` took) is an AWS event stream (Amazon
+    Bedrock's), whose every event carries JSON, as its SDK reads it: recorded as ``http``,
+    under the path of the model it calls."""
+    headers = response.get("headers") or {}
+    return "events" in response and is_aws_stream(headers.get("content-type"))
 
 
 def _event_data(events: list[dict[str, Any]]) -> list[Any]:
