@@ -533,6 +533,31 @@ def test_a_request_body_a_hook_blanked_is_refused(
     assert "before_record_request" in refusal
 
 
+@pytest.mark.parametrize(
+    ("broken", "field"),
+    [
+        (lambda body: body.replace('",', ",", 1), "text"),
+        (lambda body: body.replace("?", "\u00e9?", 1).encode("latin-1"), "base64"),
+    ],
+    ids=["an edit broke its JSON", "not UTF-8"],
+)
+def test_a_request_body_labelled_json_that_is_none_is_refused(
+    recorded: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    broken: Callable[[str], str | bytes],
+    field: str,
+) -> None:
+    # it was imported as a request no SDK sends, and every replay of it was a miss
+
+    def break_the_body(data: dict[str, Any]) -> None:
+        request = data["interactions"][0]["request"]
+        request["body"] = broken(request["body"])
+
+    folder, refusal = refused_alone(recorded, tmp_path, "openai/plain.yaml", break_the_body)
+    assert f"{folder / 'openai/plain.yaml'}: interaction 0: request.{field}: " in refusal
+    assert "labelled application/json, but not JSON (" in refusal
+
+
 BAD_INPUT = {
     "malformed YAML": ("interactions:\n- request: {method: POST\n", "not valid YAML at line 3"),
     "unknown version": ("version: 2\ninteractions: []\n", "unknown cassette version 2"),

@@ -20,6 +20,7 @@ store (through its locked, atomic writer) unless the store already holds it.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import os
 import tempfile
@@ -29,11 +30,13 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path, PurePath
 from typing import Literal
 
+from replaygate import exact_json
 from replaygate.errors import (
     ReplaygateError,
     StoreWriteError,
     UnservedRouteError,
     WireFormatError,
+    not_utf8_text,
     shown_file,
 )
 from replaygate.fixtures.diff import field_diff
@@ -44,7 +47,7 @@ from replaygate.fixtures.store.files import resolved
 from replaygate.fixtures.store.writing import write_errors
 from replaygate.http.envelope import host_of, is_model_api, request_envelope
 from replaygate.http.exchange import Exchange
-from replaygate.http.recorded import is_event_stream, replayed
+from replaygate.http.recorded import is_event_stream, labelled_json, replayed
 from replaygate.http.recording import Recording
 from replaygate.http.wire import wire_request
 from replaygate.migrate.cassettes import (
@@ -290,6 +293,7 @@ def _stage(
     for sent_to in hosts.values():
         _check_one_host(cassette, sent_to)
     for indexes, fixture in staged.fixtures:
+        _check_request_json(cassette, sends[fixture.key], fixture)
         _check_replayable(cassette, indexes, fixture)
     return staged
 
@@ -331,6 +335,44 @@ def _check_body_as_sent(cassette: Path, interaction: Interaction) -> None:
         "blanking the request body (a sanitize rule keeps a value out of a fixture in "
         "replaygate), or record the test with replaygate."
     )
+
+
+def _check_request_json(cassette: Path, interactions: list[Interaction], fixture: Fixture) -> None:
+    """Refuse a model API's request labelled JSON whose body is no JSON (kept as ``text``
+    or ``base64``) where the API answered it with a success: no API accepts such a body,
+    so an edit of the cassette broke it, and no request a test sends would match it."""
+    request = fixture.request
+    field = next((f for f in ("text", "base64") if f in request), None)
+    if field is None or not is_model_api(str(request.get("path", ""))):
+        return
+    for interaction in interactions:
+        kept = {k.lower(): v for k, v in interaction.request.headers}
+        if labelled_json(kept) and 200 <= interaction.response.status < 300:
+            raise CassetteRefused(
+                f"{_at(cassette)}: interaction {interaction.index}: request.{field}: "
+                f"labelled {kept['content-type']}, but not JSON "
+                f"({_json_problem(field, str(request[field]))}), where the API answered it "
+                "with a success, as no model API answers a body that is no JSON: an edit "
+                "of the cassette broke it, and no request a test sends would match it. "
+                "Nothing of this cassette was written; mend the JSON of that request's "
+                "body in the cassette (its content-length may be left as it is) and import "
+                "it again."
+            )
+
+
+def _json_problem(field: str, value: str) -> str:
+    """Why a body kept as ``field`` (``text`` or ``base64``: bytes that are not UTF-8)
+    ``value`` is no JSON, as the UTF-8 decoder or the JSON parser says it."""
+    if field == "base64":
+        try:
+            base64.b64decode(value).decode("utf-8")
+        except UnicodeDecodeError as err:
+            return not_utf8_text(err)
+    try:
+        exact_json.loads(value.encode("utf-8"))
+    except ValueError as err:  # orjson's JSONDecodeError
+        return str(err)
+    return "JSON null, which no API takes as a request"
 
 
 def _listed(indexes: list[int]) -> str:
