@@ -121,6 +121,27 @@ def test_the_same_shards_merged_twice_are_one_run_of_the_history(tmp_path: Path)
         assert len(opened.runs()) == 2
 
 
+def test_a_shard_without_a_time_merges_at_the_earliest_time_the_others_give(
+    tmp_path: Path,
+) -> None:
+    # the merged run took the empty time of a shard that stated none (its eval.time
+    # deleted by hand), printed its verdicts, then could not write it: "eval.time: must
+    # be an ISO 8601 time ..., got ''"
+    files = shard_files(tmp_path, list("abcde"), 3)
+    document = json.loads(files[0].read_text("utf-8"))
+    del document["eval"]["time"]
+    files[0].write_text(json.dumps(document), encoding="utf-8")
+    out, history = tmp_path / "merged.json", tmp_path / "history.db"
+    done = CliRunner().invoke(
+        eval_cmd, ["merge", *map(str, files), "--out", str(out), "--history", str(history)]
+    )
+    assert done.exit_code == 0, done.output
+    assert json.loads(out.read_text("utf-8"))["eval"]["time"] == "2026-11-30T10:00:02Z"
+    with History.open(history, read_only=True) as opened:
+        assert [run.time for run in opened.runs()] == ["2026-11-30T10:00:02Z"]
+    assert "time" not in merge([part()], ["shard-1.json"]).info  # no shard states one
+
+
 def test_shards_named_two_ways_merge_into_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

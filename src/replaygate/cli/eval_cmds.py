@@ -525,7 +525,7 @@ def merge_cmd(
     config = load_config(config_path, near=out)
     files = [project_path(p, config.root) for p in parts]  # as the run names its files
     results = merge(shards, [str(p) for p in parts], files)
-    run_id = derived_run_id(str(results.info["time"]), shards_digest(shards))
+    run_id = derived_run_id(str(results.info.get("time", "")), shards_digest(shards))
     history = None if no_history else history_path or config.history_path
     inputs: dict[str, Path | None] = {f"the shard {part}": part for part in parts}
     _check_outputs(out, history, {**inputs, "the history": history})

@@ -166,8 +166,9 @@ def merge(
     placed = _place(parts, names, shards)
     if sorted(placed) != list(range(total)):
         raise _not_the_run(placed, total)
+    earliest = _earliest(str(p.info["time"]) for p in parts if p.info.get("time"))
     info = {  # the run's time first, where a serial run writes it
-        "time": _earliest(str(p.info.get("time", "")) for p in parts),
+        **({} if earliest is None else {"time": earliest}),
         **{k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY},
     }
     info["shards"] = [
@@ -180,10 +181,12 @@ def merge(
     return EvalResults(tuple(placed[i].case for i in range(total)), info)
 
 
-def _earliest(times: Iterable[str]) -> str:
+def _earliest(times: Iterable[str]) -> str | None:
     """The earliest of the shards' ISO 8601 times, by the instant each names whatever its UTC
     offset (``12:00:00-06:00`` is after ``17:00:00Z``, though it sorts before it as text);
-    a time that is none (a shard made from Python without one) first, as text sorts it."""
+    None when no shard states one (made from Python without one, or deleted by hand): the
+    merged run then states none either, as such a results file does, rather than an
+    empty time no results file may hold."""
 
     def instant(text: str) -> tuple[bool, datetime, str]:
         try:
@@ -191,7 +194,7 @@ def _earliest(times: Iterable[str]) -> str:
         except ValueError:
             return False, datetime.min.replace(tzinfo=UTC), text
 
-    return min(times, key=instant)
+    return min(times, key=instant, default=None)
 
 
 def _same_contents(key: str, mine: Mapping[str, Any], first: Mapping[str, Any]) -> bool:
