@@ -26,6 +26,8 @@ def test_a_shard_count_beyond_the_limit_is_refused() -> None:
     assert Shard.parse(f"{MAX_SHARDS}/{MAX_SHARDS}") == Shard(MAX_SHARDS, MAX_SHARDS)
     with pytest.raises(ValueError, match="N must be at most 10,000"):
         Shard.parse("1/99999999999999999999")
+    with pytest.raises(ValueError, match=r"shard 1/0: N must be at least 1"):
+        Shard.parse("1/0")  # it said "I must be from 1 to N", of an I that was 1
 
 
 def part(**shard: Any) -> EvalResults:

@@ -79,6 +79,8 @@ class Shard:
         if match is None:
             raise ValueError(f"expected I/N in digits 0-9 (for example 2/4), got {text!r}")
         index, count = int(match.group(1)), int(match.group(2))
+        if count == 0:
+            raise ValueError(f"shard {index}/0: N must be at least 1, the number of shards")
         if not 1 <= index <= count:
             raise ValueError(f"shard {index}/{count}: I must be from 1 to N")
         if count > MAX_SHARDS:
