@@ -144,6 +144,20 @@ def test_a_shard_without_a_time_merges_at_the_earliest_time_the_others_give(
     assert "time" not in merge([part()], ["shard-1.json"]).info  # no shard states one
 
 
+def test_a_merged_run_given_as_a_shard_is_named_as_one(tmp_path: Path) -> None:
+    # `eval merge *.json --out results.json` run again took the earlier results.json
+    # for a shard, "not the results of a shard (eval.shard is missing): run each shard
+    # with `replaygate eval --shard I/N`", though every shard had been run
+    parts = [str(p) for p in shard_files(tmp_path, list("abcde"), 2)]
+    out = tmp_path / "results.json"
+    first = CliRunner().invoke(eval_cmd, ["merge", *parts, "--out", str(out), "--no-history"])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(eval_cmd, ["merge", *parts, str(out), "--no-history"])
+    assert again.exit_code == 2, again.output
+    merged = f"Error: {out}: holds the results merged from 2 shard(s) (eval.shards)"
+    assert merged in again.output
+
+
 def test_shards_named_two_ways_merge_into_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

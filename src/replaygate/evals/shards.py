@@ -355,6 +355,13 @@ def _shard_problem(shard: Any, cases: int) -> str | None:
 
 def _shard_info(part: EvalResults, name: str) -> Mapping[str, Any]:
     shard = part.info.get("shard")
+    merged = part.info.get("shards")
+    if shard is None and isinstance(merged, list) and merged:
+        raise ResultsError(
+            f"{name}: holds the results merged from {len(merged)} shard(s) (eval.shards), "
+            "not those of one shard: leave it out (an `eval merge --out` of an earlier "
+            "merge, matched by the shard files' pattern) and give each shard's file"
+        )
     problem = _shard_problem(shard, len(part.cases))
     if problem is not None:
         raise ResultsError(
