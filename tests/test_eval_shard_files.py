@@ -15,10 +15,12 @@ from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.evals.baseline import update_baseline
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.history import History
+from replaygate.evals.reference import Reference
 from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
 from replaygate.evals.scorers import CaseCounts, metrics_of
 from replaygate.evals.shards import MAX_SHARDS, Shard, merge
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
+from replaygate.report.gated import gated_run
 from replaygate.sampling import SampledResult, SampleResult
 
 
@@ -156,6 +158,29 @@ def test_a_merged_run_given_as_a_shard_is_named_as_one(tmp_path: Path) -> None:
     assert again.exit_code == 2, again.output
     merged = f"Error: {out}: holds the results merged from 2 shard(s) (eval.shards)"
     assert merged in again.output
+
+
+def test_shards_merged_again_from_other_paths_are_the_latest_run_the_report_gates(
+    tmp_path: Path,
+) -> None:
+    # a re-run gate job downloaded the shards into another folder: merge said the run
+    # was already in the history, and the report then said in red that the results it
+    # gated were "not the run shown as the latest run above", of that same run
+    parts = shard_files(tmp_path, list("abcde"), 2)
+    (tmp_path / "again").mkdir()
+    moved = [tmp_path / "again" / p.name for p in parts]
+    for part_file, copy in zip(parts, moved, strict=True):
+        copy.write_bytes(part_file.read_bytes())
+    history = str(tmp_path / "history.db")
+    for n, files in enumerate((parts, moved)):
+        out = str(tmp_path / f"{n}.json")
+        done = CliRunner().invoke(eval_cmd, ["merge", *map(str, files), "--out", out,
+                                             "--history", history])  # fmt: skip
+        assert done.exit_code == 0, done.output
+    with History.open(history, read_only=True) as opened:
+        runs = opened.runs()
+    again = Reference.of(load_eval_results(tmp_path / "1.json"), "1.json")
+    assert len(runs) == 1 and gated_run(again, runs).is_latest
 
 
 def test_shards_named_two_ways_merge_into_the_same_bytes(

@@ -69,6 +69,15 @@ def gated_run(results: Reference, runs: Sequence[HistoryRun]) -> GatedRun:
 def _held_as(run: HistoryRun) -> str:
     """What the history holds of ``run`` but its id, as canonical JSON; the give-ups its
     information keeps are left out, as a run stored before they were kept has none (its
-    answers' digest tells them apart)."""
+    answers' digest tells them apart), and so are the names of the shard files a merged
+    run was made of: the same shards merged again from other paths are the run the
+    history holds (``eval merge`` appends nothing), though the results file names them
+    as found that time."""
     info = {key: value for key, value in run.info.items() if key != GAVE_UP}
+    shards = info.get("shards")
+    if isinstance(shards, list):
+        info["shards"] = [
+            {k: v for k, v in s.items() if k != "file"} if isinstance(s, dict) else s
+            for s in shards
+        ]
     return json.dumps({**run.to_json(), "id": None, "info": info}, sort_keys=True, default=str)
