@@ -411,6 +411,40 @@ def test_rewriting_cassettes_in_an_offline_session_is_refused_before_any_test_ru
     assert weather.read_text() != WEATHER_CASSETTE
 
 
+REWRITE_MARK = """
+import pytest
+
+
+@pytest.mark.vcr(record_mode="rewrite")
+def test_old():
+    pass
+
+
+@pytest.mark.replaygate
+def test_new():
+    pass
+"""
+
+
+def test_a_vcr_mark_asking_rewrite_is_named_and_not_refused_without_pytest_recording(
+    pytester: pytest.Pytester, forker: Forker
+) -> None:
+    """The refusal names the vcr mark that asks ``rewrite`` (it named --record-mode, not
+    given); with pytest-recording left out (-p no:recording) nothing deletes a cassette,
+    and the run goes on, where it was refused."""
+    pytester.makepyfile(test_rw=REWRITE_MARK)
+    refused = runpytest_forked(pytester, forker)
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "pytest-recording's record_mode='rewrite' of a vcr mark deletes the cassette of its "
+        "test before it runs" in refused.stderr.str()
+    )
+    alone = runpytest_forked(
+        pytester, forker, "-p", "no:recording", "-W", "ignore::pytest.PytestUnknownMarkWarning"
+    )
+    alone.assert_outcomes(passed=2)
+
+
 def test_a_rewrite_set_in_vcr_config_fails_its_test_and_keeps_the_cassette(
     pytester: pytest.Pytester, forker: Forker, weather: Path
 ) -> None:

@@ -44,16 +44,32 @@ def rewrites(item: pytest.Item, given: object, configured: object = None) -> boo
     return next(modes, given) == "rewrite"
 
 
+def recording_loaded(config: pytest.Config) -> bool:
+    """Whether pytest-recording's plugin takes part in this run: installed, it is left
+    out by ``-p no:recording``, and then no cassette is deleted."""
+    return any(
+        getattr(plugin, "__name__", "").startswith("pytest_recording")
+        for plugin in config.pluginmanager.get_plugins()
+    )
+
+
 def refuse_rewrite(config: pytest.Config, items: Iterable[pytest.Item], offline: str) -> None:
     """Refuse a session that is offline (``offline`` says why) and in which
     pytest-recording would delete cassettes it cannot record again: a usage error naming
     the tests and what to run instead."""
+    if not recording_loaded(config):  # -p no:recording: nothing deletes a cassette
+        return
     given = config.getoption(OPTION, None)
     lost = [item.nodeid for item in items if rewrites(item, given)]
     if not lost:
         return
+    how = (
+        "--record-mode=rewrite deletes the cassette of each vcr test"
+        if given == "rewrite"
+        else "record_mode='rewrite' of a vcr mark deletes the cassette of its test"
+    )
     raise pytest.UsageError(
-        "pytest-recording's --record-mode=rewrite deletes the cassette of each vcr test "
+        f"pytest-recording's {how} "
         f"before it runs, to record it anew, but the session is offline {offline}: the "
         f"recording would be refused and the cassette lost ({first_few(lost, 3)}). Nothing "
         f"was run. {REWRITE_ADVICE}"
