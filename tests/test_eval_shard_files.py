@@ -183,6 +183,18 @@ def test_shards_merged_again_from_other_paths_are_the_latest_run_the_report_gate
     assert len(runs) == 1 and gated_run(again, runs).is_latest
 
 
+def test_a_pattern_that_matched_no_shard_file_says_the_files_are_not_there(
+    tmp_path: Path,
+) -> None:
+    # artifacts downloaded each into a folder of its own name left `shard-*.json`
+    # unmatched, and the shell passed it on: "cannot read results: No such file"
+    pattern = str(tmp_path / "shard-*.json")
+    done = CliRunner().invoke(eval_cmd, ["merge", pattern, "--no-history"])
+    assert done.exit_code == 2, done.output
+    assert f"Error: {pattern}: no file matches this pattern" in done.output
+    assert "merge-multiple: true" in done.output
+
+
 def test_shards_named_two_ways_merge_into_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

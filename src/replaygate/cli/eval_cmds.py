@@ -61,9 +61,15 @@ from replaygate.evals.preflight import check_history, check_not_an_input, check_
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
 from replaygate.evals.recording import RecordRecipe, offline
-from replaygate.evals.results import EvalResults, load_eval_results, project_path
+from replaygate.evals.results import EvalResults, project_path
 from replaygate.evals.runner import run_eval
-from replaygate.evals.shards import Shard, merge, settings_digest, shards_digest
+from replaygate.evals.shards import (
+    Shard,
+    load_shard,
+    merge,
+    settings_digest,
+    shards_digest,
+)
 from replaygate.fixtures import hits
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
@@ -521,7 +527,7 @@ def merge_cmd(
     \b
         replaygate eval merge shard-1.json shard-2.json --out results.json
     """
-    shards = [load_eval_results(p) for p in parts]
+    shards = [load_shard(p) for p in parts]
     config = load_config(config_path, near=out)
     files = [project_path(p, config.root) for p in parts]  # as the run names its files
     results = merge(shards, [str(p) for p in parts], files)

@@ -15,16 +15,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 from replaygate.errors import first_few
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.results import CaseResult, EvalResults
+from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
 from replaygate.jsonfields import parse_time
 from replaygate.models.replay import RequestSettings
 
@@ -105,6 +107,20 @@ class Shard:
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+def load_shard(path: Path) -> EvalResults:
+    """The results file of a shard at ``path``, as :func:`load_eval_results` reads it; a
+    file pattern that matched nothing (``shard-*.json``, which a shell passes on as it is)
+    is refused saying that the shards' files are not there, and where they may be."""
+    if not os.path.lexists(path) and any(char in path.name for char in "*?["):
+        raise ResultsError(
+            f"{path}: no file matches this pattern (a shell passes on a pattern that matches "
+            "nothing as it is): the shards' results files are not here. Download them "
+            "first; actions/download-artifact puts each artifact in a folder of its name "
+            "(shard-1/shard-1.json) unless given merge-multiple: true"
+        )
+    return load_eval_results(path)
 
 
 def merge(
