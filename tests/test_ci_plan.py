@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from replaygate.ci import FixtureUsers, changed_keys, glob_match, make_plan
 from replaygate.ci.fixture_users import node_to_run
+from replaygate.cli import main
 from replaygate.cli.ci_cmd import ci_group
 from replaygate.evals import load_config
 from replaygate.evals.errors import EvalError
@@ -516,6 +517,59 @@ def test_replaygates_own_working_files_are_not_changes_since_base(project: Path)
     assert document["changes"] == [{"path": "uv.lock", "class": "dependencies"}]
 
 
+def test_the_project_s_hits_folder_is_read_where_ci_names_none(project: Path) -> None:
+    # [tool.replaygate] hits sends the log of the tests and of eval elsewhere: the plan
+    # reads it there unless [tool.replaygate.ci] hits names a folder of its own.
+    config = project / "pyproject.toml"
+    setting = '[tool.replaygate]\nhits = "build/hits"\n\n[tool.replaygate.ci]\n'
+    text = config.read_text().replace('[tool.replaygate.ci]\nhits = ".replaygate/hits"\n', setting)
+    config.write_text(text)
+    (project / "build").mkdir()
+    (project / ".replaygate" / "hits").rename(project / "build" / "hits")
+    assert plan_for(project, "tests/fixtures/rag.jsonl").stages[0].pytest_args == (
+        "tests/test_floor.py::test_floor[5]",
+        "tests/test_rag.py::test_answer",
+    )
+    assert plan_for(project, "build/hits/r2-7.jsonl", "build/hits/r2.outcomes").changes == ()
+    own = '[tool.replaygate.ci]\nhits = "ci-cache/hits"\n'
+    config.write_text(text.replace("[tool.replaygate.ci]\n", own))
+    (note,) = plan_for(project, "tests/fixtures/rag.jsonl").notes
+    assert "write the log to build/hits ([tool.replaygate] hits), which ci plan" in note
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ('"."', "'.' is the project folder (or holds it)"),
+        ('".."', "'..' is the project folder (or holds it)"),
+        ('"pyproject.toml"', "pyproject.toml is not a folder: the hits log is the folder"),
+    ],
+)
+def test_the_project_s_hits_setting_is_refused_at_its_line_by_each_reader(
+    project: Path, value: str, reason: str
+) -> None:
+    from replaygate.evals.config import hits_folder
+    from replaygate.pytest_plugin.recording import _hits_folder
+
+    config = project / "pyproject.toml"
+    config.write_text(f"[tool.replaygate]\nhits = {value}\n\n{config.read_text()}")
+    where = f"{config}:2: tool.replaygate.hits: "
+    with pytest.raises(EvalError) as refused:
+        load_config(config)
+    messages = [str(refused.value)]
+    with pytest.raises(EvalError) as refused:
+        hits_folder(config, project)
+    messages.append(str(refused.value))
+    with pytest.raises(pytest.UsageError) as plugin:  # the pytest plugin's: a usage error
+        _hits_folder(project)
+    messages.append(str(plugin.value))
+    done = CliRunner().invoke(main, ["prune", "--unused", str(project / "tests" / "fixtures")])
+    assert done.exit_code == 2, done.output
+    messages.append(" ".join(done.output.split()))
+    for message in messages:
+        assert where in message and reason in message, message
+
+
 def test_a_custom_hits_log_folder_is_not_a_change(project: Path) -> None:
     config = project / "pyproject.toml"
     text = config.read_text().replace('hits = ".replaygate/hits"', 'hits = "ci-cache/hits"')
@@ -527,7 +581,12 @@ def test_a_custom_hits_log_folder_is_not_a_change(project: Path) -> None:
 @pytest.mark.parametrize(
     ("hits", "state", "advice"),
     [
-        ("ci-cache/hits", "is not there", "the setting tells only ci plan where to read it"),
+        (
+            "ci-cache/hits",
+            "is not there",
+            "write the log to .replaygate/hits ([tool.replaygate] hits), which ci plan does "
+            "not read while [tool.replaygate.ci] hits is set",
+        ),
         (".replaygate/hits", "holds no hit", "the pytest plugin writes it as the tests replay"),
     ],
 )

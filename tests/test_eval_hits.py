@@ -66,6 +66,19 @@ def test_what_an_eval_replays_is_played_and_never_pruned(project: Path, jobs: st
     assert not (project / "evals" / "fixtures.jsonl.bak").exists()
 
 
+def test_an_eval_logs_to_the_folder_the_project_names(project: Path) -> None:
+    # It wrote .replaygate/hits whatever the project said: a checkout that cannot be
+    # written in failed every run, and patrol read another folder than the one it names.
+    elsewhere = project.with_name(f"{project.name}-hits")  # absolute: taken as it is
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as config:
+        config.write(f"hits = {json.dumps(str(elsewhere))}\n")
+    done = replaygate("eval", "--no-history", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert {h.runner for h in hits.read_hits(elsewhere)} == {"eval"}
+    assert not (project / ".replaygate" / "hits").exists()
+    assert unplayed(project) == 0
+
+
 def test_many_evals_leave_the_test_sessions_runs(tmp_path: Path) -> None:
     folder = tmp_path / hits.DEFAULT_DIR
     later_test_sessions(tmp_path, 3)

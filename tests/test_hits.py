@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -249,3 +250,61 @@ def test_run_ids_made_within_one_second_sort_in_the_order_they_were_made() -> No
         time.sleep(0.002)
     assert sorted(made) == made
     assert hits.new_run_id() > "20261205T150918Z-ab12"  # an older log's id sorts first
+
+
+# [tool.replaygate] hits: the folder a read-only checkout sends the log to
+
+
+SENT_ELSEWHERE = """\
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+
+[tool.replaygate]
+hits = "../hits-log"
+"""
+
+
+@pytest.fixture(scope="module")
+def read_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A project whose folder cannot be written (a checkout mounted read-only: no
+    ``.replaygate`` folder can be made in it, even by root), which sends the hits log
+    outside it; its tests run once."""
+    root = tmp_path_factory.mktemp("read-only") / "project"
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(SENT_ELSEWHERE, encoding="utf-8")
+    (root / "tests" / "test_agent.py").write_text(TESTS + RAG_TEST, encoding="utf-8")
+    shutil.copy(shipped_fixtures(), root / "tests" / "fixtures" / "rc.jsonl")
+    (root / ".replaygate").write_text("", encoding="utf-8")  # where the log went
+    folders = [root, *(p for p in root.rglob("*") if p.is_dir())]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        pytest_in_process(root, "-k", "test_rag and 1")  # was: cannot write the hits log
+        yield root
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+
+
+@pytest.mark.slow
+def test_a_session_writes_the_hits_log_to_the_folder_the_project_names(read_only: Path) -> None:
+    logged = list(hits.read_hits(read_only.parent / "hits-log"))
+    assert {(h.store, h.test) for h in logged} == {
+        ("tests/fixtures/rc.jsonl", "tests/test_agent.py::test_rag[1]")
+    }
+    assert (read_only / ".replaygate").is_file()
+
+
+@pytest.mark.slow
+def test_patrol_reads_the_folder_the_project_names(read_only: Path) -> None:
+    from click.testing import CliRunner
+
+    from replaygate.cli import main
+
+    store = str(read_only / "tests" / "fixtures" / "rc.jsonl")
+    done = CliRunner().invoke(main, ["patrol", store, "--json"])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.output)
+    assert len(report["runs"]) == 1
+    assert Path(report["hits_dir"]).resolve() == (read_only.parent / "hits-log").resolve()
+    assert 0 < report["summary"]["unplayed"] < report["summary"]["fixtures"]

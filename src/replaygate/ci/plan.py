@@ -26,7 +26,7 @@ from replaygate.errors import first_few
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
 from replaygate.evals.table import text_table
-from replaygate.fixtures.hits import DEFAULT_DIR
+from replaygate.fixtures.hits import DEFAULT_DIR, OUTCOMES, RERECORDED
 from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
 from replaygate.jsonfields import names_as_utf8
@@ -137,12 +137,14 @@ def _located(path: Path) -> Path:
     return path.parent.resolve() / path.name
 
 
-def _no_log(folder: Path, root: Path) -> str:
-    """Why the hits log at ``folder`` (``[tool.replaygate.ci] hits``) named no test, and
-    what to do: the folder is not there, or holds no hit."""
-    where = _label(folder, root)
-    state = "holds no hit" if folder.is_dir() else "is not there"
-    if _located(folder) == _located(root / DEFAULT_DIR):
+def _no_log(ci: CIConfig, root: Path) -> str:
+    """Why the hits log ``ci plan`` reads (``ci.hits``) named no test, and what to do: the
+    folder is not there, or holds no hit; when ``[tool.replaygate.ci] hits`` sends the plan
+    to another folder than the log is written to, that folder too."""
+    where = _label(ci.hits, root)
+    state = "holds no hit" if ci.hits.is_dir() else "is not there"
+    written = ci.written if ci.written is not None else root / DEFAULT_DIR
+    if _located(ci.hits) == _located(written):
         return (
             f"no run in the hits log at {where} (the folder {state}): the pytest plugin "
             "writes it as the tests replay, and replaygate eval as it runs; run them, or "
@@ -152,9 +154,9 @@ def _no_log(folder: Path, root: Path) -> str:
     return (
         f"no run in the hits log at {where} (the folder {state}), which [tool.replaygate.ci] "
         f"hits names: the pytest plugin and replaygate eval write the log to "
-        f"{DEFAULT_DIR.as_posix()} under the project folder, and the setting tells only ci "
-        "plan where to read it; set hits to the folder a CI job restores the log to, or "
-        f"remove it to read {DEFAULT_DIR.as_posix()}"
+        f"{_label(written, root)} ([tool.replaygate] hits), which ci plan does not read "
+        "while [tool.replaygate.ci] hits is set; set it to the folder a CI job restores the "
+        f"log to, or remove it to read {_label(written, root)}"
     )
 
 
@@ -180,14 +182,23 @@ def _names(files: Sequence[Path], root: Path) -> str:
     return ", ".join(_label(f, root) for f in files[:3]) + more
 
 
+_LOG_SUFFIXES = (".jsonl", OUTCOMES, RERECORDED)
+"""The files a hits log folder holds: the hits, how each test ended, what a run recorded
+anew."""
+
+
 def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
     """True for a file replaygate writes as it works, never a change to plan for: one in a
-    ``.replaygate`` folder of the project, a ``.jsonl`` file of the hits log folder, a
+    ``.replaygate`` folder of the project, a file of the hits log folder (the one read or the
+    one written: :data:`_LOG_SUFFIXES`), a
     store file's lock (``x.jsonl.lock``), a folder store's ``.replaygate.lock``, a backup
     or a temporary file a store writes beside its files (:func:`~.side_files.is_side_file`)."""
     return (
         OWN_FOLDER in Path(_relative(path, root)).parts[:-1]
-        or (path.suffix == ".jsonl" and _located(path).parent == ci.hits.resolve())
+        or (
+            path.suffix in _LOG_SUFFIXES
+            and _located(path).parent in (ci.hits.resolve(), ci.written_path.resolve())
+        )
         or path.name == LOCK_NAME
         or (path.suffix == ".lock" and path.stem.endswith((".json", ".jsonl")))
         or is_side_file(path.name)
@@ -299,7 +310,7 @@ def make_plan(
             except ValueError as err:
                 raise EvalError(f"damaged hits log: {err}") from None
             if not users.runs:
-                no_log = _no_log(ci.hits, root)
+                no_log = _no_log(ci, root)
         for file in claimed:
             keys = changed_keys(file, old_text(file) if old_text else None)
             label = _label(file, root)

@@ -292,7 +292,7 @@ def eval_cmd(
             )
         unlogged: list[str] = []
         with contextlib.ExitStack() as stack:
-            stack.enter_context(_hits_logged(config.root, unlogged))  # played: not unused
+            stack.enter_context(_hits_logged(config, unlogged))  # played: not unused
             if offline(recipe):  # replay, or the embedded simulator: nothing leaves (law 3)
                 stack.enter_context(block_network())
             bar = reporter(len(cases), progress)
@@ -322,13 +322,14 @@ def eval_cmd(
 
 
 @contextlib.contextmanager
-def _hits_logged(root: Path, unlogged: list[str]) -> Iterator[None]:
-    """Log the run's hits (:func:`~replaygate.fixtures.hits.logging_run`). A log that
+def _hits_logged(config: Config, unlogged: list[str]) -> Iterator[None]:
+    """Log the run's hits (:func:`~replaygate.fixtures.hits.logging_run`) to the project's
+    hits folder (``[tool.replaygate] hits``, else ``.replaygate/hits``). A log that
     cannot be written once the run is done is said in ``unlogged``, for the command to
     report after it showed and wrote the results, which stand."""
     ran = False
     try:
-        with hits.logging_run(root, hits.EVAL):
+        with hits.logging_run(config.hits_path, config.root, hits.EVAL):
             yield
             ran = True
     except OSError as err:

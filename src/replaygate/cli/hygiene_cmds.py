@@ -392,8 +392,8 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
         "--hits-dir",
         type=PathParam(file_okay=False, path_type=Path),
         default=None,
-        help="The hits log the pytest plugin writes "
-        "[default: .replaygate/hits in the project's folder].",
+        help="The hits log the pytest plugin writes [default: hits of [tool.replaygate] "
+        "in pyproject.toml, else .replaygate/hits in the project's folder].",
     )(fn)
     fn = click.option(
         "--refs",
@@ -412,12 +412,24 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
     return fn
 
 
-def _project_defaults(path: Path) -> tuple[Path, Path]:
-    """The default hits log and reference folder of the store at ``path``: the project's
-    (:func:`~replaygate.hygiene.usage.project_folder`: where pytest, run in the project,
-    takes its rootdir and the plugin writes the log), named from the current folder."""
-    root = Path(shown(project_folder(path)))
-    return root / DEFAULT_DIR, root / "tests"
+def _project_defaults(path: Path, hits_dir: Path | None) -> tuple[Path, Path, Path | None]:
+    """The hits log (``hits_dir`` when given) and default reference folder of the store at
+    ``path``, and the project folder the log's store paths are relative to (None for a
+    ``hits_dir`` given: :func:`~replaygate.hygiene.usage.project_root`). The project is
+    the store's (:func:`~replaygate.hygiene.usage.project_folder`: where pytest, run in
+    it, takes its rootdir), named from the current folder; its hits log is where the
+    plugin writes it (:func:`~replaygate.evals.config.hits_folder`: ``[tool.replaygate]
+    hits``, else ``.replaygate/hits`` under the project folder)."""
+    folder = project_folder(path)
+    root = Path(shown(folder))
+    if hits_dir is not None:
+        return hits_dir, root / "tests", None
+    from replaygate.config import store_pyproject
+    from replaygate.evals.config import hits_folder  # the eval commands' own
+
+    hits = hits_folder(store_pyproject(None, folder), folder)
+    shown_hits = root / DEFAULT_DIR if hits == folder / DEFAULT_DIR else Path(shown(hits))
+    return shown_hits, root / "tests", folder
 
 
 def _patrol(
@@ -433,11 +445,10 @@ def _patrol(
     ``--max-age`` ``given`` (else the project's, :func:`_max_age`) are flagged, read once
     the store is found (a missing store is named before the project's settings)."""
     refuse_no_store(path, note_other_files(path))
-    default_hits, default_refs = _project_defaults(path)
+    hits, default_refs, root = _project_defaults(path, hits_dir)
     folders, missing = list(refs), None
     if not refs:  # a default folder that is not there searches nothing, and says so
         folders, missing = ([default_refs], None) if default_refs.is_dir() else ([], default_refs)
-    hits = hits_dir if hits_dir is not None else default_hits
     max_age, written = _max_age(path, given) if stale else (None, None)
     return patrol(
         path,
@@ -447,6 +458,7 @@ def _patrol(
         refs=folders,
         hits_dir=hits,
         missing_refs=missing,
+        root=root,
     )
 
 

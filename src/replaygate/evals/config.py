@@ -7,6 +7,10 @@ classes), ``[tool.replaygate.report]`` (maintenance signals) and
 ``[tool.replaygate.patrol]`` (the age past which a fixture is stale). Relative paths are
 taken from the directory of ``pyproject.toml``. Unknown keys and wrong types are
 errors naming the file, the line and the key.
+
+``hits`` (the folder of the hits log, :mod:`replaygate.fixtures.hits`) is read alone by
+:func:`hits_folder` too: the pytest plugin needs no other setting, and a session does not
+fail on a setting only the eval commands use.
 """
 
 from __future__ import annotations
@@ -131,6 +135,16 @@ class CIConfig:
     changes: tuple[ChangeClass, ...] = ()
     unclassified: tuple[str, ...] | None = None
     hits: Path = DEFAULT_DIR
+    """Where ``ci plan`` reads the hits log: ``[tool.replaygate.ci] hits``, else
+    :attr:`written`."""
+    written: Path | None = None
+    """Where the pytest plugin and ``replaygate eval`` write the log
+    (``[tool.replaygate] hits``); None: :attr:`hits`."""
+
+    @property
+    def written_path(self) -> Path:
+        """Where the hits log is written (:attr:`written`, else :attr:`hits`)."""
+        return self.written if self.written is not None else self.hits
 
     def stage(self, name: str) -> Stage:
         """The stage called ``name``."""
@@ -177,6 +191,8 @@ class Config:
     fixtures: Path | None = None
     baseline: Path | None = None
     history: Path | None = None
+    hits: Path | None = None
+    """The hits log's folder (``[tool.replaygate] hits``); None: the default."""
     agent: str | None = None
     agent_from: str | None = None
     """Where ``agent`` was read (``pyproject.toml:2: tool.replaygate.agent``); its module
@@ -202,6 +218,11 @@ class Config:
         """The baseline file (default ``evals/baseline.json`` under the root)."""
         return self.baseline or self.root / DEFAULT_BASELINE
 
+    @property
+    def hits_path(self) -> Path:
+        """The folder of the hits log (default ``.replaygate/hits`` under the root)."""
+        return self.hits or self.root / DEFAULT_DIR
+
 
 def load_config(
     path: str | os.PathLike[str] | None = None, *, near: str | os.PathLike[str] | None = None
@@ -216,12 +237,8 @@ def load_config(
     file = Path(path) if path is not None else _owner(near)
     if file is None:
         return Config(root=Path.cwd())
-    data, text = load_toml(file)
-    root = project_folder(file)
-    section = tool_table(data)
-    top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
-    if not isinstance(section, Mapping):
-        raise top.error("", f"expected a table, got {described(section)}")
+    top, root = _top(file)
+    section = top.table
     if "max_age" in section:  # the patrol's: a key of its own table
         raise top.error(
             "max_age", f"patrol's max age goes in its own table: [{SECTION}.patrol] max_age"
@@ -232,6 +249,7 @@ def load_config(
             "fixtures",
             "baseline",
             "history",
+            "hits",
             "agent",
             "model",
             "max_tokens",
@@ -250,6 +268,7 @@ def load_config(
         value = top.path(key)
         return root / value if value else None
 
+    hits = _hits_folder(top, root) if "hits" in section else None
     max_tokens = (
         top.integer("max_tokens", 1, minimum=1, maximum=MAX_TOKENS)
         if "max_tokens" in section
@@ -262,6 +281,7 @@ def load_config(
         fixtures=path_of("fixtures"),
         baseline=path_of("baseline"),
         history=path_of("history"),
+        hits=hits,
         agent=top.string("agent", nonempty=True),
         agent_from=top.where("agent") if "agent" in section else None,
         model=top.string("model", nonempty=True),
@@ -270,10 +290,32 @@ def load_config(
         prices=_prices(top, root) if "prices" in section else None,
         max_cost=top.number("max_cost", 0.0) if "max_cost" in section else None,
         gate=_gate(top.sub("gate")),
-        ci=_ci(top.sub("ci"), root),
+        ci=_ci(top.sub("ci"), root, hits),
         report=_report(top.sub("report")),
         patrol=_patrol(top.sub("patrol")),
     )
+
+
+def _top(file: Path) -> tuple[TableReader, Path]:
+    """The reader of ``[tool.replaygate]`` in ``file`` (refused when it is no table), and
+    the project folder, where its relative paths are taken from."""
+    data, text = load_toml(file)
+    section = tool_table(data)
+    top = TableReader(str(file), text, SECTION, section if isinstance(section, Mapping) else {})
+    if not isinstance(section, Mapping):
+        raise top.error("", f"expected a table, got {described(section)}")
+    return top, project_folder(file)
+
+
+def hits_folder(pyproject: Path | None, root: Path) -> Path:
+    """The folder of the hits log of the project at ``root`` (the pytest rootdir), whose
+    ``pyproject.toml`` is ``pyproject`` (None: it has none): ``[tool.replaygate] hits``,
+    else ``.replaygate/hits`` under ``root``. Only that key is read, and refused as
+    :func:`_hits_folder` refuses it."""
+    if pyproject is None:
+        return root / DEFAULT_DIR
+    top, folder = _top(pyproject)
+    return _hits_folder(top, folder) if "hits" in top.table else root / DEFAULT_DIR
 
 
 def _owner(near: str | os.PathLike[str] | None) -> Path | None:
@@ -373,7 +415,9 @@ def _when(value: str) -> When:
     raise ValueError(value)
 
 
-def _ci(reader: TableReader, root: Path) -> CIConfig:
+def _ci(reader: TableReader, root: Path, written: Path | None) -> CIConfig:
+    """``[tool.replaygate.ci]``; ``written`` is ``[tool.replaygate] hits`` (None: not set),
+    the folder ``ci plan`` reads the hits log from unless the table names its own."""
     reader.check_known(("stages", "changes", "unclassified", "hits"))
     stages = tuple(_stage(r) for r in reader.tables("stages"))
     names = [s.name for s in stages]
@@ -397,11 +441,15 @@ def _ci(reader: TableReader, root: Path) -> CIConfig:
         for stage in unclassified:
             if stage not in names:
                 raise reader.error("unclassified", f"no stage named {stage!r}")
-    return CIConfig(stages, tuple(changes), unclassified, _hits_folder(reader, root))
+    written = written or root / DEFAULT_DIR
+    read = _hits_folder(reader, root) if "hits" in reader.table else written
+    return CIConfig(stages, tuple(changes), unclassified, read, written)
 
 
 def _hits_folder(reader: TableReader, root: Path) -> Path:
-    """The ``hits`` folder under ``root``; naming a file there is refused at its line."""
+    """The ``hits`` folder of ``reader``'s table, from ``root`` (an absolute one as it is);
+    one that names a file, or that is the project folder or holds it, is refused at its
+    line."""
     hits = reader.path("hits", nonempty=False)
     folder = root / (hits or DEFAULT_DIR)
     problem = hits_folder_problem(folder)
@@ -410,9 +458,9 @@ def _hits_folder(reader: TableReader, root: Path) -> Path:
     if folder.resolve() in (root.resolve(), *root.resolve().parents):
         raise reader.error(
             "hits",
-            f"{hits!r} is the project folder (or holds it): `ci plan` would take every "
-            f"change for the hits log's own files; name a folder of its own (default "
-            f"{DEFAULT_DIR.as_posix()})",
+            f"{hits!r} is the project folder (or holds it): the hits log's files would lie "
+            "among the project's (`ci plan` would take every change for one of them); name "
+            f"a folder of its own (default {DEFAULT_DIR.as_posix()})",
         )
     return folder
 

@@ -265,13 +265,16 @@ def patrol(
     hits_dir: Path,
     now: datetime | None = None,
     missing_refs: Path | None = None,
+    root: Path | None = None,
 ) -> Patrol:
     """Age, use and references of every fixture of the store at ``path``.
 
     ``max_age`` None flags nothing stale, ``max_age_written`` is how it was written;
     ``runs`` is how many of the last recorded
     runs count; ``missing_refs`` is the default reference folder when it is not there
-    (``refs`` is then empty: no reference is searched); ``now`` is for tests.
+    (``refs`` is then empty: no reference is searched); ``root`` is the project folder the
+    log's store paths are relative to (None: :func:`~replaygate.hygiene.usage.project_root`
+    of ``hits_dir``); ``now`` is for tests.
     """
     for folder in refs:
         problem = _refs_problem(folder)
@@ -279,7 +282,7 @@ def patrol(
             raise HygieneError(f"--refs {folder}: {problem}")
     moment = now or datetime.now(UTC)
     seen = [(loc, f.key, metas) for loc, f, metas in each_fixture_metas(path)]
-    usage = read_usage(hits_dir, runs)
+    usage = read_usage(hits_dir, runs, root)
     own = {resolved(f) for f in store_files(path)}
     files = {loc.file for loc, _, _ in seen}
     keys = {key[:12] for _, key, _ in seen}

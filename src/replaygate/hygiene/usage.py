@@ -122,15 +122,16 @@ def project_root(hits_dir: Path) -> Path:
     return Path.cwd()
 
 
-def read_usage(hits_dir: Path, last: int) -> FixtureUsage:
+def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUsage:
     """The plays of the last ``last`` runs of each runner (test sessions, ``eval``)
-    logged under ``hits_dir`` (runs sort by time)."""
+    logged under ``hits_dir`` (runs sort by time), whose store paths are relative to the
+    project folder ``root`` (None: :func:`project_root` of ``hits_dir``)."""
     if last < 1:
         raise HygieneError(f"--runs must be at least 1, got {last}")
     problem = hits_folder_problem(hits_dir)
     if problem is not None:
         raise HygieneError(f"--hits-dir {problem}")
-    root = project_root(hits_dir)
+    root = root if root is not None else project_root(hits_dir)
     try:
         hits = list(read_hits(hits_dir))
         outcomes = read_outcomes(hits_dir)

@@ -77,7 +77,8 @@ attempts it refused (:mod:`replaygate.pytest_plugin.offline`); a test that asks 
 ``replaygate_store`` at run time is offline from its setup to its teardown.
 
 Hits: every test session logs which fixtures its tests replay to
-``.replaygate/hits/`` under the rootdir (:mod:`replaygate.fixtures.hits`), one file per
+``.replaygate/hits/`` under the rootdir, or the folder ``[tool.replaygate] hits`` of the
+rootdir's ``pyproject.toml`` names (:mod:`replaygate.fixtures.hits`), one file per
 process; xdist workers share the controller's run id (``REPLAYGATE_RUN_ID``). The session
 notes how each test ended beside them (:class:`~replaygate.fixtures.hits.OutcomeLog`),
 from the process that reports the tests (the xdist controller, which also reports a
@@ -410,7 +411,7 @@ def _start_hits(config: pytest.Config) -> None:
     from replaygate.fixtures import hits
 
     root = Path(config.rootpath)
-    folder = root / hits.DEFAULT_DIR
+    folder = _hits_folder(root)
     worker = hasattr(config, "workerinput")
     env_before = os.environ.get(hits.RUN_ENV)
     run = env_before if worker and env_before else hits.new_run_id()
@@ -422,6 +423,26 @@ def _start_hits(config: pytest.Config) -> None:
     hits.enable(folder, run=run, root=root)
     outcomes = None if worker else hits.OutcomeLog(folder, run)  # the controller reports them
     config.pluginmanager.register(HitsWriter(outcomes), "replaygate-hits")
+
+
+def _hits_folder(root: Path) -> Path:
+    """The hits log's folder of the project at the rootdir ``root``: ``[tool.replaygate]
+    hits`` of its ``pyproject.toml`` (:func:`replaygate.evals.config.hits_folder`, only
+    imported when the key is there), else ``.replaygate/hits`` under it. A value it
+    refuses, or a ``pyproject.toml`` that cannot be read, stops the session."""
+    from replaygate.config import read_toml, store_pyproject, tool_table
+    from replaygate.fixtures.hits import DEFAULT_DIR
+
+    try:
+        pyproject = store_pyproject(None, root)
+        table = tool_table(read_toml(pyproject).data) if pyproject is not None else {}
+        if not isinstance(table, dict) or "hits" not in table:
+            return root / DEFAULT_DIR
+        from replaygate.evals.config import hits_folder
+
+        return hits_folder(pyproject, root)
+    except ReplaygateError as err:
+        raise pytest.UsageError(f"replaygate: {err}") from None
 
 
 STRICT_UNUSED = "--replaygate-strict: "
