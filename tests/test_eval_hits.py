@@ -123,7 +123,8 @@ def test_a_hits_log_that_cannot_be_written_leaves_the_run_s_results(project: Pat
     assert "results: results.json" in done.stdout
     assert done.stderr.endswith(
         f"Error: cannot write the hits log ({project / hits.DEFAULT_DIR}: not a directory): "
-        "the run's results stand; patrol and prune would take what it played for unused\n"
+        "the run's results stand; patrol and prune would take what it played for unused "
+        f"({hits.ELSEWHERE})\n"
     ), done.stderr
 
 

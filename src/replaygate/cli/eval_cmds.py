@@ -337,7 +337,7 @@ def _hits_logged(config: Config, unlogged: list[str]) -> Iterator[None]:
             raise
         unlogged.append(
             f"cannot write the hits log ({describe(err)}): the run's results stand; patrol "
-            "and prune would take what it played for unused"
+            f"and prune would take what it played for unused ({hits.ELSEWHERE})"
         )
 
 

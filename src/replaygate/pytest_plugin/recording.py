@@ -554,9 +554,11 @@ class HitsWriter:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say that the hits log could not be written."""
         if self.error is not None:
+            from replaygate.fixtures.hits import ELSEWHERE
+
             terminalreporter.line(
                 f"replaygate: cannot write the hits log: {self.error}; patrol and prune "
-                "do not see the fixtures this run replayed",
+                f"do not see the fixtures this run replayed ({ELSEWHERE})",
                 red=True,
             )
 
