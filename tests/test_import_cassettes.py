@@ -896,6 +896,9 @@ def test_a_store_answering_otherwise_is_kept_unless_forced(
     assert "interaction 1: " in refused.output and "answer 2" in refused.output
     assert "response.body.content[0].text: 'Second answer.' != 'Other answer.'" in refused.output
     assert "--force" in refused.output
+    # or the answer is another test's: two modules of one name, whose cassettes share a name
+    same_name = "test modules named anthropic.py in two folders, each with a cassette anthropic"
+    assert same_name in refused.output and "--force would replace that test's" in refused.output
     assert store.read_bytes() == before
 
     forced = import_cassettes(folder, "--out", out, "--force")

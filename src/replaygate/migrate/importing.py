@@ -465,11 +465,14 @@ def _write(
         imported = unchanged = dropped = 0
         for indexes, fixture in staged.fixtures:
             found = store.find(fixture.request)
-            held = found[1].responses if found else ()
+            stored = found[1] if found else None
+            held = stored.responses if stored else ()
             new = fixture.responses
             differ = [i for i in range(min(len(held), len(new))) if held[i] != new[i]]
-            if differ and not force:
-                raise CassetteRefused(_conflict(cassette, store, indexes, fixture, held, differ[0]))
+            if stored and differ and not force:
+                raise CassetteRefused(
+                    _conflict(cassette, store, indexes, fixture, stored, differ[0])
+                )
             if differ or len(new) > len(held) or (force and len(held) > len(new)):
                 # --force replaces the request's answers with the cassette's, all of them:
                 # an earlier answer past its count would be served mixed with the new ones
@@ -517,15 +520,31 @@ def _conflict(
     store: FixtureStore,
     indexes: list[int],
     fixture: Fixture,
-    held: tuple[object, ...],
+    held: Fixture,
     answer: int,
 ) -> str:
-    """The refusal of a cassette whose ``answer``-th answer the store holds otherwise."""
+    """The refusal of a cassette whose ``answer``-th answer the store's fixture ``held``
+    holds otherwise."""
     changes = "; ".join(
-        d.render() for d in field_diff(held[answer], fixture.responses[answer], "response")[:3]
+        d.render()
+        for d in field_diff(held.responses[answer], fixture.responses[answer], "response")[:3]
     )
-    return (
+    refusal = (
         f"{_at(cassette)}: interaction {indexes[answer]}: {_at(store.path)} already holds another "
         f"answer to this request (key {fixture.key}, answer {answer + 1}): {changes}. Nothing "
-        "of this cassette was written; import it with --force to replace that answer."
+        "of this cassette was written; import it with --force to replace that answer"
+    )
+    name = _imported_from(held)
+    if name is None:
+        return refusal + "."
+    folder = PurePath(name).parent.name
+    if folder:  # pytest-recording's layout: <module>/<test>.yaml
+        whose = f"test modules named {folder}.py in two folders, each with a cassette {name}"
+    else:
+        whose = f"tests in two folders, each with a cassette {name}"
+    return (
+        f"{refusal}, when this cassette was recorded again. If that answer is another "
+        f"test's ({whose}: the pytest plugin gives those tests one store), --force would "
+        "replace that test's answer: rename one of them (and its cassette) and import it "
+        "again."
     )
