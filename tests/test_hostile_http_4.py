@@ -167,7 +167,8 @@ def test_a_secret_in_a_later_gzip_member_is_refused(tmp_path: Path, counted: str
 UNDECODABLE = [
     pytest.param(
         "zstd",
-        "it needs Python 3.14 (compression.zstd) or the backports.zstd package",
+        "it needs Python 3.14 (compression.zstd) or the backports.zstd package (pip install "
+        "backports.zstd)",
         marks=pytest.mark.skipif(
             _has("compression.zstd") or _has("backports.zstd"), reason="zstd decodes here"
         ),

@@ -31,7 +31,9 @@ refused (:func:`decoded_body`)."""
 
 DECODED = "gzip, deflate, br (with brotli >= 1.2) and zstd (on Python 3.14, or with backports.zstd)"
 """The codings :func:`decoded_body` undoes, as its errors name them."""
-ZSTD_NEEDS = "Python 3.14 (compression.zstd) or the backports.zstd package"
+ZSTD_NEEDS = (
+    "Python 3.14 (compression.zstd) or the backports.zstd package (pip install backports.zstd)"
+)
 """What decoding ``zstd`` needs, as the error of a body it cannot decode names it."""
 BROTLI_NEEDS = "the brotli package (1.2 or later: pip install 'brotli>=1.2')"
 """What decoding ``br`` needs, as the error of a body it cannot decode names it."""
