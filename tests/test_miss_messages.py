@@ -348,6 +348,9 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
             "test_sampled.py::test_sampled: a recorded request, sent more often than it has "
             "answers (record the missing ones)",
             "Record them all in one run: *",
+            # it named no script's caveat: `--lf` with a script recorded other tests' lines
+            "Some were recorded from the simulator: add `--replaygate-simulator=NAME` *(with "
+            "script:FILE, run every test it answers, with no --lf and no test named: *",
         ]
     )
 

@@ -53,6 +53,15 @@ _UNDIFFED: dict[str, str] = {"not-recorded": NOT_RECORDED, "sent-more": SENT_MOR
 """What a miss with no field diff missed, by its kind (else :data:`NO_NEAREST`)."""
 
 
+SCRIPT_RERUN = (
+    "with script:FILE, run every test it answers, with no --lf and no test named: its lines "
+    "answer the run's requests in order from its first, so a run of these tests alone would "
+    "get the lines written for the tests before them"
+)
+"""Why the tests of a simulator script are recorded again together, said where the run
+does not name the script: a fixture's meta says it came from the simulator, not from which
+behaviour."""
+
 BUILT = " (through a model the test builds)"
 """Said of a miss of a model the test builds (a ``ReplayModel``), which the plugin's
 record mode does not reach."""
@@ -107,7 +116,7 @@ class MissSummary:
         if any(sim for _, _, sim, _ in self.misses.values()):
             terminalreporter.line(
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
-                "them from it again."
+                f"them from it again ({SCRIPT_RERUN})."
             )
         if any(built for *_, built in self.misses.values()):
             terminalreporter.line(
