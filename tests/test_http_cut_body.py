@@ -5,8 +5,10 @@ answer of status 200."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, ClassVar
@@ -191,6 +193,56 @@ def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
     assert answer.content == ANSWER
     (fixture,) = FixtureStore.open(store)
     assert [r["body"]["text"] for r in fixture.responses] == [json.loads(ANSWER)["text"]]
+
+
+class HoldsFirst(Handler):
+    """Sends half of its first answer's body, and the rest once :attr:`go_on` is set;
+    answers every other whole."""
+
+    served: ClassVar[list[int]] = [0]
+    go_on = threading.Event()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        HoldsFirst.served[0] += 1
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(ANSWER)))
+        self.end_headers()
+        if HoldsFirst.served[0] > 1:
+            self.wfile.write(ANSWER)
+            return
+        self.wfile.write(ANSWER[:20])
+        HoldsFirst.go_on.wait(5)
+        with contextlib.suppress(OSError):  # the client is gone
+            self.wfile.write(ANSWER[20:])
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/files/f/content"])
+def test_a_body_whose_read_a_timeout_cancels_is_not_recorded(tmp_path: Path, path: str) -> None:
+    """``asyncio.wait_for`` ran out while the body was read: the part read was stored as
+    the whole answer (replayed so ever after), or, on a model API's path, refused as JSON
+    cut short with a WireFormatError that took the place of the TimeoutError. Nothing is
+    stored, the code gets its TimeoutError, and the next send is the one recorded."""
+    store = tmp_path / "held.jsonl"
+    HoldsFirst.served[0] = 0
+    HoldsFirst.go_on.clear()
+
+    async def run(base: str) -> bytes:
+        async with httpx2_async_client(store, "record-missing", approve_live=True) as client:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(client.post(f"{base}{path}", json={"m": 1}), 0.2)
+            HoldsFirst.go_on.set()
+            assert not store.exists()
+            return (await client.post(f"{base}{path}", json={"m": 1})).content
+
+    with serving(HoldsFirst) as base, warnings.catch_warnings():
+        warnings.simplefilter("error", LiveSendFailedWarning)  # cancelled: as before an answer
+        assert asyncio.run(run(base)) == ANSWER
+    (fixture,) = FixtureStore.open(store)
+    assert len(fixture.responses) == 1
+    with block_network(), httpx2_client(Exchange(store)) as replay:
+        assert replay.post(f"{base}{path}", json={"m": 1}).json() == json.loads(ANSWER)
 
 
 def test_an_aiohttp_body_cut_while_recording_fails_where_it_is_read(tmp_path: Path) -> None:

@@ -149,6 +149,21 @@ class Recording:
             stacklevel=3,
         )
 
+    def stopped(self, error: BaseException) -> None:
+        """End a body, not a stream, whose reading ``error`` stopped part-way, raised where
+        the live body is read (a task cancelled by a timeout, Ctrl-C, an error of the
+        client's): that body cannot be read further and the part read is no answer (a
+        replay would hand it over as the whole), so nothing is stored. An error warns as a
+        body that broke off does; a cancellation or an interrupt does not, as a send they
+        stop before its answer does not."""
+        if self.done:
+            return
+        if isinstance(error, Exception):
+            self._broke_off(error)
+            return
+        self._over()
+        self.exchange.gave_up(self.slot, answered=True)
+
     def _broke_off(self, error: BaseException) -> None:
         """End a body, not a stream, that ``error`` broke off before its end: nothing is
         stored, and :class:`~replaygate.errors.LiveSendFailedWarning` names its request (an

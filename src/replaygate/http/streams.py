@@ -204,14 +204,23 @@ class TeeByteStream:
     def _recorded(self) -> Iterator[None]:
         """Finish the recording when the body ends: ``complete``, or ``cut`` by an error;
         an event stream whose reader is closed, dropped unclosed or cancelled is ``closed``
-        where its reader stopped."""
+        where its reader stopped. A body that is no stream, left by its reader (a
+        ``break``), is drained as it is closed; one whose live read was stopped (its task
+        cancelled, an interrupt) cannot be, and is not recorded (:meth:`Recording.stopped`)."""
         try:
             yield
         except body_errors(self.library) as err:
             self._recording.finish("cut", err)
             raise
-        except (GeneratorExit, asyncio.CancelledError):
+        except GeneratorExit:
             if self._recording.stream:
+                with self._recording.exchange.keeping_refusal():
+                    self._recording.finish("closed")
+            raise
+        except BaseException as err:
+            if not self._recording.stream:
+                self._recording.stopped(err)
+            elif isinstance(err, asyncio.CancelledError):
                 with self._recording.exchange.keeping_refusal():
                     self._recording.finish("closed")
             raise
