@@ -9,6 +9,7 @@ works. A replay object alone opens no socket and patches nothing.
 from __future__ import annotations
 
 import _socket
+import asyncio
 import ipaddress
 import os
 import re
@@ -69,6 +70,27 @@ def test_block_network_refuses_every_escape_and_names_the_caller() -> None:
     assert {r.caller for r in made if " in thread " not in r.caller} == {"network_escapes"}
     assert any(r.target == "192.0.2.1:443" and r.what == "connect" for r in made)
     assert any(r.target == "'api.example.invalid'" for r in made)
+
+
+def test_an_attempt_of_a_task_of_the_standard_library_names_who_awaits_it() -> None:
+    """``asyncio.wait_for(asyncio.open_connection(...))`` connects from a task whose
+    coroutines are all asyncio's: the refusal named the module that ran the event loop
+    (pytest-asyncio's plugin, under it), as if it had tried to connect, not the code
+    awaiting that task; a task nobody of the application awaits is named itself."""
+    before = len(refusals())
+    with block_network():
+        with pytest.raises(NetworkBlockedError):
+            asyncio.run(network_escapes._open_connection())  # run from here, awaited there
+
+        async def alone() -> None:
+            task = asyncio.ensure_future(asyncio.open_connection("192.0.2.1", 443))
+            await asyncio.wait([task])
+            assert isinstance(task.exception(), NetworkBlockedError)
+
+        asyncio.run(alone())
+    awaited, alone_ = (r.caller for r in refusals()[before:])
+    assert awaited == "network_escapes"
+    assert re.fullmatch(r"asyncio\.\S+ in asyncio task \S+ \(open_connection\)", alone_)
 
 
 def test_intercept_in_replay_mode_blocks_every_escape(tmp_path: Path) -> None:

@@ -260,19 +260,85 @@ def _text(host: Any) -> str | None:
 
 def _caller() -> str:
     """The module that made the attempt: the innermost frame outside the standard
-    library and the HTTP plumbing; failing that (a worker thread of the standard
-    library), the innermost module and the thread's name."""
+    library and the HTTP plumbing; failing that, in an asyncio task whose coroutines are
+    all of those (``asyncio.wait_for(asyncio.open_connection(...))`` runs one), the code
+    awaiting that task (:func:`_awaiting`); failing that, the innermost module and the
+    thread's name (a worker thread of the standard library). The frames below an event
+    loop's step run the loop (``asyncio.run``, pytest-asyncio's runner), not the task."""
     frame: FrameType | None = sys._getframe(1)
     fallback = "unknown"
     while frame is not None:
         module = str(frame.f_globals.get("__name__", ""))
-        top = module.split(".", 1)[0]
         if module and fallback == "unknown" and module != __name__:
             fallback = module
-        if top and top not in sys.stdlib_module_names and top not in _PLUMBING:
+        if module == "asyncio.events" and frame.f_code.co_name == "_run":
+            return _awaiting() or f"{fallback} in {_task_name()}"
+        if _ours(module):
             return module
         frame = frame.f_back
     return f"{fallback} in thread {threading.current_thread().name}"
+
+
+def _ours(module: str) -> bool:
+    """Whether ``module`` is the code of an application, not of the standard library or
+    the HTTP plumbing."""
+    top = module.split(".", 1)[0]
+    return bool(top) and top not in sys.stdlib_module_names and top not in _PLUMBING
+
+
+def _awaiting() -> str | None:
+    """The innermost module of an application among the coroutines of the tasks awaiting
+    the current asyncio task (:func:`_awaits`), nearest first; None when there is none."""
+    import asyncio
+
+    task = asyncio.current_task()
+    seen: set[int] = set()
+    while task is not None and id(task) not in seen:
+        seen.add(id(task))
+        awaited = task
+        task = next((t for t in asyncio.all_tasks() if _awaits(t, awaited)), None)
+        for frame in reversed(_coroutine_frames(task)):
+            module = str(frame.f_globals.get("__name__", ""))
+            if _ours(module):
+                return module
+    return None
+
+
+def _awaits(task: Any, awaited: Any) -> bool:
+    """Whether asyncio ``task`` waits for ``awaited``: itself, as a child of a ``gather``,
+    or through a future that ``awaited`` sets as it ends (``wait_for`` before Python 3.12)."""
+    waiter = getattr(task, "_fut_waiter", None)
+    if waiter is None or task is awaited:
+        return False
+    if waiter is awaited or awaited in getattr(waiter, "_children", ()):
+        return True
+    callbacks = getattr(awaited, "_callbacks", None) or ()
+    return any(waiter in getattr(callback, "args", ()) for callback, _ in callbacks)
+
+
+def _coroutine_frames(task: Any) -> list[FrameType]:
+    """The frames of ``task``'s suspended coroutines, outermost first (none for no task)."""
+    frames: list[FrameType] = []
+    coroutine = None if task is None else task.get_coro()
+    while coroutine is not None:
+        frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None)
+        if frame is None:
+            break
+        frames.append(frame)
+        coroutine = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None)
+    return frames
+
+
+def _task_name() -> str:
+    """The asyncio task running in this thread, named with the function of its coroutine
+    (``asyncio task Task-5 (open_connection)``); a callback of the loop is no task."""
+    import asyncio
+
+    task = asyncio.current_task()
+    if task is None:
+        return f"an event loop's callback in thread {threading.current_thread().name}"
+    function = getattr(task.get_coro(), "__qualname__", None)
+    return f"asyncio task {task.get_name()}" + (f" ({function})" if function else "")
 
 
 def _refuse(what: str, target: Any, why: str = "") -> None:
