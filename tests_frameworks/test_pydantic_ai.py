@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from pydantic_ai import Agent, Embedder, FunctionToolResultEvent, NativeOutput
+from pydantic_ai import (
+    Agent,
+    Embedder,
+    FunctionToolResultEvent,
+    ModelRetry,
+    NativeOutput,
+    RunContext,
+    Tool,
+)
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.capabilities.web_search import WebSearch
 from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
@@ -28,6 +36,7 @@ from pydantic_ai.models.openai import (
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings, ToolOrOutput
+from pydantic_ai.usage import UsageLimits
 
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
@@ -561,3 +570,117 @@ def test_a_changed_prompt_fails_a_strict_replay_once(
 def test_the_page_recipe_imports_what_exists(heading: str) -> None:
     """docs/frameworks.md's code for this framework parses and imports only what exists."""
     assert_page_imports_resolve(heading)
+
+
+ORDERS = {"A1": "shipped"}
+
+
+class Ticket(BaseModel):
+    """The structured output of an agent that looks an order up."""
+
+    order_id: str
+    status: str
+
+
+class PrioritizedTicket(Ticket):
+    """:class:`Ticket` with one field more: the output schema changed."""
+
+    priority: int = 0
+
+
+class RetriedLookup:
+    """Looks up an order that does not exist first, which the tool answers with a
+    ``ModelRetry``, then the one that does, then gives the output tool what it found."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        results = [m.content for m in messages if m.role == "tool"]
+        if len(results) < 2:
+            name, arguments = "order_status", {"order_id": ("Z9", "A1")[len(results)]}
+        else:
+            name, arguments = "final_result", {"order_id": "A1", "status": results[-1]}
+        call = ToolCall(id=f"call_{len(results)}", name=name, arguments=arguments)
+        return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+
+
+def order_status(ctx: RunContext[list[str]], order_id: str) -> str:
+    """The status of an order."""
+    ctx.deps.append(order_id)
+    if order_id not in ORDERS:
+        raise ModelRetry(f"No order {order_id!r}: ids look like 'A1'.")
+    return ORDERS[order_id]
+
+
+def ticket(
+    provider: str,
+    hosts: Hosts,
+    question: str = QUESTION,
+    *,
+    how: str = "run_stream",
+    described: str = "The status of an order.",
+    output: type[Ticket] = Ticket,
+) -> tuple[dict[str, Any], list[str], int, list[dict[str, Any]]]:
+    """An agent whose tool takes the run's deps and asks again (``ModelRetry``) for an
+    order that does not exist, with a structured output, streamed (``run_stream``) or run
+    node by node (``iter``) under usage limits: the output, the ids looked up, the
+    requests made, and the partial outputs streamed."""
+    chosen = responses_model(hosts) if provider == "responses" else model(hosts, provider)
+    tool = Tool(order_status, description=described)
+    agent = Agent(chosen, deps_type=list[str], output_type=output, tools=[tool])
+    limits = UsageLimits(request_limit=5)
+
+    async def main() -> tuple[Ticket, int, list[dict[str, Any]]]:
+        if how == "run_stream":
+            async with agent.run_stream(question, deps=looked_up, usage_limits=limits) as run:
+                partial = [p.model_dump() async for p in run.stream_output(debounce_by=None)]
+                return await run.get_output(), run.usage.requests, partial
+        async with agent.iter(question, deps=looked_up, usage_limits=limits) as run:
+            nodes = [type(node).__name__ async for node in run]
+        assert run.result is not None and nodes[-1] == "End", nodes
+        return run.result.output, run.usage.requests, []
+
+    looked_up: list[str] = []
+    output_made, requests, streamed = asyncio.run(main())
+    return output_made.model_dump(), looked_up, requests, streamed
+
+
+CHANGED_FIELD = {
+    "anthropic": ("body.tools[0].description", "body.tools[1].input_schema.properties.priority"),
+    "openai": (
+        "body.tools[0].function.description",
+        "body.tools[1].function.parameters.properties.priority",
+    ),
+    "responses": ("body.tools[0].description", "body.tools[1].parameters.properties.priority"),
+}
+"""Where a request names the tool's description and the output tool's fields."""
+
+
+@pytest.mark.parametrize("how", ["run_stream", "iter"])
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "responses"])
+def test_a_model_retry_loop_and_a_streamed_output_replay_and_a_changed_schema_is_named(
+    store: Path, provider: str, how: str
+) -> None:
+    """A tool's ``ModelRetry`` loop replays with as many requests as were recorded, the
+    streamed structured output the same partials; a changed tool description or output
+    schema misses once, naming the field that changed."""
+    run = partial(ticket, provider, how=how)
+    recorded = record(store, run, behavior=RetriedLookup())
+    output, looked_up, requests, streamed = recorded
+    assert (output, looked_up, requests) == (
+        {"order_id": "A1", "status": "shipped"},
+        ["Z9", "A1"],
+        3,
+    )
+    assert (len(streamed) > 1) == (how == "run_stream"), streamed  # partials, then the whole
+    assert replay_three_times(store, run) == recorded
+    assert_one_miss(store, partial(run, question=CHANGED))
+    with intercept(store) as exchange:
+        run(Hosts())
+    assert (exchange.sent, exchange.replays) == (3, 3)
+    tool_field, output_field = CHANGED_FIELD[provider]
+    for changed, field in (
+        (partial(run, described="The status of one order."), tool_field),
+        (partial(run, output=PrioritizedTicket), output_field),
+    ):
+        missed = assert_one_miss(store, changed, changed="")
+        assert isinstance(missed, FixtureMismatchError)
+        assert field in [d.split(": ", 1)[0] for d in missed.differences], missed
