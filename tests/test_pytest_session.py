@@ -105,6 +105,32 @@ def test_a_script_from_the_ini_answers_with_a_tool_call(pytester: pytest.Pyteste
     )
 
 
+def test_a_recording_failed_on_an_answer_from_the_store_says_to_record_it_anew(
+    pytester: pytest.Pytester,
+) -> None:
+    # recorded again from a script after echo's answer failed it, the test failed on
+    # echo's answer, replayed from its store, with no word of it, and nothing was recorded
+    pytester.makepyfile(
+        test_answer=ASK + "\n\ndef test_answer(anthropic_client):\n"
+        "    assert ask(anthropic_client(), 'rag?') == 'RAG.'\n"
+    )
+    pytester.path.joinpath("answers.jsonl").write_text('{"text": "RAG."}\n')
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(failed=1)
+    script = "--replaygate-simulator=script:answers.jsonl"
+    again = pytester.runpytest(*RECORD, script)
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(
+        [
+            "replaygate: 1 of this test's requests were answered from its store and not "
+            "asked again (record-missing sends only the requests the store lacks): *record "
+            "the test anew: `pytest --replaygate-record-mode=rerecord --replaygate-approve-live "
+            f"{script}` (run it as the script was recorded*",
+        ]
+    )
+    anew = pytester.runpytest("--replaygate-record-mode=rerecord", RECORD[1], script)
+    anew.assert_outcomes(passed=1)
+
+
 def test_a_session_that_recorded_nothing_does_not_say_it_recorded(
     pytester: pytest.Pytester,
 ) -> None:

@@ -350,6 +350,9 @@ _RAISED = pytest.StashKey[BaseException]()
 """What a test's setup or call failed with, for the check that no replay error was caught
 on its way."""
 
+_EXCHANGE = pytest.StashKey["Exchange"]()
+"""The test's session, while the test runs: what its failure may be noted with."""
+
 _CAUGHT = pytest.StashKey[BaseException]()
 """What the test's session failed it with at teardown (a replay error caught on its way,
 a recording that sent nothing): ``--replaygate-strict`` does not fail it again."""
@@ -375,6 +378,8 @@ def pytest_runtest_makereport(
         run = _run(item.config)
         recording = run is not None and run.source == "sim"
         _note(call.excinfo.value, blocked_note(item, call.excinfo.value, recording=recording))
+        if call.when == "call":
+            _note(call.excinfo.value, _answered_from_store(item, call.excinfo.value))
     report = yield
     if call.excinfo is not None:
         if call.when in ("setup", "call"):
@@ -388,6 +393,28 @@ def _note(failed: BaseException, note: str | None) -> None:
     """Add ``note`` to ``failed`` unless it is None or there already."""
     if note is not None and note not in getattr(failed, "__notes__", ()):
         failed.add_note(note)
+
+
+def _answered_from_store(item: pytest.Item, failed: BaseException) -> str | None:
+    """Said of a test that failed recording what its store lacks (``record-missing``) after
+    some of its requests were answered from the store: those were not asked again, so a
+    wrong answer among them (written by an earlier recording that failed, or from another
+    simulator behaviour or script) fails the test in every such run, which records nothing
+    new; ``rerecord`` asks them all again. None for a failure replaygate explains itself."""
+    exchange = item.stash.get(_EXCHANGE, None)
+    if exchange is None or exchange.mode != "record-missing" or not exchange.replays:
+        return None
+    if isinstance(failed, pytest.fail.Exception | pytest.skip.Exception):
+        return None
+    if replay_failure(failed, checked_raised(item)) is not None:
+        return None
+    return (
+        f"replaygate: {exchange.replays} of this test's requests were answered from its store "
+        "and not asked again (record-missing sends only the requests the store lacks): if a "
+        "wrong answer among them failed the test (one an earlier recording that failed wrote, "
+        "or one of another simulator behaviour or script), record the test anew: "
+        f"{exchange.session.rerecord_all}."
+    )
 
 
 def _not_expected(item: pytest.Item, report: pytest.TestReport, failed: BaseException) -> None:
@@ -780,7 +807,9 @@ def replaygate_exchange(
     checked = not marker.get(ALLOW_FLAG, False)
     if checked:
         request.node.stash[CHECKED] = exchange
+    request.node.stash[_EXCHANGE] = exchange
     yield exchange
+    del request.node.stash[_EXCHANGE]
     exchange.finish_open()  # a stream its reader left open: what it read, before the store closes
     raised = request.node.stash.get(_RAISED, None)  # cleared by the store's teardown, next
     if checked:
