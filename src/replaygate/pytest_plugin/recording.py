@@ -90,6 +90,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -920,6 +921,8 @@ def _sdk_clients(
         if refused is not None:  # a test failure naming it, not the SDK's InvalidURL
             raise pytest.fail.Exception(f"replaygate: {refused}", pytrace=False) from None
         client = cls(**kwargs)
+        if is_async:
+            _platform_known(client, module)
         made.append(client)
         return client
 
@@ -927,6 +930,19 @@ def _sdk_clients(
     if not is_async:
         for client in made:
             client.close()
+
+
+def _platform_known(client: Any, module: Any) -> None:
+    """Tell an asynchronous SDK client its platform (the ``x-stainless-os`` header) now:
+    unknown, each task's first call would look it up in a worker thread, and the sends of
+    an ``asyncio.gather`` would reach the transport in the order those threads end, so
+    identical requests sent at once would get their recorded answers in another order at
+    each run. An SDK without that lookup is left as it is."""
+    if getattr(client, "_platform", False) is not None:
+        return
+    lookup = getattr(sys.modules.get(f"{module.__name__}._base_client"), "get_platform", None)
+    if callable(lookup):
+        client._platform = lookup()
 
 
 def _refused_base_url(sdk: str, kwargs: dict[str, Any]) -> str | None:
