@@ -120,7 +120,8 @@ def test_the_gate_shows_a_case_id_that_reorders_its_line_as_escapes(
 ) -> None:
     # "\u202e" (RIGHT-TO-LEFT OVERRIDE) in a case id turned the rest of the FAIL line
     # around on a terminal and in a pull-request comment; the report showed it escaped.
-    hidden = "rag\u202e\u2066basics"
+    # "\u2028" (LINE SEPARATOR) broke the line where a log is read line by line.
+    hidden = "rag\u202e\u2066bas\u2028ics"
     when = {"time": "2026-11-30T06:00:00Z"}
     baseline = tmp_path / "baseline.json"
     both = EvalResults((one_sample_case("kept"), one_sample_case(hidden)), when)
@@ -129,8 +130,9 @@ def test_the_gate_shows_a_case_id_that_reorders_its_line_as_escapes(
     done = replaygate("gate", "--baseline", str(baseline), "--results", str(results),
                       "--format", fmt)  # fmt: skip
     assert done.returncode == 1, done.stderr
-    assert "case rag\\u202e\\u2066basics is in the baseline but not in the results" in done.stdout
-    assert "\u202e" not in done.stdout and "\u2066" not in done.stdout
+    said = "case rag\\u202e\\u2066bas\\u2028ics is in the baseline but not in the results"
+    assert said in done.stdout
+    assert not {"\u202e", "\u2066", "\u2028"} & set(done.stdout)
     shown = replaygate("gate", "--baseline", str(baseline), "--results", str(results), "--json")
     assert hidden in json.loads(shown.stdout)["problems"][0]  # as stored, for tools
 
