@@ -170,6 +170,7 @@ def test_a_miss_of_a_fixture_not_edited_still_names_the_nearest(from_sim: Path) 
     assert "edited after recording" not in text
     assert text.splitlines()[-1] == FROM_SIMULATOR.format(how=HTTP_HOW)
     assert missed.value.kind == "changed" and missed.value.differences
+    assert missed.value.record_mode == "record-missing"
 
 
 def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_it(
@@ -186,7 +187,8 @@ def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_
             client.messages.create(model="m", max_tokens=8, messages=ASKED)
     text = str(missed.value)
     assert "recorded 1 time and sent 2 times in this session" in text
-    assert missed.value.kind == "sent-more"
+    # the end-of-run list named record-missing where this advice names rerecord
+    assert (missed.value.kind, missed.value.record_mode) == ("sent-more", "rerecord")
     assert "opt in with repeat_last=True. " + HTTP_SIM_NOTE in text
     assert text.endswith(HTTP_SIM_NOTE)
 
@@ -346,8 +348,8 @@ def test_a_sample_missing_from_a_simulator_recording_says_how_to_record_from_it(
         [
             "*replaygate: 1 test(s) missed their fixtures*",
             "test_sampled.py::test_sampled: a recorded request, sent more often than it has "
-            "answers (record the missing ones)",
-            "Record them all in one run: *",
+            "answers",
+            "Record them all in one run: *--replaygate-record-mode=record-missing*",
             # it named no script's caveat: `--lf` with a script recorded other tests' lines
             "Some were recorded from the simulator: add `--replaygate-simulator=NAME` *(with "
             "script:FILE, run every test it answers, with no --lf and no test named: *",
@@ -380,7 +382,7 @@ def test_own(tmp_path):
     ("recorded", "missed"),
     [
         (0, "not recorded yet (no store, or an empty one)"),
-        (2, "a recorded request, sent more often than it has answers (record the missing ones)"),
+        (2, "a recorded request, sent more often than it has answers"),
     ],
 )
 def test_the_list_of_misses_says_its_command_reaches_a_model_a_test_builds_only_as_recording(
@@ -413,7 +415,7 @@ def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     with block_network(), pytest.raises(FixtureMismatchError) as missed:
         ask(store, ASKED)
     assert "holds no response at all (its response is null: edited by hand?)" in str(missed.value)
-    assert missed.value.kind == "other"
+    assert (missed.value.kind, missed.value.record_mode) == ("other", "rerecord")
     assert str(missed.value).endswith(f"names its line. {HTTP_SIM_NOTE}")
 
 

@@ -532,6 +532,8 @@ has answers, or by a sample that did not send it when it was recorded (``sent-mo
 or another (``other``: an answer edited away, a stream read further than recorded, a
 request repeated within a sampled run)."""
 MISS_KINDS: tuple[MissKind, ...] = get_args(MissKind)
+RecordAdvice = Literal["record-missing", "rerecord"]
+"""The record mode a miss's advice names."""
 
 
 class FixtureMismatchError(ReplaygateError, RuntimeError):
@@ -540,9 +542,13 @@ class FixtureMismatchError(ReplaygateError, RuntimeError):
     Never answered by call order, a default response or a live call: re-record the
     fixture (``--record-mode=record-missing --approve-live``) or revert the change.
     ``key``, ``store`` and ``differences`` (``path: recorded != requested`` lines of
-    the nearest recorded request) let a test inspect it, and ``kind`` says which miss it
-    is: one of :data:`MISS_KINDS`.
+    the nearest recorded request) let a test inspect it, ``kind`` says which miss it
+    is (one of :data:`MISS_KINDS`), and ``record_mode`` the record mode its advice names
+    (``record-missing``, which records what the store lacks, or ``rerecord``, which
+    records the fixture anew).
     """
+
+    record_mode: RecordAdvice = "record-missing"
 
     def __init__(
         self,
@@ -552,12 +558,15 @@ class FixtureMismatchError(ReplaygateError, RuntimeError):
         store: str = "",
         differences: tuple[str, ...] = (),
         kind: MissKind = "changed",
+        record_mode: RecordAdvice | None = None,
     ) -> None:
         super().__init__(message)
         self.key = key
         self.store = store
         self.differences = differences
         self.kind = kind
+        if record_mode is not None:
+            self.record_mode = record_mode
 
 
 class LiveCallNotApproved(ReplaygateError):

@@ -461,6 +461,7 @@ class Exchange:
             key=fixture.key,
             store=str(self.store.path),
             kind="sent-more",
+            record_mode="rerecord",
         )
 
     def _decide(
@@ -590,6 +591,7 @@ class Exchange:
             store=error.store,
             differences=error.differences,
             kind=error.kind,
+            record_mode=error.record_mode,
         )
 
     # -- recording ---------------------------------------------------------------------

@@ -26,26 +26,26 @@ missed it)."""
 Miss = tuple[str, str, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 """What a test missed whose store holds nothing: there is no change to revert."""
-SENT_MORE = "a recorded request, sent more often than it has answers (record the missing ones)"
+SENT_MORE = "a recorded request, sent more often than it has answers"
 """What a test missed that sent a recorded request once more than it was recorded (a
 sampled test given more samples), or in a sample that did not send it then."""
 
 
 def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     """What ``failed`` (a test's failure) missed, when it is or carries a miss: a miss
-    of another API version is recorded anew (``rerecord``), as its own error says."""
+    of another API version, or a request sent more often than recorded by a test not
+    sampled, is recorded anew (``rerecord``), as its own error says."""
     error = replay_failure(failed, checked_raised(item))
     if not isinstance(error, FixtureMismatchError):
         return None
-    from replaygate.fixtures.fixture import InterfaceVersionError
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
     from replaygate.models.replay import MODEL_REPLACE, MODEL_RERECORD
 
     said = str(error)
     fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
-    mode = "rerecord" if isinstance(error, InterfaceVersionError) else "record-missing"
     built = MODEL_RERECORD in said or MODEL_REPLACE in said
-    return fields or _UNDIFFED.get(error.kind, NO_NEAREST), mode, PYTEST_SIMULATOR in said, built
+    undiffed = _UNDIFFED.get(error.kind, NO_NEAREST)
+    return fields or undiffed, error.record_mode, PYTEST_SIMULATOR in said, built
 
 
 NO_NEAREST = "no nearest request"
