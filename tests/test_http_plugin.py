@@ -526,6 +526,45 @@ def test_given(anthropic_client):
     assert "InvalidURL" not in out and "Traceback" not in out and token not in out
 
 
+def test_a_factory_given_a_client_of_the_tests_own_refuses_it(pytester: pytest.Pytester) -> None:
+    # the test recording from the simulator passed and then failed with "nothing was
+    # recorded ... a transport replaygate does not intercept", its client being httpx2's
+    pytester.makepyfile(
+        test_own="""
+import httpx2
+import replaygate.http
+
+
+def test_own(anthropic_client):
+    anthropic_client(http_client=httpx2.Client(event_hooks={"request": []}))
+
+
+def test_own_async(async_openai_client):
+    async_openai_client(http_client=httpx2.AsyncClient())
+
+
+def test_wired(anthropic_client, replaygate_exchange):
+    anthropic_client(http_client=replaygate.http.httpx2_client(replaygate_exchange))
+
+
+def test_intercepted(openai_client, replaygate_intercept):
+    openai_client(http_client=httpx2.Client())
+"""
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "replaygate: anthropic_client(http_client=...) was given a client of the test's "
+            "own, which answers nothing from the test's store: * Build it with "
+            "replaygate.http.httpx2_client(replaygate_exchange, ...), * or add "
+            "replaygate_intercept to the test's arguments, *",
+            "replaygate: async_openai_client(http_client=...) * "
+            "replaygate.http.httpx2_async_client(replaygate_exchange, ...)*",
+        ]
+    )
+
+
 MARKER_ONLY_TESTS = """
 import anthropic
 import openai

@@ -846,7 +846,7 @@ def _sdk_module(request: pytest.FixtureRequest, sdk: str) -> ModuleType:
 
 def sdk_http_library(module: ModuleType) -> str:
     """The HTTP library (``httpx2``, or ``httpx`` for ``anthropic`` before 1.0 and
-    ``openai`` 1.x) an SDK's clients are built on: the one its ``DefaultHttpxClient``
+    ``openai`` before 3.0) an SDK's clients are built on: the one its ``DefaultHttpxClient``
     derives from, so a client fixture hands the SDK a client of the kind it accepts."""
     from replaygate.http.bindings import LIBRARIES
 
@@ -904,6 +904,10 @@ def _sdk_clients(
                 # a base_url of a loopback server of the test's own is left where it is
                 live = ToOrigin(live, simulator.url)
             kwargs["http_client"] = http_client(exchange, transport=live)
+        elif not _answered_by_store(kwargs["http_client"], request):
+            fixture = request.fixturename or client_class
+            refusal = _unwired_client(fixture, library, is_async=is_async)
+            raise pytest.fail.Exception(refusal, pytrace=False) from None
         elif simulator is not None:  # a client of the test's own: its base_url points it
             kwargs.setdefault(
                 "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
@@ -930,6 +934,31 @@ def _sdk_clients(
     if not is_async:
         for client in made:
             client.close()
+
+
+def _answered_by_store(http_client: Any, request: pytest.FixtureRequest) -> bool:
+    """Whether requests sent through ``http_client`` are answered by replaygate: its
+    transport is a fixture transport, or the test intercepts every client."""
+    from replaygate.http.adapter import AsyncFixtureTransport, SyncFixtureTransport
+
+    transport = getattr(http_client, "_transport", None)
+    if isinstance(transport, (SyncFixtureTransport, AsyncFixtureTransport)):
+        return True
+    return "replaygate_intercept" in request.fixturenames
+
+
+def _unwired_client(fixture: str, library: str, *, is_async: bool) -> str:
+    """Why a client factory refuses an ``http_client`` of the test's own, and what to pass."""
+    factory = f"{library}_async_client" if is_async else f"{library}_client"
+    return (
+        f"replaygate: {fixture}(http_client=...) was given a client of the test's own, which "
+        "answers nothing from the test's store: replaying, its requests would be refused by "
+        "the network block, and recording, nothing would be recorded. Build it with "
+        f"replaygate.http.{factory}(replaygate_exchange, ...), which takes the client's "
+        "keyword arguments (event_hooks=, timeout=, headers=) and a transport of your own as "
+        "transport= (a recording sends through it), or add replaygate_intercept to the "
+        "test's arguments, which answers every client the test builds"
+    )
 
 
 def _platform_known(client: Any, module: Any) -> None:
