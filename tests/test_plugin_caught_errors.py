@@ -198,6 +198,14 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     assert "body.messages[0].content: 'hi' != 'fallback'" in consequence
     assert "beside this, the code under test met another replay error" in consequence
     assert "body.messages[0].content: 'hi' != 'changed'" in consequence
+    # and the run's list of misses names the hidden one's fields, the change, beside it
+    result.stdout.fnmatch_lines(
+        [
+            "test_caught.py::test_fails_on_a_consequence_of_the_hidden_miss: "
+            "body.messages?0?.content; after a miss the code under test caught: "
+            "body.messages?0?.content"
+        ]
+    )
     # two misses at once: the one nobody read is named as such, not as caught
     gathered = text.split("_ test_gathered_misses _", 1)[1].split("\n___", 1)[0]
     assert "raised in a task or thread whose error nobody read" in gathered

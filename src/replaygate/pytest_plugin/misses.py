@@ -15,7 +15,12 @@ from collections.abc import Generator, Iterable
 import pytest
 
 from replaygate.errors import FixtureMismatchError
-from replaygate.pytest_plugin.caught import checked_raised, replay_failure
+from replaygate.pytest_plugin.caught import (
+    checked_raised,
+    hidden_errors,
+    replay_failure,
+    test_code,
+)
 
 PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
@@ -34,18 +39,30 @@ sampled test given more samples), or in a sample that did not send it then."""
 def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     """What ``failed`` (a test's failure) missed, when it is or carries a miss: a miss
     of another API version, or a request sent more often than recorded by a test not
-    sampled, is recorded anew (``rerecord``), as its own error says."""
-    error = replay_failure(failed, checked_raised(item))
+    sampled, is recorded anew (``rerecord``), as its own error says. A failure that may
+    be the consequence of a miss the code under test caught (a tool's error handler made
+    it the tool's output, which the next request carries) names that miss's fields too:
+    they are the change, not the output the failure's diff shows."""
+    raised = checked_raised(item)
+    error = replay_failure(failed, raised)
     if not isinstance(error, FixtureMismatchError):
         return None
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
     from replaygate.models.replay import MODEL_REPLACE, MODEL_RERECORD
 
     said = str(error)
-    fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
+    fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
+    hidden = hidden_errors(raised, failed, test_code(getattr(item, "function", None)))
+    first = next((e for e in hidden if isinstance(e, FixtureMismatchError)), None)
+    if first is not None and _fields(first):
+        fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
     built = MODEL_RERECORD in said or MODEL_REPLACE in said
-    undiffed = _UNDIFFED.get(error.kind, NO_NEAREST)
-    return fields or undiffed, error.record_mode, PYTEST_SIMULATOR in said, built
+    return fields, error.record_mode, PYTEST_SIMULATOR in said, built
+
+
+def _fields(error: FixtureMismatchError) -> str:
+    """The field paths that differ in ``error``, each once, in its order."""
+    return ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in error.differences))
 
 
 NO_NEAREST = "no nearest request"
