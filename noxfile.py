@@ -25,12 +25,16 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "sdks": ("anthropic==2.14.0", "openai==3.57.0"),
     "pydantic_ai": ("pydantic-ai-slim[anthropic,openai]==2.68.0",),
     "openai_agents": ("openai-agents==0.24.0",),
-    "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4"),
+    "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4", "langgraph==1.2.24"),
     "litellm": ("litellm==1.110.2", "tenacity"),
     "instructor": ("instructor==1.17.0",),
 }
 """Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
-``num_retries`` needs tenacity, which it does not install)."""
+``num_retries`` needs tenacity, which it does not install; LangChain's row is tested
+inside LangGraph graphs too)."""
+
+UNREPORTED = ("tenacity", "langgraph")
+"""Packages a session installs beside the framework whose versions the matrix leaves out."""
 
 SDKS = ("anthropic", "openai")
 RESULTS = Path("build/frameworks")
@@ -38,8 +42,8 @@ RESULTS = Path("build/frameworks")
 
 def reported(requirements: tuple[str, ...]) -> str:
     """The distributions whose versions the matrix shows: the framework's, then the SDKs'."""
-    names = [re.split(r"[\[=<>~! ]", r, maxsplit=1)[0] for r in requirements if r != "tenacity"]
-    return ",".join(dict.fromkeys([*names, *SDKS]))
+    names = [re.split(r"[\[=<>~! ]", r, maxsplit=1)[0] for r in requirements]
+    return ",".join(dict.fromkeys([*(n for n in names if n not in UNREPORTED), *SDKS]))
 
 
 def _run(session: nox.Session, framework: str) -> None:

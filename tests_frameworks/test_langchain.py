@@ -3,7 +3,8 @@
 Both models send through the official SDKs, whose retries (``max_retries``) are on.
 LangChain's own ``.with_retry()`` retries every ``Exception`` unless told which
 ones: the recipe names the provider's transient errors, and the last test shows
-what the default does to a miss.
+what the default does to a miss. The models run inside a LangGraph graph too (a
+``ToolNode``, a checkpointer carrying the conversation, a node's ``RetryPolicy``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+from langgraph.types import RetryPolicy
 from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning
@@ -30,6 +36,7 @@ from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import ScriptBehavior, Simulator
 from tests_frameworks.harness import (
+    CAUGHT,
     CHANGED,
     CLAUDE,
     GPT,
@@ -38,6 +45,7 @@ from tests_frameworks.harness import (
     WEATHER_ARGS,
     Hosts,
     assert_marker_alone_records_and_replays,
+    assert_one_miss,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
     inner_pytest,
@@ -45,6 +53,7 @@ from tests_frameworks.harness import (
     record,
     replay_three_times,
     retry_cases,
+    run_replay_errors,
     weather,
 )
 from tests_frameworks.page import assert_page_imports_resolve
@@ -304,6 +313,137 @@ def test_structured_output_streamed_on_the_responses_api_replays(store: Path) ->
     assert_recipe_replays(
         store, city_stream, expected, miss, hosts=UNUSED_LOOPBACK, behavior=answer
     )
+
+
+@tool("get_weather")
+def get_weather_of_a_town(city: str) -> str:
+    """The weather in a town."""
+    return weather(city)
+
+
+def graph(hosts: Hosts, provider: str, weather_tool: Any = get_weather) -> CompiledStateGraph:
+    """A graph of the model bound to a tool and the tool's ``ToolNode``, its model node
+    retried by LangGraph's default ``RetryPolicy``, its conversation kept by a
+    checkpointer."""
+    bound = model(hosts, provider).bind_tools([weather_tool])
+
+    def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [bound.invoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model, retry_policy=RetryPolicy(initial_interval=0.01))
+    builder.add_node("tools", ToolNode([weather_tool]))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", tools_condition)
+    builder.add_edge("tools", "model")
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+def chunk_text(event: Any) -> str:
+    """The text a chat model's stream event carries; empty for any other event."""
+    return text(event["data"]["chunk"]) if event["event"] == "on_chat_model_stream" else ""
+
+
+def graph_turns(
+    provider: str, hosts: Hosts, question: str = QUESTION, weather_tool: Any = get_weather
+) -> list[Any]:
+    """Three turns of one thread: ``invoke`` (a tool call, the tool, the answer), then
+    ``stream_mode="messages"`` and ``astream_events``: what each streamed, in order,
+    and the kinds of the messages the checkpointer holds at the end."""
+    agent = graph(hosts, provider, weather_tool)
+    thread: Any = {"configurable": {"thread_id": "trip"}}
+    agent.invoke({"messages": [("user", question)]}, thread)
+    second = {"messages": [("user", "And tomorrow?")]}
+    messages = [
+        (meta["langgraph_node"], text(chunk))
+        for chunk, meta in agent.stream(second, thread, stream_mode="messages")
+    ]
+
+    async def third() -> list[tuple[str, str]]:
+        turn = {"messages": [("user", "Thanks.")]}
+        events = agent.astream_events(turn, thread, version="v2")
+        return [(e["event"], e["name"], chunk_text(e)) async for e in events]
+
+    events = asyncio.run(third())
+    held = [m.type for m in agent.get_state(thread).values["messages"]]
+    return [messages, events, held]
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_a_langgraph_conversation_replays_and_a_changed_prompt_or_tool_misses(
+    store: Path, provider: str
+) -> None:
+    """A graph's turns replay with the same streamed chunks and events, in the same
+    order; a changed question or tool description misses once, naming the field
+    (LangGraph's default ``RetryPolicy`` leaves a miss, a ``RuntimeError``, alone)."""
+    recorded = record(store, partial(graph_turns, provider))
+    held = ["human", "ai", "tool", "ai", "human", "ai", "human", "ai"]
+    assert recorded[2] == held
+    assert "".join(chunk for _, chunk in recorded[0]) == "echo: And tomorrow?"
+    assert "".join(chunk for *_, chunk in recorded[1]) == "echo: Thanks."
+    assert replay_three_times(store, partial(graph_turns, provider), UNUSED_LOOPBACK) == recorded
+    assert_one_miss(store, partial(graph_turns, provider, question=CHANGED), hosts=UNUSED_LOOPBACK)
+    renamed = partial(graph_turns, provider, weather_tool=get_weather_of_a_town)
+    miss = assert_one_miss(store, renamed, changed="town", hosts=UNUSED_LOOPBACK)
+    path = "tools[0].description" if provider == "anthropic" else "tools[0].function.description"
+    assert f"body.{path}: 'The weather in a city.' != 'The weather in a town.'" in str(miss)
+
+
+TOOL_NODE_TESTS = """
+import pytest
+from langchain_anthropic import ChatAnthropic
+from langchain_core.language_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
+
+
+@tool
+def ask_expert(question: str) -> str:
+    \"\"\"Asks an expert, a model of its own.\"\"\"
+    return ChatAnthropic(model="claude-sonnet-4-6", max_retries=0).invoke(question).content
+
+
+def ask(**tool_node):
+    call = {"name": "ask_expert", "args": {"question": "Lisbon?"}, "id": "call_1"}
+    agent = FakeMessagesListChatModel(
+        responses=[AIMessage("", tool_calls=[call]), AIMessage("The expert says hello.")]
+    )
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", lambda state: {"messages": [agent.invoke(state["messages"])]})
+    builder.add_node("tools", ToolNode([ask_expert], **tool_node))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", tools_condition)
+    builder.add_edge("tools", "model")
+    return builder.compile().invoke({"messages": [("user", "Ask the expert.")]})
+
+
+def test_the_tool_node_makes_the_miss_the_tool_s_output():
+    assert ask(handle_tool_errors=True)["messages"][-1].content == "The expert says hello."
+
+
+def test_the_tool_node_lets_the_miss_through():
+    ask()
+"""
+
+
+def test_a_miss_in_a_tool_a_tool_node_handles_still_fails_the_test(tmp_path: Path) -> None:
+    """``ToolNode(handle_tool_errors=True)`` makes a tool's error, a miss of the model the
+    tool asks included, the tool's output, and the graph goes on to an answer: the plugin
+    fails that test at teardown with the miss. By default (``handle_tool_errors`` left
+    out) the ``ToolNode`` lets the miss through, once."""
+    summary, output = run_replay_errors(tmp_path, TOOL_NODE_TESTS)
+    assert set(summary) == {
+        ("ERROR", "test_the_tool_node_makes_the_miss_the_tool_s_output"),
+        ("FAILED", "test_the_tool_node_lets_the_miss_through"),
+    }, output
+    handled = summary["ERROR", "test_the_tool_node_makes_the_miss_the_tool_s_output"]
+    assert handled.startswith(CAUGHT), output
+    reason = summary["FAILED", "test_the_tool_node_lets_the_miss_through"]
+    assert reason.startswith("replaygate.errors.FixtureMismatchError"), output
 
 
 USER_TESTS = """
