@@ -32,19 +32,25 @@ from sdks import aiohttp, anthropic
 ANSWER = json.dumps({"id": "msg_1", "text": "a whole answer " * 20}).encode()
 
 
+def answer_head(handler: Handler, served: list[int]) -> int:
+    """Read the request, count it in ``served``, and send the head of :data:`ANSWER`;
+    which request of the test this is (1 the first)."""
+    handler.rfile.read(int(handler.headers.get("content-length") or 0))
+    served[0] += 1
+    handler.send_response(200)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(ANSWER)))
+    handler.end_headers()
+    return served[0]
+
+
 class CutsFirst(Handler):
     """Sends half of its first answer's body, then closes; answers every other whole."""
 
     served: ClassVar[list[int]] = [0]
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        CutsFirst.served[0] += 1
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(ANSWER)))
-        self.end_headers()
-        if CutsFirst.served[0] == 1:
+        if answer_head(self, CutsFirst.served) == 1:
             self.wfile.write(ANSWER[: len(ANSWER) // 2])
             self.close_connection = True
         else:
@@ -203,13 +209,7 @@ class HoldsFirst(Handler):
     go_on = threading.Event()
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        HoldsFirst.served[0] += 1
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(ANSWER)))
-        self.end_headers()
-        if HoldsFirst.served[0] > 1:
+        if answer_head(self, HoldsFirst.served) > 1:
             self.wfile.write(ANSWER)
             return
         self.wfile.write(ANSWER[:20])
