@@ -594,3 +594,23 @@ def test_a_table_of_usual_names_is_written_line_by_line_and_others_drawn_by_rich
     assert plain_table(usual) is not None
     for odd in ("caf\u00e9.jsonl", " lead.jsonl", "tab\t.jsonl", "\u4e2d.jsonl", "x" * 200):
         assert plain_table([(odd, *usual[0][1:])]) is None
+
+
+def test_the_prune_patrol_advises_from_a_subfolder_reads_the_log_the_project_names(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With [tool.replaygate] hits outside the project, patrol run from tests/ advised
+    # `--hits-dir ../../log`, which prune took from the current folder: every store path
+    # of the log missed, and the fixture the tests played was listed for deletion.
+    log = project.with_name(f"{project.name}-log")
+    (project / "pyproject.toml").write_text(f'[tool.replaygate]\nhits = "../{log.name}"\n')
+    store = project / "tests" / "fixtures" / "test_a.jsonl"
+    put(store, "played", NOW.isoformat())
+    put(store, "not played", NOW.isoformat())
+    play(store, "played", log, "20261130T120000Z-aaaa", project)
+    monkeypatch.chdir(project / "tests")
+    advised = " ".join(invoke("fixtures").output.split("`")[1].split())
+    assert f"--hits-dir ../../{log.name}" in advised
+    listed = CliRunner().invoke(main, shlex.split(advised)[1:]).output
+    assert "test_a.jsonl:2" in listed
+    assert "test_a.jsonl:1" not in listed

@@ -414,19 +414,24 @@ def _usage_options(fn: click.decorators.FC) -> click.decorators.FC:
 
 def _project_defaults(path: Path, hits_dir: Path | None) -> tuple[Path, Path, Path | None]:
     """The hits log (``hits_dir`` when given) and default reference folder of the store at
-    ``path``, and the project folder the log's store paths are relative to (None for a
-    ``hits_dir`` given: :func:`~replaygate.hygiene.usage.project_root`). The project is
-    the store's (:func:`~replaygate.hygiene.usage.project_folder`: where pytest, run in
-    it, takes its rootdir), named from the current folder; its hits log is where the
-    plugin writes it (:func:`~replaygate.evals.config.hits_folder`: ``[tool.replaygate]
-    hits``, else ``.replaygate/hits`` under the project folder)."""
-    folder = project_folder(path)
-    root = Path(shown(folder))
-    if hits_dir is not None:
-        return hits_dir, root / "tests", None
+    ``path``, and the project folder the log's store paths are relative to (for a
+    ``hits_dir`` given that is not the project's log, None:
+    :func:`~replaygate.hygiene.usage.project_root`). The project is the store's
+    (:func:`~replaygate.hygiene.usage.project_folder`: where pytest, run in it, takes its
+    rootdir), named from the current folder; its hits log is where the plugin writes it
+    (:func:`~replaygate.evals.config.hits_folder`: ``[tool.replaygate] hits``, else
+    ``.replaygate/hits`` under the project folder)."""
     from replaygate.config import store_pyproject
     from replaygate.evals.config import hits_folder  # the eval commands' own
 
+    folder = project_folder(path)
+    root = Path(shown(folder))
+    if hits_dir is not None:  # the project's own log named (as patrol's prune line does)
+        try:
+            own = resolved(hits_folder(store_pyproject(None, folder), folder))
+        except ReplaygateError:  # a setting refused: the folder given is not it
+            own = None
+        return hits_dir, root / "tests", folder if resolved(hits_dir) == own else None
     hits = hits_folder(store_pyproject(None, folder), folder)
     shown_hits = root / DEFAULT_DIR if hits == folder / DEFAULT_DIR else Path(shown(hits))
     return shown_hits, root / "tests", folder
