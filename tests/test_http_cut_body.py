@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 from loopback import Handler, serving
-from replaygate.errors import LiveSendFailedWarning, WireFormatError
+from replaygate.errors import LiveSendFailedWarning, ResponseLeftOpenWarning, WireFormatError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
     Exchange,
@@ -243,6 +243,35 @@ def test_a_body_whose_read_a_timeout_cancels_is_not_recorded(tmp_path: Path, pat
     assert len(fixture.responses) == 1
     with block_network(), httpx2_client(Exchange(store)) as replay:
         assert replay.post(f"{base}{path}", json={"m": 1}).json() == json.loads(ANSWER)
+
+
+def test_a_body_closed_unread_whose_drain_a_timeout_cancels_gives_its_place_up(
+    tmp_path: Path,
+) -> None:
+    """A body the client closes unread is drained to be recorded; ``asyncio.wait_for``
+    running out meanwhile left its recording open: the next send's answer was held back
+    until the block ended, which warned that the response was 'not read to its end nor
+    closed'. Nothing of it is stored, and the next send's answer is stored at once."""
+    store = tmp_path / "held.jsonl"
+    HoldsFirst.served[0] = 0
+    HoldsFirst.go_on.clear()
+
+    async def run(base: str) -> int:
+        async with httpx2_async_client(store, "record-missing", approve_live=True) as client:
+            request = client.build_request("POST", f"{base}/v1/messages", json={"m": 1})
+            response = await client.send(request, stream=True)
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(response.aclose(), 0.2)
+            HoldsFirst.go_on.set()
+            assert (await client.post(f"{base}/v1/messages", json={"m": 1})).content == ANSWER
+            return len(FixtureStore.open(store))  # before the block ends
+
+    with serving(HoldsFirst) as base, warnings.catch_warnings():
+        warnings.simplefilter("error", ResponseLeftOpenWarning)
+        warnings.simplefilter("error", LiveSendFailedWarning)
+        assert asyncio.run(run(base)) == 1
+    (fixture,) = FixtureStore.open(store)
+    assert [r["body"] for r in fixture.responses] == [json.loads(ANSWER)]
 
 
 def test_an_aiohttp_body_cut_while_recording_fails_where_it_is_read(tmp_path: Path) -> None:

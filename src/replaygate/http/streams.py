@@ -230,11 +230,16 @@ class TeeByteStream:
     def _drained(self) -> Iterator[None]:
         """While a body the client closes unread is drained to be recorded: one cut
         meanwhile is not recorded (as one cut while read), and the client, which asked for
-        none of it, gets no error, as it would live, where closing it reads nothing."""
+        none of it, gets no error, as it would live, where closing it reads nothing; one
+        whose drain is stopped (its task cancelled, an interrupt) is not recorded either
+        (:meth:`Recording.stopped`), and the client gets that stop."""
         try:
             yield
         except body_errors(self.library) as err:
             self._recording.finish("cut", err)
+        except BaseException as err:
+            self._recording.stopped(err)
+            raise
 
     def __iter__(self) -> Iterator[bytes]:
         with self._recorded():
