@@ -181,6 +181,26 @@ def test_trim_keeps_the_newest_runs_only(tmp_path: Path) -> None:
     assert hits.trim(tmp_path / "absent") == 0
 
 
+def test_trim_deletes_the_log_s_files_alone(tmp_path: Path) -> None:
+    # [tool.replaygate] hits may name a folder that holds other files (a fixture store's
+    # folder, a shared cache): trim took every .jsonl there for a run, and a session
+    # deleted the fixture stores whose names sorted first past the newest 50 "runs".
+    stores = [tmp_path / f"test_{n}.jsonl" for n in ("a", "b-2", "c")]
+    for store in stores:
+        store.write_text('{"key": "0123456789ab"}\n', encoding="utf-8")
+    (tmp_path / "notes-1.outcomes").write_text("", encoding="utf-8")
+    for run in ("20261129T000000Z-ab00", "20261130T000000123Z-ab01"):
+        (tmp_path / f"{run}-7.jsonl").write_text("", encoding="utf-8")
+    assert hits.trim(tmp_path, keep_runs=1) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "20261130T000000123Z-ab01-7.jsonl",
+        "notes-1.outcomes",
+        "test_a.jsonl",
+        "test_b-2.jsonl",
+        "test_c.jsonl",
+    ]
+
+
 def test_reading_a_hits_log_that_is_a_file_is_refused_not_read_as_empty(tmp_path: Path) -> None:
     log = tmp_path / "hits.jsonl"
     log.write_text('{"run": "r", "time": "t", "store": "s", "key": "k"}\n', encoding="utf-8")
