@@ -549,10 +549,20 @@ def test_wired(anthropic_client, replaygate_exchange):
 
 def test_intercepted(openai_client, replaygate_intercept):
     openai_client(http_client=httpx2.Client())
+
+
+def test_in_an_intercept_block(anthropic_client, replaygate_exchange):
+    with replaygate.http.intercept(replaygate_exchange):  # it answers the client: not refused
+        anthropic_client(http_client=httpx2.Client(event_hooks={"request": []}))
+
+
+def test_mounted(anthropic_client, replaygate_exchange):
+    wired = replaygate.http.httpx2_client(replaygate_exchange)._transport
+    anthropic_client(http_client=httpx2.Client(mounts={"all://": wired}))
 """
     )
     result = pytester.runpytest()
-    result.assert_outcomes(passed=2, failed=2)
+    result.assert_outcomes(passed=4, failed=2)
     result.stdout.fnmatch_lines(
         [
             "replaygate: anthropic_client(http_client=...) was given a client of the test's "

@@ -938,13 +938,18 @@ def _sdk_clients(
 
 def _answered_by_store(http_client: Any, request: pytest.FixtureRequest) -> bool:
     """Whether requests sent through ``http_client`` are answered by replaygate: its
-    transport is a fixture transport, or the test intercepts every client."""
+    transport (or one it mounts) is a fixture transport, of any store, or the test
+    intercepts every client (``replaygate_intercept``, or an ``intercept`` block open
+    where the client is made)."""
+    from replaygate.http.active import answering
     from replaygate.http.adapter import AsyncFixtureTransport, SyncFixtureTransport
 
-    transport = getattr(http_client, "_transport", None)
-    if isinstance(transport, (SyncFixtureTransport, AsyncFixtureTransport)):
+    mounts = getattr(http_client, "_mounts", None)
+    transports = [getattr(http_client, "_transport", None)]
+    transports += list(mounts.values()) if isinstance(mounts, dict) else []
+    if any(isinstance(t, (SyncFixtureTransport, AsyncFixtureTransport)) for t in transports):
         return True
-    return "replaygate_intercept" in request.fixturenames
+    return "replaygate_intercept" in request.fixturenames or answering() is not None
 
 
 def _unwired_client(fixture: str, library: str, *, is_async: bool) -> str:
