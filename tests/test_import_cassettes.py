@@ -538,8 +538,9 @@ def test_a_request_body_a_hook_blanked_is_refused(
     [
         (lambda body: body.replace('",', ",", 1), "text"),
         (lambda body: body.replace("?", "\u00e9?", 1).encode("latin-1"), "base64"),
+        (lambda body: f"[{body}]", "body"),
     ],
-    ids=["an edit broke its JSON", "not UTF-8"],
+    ids=["an edit broke its JSON", "not UTF-8", "JSON but no object"],
 )
 def test_a_request_body_labelled_json_that_is_none_is_refused(
     recorded: tuple[Path, dict[str, Any]],
@@ -555,7 +556,7 @@ def test_a_request_body_labelled_json_that_is_none_is_refused(
 
     folder, refusal = refused_alone(recorded, tmp_path, "openai/plain.yaml", break_the_body)
     assert f"{folder / 'openai/plain.yaml'}: interaction 0: request.{field}: " in refusal
-    assert "labelled application/json, but not JSON (" in refusal
+    assert "labelled application/json, but not a JSON object (" in refusal
 
 
 BAD_INPUT = {

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path, PurePath
-from typing import Literal
+from typing import Any, Literal
 
 from replaygate import exact_json
 from replaygate.errors import (
@@ -338,11 +338,14 @@ def _check_body_as_sent(cassette: Path, interaction: Interaction) -> None:
 
 
 def _check_request_json(cassette: Path, interactions: list[Interaction], fixture: Fixture) -> None:
-    """Refuse a model API's request labelled JSON whose body is no JSON (kept as ``text``
-    or ``base64``) where the API answered it with a success: no API accepts such a body,
-    so an edit of the cassette broke it, and no request a test sends would match it."""
+    """Refuse a model API's request labelled JSON whose body is no JSON object (no JSON,
+    kept as ``text`` or ``base64``, or JSON of another kind, an array or a string) where
+    the API answered it with a success: every model API takes an object, so an edit of
+    the cassette broke it, and no request a test sends would match it."""
     request = fixture.request
-    field = next((f for f in ("text", "base64") if f in request), None)
+    field: str | None = next((f for f in ("text", "base64") if f in request), None)
+    if field is None and not isinstance(request.get("body"), dict | None):
+        field = "body"
     if field is None or not is_model_api(str(request.get("path", ""))):
         return
     for interaction in interactions:
@@ -350,29 +353,33 @@ def _check_request_json(cassette: Path, interactions: list[Interaction], fixture
         if labelled_json(kept) and 200 <= interaction.response.status < 300:
             raise CassetteRefused(
                 f"{_at(cassette)}: interaction {interaction.index}: request.{field}: "
-                f"labelled {kept['content-type']}, but not JSON "
-                f"({_json_problem(field, str(request[field]))}), where the API answered it "
-                "with a success, as no model API answers a body that is no JSON: an edit "
-                "of the cassette broke it, and no request a test sends would match it. "
+                f"labelled {kept['content-type']}, but not a JSON object "
+                f"({_json_problem(field, request[field])}), where the API answered it "
+                "with a success, as no model API answers a body that is no JSON object: an "
+                "edit of the cassette broke it, and no request a test sends would match it. "
                 "Nothing of this cassette was written; mend the JSON of that request's "
                 "body in the cassette (its content-length may be left as it is) and import "
                 "it again."
             )
 
 
-def _json_problem(field: str, value: str) -> str:
-    """Why a body kept as ``field`` (``text`` or ``base64``: bytes that are not UTF-8)
-    ``value`` is no JSON, as the UTF-8 decoder or the JSON parser says it."""
+def _json_problem(field: str, value: Any) -> str:
+    """Why a body kept as ``field`` (``text``, ``base64``: bytes that are not UTF-8, or
+    ``body``: JSON that is no object) ``value`` is no JSON object, as the UTF-8 decoder or
+    the JSON parser says it, or the kind of JSON it is."""
+    if field == "body":
+        kinds = ((bool, "a boolean"), (str, "a string"), (list, "an array"))
+        return next((k for t, k in kinds if isinstance(value, t)), "a number")
     if field == "base64":
         try:
             base64.b64decode(value).decode("utf-8")
         except UnicodeDecodeError as err:
             return not_utf8_text(err)
     try:
-        exact_json.loads(value.encode("utf-8"))
+        exact_json.loads(str(value).encode("utf-8"))
     except ValueError as err:  # orjson's JSONDecodeError
         return str(err)
-    return "JSON null, which no API takes as a request"
+    return "null"
 
 
 def _listed(indexes: list[int]) -> str:
