@@ -63,3 +63,13 @@ def test_a_fixture_moved_into_a_store_holding_its_request_with_other_answers_is_
     [twice] = result.alarms
     assert (str(twice.old), str(twice.new)) == ("s/b.jsonl:1", "s/b.jsonl:2")
     assert [str(e) for e in result.removed] == ["s/a.jsonl:1"]
+
+
+def test_a_store_moved_unseen_beside_one_deleted_keeps_its_answers() -> None:
+    # b.jsonl moved to c.jsonl with a fixture added (no rename git sees), a.jsonl deleted:
+    # c.jsonl's unchanged fixture was compared with a.jsonl's, an ALARM and exit 1
+    head = side("working tree", {"s/c.jsonl": B + line("Why?", "c")})
+    result = review(BASE, head, "s")
+    assert not result.alarms and not result.meta_changed, result.alarms
+    assert [str(e) for e in result.removed] == ["s/a.jsonl:1"]
+    assert [str(e) for e in result.added] == ["s/c.jsonl:2"]

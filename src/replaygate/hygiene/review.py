@@ -357,12 +357,13 @@ def _match_requests(
     """Split into removed, added, and (old, new) entries holding the same request.
 
     A request is matched in its own file first (a renamed file by its old name,
-    ``origin``: new name -> old), then in any other: two stores may each hold it with
-    answers of their own, and a store renamed is no answer changed.
+    ``origin``: new name -> old), then in another file with the same answers, then in
+    any other: two stores may each hold it with answers of their own, a store renamed is
+    no answer changed, and one moved where git sees no rename keeps its answers.
     """
     same: list[tuple[Entry, Entry]] = []
     left = new
-    for by_file in (True, False):
+    for by_file, alike in ((True, False), (False, True), (False, False)):
         taken = {id(pair[0]) for pair in same}
         by_form: dict[tuple[str, bytes, str | None], list[Entry]] = defaultdict(list)
         for entry in old:
@@ -372,11 +373,15 @@ def _match_requests(
         unmatched: list[Entry] = []
         for entry in left:
             home = origin.get(entry.file, entry.file) if by_file else ""
-            olds = by_form.get((home, *_identity(entry.fixture)))
-            if olds:
-                same.append((olds.pop(0), entry))
-            else:
+            olds = by_form.get((home, *_identity(entry.fixture)), [])
+            answers = entry.fixture.responses
+            at = next(
+                (i for i, o in enumerate(olds) if not alike or o.fixture.responses == answers), None
+            )
+            if at is None:
                 unmatched.append(entry)
+            else:
+                same.append((olds.pop(at), entry))
         left = unmatched
     taken = {id(pair[0]) for pair in same}
     return [entry for entry in old if id(entry) not in taken], left, same
