@@ -14,7 +14,8 @@ import json
 import shlex
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import httpx2
 import pytest
@@ -36,6 +37,7 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
 from replaygate.network import block_network
+from replaygate.pytest_plugin.misses import UNSERVED, miss_of
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
 from sdks import anthropic
@@ -417,6 +419,10 @@ def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     assert "holds no response at all (its response is null: edited by hand?)" in str(missed.value)
     assert (missed.value.kind, missed.value.record_mode) == ("other", "rerecord")
     assert str(missed.value).endswith(f"names its line. {HTTP_SIM_NOTE}")
+    # the run's list of misses said 'no nearest request' of it, and to revert the change
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    fields, mode, _, _ = miss_of(test, missed.value) or ("", "", False, False)
+    assert (fields, mode) == (UNSERVED, "rerecord")
 
 
 def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_it(

@@ -136,7 +136,9 @@ class ReplayByteStream:
                 f"after {count} event(s) while it was recorded, and this run reads further. "
                 f"{self._rerecord()}"
             )
-            return passthrough(FixtureMismatchError(message, key=key, kind="other"))
+            return passthrough(
+                FixtureMismatchError(message, key=key, kind="other", record_mode="rerecord")
+            )
         name, message = self._replayed.error or ("RemoteProtocolError", "")
         cls = getattr(self.library, name, None)
         if not (isinstance(cls, type) and issubclass(cls, body_errors(self.library))):

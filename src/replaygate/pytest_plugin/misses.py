@@ -34,6 +34,10 @@ NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 SENT_MORE = "a recorded request, sent more often than it has answers"
 """What a test missed that sent a recorded request once more than it was recorded (a
 sampled test given more samples), or in a sample that did not send it then."""
+UNSERVED = "a recorded request whose recorded answer cannot serve this send (its error says why)"
+"""What a test missed whose request is recorded as it was sent, but not its answer as it
+is read now (an answer edited to null, a stream read further than recorded): no request
+changed, so there is no change to revert."""
 
 
 def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
@@ -66,8 +70,14 @@ def _fields(error: FixtureMismatchError) -> str:
 
 
 NO_NEAREST = "no nearest request"
-_UNDIFFED: dict[str, str] = {"not-recorded": NOT_RECORDED, "sent-more": SENT_MORE}
+_UNDIFFED: dict[str, str] = {
+    "not-recorded": NOT_RECORDED,
+    "sent-more": SENT_MORE,
+    "other": UNSERVED,
+}
 """What a miss with no field diff missed, by its kind (else :data:`NO_NEAREST`)."""
+_NO_CHANGE = (NOT_RECORDED, SENT_MORE, UNSERVED)
+"""Misses with no change to revert: recording them is all there is to do."""
 
 
 SCRIPT_RERUN = (
@@ -123,7 +133,7 @@ class MissSummary:
         modes = {mode for _, mode, _, _ in self.misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
         command = _rerun(config, record_options(config, mode), self.misses)
-        if all(fields in (NOT_RECORDED, SENT_MORE) for fields, *_ in self.misses.values()):
+        if all(fields in _NO_CHANGE for fields, *_ in self.misses.values()):
             terminalreporter.line(f"Record them all in one run: {command}.")
         else:
             terminalreporter.line(
