@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import _socket
 import asyncio
+import contextlib
+import functools
 import ipaddress
 import os
 import re
@@ -76,20 +78,33 @@ def test_an_attempt_of_a_task_of_the_standard_library_names_who_awaits_it() -> N
     """``asyncio.wait_for(asyncio.open_connection(...))`` connects from a task whose
     coroutines are all asyncio's: the refusal named the module that ran the event loop
     (pytest-asyncio's plugin, under it), as if it had tried to connect, not the code
-    awaiting that task; a task nobody of the application awaits is named itself."""
+    awaiting that task (through ``wait_for``, ``asyncio.wait`` or a ``TaskGroup``, which
+    named the task alone); a task nobody of the application awaits is named itself."""
+    connect = functools.partial(asyncio.open_connection, "192.0.2.1", 443)
+
+    async def waited() -> None:
+        (done,), _ = await asyncio.wait([asyncio.ensure_future(connect())])
+        assert isinstance(done.exception(), NetworkBlockedError)
+
+    async def grouped() -> None:
+        with contextlib.suppress(ExceptionGroup):
+            async with asyncio.TaskGroup() as group:
+                group.create_task(connect())
+
+    async def alone() -> None:
+        task = asyncio.ensure_future(connect())
+        while not task.done():
+            await asyncio.sleep(0)
+        assert isinstance(task.exception(), NetworkBlockedError)
+
     before = len(refusals())
     with block_network():
         with pytest.raises(NetworkBlockedError):
             asyncio.run(network_escapes._open_connection())  # run from here, awaited there
-
-        async def alone() -> None:
-            task = asyncio.ensure_future(asyncio.open_connection("192.0.2.1", 443))
-            await asyncio.wait([task])
-            assert isinstance(task.exception(), NetworkBlockedError)
-
-        asyncio.run(alone())
-    awaited, alone_ = (r.caller for r in refusals()[before:])
-    assert awaited == "network_escapes"
+        for run in (waited, grouped, alone):
+            asyncio.run(run())
+    *awaited, alone_ = (r.caller for r in refusals()[before:])
+    assert awaited == ["network_escapes", __name__, __name__]
     assert re.fullmatch(r"asyncio\.\S+ in asyncio task \S+ \(open_connection\)", alone_)
 
 

@@ -57,6 +57,7 @@ tried it, so a caller that swallows the error is still reported.
 from __future__ import annotations
 
 import _socket
+import contextlib
 import ipaddress
 import os
 import socket
@@ -306,14 +307,29 @@ def _awaiting() -> str | None:
 
 def _awaits(task: Any, awaited: Any) -> bool:
     """Whether asyncio ``task`` waits for ``awaited``: itself, as a child of a ``gather``,
-    or through a future that ``awaited`` sets as it ends (``wait_for`` before Python 3.12)."""
+    through a future that ``awaited`` sets as it ends (``wait_for`` before Python 3.12,
+    ``asyncio.wait``), or as the task that opened the ``TaskGroup`` ``awaited`` runs in."""
+    if task is awaited:
+        return False
+    callbacks = [callback for callback, _ in getattr(awaited, "_callbacks", None) or ()]
+    if any(getattr(getattr(c, "__self__", None), "_parent_task", None) is task for c in callbacks):
+        return True
     waiter = getattr(task, "_fut_waiter", None)
-    if waiter is None or task is awaited:
+    if waiter is None:
         return False
     if waiter is awaited or awaited in getattr(waiter, "_children", ()):
         return True
-    callbacks = getattr(awaited, "_callbacks", None) or ()
-    return any(waiter in getattr(callback, "args", ()) for callback, _ in callbacks)
+    return any(value is waiter for callback in callbacks for value in _held(callback))
+
+
+def _held(callback: Any) -> list[Any]:
+    """The values a done callback holds: a ``functools.partial``'s arguments, a closure's
+    variables."""
+    held = list(getattr(callback, "args", ()))
+    for cell in getattr(callback, "__closure__", None) or ():
+        with contextlib.suppress(ValueError):  # a variable not yet set
+            held.append(cell.cell_contents)
+    return held
 
 
 def _coroutine_frames(task: Any) -> list[FrameType]:
