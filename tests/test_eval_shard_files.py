@@ -195,6 +195,25 @@ def test_a_pattern_that_matched_no_shard_file_says_the_files_are_not_there(
     assert "merge-multiple: true" in done.output
 
 
+def test_shards_that_state_no_time_merge_into_the_run_the_report_gates(tmp_path: Path) -> None:
+    # the merged run states no time, and the history keeps it at the time it was merged:
+    # the report said "a run of no stated time, ..., not in the history" and, in red, that
+    # the results it gated were "not the run shown as the latest run above", of that run
+    files = shard_files(tmp_path, list("abcde"), 2)
+    for file in files:
+        document = json.loads(file.read_text("utf-8"))
+        del document["eval"]["time"]
+        file.write_text(json.dumps(document), encoding="utf-8")
+    out, history = tmp_path / "merged.json", str(tmp_path / "history.db")
+    done = CliRunner().invoke(eval_cmd, ["merge", *map(str, files), "--out", str(out),
+                                         "--history", history])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    with History.open(history, read_only=True) as opened:
+        runs = opened.runs()
+    gated = gated_run(Reference.of(load_eval_results(out), "merged.json"), runs)
+    assert len(runs) == 1 and gated.is_latest and gated.mismatch() is None
+
+
 def test_shards_named_two_ways_merge_into_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

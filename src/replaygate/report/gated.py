@@ -59,20 +59,23 @@ def gated_run(results: Reference, runs: Sequence[HistoryRun]) -> GatedRun:
     info = results.run.info if results.run is not None else {}
     time, commit = info.get("time"), info.get("commit")
     held = None
-    if results.run is not None and time:
-        mine = _held_as(HistoryRun.of(results.run))
-        held = next((run for run in reversed(runs) if _held_as(run) == mine), None)
+    if results.run is not None:  # of no stated time: the history gave it the time it was kept
+        timed = bool(time)
+        mine = _held_as(HistoryRun.of(results.run), timed=timed)
+        held = next((run for run in reversed(runs) if _held_as(run, timed=timed) == mine), None)
     latest = runs[-1] if runs else None
     return GatedRun(results.source, str(time) if time else None, commit, held, latest)
 
 
-def _held_as(run: HistoryRun) -> str:
+def _held_as(run: HistoryRun, *, timed: bool = True) -> str:
     """What the history holds of ``run`` but its id, as canonical JSON; the give-ups its
     information keeps are left out, as a run stored before they were kept has none (its
     answers' digest tells them apart), and so are the names of the shard files a merged
     run was made of: the same shards merged again from other paths are the run the
     history holds (``eval merge`` appends nothing), though the results file names them
-    as found that time."""
+    as found that time. Not ``timed`` (results that state no time: shards merged from
+    files whose ``eval.time`` was deleted), the time the history gave the run is left out
+    too: its run information, which states none, tells it apart."""
     info = {key: value for key, value in run.info.items() if key != GAVE_UP}
     shards = info.get("shards")
     if isinstance(shards, list):
@@ -80,4 +83,7 @@ def _held_as(run: HistoryRun) -> str:
             {k: v for k, v in s.items() if k != "file"} if isinstance(s, dict) else s
             for s in shards
         ]
-    return json.dumps({**run.to_json(), "id": None, "info": info}, sort_keys=True, default=str)
+    held = {**run.to_json(), "id": None, "info": info}
+    if not timed:
+        held["time"] = None
+    return json.dumps(held, sort_keys=True, default=str)
