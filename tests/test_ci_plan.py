@@ -100,6 +100,10 @@ stages = []
 """
 
 
+RUN = "20261201T000000Z-ab12"
+"""A run's id, as the hits log names its files."""
+
+
 def fixture_line(key: str, question: str, answer: str) -> str:
     request = {"messages": [{"content": question, "role": "user"}], "model": "m"}
     return json.dumps({"key": key, "request": request, "response": {"text": answer}})
@@ -530,7 +534,12 @@ def test_the_project_s_hits_folder_is_read_where_ci_names_none(project: Path) ->
         "tests/test_floor.py::test_floor[5]",
         "tests/test_rag.py::test_answer",
     )
-    assert plan_for(project, "build/hits/r2-7.jsonl", "build/hits/r2.outcomes").changes == ()
+    logs = [
+        f"build/hits/{RUN}-7.jsonl",
+        f"build/hits/{RUN}-7.outcomes",
+        f"build/hits/{RUN}.rerecorded",
+    ]
+    assert plan_for(project, *logs).changes == ()
     own = '[tool.replaygate.ci]\nhits = "ci-cache/hits"\n'
     config.write_text(text.replace("[tool.replaygate.ci]\n", own))
     (note,) = plan_for(project, "tests/fixtures/rag.jsonl").notes
@@ -574,7 +583,7 @@ def test_a_custom_hits_log_folder_is_not_a_change(project: Path) -> None:
     config = project / "pyproject.toml"
     text = config.read_text().replace('hits = ".replaygate/hits"', 'hits = "ci-cache/hits"')
     config.write_text(text)
-    assert plan_for(project, "ci-cache/hits/r2-7.jsonl").changes == ()
+    assert plan_for(project, f"ci-cache/hits/{RUN}-7.jsonl").changes == ()
     assert plan_for(project, "ci-cache/notes.txt").changes != ()
 
 
@@ -684,9 +693,22 @@ def test_a_hits_setting_naming_the_project_folder_is_refused(project: Path, hits
 def test_only_the_logs_of_the_hits_folder_are_not_changes(project: Path) -> None:
     config = project / "pyproject.toml"
     config.write_text(config.read_text().replace('".replaygate/hits"', '"src/app"'))
-    assert plan_for(project, "src/app/r2-7.jsonl").changes == ()
+    assert plan_for(project, f"src/app/{RUN}-7.jsonl").changes == ()
     changed = plan_for(project, "src/app/parse/json_reply.py", "src/app/main.py").changes
     assert [change.change_class for change in changed] == ["parse", None]
+
+
+def test_a_store_in_the_folder_the_hits_log_is_written_to_is_a_change(project: Path) -> None:
+    # [tool.replaygate] hits = "tests/fixtures": every .jsonl there was taken for the
+    # log's, so a changed fixture store planned no stage
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text().replace("[tool.replaygate.ci]\n", SETTING + "\n", 1))
+    assert plan_for(project, f"tests/fixtures/{RUN}-7.jsonl").changes == ()
+    (changed,) = plan_for(project, "tests/fixtures/rag.jsonl").changes
+    assert changed.change_class == "fixtures"
+
+
+SETTING = '[tool.replaygate]\nhits = "tests/fixtures"\n\n[tool.replaygate.ci]'
 
 
 def test_planning_with_no_pyproject_says_none_was_found(

@@ -26,7 +26,7 @@ from replaygate.errors import first_few
 from replaygate.evals.config import WHEN, CIConfig, Stage
 from replaygate.evals.errors import EvalError
 from replaygate.evals.table import text_table
-from replaygate.fixtures.hits import DEFAULT_DIR, OUTCOMES, RERECORDED
+from replaygate.fixtures.hits import DEFAULT_DIR, is_log_file
 from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
 from replaygate.jsonfields import names_as_utf8
@@ -182,21 +182,17 @@ def _names(files: Sequence[Path], root: Path) -> str:
     return ", ".join(_label(f, root) for f in files[:3]) + more
 
 
-_LOG_SUFFIXES = (".jsonl", OUTCOMES, RERECORDED)
-"""The files a hits log folder holds: the hits, how each test ended, what a run recorded
-anew."""
-
-
 def is_own_file(path: Path, ci: CIConfig, root: Path) -> bool:
     """True for a file replaygate writes as it works, never a change to plan for: one in a
-    ``.replaygate`` folder of the project, a file of the hits log folder (the one read or the
-    one written: :data:`_LOG_SUFFIXES`), a
+    ``.replaygate`` folder of the project, a file of a run in the hits log folder (the one
+    read or the one written: :func:`~replaygate.fixtures.hits.is_log_file`; a fixture store
+    there is a change), a
     store file's lock (``x.jsonl.lock``), a folder store's ``.replaygate.lock``, a backup
     or a temporary file a store writes beside its files (:func:`~.side_files.is_side_file`)."""
     return (
         OWN_FOLDER in Path(_relative(path, root)).parts[:-1]
         or (
-            path.suffix in _LOG_SUFFIXES
+            is_log_file(path.name)
             and _located(path).parent in (ci.hits.resolve(), ci.written_path.resolve())
         )
         or path.name == LOCK_NAME
