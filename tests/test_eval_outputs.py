@@ -62,8 +62,10 @@ def test_a_damaged_history_is_refused_before_the_eval_and_no_results_are_written
 
 
 def test_a_history_under_a_file_is_refused_before_the_eval(project: Path) -> None:
+    # as in a checkout that cannot be written in: the error says how to run all the same
     result = run("--history", "a-file/h.db")
     assert_refused_before_running(result, "a-file/h.db: not a directory")
+    assert "give --no-history, or --history FILE (history in [tool.replaygate]" in result.output
 
 
 def test_writable_outputs_in_new_folders_still_run_and_are_written(project: Path) -> None:

@@ -407,7 +407,14 @@ def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Pat
         check_writable(out)
         open_fifo(out)
     if history is not None:
-        check_history(history)
+        try:
+            check_history(history)
+        except OSError as err:  # a read-only checkout, a file where its folder goes
+            raise CommandError(
+                f"{describe(err)}: the eval history cannot be written there, so nothing "
+                "was run or written; give --no-history, or --history FILE (history in "
+                "[tool.replaygate] of pyproject.toml) naming a file that can be written"
+            ) from None
 
 
 def _show_and_write(
