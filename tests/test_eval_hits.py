@@ -124,7 +124,7 @@ def test_a_hits_log_that_cannot_be_written_leaves_the_run_s_results(project: Pat
     assert done.stderr.endswith(
         f"Error: cannot write the hits log ({project / hits.DEFAULT_DIR}: not a directory): "
         "the run's results stand; patrol and prune would take what it played for unused "
-        f"({hits.ELSEWHERE})\n"
+        "(set hits in [tool.replaygate] of pyproject.toml to a folder that can be written)\n"
     ), done.stderr
 
 
