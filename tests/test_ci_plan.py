@@ -552,6 +552,7 @@ def test_the_project_s_hits_folder_is_read_where_ci_names_none(project: Path) ->
         ('"."', "'.' is the project folder (or holds it)"),
         ('".."', "'..' is the project folder (or holds it)"),
         ('"pyproject.toml"', "pyproject.toml is not a folder: the hits log is the folder"),
+        ('""', "'' names no folder: name the hits log's folder, or leave hits out for"),
     ],
 )
 def test_the_project_s_hits_setting_is_refused_at_its_line_by_each_reader(
@@ -688,6 +689,30 @@ def test_a_hits_setting_naming_the_project_folder_is_refused(project: Path, hits
     config.write_text(config.read_text().replace('".replaygate/hits"', f'"{hits}"'))
     with pytest.raises(EvalError, match=f"tool.replaygate.ci.hits: '{re.escape(hits)}' is the"):
         load_config(config)
+
+
+@pytest.mark.parametrize(
+    ("hits", "reason"),
+    [
+        ('"."', "'.' is the project folder (or holds it)"),
+        ('"pyproject.toml"', "pyproject.toml is not a folder"),
+        ('""', "'' names no folder: name the hits log's folder, or leave hits out for the"),
+    ],
+)
+def test_a_bad_ci_hits_setting_names_the_folder_read_without_it(
+    project: Path, hits: str, reason: str
+) -> None:
+    # The refusal said "(default .replaygate/hits)" where [tool.replaygate] hits sends the
+    # log elsewhere, and hits = "" was taken for .replaygate/hits, a folder the tests never
+    # write to.
+    config = project / "pyproject.toml"
+    text = config.read_text().replace('hits = ".replaygate/hits"', f"hits = {hits}")
+    config.write_text(f'[tool.replaygate]\nhits = "build/hits"\n\n{text}')
+    with pytest.raises(EvalError) as refused:
+        load_config(config)
+    assert "tool.replaygate.ci.hits: " in str(refused.value)
+    assert reason in str(refused.value)
+    assert "build/hits, which [tool.replaygate] hits names)" in str(refused.value)
 
 
 def test_only_the_logs_of_the_hits_folder_are_not_changes(project: Path) -> None:

@@ -106,7 +106,8 @@ def test_a_file_where_the_hits_log_goes_is_named_before_the_eval_runs(project: P
     assert done.returncode == 2
     assert done.stderr == (
         f"Error: {project / hits.DEFAULT_DIR}: is not a folder, where replaygate logs the "
-        "fixtures each run replays (patrol and prune read them): move it aside\n"
+        "fixtures each run replays (patrol and prune read them): move it aside, or set hits "
+        "in [tool.replaygate] of pyproject.toml to a folder that can be written\n"
     )
     assert not (project / "results.json").exists()
 

@@ -441,18 +441,28 @@ def _ci(reader: TableReader, root: Path, written: Path | None) -> CIConfig:
         for stage in unclassified:
             if stage not in names:
                 raise reader.error("unclassified", f"no stage named {stage!r}")
+    default = DEFAULT_DIR.as_posix()
+    if written is not None:  # as [tool.replaygate] hits gives it: relative, or absolute
+        shown = written.relative_to(root) if written.is_relative_to(root) else written
+        default = f"{shown.as_posix()}, which [tool.replaygate] hits names"
+    read = _hits_folder(reader, root, default) if "hits" in reader.table else None
     written = written or root / DEFAULT_DIR
-    read = _hits_folder(reader, root) if "hits" in reader.table else written
-    return CIConfig(stages, tuple(changes), unclassified, read, written)
+    return CIConfig(stages, tuple(changes), unclassified, read or written, written)
 
 
-def _hits_folder(reader: TableReader, root: Path) -> Path:
+def _hits_folder(reader: TableReader, root: Path, default: str = DEFAULT_DIR.as_posix()) -> Path:
     """The ``hits`` folder of ``reader``'s table, from ``root`` (an absolute one as it is);
-    one that names a file, or that is the project folder or holds it, is refused at its
-    line."""
-    hits = reader.path("hits", nonempty=False)
-    folder = root / (hits or DEFAULT_DIR)
-    problem = hits_folder_problem(folder)
+    one that is blank, that names a file, or that is the project folder or holds it, is
+    refused at its line, naming ``default``, the folder taken where the key is left out."""
+    hits = reader.path("hits", nonempty=False) or ""
+    if not hits.strip():
+        raise reader.error(
+            "hits",
+            f"{hits!r} names no folder: name the hits log's folder, or leave hits out for "
+            f"the default ({default})",
+        )
+    folder = root / hits
+    problem = hits_folder_problem(folder, default)
     if problem is not None:
         raise reader.error("hits", problem)
     if folder.resolve() in (root.resolve(), *root.resolve().parents):
@@ -460,7 +470,7 @@ def _hits_folder(reader: TableReader, root: Path) -> Path:
             "hits",
             f"{hits!r} is the project folder (or holds it): the hits log's files would lie "
             "among the project's (`ci plan` would take every change for one of them); name "
-            f"a folder of its own (default {DEFAULT_DIR.as_posix()})",
+            f"a folder of its own (default {default})",
         )
     return folder
 
