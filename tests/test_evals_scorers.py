@@ -124,3 +124,13 @@ def test_a_tool_result_nested_too_deeply_is_no_fetched_document() -> None:
         Step("tool", "fetch", result='{"doc_id": "doc-rag"}'),
     ]
     assert fetched_ids(steps) == ["doc-rag"]
+
+
+def test_a_cost_total_is_the_same_on_every_python() -> None:
+    """Costs are summed correctly rounded (``math.fsum``): ``sum`` compensates rounding
+    errors from Python 3.12 on only, so a run's cost and the shipped baseline's differed
+    by a last digit from one Python to another."""
+    counts = [CaseCounts(samples=1, passed=True, runs=1, cost=0.1) for _ in range(10)]
+    metrics = metrics_of(counts)
+    assert metrics["cost_total"] == 1.0  # sum() gives 0.9999999999999999 before 3.12
+    assert metrics["cost"] == 0.1

@@ -21,6 +21,7 @@ opted out of cost) is ``None``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass
@@ -207,7 +208,8 @@ def metrics_of(counts: Sequence[CaseCounts]) -> Metrics:
     runs = sum(c.runs for c in counts)
     priced = [c for c in counts if not c.cost_skipped]
     costs = [c.cost for c in priced if c.cost is not None]
-    cost_total = sum(costs) if priced and len(costs) == len(priced) else None
+    # fsum: correctly rounded, so every Python gives the same total (3.12's sum compensates)
+    cost_total = math.fsum(costs) if priced and len(costs) == len(priced) else None
     cited = sum(c.cited for c in counts)
     values: Metrics = {
         "success": _ratio(sum(c.passed for c in counts), len(counts)),

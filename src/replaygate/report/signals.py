@@ -15,6 +15,7 @@ recordings (:mod:`replaygate.report.evidence`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -44,9 +45,9 @@ def _slope(values: Sequence[float]) -> float:
     """The least-squares slope of ``values`` against 0, 1, 2, ..."""
     n = len(values)
     mean_x = (n - 1) / 2
-    mean_y = sum(values) / n
+    mean_y = math.fsum(values) / n
     spread = sum((x - mean_x) ** 2 for x in range(n))
-    return sum((x - mean_x) * (y - mean_y) for x, y in enumerate(values)) / spread
+    return math.fsum((x - mean_x) * (y - mean_y) for x, y in enumerate(values)) / spread
 
 
 def trend_signals(
@@ -71,7 +72,7 @@ def trend_signals(
         if len(values) < config.min_runs:
             continue
         change = _slope(values) * (len(values) - 1)
-        mean = sum(values) / len(values)
+        mean = math.fsum(values) / len(values)
         share = metric.scale == "share"
         scale = 1.0 if share else mean
         worse = 1.0 if metric.better == "lower" else -1.0  # the sign of a change for the worse
