@@ -293,11 +293,15 @@ import gc
 
 
 def test_records_with_async_clients(async_anthropic_client, async_openai_client):
+    anthropic, openai = async_anthropic_client(), async_openai_client()
+    # each knows its platform: a task's first call sends at once, not from a worker thread
+    assert anthropic._platform is not None and openai._platform is not None
+
     async def both():
-        claude = await async_anthropic_client().messages.create(
+        claude = await anthropic.messages.create(
             model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}]
         )
-        stream = await async_openai_client().chat.completions.create(
+        stream = await openai.chat.completions.create(
             model="g", stream=True, messages=[{"role": "user", "content": "b"}]
         )
         return claude.content[0].text, [chunk async for chunk in stream]
