@@ -421,8 +421,8 @@ def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     assert str(missed.value).endswith(f"names its line. {HTTP_SIM_NOTE}")
     # the run's list of misses said 'no nearest request' of it, and to revert the change
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
-    fields, mode, _, _ = miss_of(test, missed.value) or ("", "", False, False)
-    assert (fields, mode) == (UNSERVED, "rerecord")
+    fields, mode, _, _, changed = miss_of(test, missed.value) or ("", "", False, False, True)
+    assert (fields, mode, changed) == (UNSERVED, "rerecord", False)
 
 
 def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_it(

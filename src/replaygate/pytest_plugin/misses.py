@@ -26,9 +26,9 @@ PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
 """The ``user_properties`` name of a report's miss: (fields that differ, record mode,
 whether the nearest fixture came from the simulator, whether a model the test builds
-missed it)."""
+missed it, whether a request changed: a change to revert, unless it was meant)."""
 
-Miss = tuple[str, str, bool, bool]
+Miss = tuple[str, str, bool, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 """What a test missed whose store holds nothing: there is no change to revert."""
 SENT_MORE = "a recorded request, sent more often than it has answers"
@@ -56,12 +56,14 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
 
     said = str(error)
     fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
+    changed = error.kind == "changed"
     hidden = hidden_errors(raised, failed, test_code(getattr(item, "function", None)))
     first = next((e for e in hidden if isinstance(e, FixtureMismatchError)), None)
     if first is not None and _fields(first):
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
+        changed = True
     built = MODEL_RERECORD in said or MODEL_REPLACE in said
-    return fields, error.record_mode, PYTEST_SIMULATOR in said, built
+    return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed
 
 
 def _fields(error: FixtureMismatchError) -> str:
@@ -76,8 +78,6 @@ _UNDIFFED: dict[str, str] = {
     "other": UNSERVED,
 }
 """What a miss with no field diff missed, by its kind (else :data:`NO_NEAREST`)."""
-_NO_CHANGE = (NOT_RECORDED, SENT_MORE, UNSERVED)
-"""Misses with no change to revert: recording them is all there is to do."""
 
 
 SCRIPT_RERUN = (
@@ -128,24 +128,24 @@ class MissSummary:
 
         count = len(self.misses)
         terminalreporter.section(f"replaygate: {count} test(s) missed their fixtures")
-        for nodeid, (fields, _, _, built) in self.misses.items():
+        for nodeid, (fields, _, _, built, _) in self.misses.items():
             terminalreporter.line(f"{nodeid}: {fields}{BUILT if built else ''}")
-        modes = {mode for _, mode, _, _ in self.misses.values()}
+        modes = {mode for _, mode, *_ in self.misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
         command = _rerun(config, record_options(config, mode), self.misses)
-        if all(fields in _NO_CHANGE for fields, *_ in self.misses.values()):
+        if not any(changed for *_, changed in self.misses.values()):
             terminalreporter.line(f"Record them all in one run: {command}.")
         else:
             terminalreporter.line(
                 "If the change was meant (an SDK upgrade that sends a new field), record "
                 f"them all in one run: {command}. Otherwise revert the change."
             )
-        if any(sim for _, _, sim, _ in self.misses.values()):
+        if any(sim for _, _, sim, *_ in self.misses.values()):
             terminalreporter.line(
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
                 f"them from it again ({SCRIPT_RERUN})."
             )
-        if any(built for *_, built in self.misses.values()):
+        if any(built for _, _, _, built, _ in self.misses.values()):
             terminalreporter.line(
                 f"The command records the tests marked{BUILT} only where such a test "
                 "builds a RecordingModel with `mode=replaygate_mode` (its error above says "
