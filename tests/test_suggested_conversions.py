@@ -26,7 +26,11 @@ from replaygate.evals.scorers import CaseCounts
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.sampling import SampledResult, SampleResult
 
-STORE = shipped_fixtures().read_text(encoding="utf-8")
+# The first two cases of the shipped store: recorded calls as they are shipped, their
+# text beyond ASCII among them (what a conversion could garble); the other 18 fixtures,
+# each verified twice a case, show the conversion nothing more.
+STORE = "".join(shipped_fixtures().read_text(encoding="utf-8").splitlines(keepends=True)[:6])
+assert any(not line.isascii() for line in STORE.splitlines())
 PRETTY = "".join(json.dumps(json.loads(line), indent=2) + "\n" for line in STORE.splitlines())
 SUGGESTED = re.compile(r"e\.g\. `([^`]*) > ([^`]*)`, then `mv ([^`]*)`")
 """The suggestion: the command, the copy it writes, and the move of the copy in place."""
@@ -114,9 +118,9 @@ def test_a_suggested_conversion_writes_a_copy_and_leaves_the_file(
         pytest.skip(f"{tool} is not installed here: the suggestion is not run")
     run(f"{command} > {copy}")
     assert store.read_bytes() == data
-    assert verify(copy_name) == (0, "24 fixture(s) checked, 0 problem(s)\n")
+    assert verify(copy_name) == (0, "6 fixture(s) checked, 0 problem(s)\n")
     run(f"mv {move}")
-    assert verify(name) == (0, "24 fixture(s) checked, 0 problem(s)\n")
+    assert verify(name) == (0, "6 fixture(s) checked, 0 problem(s)\n")
 
 
 def results(path: Path) -> Path:
