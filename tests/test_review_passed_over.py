@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from replaygate.cli.json_docs import review_json
+from replaygate.cli.review_json import review_json
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.hygiene.review import review
 from replaygate.hygiene.review_report import render_markdown, render_text

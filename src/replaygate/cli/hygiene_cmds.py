@@ -18,7 +18,6 @@ import click
 from click.core import ParameterSource
 
 from replaygate.base_url import refused_base_url
-from replaygate.cli.json_docs import review_json
 from replaygate.cli.json_out import echo_json, json_text
 from replaygate.cli.long_lists import more_line, terminal_limit
 from replaygate.cli.options import (
@@ -30,6 +29,7 @@ from replaygate.cli.options import (
     note_other_files,
     refuse_no_store,
 )
+from replaygate.cli.review_json import review_json
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
 from replaygate.described import describe

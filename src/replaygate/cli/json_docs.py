@@ -1,4 +1,6 @@
-"""The JSON documents that ``--json`` prints, for results that have no JSON form of their own.
+"""The JSON documents that ``--json`` prints, for results that have no JSON form of their own
+(``diff``'s: :mod:`replaygate.cli.review_json`, apart so that ``verify`` does not import
+the review).
 
 Every shape is documented in ``docs/cli.md``.
 """
@@ -9,13 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from replaygate.cli.json_out import echo_json
-from replaygate.fixtures.diff import FieldDifference
-from replaygate.hygiene.review import Alarm, RecordedTwice, Review
-from replaygate.hygiene.snapshot import Entry
 from replaygate.hygiene.verify import StoreProblem
 from replaygate.jsondoc import json_fields
 
-__all__ = ["echo_json", "review_json", "verify_json"]
+__all__ = ["echo_json", "verify_json"]
 
 
 def verify_json(path: str, count: int, problems: Sequence[StoreProblem]) -> dict[str, Any]:
@@ -24,49 +23,4 @@ def verify_json(path: str, count: int, problems: Sequence[StoreProblem]) -> dict
         "path": path,
         "fixtures": count,
         "problems": [json_fields(problem) for problem in problems],
-    }
-
-
-def _entry(entry: Entry) -> dict[str, Any]:
-    return {"file": entry.file, "line": entry.line, "key": entry.fixture.key}
-
-
-def _differences(differences: Sequence[FieldDifference]) -> list[str]:
-    return [difference.render() for difference in differences]
-
-
-def _alarm(alarm: Alarm) -> dict[str, Any]:
-    """An alarm of ``diff``: the fixture, its differences, and for a request recorded
-    twice, the other fixture of it (``of``)."""
-    found = {**_entry(alarm.new), "differences": _differences(alarm.differences)}
-    return {**found, "of": _entry(alarm.old)} if isinstance(alarm, RecordedTwice) else found
-
-
-def review_json(result: Review, allowed_reason: str | None) -> dict[str, Any]:
-    """``diff``: each class of change with its fixtures (file, line, key) and field paths."""
-    return {
-        **json_fields(result, ("path", "base", "head", "files_compared", "files_changed")),
-        "alarms": [_alarm(a) for a in result.alarms],
-        "allowed_reason": allowed_reason,
-        "paired": [
-            {
-                "old": _entry(p.old),
-                "new": _entry(p.new),
-                "response_changed": p.response_changed,
-                "differences": _differences(p.differences),
-            }
-            for p in result.paired
-        ],
-        "added": [_entry(e) for e in result.added],
-        "removed": [_entry(e) for e in result.removed],
-        "copied": [{**_entry(c.new), "of": _entry(c.old)} for c in result.copied],
-        "samples_added": [{**_entry(s.new), "added": s.added} for s in result.samples_added],
-        "meta_changed": [
-            {**_entry(m.new), "differences": _differences(m.differences)}
-            for m in result.meta_changed
-        ],
-        "renamed": [json_fields(r) for r in result.renamed],
-        "files_removed": list(result.files_removed),
-        "files_added": list(result.files_added),
-        "passed_over": [json_fields(o) for o in result.passed_over],
     }
