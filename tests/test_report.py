@@ -487,6 +487,7 @@ def test_fixture_ages_are_counted_in_whole_days_and_fixtures(
     assert ticks and all(float(t.replace("−", "-")).is_integer() for t in ticks), ticks
 
 
+@pytest.mark.usefixtures("unplotted")  # the note and the runs counted are words of the page
 @pytest.mark.parametrize(
     ("column", "value", "field"),
     [("runs.time", "yesterday", "time"), ("metrics.value", 1e308, "metrics.success")],
