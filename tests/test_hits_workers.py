@@ -9,12 +9,16 @@ started, so ``$PYTEST_CURRENT_TEST`` there names the wrong test.
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from forked_cli import Forker
 from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
@@ -76,14 +80,55 @@ def record(store: Path, *questions: str) -> None:
             http.post(f"{sim.openai_base_url}/chat/completions", json=asked, headers=KEY)
 
 
-def run_workers(folder: Path, start: str, end: str) -> subprocess.CompletedProcess[str]:
-    """Run :data:`WORKERS` in ``folder``: two workers of ``start`` replaying, each to its
+@pytest.fixture(scope="module")
+def forker() -> Iterator[Forker]:
+    """The interpreter the scripts starting the workers are forked from, with what a
+    worker's replay imports (the store, the exchange, httpx2) loaded once and frozen out
+    of the garbage collector's reach: a ``fork`` worker finds it loaded, as it does where
+    its parent sent a request before, where each imported it again (0.3 s of CPU); a
+    ``spawn`` or ``forkserver`` worker still starts an interpreter of its own."""
+    # not multiprocessing: it notes the folder it was imported in, the script's own
+    forker = Forker(["replaygate.http.bindings", "replaygate.fixtures.hits"], freeze=True)
+    yield forker
+    forker.close()
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The simulator's answers to the two questions the workers send, recorded once: each
+    test replays a copy of it."""
+    store = tmp_path_factory.mktemp("answers") / "s.jsonl"
+    record(store, "first", "second")
+    return store
+
+
+@dataclass
+class Done:
+    """How the script ended: its exit status and what it wrote to stderr."""
+
+    returncode: int
+    stderr: str
+
+
+RUN_AS_A_SCRIPT = "import runpy\nrunpy.run_path('workers.py', run_name='__main__')"
+"""``python workers.py``: the script is ``__main__``, with its file, which a ``spawn`` or
+``forkserver`` worker imports to find the function it runs."""
+
+
+def run_workers(forker: Forker, answers: Path, folder: Path, start: str, end: str) -> Done:
+    """Run :data:`WORKERS` in ``folder``, in a process of its own (forked from ``forker``),
+    replaying a copy of ``answers``: two workers of ``start`` replaying, each to its
     ``end`` (``ends``, ``killed``)."""
-    record(folder / "s.jsonl", "first", "second")
+    shutil.copy(answers, folder / "s.jsonl")
     (folder / "workers.py").write_text(WORKERS)
-    return subprocess.run(
-        [sys.executable, "workers.py", start, end], cwd=folder, capture_output=True, text=True
-    )
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = forker.start(
+            [start, end], stdout=out.fileno(), stderr=err.fileno(), cwd=folder,
+            env=dict(os.environ), code=RUN_AS_A_SCRIPT,
+        )  # fmt: skip
+        returncode = process.wait(120)
+        err.seek(0)
+        return Done(returncode, err.read().decode())
 
 
 @pytest.mark.slow  # fresh interpreters
@@ -92,9 +137,9 @@ def run_workers(folder: Path, start: str, end: str) -> subprocess.CompletedProce
     [("fork", "ends"), ("spawn", "ends"), ("forkserver", "ends"), ("fork", "killed")],
 )
 def test_a_worker_logs_the_hits_it_plays_for_the_test_that_started_it(
-    tmp_path: Path, start: str, end: str
+    forker: Forker, answers: Path, tmp_path: Path, start: str, end: str
 ) -> None:
-    done = run_workers(tmp_path, start, end)
+    done = run_workers(forker, answers, tmp_path, start, end)
     assert (done.returncode, done.stderr) == (0, "")
     fixtures = FixtureStore.open(tmp_path / "s.jsonl")
     key = {f.request["body"]["messages"][0]["content"]: f.key for f in fixtures}
@@ -106,9 +151,11 @@ def test_a_worker_logs_the_hits_it_plays_for_the_test_that_started_it(
 
 
 @pytest.mark.slow  # fresh interpreters
-def test_a_worker_that_cannot_write_its_hits_says_so_and_replays_on(tmp_path: Path) -> None:
+def test_a_worker_that_cannot_write_its_hits_says_so_and_replays_on(
+    forker: Forker, answers: Path, tmp_path: Path
+) -> None:
     (tmp_path / "hits").write_text("")  # a file where the log's folder goes
-    done = run_workers(tmp_path, "fork", "ends")
+    done = run_workers(forker, answers, tmp_path, "fork", "ends")
     assert done.returncode == 0
     assert done.stderr == 2 * (
         "replaygate: cannot write the hits log: hits: File exists; patrol and prune do not "
