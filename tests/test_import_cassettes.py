@@ -641,21 +641,11 @@ def test_a_linked_folder_of_cassettes_is_followed_once(
     os.geteuid() == 0 and not shutil.which("setpriv"), reason="root, and no setpriv"
 )
 def test_a_folder_that_cannot_be_listed_is_an_error_naming_it(
-    recorded: tuple[Path, dict[str, Any]], tmp_path: Path
+    fresh_interpreter: tuple[str, Path, list[tuple[int, str, str]]],
 ) -> None:
     # the folder was passed over in silence: "1 imported", exit 0
-    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml", "anthropic/plain.yaml")
-    hidden = folder / "anthropic"
-    hidden.chmod(0)
-    caps = "-dac_override,-dac_read_search"  # root's capability to pass over permissions
-    drop = () if os.geteuid() else ("setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}")
-    try:
-        args = ["import-cassettes", str(folder), "--out", str(tmp_path / "out")]
-        (status, out, err), (json_status, json_out, _) = in_turn(
-            [args, [*args, "--json"]], before=drop
-        )
-    finally:
-        hidden.chmod(0o755)
+    _, tmp_path, ((status, out, err), (json_status, json_out, _)) = fresh_interpreter
+    hidden = tmp_path / "cassettes" / "anthropic"
     assert status == 2, out + err
     assert (
         f"ERROR (nothing written): {hidden}: cannot read this folder: Permission denied; no "
@@ -1172,11 +1162,11 @@ def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(
 
 
 @pytest.mark.slow  # a new interpreter, to see what importing the importer loads
-def test_the_importer_names_stores_without_loading_pytest() -> None:
+def test_the_importer_names_stores_without_loading_pytest(
+    fresh_interpreter: tuple[str, Path, list[tuple[int, str, str]]],
+) -> None:
     # the plugin's name rule is shared with the importer, which runs outside pytest
-    code = "import sys, replaygate.cli.import_cmd; print('pytest' in sys.modules)"
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert ran.stdout.strip() == "False"
+    assert fresh_interpreter[0] == "False"
 
 
 @pytest.mark.slow
@@ -1232,12 +1222,45 @@ def in_turn(
     runs: list[list[str]], setup: str = "", before: tuple[str, ...] = ()
 ) -> list[tuple[int, str, str]]:
     """:data:`IN_TURN` in a fresh interpreter (started by the command ``before`` it)."""
+    return in_turn_after(runs, setup, before)[1]
+
+
+def in_turn_after(
+    runs: list[list[str]], setup: str = "", before: tuple[str, ...] = ()
+) -> tuple[list[str], list[tuple[int, str, str]]]:
+    """:func:`in_turn`, with the lines ``setup`` printed before the runs."""
     code = IN_TURN.format(setup=setup, runs=runs)
     done = subprocess.run(
         [*before, sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    return [tuple(run) for run in json.loads(done.stdout.splitlines()[-1])]
+    *printed, said = done.stdout.splitlines()
+    return printed, [tuple(run) for run in json.loads(said)]
+
+
+@pytest.fixture(scope="module")
+def fresh_interpreter(
+    recorded: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path, list[tuple[int, str, str]]]:
+    """One new interpreter for the checks that need one: whether importing the importer
+    first thing loaded pytest ("True" or "False"), then the import of a folder of two
+    cassettes one of whose folders cannot be listed (a folder holding ``cassettes`` and
+    ``out``), as text and as JSON (none where the tests run as root without setpriv).
+    As root it runs without root's capability to pass over the folder's permissions."""
+    tmp_path = tmp_path_factory.mktemp("unlistable")
+    folder = cassettes_copy(recorded, tmp_path, "openai/plain.yaml", "anthropic/plain.yaml")
+    hidden = folder / "anthropic"
+    hidden.chmod(0)
+    caps = "-dac_override,-dac_read_search"  # root's capability to pass over permissions
+    drop = () if os.geteuid() else ("setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}")
+    args = ["import-cassettes", str(folder), "--out", str(tmp_path / "out")]
+    runs = [args, [*args, "--json"]] if not drop or shutil.which("setpriv") else []
+    try:
+        loaded = "import replaygate.cli.import_cmd\nprint('pytest' in sys.modules)"
+        printed, said = in_turn_after(runs, loaded, before=drop if runs else ())
+    finally:
+        hidden.chmod(0o755)
+    return printed[-1], tmp_path, said
 
 
 ONLY_DECLARED = f"sys.path.insert(0, {str(HERE)!r})\nimport only_declared\nonly_declared.install()"
