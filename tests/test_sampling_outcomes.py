@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
+from nested_pytest import sessions_loading
+
 pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+
+# imported once for the module: pytester forgets what each session imports, and every
+# session here loads the sampling plugin's checks and results
+sessions_find_their_modules = sessions_loading("replaygate.assertions")
 
 HEADER = """
 import pytest
