@@ -17,7 +17,19 @@ from replaygate.models.types import Message, ModelResponse
 pytestmark = pytest.mark.slow
 
 
-sessions_find_their_modules = sessions_loading("replaygate.assertions")
+# what the sessions import, loaded once (pytester forgets what each session imports):
+# the checks and the schema library a structure check validates with, the sampling
+# advice, and the installed plugins the autoload_plugins tests' sessions load
+sessions_find_their_modules = sessions_loading(
+    "replaygate.assertions.checks",
+    "replaygate.assertions.structure",
+    "jsonschema",
+    "replaygate.sampling.advice",
+    "replaygate.sampling.index_use",
+    "pytest_rerunfailures",
+    "anyio.pytest_plugin",
+    "pytest_recording.plugin",
+)
 
 
 SETTINGS: dict[str, object] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
