@@ -208,6 +208,11 @@ REPLAYGATE_PLUGINS = ("replaygate.pytest_plugin.recording", "replaygate.pytest_p
 """replaygate's two pytest plugins, as its entry points name them (``-p`` module names)."""
 
 
+UNUSED_BUILTINS = ("junitxml", "pastebin", "legacypath", "stepwise")
+"""pytest's own plugins that no nested session of the suite uses: each registered costs a
+session about a millisecond (their hooks, options and fixtures parsed once more)."""
+
+
 @pytest.fixture
 def pytester(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
@@ -217,7 +222,8 @@ def pytester(
 
     Each installed plugin a nested session loads (pytest-recording, xdist, hypothesis,
     rerunfailures, anyio, platformdirs) costs it tens of milliseconds: a quarter of the
-    CPU of the modules that run pytest sessions of their own. A test marked
+    CPU of the modules that run pytest sessions of their own; pytest's own plugins that
+    no test of the suite uses (:data:`UNUSED_BUILTINS`) are left out too. A test marked
     ``autoload_plugins`` runs its sessions as a user's run is, with every installed
     plugin loaded through its entry point (replaygate's beside pytest-recording's, say).
 
@@ -233,6 +239,7 @@ def pytester(
     if request.node.get_closest_marker("autoload_plugins") is None:
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         added += [f"-p {plugin}" for plugin in REPLAYGATE_PLUGINS]
+        added += [f"-p no:{plugin}" for plugin in UNUSED_BUILTINS]
     if request.node.get_closest_marker("native_tracebacks") is not None:
         added.append("--tb=native")
     if added:
