@@ -17,6 +17,8 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.models.fakes import ScriptedModel
 from replaygate.sanitize import SanitizeConfig, SanitizeConfigError, sanitizer_for, store_config
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 PROJECT = """
 [project]
 name = "agent"

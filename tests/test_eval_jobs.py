@@ -33,6 +33,8 @@ from replaygate.models.fakes import FunctionModel
 from replaygate.models.types import ModelResponse
 from run_cli import Done, replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 AGENT = "replaygate.examples.research_copilot:copilot"
 TROUBLED = "eval_job_agents:troubled"
 INTERRUPTED = interrupted("eval")

@@ -20,6 +20,8 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.store import FixtureStore
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),

@@ -16,6 +16,8 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
 from unicode_text import unicode_text
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 # Records an eval from the simulator and runs it in shards: end to end.
 pytestmark = pytest.mark.slow
 

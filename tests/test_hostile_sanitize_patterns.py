@@ -16,6 +16,8 @@ from replaygate.sanitize import RedactionRule, SanitizeConfigError, load_config
 from replaygate.sanitize.patterns import pattern_problem
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 AGENT = "replaygate.examples.research_copilot:copilot"
 
 HANGING = [r"(a+)+$", r"(\w+\s?)+!", r"(x*)*y", r"((ab)+c?)+z", r"(?:(?:\d+)+)-",

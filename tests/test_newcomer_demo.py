@@ -16,6 +16,9 @@ import pytest
 
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+# Its tests draw the report's plots through replaygate (the demo).
+
 # The whole demo's recording, twice.
 pytestmark = pytest.mark.slow
 

@@ -19,6 +19,9 @@ import pytest
 
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+# Its tests draw the report's plots through replaygate (the report).
+
 # A whole eval recorded from the simulator and replayed.
 pytestmark = pytest.mark.slow
 

@@ -26,6 +26,8 @@ from replaygate.examples.research_copilot import (
     shipped_fixtures,
 )
 
+# Its tests draw the report's plots through replaygate (the report).
+
 pytestmark = pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
 
 AGENT = "replaygate.examples.research_copilot:copilot"

@@ -17,6 +17,8 @@ from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.store import FixtureStore
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 pytestmark = pytest.mark.slow  # races recording processes
 AGENT = "replaygate.examples.research_copilot:copilot"
 RECORD = ("--agent", AGENT, "--record-mode", "record-missing", "--approve-live",

@@ -19,6 +19,8 @@ from replaygate.hygiene.prune import delete
 from replaygate.hygiene.verify import verify_store
 from run_cli import replaygate
 
+# Its tests import the provider SDKs through replaygate (the example agent).
+
 INTERFACE = "anthropic.messages@2023-06-01"
 AGENT = "replaygate.examples.research_copilot:copilot"
 
