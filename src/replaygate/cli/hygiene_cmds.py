@@ -1,4 +1,5 @@
-"""Fixture hygiene commands: ``checksum``, ``diff``, ``drift``, ``patrol``, ``prune``.
+"""Fixture hygiene commands: ``drift``, ``patrol``, ``prune`` (``checksum`` and ``diff``,
+which a pre-commit hook or a CI step runs, are modules of their own that import little).
 
 Exit status: 0 when all is well, 1 when the check found something (an alarm, a
 drift), 2 for a usage error or when the check could not run (nothing was changed).
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import click
 from click.core import ParameterSource
@@ -21,26 +22,23 @@ from replaygate.base_url import refused_base_url
 from replaygate.cli.json_out import echo_json, json_text
 from replaygate.cli.long_lists import more_line, terminal_limit
 from replaygate.cli.options import (
-    TEXT,
     CommandError,
     PathParam,
+    fail,
     file_option,
     json_option,
     note_other_files,
     refuse_no_store,
 )
-from replaygate.cli.review_json import review_json
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
-from replaygate.described import describe
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.evals.progress import Bar, Quiet, reporter
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.hits import DEFAULT_DIR
 from replaygate.fixtures.modes import require_live_approval
-from replaygate.fixtures.store.files import existing_store, resolved
+from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.age import DEFAULT_MAX_AGE, parse_max_age
-from replaygate.hygiene.checksum import store_checksum
 from replaygate.hygiene.drift import (
     LIVE_DRIFT,
     SIM_DRIFT,
@@ -59,121 +57,13 @@ from replaygate.hygiene.patrol_report import (
 )
 from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.resend import LiveSender
-from replaygate.hygiene.review import review_store
-from replaygate.hygiene.review_report import render_markdown, render_text
 from replaygate.hygiene.usage import project_folder
 from replaygate.outputs import write_text
-from replaygate.reasons import reason_problem
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim.behavior_option import behavior_option
 
 if TYPE_CHECKING:
     from replaygate.sim.behaviors import Behavior
-
-
-def fail(err: Exception) -> NoReturn:
-    """End the command with ``Error: ...`` on stderr and exit 2, as every command does."""
-    raise CommandError(describe(err)) from None
-
-
-@click.command(cls=OnceCommand)
-@click.argument("path", type=PathParam(path_type=Path))
-@json_option
-def checksum(path: Path, as_json: bool) -> None:
-    """Print a digest of the fixtures under PATH, stable across machines (a CI cache key).
-
-    Example:
-
-    \b
-        replaygate checksum tests/fixtures
-    """
-    walked = note_other_files(path)
-    try:
-        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
-    except ReplaygateError as err:
-        fail(err)
-    refuse_no_store(path, walked)  # the digest of nothing would key a cache all the same
-    try:
-        digest = store_checksum(path)
-    except ReplaygateError as err:
-        fail(err)
-    if as_json:
-        echo_json({"path": str(path), "checksum": digest})
-    else:
-        click.echo(digest)
-
-
-@click.command("diff", cls=OnceCommand)
-@click.argument("path", required=False, default="tests/fixtures", type=PathParam(path_type=Path))
-@click.option("--base", default="HEAD", show_default=True, help="The git revision to compare from.")
-@click.option(
-    "--head", default=None, help="The git revision to compare to [default: the working tree]."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "markdown"]),
-    default="text",
-    show_default=True,
-    help="markdown: a table and details for a pull-request comment.",
-)
-@click.option(
-    "--allow-response-change",
-    is_flag=True,
-    help="Accept responses that changed for an unchanged request (needs --reason).",
-)
-@click.option("--reason", type=TEXT, help="Why the responses changed; printed in the report.")
-@json_option
-def diff(
-    path: Path,
-    base: str,
-    head: str | None,
-    fmt: str,
-    allow_response_change: bool,
-    reason: str | None,
-    as_json: bool,
-) -> None:
-    """Review fixture changes under PATH between --base and the working tree (or --head).
-
-    Shows fixtures added and removed, pairs a removed and an added fixture of the same
-    test with their request difference by field path, and raises an ALARM (exit 1) for
-    a fixture whose request is unchanged but whose response changed, unless
-    --allow-response-change --reason "..." is given, and for a changed or added fixture
-    whose stored key is not its request's or whose request its store holds already with
-    other responses (no option accepts those). PATH defaults to tests/fixtures.
-
-    Example:
-
-    \b
-        replaygate diff tests/fixtures --base origin/main --format markdown
-    """
-    if allow_response_change and not (reason or "").strip():
-        raise click.UsageError(
-            '--allow-response-change needs --reason "...": why the recorded responses '
-            "changed (it is printed in the report for the reviewer)"
-        )
-    if reason is not None and not allow_response_change:
-        raise click.UsageError("--reason goes with --allow-response-change")
-    if allow_response_change and (problem := reason_problem(reason)) is not None:
-        raise click.UsageError(
-            f"--reason: {problem}; the report shows it to the reviewer as why the recorded "
-            "responses changed"
-        )
-    try:
-        result = review_store(path, base, head)
-    except ReplaygateError as err:
-        fail(err)
-    allowed = reason.strip() if allow_response_change and reason else None
-    if as_json:
-        echo_json(review_json(result, allowed))
-    else:
-        render = render_markdown if fmt == "markdown" else render_text
-        click.echo(render(result, allowed), nl=False)
-    # A response change may be accepted with a reason; a key that is not its request's,
-    # or a request recorded twice with other responses, cannot: verify and the replay
-    # refuse that fixture whatever the review says.
-    if result.refused or (result.response_alarms and allowed is None):
-        raise SystemExit(1)
 
 
 @click.command(cls=OnceCommand)
@@ -680,6 +570,3 @@ def _refuse_unsearched(result: Patrol, doomed: list[PatrolRow]) -> None:
         "which no run counted played: name the folders of code that may name a store with "
         "--refs (e.g. --refs test --refs src); nothing deleted"
     )
-
-
-COMMANDS: tuple[click.Command, ...] = (checksum, diff, drift, patrol_cmd, prune)

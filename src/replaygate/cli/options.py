@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -77,6 +77,11 @@ def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
         require_store(path, walked[0] if walked else None)
     except ReplaygateError as err:
         raise CommandError(describe(err)) from None
+
+
+def fail(err: Exception) -> NoReturn:
+    """End the command with ``Error: ...`` on stderr and exit 2, as every command does."""
+    raise CommandError(describe(err)) from None
 
 
 def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:

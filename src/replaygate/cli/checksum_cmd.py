@@ -1,0 +1,46 @@
+"""``replaygate checksum``: a stable digest of a store, for CI cache keys.
+
+Exit status: 0 with the digest printed, 2 for a usage error or a store that cannot be read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from replaygate.cli.json_out import echo_json
+from replaygate.cli.options import PathParam, fail, json_option, note_other_files, refuse_no_store
+from replaygate.click_once import OnceCommand
+from replaygate.errors import ReplaygateError
+from replaygate.fixtures.store.files import existing_store
+from replaygate.hygiene.checksum import store_checksum
+
+__all__ = ["checksum"]
+
+
+@click.command(cls=OnceCommand)
+@click.argument("path", type=PathParam(path_type=Path))
+@json_option
+def checksum(path: Path, as_json: bool) -> None:
+    """Print a digest of the fixtures under PATH, stable across machines (a CI cache key).
+
+    Example:
+
+    \b
+        replaygate checksum tests/fixtures
+    """
+    walked = note_other_files(path)
+    try:
+        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
+    except ReplaygateError as err:
+        fail(err)
+    refuse_no_store(path, walked)  # the digest of nothing would key a cache all the same
+    try:
+        digest = store_checksum(path)
+    except ReplaygateError as err:
+        fail(err)
+    if as_json:
+        echo_json({"path": str(path), "checksum": digest})
+    else:
+        click.echo(digest)
