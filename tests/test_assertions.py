@@ -330,6 +330,14 @@ def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None
         assert_contains("We reached 106 users", ["10⁶"])
 
 
+def test_an_emoji_with_or_without_its_presentation_selector_is_one_text() -> None:
+    # ❤️ is ❤ and U+FE0F: a set reported them as a missing and an extra item that read alike
+    assert assert_set(["\u2764\ufe0f", "\u2714"], {"\u2764", "\u2714\ufe0f"}).recall == 1.0
+    assert_contains("Love it \u2764", ["it \u2764\ufe0f"])
+    with pytest.raises(ValueError, match="every text would"):
+        assert_contains("anything", ["\ufe0f"])
+
+
 def test_set_min_recall_below_one_tolerates_a_miss() -> None:
     assert assert_set(["a", "b", "c"], ["a", "b", "c", "d"], min_recall=0.75).recall == 0.75
     with pytest.raises(AssertionError, match=r"^precision 0.50 < min_precision 1.00"):

@@ -14,12 +14,19 @@ _KEPT = ("<super>", "<sub>")
 """The compatibility forms :func:`fold` keeps: ``10⁶`` is not ``106``, nor ``x₂`` ``x2``."""
 
 
+_PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
+"""The variation selectors that ask for a character's text or emoji presentation (``❤``
+or ``❤️``): they change how it is drawn, not what it says."""
+
+
 def fold(text: str) -> str:
     """``text`` in NFKC (full and half width folded, ``ﬁ`` is ``fi``, ``cafe\u0301`` is
-    ``café``), but for superscripts and subscripts, which would change what it says."""
+    ``café``), but for superscripts and subscripts, which would change what it says, and
+    without the selectors of text or emoji presentation (``❤️`` is ``❤``)."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFC", "".join(map(_folded_char, text)))
+    folded = unicodedata.normalize("NFC", "".join(map(_folded_char, text)))
+    return folded.translate(_PRESENTATION)
 
 
 def _folded_char(char: str) -> str:
@@ -30,8 +37,8 @@ def _folded_char(char: str) -> str:
 
 
 def normalize(text: str, *, ignore_case: bool = True) -> str:
-    """:func:`fold` (NFKC, superscripts and subscripts kept), whitespace runs collapsed,
-    case folded if asked."""
+    """:func:`fold` (NFKC, superscripts and subscripts kept, presentation selectors
+    dropped), whitespace runs collapsed, case folded if asked."""
     folded = _SPACE.sub(" ", fold(text)).strip()
     return folded.casefold() if ignore_case else folded
 
