@@ -235,6 +235,28 @@ def test_an_output_that_cannot_be_written_is_kept_as_a_short_text(
     assert load_results(tmp_path / "r.json")[0].samples[0].output.startswith(kept)
 
 
+def test_an_output_the_code_changes_later_is_kept_as_its_checks_saw_it() -> None:
+    # one list the samples append to: every sample was written with the last one's items,
+    # so the results and a calibration sheet showed sample 0 failing on a list it passed
+    grown: dict[str, list[str]] = {"ids": []}
+
+    def answer(sample: int) -> dict[str, list[str]]:
+        grown["ids"].append(f"doc-{sample}")
+        return grown
+
+    check = Check("any", "gate", lambda value: None)
+    result = quiet_run(answer, 3, 2, [check], case="grows")
+    assert [s.output["ids"] for s in result.samples] == [
+        ["doc-0"],
+        ["doc-0", "doc-1"],
+        ["doc-0", "doc-1", "doc-2"],
+    ]
+    checks = SampleChecks(0)
+    checks.evaluate(grown, check)
+    grown["ids"].clear()
+    assert checks.result().output == {"ids": ["doc-0", "doc-1", "doc-2"]}
+
+
 def test_an_output_nested_deeper_than_a_results_file_is_read_is_not_kept_on_any_python(
     tmp_path: Path,
 ) -> None:
@@ -247,7 +269,7 @@ def test_an_output_nested_deeper_than_a_results_file_is_read_is_not_kept_on_any_
     deepest_kept = nested(KEPT_DEPTH - 1)
     try:
         result = quiet_run(lambda i: nested(1100), 3, 2, [check], case="odd")
-        assert jsonable(deepest_kept) is deepest_kept
+        assert jsonable(deepest_kept) == deepest_kept
     finally:
         sys.setrecursionlimit(limit)
     assert result.samples[0].output == "<output not kept: a list nested too deeply to be written>"

@@ -67,17 +67,19 @@ _TOO_DEEP = "nested too deeply to be written"
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` if it is plain JSON nested at most :data:`KEPT_DEPTH` levels, else its
-    ``repr``; a value nested deeper, or whose ``repr`` cannot be made (an integer of more
-    digits than Python writes), is kept as a short text saying so (:func:`_unwritten`),
-    never an error of the sample. The depth is counted, not left to Python's writer,
-    which stops near a thousand levels on 3.11 and writes thousands more on 3.13."""
+    """``value`` as JSON reads it back, if it is plain JSON nested at most
+    :data:`KEPT_DEPTH` levels, else its ``repr``; a value nested deeper, or whose ``repr``
+    cannot be made (an integer of more digits than Python writes), is kept as a short text
+    saying so (:func:`_unwritten`), never an error of the sample. The depth is counted, not
+    left to Python's writer, which stops near a thousand levels on 3.11 and writes thousands
+    more on 3.13. What is kept is a copy taken now: an output the code goes on to change (a
+    list the next sample appends to) is kept as its checks saw it."""
     try:
         text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         pass
     else:
-        return _unwritten(value, _TOO_DEEP) if nests_past(text, KEPT_DEPTH) else value
+        return _unwritten(value, _TOO_DEEP) if nests_past(text, KEPT_DEPTH) else json.loads(text)
     try:
         return repr(value)
     except RecursionError:
