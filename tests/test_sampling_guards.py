@@ -255,6 +255,8 @@ def test_an_output_the_code_changes_later_is_kept_as_its_checks_saw_it() -> None
     checks.evaluate(grown, check)
     grown["ids"].clear()
     assert checks.result().output == {"ids": ["doc-0", "doc-1", "doc-2"]}
+    # keys JSON writes alike: read back, one value would be lost
+    assert jsonable({1: "a", "1": "b"}) == "{1: 'a', '1': 'b'}"
 
 
 def test_an_output_nested_deeper_than_a_results_file_is_read_is_not_kept_on_any_python(

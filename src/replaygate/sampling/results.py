@@ -73,13 +73,15 @@ def jsonable(value: Any) -> Any:
     saying so (:func:`_unwritten`), never an error of the sample. The depth is counted, not
     left to Python's writer, which stops near a thousand levels on 3.11 and writes thousands
     more on 3.13. What is kept is a copy taken now: an output the code goes on to change (a
-    list the next sample appends to) is kept as its checks saw it."""
+    list the next sample appends to) is kept as its checks saw it. A dict whose keys JSON
+    writes alike (``1`` and ``"1"``) is kept as its ``repr``, not as one of its values."""
     try:
         text = json.dumps(value, allow_nan=False)
+        if nests_past(text, KEPT_DEPTH):
+            return _unwritten(value, _TOO_DEEP)
+        return loads(text)
     except (TypeError, ValueError, RecursionError):
         pass
-    else:
-        return _unwritten(value, _TOO_DEEP) if nests_past(text, KEPT_DEPTH) else json.loads(text)
     try:
         return repr(value)
     except RecursionError:
