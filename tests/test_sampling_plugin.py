@@ -289,6 +289,15 @@ BAD_DECLARATIONS = {
         "replaygate_sample fixture, so every sample would replay the same recorded response; "
         "take replaygate_sample as an argument and build the model with sample=replaygate_sample",
     ),
+    "test_client_no_sample_fixture": (
+        "@pytest.mark.sampled(n=5, floor=4)\ndef test_x(anthropic_client): pass",
+        "test_client_no_sample_fixture.py::test_x (sampled n=5, floor=4): the test does not "
+        "request the replaygate_sample fixture; a sampled test takes it as an argument: add "
+        "replaygate_sample to its arguments. The clients of anthropic_client need nothing more "
+        "(they answer the samples' sends in order, sample 0's first); a model the test builds "
+        "itself takes sample=replaygate_sample, or every sample would replay the same recorded "
+        "response",
+    ),
     "test_fixture_needs_sample": (
         "@pytest.fixture\ndef model(replaygate_sample): return replaygate_sample\n\n"
         "@pytest.mark.sampled(n=5, floor=4)\ndef test_x(model, replaygate_sample): pass",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, requested_by
+from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, needing, requested_by
 from replaygate.pytest_plugin.refusals import fail_refused, refuse
 from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.pytest_plugin.sampling_state import CHECKS_FIXTURE, MARKER, SAMPLE_FIXTURE, SPEC
@@ -149,9 +149,7 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
         )
     if SAMPLE_FIXTURE not in argnames(item):
         raise _Refused(
-            f"{where}: the test does not request the {SAMPLE_FIXTURE} fixture, so every sample "
-            f"would replay the same recorded response; take {SAMPLE_FIXTURE} as an argument and "
-            f"build the model with sample={SAMPLE_FIXTURE}"
+            f"{where}: the test does not request the {SAMPLE_FIXTURE} fixture" + _unsampled(item)
         )
     repeats = _repeats(item)
     if repeats:
@@ -166,6 +164,28 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
             f"{where}: pytest-rerunfailures would rerun it up to {reruns} time(s): "
             + RERUNS_REFUSED
         )
+
+
+EXCHANGE_FIXTURE = "replaygate_exchange"
+"""The plugin's fixture over the test's store, which its client fixtures request."""
+
+
+def _unsampled(item: pytest.Item) -> str:
+    """What to do for a sampled test that does not take the sample index: its model
+    takes it, while the plugin's clients (``anthropic_client``...) need only the
+    argument, answering the samples' sends in order."""
+    clients = [name for name in needing(item, EXCHANGE_FIXTURE) if name in argnames(item)]
+    if not clients:
+        return (
+            f", so every sample would replay the same recorded response; take {SAMPLE_FIXTURE} "
+            f"as an argument and build the model with sample={SAMPLE_FIXTURE}"
+        )
+    return (
+        f"; a sampled test takes it as an argument: add {SAMPLE_FIXTURE} to its arguments. "
+        f"The clients of {', '.join(clients)} need nothing more (they answer the samples' "
+        f"sends in order, sample 0's first); a model the test builds itself takes "
+        f"sample={SAMPLE_FIXTURE}, or every sample would replay the same recorded response"
+    )
 
 
 REPEAT_PARAM = "__pytest_repeat_step_number"
