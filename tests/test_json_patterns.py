@@ -199,3 +199,26 @@ def test_a_bracket_inside_a_set_is_the_character_as_re_and_jsonschema_read_it(
     expected = jsonschema.Draft202012Validator(schema).is_valid(text)
     assert expected == (pattern_search.searched(pattern, text))
     assert (not measure_structure(text, schema).problems) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"^[\w ]+$", "Z\u0337\u0322a\u0338l\u0336g\u0335o"),  # stacked accents: no word
+        (r"^\w+$", "cafe\u0301"),
+        (r"^\w+$", "x²"),
+        (r"^[^\W\d_]+$", "हिन्दी"),
+        (r"\bfe\b", "cafe\u0301 fe"),
+        (r"^\S+$", "a\x1cb"),
+        (r"^\w+$", "café"),
+        (r"(?a)^\w+$", "café"),
+    ],
+)
+def test_word_digit_and_space_classes_are_read_as_re_and_jsonschema_read_them(
+    pattern: str, text: str
+) -> None:
+    # the regex module took combining marks for word characters, and ² for none
+    schema = {"type": "string", "pattern": pattern}
+    expected = jsonschema.Draft202012Validator(schema).is_valid(text)
+    assert pattern_search.searched(pattern, text) == expected
+    assert (not measure_structure(text, schema).problems) == expected
