@@ -93,6 +93,23 @@ def test_structure_with_odd_keys_renders_them_quoted() -> None:
         assert_structure({"a b": "x"}, schema)
 
 
+def test_a_structure_failure_naming_two_texts_that_print_alike_writes_them_out() -> None:
+    # '❤️' is not one of ['❤']: the two print alike, and nothing said how they differ
+    schema = {
+        "type": "object",
+        "required": ["caf\u00e9"],
+        "properties": {"mood": {"enum": ["\u2764"]}},
+    }
+    with pytest.raises(AssertionError) as err:
+        assert_structure({"cafe\u0301": 1, "mood": "\u2764\ufe0f"}, schema)
+    assert str(err.value).splitlines()[1:] == [
+        "  $: 'caf\u00e9' is a required property (the payload's 'cafe\u0301' is cafe\\u0301, "
+        "NFD; the schema's 'caf\u00e9' is caf\\u00e9, NFC)",
+        "  $.mood: '\u2764\ufe0f' is not one of ['\u2764'] (the payload's '\u2764\ufe0f' is "
+        "\\u2764\\ufe0f, NFC; the schema's '\u2764' is \\u2764, NFC)",
+    ]
+
+
 def test_structure_with_pydantic_returns_the_model_and_lists_every_loc() -> None:
     report = assert_structure({"summary": "s", "items": [{"entity": "a", "count": 1}]}, Report)
     assert isinstance(report, Report) and report.items[0].count == 1

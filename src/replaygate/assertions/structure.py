@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from replaygate import json_schema, json_where, jsondoc, strict_json
+from replaygate.assertions.text import fold
 from replaygate.json_schema import render_path
+from replaygate.unicode_forms import told
 
 Schema = Mapping[str, Any] | type
 """A JSON Schema (a mapping) or a pydantic model class."""
@@ -98,12 +100,43 @@ def _json_schema_problems(
 ) -> list[StructureProblem]:
     check = json_schema.cached_validator(schema)
     try:
-        found = [(tuple(e.absolute_path), e.message) for e in json_schema.errors(check, payload)]
+        found = [
+            (tuple(e.absolute_path), e.message + _read_alike(e))
+            for e in json_schema.errors(check, payload)
+        ]
     except ValueError:  # the message of an integer too long to write: named in not_numbers
         if not not_numbers:
             raise
         found = []
     return _problems(found + not_numbers)
+
+
+def _read_alike(error: Any) -> str:
+    """A note for a failure naming two texts that print alike, each written with its
+    escapes: a value not in an ``enum`` (``'❤️' is not one of ['❤']``, the first with the
+    selector U+FE0F) or other than a ``const``, a ``required`` key beside the payload's
+    key written in another Unicode form (``café`` as ``cafe\\u0301``); else ``""``."""
+    value, wanted = error.instance, error.validator_value
+    if error.validator in ("enum", "const") and isinstance(value, str):
+        pairs = [(value, w) for w in (wanted if error.validator == "enum" else [wanted])]
+    elif error.validator == "required" and isinstance(value, dict):
+        missing = next(
+            (w for w in wanted if error.message == f"{w!r} is a required property"), None
+        )
+        pairs = [(key, missing) for key in value]
+    else:
+        return ""
+    got, alike = next(
+        (
+            (g, w)
+            for g, w in pairs
+            if isinstance(g, str) and isinstance(w, str) and g != w and fold(g) == fold(w)
+        ),
+        (None, None),
+    )
+    if got is None or alike is None:
+        return ""
+    return f" (the payload's {got!r} is {told(got)}; the schema's {alike!r} is {told(alike)})"
 
 
 def _problems(found: list[tuple[tuple[Any, ...], str]]) -> list[StructureProblem]:
