@@ -92,6 +92,8 @@ def test_a_rate_limit_that_is_no_rate_is_refused_before_anything_runs(
         (["eval", "--cases", "c.jsonl", "--rate-limit"], "\uff12.5"),
         (["eval", "--cases", "c.jsonl", "--rate-limit"], "1_0"),
         (["eval", "--cases", "c.jsonl", "--max-cost"], "\uff15"),
+        (["calibrate", "export", "--seed", "1", "--n"], "\uff15"),
+        (["flaky", "--runs"], "\uff13"),  # ran each test 3 times
     ],
 )
 def test_a_number_option_takes_ascii_digits_only(

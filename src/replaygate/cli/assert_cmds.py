@@ -52,7 +52,9 @@ def _check_kept_file(path: Path) -> None:
 
 @calibrate.command("export")
 @click.argument("results", type=PathParam(exists=True, dir_okay=False, path_type=Path))
-@click.option("--n", "n", default=20, show_default=True, help="How many outputs to draw.")
+@click.option(
+    "--n", "n", default=20, show_default=True, type=DigitsInt(), help="How many outputs to draw."
+)
 @click.option("--seed", required=True, type=DigitsInt(), help="Seed of the random draw.")
 @file_option(
     "--out",
@@ -112,7 +114,13 @@ def score(sheet: Path, verdicts: Path | None) -> None:
 
 
 @click.command(cls=OnceCommand, context_settings={"ignore_unknown_options": True})
-@click.option("--runs", default=2, show_default=True, help="How many times to run each test.")
+@click.option(
+    "--runs",
+    default=2,
+    show_default=True,
+    type=DigitsInt(),
+    help="How many times to run each test.",
+)
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
     """Run each unsampled test RUNS times and list those that passed and failed.
