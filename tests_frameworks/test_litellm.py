@@ -766,11 +766,16 @@ def test_a_completion_miss_is_raised_once_as_the_page_says(
     """docs/frameworks.md: the miss itself through LiteLLM's OpenAI client (and its
     Gemini client), LiteLLM's ``InternalServerError`` with the miss's message from its
     Anthropic client and its async OpenAI client when not streaming, and
-    ``MidStreamFallbackError`` from a Gemini stream; sent once, ``num_retries`` on."""
+    ``MidStreamFallbackError`` from a Gemini stream; sent once, ``num_retries`` on.
+    ``acompletion``'s ``InternalServerError`` says ``LiteLLM Retried: 3 times`` all the
+    same, which the page tells so that nobody reads it as three sends."""
     monkeypatch.setenv("GEMINI_API_KEY", "test")
     with (
-        pytest.raises(expected, match="no fixture recorded"),
+        pytest.raises(expected, match="no fixture recorded") as raised,
         replaygate.http.intercept(store) as exchange,
     ):
         completion_miss(model, stream, asynchronous)
     assert exchange.sent == 1
+    claimed = "LiteLLM Retried: 3 times"
+    assert str(raised.value).endswith(claimed) == (asynchronous and expected is WRAPPED)
+    assert f"`{claimed}`" in section("LiteLLM")
