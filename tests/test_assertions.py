@@ -529,7 +529,7 @@ def test_a_schema_reference_is_resolved_within_it_never_fetched() -> None:
 @pytest.mark.parametrize(
     ("call", "said"),
     [
-        (lambda: assert_contains("a1", [1]), "required piece or alias 1 is a int: each is text"),
+        (lambda: assert_contains("a1", [1]), "required piece or alias 1 is an int: each is text"),
         (
             lambda: assert_contains("a", ["a"], aliases={"a": [None]}),
             "required piece or alias None is a NoneType: each is text",

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from replaygate.assertions.text import normalize, preview, require_text
+from replaygate.type_names import a_type
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,7 @@ def measure_contains(
     alias_map = _alias_map(aliases)
     for piece in (*required, *(form for forms in alias_map.values() for form in forms)):
         if not isinstance(piece, str):
-            raise TypeError(
-                f"required piece or alias {piece!r} is a {type(piece).__name__}: each is text"
-            )
+            raise TypeError(f"required piece or alias {piece!r} is {a_type(piece)}: each is text")
         if not _visible(normalize(piece)):
             raise ValueError(
                 f"required piece or alias {piece!r} is empty after NFKC and whitespace, or "

@@ -16,6 +16,7 @@ from replaygate.evals.errors import AgentRunError
 from replaygate.models.types import ToolCall, Usage
 from replaygate.sanitize.secret_mask import masked_texts
 from replaygate.strict_json import plain_loads
+from replaygate.type_names import a_type
 
 
 class StepLike(Protocol):
@@ -207,7 +208,7 @@ def _short(value: object) -> str:
     """``value`` for a message: its type and a short repr."""
     text = repr(value)
     text = text if len(text) <= 80 else text[:77] + "..."
-    return text if value is None else f"a {type(value).__name__} ({text})"
+    return text if value is None else f"{a_type(value)} ({text})"
 
 
 def failed_output(error: BaseException) -> dict[str, Any]:

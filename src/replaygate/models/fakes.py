@@ -55,6 +55,7 @@ from replaygate.models.types import (
     check_conversation,
 )
 from replaygate.pattern_search import SlowPatternError, searched
+from replaygate.type_names import a_type
 
 __all__ = [
     "Call",
@@ -91,7 +92,7 @@ def _is_call(call: object) -> bool:
 def _checked(response: object, source: str) -> ModelResponse:
     """``response``, refused with ``source`` named unless it is a :class:`ModelResponse`."""
     if not isinstance(response, ModelResponse):
-        raise TypeError(f"{source} is a {type(response).__name__}, not a ModelResponse")
+        raise TypeError(f"{source} is {a_type(response)}, not a ModelResponse")
     return response
 
 
@@ -106,7 +107,7 @@ def _in_order(items: object, owner: str, kind: type[_T]) -> tuple[_T, ...]:
         hint = " (a set has no order: its items would come in another order in each run)"
     elif isinstance(items, kind):
         hint = f" (one {kind.__name__}? put it in a list: [{kind.__name__}(...)])"
-    raise TypeError(f"{owner} takes a list, in order, got a {type(items).__name__}{hint}")
+    raise TypeError(f"{owner} takes a list, in order, got {a_type(items)}{hint}")
 
 
 class _Fake(ABC, KeepsRaised[Exception]):

@@ -48,6 +48,7 @@ from replaygate.jsonfields import (
 from replaygate.outputs import write_text
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdict_of
 from replaygate.strict_json import DuplicateKeyError, loads, nests_past
+from replaygate.type_names import a_type
 
 FORMAT = "replaygate.sampling.results"
 VERSION = 1
@@ -92,7 +93,7 @@ def jsonable(value: Any) -> Any:
 
 def _unwritten(value: Any, why: str) -> str:
     """What a results file keeps of an output that cannot be written out, and ``why``."""
-    return f"<output not kept: a {type(value).__name__} {why}>"
+    return f"<output not kept: {a_type(value)} {why}>"
 
 
 def same_output(a: Any, b: Any) -> bool:

@@ -19,6 +19,7 @@ from replaygate.sampling.index_use import (
 )
 from replaygate.sampling.results import SampledResult, SampleResult, jsonable
 from replaygate.sampling.verdict import SampleSpec
+from replaygate.type_names import a_type
 
 T = TypeVar("T")
 
@@ -86,7 +87,7 @@ def _check_list(checks: Any, case: str | None) -> tuple[Check[Any], ...]:
     for position, check in enumerate(given):
         if not isinstance(check, Check):
             raise TypeError(
-                f"{_named(case)}checks[{position}] is a {type(check).__name__}, not a Check: "
+                f"{_named(case)}checks[{position}] is {a_type(check)}, not a Check: "
                 "make each with a check factory (citations_check, contains_check, ...)"
             )
     return given
