@@ -93,6 +93,26 @@ def test_sample_lines_far_below_their_fixture_read_the_same_in_parallel(
     assert report(path, jobs=2) == one_pass
 
 
+@pytest.mark.parametrize("damage", [b"\xef\xbb\xbf", b"\x00", b"\xe9"])
+def test_a_sample_line_below_a_damaged_line_is_not_called_an_orphan_to_delete(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: bytes
+) -> None:
+    # Its fixture's line, damaged by a byte order mark, a NUL or a Latin-1 byte, could not
+    # be read: verify said a line was removed by hand and to delete
+    # this one, which holds a recorded answer the repaired fixture would have lost.
+    monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", 512)  # the sample in a later segment
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(damage + fixture(0) + fixture(1) + sample(0, 1, answer("b")))
+    found = report(path)
+    assert len(found) == 2 and found[1].startswith(f"{path}:3: sample line for key"), found
+    assert "line 1 above it could not be read and may be that fixture" in found[-1]
+    # a sample line above the damage, or an orphan below a bad sample line, says as before
+    path.write_bytes(fixture(1) + sample(0, 1, answer("b")) + damage + fixture(0))
+    assert next(p for p in report(path) if ":2: " in p).endswith("or delete this line")
+    path.write_bytes(fixture(1) + sample(1, 1, {"content": "x"}) + sample(7, 1, answer("b")))
+    assert report(path)[-1].endswith("or delete this line")
+
+
 def test_a_malformed_sample_line_is_reported(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     bad = orjson.dumps({"key": "abc", "sample": 1, "response": {}}) + b"\n"

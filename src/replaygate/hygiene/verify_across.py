@@ -30,13 +30,15 @@ def across_store(
     base: int,
     sampled: Mapping[str, bytes],
     rereads: Rereads,
+    damaged: int | None = None,
 ) -> Iterator[tuple[int, StoreProblem]]:
     """The problems of a segment's lines decided across the store, ranked, in line order.
 
     ``base`` is the number of lines of the file before the segment; ``sampled`` the
     identity of the request each sample line of the file names, by the digest it names
     it by (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
-    of a request recorded again, to compare their responses.
+    of a request recorded again, to compare their responses; ``damaged`` the file's first
+    line read so far that is neither a fixture nor a sample line (:func:`first_damaged`).
     """
     name = result.segment.file
     number = requests.number(name)
@@ -46,7 +48,9 @@ def across_store(
         result.records
     ):
         while pending is not None and pending[0] < line:
-            yield from _sample_problems(name, base + pending[0], pending[1], requests, sampled)
+            yield from _sample_problems(
+                name, base + pending[0], pending[1], requests, sampled, damaged
+            )
             pending = next(samples, None)
         if empty:
             requests.empty.setdefault(request, []).append(base + line)
@@ -64,8 +68,19 @@ def across_store(
             )
             yield STORE_RANK, StoreProblem(name, base + line, reason)
     while pending is not None:
-        yield from _sample_problems(name, base + pending[0], pending[1], requests, sampled)
+        yield from _sample_problems(name, base + pending[0], pending[1], requests, sampled, damaged)
         pending = next(samples, None)
+
+
+def first_damaged(result: SegmentResult, base: int) -> int | None:
+    """The first line of ``result``'s segment (counted in its file, ``base`` lines before
+    it) with a problem of its own that was read as neither a fixture nor a sample line:
+    a line whose damage may hide the fixture a sample line below it applies to."""
+    read = {line for line, *_ in RECORD.iter_unpack(result.records)}
+    read.update(line for line, _ in result.samples)
+    lines = (problem.line for _, problem in result.problems if problem.line not in read)
+    first = min(lines, default=None)
+    return None if first is None else base + first
 
 
 def unfilled(requests: StoreRequests, name: str) -> list[StoreProblem]:
@@ -81,11 +96,13 @@ def _sample_problems(
     sample: SampleLine,
     requests: StoreRequests,
     sampled: Mapping[str, bytes],
+    damaged: int | None,
 ) -> Iterator[tuple[int, StoreProblem]]:
     request = sampled.get(sample.digest)
     reader = None if request is None else requests.reader_in(request, name)
     if request is None or reader is None:
-        yield STORE_RANK, StoreProblem(name, line, unresolved(sample, name, line).reason)
+        reason = unresolved(sample, name, line, damaged).reason
+        yield STORE_RANK, StoreProblem(name, line, reason)
         return
     if sample.response is not None:
         requests.filled(request)
