@@ -49,6 +49,17 @@ def test_a_repair_on_a_full_disk_names_the_file_and_leaves_it(
     assert store.read_bytes() == before
 
 
+def test_a_repair_refused_on_a_read_only_file_leaves_no_backup(tmp_path: Path) -> None:
+    # Each try left a t.jsonl.bak, .bak1, ... beside a file it said was unchanged
+    store = tmp_path / "t.jsonl"
+    store.write_bytes(shipped_fixtures().read_bytes() + b'{"key": "abc')
+    store.chmod(0o444)
+    for _ in range(2):
+        code, output = verify(str(store), "--repair")
+        assert code == 2 and "read-only" in output.splitlines()[-1], output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.jsonl", "t.jsonl.lock"]
+
+
 def test_a_repair_names_a_file_with_a_newline_on_one_line(tmp_path: Path) -> None:
     # "tr\nunc.jsonl: removed a partial tail ... (backup: tr\nunc.jsonl.bak)" took three
     # lines, where every problem line names such a file quoted
