@@ -22,10 +22,12 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
+import httpx2
 import pytest
 from agents import (
     Agent,
     GuardrailFunctionOutput,
+    InputGuardrailTripwireTriggered,
     ModelRetrySettings,
     ModelSettings,
     OpenAIChatCompletionsModel,
@@ -458,6 +460,60 @@ def test_a_guardrail_s_ungrouped_run_misses_naming_the_group_it_needs(store: Pat
         recorded = guarded(Hosts(), inner)
     with intercept(store):
         assert guarded(Hosts(), inner) == recorded == f"echo: {QUESTION}"
+
+
+class Allowed(BaseModel):
+    """A guardrail's verdict."""
+
+    allowed: bool
+
+
+def late_client() -> httpx2.AsyncClient:
+    """A client whose sends start 5 seconds late, as a large model's answer comes after a
+    small checker's (a tripwire cancels the wait): a replay sends nothing, and waits for
+    nothing."""
+
+    async def wait(request: httpx2.Request) -> None:
+        await asyncio.sleep(5)
+
+    return httpx2.AsyncClient(event_hooks={"request": [wait]})
+
+
+def tripped(in_parallel: bool, hosts: Hosts) -> str:
+    """A run whose input guardrail, an agent of its own, trips: run beside the agent's
+    first model call (the SDK's default) or before it."""
+    checker = agent(hosts, "responses").clone(name="checker", output_type=Allowed)
+    client = AsyncOpenAI(base_url=hosts.openai, max_retries=3, http_client=late_client())
+    guarded = Agent(name="assistant", model=OpenAIResponsesModel(model=GPT, openai_client=client))
+
+    @input_guardrail(run_in_parallel=in_parallel)
+    async def allowed(ctx: object, _agent: object, given: object) -> GuardrailFunctionOutput:
+        verdict = await Runner.run(checker, f"Check: {given}")
+        refused = not verdict.final_output.allowed
+        return GuardrailFunctionOutput(output_info=verdict.final_output, tripwire_triggered=refused)
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        Runner.run_sync(guarded.clone(input_guardrails=[allowed]), QUESTION)
+    return "tripped"
+
+
+def test_a_guardrail_tripping_beside_the_agent_s_call_replays_only_run_before_it(
+    store: Path,
+) -> None:
+    """A tripwire cancels the agent's model call it ran beside: recorded from a model that
+    answers it later than the check, nothing of that call is stored, and every replay,
+    where answers come at once, sends it and misses (docs/frameworks.md). Run before the
+    call (``run_in_parallel=False``), the guardrail trips before it is sent, and replays."""
+    beside = partial(tripped, True)
+    assert record(store, beside) == "tripped"
+    assert len(store.read_text(encoding="utf-8").splitlines()) == 1  # the check alone
+    with intercept(store), pytest.raises(FixtureMismatchError) as caught:
+        beside(UNUSED_LOOPBACK)
+    assert f"body.input[0].content: 'Check: {QUESTION}' != '{QUESTION}'" in str(caught.value)
+    store.unlink()
+    before = partial(tripped, False)
+    assert record(store, before) == "tripped"
+    assert replay_three_times(store, before, UNUSED_LOOPBACK) == "tripped"
 
 
 INNER_TEST = """
