@@ -31,6 +31,7 @@ from agents import (
     ModelRetrySettings,
     ModelSettings,
     OpenAIChatCompletionsModel,
+    OpenAIConversationsSession,
     OpenAIResponsesModel,
     ReasoningItem,
     RunConfig,
@@ -58,6 +59,7 @@ from tests_frameworks.harness import (
     UNUSED_LOOPBACK,
     Hosts,
     Sent,
+    ToolThenAnswer,
     assert_marker_alone_records_and_replays,
     assert_one_miss,
     assert_recipe_replays,
@@ -470,8 +472,7 @@ class Allowed(BaseModel):
 
 def late_client() -> httpx2.AsyncClient:
     """A client whose sends start 5 seconds late, as a large model's answer comes after a
-    small checker's (a tripwire cancels the wait): a replay sends nothing, and waits for
-    nothing."""
+    small checker's (a tripwire cancels the wait)."""
 
     async def wait(request: httpx2.Request) -> None:
         await asyncio.sleep(5)
@@ -514,6 +515,42 @@ def test_a_guardrail_tripping_beside_the_agent_s_call_replays_only_run_before_it
     before = partial(tripped, False)
     assert record(store, before) == "tripped"
     assert replay_three_times(store, before, UNUSED_LOOPBACK) == "tripped"
+
+
+def second_turn(first: str, hosts: Hosts) -> str:
+    """Two turns of an ``OpenAIConversationsSession``, the first asking ``first``: the
+    input the second turn sent the model (the history the session read from the server)."""
+    sent = Sent()
+
+    async def main() -> None:
+        client = AsyncOpenAI(base_url=hosts.openai, max_retries=3, http_client=sent.client())
+        model = OpenAIResponsesModel(model=GPT, openai_client=client)
+        session = OpenAIConversationsSession(openai_client=client)
+        await Runner.run(Agent(name="assistant", model=model), first, session=session)
+        await Runner.run(Agent(name="assistant", model=model), "And another?", session=session)
+
+    asyncio.run(main())
+    turns = [json.loads(body) for body in sent.bodies if body and b'"model"' in body]
+    return json.dumps(turns[-1]["input"])
+
+
+def test_a_changed_turn_of_a_server_held_conversation_is_recorded_anew_with_rerecord(
+    store: Path,
+) -> None:
+    """Recording what it lacks, a session answers a read of the conversation (the
+    session's items list) identical to a recorded one from the store: after the first
+    turn changed, the second was sent, and recorded, with the old history. Recorded
+    anew (``rerecord``), it holds the new one, and replays (docs/frameworks.md)."""
+    assert "Paris" in record(store, partial(second_turn, "Weather in Paris?"))
+    rome = partial(second_turn, "Weather in Rome?")
+    for mode, held, lost in (("record-missing", "Paris", "Rome"), ("rerecord", "Rome", "Paris")):
+        with (
+            Simulator(behavior=ToolThenAnswer()) as sim,
+            intercept(store, mode, approve_live=True, source="sim"),
+        ):
+            sent = rome(Hosts(openai=sim.openai_base_url))
+        assert held in sent and lost not in sent, (mode, sent)
+    assert replay_three_times(store, rome, UNUSED_LOOPBACK) == sent
 
 
 INNER_TEST = """
