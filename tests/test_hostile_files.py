@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from deadline import finishes
 from replaygate import Fixture, FixtureFormatError, FixtureStore, Message, ReplayModel
 from replaygate.cli import main
-from replaygate.errors import StoreWriteError
+from replaygate.errors import FixtureMismatchError, StoreWriteError
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import files, record_response
 from replaygate.hygiene import verify_segments
@@ -167,6 +167,25 @@ def test_show_run_and_checksum_on_a_store_that_is_not_there_say_so(
     for command in ("checksum", "compact", "verify"):
         done = CliRunner().invoke(main, [command, "loop"])
         assert done.exit_code == 2 and "Error: loop: is a symlink loop" in done.output, done.output
+
+
+def test_a_store_under_a_file_or_a_symlink_to_nothing_is_named_so_not_sent_to_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # run and a replay's miss said to record it first, and the recording then refused it
+    monkeypatch.chdir(tmp_path)
+    Path("notes.txt").write_text("my notes\n")
+    Path("gone").symlink_to("nowhere")
+    for folder, kind in [("notes.txt", "a file"), ("gone", "a symlink to 'nowhere', which")]:
+        store = f"{folder}/rc.jsonl"
+        done = CliRunner().invoke(main, [*RUN, "--fixtures", store, "hi"])
+        assert done.exit_code == 2, done.output
+        assert done.output.startswith(
+            f"Error: {store}: no fixture store can be there: {folder} is {kind}"
+        ), done.output
+        with pytest.raises(FixtureMismatchError, match="none can be recorded there") as missed:
+            ReplayModel(store, model="m", max_tokens=8).complete([Message.user("hi")], [])
+        assert f"{folder} is {kind}" in str(missed.value) and "record it" not in str(missed.value)
 
 
 CASSETTE = "interactions: []\nversion: 1\n"

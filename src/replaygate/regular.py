@@ -16,6 +16,7 @@ import os
 import select
 import stat
 from collections.abc import Iterator
+from pathlib import Path
 
 
 class NotRegularFileError(OSError):
@@ -72,6 +73,16 @@ def not_a_folder(path: str | os.PathLike[str]) -> str:
         return unreadable(path, err, "folder")
     kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
     return f"is {kind}, where a folder is expected"
+
+
+def blocked_folder(path: str | os.PathLike[str]) -> str | None:
+    """What stands where the folder of ``path`` should be: the nearest of its parents that
+    is there, when it is no folder (``afile is a file, where a folder is expected``); None
+    when that one is a folder, so a file could be there."""
+    for folder in Path(path).parents:
+        if os.path.lexists(folder):
+            return None if folder.is_dir() else f"{folder} {not_a_folder(folder)}"
+    return None
 
 
 WAITING = "a file that waits for something to write it (a kernel or device file)"

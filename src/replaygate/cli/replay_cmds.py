@@ -52,6 +52,7 @@ from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import block_network
+from replaygate.regular import blocked_folder
 
 RECORD_WHY = "recording calls a live model, which costs money,"
 
@@ -93,7 +94,12 @@ def replay_once(
 
 def never_recorded(fixtures: Path, command: str) -> str:
     """What to do about a store that is not there, or holds no fixture: record it
-    (``command``, which records it from a live API), or name a recorded one."""
+    (``command``, which records it from a live API), or name a recorded one; or, where
+    no file can be there (a file or a symlink to nothing stands for one of its folders),
+    what stands there, which a recording would refuse too."""
+    blocked = blocked_folder(fixtures)
+    if blocked is not None:
+        return f"{fixtures}: no fixture store can be there: {blocked}"
     return (
         f"no fixtures at {fixtures}: record them first (`{command}`"
         "; add --simulator to record from the built-in simulator, with no key and no cost), "
