@@ -151,3 +151,10 @@ def test_a_store_named_with_a_fixture_suffix_in_capitals_is_refused(
         named = "new.JSONL: is named .JSONL" if "new.JSONL" in args else "X.JSON: is named .JSON"
         assert named in done.output, (args, done.output)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["X.JSON"]
+    # a name typed in capitals for a store that is not there: nothing to rename
+    Path("rc.jsonl").write_bytes(fixture("one").to_line())
+    done = CliRunner().invoke(main, ["verify", "rc.JSONL"])
+    assert done.exit_code == 2 and done.output == (
+        "Error: rc.JSONL: is named .JSONL, and no such file or folder is there: a store is a "
+        ".jsonl file, a .json fixture or a folder, named in lower case; did you mean rc.jsonl?\n"
+    ), done.output
