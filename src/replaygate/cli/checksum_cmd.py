@@ -10,10 +10,9 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_out import echo_json
-from replaygate.cli.options import PathParam, fail, json_option, note_other_files, refuse_no_store
+from replaygate.cli.options import PathParam, fail, json_option, refuse_no_store, walked_store
 from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError
-from replaygate.fixtures.store.files import existing_store
 from replaygate.hygiene.checksum import store_checksum
 
 __all__ = ["checksum"]
@@ -30,11 +29,7 @@ def checksum(path: Path, as_json: bool) -> None:
     \b
         replaygate checksum tests/fixtures
     """
-    walked = note_other_files(path)
-    try:
-        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
-    except ReplaygateError as err:
-        fail(err)
+    walked = walked_store(path)
     refuse_no_store(path, walked)  # the digest of nothing would key a cache all the same
     try:
         digest = store_checksum(path)

@@ -11,14 +11,13 @@ from replaygate.cli.options import (
     CommandError,
     PathParam,
     json_option,
-    note_other_files,
     refuse_no_store,
+    walked_store,
 )
 from replaygate.click_once import OnceCommand
 from replaygate.described import describe
 from replaygate.errors import ReplaygateError, shown_file
 from replaygate.fixtures.store.compact import compact
-from replaygate.fixtures.store.files import existing_store
 
 
 @click.command("compact", cls=OnceCommand)
@@ -45,11 +44,7 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
     \b
         replaygate compact tests/fixtures
     """
-    walked = note_other_files(path)
-    try:
-        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
-    except ReplaygateError as err:
-        raise CommandError(describe(err)) from None
+    walked = walked_store(path)
     refuse_no_store(path, walked)  # "nothing to compact" under a wrong path would pass
     try:
         done = compact(path, write=not check)

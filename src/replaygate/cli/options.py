@@ -57,6 +57,19 @@ def note_other_files(*paths: Path | None) -> list[StoreTree]:
     return trees
 
 
+def walked_store(path: Path) -> list[StoreTree]:
+    """:func:`note_other_files` of ``path``, then ``path`` named as what it is when it is
+    no store to read (missing, a symlink loop, a FIFO...: exit 2, ``Error: ...``)."""
+    from replaygate.fixtures.store.files import existing_store
+
+    walked = note_other_files(path)
+    try:
+        existing_store(path)
+    except ReplaygateError as err:
+        fail(err)
+    return walked
+
+
 def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
     """End the command (exit 2, ``Error: ...``) when ``path``, given as the stores to read,
     is there but holds no fixture store file: a source folder, a store's lock, the hits

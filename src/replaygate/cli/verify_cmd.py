@@ -16,15 +16,13 @@ from replaygate.cli.options import (
     CommandError,
     PathParam,
     json_option,
-    note_other_files,
     refuse_no_store,
+    walked_store,
 )
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand
-from replaygate.described import describe
-from replaygate.errors import ReplaygateError, shown_file
+from replaygate.errors import shown_file
 from replaygate.evals.progress import reporter
-from replaygate.fixtures.store.files import existing_store
 from replaygate.fixtures.store.folder import StoreTree
 from replaygate.hygiene.verify import StoreProblem, verify_store
 from replaygate.hygiene.verify_jobs import default_jobs
@@ -102,11 +100,7 @@ def verify(path: Path, repair: bool, allow_missing_meta: bool, jobs: int, as_jso
         replaygate verify tests/fixtures --repair
     """
     require_meta = not allow_missing_meta
-    walked = note_other_files(path)
-    try:
-        existing_store(path)  # named as what it is: missing, a symlink loop, a FIFO...
-    except ReplaygateError as err:
-        raise CommandError(describe(err)) from None
+    walked = walked_store(path)
     for tree in walked:
         for note in passed_over_notes(tree):
             click.echo(note, err=True)
