@@ -105,7 +105,12 @@ def test_a_sample_line_below_a_damaged_line_is_not_called_an_orphan_to_delete(
     path.write_bytes(damage + fixture(0) + fixture(1) + sample(0, 1, answer("b")))
     found = report(path)
     assert len(found) == 2 and found[1].startswith(f"{path}:3: sample line for key"), found
-    assert "line 1 above it could not be read and may be that fixture" in found[-1]
+    assert "line 1 above it is damaged (see its problem) and may be that fixture" in found[-1]
+    # so for a fixture whose request was edited after recording (its key no longer its own)
+    edited = orjson.loads(fixture(0))
+    edited["request"]["max_tokens"] = 9
+    path.write_bytes(fixture(1) + orjson.dumps(edited) + b"\n" + sample(0, 1, answer("b")))
+    assert "line 2 above it is damaged (see its problem)" in report(path)[-1]
     # a sample line above the damage, or an orphan below a bad sample line, says as before
     path.write_bytes(fixture(1) + sample(0, 1, answer("b")) + damage + fixture(0))
     assert next(p for p in report(path) if ":2: " in p).endswith("or delete this line")

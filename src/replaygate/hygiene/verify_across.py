@@ -12,8 +12,10 @@ on the fixtures' own lines.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 from replaygate.errors import located, shown_file
+from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import unresolved
 from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
@@ -30,15 +32,15 @@ def across_store(
     base: int,
     sampled: Mapping[str, bytes],
     rereads: Rereads,
-    damaged: int | None = None,
+    damaged: DamagedAbove | None = None,
 ) -> Iterator[tuple[int, StoreProblem]]:
     """The problems of a segment's lines decided across the store, ranked, in line order.
 
     ``base`` is the number of lines of the file before the segment; ``sampled`` the
     identity of the request each sample line of the file names, by the digest it names
     it by (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
-    of a request recorded again, to compare their responses; ``damaged`` the file's first
-    line read so far that is neither a fixture nor a sample line (:func:`first_damaged`).
+    of a request recorded again, to compare their responses; ``damaged`` the lines of the
+    file, read so far, that may hide a sample line's fixture.
     """
     name = result.segment.file
     number = requests.number(name)
@@ -72,15 +74,34 @@ def across_store(
         pending = next(samples, None)
 
 
-def first_damaged(result: SegmentResult, base: int) -> int | None:
-    """The first line of ``result``'s segment (counted in its file, ``base`` lines before
-    it) with a problem of its own that was read as neither a fixture nor a sample line:
-    a line whose damage may hide the fixture a sample line below it applies to."""
-    read = {line for line, *_ in RECORD.iter_unpack(result.records)}
-    read.update(line for line, _ in result.samples)
-    lines = (problem.line for _, problem in result.problems if problem.line not in read)
-    first = min(lines, default=None)
-    return None if first is None else base + first
+@dataclass
+class DamagedAbove:
+    """The lines of one file, read so far, that may hide the fixture a sample line below
+    them applies to: the first that was read as neither a fixture nor a sample line, and
+    each fixture whose request or key was edited (its stored key no longer its
+    request's), by its stored key."""
+
+    first: int | None = None
+    edited: dict[str, int] = field(default_factory=dict)
+
+    def add(self, result: SegmentResult, base: int) -> None:
+        """Note the lines of ``result``'s segment, ``base`` lines of the file before it."""
+        read = {line for line, _ in result.samples}
+        for line, *_, key_matches, _empty, _reader in RECORD.iter_unpack(result.records):
+            read.add(line)
+            if not key_matches:
+                self.edited.setdefault(result.keys[line][:KEY_LENGTH], base + line)
+        lines = (problem.line for _, problem in result.problems if problem.line not in read)
+        first = min(lines, default=None)
+        if self.first is None and first is not None:
+            self.first = base + first
+
+    def line_for(self, sample: SampleLine, line: int) -> int | None:
+        """The damaged line above ``line`` that may hold the fixture of ``sample``."""
+        edited = self.edited.get(sample.digest[:KEY_LENGTH])
+        if edited is not None and edited < line:
+            return edited
+        return self.first if self.first is not None and self.first < line else None
 
 
 def unfilled(requests: StoreRequests, name: str) -> list[StoreProblem]:
@@ -96,12 +117,13 @@ def _sample_problems(
     sample: SampleLine,
     requests: StoreRequests,
     sampled: Mapping[str, bytes],
-    damaged: int | None,
+    damaged: DamagedAbove | None,
 ) -> Iterator[tuple[int, StoreProblem]]:
     request = sampled.get(sample.digest)
     reader = None if request is None else requests.reader_in(request, name)
     if request is None or reader is None:
-        reason = unresolved(sample, name, line, damaged).reason
+        above = None if damaged is None else damaged.line_for(sample, line)
+        reason = unresolved(sample, name, line, above).reason
         yield STORE_RANK, StoreProblem(name, line, reason)
         return
     if sample.response is not None:
