@@ -71,13 +71,14 @@ def _email(match: re.Match[str]) -> str:
 
 _PHONE = re.compile(
     r"(?<![\w+\-.:])(?:"
-    r"\+[0-9]{1,3}[ \-]?(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{2,14}(?:[ \-.][0-9]{2,4}){0,5}"
+    r"\+[0-9]{1,3}[ \-]?(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{1,14}(?:[ \-.][0-9]{1,8}){0,5}"
     r"|(?:\([0-9]{1,4}\)[ \-]?)?[0-9]{2,4}(?:[ \-.][0-9]{2,4}){1,5}"
     r")(?![\w\-:]|\.[0-9])"
 )
-"""A number with a leading ``+`` (E.164 written whole, ``+14155552671``, or in groups),
-or in groups after an area code in parentheses or alone; groups are separated by a
-space, a hyphen or a dot."""
+"""A number with a leading ``+`` (E.164 written whole, ``+14155552671``, or in groups of
+one to eight digits, as countries write them: ``+33 6 12 34 56 78``, ``+49 30 12345678``),
+or in groups of two to four after an area code in parentheses or alone; groups are
+separated by a space, a hyphen or a dot."""
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])"
 _IPV4 = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
 _FICTIONAL_PHONE = re.compile(r"1?[0-9]{3}55501[0-9]{2}")
