@@ -581,6 +581,15 @@ def test_a_bad_price_file_names_its_line(tmp_path: Path) -> None:
         load_price_file(path)
 
 
+def test_a_price_file_under_the_pyproject_header_is_named_so(tmp_path: Path) -> None:
+    # the [tool.replaygate.prices] of pyproject.toml copied into a price file was read
+    # as a model named "tool": "tool.replaygate: unknown key; known keys: input, output"
+    path = tmp_path / "prices.toml"
+    path.write_text('[tool.replaygate.prices]\n"m" = { input = 1, output = 2 }\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{path}:1: tool.replaygate: a price file holds its"):
+        load_price_file(path)
+
+
 @pytest.mark.parametrize(
     ("written", "read"), [('"2026-03-01"', "2026-03-01"), ("2026-03-01", "2026-03-01")]
 )

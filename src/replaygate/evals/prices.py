@@ -206,7 +206,19 @@ def _as_of(reader: TableReader) -> str | None:
 def load_price_file(path: Path) -> PriceTable:
     """The price table in a TOML file (its top-level table)."""
     data, text = load_toml(path)
-    return read_prices(TableReader(str(path), text, "", data), str(path))
+    reader = TableReader(str(path), text, "", data)
+    tool = data.get("tool")
+    if isinstance(tool, Mapping) and "replaygate" in tool:
+        # [tool.replaygate.prices] copied from pyproject.toml, or --prices pyproject.toml:
+        # read as a model named "tool", it was refused as one with unknown keys
+        raise reader.sub("tool").error(
+            "replaygate",
+            "a price file holds its prices at its top level (currency, as_of and one "
+            '"model" = { input = ..., output = ... } line per model), not under a '
+            "[tool.replaygate...] header as pyproject.toml does: delete the header (the "
+            "prices of pyproject.toml's [tool.replaygate.prices] are read without --prices)",
+        )
+    return read_prices(reader, str(path))
 
 
 def shipped_prices_path() -> Path:
