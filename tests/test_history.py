@@ -792,6 +792,21 @@ def test_a_stored_text_that_is_not_utf8_is_named_with_its_run(
         assert skipped[0].startswith(f"run 'one': {field}not UTF-8 text (")
 
 
+def test_export_refused_by_a_damaged_run_says_what_to_do(tmp_path: Path) -> None:
+    # One damaged run among many refused every export, naming it with no next step.
+    path = tmp_path / "h.db"
+    two_runs_edited(path, "UPDATE runs SET info = '{\"time\": ' WHERE id = 'one'")
+    result = CliRunner().invoke(history_group, ["export", "--json", "--history", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "correct it in the history, or restore the history from a copy" in result.output
+    deletes = result.output.split(f'delete the run (sqlite3 {path} "')[1].split('")')[0]
+    with sqlite3.connect(path) as raw:
+        raw.executescript(deletes)
+    raw.close()
+    with History.open(path, read_only=True) as history:
+        assert [r["id"] for r in history.export()["runs"]] == ["two"]
+
+
 def test_a_run_dated_after_the_present_is_refused_whole(tmp_path: Path) -> None:
     # Merged, it stood as the latest run of every later report.
     document = exported_run(tmp_path)

@@ -458,6 +458,19 @@ _LEFT_IDS = " UNION ".join(
     for table in _PARTS
 )
 """The runs (their ids as stored) that rows of :data:`_PARTS` name but table runs lacks."""
+
+
+def _deleting(path: Path, run: str, tables: Iterable[str]) -> str:
+    """The ``sqlite3`` command that deletes the rows of ``run`` from ``tables`` (its
+    row of table runs by ``id``, those of its parts by ``run``)."""
+    quoted = run.replace("'", "''")
+    deletes = "; ".join(
+        f"DELETE FROM {table} WHERE {'id' if table == 'runs' else 'run'} = '{quoted}'"
+        for table in tables
+    )
+    return f'sqlite3 {path} "{deletes}"'
+
+
 _RUN_COLUMNS = ("id", "time", "git_commit", "info")
 """The columns of a stored run, in the order of :data:`RUN_FIELDS`."""
 
@@ -848,13 +861,12 @@ class History:
             return None
         shown = _decoded(run)
         held = ", ".join(f"{count} row(s) of table {table}" for table, count in counts)
-        quoted = shown.replace("'", "''")
-        delete = "; ".join(f"DELETE FROM {table} WHERE run = '{quoted}'" for table, _ in counts)
+        delete = _deleting(self.path, shown, [table for table, _ in counts])
         return (
             f"run {shown!r}: table runs holds no row of it, but {held} are left of it (a "
             "hand edit deleted its row?)",
-            "Restore its row of table runs from a copy of the history, or delete the rows "
-            f'left (sqlite3 {self.path} "{delete}")',
+            f"Restore its row of table runs from a copy of the history, or delete the rows "
+            f"left ({delete})",
         )
 
     def leftovers(self) -> list[str]:
@@ -890,9 +902,14 @@ class History:
             try:
                 runs.append(HistoryRun.from_json(self._run_json(rowid)))
             except FieldError as err:
-                note = f"run {_decoded(run_id)!r}: {described(err)}"
+                shown = _decoded(run_id)
+                note = f"run {shown!r}: {described(err)}"
                 if skipped is None:
-                    raise HistoryError(f"{self.path}: {note}") from None
+                    delete = _deleting(self.path, shown, (*reversed(_PARTS), "runs"))
+                    raise HistoryError(
+                        f"{self.path}: {note}; correct it in the history, or restore the "
+                        f"history from a copy, or delete the run ({delete})"
+                    ) from None
                 skipped.append(note)
         if skipped is not None:
             skipped.extend(self.leftovers())
