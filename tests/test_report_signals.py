@@ -56,6 +56,23 @@ def test_a_latest_value_worse_than_the_first_without_a_fitted_trend_is_no_trend(
     assert trends(success=[0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.49]) == {}
 
 
+def test_a_trend_over_recordings_of_other_cases_says_the_cases_changed() -> None:
+    # three passing cases dropped from the file read as "success fell from 0.875 to
+    # 0.800", the agent unchanged
+    fell = runs(success=[0.875, 0.875, 0.8])
+    ids = [("a", "b", "c"), ("a", "b", "c"), ("a", "d")]
+    changed = [
+        HistoryRun(r.id, r.time, None, r.metrics, tuple(CaseSummary(i, 5, 4, 5) for i in held))
+        for r, held in zip(fell, ids, strict=True)
+    ]
+    detail = {s.subject: s.detail for s in trend_signals(changed, ReportConfig())}["success"]
+    assert detail.endswith(
+        "; the cases changed over these recordings (3 of the 4 cases not run in every one, "
+        "e.g. b): part of the change may be the cases', not the agent's"
+    )
+    assert "cases changed" not in trends(success=[0.875, 0.875, 0.8])["success"]
+
+
 def recorded(answers: str, success: float, day: int) -> HistoryRun:
     """A run of one recording (``answers``, the digest of what its one case answered)
     on November ``day``: its case passed ``success`` of 8 samples."""

@@ -63,11 +63,12 @@ def trend_signals(
     found = []
     for name, metric in METRICS.items():
         priced = name in PRICED
-        values = [
-            v
-            for v in (run.metrics.get(name) for run in runs if not (priced and id(run) in apart))
-            if v is not None
+        measured = [
+            (run, value)
+            for run in runs
+            if not (priced and id(run) in apart) and (value := run.metrics.get(name)) is not None
         ]
+        values = [value for _, value in measured]
         left_out = sum(run.metrics.get(name) is not None for run in runs) - len(values)
         if len(values) < config.min_runs:
             continue
@@ -82,16 +83,33 @@ def trend_signals(
         shown = f"{abs(change):.3f}" if share else f"{abs(change) / mean * 100:.1f}% of its mean"
         way = "fell" if change < 0 else "rose"
         alike = f" priced alike, {left_out} priced at other prices left out" if left_out else ""
+        changed = _cases_changed([run for run, _ in measured])
         found.append(
             Signal(
                 "trending down",
                 name,
                 f"{way} from {metric.format(values[0])} to {metric.format(values[-1])} over "
                 f"the last {plural(len(values), 'distinct recording')}{alike} (fitted trend: "
-                f"{way} by {shown}; tolerance {config.trend:g})",
+                f"{way} by {shown}; tolerance {config.trend:g}){changed}",
             )
         )
     return found
+
+
+def _cases_changed(runs: Sequence[HistoryRun]) -> str:
+    """``; the cases changed over these recordings ...`` when ``runs`` did not all run
+    the same cases (a case added, renamed or removed): a metric then moves with the
+    cases as well as with the agent. Empty when they did."""
+    held = [{case.case for case in run.cases} for run in runs]
+    every = set().union(*held)
+    apart = every - held[0].intersection(*held[1:]) if held else set()
+    if not apart:
+        return ""
+    return (
+        f"; the cases changed over these recordings ({len(apart)} of the {len(every)} "
+        f"cases not run in every one, e.g. {sorted(apart)[0]}): part of the change may be "
+        "the cases', not the agent's"
+    )
 
 
 def assertion_signals(runs: Sequence[HistoryRun], config: ReportConfig) -> list[Signal]:
