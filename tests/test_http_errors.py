@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from loopback import ChunkedEvents, serving
-from replaygate.errors import FixtureFormatError, FixtureMismatchError
+from replaygate.errors import FixtureFormatError, FixtureMismatchError, ReplayErrorCaughtWarning
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
@@ -463,6 +463,34 @@ def test_a_stream_closed_early_from_the_simulator_says_how_to_record_it_from_the
     message = str(caught.value)
     assert 'It was recorded from the simulator (meta.source "sim")' in message, message
     assert "pytest `--replaygate-simulator=NAME`" in message, message
+
+
+def test_a_stream_read_further_than_recorded_that_the_code_caught_is_raised_again(
+    tmp_path: Path,
+) -> None:
+    # code that fell back on any error read past a stream closed early: the run was green
+    store = tmp_path / "closed.jsonl"
+    body = {"model": "m", "max_tokens": 8, "stream": True, "messages": HI}
+    key = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+    def lines(client: httpx2.Client, stop: int | None = None) -> list[str]:
+        try:
+            with client, client.stream("POST", "/v1/messages", json=body, headers=key) as answer:
+                read = answer.iter_lines()
+                return [next(read)] if stop else list(read)
+        except Exception:
+            return ["fallback"]
+
+    with Simulator(behavior="echo") as sim:
+        url = sim.url
+        with intercept(store, "record-missing", approve_live=True):
+            lines(httpx2.Client(base_url=url), stop=1)
+    with pytest.warns(ReplayErrorCaughtWarning), intercept(store) as session:
+        assert lines(httpx2.Client(base_url=url)) == ["fallback"]
+    (error,) = session.raised
+    assert "closed this stream after 1 event(s)" in str(error)
+    with pytest.raises(FixtureMismatchError, match="closed this stream"):
+        session.raise_caught()
 
 
 def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path) -> None:

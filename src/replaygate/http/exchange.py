@@ -380,9 +380,15 @@ class Exchange:
             return self._while_busy(self._plan, request)
         except ReplaygateError as err:
             error = passthrough(err)
-            self._keep(error)
-            self._forked.tell_raised(error)
+            self.note_raised(error)
             raise error from None
+
+    def note_raised(self, error: ReplaygateError) -> None:
+        """Keep ``error``, a replay error raised to the code under test by a send of this
+        session or by a stream it replayed, among :attr:`raised` (its forked copies tell
+        their own to it): one the code caught fails the run once it returned."""
+        self._keep(error)
+        self._forked.tell_raised(error)
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
         sent = request_envelope(request, match_host=self.match_host)
@@ -435,6 +441,7 @@ class Exchange:
                 at=location,
                 model_api=model_api,
                 head=envelope.get("method") == "HEAD",
+                raised=self.note_raised,
             )
         except WireFormatError as err:
             where = (str(location.file), location.line)

@@ -37,11 +37,11 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, AnyStr, Literal, NamedTuple
 
 from replaygate import exact_json
-from replaygate.errors import WireFormatError, kind_of
+from replaygate.errors import ReplaygateError, WireFormatError, kind_of
 from replaygate.http.aws_events import is_aws_stream, stream_bytes
 from replaygate.http.envelope import body_field, raw_body_field, select_headers
 from replaygate.http.sse import SSEEvent, event_text
@@ -183,8 +183,10 @@ class Replayed(NamedTuple):
     store holding it and ``at`` its place there, and ``rerecord`` the command that records
     it anew (empty: the generic flags), ``from_simulator`` how to record it from the
     simulator again (empty: it was not recorded from it, or the command names it), for
-    error messages. A named tuple: one is made per replayed send, and a tuple is made
-    several times faster than a frozen dataclass.
+    error messages; ``raised`` is told a replay error the stream raises (a read past
+    where it was closed), so its session fails a run whose code caught it. A named tuple:
+    one is made per replayed send, and a tuple is made several times faster than a frozen
+    dataclass.
     """
 
     status: int
@@ -199,6 +201,7 @@ class Replayed(NamedTuple):
     from_simulator: str = ""
     store: str | os.PathLike[str] = ""
     at: Location | None = None
+    raised: Callable[[ReplaygateError], None] | None = None
 
     @property
     def body(self) -> bytes:
@@ -430,6 +433,7 @@ def replayed(
     model_api: bool = False,
     head: bool = False,
     live: bool = False,
+    raised: Callable[[ReplaygateError], None] | None = None,
 ) -> Replayed:
     """The replay form of a recorded response (to ``HEAD`` when ``head``: see
     :func:`_lengthed`); :class:`WireFormatError` names a bad field.
@@ -442,7 +446,8 @@ def replayed(
     the status carries one, is refused (:func:`_check_json_text`), and so is a whole
     success stream with no event, where the SDK would fail on them naming no fixture.
     ``live`` says ``record`` is what a server just sent, not a stored answer an edit or a
-    cassette's recorder could have broken."""
+    cassette's recorder could have broken; ``raised`` is told a replay error a stream
+    raises (:class:`Replayed`)."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -503,4 +508,5 @@ def replayed(
         from_simulator,
         store,
         at,
+        raised,
     )

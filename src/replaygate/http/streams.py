@@ -136,9 +136,12 @@ class ReplayByteStream:
                 f"after {count} event(s) while it was recorded, and this run reads further. "
                 f"{self._rerecord()}"
             )
-            return passthrough(
+            error = passthrough(
                 FixtureMismatchError(message, key=key, kind="other", record_mode="rerecord")
             )
+            if self._replayed.raised is not None:
+                self._replayed.raised(error)
+            return error
         name, message = self._replayed.error or ("RemoteProtocolError", "")
         cls = getattr(self.library, name, None)
         if not (isinstance(cls, type) and issubclass(cls, body_errors(self.library))):
