@@ -198,7 +198,12 @@ def find_secrets(
 
 
 def find_stream_secrets(
-    events: Any, path: str, safe: KnownSafe = NOTHING_SAFE, budget: Budget | None = None
+    events: Any,
+    path: str,
+    safe: KnownSafe = NOTHING_SAFE,
+    budget: Budget | None = None,
+    *,
+    lines: bool = False,
 ) -> list[SecretFinding]:
     """Secrets split across the events of a recorded stream, by the events' path.
 
@@ -207,13 +212,21 @@ def find_stream_secrets(
     stream are joined and scanned whole (see :mod:`replaygate.sanitize.stream`), and
     so is the text of the events whose ``data`` is not JSON (a plain ``data:``
     stream), in order; so are adjacent text blocks of one answer, joined
-    (:func:`~.secret_blocks.streamed_runs`). A finding's path names the first and last
-    event joined: ``response.events[3..7].data``. ``safe`` values are blanked out before the scan;
+    (:func:`~.secret_blocks.streamed_runs`), and each field of the events of a shape of a
+    server's own (:func:`~.stream.field_fragments`), read as encoded data is: for the token
+    families and written credentials. A finding's path names the first and last event
+    joined: ``response.events[3..7].data``, or with ``lines`` (the events are the lines
+    of a body), ``response.text (lines 2..8)``. ``safe`` values are blanked out before the scan;
     compressed data is read within ``budget``, the fixture's (a new one when not given).
     """
     if not isinstance(events, list):
         return []
-    from replaygate.sanitize.stream import encoded_fragments, event_data, fragments
+    from replaygate.sanitize.stream import (
+        encoded_fragments,
+        event_data,
+        field_fragments,
+        fragments,
+    )
 
     parsed = [event_data(event, _PLAIN) for event in events]
     owner: dict[int, int] = {}
@@ -224,7 +237,11 @@ def find_stream_secrets(
     texts = fragments(structured)
     joined = [
         (_spots(parts, owner), _whole(parts), encoded)
-        for encoded, groups in ((False, texts), (True, encoded_fragments(structured)))
+        for encoded, groups in (
+            (False, texts),
+            (True, encoded_fragments(structured)),
+            (True, field_fragments(structured)),
+        )
         for parts in groups.values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]
@@ -235,7 +252,7 @@ def find_stream_secrets(
     for spots, whole, encoded in joined:
         name = detect_in_text(safe.mask(whole), encoded=encoded, budget=budget)
         if name is not None:
-            findings.append(SecretFinding(f"{path}{_events(spots)}.data", name))
+            findings.append(SecretFinding(_where(path, spots, lines), name))
     # the text blocks of one answer, joined: first, a block alone may be flagged for less
     split = []
     for run in streamed_runs(texts):
@@ -247,7 +264,7 @@ def find_stream_secrets(
             first, last, name = found
             parts = [part for _, group in run[first : last + 1] for part in texts[group]]
             blocks = f"text blocks {run[first][0]}..{run[last][0]}"
-            where = f"{path}{_events(_spots(parts, owner))}.data"
+            where = _where(path, _spots(parts, owner), lines)
             split.append(SecretFinding(where, f"{name} (split across {blocks})"))
     return [*split, *findings]
 
@@ -262,10 +279,31 @@ def _whole(parts: list[tuple[dict[str, Any], str]]) -> str:
     return "".join(container[name] for container, name in parts)
 
 
-def _events(spots: list[int]) -> str:
-    """``[3]``, or ``[3..7]``: the first and last of the events ``spots``."""
+def _where(path: str, spots: list[int], lines: bool) -> str:
+    """``path[3..7].data``: the first and last of the events ``spots`` (``[3]`` for one);
+    ``path (lines 4..8)`` when the events are the lines of a body (counted from 1)."""
     first, last = spots[0], spots[-1]
-    return f"[{first}]" if first == last else f"[{first}..{last}]"
+    if lines:
+        return (
+            f"{path} (line {first + 1})"
+            if first == last
+            else f"{path} (lines {first + 1}..{last + 1})"
+        )
+    return f"{path}[{first}].data" if first == last else f"{path}[{first}..{last}].data"
+
+
+_JSON_LINES = re.compile(r"ndjson|jsonl|json-seq|jsonlines", re.IGNORECASE)
+"""Content types of a body of JSON lines a server may stream (Ollama's ``application/x-ndjson``)."""
+
+
+def _line_events(response: Mapping[str, Any]) -> list[dict[str, str]] | None:
+    """The lines of a response kept as text whose content type says JSON lines, each as the
+    ``data`` of an event (a blank line as an empty one, so a line keeps its number); else None."""
+    text, headers = response.get("text"), response.get("headers")
+    kind = headers.get("content-type") if isinstance(headers, dict) else None
+    if not isinstance(text, str) or not isinstance(kind, str) or not _JSON_LINES.search(kind):
+        return None
+    return [{"data": line} for line in text.split("\n")]
 
 
 _PLAIN = object()
@@ -346,6 +384,8 @@ def _fixture_secrets(
         if isinstance(response, dict) and "events" in response:
             events = response["events"]
             findings.extend(find_stream_secrets(events, f"{path}.events", safe, budget))
+        elif isinstance(response, dict) and (lines := _line_events(response)) is not None:
+            findings.extend(find_stream_secrets(lines, f"{path}.text", safe, budget, lines=True))
 
     def detect(text: str) -> str | None:
         return detect_in_text(safe.mask(text), "text", budget=budget)

@@ -16,7 +16,9 @@ of one block are joined as a client joins them, and the rules run on the whole:
   part (``output_text``, ``refusal``, ``reasoning_summary_text``, ``reasoning_text``,
   ``function_call_arguments``, ``custom_tool_call_input``, ``mcp_call_arguments``,
   ``code_interpreter_call_code``, ``audio.transcript``...);
-- a Gemini candidate's text parts.
+- a Gemini candidate's text parts;
+- for the secret scan only, the events of a shape of a server's own (:func:`field_fragments`):
+  each string field by its path.
 
 Field ``type`` and ``index`` values, and encoded data (audio bytes, a thinking block's
 signature: :func:`~.secret_entropy.encoded_field`, ``response.audio.delta``), are no
@@ -199,6 +201,34 @@ def encoded_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
     ``reasoning.encrypted`` and the ``signature`` of a ``reasoning.text`` entry of
     ``reasoning_details``, by its ``index``); a Gemini candidate's ``thoughtSignature``."""
     return _grouped(events, (_encoded,))
+
+
+def _leaves(value: Any, where: Group) -> Iterator[tuple[Group, Fragment]]:
+    """The string fields of ``value`` at any depth, each by its path below ``where``."""
+    if isinstance(value, dict):
+        for name, child in value.items():
+            if isinstance(child, str):
+                yield (*where, name), (value, name)
+            else:
+                yield from _leaves(child, (*where, name))
+    elif isinstance(value, list):
+        for position, child in enumerate(value):
+            yield from _leaves(child, (*where, position))
+
+
+_KNOWN: tuple[_Source, ...] = (_anthropic, _openai, _openai_responses, _gemini, _encoded)
+
+
+def field_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
+    """The string fields of the events no known stream shape reads (a server's format of its
+    own: Ollama's NDJSON lines, SSE events of JSON it names itself), the values of each field
+    path joined in stream order, for the paths two or more events hold."""
+    groups: dict[Group, list[Fragment]] = {}
+    for event in events:
+        if isinstance(event, dict) and not any(next(read(event), None) for read in _KNOWN):
+            for group, fragment in _leaves(event, ()):
+                groups.setdefault(group, []).append(fragment)
+    return {group: parts for group, parts in groups.items() if len(parts) > 1}
 
 
 def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tuple[int, str]]:
