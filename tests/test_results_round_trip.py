@@ -60,6 +60,14 @@ def with_message(message: Any) -> SampledResult:
     return replace(result, samples=(replace(first, outcomes=(outcome,)), *result.samples[1:]))
 
 
+def with_output(output: Any) -> SampledResult:
+    """A sampled case whose first sample's output is ``output`` as given: set by hand (a
+    sampled run keeps an output of keys JSON writes alike as its text)."""
+    result = sampled(lambda i: "a", Check("c", "gate", lambda v: None))
+    first = replace(result.samples[0], output=output)
+    return replace(result, samples=(first, *result.samples[1:]))
+
+
 BAD_CASES: dict[str, Callable[[], SampledResult]] = {
     "case=None": lambda: replace(
         sampled(lambda i: "a", contains_check(["a"], kind="gate")), case=None
@@ -68,9 +76,7 @@ BAD_CASES: dict[str, Callable[[], SampledResult]] = {
         lambda i: "a", contains_check(["a"], kind="gate", name="x\ud800")
     ),
     "message=5": lambda: with_message(5),
-    "output {1: 2, '1': 3}": lambda: sampled(
-        lambda i: {1: 2, "1": 3}, Check("c", "gate", lambda v: None)
-    ),
+    "output {1: 2, '1': 3}": lambda: with_output({1: 2, "1": 3}),
 }
 REASONS = {
     "case=None": "cases[0].case: must be a non-empty string, got null",
