@@ -27,7 +27,7 @@ from replaygate.cli.choices import (
     missing_setting,
 )
 from replaygate.cli.json_out import echo_json, prints_to_stderr
-from replaygate.cli.live import live_model, recorded_source, source_option
+from replaygate.cli.live import check_recordable, live_model, recorded_source, source_option
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -278,6 +278,7 @@ def eval_cmd(
         prices = _prices(config, prices_path)
         recipe = None
         if record_mode:
+            check_recordable(settings)  # in this process, before any --jobs worker starts
             cap = spending_cap(max_cost, config.max_cost, prices, simulator)
             recipe = RecordRecipe(
                 functools.partial(live_model, settings, simulator, seed),

@@ -117,6 +117,20 @@ def _check_base_url(url: str | None, instead: str = _INSTEAD) -> None:
         )
 
 
+def check_recordable(settings: RequestSettings) -> None:
+    """End the command when the agent's settings name an interface other than
+    ``anthropic.messages``: the commands record through the ``anthropic`` SDK, which would
+    refuse the other interface's request with an error of its own arguments."""
+    if settings.interface != AnthropicModel.interface:
+        raise CommandError(
+            f"the agent declares interface {settings.interface!r} in its settings, and this "
+            f"command records through the anthropic SDK ({AnthropicModel.interface} only); "
+            "nothing was sent: record it from Python, a RecordingModel (or run_eval's "
+            "RecordPlan) over the live model of that interface "
+            "(replaygate.models.live.LIVE_MODELS), then replay and gate it here"
+        )
+
+
 @contextlib.contextmanager
 def live_model(
     settings: RequestSettings, simulator: bool, seed: int, instead: str = _INSTEAD
@@ -132,6 +146,7 @@ def live_model(
     """
     from replaygate.sim import Simulator
 
+    check_recordable(settings)
     anthropic = require("anthropic", "anthropic", "recording")
     # Given explicitly, as the SDK would choose it for a call of max_tokens (an hour per
     # 128,000 tokens, at least 10 minutes): left to choose, the SDK refuses a call that
