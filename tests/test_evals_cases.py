@@ -276,3 +276,21 @@ def test_a_line_of_nul_bytes_is_named_as_a_crash_leaves_it(tmp_path: Path, tail:
         f"{path}:2: a line of {count:,} NUL byte(s) and nothing else, where a crash leaves "
         "data that was never written: delete it"
     )
+
+
+@pytest.mark.parametrize("doc_id", ["faq#3", "KB 12", "policy@v2", "_draft"])
+def test_an_expected_doc_id_no_answer_can_cite_is_refused(tmp_path: Path, doc_id: str) -> None:
+    # an answer citing [faq#3] extracted no citation: every sample failed, recall 0
+    case = {"id": "c", "question": "q", "expected_doc_ids": ["kb:leave", doc_id]}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps({**case, "samples": 1, "floor": 1}) + "\n", encoding="utf-8")
+    with pytest.raises(CaseFormatError, match=f":1: expected_doc_ids: '{doc_id}' cannot be cited"):
+        load_eval_cases(path)
+
+
+def test_expected_doc_ids_of_the_citation_grammar_are_taken(tmp_path: Path) -> None:
+    ids = ["kb:leave", "notes/rag.md", "api-v1.2", "1", "ｄｏｃ-ｒａｇ"]  # full-width: NFKC
+    path = tmp_path / "cases.jsonl"
+    case = {"id": "c", "question": "q", "expected_doc_ids": ids, "samples": 1, "floor": 1}
+    path.write_text(json.dumps(case, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert load_eval_cases(path)[0].expected_doc_ids == tuple(ids)

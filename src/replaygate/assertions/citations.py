@@ -21,12 +21,19 @@ _ID = r"[^\W_](?:[\w.:/-]*\w)?"
 CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
 """A citation bracket; group 1 holds its ids and separators."""
 _SEPARATOR = re.compile(r"\s*[,;]\s*")
+_ID_ONLY = re.compile(_ID)
 
 
 def citation_id(doc_id: str) -> str:
     """``doc_id`` as :func:`extract_citations` gives it (NFKC): an expected id compared with
     the cited ones is normalized the same way, so ``doc-cafe\u0301`` matches itself."""
     return unicodedata.normalize("NFKC", doc_id)
+
+
+def citable(doc_id: str) -> bool:
+    """Whether ``[doc_id]`` in an answer is read as a citation of ``doc_id`` (NFKC): an id
+    outside the grammar (``faq#3``, ``KB 12``) is never extracted, so never cited."""
+    return _ID_ONLY.fullmatch(citation_id(doc_id)) is not None
 
 
 def extract_citations(text: str) -> tuple[str, ...]:

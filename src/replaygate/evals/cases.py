@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import json_schema, jsondoc, strict_json
+from replaygate.assertions.citations import citable
 from replaygate.errors import (
     LFS_POINTER,
     has_control,
@@ -239,6 +240,14 @@ def parse_case(raw: str, file: str, line: int) -> EvalCase:
         raise fail(str(err)) from None
     must_contain = _strings(record, "must_contain", fail)
     expected = _strings(record, "expected_doc_ids", fail)
+    for doc_id in expected:
+        if not citable(doc_id):
+            raise fail(
+                f"expected_doc_ids: {doc_id!r} cannot be cited: an answer's [{doc_id}] is not "
+                "read as a citation (an id is a letter or digit, then letters, digits, '_', "
+                "'-', '.', ':' or '/', ending in a letter, digit or '_'), so every sample "
+                "would fail its citations; give the document an id of that form"
+            )
     schema = _schema(record, fail)
     signals = _strings(record, "signals", fail)
     for name in signals:
