@@ -138,6 +138,19 @@ def test_a_store_without_a_project_uses_the_defaults(
     assert b"bob@corp.com for ACME Corp" in store.read_bytes()
 
 
+def test_a_store_in_a_folder_linked_in_from_no_project_is_the_projects(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lookup went by the folder linked to, above which no pyproject.toml is: the
+    # project's rules were not applied, and bob@corp.com was written as it was.
+    (tmp_path / "shared").mkdir()
+    (project / "tests" / "fixtures").symlink_to(tmp_path / "shared")
+    monkeypatch.chdir(project / "tests")
+    assert store_pyproject("fixtures/rc.jsonl") == project / "pyproject.toml"
+    assert redacted(record("fixtures/rc.jsonl"))
+    assert b"bob@corp.com" not in (tmp_path / "shared" / "rc.jsonl").read_bytes()
+
+
 def test_fixtures_shipped_in_an_installed_package_use_the_defaults(project: Path) -> None:
     installed = project / ".venv" / "lib" / "python3.11" / "site-packages" / "agentkit"
     (installed / "data").mkdir(parents=True)

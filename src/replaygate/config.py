@@ -304,7 +304,12 @@ def find_pyproject(start: StrPath | None = None) -> Path | None:
     project's all the same: it is refused (:class:`TomlFileError`), never passed over
     for a folder above's, whose settings and store are another project's.
     """
-    folder = os.path.realpath(start if start is not None else ".")
+    return _walk_up(os.path.realpath(start if start is not None else "."))
+
+
+def _walk_up(folder: str) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above the absolute path ``folder``, taken as
+    written (:func:`find_pyproject`)."""
     while True:
         found = _project_file(os.path.join(folder, PYPROJECT))
         if found is not None:
@@ -339,12 +344,17 @@ def _project_file(candidate: str) -> Path | None:
 def store_pyproject(store: StrPath | None, root: StrPath | None = None) -> Path | None:
     """The ``pyproject.toml`` of the project that owns ``store``, or None.
 
-    The nearest one at or above ``store``; else ``root``'s (the pytest rootdir), if
-    given. Only when neither is known is it the one found from the current folder.
+    The nearest one at or above ``store``, its symbolic links followed; with none there,
+    the nearest above the path as named (a store in a folder linked into the project from
+    outside any, ``tests/fixtures -> /srv/shared``, is the project's); else ``root``'s
+    (the pytest rootdir), if given. Only when neither is known is it the one found from
+    the current folder.
     """
     if store is None and root is None:
         return find_pyproject()
     found = find_pyproject(store) if store is not None else None
+    if found is None and store is not None:
+        found = _walk_up(os.path.abspath(store))
     if found is None and root is not None:
         found = _project_file(os.path.join(os.path.realpath(root), PYPROJECT))
     return found
