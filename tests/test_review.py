@@ -329,6 +329,22 @@ def test_errors_name_what_is_wrong(repo: Path, recordings: Recordings, tmp_path:
     assert "tests/fixtures/rc.jsonl:2: malformed JSON" in done.output
 
 
+def test_a_store_linked_in_from_outside_the_repository_is_named_so(
+    repo: Path, tmp_path: Path
+) -> None:
+    # It said to run the command inside the repository, which it was run in.
+    (tmp_path / "shared").mkdir()
+    (repo / "tests").mkdir()
+    (repo / "tests" / "fixtures").symlink_to(tmp_path / "shared")
+    done = diff("tests/fixtures")
+    assert done.exit_code == 2
+    assert (
+        f"tests/fixtures leads through a symbolic link to {tmp_path / 'shared'}, which is not "
+        "inside a git repository (git versions a link, not what it leads to)"
+    ) in done.output
+    assert "run it inside" not in done.output
+
+
 def _no_git(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(repo / "no-bin"))
 

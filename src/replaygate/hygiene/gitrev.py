@@ -97,6 +97,21 @@ def _existing_ancestor(path: Path) -> Path:
     return Path.cwd()
 
 
+def _outside(path: Path, real: Path) -> str:
+    """Why ``path``, whose links lead to ``real``, is in no repository: a symbolic link
+    on its way leads out of the one the command runs in, which holds the link only."""
+    if real == Path(os.path.abspath(path)):
+        return (
+            "is not inside a git repository; `replaygate diff` compares fixtures between "
+            "git revisions (run it inside the repository)"
+        )
+    return (
+        f"leads through a symbolic link to {real}, which is not inside a git repository "
+        "(git versions a link, not what it leads to): diff the fixtures where they are "
+        "versioned, or commit them in place of the link"
+    )
+
+
 @dataclass(frozen=True)
 class Repo:
     """A git repository, found from a path inside it.
@@ -117,16 +132,14 @@ class Repo:
         """The repository holding ``path`` (which may not exist on disk): for a path in a
         git submodule, the superproject the command runs in (the working directory lies
         in it, not in the submodule), whose revisions ``--base`` and ``--head`` name."""
-        where = _existing_ancestor(resolved(path))
+        real = resolved(path)
+        where = _existing_ancestor(real)
         try:
             top = run_git(["rev-parse", "--show-toplevel"], where)
         except HygieneError as err:
             if NOT_A_REPOSITORY not in str(err):  # no git, or a repository it will not read
                 raise
-            raise HygieneError(
-                f"{path} is not inside a git repository; `replaygate diff` compares "
-                "fixtures between git revisions (run it inside the repository)"
-            ) from None
+            raise HygieneError(f"{path} {_outside(path, real)}") from None
         root = Path(os.fsdecode(top.strip())).resolve()
         here = Path.cwd().resolve()
         while not here.is_relative_to(root):
