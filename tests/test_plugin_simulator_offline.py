@@ -190,3 +190,33 @@ def test_a_refused_client_of_a_marked_test_asking_for_a_factory_is_told_the_caus
     replayed.assert_outcomes(failed=1)
     replayed.stdout.fnmatch_lines([cause])
     assert "this run records" not in replayed.stdout.str()
+
+
+SIDE_FILE = """
+import pytest
+import requests
+
+
+@pytest.mark.replaygate
+def test_agent_counts_tokens():
+    requests.get("https://files.example.com/encodings/o200k_base.tiktoken", timeout=5)
+"""
+
+
+def test_a_request_to_no_model_api_the_intercept_sent_is_told_so(
+    pytester: pytest.Pytester,
+) -> None:
+    """A marked test's own request to no provider's API (a tokenizer file tiktoken fetches)
+    goes through its intercept where it is addressed, and is refused there: the note says
+    so and to stop it at its source, not that its client was built outside the intercept."""
+    pytester.makepyfile(test_side=SIDE_FILE)
+    recorded = pytester.runpytest(*RECORD)
+    recorded.assert_outcomes(failed=1)
+    recorded.stdout.fnmatch_lines(
+        [
+            "*replaygate: the test's intercept sent GET /encodings/o200k_base.tiktoken where it"
+            " is addressed: it calls no provider's API*stop it at its source*TIKTOKEN_CACHE_DIR*"
+        ]
+    )
+    assert "built outside the test's intercept" not in recorded.stdout.str()
+    assert "recording again does not reach" not in recorded.stdout.str()

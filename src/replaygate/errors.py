@@ -611,6 +611,12 @@ class NetworkBlockedError(ReplaygateError, ConnectionError):
     show (aiohttp's ``Cannot connect to host example.com:443 ssl:default [...]``), where
     they would show ``None``."""
 
+    sent_live: str | None = None
+    """The request (``GET /encodings/o200k_base.tiktoken``) an HTTP session of replaygate
+    sent live when the block refused it, set by that session; None for a client it does
+    not intercept. Recording from a simulator, such a request calls no provider's API: it
+    goes where it is addressed, not to the simulator, and is refused there."""
+
     @property
     def strerror(self) -> str:  # type: ignore[override]  # read from the message
         """The message."""

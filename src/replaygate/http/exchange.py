@@ -38,6 +38,7 @@ from replaygate.errors import (
     FixtureFormatError,
     FixtureMismatchError,
     LiveSendFailedWarning,
+    NetworkBlockedError,
     ReplaygateError,
     SecretInFixtureError,
     SimulatorRefusalError,
@@ -751,9 +752,12 @@ class Exchange:
             yield
         except BaseException as err:
             self.gave_up(slot)
-            if isinstance(err, Exception) and not any(
-                isinstance(e, ReplaygateError) for e in exception_chain(err)
-            ):  # refused by replaygate (the network blocked), whatever the library wrapped it in
+            ours = [e for e in exception_chain(err) if isinstance(e, ReplaygateError)]
+            for blocked in ours:  # the plugin tells a request it sent from another client's
+                if isinstance(blocked, NetworkBlockedError):
+                    blocked.sent_live = slot.request
+            if isinstance(err, Exception) and not ours:
+                # refused by replaygate (the network blocked), whatever the library wrapped it in
                 warnings.warn(failed_send(slot.request, err), LiveSendFailedWarning, stacklevel=3)
             raise
 

@@ -6,7 +6,9 @@ test that asks for a fixture over its store (a client factory) is given no
 ``replaygate_intercept``, so the clients it and the code under test build themselves
 are not answered; a test that does not use replaygate is refused because the session
 runs others that do (pytest-recording recording a ``vcr`` test's cassette, say); and a
-run that records from the simulator is recording already.
+run that records from the simulator is recording already. A request the test's intercept
+did send while recording from the simulator is one to no provider's API (a tokenizer
+file): sent where it is addressed, it is refused there.
 """
 
 from __future__ import annotations
@@ -18,12 +20,25 @@ from replaygate.pytest_plugin.fixture_info import needing
 
 INTERCEPT = "replaygate_intercept"
 
+SIDE_REQUEST = (
+    "replaygate: the test's intercept sent {request} where it is addressed: it calls no "
+    "provider's API, so it does not go to the simulator, and nothing beyond loopback is "
+    "reached while recording from it. If the code under test sends it of its own (a "
+    "framework fetching a tokenizer or price file, telemetry), stop it at its source rather "
+    "than record it (tiktoken: fill TIKTOKEN_CACHE_DIR beforehand; see docs/frameworks.md)."
+)
+"""The note of a request the test's intercept sent live and the block refused."""
+
 
 def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -> str | None:
     """The note for ``item``'s failure ``failed`` when it carries a refusal of the network
     block, naming what the plugin knows of its cause; None otherwise."""
-    if not any(isinstance(error, NetworkBlockedError) for error in exception_chain(failed)):
+    refused = [e for e in exception_chain(failed) if isinstance(e, NetworkBlockedError)]
+    if not refused:
         return None
+    sent = refused[0].sent_live
+    if recording and sent is not None:
+        return SIDE_REQUEST.format(request=sent)
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
     names = getattr(item, "fixturenames", ())
