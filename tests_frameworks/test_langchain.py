@@ -315,6 +315,27 @@ def test_structured_output_streamed_on_the_responses_api_replays(store: Path) ->
     )
 
 
+def batched(provider: str, hosts: Hosts) -> list[str]:
+    """The same prompt three times, by ``batch`` and by ``abatch``, one at a time
+    (``max_concurrency=1``), as docs/frameworks.md says for identical prompts."""
+    chat, one_at_a_time = model(hosts, provider), {"max_concurrency": 1}
+    prompts = ["Pick a number."] * 3
+    replies = chat.batch(prompts, config=one_at_a_time)
+    replies += asyncio.run(chat.abatch(prompts, config=one_at_a_time))
+    return [text(reply) for reply in replies]
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_identical_prompts_batched_one_at_a_time_replay_in_their_order(
+    store: Path, provider: str
+) -> None:
+    """Six answers recorded for one request come back in the order recorded, each replay."""
+    answers = [f"answer {i}" for i in range(6)]
+    script = ScriptBehavior([ModelResponse(text=answer) for answer in answers])
+    assert record(store, partial(batched, provider), behavior=script) == answers
+    assert replay_three_times(store, partial(batched, provider), UNUSED_LOOPBACK) == answers
+
+
 @tool("get_weather")
 def get_weather_of_a_town(city: str) -> str:
     """The weather in a town."""
