@@ -489,6 +489,26 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
         }
 
 
+def test_a_send_on_a_closed_event_loop_is_told_to_use_a_client_of_the_loop(
+    tmp_path: Path,
+) -> None:
+    """An async client used from a second event loop (``ChatOpenAI``'s shared client in a
+    second async test) fails with ``Event loop is closed``: the warning names that cause and
+    its remedy, not an API to wait for."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise RuntimeError("Event loop is closed")
+
+    with intercept(tmp_path / "loop.jsonl", "record-missing", approve_live=True):
+        client = httpx2.Client(transport=httpx2.MockTransport(handler))
+        with pytest.warns(LiveSendFailedWarning) as warned, pytest.raises(RuntimeError):
+            client.get("https://example.test/answer")
+    (message,) = [str(warning.message) for warning in warned]
+    assert "an event loop that has ended" in message
+    assert "Give each event loop a client of its own" in message
+    assert "once the live API answers" not in message
+
+
 def originals() -> list[Any]:
     """The send method of each client class intercept patches, as it is now."""
     send_methods = [

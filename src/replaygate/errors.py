@@ -653,12 +653,29 @@ def failed_send(request: str, err: BaseException, how: str = "failed before any 
     and path, ``POST /v1/messages``) that ``err`` ended (``how``: before any answer, or
     with its answer cut before its end)."""
     reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    remedy = CLOSED_LOOP_REMEDY if _closed_loop(err) else OUTAGE_REMEDY
     return (
         f"the live send of {request} {how} "
         f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
-        "where a retry of it was answered, sends it once less than this recording did. "
-        "Record it again once the live API answers it."
+        f"where a retry of it was answered, sends it once less than this recording did. {remedy}"
     )
+
+
+OUTAGE_REMEDY = "Record it again once the live API answers it."
+"""What a send that failed of the API's or the network's doing is told to do."""
+
+CLOSED_LOOP_REMEDY = (
+    "The API did not fail: the client sent on a connection of an event loop that has ended "
+    "(one async client used from several event loops: a second asyncio.run, another async "
+    "test). Give each event loop a client of its own, or make the async calls in one event "
+    "loop (docs/frameworks.md, LangChain), then record it again."
+)
+"""What a send that met the closed event loop of its connection is told to do."""
+
+
+def _closed_loop(err: BaseException) -> bool:
+    """Whether ``err`` is asyncio's refusal of a connection whose event loop has ended."""
+    return isinstance(err, RuntimeError) and str(err) == "Event loop is closed"
 
 
 class ReplayErrorCaughtWarning(ReplaygateWarning):
