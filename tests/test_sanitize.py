@@ -338,6 +338,23 @@ def test_builtin_classes(kind: str, text: str, changed: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("order +14155552671 12345678 shipped", " 12345678 shipped"),
+        ("call +33 6 12 34 56 78 12345 today", " 12345 today"),
+    ],
+)
+def test_a_number_followed_by_more_digit_groups_is_replaced_and_the_groups_kept(
+    text: str, kept: str
+) -> None:
+    # groups of up to eight digits after a +: an order number after a phone number made
+    # one run of more digits than a number holds, and the number was stored as it was
+    out = TextRules(["phone"]).apply(text)
+    assert "4155552671" not in out and "12 34 56 78" not in out, out
+    assert out.endswith(kept) and out.count("555-01") == 1, out
+
+
+@pytest.mark.parametrize(
     "address", ["jörg@corp-mail.com", "müller.hans@corp.de", "alice@corp-mäil.com", "李@公司.中国"]
 )
 def test_an_address_with_letters_beyond_ascii_is_replaced_whole(address: str) -> None:

@@ -85,9 +85,24 @@ _FICTIONAL_PHONE = re.compile(r"1?[0-9]{3}55501[0-9]{2}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+def _leading_phone(text: str) -> str:
+    """``text``, a ``+`` number run on into more groups than a number holds (``+14155552671
+    12345678``, an order number after it), with the longest run of its leading groups that
+    is a number (10 to 15 digits) replaced, the groups after it kept as they were."""
+    pieces = re.split(r"([ \-.])", text)
+    for end in range(len(pieces) - 2, 0, -2):  # drop the last group (and its separator)
+        head = "".join(pieces[:end])
+        if len(re.sub(r"[^0-9]", "", head)) <= 15:
+            match = _PHONE.fullmatch(head)
+            return (_phone(match) if match else head) + "".join(pieces[end:])
+    return text
+
+
 def _phone(match: re.Match[str]) -> str:
     text = match.group(0)
     digits = re.sub(r"[^0-9]", "", text)
+    if text.startswith("+") and len(digits) > 15:
+        return _leading_phone(text)
     if not 10 <= len(digits) <= 15 or _FICTIONAL_PHONE.fullmatch(digits):
         return text
     prefixed = text.startswith("+") or "(" in text
