@@ -129,7 +129,7 @@ def test_a_plain_agent_is_recorded_replayed_and_shown_by_module_and_function(
     assert caught.exit_code == 1, caught.output
     assert "Error: no fixture recorded for this request" in caught.output
     assert "What is RAG? Briefly." in caught.output
-    assert "the agent caught this error and went on" in caught.output
+    assert "the code under test caught this error and went on" in caught.output
     assert NOT_FOUND not in caught.output
 
 
@@ -171,7 +171,7 @@ def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:
     caught = invoke("eval", "--no-history", "--agent", "plain_agent:forgiving")
     assert caught.exit_code == 2, caught.output
     assert "no fixture recorded for this request" in caught.output
-    assert "the agent caught this error and went on" in caught.output
+    assert "the code under test caught this error and went on" in caught.output
     assert "raised in sample 0 of 1 of case rag" in caught.output
 
 

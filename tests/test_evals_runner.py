@@ -191,7 +191,7 @@ def test_a_miss_the_agent_catches_still_stops_the_eval(
         case = EvalCase("new", "What is a fixture?", 3, 1, must_contain=("fixture",))
     with pytest.raises(FixtureMismatchError) as caught:
         run_eval([case], store, agent=agent, settings=SETTINGS)
-    assert "the agent caught this error and went on; a miss must not be hidden" in (
+    assert "the code under test caught this error and went on; a miss must not be hidden" in (
         caught.value.__notes__
     )
     assert f"raised in sample 0 of {case.samples} of case {case.id}" in caught.value.__notes__

@@ -372,7 +372,7 @@ def test_a_fake_raises_again_the_error_of_its_own_an_agent_caught(
     assert [type(e) for e in model.raised] == [kept]
     with pytest.raises(kept) as info:
         model.raise_caught()
-    assert "the agent caught this error and went on" in info.value.__notes__[0]
+    assert "the code under test caught this error and went on" in info.value.__notes__[0]
 
 
 def test_an_error_a_function_model_is_given_to_raise_is_not_kept() -> None:

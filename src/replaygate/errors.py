@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
 check that none was hidden (each holds its traceback's frames)."""
-CAUGHT_NOTE = "the agent caught this error and went on; a miss must not be hidden"
+CAUGHT_NOTE = "the code under test caught this error and went on; a miss must not be hidden"
 """The note of a kept replay error raised again once the code that caught it returned."""
 
 
