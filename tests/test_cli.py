@@ -17,8 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from forked_cli import Forker
+from replaygate.cli import main
 from replaygate.cli.demo import demo
 from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.cli.options import SIMULATOR_SEED
@@ -173,6 +175,8 @@ def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> Non
     done = replaygate("show", key, "--fixtures", str(recorded))
     assert done.returncode == 0
     assert f'"key": "{key}"' in done.stdout and f"{recorded}:1" in done.stdout
+    upper = CliRunner().invoke(main, ["show", key.upper(), "--fixtures", str(recorded)])
+    assert upper.exit_code == 0 and f'"key": "{key}"' in upper.output  # a digest's case
     missing = replaygate("show", "ffffffffffff", "--fixtures", str(recorded))
     assert missing.returncode == 1 and "no fixture with key 'ffffffffffff'" in missing.stderr
     short = replaygate("show", key[:6], "--fixtures", str(recorded))

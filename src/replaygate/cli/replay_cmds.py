@@ -264,7 +264,8 @@ def record(
 def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None:
     """Print the fixture(s) whose key starts with KEY.
 
-    KEY is the stored key (12 characters) or a longer start of the request's digest.
+    KEY is the stored key (12 characters) or a longer start of the request's digest,
+    in either case.
 
     Example:
 
@@ -273,7 +274,8 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     """
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
-    found = FixtureStore.open(fixtures).get(key)
+    store = FixtureStore.open(fixtures)
+    found = store.get(key) or (store.get(key.lower()) if key != key.lower() else [])
     if not found:
         raise click.ClickException(f"no fixture with key {key!r} in {fixtures}")
     for loc, fixture in found:
