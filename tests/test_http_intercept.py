@@ -230,6 +230,21 @@ def test_a_miss_the_code_under_test_caught_warns_as_the_block_ends(tmp_path: Pat
     assert CAUGHT_NOTE in raised.value.__notes__
 
 
+def test_a_miss_leaving_the_block_names_the_misses_caught_before_it(tmp_path: Path) -> None:
+    with pytest.raises(FixtureMismatchError) as raised, intercept(tmp_path / "none.jsonl"):
+        assert with_fallback(None) == "fallback answer"  # the first miss, hidden
+        asyncio.run(async_user_code(None))
+    (note,) = raised.value.__notes__
+    assert note.startswith(
+        "1 other replay error(s) raised inside this intercept() block were caught by the "
+        "code under test before this one. The first: no fixture recorded for this HTTP "
+        "request (POST https://api.anthropic.com/v1/messages): key "
+    )
+    with pytest.raises(FixtureMismatchError) as alone, intercept(tmp_path / "none.jsonl"):
+        user_code(None)
+    assert not getattr(alone.value, "__notes__", None)
+
+
 def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReplayErrorCaughtWarning)

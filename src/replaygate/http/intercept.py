@@ -37,6 +37,7 @@ from replaygate.errors import (
     ReplayErrorCaughtWarning,
     ReplaygateError,
     TaskOutlivesBlockWarning,
+    exception_chain,
 )
 from replaygate.http.active import answering_with, entered_in
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
@@ -224,6 +225,21 @@ def caught_inside(caught: list[ReplaygateError]) -> str:
     )
 
 
+def caught_beside(error: ReplaygateError, raised: list[ReplaygateError]) -> str | None:
+    """The note of ``error``, a replay error leaving an intercept() block, naming the
+    other replay errors raised inside it (``raised``) that the code under test caught
+    before (often the first miss, a fallback's send then missing too), or None."""
+    chained = set(map(id, exception_chain(error)))
+    hidden = [e for e in raised if id(e) not in chained]
+    if not hidden:
+        return None
+    first = str(hidden[0]).splitlines()[0]
+    return (
+        f"{len(hidden)} other replay error(s) raised inside this intercept() block were "
+        f"caught by the code under test before this one. The first: {first}"
+    )
+
+
 @contextmanager
 def intercepting(exchange: Exchange) -> Iterator[None]:
     """``exchange`` answers the intercepted clients while inside; nothing else (the network
@@ -275,7 +291,13 @@ def intercept(
                 exchange.session.source = "sim"
         stack.enter_context(intercepting(exchange))
         stack.callback(exchange.finish_open)  # a stream its reader left open: what it read
-        yield exchange
+        try:
+            yield exchange
+        except ReplaygateError as err:
+            hidden = caught_beside(err, exchange.raised[before[1] :])
+            if hidden is not None:
+                err.add_note(hidden)
+            raise
     if exchange.recording and (exchange.sent, len(exchange.raised)) == before:
         # a request refused before it was counted (a body that cannot be decoded) was seen
         warnings.warn(nothing_recorded(), NothingRecordedWarning, stacklevel=3)
