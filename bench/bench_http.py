@@ -49,7 +49,11 @@ they run (two clock reads a call), so the gap splits into the plan itself and wh
 SDK's own work costs more after it. A fourth client, taking its turn too, is a floor that
 answers each call with that call's own answer, as replay does, where the floor answers
 every call with answer 0 (the SDK reads answers of other lengths and texts: a few
-percent more than the constant one).
+percent more than the constant one). A fifth client is replaygate with a bare plan: before
+answering as the third does, it does only the work no exact replay can leave out (the
+request's body parsed, its match form and digest made, its fixture's line read and parsed
+without its request), nothing checked, counted or made: the least any plan costs in the
+SDK's calls.
 
 Targets: replaygate within 1.15x of the floor at 1,000 and 100,000 fixtures for every
 interface; at most 2 KB kept per distinct request.
@@ -60,7 +64,9 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import hashlib
 import logging
+import os
 import platform
 import random
 import statistics
@@ -83,10 +89,11 @@ import vcr
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _data
+from replaygate.fixtures.fingerprint import MATCH_OPTIONS
 from replaygate.fixtures.fixture import Fixture, make_meta
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, httpx2_client, interface_of, request_envelope
-from replaygate.http.envelope import interface_version_of
+from replaygate.http.envelope import MEANINGFUL_HEADERS, interface_version_of
 from replaygate.http.recorded import plain_response, stream_response
 from replaygate.models.providers import (
     from_anthropic_response,
@@ -460,6 +467,41 @@ class PlannedOnce(Exchange):
         return self.first
 
 
+class BarePlan(PlannedOnce):
+    """:class:`PlannedOnce` doing before each answer only the work no plan can leave out:
+    the request's body parsed, its match form and digest made, its fixture's line read at
+    the offset an index of the store's file gives and parsed without its request. Nothing
+    is checked or counted and no response is made: what any exact replay costs at least."""
+
+    def __init__(self, store: FixtureStore, path: Path) -> None:
+        super().__init__(store)
+        self.handle = os.open(path, os.O_RDONLY)
+        self.lines: dict[bytes, tuple[int, int, int]] = {}
+        offset = 0
+        for line in path.read_bytes().splitlines(keepends=True):
+            form = orjson.dumps(orjson.loads(line)["request"], option=MATCH_OPTIONS)
+            digest = hashlib.sha256(form).digest()
+            self.lines[digest] = (offset, len(line), line.index(form))
+            offset += len(line)
+
+    def plan(self, request: Any) -> Any:
+        envelope = {
+            "method": request.method,
+            "path": request.url.raw_path.decode(),
+            "headers": {k: v for k, v in request.headers.items() if k in MEANINGFUL_HEADERS},
+            "body": orjson.loads(request.content),
+        }
+        form = orjson.dumps(envelope, option=MATCH_OPTIONS)
+        offset, length, at = self.lines[hashlib.sha256(form).digest()]
+        line = os.pread(self.handle, length, offset)
+        orjson.loads(b"".join((line[:at], b"null", line[at + len(form) :])))
+        return super().plan(request)
+
+    def close(self) -> None:
+        """Close the store's file."""
+        os.close(self.handle)
+
+
 class TimedPlan(Exchange):
     """A replaying session that adds up the time of its own plans (the plan timed where it
     runs, between the SDK's work, instead of taken as a difference of two clients)."""
@@ -474,10 +516,10 @@ class TimedPlan(Exchange):
             self.nanoseconds += time.perf_counter_ns() - started
 
 
-Split = tuple[float, float, float, float, float, float]
+Split = tuple[float, float, float, float, float, float, float]
 """Median µs per call: the floor, replaygate, replaygate without its plan, the plan alone,
-the plan timed inside the replaying client's SDK calls, and the floor answering each call
-with its own answer (:class:`InTurn`)."""
+the plan timed inside the replaying client's SDK calls, the floor answering each call
+with its own answer (:class:`InTurn`), and replaygate with a bare plan (:class:`BarePlan`)."""
 
 
 def split(face: Interface, folder: Path, chunks: int) -> Split:
@@ -495,20 +537,22 @@ def split(face: Interface, folder: Path, chunks: int) -> Split:
     floor_client = face.client(httpx2.Client(transport=constant(face)))
     in_turn = InTurn(face)
     own_answers = face.client(httpx2.Client(transport=httpx2.MockTransport(in_turn)))
-    times: tuple[list[float], ...] = ([], [], [], [], [], [])
-    by_client, plans, inside, own = times[:3], times[3], times[4], times[5]
+    times: tuple[list[float], ...] = ([], [], [], [], [], [], [])
+    by_client, plans, inside, own, bare = times[:3], times[3], times[4], times[5], times[6]
     for _ in range(chunks):
         gc.collect()
         timed = TimedPlan(FixtureStore.open(path))
+        barely = BarePlan(FixtureStore.open(path), path)
         clients = (
             floor_client,
             face.client(httpx2_client(timed)),
             face.client(httpx2_client(PlannedOnce(FixtureStore.open(path)))),
+            face.client(httpx2_client(barely)),
         )
         alone = Exchange(FixtureStore.open(path))
         for start in range(0, MEMORY_N, CHUNK):
             timed.nanoseconds = 0
-            for column, client in zip(by_client, clients, strict=True):
+            for column, client in zip((*by_client, bare), clients, strict=True):
                 column.append(_timed(face, client, calls[start : start + CHUNK]))
             inside.append(timed.nanoseconds / CHUNK / 1e3)
             in_turn.expect(range(start, start + CHUNK))
@@ -517,11 +561,12 @@ def split(face: Interface, folder: Path, chunks: int) -> Split:
             for request in sent[start : start + CHUNK]:
                 alone.plan(request)
             plans.append((time.process_time() - started) / CHUNK * 1e6)
+        barely.close()
     path.unlink()
-    floor, ours, unplanned, plan, planned_inside, in_turn_floor = (
+    floor, ours, unplanned, plan, planned_inside, in_turn_floor, bare_plan = (
         statistics.median(c) for c in times
     )
-    return floor, ours, unplanned, plan, planned_inside, in_turn_floor
+    return floor, ours, unplanned, plan, planned_inside, in_turn_floor, bare_plan
 
 
 def split_table(splits: dict[Interface, Split]) -> str:
@@ -530,14 +575,16 @@ def split_table(splits: dict[Interface, Split]) -> str:
         "| interface | floor µs/call | replaygate | replaygate without its plan "
         "| replaygate / floor | without its plan / floor | the plan in SDK calls "
         "| the plan timed inside SDK calls | the plan in a loop of its own "
-        "| floor, each call its own answer | replaygate / that floor |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| floor, each call its own answer | replaygate / that floor "
+        "| replaygate with a bare plan / floor |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for face, (floor, ours, unplanned, plan, inside, own) in splits.items():
+    for face, (floor, ours, unplanned, plan, inside, own, bare) in splits.items():
         lines.append(
             f"| {face.name} | {floor:,.0f} | {ours:,.0f} | {unplanned:,.0f} | "
             f"{ours / floor:.3f}x | {unplanned / floor:.3f}x | {ours - unplanned:,.0f} "
-            f"| {inside:,.0f} | {plan:,.0f} | {own:,.0f} | {ours / own:.3f}x |"
+            f"| {inside:,.0f} | {plan:,.0f} | {own:,.0f} | {ours / own:.3f}x "
+            f"| {bare / floor:.3f}x |"
         )
     return "\n".join(lines)
 
