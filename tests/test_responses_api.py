@@ -737,6 +737,19 @@ def test_recording_and_replay_models_speak_the_responses_api(
             replayer.complete([Message.user(QUESTION + " Briefly.")], tools)
 
 
+def test_a_recording_model_of_another_interface_than_its_live_model_is_refused(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "wire.jsonl"
+    live = OpenAIResponsesModel(object(), model=MODEL, max_tokens=64)
+    with pytest.raises(ValueError) as refused:
+        RecordingModel(live, store, approve_live=True, model=MODEL, max_tokens=64)
+    assert "interface='anthropic.messages' builds them: pass interface='openai.responses'" in str(
+        refused.value
+    )
+    assert not store.exists()
+
+
 @given(
     messages=conversations(tool_errors=False),
     tools=st.lists(tool_specs, max_size=3),

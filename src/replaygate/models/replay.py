@@ -71,6 +71,20 @@ class WireModel(Protocol):
         ...
 
 
+def check_live_interface(live: object, interface: str) -> None:
+    """A ``ValueError`` when ``live`` sends requests of an interface other than
+    ``interface`` (an :class:`~replaygate.models.live.OpenAIResponsesModel` recorded with
+    the default ``anthropic.messages``), before anything is sent: its SDK would be handed
+    the other interface's request and raise a ``TypeError`` of its own arguments."""
+    spoken = getattr(live, "interface", None)
+    if isinstance(live, WireModel) and isinstance(spoken, str) and spoken and spoken != interface:
+        raise ValueError(
+            f"RecordingModel: live {type(live).__name__} sends {spoken!r} requests, but "
+            f"interface={interface!r} builds them: pass interface={spoken!r} "
+            "(and the same to the ReplayModel that replays them)"
+        )
+
+
 def is_count(value: object) -> bool:
     """Whether ``value`` is an ``int`` of 0 or more (not a ``bool``)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
@@ -341,6 +355,7 @@ class RecordingModel(_FixtureModel):
         if mode not in RECORDING_MODES:
             raise ValueError(f"mode must be one of {', '.join(RECORDING_MODES)}, got {mode!r}")
         check_model(live, "RecordingModel: live")
+        check_live_interface(live, interface)
         session = FixtureSession(
             store,
             mode=mode,
