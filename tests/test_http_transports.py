@@ -509,6 +509,26 @@ def test_a_send_on_a_closed_event_loop_is_told_to_use_a_client_of_the_loop(
     assert "once the live API answers" not in message
 
 
+def test_a_send_refused_by_pytest_recordings_block_network_names_allowed_hosts(
+    tmp_path: Path,
+) -> None:
+    """pytest-recording's ``--block-network`` refuses loopback too (the simulator of
+    ``--replaygate-simulator``): the warning names that refusal and ``--allowed-hosts``, not
+    an API to wait for."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise RuntimeError("Network is disabled for host '127.0.0.1' (allowed hosts: 'x.test')")
+
+    with intercept(tmp_path / "blocked.jsonl", "record-missing", approve_live=True):
+        client = httpx2.Client(transport=httpx2.MockTransport(handler))
+        with pytest.warns(LiveSendFailedWarning) as warned, pytest.raises(RuntimeError):
+            client.get("https://example.test/answer")
+    (message,) = [str(warning.message) for warning in warned]
+    assert "pytest-recording's --block-network refused the connection to '127.0.0.1'" in message
+    assert "--allowed-hosts=127.0.0.1" in message
+    assert "once the live API answers" not in message
+
+
 def originals() -> list[Any]:
     """The send method of each client class intercept patches, as it is now."""
     send_methods = [

@@ -653,7 +653,7 @@ def failed_send(request: str, err: BaseException, how: str = "failed before any 
     and path, ``POST /v1/messages``) that ``err`` ended (``how``: before any answer, or
     with its answer cut before its end)."""
     reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
-    remedy = CLOSED_LOOP_REMEDY if _closed_loop(err) else OUTAGE_REMEDY
+    remedy = _send_remedy(err)
     return (
         f"the live send of {request} {how} "
         f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
@@ -676,6 +676,27 @@ CLOSED_LOOP_REMEDY = (
 def _closed_loop(err: BaseException) -> bool:
     """Whether ``err`` is asyncio's refusal of a connection whose event loop has ended."""
     return isinstance(err, RuntimeError) and str(err) == "Event loop is closed"
+
+
+BLOCKED_PREFIX = "Network is disabled for host "
+"""How pytest-recording's ``--block-network`` refuses a connection (its RuntimeError)."""
+
+
+def _send_remedy(err: BaseException) -> str:
+    """What the warning of a live send that ``err`` ended tells to do: an outage is waited
+    out; a closed event loop or pytest-recording's ``--block-network`` is no API's doing."""
+    if _closed_loop(err):
+        return CLOSED_LOOP_REMEDY
+    text = str(err)
+    if isinstance(err, RuntimeError) and text.startswith(BLOCKED_PREFIX):
+        host = text[len(BLOCKED_PREFIX) :].split(" (allowed hosts:")[0].strip("'\"")
+        return (
+            "The API did not fail: pytest-recording's --block-network refused the connection "
+            f"to {host!r}. Allow it for the run (--allowed-hosts={host}, comma-separated with "
+            "any other host allowed; --replaygate-simulator answers on 127.0.0.1, "
+            "docs/migrating.md), then record it again."
+        )
+    return OUTAGE_REMEDY
 
 
 class ReplayErrorCaughtWarning(ReplaygateWarning):
