@@ -286,6 +286,67 @@ def test_a_rule_naming_a_response_that_cannot_be_served_names_its_line(tmp_path:
         stub.complete([Message.user("RAG")], [])
 
 
+def _exchange(path: str, question: str, response: dict[str, Any], interface: str) -> Fixture:
+    """A fixture as an SDK client recording at the HTTP layer stores it."""
+    body = {"model": "m", "messages": [{"role": "user", "content": question}]}
+    request = {"method": "POST", "path": path, "headers": {}, "body": body}
+    return Fixture.create(request, [response], {"interface": interface})
+
+
+def _events(*data: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"event": str(d["type"]), "data": json.dumps(d)} for d in data]
+
+
+def test_a_rule_serves_the_answer_an_sdk_recorded_at_the_http_layer(tmp_path: Path) -> None:
+    # each was FixtureFormatError "the recorded response cannot be served: response.content:
+    # missing field", the fixture called damaged where the stub read the HTTP envelope
+    chat = {
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"content": "cu"}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+    }
+    call = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+    usage = {"input_tokens": 3, "output_tokens": 1}
+    stream = _events(
+        {"type": "message_start", "message": {"id": "m1", "content": [], "usage": usage}},
+        {"type": "content_block_start", "index": 0, "content_block": call},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'},
+        },
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    )
+    store = FixtureStore.open(tmp_path / "http.jsonl")
+    fixtures = [
+        _exchange(
+            "/v1/chat/completions", "a", {"status": 200, "body": chat}, "openai.chat.completions"
+        ),
+        _exchange("/v1/messages", "b", {"status": 200, "events": stream}, "anthropic.messages"),
+        _exchange("/v1/messages", "c", {"status": 429, "body": {}}, "anthropic.messages"),
+    ]
+    for fixture in fixtures:
+        store.put(fixture)
+    stub = RuleStub(
+        [Rule(when=f.request["body"]["messages"][0]["content"], fixture=f.key) for f in fixtures],
+        store=store,
+    )
+    assert stub.complete([Message.user("a")], []).stop_reason == "max_tokens"
+    answer = stub.complete([Message.user("b")], [])
+    assert (answer.tool_calls[0].arguments, answer.stop_reason) == ({"a": 1}, "tool_use")
+    assert answer.usage.output_tokens == 9
+    with pytest.raises(
+        NoRuleMatchedError,
+        match=r"http\.jsonl:3, an HTTP exchange \(POST "
+        r"/v1/messages\) answered with status 429, not a model's answer",
+    ):
+        stub.complete([Message.user("c")], [])
+
+
 def test_a_rule_stub_given_no_rule_or_no_store_names_what_it_got() -> None:
     # they raised AttributeError ("'str' object has no attribute 'fixture'", "... 'get'")
     with pytest.raises(TypeError, match=r"each rule must be a Rule\(\.\.\.\), got rule 1: 'x'"):

@@ -43,8 +43,16 @@ from replaygate.errors import (
 )
 from replaygate.fixtures import hits
 from replaygate.fixtures.fingerprint import short_key_problem
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
-from replaygate.models.providers import get_interface
+from replaygate.hygiene.fieldset import is_envelope
+from replaygate.models.providers import (
+    ANTHROPIC,
+    INTERFACES,
+    OPENAI_RESPONSES,
+    Interface,
+    get_interface,
+)
 from replaygate.models.replay import is_count
 from replaygate.models.types import (
     Call,
@@ -55,6 +63,7 @@ from replaygate.models.types import (
     check_conversation,
 )
 from replaygate.pattern_search import SlowPatternError, searched
+from replaygate.sim.assembled import messages_answer, responses_answer
 from replaygate.type_names import a_type
 
 __all__ = [
@@ -309,6 +318,37 @@ class Rule:
         return searched(self.when, message.content)
 
 
+def _exchange_answer(
+    fixture: Fixture, response: Any, interface: Interface
+) -> tuple[Any, Interface]:
+    """The model's answer an HTTP exchange (a fixture an SDK client recorded) holds, with
+    the interface its ``meta`` names (else ``interface``): its JSON body, or the message a
+    whole Messages or Responses stream makes up. A ``ValueError`` says why it holds none:
+    an error status, a stream cut short, a stream of another API."""
+    named = (fixture.meta or {}).get("interface")
+    if isinstance(named, str) and named in INTERFACES:
+        interface = INTERFACES[named]
+    method, path = fixture.request.get("method"), fixture.request.get("path")
+    exchange = f"an HTTP exchange ({method} {path})"
+    answer = response if isinstance(response, Mapping) else {}
+    status = answer.get("status")
+    if status != 200:
+        raise ValueError(f"{exchange} answered with status {status}, not a model's answer")
+    events = answer.get("events")
+    if not isinstance(events, list):
+        body = answer.get("body")
+        if not isinstance(body, Mapping):
+            raise ValueError(f"{exchange} whose body is not a JSON answer")
+        return body, interface
+    assemble = {ANTHROPIC.name: messages_answer, OPENAI_RESPONSES.name: responses_answer}
+    if interface.name not in assemble:
+        raise ValueError(f"{exchange} recorded as a stream of {interface.name}, not served whole")
+    whole = assemble[interface.name](events)
+    if whole is None:
+        raise ValueError(f"{exchange} recorded as a stream that was cut short")
+    return whole, interface
+
+
 def _described(index: int, rule: Rule) -> str:
     """A rule by its index and pattern, with the role it is kept to: a rule for user
     messages whose pattern is in a tool message is no match, and this says why."""
@@ -433,9 +473,19 @@ class RuleStub(_Fake):
                 f"has {fixture.samples} sample(s), sample {rule.sample} was asked for "
                 f"(recorded samples: {recorded})"
             )
+        interface = self.interface
+        if is_envelope(fixture.request):  # recorded at the HTTP layer, by an SDK client
+            try:
+                response, interface = _exchange_answer(fixture, response, interface)
+            except ValueError as err:
+                raise NoRuleMatchedError(
+                    f"RuleStub call {len(self.calls)}: rule {rule.when!r} names fixture "
+                    f"{fixture.key} at {location.file}:{location.line}, {err}; name a fixture "
+                    "that holds a whole answer, or give the rule text= or call= instead"
+                ) from None
         hits.note(self.store.path, fixture.key)  # a replay: patrol's use, the index guard
         try:
-            return self.interface.from_response(response)
+            return interface.from_response(response)
         except WireFormatError as err:
             reason = f"the recorded response cannot be served: {err}"
             raise FixtureFormatError(str(location.file), location.line, reason) from None

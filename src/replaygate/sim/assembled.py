@@ -39,9 +39,9 @@ def responses_answer(events: Sequence[Any]) -> dict[str, Any] | None:
 
 
 def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
-    """The message a Messages stream holds (its id and content blocks), or None when it
-    does not start and stop as one does (cut short, or ended by an error event), as a
-    Responses stream is read only when it completed."""
+    """The message a Messages stream holds (its id, content blocks, stop reason and usage),
+    or None when it does not start and stop as one does (cut short, or ended by an error
+    event), as a Responses stream is read only when it completed."""
     message: dict[str, Any] | None = None
     blocks: dict[int, dict[str, Any]] = {}
     partial: dict[int, str] = {}
@@ -50,6 +50,8 @@ def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
         stopped = stopped or name == "message_stop"
         if name == "message_start" and isinstance(data.get("message"), dict):
             message = dict(data["message"])
+        elif name == "message_delta" and message is not None:
+            _end(message, data)
         index = data.get("index")
         if not isinstance(index, int):
             continue
@@ -64,6 +66,17 @@ def messages_answer(events: Sequence[Any]) -> dict[str, Any] | None:
             blocks[index]["input"] = orjson.loads(text)
     message["content"] = [blocks[i] for i in sorted(blocks)]
     return message
+
+
+def _end(message: dict[str, Any], data: Mapping[str, Any]) -> None:
+    """A ``message_delta`` applied: the stop reason and sequence it gives, and its usage
+    counts over those of ``message_start``."""
+    delta = data.get("delta")
+    if isinstance(delta, Mapping):
+        message.update({k: delta[k] for k in ("stop_reason", "stop_sequence") if k in delta})
+    usage = data.get("usage")
+    if isinstance(usage, Mapping):
+        message["usage"] = {**(message.get("usage") or {}), **usage}
 
 
 def _add(block: dict[str, Any], partial: dict[int, str], index: int, delta: Any) -> None:
