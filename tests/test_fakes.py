@@ -347,6 +347,24 @@ def test_a_rule_serves_the_answer_an_sdk_recorded_at_the_http_layer(tmp_path: Pa
         stub.complete([Message.user("c")], [])
 
 
+def test_a_rule_serves_a_recorded_answer_as_the_api_its_fixture_names(tmp_path: Path) -> None:
+    # an OpenAI answer read as Anthropic's was "cannot be served: response.content: missing"
+    path = tmp_path / "openai.jsonl"
+    scripted = ScriptedModel([ModelResponse(text="hey")])
+    recorder = RecordingModel(
+        scripted,
+        path,
+        approve_live=True,
+        model="m",
+        max_tokens=8,
+        interface="openai.chat.completions",
+    )
+    recorder.complete([Message.user("q")], [])
+    store = FixtureStore.open(path)
+    stub = RuleStub([Rule(when="q", fixture=store.keys()[0])], store=store)
+    assert stub.complete([Message.user("q")], []).text == "hey"
+
+
 def test_a_rule_stub_given_no_rule_or_no_store_names_what_it_got() -> None:
     # they raised AttributeError ("'str' object has no attribute 'fixture'", "... 'get'")
     with pytest.raises(TypeError, match=r"each rule must be a Rule\(\.\.\.\), got rule 1: 'x'"):

@@ -318,16 +318,18 @@ class Rule:
         return searched(self.when, message.content)
 
 
-def _exchange_answer(
-    fixture: Fixture, response: Any, interface: Interface
-) -> tuple[Any, Interface]:
-    """The model's answer an HTTP exchange (a fixture an SDK client recorded) holds, with
-    the interface its ``meta`` names (else ``interface``): its JSON body, or the message a
-    whole Messages or Responses stream makes up. A ``ValueError`` says why it holds none:
-    an error status, a stream cut short, a stream of another API."""
+def _interface_of(fixture: Fixture, default: Interface) -> Interface:
+    """The interface ``fixture``'s ``meta`` names (its answer is in that API's shape),
+    else ``default``."""
     named = (fixture.meta or {}).get("interface")
-    if isinstance(named, str) and named in INTERFACES:
-        interface = INTERFACES[named]
+    return INTERFACES.get(named, default) if isinstance(named, str) else default
+
+
+def _exchange_answer(fixture: Fixture, response: Any, interface: Interface) -> Any:
+    """The model's answer an HTTP exchange (a fixture an SDK client recorded) holds, in
+    ``interface``'s shape: its JSON body, or the message a whole Messages or Responses
+    stream makes up. A ``ValueError`` says why it holds none: an error status, a stream
+    cut short, a stream of another API."""
     method, path = fixture.request.get("method"), fixture.request.get("path")
     exchange = f"an HTTP exchange ({method} {path})"
     answer = response if isinstance(response, Mapping) else {}
@@ -339,14 +341,14 @@ def _exchange_answer(
         body = answer.get("body")
         if not isinstance(body, Mapping):
             raise ValueError(f"{exchange} whose body is not a JSON answer")
-        return body, interface
+        return body
     assemble = {ANTHROPIC.name: messages_answer, OPENAI_RESPONSES.name: responses_answer}
     if interface.name not in assemble:
         raise ValueError(f"{exchange} recorded as a stream of {interface.name}, not served whole")
     whole = assemble[interface.name](events)
     if whole is None:
         raise ValueError(f"{exchange} recorded as a stream that was cut short")
-    return whole, interface
+    return whole
 
 
 def _described(index: int, rule: Rule) -> str:
@@ -473,10 +475,10 @@ class RuleStub(_Fake):
                 f"has {fixture.samples} sample(s), sample {rule.sample} was asked for "
                 f"(recorded samples: {recorded})"
             )
-        interface = self.interface
+        interface = _interface_of(fixture, self.interface)
         if is_envelope(fixture.request):  # recorded at the HTTP layer, by an SDK client
             try:
-                response, interface = _exchange_answer(fixture, response, interface)
+                response = _exchange_answer(fixture, response, interface)
             except ValueError as err:
                 raise NoRuleMatchedError(
                     f"RuleStub call {len(self.calls)}: rule {rule.when!r} names fixture "
