@@ -464,6 +464,25 @@ def test_a_one_fixture_file_that_is_not_utf8_names_the_line_and_column(tmp_path:
     assert err.value.reason == f"not UTF-8 text (byte 0xe9 at line {line}, column {column})"
 
 
+@pytest.mark.parametrize(("encoding", "named"), [("utf-16", "UTF-16"), ("utf-32-le", "UTF-32LE")])
+def test_a_one_fixture_file_saved_as_utf16_gives_the_commands_that_convert_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoding: str, named: str
+) -> None:
+    # A folder store's .json file saved as UTF-16 was named so without the iconv and mv
+    # commands a .jsonl store saved so is given.
+    monkeypatch.chdir(tmp_path)
+    Path("fold").mkdir()
+    Path(f"fold/{CAFE.key}.json").write_bytes(CAFE.to_pretty().decode().encode(encoding))
+    done = CliRunner().invoke(main, ["verify", "fold"])
+    copy = f"fold/{CAFE.key}.utf8.json"
+    said = (
+        f"fold/{CAFE.key}.json: not UTF-8 text (it looks like {named[:6]}: re-save the file "
+        f"as UTF-8), e.g. `iconv -f {named} -t UTF-8 fold/{CAFE.key}.json > {copy}`, then "
+        f"`mv {copy} fold/{CAFE.key}.json`\n"
+    )
+    assert done.exit_code == 1 and said in done.output, done.output
+
+
 @pytest.mark.parametrize("field", ["interface", "interface_version"])
 @pytest.mark.parametrize("value", ["../../outside", "a/b", "..", ".hidden", "x\x00y", "c:\\x"])
 def test_a_meta_value_that_would_name_a_folder_outside_the_store_is_refused(

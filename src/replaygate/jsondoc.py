@@ -24,7 +24,6 @@ from replaygate.errors import (
     lfs_pointer_reason,
     looks_like_wide_text,
     shown_file,
-    wide_reason,
 )
 from replaygate.regular import read_regular_bytes
 from replaygate.strict_json import loads
@@ -111,14 +110,12 @@ def _encoding_reason(raw: bytes, name: str) -> str:
     order mark, is refused, in the words of the fixture store's reader: UTF-32 or UTF-16
     with the commands that convert it, UTF-8 with a BOM, or the first byte that is not
     UTF-8 by its column (and line)."""
-    from replaygate.fixtures.store.jsonl import json_error_reason
+    from replaygate.fixtures.store.jsonl import json_file_reason
 
-    if looks_like_wide_text(raw):
-        return wide_reason(name, raw, 1)
     try:
         orjson.loads(raw)
     except orjson.JSONDecodeError as err:
-        return json_error_reason(raw, err)
+        return json_file_reason(name, raw, err)
     return "not UTF-8 text"  # pragma: no cover - orjson refuses both
 
 
