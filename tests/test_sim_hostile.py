@@ -388,6 +388,15 @@ def test_responses_item_of_an_unknown_type_is_refused(sim: Simulator) -> None:
     )
 
 
+def test_responses_include_of_an_unknown_entry_is_refused(sim: Simulator) -> None:
+    include = ["reasoning.encrypted_content", "reasoning.encrypted"]
+    body = {"model": "o4-mini", "input": "hi", "store": False, "include": include}
+    status, error = openai_error(sim, "/v1/responses", body)
+    assert (status, error["param"], error["code"]) == (400, "include[1]", "invalid_value")
+    assert error["message"].startswith("Invalid value: 'reasoning.encrypted'. Supported values")
+    assert "'reasoning.encrypted_content'" in error["message"]
+
+
 def test_chat_tool_call_without_its_function_names_the_param(sim: Simulator) -> None:
     messages = [
         {"role": "user", "content": "hi"},

@@ -15,7 +15,14 @@ from urllib.parse import parse_qsl
 import orjson
 
 from replaygate.models.providers.anthropic import API_VERSIONS, server_tool
-from replaygate.sim.thinking import EFFORTS, MIN_BUDGET, SUMMARIES, signed, unsealed
+from replaygate.sim.thinking import (
+    EFFORTS,
+    ENCRYPTED_REASONING,
+    MIN_BUDGET,
+    SUMMARIES,
+    signed,
+    unsealed,
+)
 
 
 @dataclass(frozen=True)
@@ -868,6 +875,18 @@ _RESPONSES_ITEM_TYPES = (
     "compaction",
 )
 _RESPONSES_ROLES = ("assistant", "system", "developer", "user")
+INCLUDABLE = (
+    "file_search_call.results",
+    "web_search_call.results",
+    "web_search_call.action.sources",
+    "message.input_image.image_url",
+    "computer_call_output.output.image_url",
+    "code_interpreter_call.outputs",
+    ENCRYPTED_REASONING,
+    "message.output_text.logprobs",
+)
+"""The entries a Responses request's ``include`` may hold; the API refuses any other (a
+misspelt ``reasoning.encrypted_content``), so the simulator does too."""
 MIN_OUTPUT_TOKENS = 16
 """The smallest ``max_output_tokens`` the Responses API accepts."""
 
@@ -993,9 +1012,14 @@ def _stored_prompt(prompt: Any) -> Invalid | None:
 
 def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
     """The Responses API's error for a ``reasoning`` that is not an object, or whose
-    effort or summary is not one it knows, and for an ``include`` that is not a list."""
+    effort or summary is not one it knows, and for an ``include`` that is not a list or
+    holds an entry it does not know."""
     problem = _wrong_type(body, "reasoning", Mapping, "an object", "")
     problem = problem or _wrong_type(body, "include", list, "an array", "")
+    include = body.get("include")
+    for i, entry in enumerate(include if problem is None and isinstance(include, list) else []):
+        if entry not in INCLUDABLE:
+            return _invalid_value(entry, INCLUDABLE, f"include[{i}]")
     reasoning = body.get("reasoning")
     if problem is not None or not isinstance(reasoning, Mapping):
         return problem
