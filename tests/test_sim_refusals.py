@@ -152,13 +152,45 @@ def test_a_scripted_status_error_reaches_the_sdk_as_the_api_answers_it(
         reply = client.with_options(max_retries=1).messages.create(  # 529, retried
             model="m", max_tokens=8, messages=QUESTION
         )
-        with pytest.raises(anthropic.InternalServerError, match=r"status 403, which the sim"):
+        with pytest.raises(anthropic.PermissionDeniedError) as forbidden:  # was a 500
             client.messages.create(model="m", max_tokens=8, messages=QUESTION)
         assert len(sim.requests) == 4  # the 529 was asked again, once
+    assert forbidden.value.body == {
+        "type": "error",
+        "error": {"type": "permission_error", "message": "no"},
+        "request_id": forbidden.value.request_id,
+    }
     assert caught.value.response.headers["retry-after-ms"] == "10"
     assert caught.value.body["error"]["type"] == "rate_limit_error"  # type: ignore[index]
     assert reply.content[0].text == "answered"  # type: ignore[union-attr]
     assert not caplog.records  # the test's own error, said in the answer: no traceback
+    fake.assert_used()
+
+
+TOO_LONG = "prompt is too long: 210000 tokens > 200000 maximum"
+
+
+def test_a_scripted_error_of_any_status_is_answered_with_its_status_and_its_body() -> None:
+    # a prompt too long for the model: the branch that trims the history (was a 500)
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": TOO_LONG}}
+    too_long = anthropic.BadRequestError(TOO_LONG, response=status(400), body=body)
+    gone = openai.NotFoundError("no such model", response=status(404), body=None)
+    fake = ScriptedModel([too_long, gone])
+    with Simulator(behavior=fake) as sim:
+        client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=2)
+        with pytest.raises(anthropic.BadRequestError, match="prompt is too long") as caught:
+            client.messages.create(model="m", max_tokens=8, messages=QUESTION)
+        chat = openai.OpenAI(api_key="k", base_url=f"{sim.url}/v1", max_retries=2)
+        with pytest.raises(openai.NotFoundError) as missing:
+            chat.chat.completions.create(model="m", messages=QUESTION)
+        assert len(sim.requests) == 2  # neither retried, as the API's are not
+    assert caught.value.body == body
+    assert missing.value.body == {
+        "message": "no such model",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": None,
+    }
     fake.assert_used()
 
 

@@ -35,7 +35,6 @@ from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
 from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, caller, endpoints
 from replaygate.sim.faults import (
-    STATUS_FAULT_CODES,
     FaultKind,
     FaultPlan,
     StatusFault,
@@ -50,6 +49,7 @@ from replaygate.sim.replies import (
     invalid_reply,
     json_reply,
     refusal,
+    scripted_error,
     status_error,
     stream_reply,
 )
@@ -313,16 +313,23 @@ class SimApp:
 
     def _failed(self, provider: Provider, err: Exception, request_id: str) -> Reply:
         """The answer to a behaviour that raised ``err``: the fault an SDK's status error
-        stands for (a scripted 429), else a 500 marked as the simulator's own."""
+        stands for (a scripted 429), the API's answer to another status error of 400 to
+        599 (a scripted ``BadRequestError``: :func:`scripted_error`), else a 500 marked as
+        the simulator's own."""
         fault = status_fault(err)
         if fault is not None:
             return self._status_reply(provider, fault, request_id, announced_retry(err))
         message = f"simulator behaviour failed: {err}"
         status = status_of(err)
+        if status is not None and 400 <= status <= 599:
+            said = getattr(err, "message", None)
+            text = said if isinstance(said, str) else str(err)
+            body = getattr(err, "body", getattr(err, "details", None))  # anthropic's; google's
+            return scripted_error(provider, status, request_id, text, body)
         if status is not None:  # a scripted error: the message says all it knows
             message += (
-                f" (an error of status {status}, which the simulator does not play: it "
-                f"answers a raised status error of {STATUS_FAULT_CODES} with that status)"
+                f" (an error of status {status}, which no API answers with: the simulator "
+                f"answers a raised status error of 400 to 599 with that status)"
             )
         elif not isinstance(err, ReplaygateError):  # nor does a fake's own error
             log.exception("simulator behaviour failed")

@@ -33,8 +33,6 @@ class FaultSpecError(ValueError):
 
 
 _STATUS_FAULTS: dict[int, StatusFault] = {429: "429", 500: "500", 503: "529", 529: "529"}
-STATUS_FAULT_CODES = ", ".join(str(status) for status in _STATUS_FAULTS)
-"""The statuses a behaviour's status error is answered with, as text for a message."""
 
 
 def status_of(err: BaseException) -> int | None:

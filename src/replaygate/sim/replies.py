@@ -223,6 +223,60 @@ def status_error(
     return json_reply(status, body, provider=provider, request_id=request_id, extra=extra)
 
 
+_ANTHROPIC_ERROR_TYPES: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+_GOOGLE_STATUS_NAMES: dict[int, str] = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    501: "NOT_IMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def scripted_error(
+    provider: Provider, status: int, request_id: str, message: str, body: Any = None
+) -> Reply:
+    """The answer to an SDK's status error of ``status`` (400 to 599) a behaviour raised,
+    as the API answers it: the error object ``body`` the error carries (what the test
+    wrote the API answers), else the provider's error body for the status holding
+    ``message``."""
+    if not (isinstance(body, dict) and isinstance(body.get("error"), dict)):
+        body = _error_body(provider, status, message, request_id)
+    try:
+        return json_reply(status, body, provider=provider, request_id=request_id)
+    except TypeError:  # a body of values no JSON holds: the provider's own
+        body = _error_body(provider, status, message, request_id)
+        return json_reply(status, body, provider=provider, request_id=request_id)
+
+
+def _error_body(provider: Provider, status: int, message: str, request_id: str) -> Any:
+    """The provider's error body for ``status``, holding ``message``."""
+    server = status >= 500
+    if provider == "anthropic":
+        other = "api_error" if server else "invalid_request_error"
+        kind = _ANTHROPIC_ERROR_TYPES.get(status, other)
+        return anthropic_error(kind, message, request_id)
+    if provider == "google":
+        name = _GOOGLE_STATUS_NAMES.get(status, "INTERNAL" if server else "FAILED_PRECONDITION")
+        return google_error(status, name, message)
+    return openai_error(message, "server_error" if server else "invalid_request_error")
+
+
 def refusal(reply: Reply) -> Reply:
     """``reply``, an error the simulator makes of its own accord (a script run out, a
     behaviour that raised, a value it cannot make), marked so: its body holds
