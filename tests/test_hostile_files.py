@@ -432,6 +432,27 @@ def test_text_that_is_not_utf8_and_a_number_too_large_are_named_as_such(
         assert "orjson" not in done.output and "double" not in done.output
 
 
+def test_a_line_break_typed_into_a_text_is_named_with_where_its_string_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A response's text given a line break by hand was 'malformed JSON: unexpected end of
+    # data at column N', where nothing said the line ended inside a string.
+    line = CAFE.to_line()
+    cut = line.index(b"caf") + 2
+    monkeypatch.chdir(tmp_path)
+    Path("s.jsonl").write_bytes(GOOD.to_line() + line[:cut] + b"\n" + line[cut:])
+    opens = line[:cut].decode().rindex('"') + 1
+    said = f"s.jsonl:2: the line ends inside the string that opens at column {opens}: a line"
+    for args in (["verify", "s.jsonl"], ["show", GOOD.key, "--fixtures", "s.jsonl"]):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code in (1, 2) and said in done.output, done.output
+    _, problems = verify_store(Path("s.jsonl"), require_meta=False)
+    assert [(p.line, p.repairable) for p in problems][:1] == [(2, False)]
+    Path("s.jsonl").write_bytes(GOOD.to_line() + line[:cut])  # a last line: a cut append
+    _, problems = verify_store(Path("s.jsonl"), require_meta=False)
+    assert [(p.line, p.repairable) for p in problems] == [(2, True)]
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
 def test_a_store_saved_as_utf16_is_one_problem_with_no_crash_advice(
     tmp_path: Path, encoding: str
