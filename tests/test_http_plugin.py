@@ -376,6 +376,11 @@ def test_may_send_nothing(anthropic_client):
 
 def test_only_reads_its_store(replaygate_store):
     assert len(replaygate_store) == 0
+
+
+@pytest.mark.replaygate
+def test_calls_no_model_api():
+    assert sum([1, 1]) == 2
 """
 
 
@@ -390,15 +395,17 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
             "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
         )
         assert len(sim.requests) == 2
-    result.assert_outcomes(passed=4, errors=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*ERROR at teardown of test_sends_through_urllib*",
-            "*nothing was recorded: this client may use a transport replaygate does not "
-            "intercept (intercepted: httpx2, httpx, aiohttp, requests); mark the test "
-            "@pytest.mark.replaygate(expect_requests=False)*",
-        ]
+    result.assert_outcomes(passed=5, errors=2)
+    nothing = (
+        "nothing was recorded: the test sent no request replaygate saw. Its client may use a "
+        "transport replaygate does not intercept (intercepted: httpx2, httpx, aiohttp, "
+        "requests), or the test calls no model API (a local model, such as pydantic-ai's "
+        "TestModel or FunctionModel, a fake): mark such a test "
+        "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
+        "mark on its class or module"
     )
+    for test in ("test_sends_through_urllib", "test_calls_no_model_api"):
+        result.stdout.fnmatch_lines([f"*ERROR at teardown of {test}*", nothing])
     assert "NothingRecordedWarning" not in result.stdout.str()
     stores = pytester.path / "tests/fixtures/test_nothing"
     assert [p.name for p in stores.glob("*.jsonl")] == ["test_sends_through_aiohttp.jsonl"]

@@ -439,9 +439,15 @@ import asyncio
 
 import pytest
 from pydantic_ai import Agent
+from pydantic_ai.models.test import TestModel
 
 pytestmark = pytest.mark.replaygate(fixtures="agent.jsonl")
 claude = Agent("anthropic:claude-sonnet-4-6", instructions="Answer briefly.")
+
+
+@pytest.mark.replaygate(expect_requests=False)  # a local model: nothing to record
+def test_local_model_beside_replayed_ones():
+    assert Agent(TestModel(custom_output_text="local")).run_sync(QUESTION).output == "local"
 
 
 def test_claude_answers():

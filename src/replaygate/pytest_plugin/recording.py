@@ -771,7 +771,7 @@ def replaygate_exchange(
     """The test's record/replay session over its store (counters shared by its clients);
     recording, it fails a test that sent nothing through it (see the module docstring)."""
     from replaygate.http import Exchange
-    from replaygate.http.intercept import nothing_recorded
+    from replaygate.http.seams import installed
     from replaygate.pytest_plugin.settings import config_settings, session_settings
     from replaygate.sanitize import sanitizer_for
 
@@ -826,8 +826,12 @@ def replaygate_exchange(
     expected = marker.get("expect_requests", True) and not failed
     if exchange.recording and expected and exchange.sent == 0:
         failure = pytest.fail.Exception(
-            f"{nothing_recorded()}; mark the test @pytest.mark.replaygate(expect_requests=False) "
-            "if it may legitimately send nothing",
+            "nothing was recorded: the test sent no request replaygate saw. Its client may "
+            "use a transport replaygate does not intercept (intercepted: "
+            f"{', '.join(installed())}), or the test calls no model API (a local model, "
+            "such as pydantic-ai's TestModel or FunctionModel, a fake): mark such a test "
+            "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
+            "mark on its class or module",
             pytrace=False,
         )
         request.node.stash[_CAUGHT] = failure  # the store's strict check stands aside
