@@ -27,11 +27,12 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "openai_agents": ("openai-agents==0.24.0",),
     "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4", "langgraph==1.2.24"),
     "litellm": ("litellm==1.110.2", "tenacity"),
-    "instructor": ("instructor==1.17.0",),
+    "instructor": ("instructor==1.17.0", "anthropic==2.14.0"),
 }
 """Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
 ``num_retries`` needs tenacity, which it does not install; LangChain's row is tested
-inside LangGraph graphs too)."""
+inside LangGraph graphs too; Instructor's Anthropic client needs the anthropic SDK, at the
+version of ``sdks``)."""
 
 UNREPORTED = ("tenacity", "langgraph")
 """Packages a session installs beside the framework whose versions the matrix leaves out."""

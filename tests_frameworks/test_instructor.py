@@ -1,4 +1,5 @@
-"""Instructor's structured output on the OpenAI client, recorded and replayed, retries on.
+"""Instructor's structured output on the Anthropic and OpenAI clients, recorded and
+replayed, retries on.
 
 Instructor retries a response that fails validation by asking again with the error
 (its ``max_retries``); any other error, a miss included, ends the call after one
@@ -14,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import instructor
 import openai
 import pytest
@@ -27,6 +29,7 @@ from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import EchoBehavior, ScriptBehavior
 from tests_frameworks.harness import (
     CHANGED,
+    CLAUDE,
     GPT,
     QUESTION,
     Hosts,
@@ -35,13 +38,20 @@ from tests_frameworks.harness import (
     assert_one_miss,
     assert_recipe_replays,
     assert_retry_replayed_at_once,
+    matrix_cases,
     record,
     replay_three_times,
+    retry_cases,
     run_replay_errors,
 )
 from tests_frameworks.page import assert_page_imports_resolve
 
-ROW = "OpenAI client"
+CLIENTS = {"anthropic": "Anthropic client", "openai": "OpenAI client"}
+"""The SDK client Instructor wraps -> its row in the support matrix."""
+SDK_ERRORS: dict[str, type[Exception]] = {
+    "anthropic": anthropic.AnthropicError,
+    "openai": openai.OpenAIError,
+}
 PARIS: dict[str, Any] = {"name": "Paris", "population": 2100000}
 LYON: dict[str, Any] = {"name": "Lyon", "population": 520000}
 ANSWERS = ToolThenAnswer({"City": PARIS, "PartialCity": PARIS})
@@ -58,32 +68,55 @@ def messages(question: str) -> list[Any]:
     return [{"role": "user", "content": question}]
 
 
-def client(hosts: Hosts) -> instructor.Instructor:
-    """Instructor over the OpenAI client, the SDK's retries on."""
-    return instructor.from_openai(openai.OpenAI(base_url=hosts.openai, max_retries=3))
+def client(
+    provider: str, hosts: Hosts, mode: instructor.Mode | None = None, *, aio: bool = False
+) -> Any:
+    """Instructor over the ``provider`` SDK's client (async with ``aio``), in ``mode``
+    (Instructor's default for it when ``None``), the SDK's retries on."""
+    modes = {} if mode is None else {"mode": mode}
+    if provider == "anthropic":
+        made = (anthropic.AsyncAnthropic if aio else anthropic.Anthropic)(
+            base_url=hosts.anthropic, max_retries=3
+        )
+        return instructor.from_anthropic(made, **modes)
+    sdk = (openai.AsyncOpenAI if aio else openai.OpenAI)(base_url=hosts.openai, max_retries=3)
+    return instructor.from_openai(sdk, **modes)
 
 
-def plain(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
-    create = client(hosts).chat.completions.create
-    city = create(model=GPT, response_model=City, max_retries=2, messages=messages(question))
+def ask(provider: str, question: str, **more: Any) -> dict[str, Any]:
+    """The arguments of one extraction: the model and, for Claude, ``max_tokens``."""
+    model = {"model": CLAUDE, "max_tokens": 1024} if provider == "anthropic" else {"model": GPT}
+    return {
+        "response_model": City,
+        "max_retries": 2,
+        **model,
+        **more,
+        "messages": messages(question),
+    }
+
+
+def plain(provider: str, hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
+    city = client(provider, hosts).create(**ask(provider, question))
     return city.model_dump()
 
 
-def streamed(hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
-    partials = client(hosts).chat.completions.create_partial(
-        model=GPT, response_model=City, max_retries=2, messages=messages(question)
-    )
+def streamed(provider: str, hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
+    partials = client(provider, hosts).create_partial(**ask(provider, question))
     return [part.model_dump() for part in partials]
 
 
-def in_async(hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
+def in_async(provider: str, hosts: Hosts, question: str = QUESTION) -> dict[str, Any]:
     async def main() -> dict[str, Any]:
-        aclient = instructor.from_openai(openai.AsyncOpenAI(base_url=hosts.openai, max_retries=3))
-        create = aclient.chat.completions.create
-        city = await create(
-            model=GPT, response_model=City, max_retries=2, messages=messages(question)
-        )
+        city = await client(provider, hosts, aio=True).create(**ask(provider, question))
         return city.model_dump()
+
+    return asyncio.run(main())
+
+
+def streamed_async(provider: str, hosts: Hosts, question: str = QUESTION) -> list[dict[str, Any]]:
+    async def main() -> list[dict[str, Any]]:
+        partials = client(provider, hosts, aio=True).create_partial(**ask(provider, question))
+        return [part.model_dump() async for part in partials]
 
     return asyncio.run(main())
 
@@ -93,25 +126,26 @@ PARTIALS = [
     {"name": "Paris", "population": None},
     PARIS,
 ]
-CASES = [
-    pytest.param(recipe, expected, marks=pytest.mark.matrix(ROW, cell), id=cell)
-    for cell, recipe, expected in (
+CASES = matrix_cases(
+    CLIENTS,
+    (
         ("plain", plain, PARIS),
         ("stream", streamed, PARTIALS),
         ("async", in_async, PARIS),
-    )
-]
+        ("async", streamed_async, PARTIALS),
+    ),
+)
 
 
-@pytest.mark.parametrize(("recipe", "expected"), CASES)
+@pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
 def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
-    store: Path, recipe: Callable[..., object], expected: object
+    store: Path, provider: str, recipe: Callable[..., object], expected: object
 ) -> None:
-    miss = partial(recipe, question=CHANGED)
+    run, miss = partial(recipe, provider), partial(recipe, provider, question=CHANGED)
     error = assert_recipe_replays(
-        store, recipe, expected, miss, behavior=ANSWERS, raises=InstructorRetryException
+        store, run, expected, miss, behavior=ANSWERS, raises=InstructorRetryException
     )
-    assert isinstance(error.__cause__, openai.OpenAIError)  # the miss, which the SDK let through
+    assert isinstance(error.__cause__, SDK_ERRORS[provider])  # the miss, let through by the SDK
 
 
 class TwoCities:
@@ -128,34 +162,38 @@ class TwoCities:
         return ModelResponse(tool_calls=calls, stop_reason="tool_use")
 
 
-def in_mode(mode: instructor.Mode, hosts: Hosts, question: str = QUESTION) -> Any:
+def in_mode(provider: str, mode: instructor.Mode, hosts: Hosts, question: str = QUESTION) -> Any:
     """One extraction in ``mode``: ``PARALLEL_TOOLS`` extracts every city called."""
-    made = instructor.from_openai(openai.OpenAI(base_url=hosts.openai, max_retries=3), mode=mode)
     many = mode == instructor.Mode.PARALLEL_TOOLS
-    extracted = made.chat.completions.create(
-        model=GPT,
-        response_model=Iterable[City] if many else City,
-        max_retries=2,
-        messages=messages(question),
+    model = Iterable[City] if many else City
+    extracted = client(provider, hosts, mode).create(
+        **ask(provider, question, response_model=model)
     )
     return [c.model_dump() for c in extracted] if many else extracted.model_dump()
 
 
-@pytest.mark.parametrize(
-    ("mode", "expected"),
-    [
-        (instructor.Mode.PARALLEL_TOOLS, [PARIS, LYON]),
-        (instructor.Mode.JSON_SCHEMA, PARIS),
-        (instructor.Mode.MD_JSON, PARIS),
-        (instructor.Mode.RESPONSES_TOOLS, PARIS),
-    ],
-    ids=lambda value: value.name if isinstance(value, instructor.Mode) else "",
+def modes(*cases: tuple[str, instructor.Mode, Any]) -> Any:
+    """``(provider, mode, expected)`` parameters, named by provider and mode."""
+    return pytest.mark.parametrize(
+        ("provider", "mode", "expected"),
+        [pytest.param(*case, id=f"{case[0]}-{case[1].name}") for case in cases],
+    )
+
+
+@modes(
+    ("anthropic", instructor.Mode.PARALLEL_TOOLS, [PARIS, LYON]),
+    ("anthropic", instructor.Mode.JSON, PARIS),
+    ("openai", instructor.Mode.PARALLEL_TOOLS, [PARIS, LYON]),
+    ("openai", instructor.Mode.JSON_SCHEMA, PARIS),
+    ("openai", instructor.Mode.MD_JSON, PARIS),
+    ("openai", instructor.Mode.RESPONSES_TOOLS, PARIS),
 )
 def test_other_modes_record_from_the_simulator_and_replay(
-    store: Path, mode: instructor.Mode, expected: Any
+    store: Path, provider: str, mode: instructor.Mode, expected: Any
 ) -> None:
     """Parallel tool calls, JSON answers and the Responses API's tools."""
-    run, miss = partial(in_mode, mode), partial(in_mode, mode, question=CHANGED)
+    run = partial(in_mode, provider, mode)
+    miss = partial(in_mode, provider, mode, question=CHANGED)
     assert_recipe_replays(
         store, run, expected, miss, behavior=TwoCities(), raises=InstructorRetryException
     )
@@ -165,17 +203,20 @@ ECHOED = {"name": f"echo: {QUESTION}", "population": 0}
 """What the echo simulator answers a request forcing the City tool, or asking for its JSON."""
 
 
-@pytest.mark.parametrize(
-    "mode", [instructor.Mode.TOOLS, instructor.Mode.JSON_SCHEMA], ids=lambda mode: mode.name
+@modes(
+    ("anthropic", instructor.Mode.TOOLS, ECHOED),
+    ("openai", instructor.Mode.TOOLS, ECHOED),
+    ("openai", instructor.Mode.JSON_SCHEMA, ECHOED),
 )
 def test_the_echo_simulator_answers_what_the_request_forces(
-    store: Path, mode: instructor.Mode
+    store: Path, provider: str, mode: instructor.Mode, expected: Any
 ) -> None:
     """Instructor forces its tool (``tool_choice``) or a JSON schema (``response_format``);
     the echo simulator answered text, which no retry could parse."""
-    run, miss = partial(in_mode, mode), partial(in_mode, mode, question=CHANGED)
+    run = partial(in_mode, provider, mode)
+    miss = partial(in_mode, provider, mode, question=CHANGED)
     assert_recipe_replays(
-        store, run, ECHOED, miss, behavior=EchoBehavior(), raises=InstructorRetryException
+        store, run, expected, miss, behavior=EchoBehavior(), raises=InstructorRetryException
     )
 
 
@@ -188,12 +229,20 @@ def invalid_then_valid() -> ScriptBehavior:
     )
 
 
-@pytest.mark.matrix(ROW, "tools")
-def test_a_validation_retry_replays_in_order(store: Path) -> None:
-    assert record(store, plain, behavior=invalid_then_valid()) == PARIS
+@pytest.mark.parametrize(
+    "provider",
+    [
+        pytest.param(name, marks=pytest.mark.matrix(row, "tools"), id=name)
+        for name, row in CLIENTS.items()
+    ],
+)
+def test_a_validation_retry_replays_in_order(store: Path, provider: str) -> None:
+    run = partial(plain, provider)
+    assert record(store, run, behavior=invalid_then_valid()) == PARIS
     assert len(FixtureStore.open(store)) == 2  # the question, then the question and the error
-    assert replay_three_times(store, plain) == PARIS
-    assert_one_miss(store, partial(plain, question=CHANGED), raises=InstructorRetryException)
+    assert replay_three_times(store, run) == PARIS
+    miss = partial(plain, provider, question=CHANGED)
+    assert_one_miss(store, miss, raises=InstructorRetryException)
 
 
 def positive_city(error: str) -> type[BaseModel]:
@@ -218,7 +267,7 @@ def negative_then_positive(mode: instructor.Mode) -> ScriptBehavior:
     """A model whose first city has a negative population: called as Instructor's tool,
     or answered as JSON."""
     cities = ({**PARIS, "population": -1}, PARIS)
-    if mode == instructor.Mode.JSON_SCHEMA:
+    if mode in (instructor.Mode.JSON_SCHEMA, instructor.Mode.JSON):
         return ScriptBehavior([ModelResponse(text=json.dumps(city)) for city in cities])
     calls = (ToolCall(id=f"call_{i}", name="City", arguments=c) for i, c in enumerate(cities))
     return ScriptBehavior(
@@ -226,45 +275,49 @@ def negative_then_positive(mode: instructor.Mode) -> ScriptBehavior:
     )
 
 
-def checked(mode: instructor.Mode, error: str, hosts: Hosts) -> dict[str, Any]:
-    made = instructor.from_openai(openai.OpenAI(base_url=hosts.openai, max_retries=5), mode=mode)
-    city = made.chat.completions.create(
-        model=GPT, response_model=positive_city(error), max_retries=3, messages=messages(QUESTION)
+def checked(provider: str, mode: instructor.Mode, error: str, hosts: Hosts) -> dict[str, Any]:
+    made = client(provider, hosts, mode)
+    city = made.create(
+        **ask(provider, QUESTION, response_model=positive_city(error), max_retries=3)
     )
     return city.model_dump()
 
 
-@pytest.mark.parametrize(
-    "mode", [instructor.Mode.TOOLS, instructor.Mode.JSON_SCHEMA], ids=lambda mode: mode.name
+@modes(
+    ("anthropic", instructor.Mode.TOOLS, PARIS),
+    ("anthropic", instructor.Mode.JSON, PARIS),
+    ("openai", instructor.Mode.TOOLS, PARIS),
+    ("openai", instructor.Mode.JSON_SCHEMA, PARIS),
 )
 def test_a_changed_validation_retry_misses_once_after_the_first_answer_replays(
-    store: Path, mode: instructor.Mode
+    store: Path, provider: str, mode: instructor.Mode, expected: Any
 ) -> None:
     """The first request replays its invalid answer; the request asking again carries a
     validation error worded otherwise: a miss, sent once, that ends the call (Instructor's
     ``max_retries`` and the SDK's left it alone) naming the new words."""
-    run = partial(checked, mode, "population must be positive")
-    assert record(store, run, behavior=negative_then_positive(mode)) == PARIS
-    assert replay_three_times(store, run) == PARIS
+    run = partial(checked, provider, mode, "population must be positive")
+    assert record(store, run, behavior=negative_then_positive(mode)) == expected
+    assert replay_three_times(store, run) == expected
     with (
         pytest.warns(ReplayErrorCaughtWarning),  # it reached the test only as Instructor's
         intercept(store) as exchange,
         pytest.raises(InstructorRetryException) as caught,
     ):
-        checked(mode, "population must be above zero", Hosts())
+        checked(provider, mode, "population must be above zero", Hosts())
     assert (exchange.sent, exchange.replays) == (2, 1)
     assert isinstance(caught.value.__cause__, FixtureMismatchError)
     assert "above zero" in str(caught.value)
 
 
-@pytest.mark.matrix(ROW, "retry")
-def test_replayed_429_is_retried_at_once(store: Path) -> None:
-    assert_retry_replayed_at_once(store, plain, behavior=ANSWERS)
+@pytest.mark.parametrize("provider", retry_cases(CLIENTS))
+def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
+    assert_retry_replayed_at_once(store, partial(plain, provider), behavior=ANSWERS)
 
 
 USER_TESTS = """
 import asyncio
 
+import anthropic
 import instructor
 import openai
 import pytest
@@ -298,6 +351,18 @@ def test_extracts_a_city_async():
     assert asyncio.run(create).model_dump() == {"name": "Paris", "population": 2100000}
 
 
+def test_extracts_a_city_with_claude():
+    client = instructor.from_anthropic(anthropic.Anthropic())
+    partials = client.messages.create_partial(
+        model="claude-sonnet-4-6",
+        max_tokens=1024,
+        response_model=City,
+        max_retries=2,
+        messages=messages(QUESTION),
+    )
+    assert [p.model_dump() for p in partials][-1] == {"name": "Paris", "population": 2100000}
+
+
 def test_changed_question():
     client = instructor.from_openai(openai.OpenAI())
     client.chat.completions.create(model="gpt-4o", response_model=City, messages=messages(CHANGED))
@@ -306,13 +371,14 @@ CITY_CALL = {"tool_calls": [{"id": "call_1", "name": "City", "arguments": PARIS}
 
 
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
-    script = [CITY_CALL, CITY_CALL]
-    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2, script=script)
+    script = [CITY_CALL, CITY_CALL, CITY_CALL]
+    assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=3, script=script)
 
 
 RETRY_TESTS = """
 import asyncio
 
+import anthropic
 import instructor
 import openai
 import pytest
@@ -340,6 +406,19 @@ def test_max_retries_async():
     asyncio.run(
         client.chat.completions.create(
             model="gpt-4o", response_model=City, max_retries=3, messages=MESSAGES
+        )
+    )
+
+
+def test_max_retries_claude_async():
+    client = instructor.from_anthropic(anthropic.AsyncAnthropic())
+    asyncio.run(
+        client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=1024,
+            response_model=City,
+            max_retries=3,
+            messages=MESSAGES,
         )
     )
 
@@ -373,6 +452,7 @@ def test_a_miss_retried_by_max_retries_fails_the_test_once(tmp_path: Path) -> No
     assert set(summary) == {
         ("FAILED", "test_max_retries"),
         ("FAILED", "test_max_retries_async"),
+        ("FAILED", "test_max_retries_claude_async"),
         ("FAILED", "test_a_tenacity_retrying"),
     }, output
     for (_, name), reason in summary.items():
