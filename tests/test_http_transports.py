@@ -489,15 +489,25 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
         }
 
 
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "Event loop is closed",
+        "<asyncio.locks.Event object at 0x7f0 [unset]> is bound to a different event loop",
+    ],
+    ids=["closed", "other"],
+)
 def test_a_send_on_a_closed_event_loop_is_told_to_use_a_client_of_the_loop(
-    tmp_path: Path,
+    tmp_path: Path, refusal: str
 ) -> None:
     """An async client used from a second event loop (``ChatOpenAI``'s shared client in a
-    second async test) fails with ``Event loop is closed``: the warning names that cause and
-    its remedy, not an API to wait for."""
+    second async test) fails with ``Event loop is closed``, or, that loop still running in
+    another thread (pydantic-ai's ``run_sync`` from a thread pool), with ``... is bound to
+    a different event loop``: the warning names that cause and its remedy, not an API to
+    wait for."""
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        raise RuntimeError("Event loop is closed")
+        raise RuntimeError(refusal)
 
     with intercept(tmp_path / "loop.jsonl", "record-missing", approve_live=True):
         client = httpx2.Client(transport=httpx2.MockTransport(handler))

@@ -665,17 +665,26 @@ OUTAGE_REMEDY = "Record it again once the live API answers it."
 """What a send that failed of the API's or the network's doing is told to do."""
 
 CLOSED_LOOP_REMEDY = (
-    "The API did not fail: the client sent on a connection of an event loop that has ended "
-    "(one async client used from several event loops: a second asyncio.run, another async "
-    "test). Give each event loop a client of its own, or make the async calls in one event "
-    "loop (docs/frameworks.md, LangChain), then record it again."
+    "The API did not fail: the client sent on a connection of an event loop that has ended, "
+    "or of another event loop than the one sending now (one async client used from several "
+    "event loops: a second asyncio.run, another async test, a sync call in each thread of a "
+    "pool, as pydantic-ai's run_sync makes). Give each event loop a client of its own, or "
+    "make the async calls in one event loop (docs/frameworks.md, LangChain), then record it "
+    "again."
 )
-"""What a send that met the closed event loop of its connection is told to do."""
+"""What a send that met the closed or other event loop of its connection is told to do."""
+
+_OTHER_LOOP_ENDINGS = (" is bound to a different event loop", " attached to a different loop")
+"""How asyncio ends its refusal of a lock, an event or a future of another event loop."""
 
 
 def _closed_loop(err: BaseException) -> bool:
-    """Whether ``err`` is asyncio's refusal of a connection whose event loop has ended."""
-    return isinstance(err, RuntimeError) and str(err) == "Event loop is closed"
+    """Whether ``err`` is asyncio's refusal of a connection whose event loop has ended, or
+    of one whose locks and futures belong to another event loop than the running one."""
+    text = str(err)
+    return isinstance(err, RuntimeError) and (
+        text == "Event loop is closed" or text.endswith(_OTHER_LOOP_ENDINGS)
+    )
 
 
 BLOCKED_PREFIX = "Network is disabled for host "
