@@ -10,6 +10,9 @@ import io
 import json
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -212,6 +215,52 @@ def test_ctrl_c_while_the_processes_start_stops_them(
         forker=forker,
     )  # fmt: skip
     assert ended_interrupted(status, stderr, INTERRUPTED), stderr
+
+
+WAITING_PARENT = """
+import sys
+from pathlib import Path
+from replaygate.evals.cases import EvalCase
+from replaygate.evals.jobs import Work, run_in_processes
+from replaygate.examples.research_copilot import SETTINGS
+marker, store, folder = map(Path, sys.argv[1:])
+work = Work(store, "eval_job_agents:troubled", SETTINGS, None, None, agent_folder=folder)
+run_in_processes([EvalCase("a", f"wait:{marker}", 1, 1, must_contain=(".",))], work, 2, None)
+"""
+"""A parent of an eval process, running one case whose agent waits (``wait:MARKER``)."""
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` is gone or a zombie (an orphan waits for init to reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_process_ends_when_its_parent_is_killed_outright(tmp_path: Path) -> None:
+    # its parent killed with SIGKILL (out of memory, a CI job's cancel), a process went on
+    # running its share: recording, calling the live API for a run nobody waited for
+    store, marker = tmp_path / "fixtures.jsonl", tmp_path / "worker.pid"
+    store.touch()
+    parent = subprocess.Popen(
+        [sys.executable, "-c", WAITING_PARENT, str(marker), str(store), str(Path(__file__).parent)]
+    )
+    deadline = time.monotonic() + 30
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    worker = int(marker.read_text())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while not _ended(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ended = _ended(worker)
+    if not ended:
+        os.kill(worker, signal.SIGKILL)
+    assert ended
 
 
 def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ it between two steps: it stops every process it started (SIGTERM, then SIGKILL a
 :data:`GRACE` seconds) and raises :class:`KeyboardInterrupt`. A second Ctrl-C while
 it stops them changes nothing. A SIGTERM sent to the parent alone (``timeout``, a CI
 job's cancel) is acted on the same way, so no process it started goes on running (and,
-recording, calling the live API) after it.
+recording, calling the live API) after it; nor after a SIGKILL, which the parent
+cannot act on: each process ends itself once the parent is gone.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from replaygate.fixtures import hits
 from replaygate.fixtures.hits import HitLog
 from replaygate.models.replay import RequestSettings
 from replaygate.network import block_network
-from replaygate.signals import ctrl_c_left_to_parent, held
+from replaygate.signals import ctrl_c_left_to_parent, end_with_parent, held
 from replaygate.start_methods import workers_context
 from replaygate.warning_lines import warnings_as_lines
 
@@ -277,6 +278,7 @@ def _process_share(
 ) -> None:
     """The body of one process: run ``cases``, sending their results to ``outbox``."""
     ctrl_c_left_to_parent()
+    end_with_parent()  # a parent killed outright leaves no orphan running the share
     os.environ.clear()
     os.environ.update(environ)  # a fork server's children start with its environment
 
