@@ -310,6 +310,16 @@ def test_weekly_pass_rates_count_a_replayed_recording_once(tmp_path: Path) -> No
     assert rates["citations"] == [pytest.approx((16 + 20) / 40)]  # not (3 * 16 + 20) / 80
 
 
+def test_a_week_without_runs_breaks_the_weekly_lines(tmp_path: Path) -> None:
+    # runs in weeks 45 and 48 were drawn as two weeks in a row, joined by one line
+    with History.open(tmp_path / "h.db") as opened:
+        opened.append(run("2026-11-02T09:00:00Z", 5, 4, 0.01, "a"))
+        opened.append(run("2026-11-23T09:00:00Z", 3, 4, 0.01, "b"))
+        weeks, rates = weekly_pass_rates(opened.runs())
+    assert weeks == ["2026-W45", "2026-W46", "2026-W47", "2026-W48"]
+    assert rates["contains"] == [1.0, None, None, 1.0]
+
+
 def test_the_latest_run_says_what_failed_in_words(page: str) -> None:
     latest = page[page.index("<h2>Latest run</h2>") : page.index("<h2>Maintenance signals")]
     assert "<td>observe: 3 of 5 samples passed, floor 4</td>" in latest
@@ -427,6 +437,14 @@ def test_one_week_is_drawn_as_a_labelled_point(figures: list[Figure]) -> None:
     weekly = weekly_plot(["2026-W45"], {"citations": [0.8]})
     assert "80%" in re.findall(r"<text[^>]*>([^<]*)</text>", weekly)
     assert_nothing_cut(figures[0])
+
+
+def test_few_weeks_with_runs_among_weeks_without_are_labelled_points() -> None:
+    weeks = [f"2026-W{w:02d}" for w in range(1, 13)]
+    rates: dict[str, list[float | None]] = {"citations": [None] * 12}
+    rates["citations"][0], rates["citations"][11] = 0.8, 0.6
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", weekly_plot(weeks, rates))
+    assert "80%" in texts and "60%" in texts
 
 
 def test_runs_of_one_minute_are_told_apart_on_the_time_axis() -> None:

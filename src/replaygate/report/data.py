@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from replaygate.evals.history import FUTURE_MARGIN, HistoryRun
@@ -16,8 +16,19 @@ from replaygate.report.evidence import case_evidence
 
 def week_of(text: str) -> str:
     """The ISO week of a time in UTC: ``2026-W03`` (whatever UTC offset it was written with)."""
-    year, week, _ = parse_time(text).astimezone(UTC).isocalendar()
+    return _week(parse_time(text).astimezone(UTC).date())
+
+
+def _week(day: date) -> str:
+    """The ISO week of ``day``: ``2026-W03``."""
+    year, week, _ = day.isocalendar()
     return f"{year}-W{week:02d}"
+
+
+def _every_week(first: str, last: str) -> list[str]:
+    """Every ISO week from ``first`` to ``last`` (``2026-W03``), both included."""
+    start, end = (date.fromisocalendar(int(w[:4]), int(w[6:]), 1) for w in (first, last))
+    return [_week(start + timedelta(weeks=i)) for i in range((end - start).days // 7 + 1)]
 
 
 def metric_series(runs: Sequence[HistoryRun]) -> dict[str, list[float | None]]:
@@ -32,14 +43,17 @@ def weekly_pass_rates(
     """The weeks, and per assertion name its pass rate in each week (passes / samples).
 
     Counts are summed over every case and distinct recording of the week: a replay of
-    answers already counted that week adds nothing.
+    answers already counted that week adds nothing. The weeks are every one from the
+    first run's to the latest run's, so a week without runs breaks each line (``None``)
+    rather than joining the weeks around it as if they followed each other.
     """
     by_week: dict[str, list[HistoryRun]] = {}
     for run in runs:
         by_week.setdefault(week_of(run.time), []).append(run)
-    weeks = sorted(by_week)
+    ran = sorted(by_week)
+    weeks = _every_week(ran[0], ran[-1]) if ran else []
     sums: dict[str, dict[str, list[int]]] = {}
-    for week in weeks:
+    for week in ran:
         for evidence in case_evidence(by_week[week]):
             for summary in evidence.recordings:
                 for stats in summary.assertions:

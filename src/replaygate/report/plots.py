@@ -191,12 +191,13 @@ def _run_axis(ax: Axes, labels: Sequence[str], most: int = 6) -> None:
     ax.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
 
 
-def _draw(ax: Axes, values: Sequence[float | None], *, series: int = 0, **style: Any) -> None:
+def _draw(
+    ax: Axes, values: Sequence[float | None], *, few: bool, series: int = 0, **style: Any
+) -> None:
     """One series: a line through its points, broken where a run has no value (``None``);
-    with few points, large points drawn so that several series on the same value stay
-    visible (each smaller than the last)."""
+    with ``few`` points in the plot, large points drawn so that several series on the same
+    value stay visible (each smaller than the last)."""
     if any(v is not None for v in values):
-        few = len(values) < FEW
         size = max(3.0, 9.0 - 1.5 * series) if few else 4.0
         ys = [math.nan if v is None else float(v) for v in values]
         ax.plot(range(len(values)), ys, marker="o", markersize=size, **style)
@@ -246,9 +247,10 @@ LABELLED_LINES = 6
 at one point pile up over each other."""
 
 
-def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
-    """With fewer than :data:`FEW` runs and at most :data:`LABELLED_LINES` lines, write
-    values beside their points; call it once the axes are laid out (:func:`_lay_out`).
+def _label(ax: Axes, fmt: Callable[[float], str], *, few: bool) -> None:
+    """With ``few`` points in the plot (fewer than :data:`FEW`) and at most
+    :data:`LABELLED_LINES` lines, write values beside their points; call it once the axes
+    are laid out (:func:`_lay_out`).
 
     A line's value is written at its first and last point and where it changes (as
     written), the latest first; a value that several lines share at a point is written
@@ -261,10 +263,7 @@ def _label(ax: Axes, fmt: Callable[[float], str]) -> None:
     """
     from matplotlib.colors import to_hex
 
-    if not ax.lines or len(ax.lines) > LABELLED_LINES:
-        return
-    runs: Any = ax.lines[0].get_xdata()  # every line of the axes runs over the same runs
-    if len(runs) >= FEW:
+    if not few or not ax.lines or len(ax.lines) > LABELLED_LINES:
         return
     wanted: dict[tuple[float, str], tuple[float, set[str]]] = {}
     points: list[tuple[Any, float, str]] = []  # each point: where it is drawn, its radius, value
@@ -350,8 +349,9 @@ def metrics_plot(
     shares, *amounts = axes
     shares.set_title("shares")
     drawn = [name for name in SHARES if any(v is not None for v in series.get(name, []))]
+    few = len(labels) < FEW
     for index, name in enumerate(drawn):
-        _draw(shares, series[name], series=index, label=name.replace("_", " "))
+        _draw(shares, series[name], few=few, series=index, label=name.replace("_", " "))
     shares.set_ylim(-0.12, 1.12)
     _gaps(shares, {name: series[name] for name in drawn})
     legend = None
@@ -368,7 +368,7 @@ def metrics_plot(
         ax.set_title(label)
         apart = priced_apart if name in PRICED and any(priced_apart) else ()
         values = [None if out else v for v, out in zip_longest(series.get(name, []), apart)]
-        _draw(ax, values, color="#b5651d")
+        _draw(ax, values, few=few, color="#b5651d")
         ax.margins(y=0.3)
         _gaps(ax, {name: values}, apart)
     for ax, name in zip(axes, ["shares", *(name for name, _ in AMOUNTS)], strict=True):
@@ -379,7 +379,7 @@ def metrics_plot(
             _empty(ax, UNMEASURED[name] if labels else "no runs yet")
     _lay_out(figure, legend, under=shares)
     for ax, name in zip(axes, ["success", *(name for name, _ in AMOUNTS)], strict=True):
-        _label(ax, METRICS[name].format)
+        _label(ax, METRICS[name].format, few=few)
     return to_svg(figure, title="Metrics over time", prefix="metrics")
 
 
@@ -407,8 +407,10 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
     figure = _figure(9.0, 3.0)
     ax = figure.subplots()
     ax.set_title("weekly pass rate per assertion")
+    ran = sum(any(v[week] is not None for _, v in drawn) for week in range(len(weeks)))
+    few = ran < FEW  # the weeks with samples: a week without runs is no point
     for index, (_, values) in enumerate(drawn):
-        _draw(ax, values, series=index)
+        _draw(ax, values, few=few, series=index)
     legend = None
     if ax.lines:
         _run_axis(ax, weeks, most=12)
@@ -424,7 +426,7 @@ def weekly_plot(weeks: Sequence[str], rates: Mapping[str, Sequence[float | None]
     else:
         _empty(ax, "no runs yet")
     _lay_out(figure, legend)
-    _label(ax, "{:.0%}".format)
+    _label(ax, "{:.0%}".format, few=few)
     return to_svg(figure, title="Weekly pass rate per assertion", prefix="weekly")
 
 
