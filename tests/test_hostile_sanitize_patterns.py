@@ -27,7 +27,10 @@ HANGING = [r"(a+)+$", r"(\w+\s?)+!", r"(x*)*y", r"((ab)+c?)+z", r"(?:(?:\d+)+)-"
            r"(?:(?:\w+)?\s?)+:", r"(?:(?:a+){0,1})+x", r"(?:a+|)+x", r"(?:(?:a+)?b?)+x",
            r"(a?){28}a{28}"]  # fmt: skip
 AMBIGUOUS = [r"(a|aa)+$", r"(ab|a|b)+$", r"(?:.|\s)+!", r"(?:\w\w|\d)+x", r"x(?:abc|ab|c)*$",
-             r"(?s)x(?:.|\n)+y", r"(?:(?:a|aa)+b)", r"(?:ab|c|a|bc)+$"]  # fmt: skip
+             r"(?s)x(?:.|\n)+y", r"(?:(?:a|aa)+b)", r"(?:ab|c|a|bc)+$",
+             # classes and counted repeats that tile one text two ways: 60 characters
+             # of a near miss took 50 s
+             r"(?:\d\d|\d\d\d)+x", r"(?:a{2}|aaa)+b", r"(?:[a-z]{2}|[a-z]{3})+@"]  # fmt: skip
 """Alternatives that can match alike, repeated: 26 to 50 characters of a text that almost
 matches take seconds each (``(ab|a|b)+$`` on ``ab`` x 24 then ``!``: 6 s)."""
 EMPTY = [r"(?=a)", r"\b", r"a|", r"(?<=x)", r"^"]

@@ -11,7 +11,7 @@ required part (or an alternative's) is itself repeated, ``(a+)+``, ``(\\w+\\s?)*
 ``(?:a+|)+``, or whose body can match empty text, ``(a?){28}``; and a repeated group of
 alternatives that can match the same text, one alternative as another or as several
 others in a row, ``(a|aa)+``, ``(?:.|\\s)*``, ``(ab|a|b)+``, or two rows of them one text,
-``(?:ab|c|a|bc)+``. A repeated group
+``(?:ab|c|a|bc)+``, ``(?:\\d\\d|\\d{3})+`` (six digits). A repeated group
 with a fixed separator, ``(?:[a-z]+\\.)+``, is accepted, and so are alternatives that
 cannot match alike, ``(?:foo|foobar)+``. It is a check of the shape of the pattern, not
 a proof: keep patterns simple, and anchor them on fixed text.
@@ -54,7 +54,7 @@ def pattern_problem(pattern: str, flags: int = 0) -> str | None:
     if _ambiguous_repeat(list(parsed), parsed.state):
         return (
             f"pattern {pattern!r} repeats a group whose alternatives can match the same text "
-            "(one alternative as another, or as several others in a row), which can take "
+            "(one alternative as another, or a row of them as another row), which can take "
             "exponential time on a text that almost matches and hang the run; make the "
             "alternatives match different text"
         )
@@ -159,8 +159,8 @@ Char = Callable[[str], bool]
 
 def _ambiguous_repeat(items: list[Any], state: Any) -> bool:
     """Whether a repeat in ``items`` (at any depth) repeats a body of single characters
-    and alternatives whose spellings can match alike: two of the same length matching a
-    common text, or one matching what several match in a row (:func:`_spellings`)."""
+    and alternatives whose spellings can match one text in two ways (:func:`_spellings`,
+    :func:`_alike`)."""
     for low, high, body in _repeats(items):
         if high > 1 and low != high:
             spelled = _spellings(list(body), state)
@@ -171,8 +171,9 @@ def _ambiguous_repeat(items: list[Any], state: Any) -> bool:
 
 def _spellings(items: list[Any], state: Any) -> list[list[tuple[Char, str]]] | None:
     """Every sequence of single characters ``items`` can match, each character as a test
-    and the characters the pattern names for it; None when ``items`` holds anything else
-    (a repeat, an assertion) or spells too many or too long."""
+    and the characters the pattern names for it (a repeat of a fixed count, ``\\d{3}``,
+    spelled out); None when ``items`` holds anything else (a variable repeat, an
+    assertion) or spells too many or too long."""
     spelled: list[list[tuple[Char, str]]] = [[]]
     for op, av in _items(items):
         if op == constants.BRANCH:
@@ -182,6 +183,15 @@ def _spellings(items: list[Any], state: Any) -> list[list[tuple[Char, str]]] | N
                 if inner is None:
                     return None
                 options += inner
+        elif op in _REPEATS and av[0] == av[1] <= _LONGEST_SPELLING:
+            once = _spellings(list(av[2]), state)
+            if once is None:
+                return None
+            options = [[]]
+            for _ in range(av[0]):
+                options = [head + tail for head in options for tail in once]
+                if len(options) > _MOST_SPELLINGS:
+                    return None
         else:
             char = _char(op, av, state)
             if char is None:
@@ -211,66 +221,50 @@ _NAMING = (constants.LITERAL, constants.RANGE)
 
 
 def _alike(spelled: list[list[tuple[Char, str]]]) -> bool:
-    """Whether two spellings can match a common text, or one can match what two or more
-    match in a row, or (spellings of fixed text) two rows of them spell the same text."""
-    texts = [text for text in map(_text, spelled) if text is not None]
-    if len(texts) == len(spelled) and not _uniquely_read(set(texts)):
+    """Whether a text that spellings match in a row can be matched by them in two ways:
+    two of one length matching a common text (``a``, ``.``), one matching what several
+    match in a row (``ab``, ``a``, ``b``), or two rows of them one text (``ab``, ``c``,
+    ``a``, ``bc``: ``abc``; ``\\d\\d``, ``\\d\\d\\d``: six digits).
+
+    The Sardinas-Patterson test, with two characters alike when they can match a common
+    one: a tail is what is left of one spelling past the text another row has matched so
+    far, as (spelling, offset); a row that ends where the other does reads the text twice.
+    """
+    words = [word for word in spelled if word]
+    shared: dict[tuple[int, int], bool] = {}
+
+    def overlap(one: list[tuple[Char, str]], other: list[tuple[Char, str]]) -> bool:
+        for a, b in zip(one, other, strict=False):
+            pair = (id(a), id(b))
+            if pair not in shared:
+                shared[pair] = _share(a, b)
+            if not shared[pair]:
+                return False
         return True
-    for i, whole in enumerate(spelled):
-        others = spelled[:i] + spelled[i + 1 :]
-        if any(len(o) == len(whole) and _overlap(o, whole) for o in others):
-            return True
-        if _in_pieces(whole, [o for o in others if 0 < len(o) < len(whole)]):
-            return True
+
+    tails: list[tuple[int, int]] = []
+    for i, one in enumerate(words):
+        for j, other in enumerate(words):
+            if i != j and len(one) <= len(other) and overlap(one, other):
+                if len(one) == len(other):
+                    return True
+                tails.append((j, len(one)))
+    seen: set[tuple[int, int]] = set()
+    while tails:
+        j, start = tails.pop()
+        if (j, start) in seen:
+            continue
+        seen.add((j, start))
+        rest = words[j][start:]
+        for i, word in enumerate(words):
+            if overlap(word, rest):
+                if len(word) == len(rest):
+                    return True
+                tails.append((j, start + len(word)) if len(word) < len(rest) else (i, len(rest)))
     return False
-
-
-def _in_pieces(whole: list[tuple[Char, str]], pieces: list[list[tuple[Char, str]]]) -> bool:
-    """Whether ``whole`` can match what ``pieces`` (each shorter) match in a row."""
-    reached = [True] + [False] * len(whole)
-    for start in range(len(whole)):
-        if reached[start]:
-            for piece in pieces:
-                end = start + len(piece)
-                if end <= len(whole) and _overlap(piece, whole[start:end]):
-                    reached[end] = True
-    return reached[-1]
-
-
-def _overlap(one: list[tuple[Char, str]], other: list[tuple[Char, str]]) -> bool:
-    """Whether two spellings of one length can match a common text, character by character."""
-    return all(_share(a, b) for a, b in zip(one, other, strict=True))
 
 
 def _share(one: tuple[Char, str], other: tuple[Char, str]) -> bool:
     """Whether two single-character items match a common character (of those they name,
     and a sample of others)."""
     return any(one[0](c) and other[0](c) for c in set(one[1] + other[1] + _SAMPLE))
-
-
-def _text(spelling: list[tuple[Char, str]]) -> str | None:
-    """The one text a spelling matches, when each of its characters matches only the one
-    it names (of those tried); else None."""
-    chars = [named for _, named in spelling]
-    if any(len(c) != 1 for c in chars):
-        return None
-    if any(test(c) for (test, named) in spelling for c in _SAMPLE if c != named):
-        return None
-    return "".join(chars)
-
-
-def _uniquely_read(words: set[str]) -> bool:
-    """Whether every text made of ``words`` in a row is made of them in one way only (the
-    Sardinas-Patterson test): ``ab``, ``c``, ``a``, ``bc`` are not (``abc``)."""
-
-    def dangling(left: set[str], right: set[str]) -> set[str]:
-        return {w[len(u) :] for u in left for w in right if w != u and w.startswith(u)}
-
-    seen: set[str] = set()
-    suffixes = dangling(words, words)
-    while suffixes - seen:
-        if "" in suffixes or suffixes & words:
-            return False
-        seen |= suffixes
-        suffixes = dangling(suffixes, words) | dangling(words, suffixes)
-    return True
