@@ -266,7 +266,7 @@ def test_the_server_a_request_is_addressed_to_learns_not_the_live_origin(
 
 
 def test_a_stream_cut_short_teaches_nothing() -> None:
-    from replaygate.sim.assembled import messages_answer, responses_answer
+    from replaygate.stream_answers import messages_answer, responses_answer
 
     start = {"event": "message_start", "data": '{"message": {"id": "msg_1", "content": []}}'}
     block = {

@@ -29,7 +29,7 @@ from typing import Any, Literal, NamedTuple, TypeAlias
 
 from replaygate.errors import first_few
 from replaygate.fixtures.fingerprint import match_form
-from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.fixtures.modes import require_live_approval
 from replaygate.fixtures.store import Location
 from replaygate.hygiene.drift_answers import (
@@ -45,7 +45,6 @@ from replaygate.hygiene.fieldset import (
     UNKNOWN,
     Shape,
     interface_of_fixture,
-    is_envelope,
     merge_shape,
     not_json_answer,
     response_shape,

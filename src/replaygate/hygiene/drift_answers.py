@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from replaygate.fixtures.fixture import Fixture
-from replaygate.hygiene.fieldset import Shape, is_envelope, response_shape
-from replaygate.sim.assembled import event_objects
+from replaygate.fixtures.fixture import Fixture, is_envelope
+from replaygate.hygiene.fieldset import Shape, response_shape
+from replaygate.stream_answers import event_objects
 
 _ERROR_EVENTS = frozenset({"error", "response.failed"})
 

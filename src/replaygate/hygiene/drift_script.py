@@ -16,13 +16,13 @@ import json
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.hygiene.drift_answers import compared_answer
-from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
+from replaygate.hygiene.fieldset import interface_of_fixture
 from replaygate.models.providers import INTERFACES
 from replaygate.models.types import ModelResponse
-from replaygate.sim.assembled import event_objects, messages_answer, responses_answer
 from replaygate.sim.behaviors import Behavior, ScriptBehavior
+from replaygate.stream_answers import event_objects, messages_answer, responses_answer
 from replaygate.strict_json import plain_loads
 
 Said: TypeAlias = tuple[str, tuple[tuple[str, str], ...]]

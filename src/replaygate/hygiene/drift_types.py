@@ -16,13 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.fixtures.fixture import is_envelope
 from replaygate.hygiene.drift_answers import error_answer
-from replaygate.hygiene.fieldset import (
-    Shape,
-    is_envelope,
-    not_json_answer,
-    response_shape,
-)
+from replaygate.hygiene.fieldset import Shape, not_json_answer, response_shape
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any, TypeAlias
 import orjson
 
 from replaygate.errors import WireFormatError
-from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.http.recorded import replayed
 from replaygate.interfaces import INTERFACES, interface_of
 from replaygate.json_paths import path_step
@@ -103,11 +103,6 @@ def merge_shape(into: Shape, shape: Shape) -> None:
     """Add the paths and types of ``shape`` to ``into``."""
     for path, types in shape.items():
         into.setdefault(path, set()).update(types)
-
-
-def is_envelope(request: dict[str, Any]) -> bool:
-    """Whether a fixture request is an HTTP envelope (``method``, ``path``, ``body``...)."""
-    return isinstance(request.get("method"), str) and isinstance(request.get("path"), str)
 
 
 KNOWN_INTERFACES = tuple(name for _, name in INTERFACES)

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from replaygate.base_url import refused_base_url, shown_url
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
-from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.http.base_path import api_route
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.fieldset import interface_of_fixture, is_envelope
+from replaygate.hygiene.fieldset import interface_of_fixture
 from replaygate.interfaces import interface_of
 from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES, anthropic_credential_set
 

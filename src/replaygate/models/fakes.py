@@ -43,9 +43,8 @@ from replaygate.errors import (
 )
 from replaygate.fixtures import hits
 from replaygate.fixtures.fingerprint import short_key_problem
-from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.fixtures.store import FixtureStore
-from replaygate.hygiene.fieldset import is_envelope
 from replaygate.models.providers import (
     ANTHROPIC,
     INTERFACES,
@@ -63,7 +62,7 @@ from replaygate.models.types import (
     check_conversation,
 )
 from replaygate.pattern_search import SlowPatternError, searched
-from replaygate.sim.assembled import messages_answer, responses_answer
+from replaygate.stream_answers import messages_answer, responses_answer
 from replaygate.type_names import a_type
 
 __all__ = [

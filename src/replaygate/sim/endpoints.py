@@ -34,7 +34,6 @@ from replaygate.models.providers.openai_responses import (
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import catalogue, embeddings
-from replaygate.sim.assembled import messages_answer, responses_answer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import Conversations, created_at, not_served
 from replaygate.sim.draws import Draws
@@ -74,6 +73,7 @@ from replaygate.sim.validation import (
     validate_openai,
     validate_responses,
 )
+from replaygate.stream_answers import messages_answer, responses_answer
 
 Conversation = tuple[list[Message], list[ToolSpec], str | None]
 
