@@ -318,6 +318,12 @@ def test_a_week_without_runs_breaks_the_weekly_lines(tmp_path: Path) -> None:
         weeks, rates = weekly_pass_rates(opened.runs())
     assert weeks == ["2026-W45", "2026-W46", "2026-W47", "2026-W48"]
     assert rates["contains"] == [1.0, None, None, 1.0]
+    with History.open(tmp_path / "old.db") as opened:  # a time edited by hand: year 999
+        opened.append(run("0999-12-20T09:00:00Z", 5, 4, 0.01, "a"))
+        opened.append(run("1000-01-01T09:00:00Z", 3, 4, 0.01, "b"))
+        weeks, rates = weekly_pass_rates(opened.runs())
+    assert weeks == ["0999-W51", "0999-W52", "1000-W01"]
+    assert rates["contains"] == [1.0, None, 1.0]
 
 
 def test_the_latest_run_says_what_failed_in_words(page: str) -> None:

@@ -16,19 +16,19 @@ from replaygate.report.evidence import case_evidence
 
 def week_of(text: str) -> str:
     """The ISO week of a time in UTC: ``2026-W03`` (whatever UTC offset it was written with)."""
-    return _week(parse_time(text).astimezone(UTC).date())
+    return _week(_monday(text))
+
+
+def _monday(text: str) -> date:
+    """The Monday that opens the ISO week of a time in UTC."""
+    day = parse_time(text).astimezone(UTC).date()
+    return day - timedelta(days=day.weekday())
 
 
 def _week(day: date) -> str:
     """The ISO week of ``day``: ``2026-W03``."""
     year, week, _ = day.isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def _every_week(first: str, last: str) -> list[str]:
-    """Every ISO week from ``first`` to ``last`` (``2026-W03``), both included."""
-    start, end = (date.fromisocalendar(int(w[:4]), int(w[6:]), 1) for w in (first, last))
-    return [_week(start + timedelta(weeks=i)) for i in range((end - start).days // 7 + 1)]
+    return f"{year:04d}-W{week:02d}"
 
 
 def metric_series(runs: Sequence[HistoryRun]) -> dict[str, list[float | None]]:
@@ -47,12 +47,14 @@ def weekly_pass_rates(
     first run's to the latest run's, so a week without runs breaks each line (``None``)
     rather than joining the weeks around it as if they followed each other.
     """
-    by_week: dict[str, list[HistoryRun]] = {}
+    by_week: dict[date, list[HistoryRun]] = {}
     for run in runs:
-        by_week.setdefault(week_of(run.time), []).append(run)
+        by_week.setdefault(_monday(run.time), []).append(run)
     ran = sorted(by_week)
-    weeks = _every_week(ran[0], ran[-1]) if ran else []
-    sums: dict[str, dict[str, list[int]]] = {}
+    if not ran:
+        return [], {}
+    mondays = [ran[0] + timedelta(weeks=i) for i in range((ran[-1] - ran[0]).days // 7 + 1)]
+    sums: dict[str, dict[date, list[int]]] = {}
     for week in ran:
         for evidence in case_evidence(by_week[week]):
             for summary in evidence.recordings:
@@ -62,10 +64,11 @@ def weekly_pass_rates(
                     entry[1] += stats.samples
     rates = {
         name: [
-            (counts[w][0] / counts[w][1]) if w in counts and counts[w][1] else None for w in weeks
+            (counts[w][0] / counts[w][1]) if w in counts and counts[w][1] else None for w in mondays
         ]
         for name, counts in sums.items()
     }
+    weeks = [_week(monday) for monday in mondays]
     return weeks, rates
 
 
