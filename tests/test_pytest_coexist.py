@@ -287,6 +287,61 @@ def test_a_test_under_both_marks_records_from_the_simulator_as_migrating_md_says
     runpytest_forked(pytester, forker, "--block-network").assert_outcomes(passed=2)
 
 
+STALE_MODEL_CALL = """
+import pytest
+import requests
+
+HEADERS = {"x-api-key": "test", "anthropic-version": "2023-06-01"}
+
+
+@pytest.fixture
+def vcr_config():
+    return {"match_on": ["method", "path"]}  # the simulator's port changes from run to run
+
+
+@pytest.mark.vcr
+@pytest.mark.replaygate
+def test_changed_prompt():
+    question = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "new"}]}
+    answer = requests.post("http://127.0.0.1:9/v1/messages", json=question, headers=HEADERS)
+    assert answer.json()["content"]  # green on the old answer too: it would be stored
+"""
+
+STALE_MODEL_CASSETTE = """\
+interactions:
+- request:
+    body: '{"max_tokens":8,"messages":[{"role":"user","content":"old"}],"model":"m"}'
+    headers: {}
+    method: POST
+    uri: http://127.0.0.1:9/v1/messages
+  response:
+    body: {string: '{"content": [{"type": "text", "text": "echo: old"}]}'}
+    headers: {Content-Type: [application/json]}
+    status: {code: 200, message: OK}
+version: 1
+"""
+
+
+def test_a_model_call_a_kept_cassette_answers_while_recording_fails_the_test_unstored(
+    pytester: pytest.Pytester, forker: Forker
+) -> None:
+    """A test under both marks whose cassette still holds its model call, matched by
+    method and path: recording, vcrpy would answer the changed prompt with the old
+    answer, stored as the model's; the test fails naming the cassette, nothing stored."""
+    pytester.makepyfile(test_stale=STALE_MODEL_CALL)
+    cassettes = pytester.path / "cassettes" / "test_stale"
+    cassettes.mkdir(parents=True)
+    (cassettes / "test_changed_prompt.yaml").write_text(STALE_MODEL_CASSETTE)
+    # the requests' base URL is the in-process simulator's, as a recording moves it
+    result = runpytest_forked(
+        pytester, forker, *FROM_THE_SIMULATOR, "-p", "no:randomly", "--tb=line"
+    )
+    result.assert_outcomes(failed=1)
+    answered = "*POST /v1/messages was answered by vcrpy from the test's cassette *"
+    result.stdout.fnmatch_lines([f"{answered}test_changed_prompt.yaml*"])
+    assert not (pytester.path / "tests/fixtures/test_stale").exists()
+
+
 WEATHER_RESOLVED_TO_THE_SIMULATOR = """
 import os
 import socket

@@ -520,6 +520,27 @@ class SimulatorRefusalError(ReplaygateError):
         )
 
 
+class CassetteAnsweredError(ReplaygateError):
+    """A recording's live model call was answered by vcrpy from the test's cassette (a
+    ``vcr`` mark left on the test), not by the model: nothing is written.
+
+    ``request`` names the call (``POST /v1/messages``), ``cassette`` the cassette's file.
+    """
+
+    def __init__(self, request: str, cassette: str) -> None:
+        self.request = request
+        self.cassette = cassette
+        super().__init__(
+            f"recording stopped: {request} was answered by vcrpy from the test's cassette "
+            f"{cassette or '(its file unknown)'}, not by the model: vcrpy matches a request "
+            "by method and URL, not by its body, so this is an answer recorded earlier, "
+            "perhaps to another prompt. Nothing was written for this request. Let the model "
+            "calls by on the test's vcr mark (`@pytest.mark.vcr(ignore_localhost=True)` for "
+            "the simulator, `ignore_hosts=[...]` naming the API's host for the live API), or "
+            "delete them from the cassette, then record again."
+        )
+
+
 class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 

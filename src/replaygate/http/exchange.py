@@ -200,6 +200,17 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
+class LiveGuard(Protocol):
+    """What watches a recording's live sends from outside the session (the pytest
+    plugin's :class:`~replaygate.pytest_plugin.cassettes.CassettePlays`): ``before`` a
+    send it notes what it needs; ``after`` the send returned, the refusal of its answer,
+    or None to record it."""
+
+    def before(self, slot: LiveSlot) -> object: ...
+
+    def after(self, slot: LiveSlot, before: object) -> ReplaygateError | None: ...
+
+
 class Unfinished(Protocol):
     """A live response being recorded (:class:`~replaygate.http.recording.Recording`)."""
 
@@ -315,6 +326,8 @@ class Exchange:
         """The live sends (identity, place) whose spending-cap bound is held: neither
         charged with their answer nor given back."""
         self.live_origin: str | None = None
+        self.live_guard: LiveGuard | None = None
+        """What refuses a live send's answer from outside the session, if anything."""
         self._raised: list[ReplaygateError] = []
         self._forked = ForkReports()
         """What the processes forked from this one with a copy of this session did there."""
@@ -747,7 +760,11 @@ class Exchange:
         its place and its spending-cap bound up (:meth:`gave_up`), and one that failed of
         itself (not refused by replaygate, not interrupted) warns
         (:class:`~replaygate.errors.LiveSendFailedWarning`): code that catches the error,
-        or an SDK that retries, would leave a green recording that replays otherwise."""
+        or an SDK that retries, would leave a green recording that replays otherwise. A
+        send whose answer :attr:`live_guard` refuses gives its place up too, and raises
+        that refusal (nothing is stored)."""
+        guard = self.live_guard
+        before = guard.before(slot) if guard is not None else None
         try:
             yield
         except BaseException as err:
@@ -760,6 +777,12 @@ class Exchange:
                 # refused by replaygate (the network blocked), whatever the library wrapped it in
                 warnings.warn(failed_send(slot.request, err), LiveSendFailedWarning, stacklevel=3)
             raise
+        refused = guard.after(slot, before) if guard is not None else None
+        if refused is not None:
+            self.gave_up(slot)
+            error = passthrough(refused)
+            self.note_raised(error)
+            raise error
 
     def _while_busy(self, work: Callable[..., _T], *args: Any) -> _T:
         """``work(*args)``, while this thread works in this session (deciding a send,

@@ -799,6 +799,10 @@ def replaygate_exchange(
         )
     except ReplaygateError as err:
         refuse_setup(request, err)
+    if exchange.recording and request.node.get_closest_marker("vcr") is not None:
+        from replaygate.pytest_plugin.cassettes import CassettePlays
+
+        exchange.live_guard = CassettePlays(request.node)
     exchange.session.rerecord = rerecord_command(request.config, nodeid)
     exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
     exchange.session.from_simulator = from_simulator_hint(nodeid)
