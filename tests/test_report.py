@@ -413,6 +413,14 @@ def test_few_runs_are_drawn_as_labelled_points(
     assert_nothing_cut(figures[0])
 
 
+def test_an_amount_axis_never_reads_below_zero() -> None:
+    # a cost of 0 in every run was drawn on an axis from -0.075 to 0.075
+    series = {"success": [0.5, 0.5], "cost": [0.0, 0.0], "steps": [0.0, 10.0]}
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot(series, ["r0", "r1"]))
+    assert not [t for t in texts if t.startswith(("-", "\u2212"))]
+    assert "0.00" in texts and "0.0" in texts  # each axis still shows its 0
+
+
 def test_a_plot_of_runs_that_measured_none_of_its_metrics_says_so(figures: list[Figure]) -> None:
     # a history run of no price table: its cost plot said "no runs yet" beside its runs
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot({"success": [0.5]}, ["r0"]))

@@ -231,6 +231,15 @@ def _gaps(
         ax.set_xlabel(",\n".join(said) + f":\n{breaks}", fontsize=7, color="#555")
 
 
+def _above_zero(ax: Axes) -> None:
+    """Keep the value axis of an amount (a cost, steps: never below 0) from reading below
+    0: the margin under its points, which made a cost of 0 read as lying between -0.075 and
+    0.075, is cut to a tenth of the axis's height above 0, short of any tick below 0."""
+    low, high = ax.get_ylim()
+    if ax.lines and low < 0 <= min(y for line in ax.lines for _, y in _line_points(line)):
+        ax.set_ylim(-0.1 * high, high)
+
+
 def _line_points(line: Line2D) -> list[tuple[float, float]]:
     """The points of ``line`` that hold a value (a gap is NaN)."""
     xs: Any = line.get_xdata()
@@ -370,6 +379,7 @@ def metrics_plot(
         values = [None if out else v for v, out in zip_longest(series.get(name, []), apart)]
         _draw(ax, values, few=few, color="#b5651d")
         ax.margins(y=0.3)
+        _above_zero(ax)
         _gaps(ax, {name: values}, apart)
     for ax, name in zip(axes, ["shares", *(name for name, _ in AMOUNTS)], strict=True):
         if ax.lines:
