@@ -110,6 +110,19 @@ def test_a_number_option_takes_ascii_digits_only(
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(("option", "value"), [("--sample-seed", "\uff12"), ("--seed", "1_0")])
+def test_a_drift_sample_seed_takes_ascii_digits_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str, value: str
+) -> None:
+    # it was read by int(): '--seed 1_0' drew the fixtures to re-send with seed 10
+    monkeypatch.chdir(tmp_path)
+    args = ["drift", "s.jsonl", "--against", "s.jsonl", option, value]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2 and isinstance(done.exception, SystemExit), done.output
+    assert "Invalid value for '--sample-seed' / '--seed': " in done.stderr, done.stderr
+    assert f"{value!r} is not an integer written in the digits 0-9" in done.stderr
+
+
 def test_a_spending_cap_of_infinity_is_still_taken(tmp_path: Path) -> None:
     # inf caps nothing, as documented; only the spelling of a number is checked
     recording = ["--record-mode", "record-missing", "--max-cost", "inf"]

@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     "sample_seed",
     default=0,
     show_default=True,
+    type=DigitsInt(),
     help="Seed of the draw of which fixtures are re-sent (not the simulator's seed).",
 )
 @click.option(
