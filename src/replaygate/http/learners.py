@@ -8,10 +8,16 @@ and would refuse the later turn. Such a server registers here under its host and
 and :class:`~replaygate.http.exchange.Exchange` tells it of each answer it replays to a
 request addressed to it (or sent there as the session's ``live_origin``), as if it had
 served that answer itself.
+
+A process forked from the one a server runs in (a ``multiprocessing`` pool's worker)
+inherits none of its threads: the server, still serving its parent, learns only what the
+parent replays, so the child forgets the servers registered before the fork instead of
+waiting on a thread it does not have.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -36,3 +42,12 @@ def learner_at(host: str | None, port: int | None) -> Learner | None:
     if not _learners or host is None or port is None:
         return None
     return _learners.get((host, port))
+
+
+def _forget_inherited() -> None:
+    """In a forked child: no server registered in the parent learns here (its thread is
+    the parent's)."""
+    _learners.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
