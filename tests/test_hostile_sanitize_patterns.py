@@ -33,6 +33,9 @@ AMBIGUOUS = [r"(a|aa)+$", r"(ab|a|b)+$", r"(?:.|\s)+!", r"(?:\w\w|\d)+x", r"x(?:
              r"(?:\d\d|\d\d\d)+x", r"(?:a{2}|aaa)+b", r"(?:[a-z]{2}|[a-z]{3})+@"]  # fmt: skip
 """Alternatives that can match alike, repeated: 26 to 50 characters of a text that almost
 matches take seconds each (``(ab|a|b)+$`` on ``ab`` x 24 then ``!``: 6 s)."""
+SWALLOWING = [r"(?:.+,)+x", r"(?:.*?,){12}x", r"(?:a\w+)+x"]
+"""A repeat that can match the rest of its group, repeated: ``(?:.+,)+x`` on ``a,`` x 24
+took 2 s, ``(?:.*,){12}x`` on 40 commas more than a minute."""
 EMPTY = [r"(?=a)", r"\b", r"a|", r"(?<=x)", r"^"]
 FINE = [
     r"order-[0-9]{6}",
@@ -51,6 +54,8 @@ FINE = [
     r"(?:GET|POST|PUT)+ ",
     r"(?:(?:[a-z]+\.)?x)+",  # an optional part holding a repeat and a fixed character
     r"(?:ab?){3}",
+    r"(?:[^,]+,)+x",  # a repeated part that stops at the separator
+    r"(?:\S+\s)+x",
 ]
 
 
@@ -66,7 +71,8 @@ def write(folder: Path, rule: str) -> Path:
 @pytest.mark.parametrize(
     ("pattern", "reason"),
     [(pattern, "only required part is itself repeated") for pattern in HANGING]
-    + [(pattern, "alternatives can match the same text") for pattern in AMBIGUOUS],
+    + [(pattern, "alternatives can match the same text") for pattern in AMBIGUOUS]
+    + [(pattern, "repeated part can also match the rest") for pattern in SWALLOWING],
 )
 def test_a_pattern_that_can_backtrack_exponentially_is_refused_on_load(
     tmp_path: Path, pattern: str, reason: str

@@ -11,7 +11,8 @@ required part (or an alternative's) is itself repeated, ``(a+)+``, ``(\\w+\\s?)*
 ``(?:a+|)+``, or whose body can match empty text, ``(a?){28}``; and a repeated group of
 alternatives that can match the same text, one alternative as another or as several
 others in a row, ``(a|aa)+``, ``(?:.|\\s)*``, ``(ab|a|b)+``, or two rows of them one text,
-``(?:ab|c|a|bc)+``, ``(?:\\d\\d|\\d{3})+`` (six digits). A repeated group
+``(?:ab|c|a|bc)+``, ``(?:\\d\\d|\\d{3})+`` (six digits); and a repeated group whose
+repeated part can match the rest of it, ``(?:.+,)+``. A repeated group
 with a fixed separator, ``(?:[a-z]+\\.)+``, is accepted, and so are alternatives that
 cannot match alike, ``(?:foo|foobar)+``. It is a check of the shape of the pattern, not
 a proof: keep patterns simple, and anchor them on fixed text.
@@ -50,6 +51,14 @@ def pattern_problem(pattern: str, flags: int = 0) -> str | None:
             "(or made optional, or that can match empty text), which can take exponential time "
             "on a text that almost matches and hang the run; repeat the inner part once, or put "
             "a fixed character between the repetitions"
+        )
+    if _swallowing_repeat(list(parsed), parsed.state):
+        return (
+            f"pattern {pattern!r} repeats a group whose repeated part can also match the "
+            "rest of the group (as '.+' matches the ',' of '(?:.+,)+'), so one repetition can "
+            "take the text of any number of others, which can take exponential time on a "
+            "text that almost matches and hang the run; make the repeated part exclude what "
+            "follows it ('[^,]+,')"
         )
     if _ambiguous_repeat(list(parsed), parsed.state):
         return (
@@ -110,6 +119,35 @@ def _nested_repeat(items: list[Any], state: Any) -> bool:
         ):
             return True
     return False
+
+
+def _swallowing_repeat(items: list[Any], state: Any) -> bool:
+    """Whether a repeat in ``items`` (at any depth) has a body of single characters and
+    repeats of one, one of whose variable repeats can match a character of each other
+    part, ``(?:.+,)+``: its text can then be read as one repetition or as many, and a
+    near miss tries every split."""
+    for _, high, body in _repeats(items):
+        if high < 2:
+            continue
+        parts = _items(list(body))
+        chars = [_one_char(op, av, state) for op, av in parts]
+        if len(parts) < 2:
+            continue
+        for (op, av), char in zip(parts, chars, strict=True):
+            if op != constants.POSSESSIVE_REPEAT and _variable_repeat(op, av) and char:
+                others = [c for c in chars if c is not char]
+                if all(other and _share(char, other) for other in others):
+                    return True
+    return False
+
+
+def _one_char(op: Any, av: Any, state: Any) -> tuple[Char, str] | None:
+    """The character test of an item matching one character, or of a repeat of one
+    (``,``, ``.+``, ``\\d{3}``); None for any other item."""
+    if op in _REPEATS:
+        inner = _items(list(av[2]))
+        return _char(inner[0][0], inner[0][1], state) if len(inner) == 1 else None
+    return _char(op, av, state)
 
 
 def _choices(body: list[Any], state: Any) -> list[list[Any]]:
