@@ -1320,3 +1320,20 @@ def test_a_status_of_more_digits_than_python_reads_is_named_as_a_bad_status(
         "integer of 5,001 digits (too long to read)"
     ) in result.output
     assert "set_int_max_str_digits" not in result.output
+
+
+def test_the_default_out_is_the_project_s_tests_fixtures_from_any_folder_in_it(
+    recorded: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # run from the project's tests/ folder, the stores went to tests/tests/fixtures,
+    # where no pytest run of the project looks
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    cassettes = cassettes_copy(recorded, project / "tests", "anthropic/plain.yaml")
+    monkeypatch.chdir(project / "tests")
+    done = import_cassettes(cassettes.name)
+    assert done.exit_code == 0, done.output
+    assert store_of(project / "tests/fixtures", "anthropic/plain.yaml").is_file()
+    assert "-> fixtures/anthropic/plain.jsonl" in done.output  # from the folder it ran in
+    assert not (project / "tests/tests").exists()

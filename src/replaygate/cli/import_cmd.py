@@ -10,12 +10,13 @@ import click
 from replaygate.cli.json_docs import echo_json
 from replaygate.cli.options import CommandError, PathParam, json_option
 from replaygate.click_once import OnceCommand
+from replaygate.config import find_pyproject
 from replaygate.errors import shown_file
 from replaygate.fixtures.store.files import YAML_SUFFIXES
 from replaygate.jsondoc import json_fields
 from replaygate.migrate.importing import CassetteImport, import_cassettes
 from replaygate.missing import missing
-from replaygate.pytest_plugin.store_names import MAX_NAME, SAFE_CHARACTERS
+from replaygate.pytest_plugin.store_names import DEFAULT_DIR, MAX_NAME, SAFE_CHARACTERS
 
 EXIT_CODES = {"imported": 0, "unchanged": 0, "empty": 0, "refused": 1, "error": 2}
 """The exit status a cassette's outcome asks for; the command exits with the highest."""
@@ -58,6 +59,15 @@ def _refuse_file_name(out: Path) -> None:
         )
 
 
+def project_stores() -> Path:
+    """The plugin's folder of stores in the project the current folder is in (the folder of
+    the nearest ``pyproject.toml``, pytest's rootdir), else in the current folder; as a
+    path from the current folder (``tests/fixtures`` run at the project's top)."""
+    pyproject = find_pyproject()
+    top = pyproject.parent if pyproject is not None else Path.cwd()
+    return Path(os.path.relpath(top / DEFAULT_DIR))
+
+
 def summary(results: list[CassetteImport]) -> str:
     """How many cassettes had each outcome."""
     counts = ", ".join(f"{sum(r.outcome == o for r in results)} {o}" for o in EXIT_CODES)
@@ -69,10 +79,10 @@ def summary(results: list[CassetteImport]) -> str:
 @click.option(
     "--out",
     type=PathParam(file_okay=False, path_type=Path),
-    default=Path("tests/fixtures"),
-    show_default=True,
     help="Folder of the stores: one per cassette, at its path under DIR, named as the pytest "
-    "plugin names the store of its test (<name>.jsonl).",
+    f"plugin names the store of its test (<name>.jsonl). Default: {DEFAULT_DIR} of the "
+    "project, the folder of the nearest pyproject.toml (where the plugin looks), else of "
+    "the current folder.",
 )
 @click.option(
     "--force", is_flag=True, help="Replace answers a store holds otherwise for the same request."
@@ -85,7 +95,7 @@ def summary(results: list[CassetteImport]) -> str:
 )
 @json_option
 def import_cassettes_cmd(
-    root: Path, out: Path, force: bool, match_host: bool, as_json: bool
+    root: Path, out: Path | None, force: bool, match_host: bool, as_json: bool
 ) -> None:
     """Import vcrpy / pytest-recording cassettes (YAML or JSON) as fixture stores.
 
@@ -104,6 +114,8 @@ def import_cassettes_cmd(
     """
     if not os.path.lexists(root):
         raise CommandError(f"{root}: {missing(root)}")
+    if out is None:
+        out = project_stores()
     _refuse_file_name(out)
     results = import_cassettes(root, out, force=force, match_host=match_host)
     if not results:

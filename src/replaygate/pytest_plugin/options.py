@@ -20,11 +20,10 @@ import pytest
 
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
+from replaygate.pytest_plugin.store_names import DEFAULT_DIR
 from replaygate.regular import not_a_folder
 from replaygate.seed import SIMULATOR_SEED
 
-DEFAULT_DIR = "tests/fixtures"
-"""The modes ``--replaygate-record-mode`` takes: the library's."""
 MODE = "replaygate_record_mode"
 APPROVE = "replaygate_approve_live"
 SIMULATOR = "replaygate_simulator"

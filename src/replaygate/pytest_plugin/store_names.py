@@ -25,6 +25,9 @@ import re
 import unicodedata
 from pathlib import PurePath
 
+DEFAULT_DIR = "tests/fixtures"
+"""The folder of the tests' stores under the rootdir (unless ``--replaygate-dir`` says
+otherwise), where ``import-cassettes`` writes them by default."""
 SAFE_CHARACTERS = "A-Z a-z 0-9 _ . - [ ] = , +"
 """The characters a store's name keeps, as the docs and messages name them."""
 MAX_NAME = 230
