@@ -206,6 +206,17 @@ def test_allow_needs_a_reason(repo: Path) -> None:
     assert "--reason goes with --allow-response-change" in done.output
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_json_with_another_format_given_is_a_usage_error(repo: Path, fmt: str) -> None:
+    # --format markdown --json printed JSON where a pull-request comment was asked for,
+    # as gate and upgrade refuse; the review is not run
+    done = diff("--format", fmt, "--json")
+    assert done.exit_code == 2, done.output
+    assert done.output.endswith(
+        f"Error: --json is --format json, and --format {fmt} was given too: give one of them\n"
+    ), done.output
+
+
 def test_added_and_removed_only(repo: Path, recordings: Recordings) -> None:
     old = repo / "tests" / "fixtures" / "old.jsonl"
     recordings.record(old, [QUESTION])

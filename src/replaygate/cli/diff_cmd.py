@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_out import echo_json
-from replaygate.cli.options import TEXT, PathParam, fail, json_option
+from replaygate.cli.options import TEXT, PathParam, chosen_format, fail, json_option
 from replaygate.cli.review_json import review_json
 from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError
@@ -67,6 +67,7 @@ def diff(
     \b
         replaygate diff tests/fixtures --base origin/main --format markdown
     """
+    fmt = chosen_format(fmt, as_json)
     if allow_response_change and not (reason or "").strip():
         raise click.UsageError(
             '--allow-response-change needs --reason "...": why the recorded responses '
