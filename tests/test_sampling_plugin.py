@@ -198,6 +198,29 @@ def test_an_error_in_a_sample_is_an_error_not_a_failed_sample(pytester: pytest.P
     )
 
 
+def test_two_tests_failed_with_no_verdict_are_said_in_the_plural(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.sampled(n=3, floor=2)
+        @pytest.mark.parametrize("case", ["a", "b"])
+        def test_broken(replaygate_sample, case):
+            raise KeyError(case)
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "2 failed with no verdict, their samples not judged (see their failures above): "
+            "*test_broken[[]a[]], *test_broken[[]b[]]",
+        ]
+    )
+
+
 def test_unsampled_checks_are_recorded_as_one_sample(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """

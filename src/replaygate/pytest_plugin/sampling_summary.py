@@ -123,9 +123,11 @@ class Collector:
             terminalreporter.section("replaygate sampled cases")
             terminalreporter.line(", ".join(f"{n} {v}" for v, n in counts.items()))
             if state.no_verdict:
+                one = len(state.no_verdict) == 1
+                its, failure = ("its", "failure") if one else ("their", "failures")
                 terminalreporter.line(
-                    f"{len(state.no_verdict)} failed with no verdict, its samples not judged "
-                    f"(see its failure above): {', '.join(state.no_verdict)}",
+                    f"{len(state.no_verdict)} failed with no verdict, {its} samples not judged "
+                    f"(see {its} {failure} above): {', '.join(state.no_verdict)}",
                     red=True,
                 )
             for observation in state.observed:
