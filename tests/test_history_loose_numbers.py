@@ -1,4 +1,5 @@
-"""A stored run whose ``info`` or ``tags`` hold NaN or Infinity is named as damaged.
+"""A stored run whose ``info`` or ``tags`` hold NaN or Infinity is named as damaged
+(a case's tags by the case).
 
 A hand-edited history whose run's info held ``"input": NaN`` was exported with the
 ``NaN`` literal (exit 0), which is no JSON: ``history merge`` of that export refused it.
@@ -22,7 +23,7 @@ from test_history import two_runs_edited
         ("UPDATE runs SET info = '{\"input\": NaN}' WHERE id = 'one'", "info", "NaN"),
         ("UPDATE runs SET info = '{\"input\": -Infinity}' WHERE id = 'one'", "info", "-Infinity"),
         ("UPDATE runs SET info = '{\"input\": 1e999}' WHERE id = 'one'", "info", "1e999"),
-        ("UPDATE cases SET tags = '[NaN]' WHERE run = 'one'", "tags", "NaN"),
+        ("UPDATE cases SET tags = '[NaN]' WHERE run = 'one'", "cases.rag.tags", "NaN"),
     ],
     ids=["nan", "infinity", "overflow", "tags"],
 )

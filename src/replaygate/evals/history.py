@@ -955,7 +955,7 @@ class History:
                 "passes": passes,
                 "verdict": verdict,
                 "assertions": assertions.get(case_id, {}),
-                "tags": _loads(tag_text, "tags"),
+                "tags": _loads(tag_text, f"cases.{case_id}.tags"),
                 **({"answers": digest} if digest else {}),
             }
             for case_id, samples, floor, passes, verdict, tag_text, digest in self._rows(
