@@ -434,6 +434,41 @@ def test_without_pytest_s_cache_the_command_for_all_misses_names_them(
     pytester.runpytest(*shlex.split(whole.group(1))[1:]).assert_outcomes(passed=2)
 
 
+def test_a_rerun_of_a_test_that_missed_fails_instead_of_passing(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest-rerunfailures ran a test that missed again, and an attempt that sent nothing
+    the store lacks passed: the run ended green, the miss a rerun. A miss is not retried."""
+    pytester.makepyfile(
+        test_rerun=ASK
+        + """
+ATTEMPTS = []
+
+@pytest.mark.flaky(reruns=2)
+def test_changing(anthropic_client):
+    ATTEMPTS.append(1)
+    if len(ATTEMPTS) == 1:  # the first attempt sends what was never recorded
+        ask(anthropic_client(), "hi")
+
+@pytest.mark.flaky(reruns=1)
+def test_flaky_otherwise():
+    ATTEMPTS.append(2)
+    assert ATTEMPTS.count(2) > 1
+"""
+    )
+    result = pytester.runpytest("-p", "pytest_rerunfailures", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1, passed=1)
+    assert result.parseoutcomes()["rerun"] == 3
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at setup of test_changing*",
+            "replaygate: test_rerun.py::test_changing missed its fixtures in an earlier "
+            "attempt of this run (not recorded yet*never retried (law 2)*",
+            "test_rerun.py::test_changing: not recorded yet*",
+        ]
+    )
+
+
 def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.replaygate]\nmax_cost = "lots"\n')
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")

@@ -94,11 +94,31 @@ BUILT = " (through a model the test builds)"
 record mode does not reach."""
 
 
+RERUN_AFTER_MISS = (
+    "replaygate: {nodeid} missed its fixtures in an earlier attempt of this run ({fields}), "
+    "and a rerun (pytest-rerunfailures: --reruns, or a flaky marker) runs it again: a miss "
+    "reaches the test once and is never retried (law 2), since an attempt that passed after "
+    "it, on a request that changed between attempts (a time, a random choice in a prompt), "
+    "would hide it. Record the test, or revert the change, as the list of misses at the end "
+    "of the run says."
+)
+"""Why a test that missed is failed as pytest-rerunfailures runs it again."""
+
+
 class MissSummary:
-    """Notes each test that failed on a miss; lists them at the end of the run."""
+    """Notes each test that failed on a miss; lists them at the end of the run, and fails
+    a rerun of such a test (pytest-rerunfailures) at its setup."""
 
     def __init__(self) -> None:
         self.misses: dict[str, Miss] = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Fail a test run again in this run after it missed: a rerun that passed would
+        hide the miss."""
+        miss = self.misses.get(item.nodeid)
+        if miss is not None:
+            pytest.fail(RERUN_AFTER_MISS.format(nodeid=item.nodeid, fields=miss[0]), pytrace=False)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
