@@ -597,6 +597,16 @@ def test_the_word_check_tells_a_tool_name_and_a_key_from_the_data() -> None:
     assert json.loads(after["arguments"]) == {"who": "X", "type": "X"}
 
 
+def test_a_built_in_class_that_rewrites_a_key_is_not_told_to_narrow_itself() -> None:
+    sanitizer = Sanitizer(SanitizeConfig(personal_data=["email"]))
+    before = {"content": json.dumps({"bob@corp-mail.com": "found"})}
+    with pytest.raises(SanitizeConfigError) as caught:
+        sanitizer.check_words(before, sanitizer.request(before), "request")
+    message = str(caught.value)
+    assert "personal_data: the personal data class 'email' rewrites the key" in message
+    assert "Narrow the rule" not in message and "leave the class out" in message
+
+
 @pytest.mark.parametrize(
     "call",
     [

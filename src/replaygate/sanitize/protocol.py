@@ -44,10 +44,15 @@ def rewritten_word(rules: TextRules, before: Any, after: Any, side: str) -> tupl
         return None
     text, what = found
     key, rule = _culprit(rules, text)
+    remedy = (
+        "A built-in class cannot be narrowed: send such a value where it is data (a value, "
+        "not a key or a word of the API), or leave the class out of personal_data"
+        if key.endswith(".personal_data")
+        else "Narrow the rule to the data (fixed text or a lookaround beside the match)"
+    )
     return key, (
         f"{rule} rewrites {what}: the fixture would hold, and replay hand the SDK and the "
-        "agent, what was never sent. Narrow the rule to the data (fixed text or a "
-        "lookaround beside the match); nothing was written."
+        f"agent, what was never sent. {remedy}; nothing was written."
     )
 
 
