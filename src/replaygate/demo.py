@@ -34,7 +34,7 @@ from replaygate.errors import ReplaygateError, first_few, shown_file
 from replaygate.evals.cases import load_eval_cases
 from replaygate.evals.config import GateConfig
 from replaygate.evals.gate import GateReport, run_gate
-from replaygate.evals.git import head_commit
+from replaygate.evals.git import GitError, head_commit
 from replaygate.evals.history import History
 from replaygate.evals.metrics import METRICS
 from replaygate.evals.prices import shipped_prices
@@ -327,7 +327,11 @@ def _loop(
             )
             plan = RecordPlan(live, approve_live=True, source="sim")
             recorded = run_eval(cases, store, agent=copilot, recording=plan, prices=prices)
-    info = {"commit": head_commit(Path.cwd()), "cases_file": SHIPPED_CASES}
+    try:
+        commit = head_commit(Path.cwd())
+    except GitError:  # a folder git refuses to read: the demo's run keeps no commit
+        commit = None
+    info = {"commit": commit, "cases_file": SHIPPED_CASES}
     replayed = run_eval(cases, store, agent=copilot, prices=prices, info=info)
     identical = recorded.to_json()["cases"] == replayed.to_json()["cases"]
     with claim.writing(RESULTS) as results_path:

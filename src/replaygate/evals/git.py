@@ -10,7 +10,16 @@ from replaygate.evals.errors import EvalError
 
 
 class GitError(EvalError):
-    """A git command failed (names the command and git's message)."""
+    """A git command failed (names the command and git's message).
+
+    ``said`` is what git printed on stderr, ``status`` its exit status (None when git
+    could not be run).
+    """
+
+    def __init__(self, message: str, said: str = "", status: int | None = None) -> None:
+        super().__init__(message)
+        self.said = said
+        self.status = status
 
 
 NOT_A_REPOSITORY = "not a git repository"
@@ -42,17 +51,28 @@ def git(args: list[str], cwd: Path) -> str:
     except FileNotFoundError:
         raise GitError("git is not installed (needed for commits and --base)") from None
     if done.returncode != 0:
-        message = done.stderr.strip() or f"exit status {done.returncode}"
-        raise GitError(f"`git {' '.join(args)}` failed in {cwd}: {message}")
+        said = done.stderr.strip()
+        message = said or f"exit status {done.returncode}"
+        raise GitError(f"`git {' '.join(args)}` failed in {cwd}: {message}", said, done.returncode)
     return done.stdout
 
 
 def head_commit(cwd: Path) -> str | None:
-    """The commit checked out in ``cwd``, or None outside a repository (or before a commit)."""
+    """The commit checked out in ``cwd``, or None outside a repository, before its first
+    commit, or without git. A repository git refuses to read (``detected dubious
+    ownership``: a checkout another user owns, as in a CI container) is a
+    :class:`GitError` naming it and git's fix, never taken for no repository: its
+    commit would be written as null, and a baseline's tree as clean."""
     try:
-        return git(["rev-parse", "HEAD"], cwd).strip() or None
-    except GitError:
-        return None
+        return git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd).strip() or None
+    except GitError as err:
+        # no git; outside a repository; no commit yet (git ends with 1 and says nothing)
+        if err.status is None or NOT_A_REPOSITORY in err.said or err.status == 1:
+            return None
+        raise GitError(
+            f"cannot read the commit checked out in {cwd}, which the results and a "
+            f"baseline's history keep: git refuses the repository: {err.said}"
+        ) from None
 
 
 def is_dirty(cwd: Path) -> bool:
