@@ -206,6 +206,16 @@ def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
             "unknown key: did you mean tool.replaygate.sanitize?",
         ),
         (
+            '[tool.replaygate]\nmodel = "m"\npersonal_data = ["email"]',
+            "tool.replaygate.personal_data",
+            "a key of tool.replaygate.sanitize, written under tool.replaygate: move it",
+        ),
+        (
+            '[[tool.replaygate.rules]]\nliteral = "ACME Corp"',
+            "tool.replaygate.rules",
+            "move it into [tool.replaygate.sanitize]. As written, no sanitize rule applies",
+        ),
+        (
             '[tool.replay-gate.sanitize]\npersonal_data = ["email"]',
             "tool.replay-gate",
             "unknown table: did you mean tool.replaygate? As written, no sanitize rule",

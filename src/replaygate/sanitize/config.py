@@ -397,7 +397,18 @@ def _holds_sanitize(table: Mapping[str, Any]) -> bool:
 
 def _refuse_misspelled_section(tool: Mapping[str, Any], path: Path, text: str) -> None:
     """Refuse a ``[tool.replaygate]`` key that is ``sanitize`` misspelled (``sanitise``,
-    ``sanitizer``): read by no one, it would let every fixture be written unsanitized."""
+    ``sanitizer``), or a key of the sanitize table written beside it (``personal_data``,
+    ``[[tool.replaygate.rules]]``): read by no one, it would let every fixture be written
+    unsanitized."""
+    for key in tool:
+        if key in KEYS:
+            raise SanitizeConfigError(
+                str(path),
+                f"tool.replaygate.{key}",
+                f"a key of {SECTION}, written under tool.replaygate: move it into "
+                f"[{SECTION}]. As written, no sanitize rule applies",
+                line_of(text, f"tool.replaygate.{key}") or line_of(text, "tool.replaygate", key),
+            )
     if "sanitize" in tool:
         return
     for key in tool:
