@@ -7,6 +7,7 @@ interrupted before its results were complete.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import warnings
@@ -75,6 +76,34 @@ def test_run_sampled_refuses_a_function_that_never_reads_its_index(store: Path) 
     assert quiet_run(indexed, 5, 5, [CITES], case="rag").passes == 4
     assert quiet_run(answer, 1, 1, [CITES], case="one").passes == 1
     assert quiet_run(lambda sample: "RAG [doc-rag].", 5, 5, [CITES], case="fake").passes == 5
+
+
+class Forgets:
+    """A callable object whose ``__call__`` takes the sample index and never reads it."""
+
+    def __init__(self, store: Path) -> None:
+        self.store = store
+
+    def __call__(self, sample: int) -> str:
+        return ReplayModel(self.store, **SETTINGS).complete(QUESTION, []).text
+
+
+def test_run_sampled_reads_a_partial_an_object_or_varargs_for_the_index(store: Path) -> None:
+    # a functools.partial, a callable object or def fn(*args) were never read, so their
+    # 5 samples of one recorded answer passed 5/5 where the recorded samples pass 4/5
+    def answer(sample: int, where: Path) -> str:
+        return ReplayModel(where, **SETTINGS).complete(QUESTION, []).text
+
+    def indexed(where: Path, sample: int) -> str:
+        return ReplayModel(where, sample=sample, **SETTINGS).complete(QUESTION, []).text
+
+    def spread(*args: int) -> str:
+        return ReplayModel(store, **SETTINGS).complete(QUESTION, []).text
+
+    for unread in (functools.partial(answer, where=store), Forgets(store), spread):
+        with pytest.raises(ValueError, match="sample index unused"):
+            quiet_run(unread, 5, 4, [CITES], case="rag")
+    assert quiet_run(functools.partial(indexed, store), 5, 4, [CITES], case="rag").passes == 4
 
 
 def test_run_sampled_refuses_a_rule_stub_serving_one_sample_of_several(store: Path) -> None:

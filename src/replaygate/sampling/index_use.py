@@ -13,6 +13,7 @@ is a fake or a live one replays nothing and is never flagged.
 from __future__ import annotations
 
 import dis
+import functools
 import inspect
 import types
 from collections.abc import Callable, Iterator
@@ -28,11 +29,18 @@ _OPAQUE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
 
 def _function_of(fn: object) -> tuple[types.FunctionType, int] | None:
     """The plain function behind ``fn`` and the position of its index parameter, or
-    None when its code cannot be read (a builtin, a ``functools.partial``, a class)."""
+    None when its code cannot be read (a builtin, a class). A ``functools.partial``
+    moves the index past the arguments it binds; an object is called through its
+    ``__call__``."""
     target = inspect.unwrap(fn) if callable(fn) else fn
     position = 0
+    while isinstance(target, functools.partial):
+        position += len(target.args)
+        target = inspect.unwrap(target.func)
+    if callable(target) and not isinstance(target, types.FunctionType | types.MethodType | type):
+        target = target.__call__
     if isinstance(target, types.MethodType):
-        target, position = target.__func__, 1
+        target, position = target.__func__, position + 1
     if not isinstance(target, types.FunctionType):
         return None
     return target, position
@@ -71,9 +79,13 @@ def ignores_index(fn: object, name: str | None = None) -> bool:
     code = function.__code__
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     if name is None:
-        if len(params) <= position:
+        if position < code.co_argcount:
+            name = params[position]
+        elif code.co_flags & inspect.CO_VARARGS:
+            name = code.co_varnames[len(params)]  # def fn(*args): the index is in args
+            return not _reads(code, name)
+        else:
             return False
-        name = params[position]
     if name not in params:
         return False
     return not _reads(code, name)
