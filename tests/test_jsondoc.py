@@ -91,6 +91,24 @@ def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
     assert str(caught.value).startswith(f"{path}: {reason.format(path=path, new=new)}")
 
 
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("NaN", "NaN is not a number JSON can hold at line 3, column 14"),
+        ("1e999", "1e999 is beyond the range of a number at line 3, column 14"),
+    ],
+)
+def test_a_loose_number_edited_into_a_document_is_named_with_its_line(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    # a results file of hundreds of lines was refused naming no line of the value
+    path = tmp_path / "results.json"
+    path.write_text('{"note": "NaN",\n "metrics": {\n  "success": ' + value + "}}", "utf-8")
+    with pytest.raises(ValueError) as caught:
+        read_json(path, "results", ValueError)
+    assert str(caught.value) == f"{path}: not JSON this reader accepts: {reason}"
+
+
 def _one_case_results(path: Path) -> Path:
     """A results file of one case whose one sample passed."""
     output = run_output("a", cited=["doc-a"])

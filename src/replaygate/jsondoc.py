@@ -25,8 +25,9 @@ from replaygate.errors import (
     looks_like_wide_text,
     shown_file,
 )
+from replaygate.json_where import refused_value
 from replaygate.regular import read_regular_bytes
-from replaygate.strict_json import loads
+from replaygate.strict_json import DuplicateKeyError, loads
 
 T = TypeVar("T")
 ErrorType = Callable[[str], Exception]
@@ -134,7 +135,8 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
 
     NaN, Infinity, a number beyond the range of a float and a key named twice in one
     object are refused, as in a fixture line: each would be read as a value the file
-    does not say (a metric that never compares, the last of two keys).
+    does not say (a metric that never compares, the last of two keys). A refused value
+    is named with its line and column, a key named twice by its path.
     """
     name = shown_file(str(path))
     try:
@@ -167,8 +169,10 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         raise error(f"{name}: not JSON: {syntax_error(err)}") from None
     except RecursionError:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
-    except ValueError as err:  # a refused value
+    except DuplicateKeyError as err:  # named by its path
         raise error(f"{name}: not JSON this reader accepts: {err}") from None
+    except ValueError as err:  # a refused value, named with its line and column
+        raise error(f"{name}: not JSON this reader accepts: {refused_value(text) or err}") from None
 
 
 def check_document(
