@@ -64,3 +64,33 @@ def test_a_miss_in_a_worker_process_reaches_the_parent_whole(tmp_path: Path) -> 
         pool.apply(ask_replaying, (store, base, "changed"))
     assert missed.value.differences == ("body.messages[0].content: 'hi' != 'changed'",)
     assert str(missed.value).startswith("no fixture recorded for this HTTP request (POST ")
+
+
+_FORKED: list[Exchange] = []
+"""The session a forked worker asks through (its copy, made before the fork)."""
+
+
+def ask_twice(base: str, question: str) -> None:
+    """``question`` asked twice over the copy of the session in :data:`_FORKED`."""
+    ask(_FORKED[0], base, question)
+    ask(_FORKED[0], base, question)
+
+
+def test_a_forked_worker_sending_past_the_recording_says_it_counts_its_own(
+    tmp_path: Path,
+) -> None:
+    # a pool sharing identical requests out otherwise than when they were recorded missed
+    # with "sent 2 times in this session ... A retry or a loop sends it more often", a
+    # retry or a loop the code did not have
+    store = tmp_path / "store.jsonl"
+    with serving(EchoesMessages) as base:
+        ask(Exchange(store, mode="record-missing", approve_live=True), base, "hi")
+    _FORKED[:] = [Exchange(store)]
+    pool = multiprocessing.get_context("fork").Pool(1)
+    with block_network(), pool, pytest.raises(FixtureMismatchError) as missed:
+        pool.apply(ask_twice, (base, "hi"))
+    _FORKED.clear()
+    assert "sent 2 times in this process (a copy forked from its session's)" in str(missed.value)
+    assert "Each process forked from a session (a multiprocessing pool's worker)" in str(
+        missed.value
+    )
