@@ -61,6 +61,10 @@ def test_gate_upgrade_and_baseline_update_print_json(project: Path) -> None:
     updated = data(replaygate("baseline", "update", "--results", str(results), "--baseline",
                               str(baseline), "--reason", "first baseline", "--json"))  # fmt: skip
     assert updated["baseline"] == str(baseline) and updated["reason"] == "first baseline"
+    assert sorted(updated) == sorted(  # the shape docs/cli.md gives
+        ["baseline", "created", "date", "reason", "commit", "dirty", "results", "changes",
+         "cases_added", "cases_removed", "cases_changed", "digest"]
+    )  # fmt: skip
     assert "success" in updated["changes"]
     gate = data(
         replaygate("gate", "--results", str(results), "--baseline", str(baseline), "--json")
