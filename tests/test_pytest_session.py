@@ -469,6 +469,27 @@ def test_flaky_otherwise():
     )
 
 
+def test_a_renamed_test_s_miss_names_the_store_its_old_name_recorded(
+    pytester: pytest.Pytester,
+) -> None:
+    """A test renamed after recording missed with 'record it first' alone, though its
+    request was recorded in the store of its old name: the miss names that store."""
+    pytester.makepyfile(test_renamed=SIM_TESTS)
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)
+    pytester.makepyfile(test_renamed=SIM_TESTS.replace("def test_anthropic(", "def test_claude("))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*there is no store at *test_claude.jsonl: record it first*",
+            "*replaygate: a fixture of this request (key *) is recorded in "
+            "tests/fixtures/test_renamed/test_anthropic.jsonl: if the test was renamed or moved "
+            "since it was recorded, move its store to "
+            "tests/fixtures/test_renamed/test_claude.jsonl (git mv) rather than record it again.",
+        ]
+    )
+
+
 def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.replaygate]\nmax_cost = "lots"\n')
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")

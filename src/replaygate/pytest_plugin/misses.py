@@ -10,11 +10,14 @@ the field paths that differ, and the command that records them all in one run
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Generator, Iterable
+from pathlib import Path
 
 import pytest
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.pytest_plugin.caught import (
     checked_raised,
     hidden_errors,
@@ -111,6 +114,9 @@ class MissSummary:
 
     def __init__(self) -> None:
         self.misses: dict[str, Miss] = {}
+        self.keys: dict[str, list[Path]] | None = None
+        """The store files of each fixture key under the stores folder, read at the
+        first miss of a store never recorded."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -124,12 +130,40 @@ class MissSummary:
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """Put what the test missed on its report."""
+        """Put what the test missed on its report; a miss of a store never recorded whose
+        request another store holds gets a note naming it (a test renamed or moved)."""
+        error = None if call.excinfo is None else call.excinfo.value
+        if isinstance(error, FixtureMismatchError) and error.kind == "not-recorded":
+            note = self.recorded_elsewhere(item.config, error)
+            if note is not None and note not in getattr(error, "__notes__", ()):
+                error.add_note(note)
         report = yield
         miss = None if call.excinfo is None else miss_of(item, call.excinfo.value)
         if miss is not None and report.failed:
             report.user_properties.append((PROPERTY, miss))
         return report
+
+    def recorded_elsewhere(self, config: pytest.Config, error: FixtureMismatchError) -> str | None:
+        """Where else under the stores folder a fixture of ``error``'s key is recorded, said
+        as what to do when the test was renamed or moved since (its store keeps the old
+        name), or None."""
+        from replaygate.pytest_plugin.store_paths import fixtures_dir
+
+        if not error.key or not error.store:
+            return None
+        if self.keys is None:
+            self.keys = _stores_by_key(fixtures_dir(config))
+        missing = Path(error.store)
+        found = [path for path in self.keys.get(error.key, ()) if path != missing]
+        if not found:
+            return None
+        named = ", ".join(_here(path) for path in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        return (
+            f"replaygate: a fixture of this request (key {error.key}) is recorded in "
+            f"{named}{more}: if the test was renamed or moved since it was recorded, move "
+            f"its store to {_here(missing)} (git mv) rather than record it again."
+        )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep the first miss of each test (sent by a worker, or made here)."""
@@ -172,6 +206,33 @@ class MissSummary:
                 "how); the plugin's record mode reaches its own clients, not a model a test "
                 "builds."
             )
+
+
+_KEY = re.compile(rb'^\{\s*"key"\s*:\s*"([0-9a-f]+)"', re.M)
+"""A fixture's key, as a store file's line writes it first (a request's own ``key`` field
+further on is not one)."""
+
+
+def _stores_by_key(folder: Path) -> dict[str, list[Path]]:
+    """The ``.jsonl`` store files under ``folder`` (a test's own store is one) of each
+    fixture key their lines hold."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(folder.rglob("*.jsonl")):
+        try:
+            keys = _KEY.findall(path.read_bytes())
+        except OSError:  # a folder so named, or one that cannot be read
+            continue
+        for key in dict.fromkeys(keys):
+            found.setdefault(key.decode(), []).append(path)
+    return found
+
+
+def _here(path: Path) -> str:
+    """``path`` from the working folder when it is under it, else as it is."""
+    try:
+        return shown_file(os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path))
+    except (OSError, ValueError):
+        return shown_file(str(path))
 
 
 def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str]) -> str:
