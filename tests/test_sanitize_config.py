@@ -206,6 +206,11 @@ def test_recording_picks_up_the_config_of_the_project_that_owns_the_store(
             "unknown key: did you mean tool.replaygate.sanitize?",
         ),
         (
+            f'[[tool.replaygate.sanitize.rules]]\nliteral = "x"\nreplace = "ghp_{"a1B2" * 9}"',
+            "tool.replaygate.sanitize.rules[0].replace",
+            "the replacement looks like a secret (GitHub token): every fixture it went into",
+        ),
+        (
             '[tool.replaygate]\nmodel = "m"\npersonal_data = ["email"]',
             "tool.replaygate.personal_data",
             "a key of tool.replaygate.sanitize, written under tool.replaygate: move it",

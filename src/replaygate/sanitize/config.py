@@ -49,6 +49,7 @@ from replaygate.sanitize.secret_allow import (
     safe_pattern_problem,
     safe_value_problem,
 )
+from replaygate.sanitize.secret_scan import detect_in_text
 from replaygate.sanitize.trim import KNOWN_FIELDS
 
 SECTION = "tool.replaygate.sanitize"
@@ -205,6 +206,7 @@ def check_config(config: SanitizeConfig, source: str) -> None:
             if reason is not None:
                 raise SanitizeConfigError(source, f"{SECTION}.{name}[{i}]", reason)
     _check_rule_chain(config.rules, source)
+    _check_replacements(config, source)
     for interface, keep in config.trim.items():
         key = f'{SECTION}.trim."{interface}"'
         known = KNOWN_FIELDS.get(interface)
@@ -245,6 +247,24 @@ def _check_rule_chain(rules: tuple[RedactionRule, ...], source: str) -> None:
                         "text that rule redacts would be written as it was (rules run in order, "
                         "once); choose replacements no rule matches",
                     )
+
+
+def _check_replacements(config: SanitizeConfig, source: str) -> None:
+    """Refuse a replacement the secret scan flags (not among ``known_safe``): every
+    recording it went into would be refused naming a field of the request, where the code
+    sent no such value, and nothing would say that a rule put it there."""
+    safe = config.safe_values()
+    for i, rule in enumerate(config.rules):
+        for sample in rule.samples():
+            name = detect_in_text(safe.mask(sample))
+            if name is not None:
+                raise SanitizeConfigError(
+                    source,
+                    f"{SECTION}.rules[{i}].replace",
+                    f"the replacement looks like a secret ({name}): every fixture it went "
+                    "into would be refused as holding one; choose a replacement that is no "
+                    "credential, or list it in known_safe if it is none",
+                )
 
 
 def _expect(value: Any, kind: type, source: str, key: str, what: str) -> Any:
