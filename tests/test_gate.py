@@ -1154,3 +1154,14 @@ def test_results_of_another_model_than_the_baseline_are_noted(tmp_path: Path) ->
         "two models, so a change may be the model's rather than the agent's\n"
     ) in shown.output
     assert run_gate(baseline, reference(BASE), GateConfig()).notes == ()
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(12345.0, "12,345"), (1_234_567.8, "1,234,568"), (123.456, "123.5"), (0.0123, "0.0123")],
+)
+def test_an_amount_is_shown_with_its_digits_not_in_scientific_notation(
+    value: float, shown: str
+) -> None:
+    # 12,345 tokens were shown as 1.234e+04 in the gate, the report and eval's table
+    assert METRICS["tokens"].format(value) == shown

@@ -30,11 +30,15 @@ class Metric:
     better: Direction
 
     def format(self, value: float | None) -> str:
-        """``value`` for a table: shares with three decimals, amounts with four digits."""
+        """``value`` for a table: shares with three decimals, amounts with four significant
+        digits, those of 10,000 or more whole with thousands separated (12,345 tokens, not
+        1.234e+04)."""
         if value is None:
             return "n/a"
         if self.scale == "share":
             return f"{value:.3f}"
+        if abs(value) >= 10_000 and math.isfinite(value):
+            return f"{value:,.0f}"
         return f"{value:.4g}"
 
 
