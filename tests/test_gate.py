@@ -280,6 +280,30 @@ def test_the_gate_command_prints_the_table_and_exits_1_on_a_violation(tmp_path: 
     assert json.loads(as_json.output)["passed"] is True
 
 
+@pytest.mark.parametrize("named", ["baseline", "results"])
+def test_the_gate_run_from_above_the_project_keeps_its_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    # a monorepo's CI step run from the top took the default limits, and passed a rise
+    # the service's [tool.replaygate.gate] fails
+    service = tmp_path / "service"
+    (service / "evals").mkdir(parents=True)
+    (service / "pyproject.toml").write_text(
+        '[tool.replaygate]\nbaseline = "evals/base.json"\n\n'
+        "[tool.replaygate.gate]\nmax_rise = { cost = 0.0 }\n",
+        encoding="utf-8",
+    )
+    base = write_results(service / "evals" / "base.json", BASE)
+    dearer = results(*(case(c.id, c.sampled.passes, cost=0.0101) for c in BASE.cases))
+    now = write_results(service / "now.json", dearer)
+    monkeypatch.chdir(tmp_path)
+    given = ["--baseline", str(base)] if named == "baseline" else []
+    done = CliRunner().invoke(gate_cmd, [*given, "--results", "service/now.json"])
+    assert done.exit_code == 1, done.output
+    assert re.search(r"^cost .* rise <= 0\.0% +FAIL$", done.output, re.MULTILINE), done.output
+    assert now.exists()
+
+
 @pytest.mark.parametrize("command", [gate_cmd, upgrade_cmd], ids=["gate", "upgrade"])
 @pytest.mark.parametrize("fmt", ["markdown", "text"])
 def test_json_with_another_format_given_is_a_usage_error(

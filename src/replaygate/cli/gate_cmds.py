@@ -140,7 +140,8 @@ def gate_cmd(
 ) -> None:
     """Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.
 
-    Limits come from [tool.replaygate.gate] and --max-drop / --max-rise (flags win,
+    Limits come from [tool.replaygate.gate] (of the pyproject.toml of the project
+    holding the baseline, else the results) and --max-drop / --max-rise (flags win,
     per metric; each flag may be given more than once, each metric once), over the
     cases both files hold. A case whose every sample failed, a baseline case missing
     from the results, a case expecting less than in the baseline (fewer samples, a
@@ -154,7 +155,8 @@ def gate_cmd(
         replaygate gate --results results.json --max-drop success=0.02
     """
     shape = chosen_format(fmt, as_json)
-    config = load_config(config_path)
+    # the limits of the project the gated files belong to, wherever the gate runs from
+    config = load_config(config_path, near=baseline_path or results_path)
     limits = gate_config(
         config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
     )
