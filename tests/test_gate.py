@@ -295,13 +295,18 @@ def test_the_gate_run_from_above_the_project_keeps_its_limits(
     )
     base = write_results(service / "evals" / "base.json", BASE)
     dearer = results(*(case(c.id, c.sampled.passes, cost=0.0101) for c in BASE.cases))
-    now = write_results(service / "now.json", dearer)
+    write_results(service / "now.json", dearer)
     monkeypatch.chdir(tmp_path)
     given = ["--baseline", str(base)] if named == "baseline" else []
     done = CliRunner().invoke(gate_cmd, [*given, "--results", "service/now.json"])
     assert done.exit_code == 1, done.output
     assert re.search(r"^cost .* rise <= 0\.0% +FAIL$", done.output, re.MULTILINE), done.output
-    assert now.exists()
+    drawn: list[Any] = []  # the report draws the gate the command gives, here unchanged
+    monkeypatch.setattr("replaygate.report.write_report", lambda out, **kw: drawn.append(kw))
+    page = ["--out", "page.html", "--results", "service/now.json"]
+    CliRunner().invoke(report_cmd, [*given, *page])
+    assert [kw["gate"].passed for kw in drawn] == [False]
+    assert drawn[0]["history"] == service / ".replaygate" / "history.db"
 
 
 @pytest.mark.parametrize("command", [gate_cmd, upgrade_cmd], ids=["gate", "upgrade"])

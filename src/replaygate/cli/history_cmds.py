@@ -85,7 +85,8 @@ def report_cmd(
             "--baseline needs --results: the report's gate compares a results file with "
             "the baseline (replaygate report --results results.json --baseline BASELINE)"
         )
-    config = load_config(config_path)
+    # the project of the files gated, as `gate` takes it: its limits, history and stores
+    config = load_config(config_path, near=baseline_path or results_path)
     missing = [shown_file(str(path)) for path in fixture_paths if not os.path.lexists(path)]
     if missing:
         raise CommandError(f"--fixtures {', '.join(missing)}: no such store (a typo?)")
