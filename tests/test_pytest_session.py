@@ -490,6 +490,36 @@ def test_a_renamed_test_s_miss_names_the_store_its_old_name_recorded(
     )
 
 
+def test_a_teardown_sending_through_a_closed_factory_client_is_told_why(
+    pytester: pytest.Pytester,
+) -> None:
+    """A fixture set up before anthropic_client that sent in its teardown through a client
+    the factory made failed with the SDK's 'Connection error.' alone: the factory had
+    closed it. The error now says so, and what to ask for."""
+    pytester.makepyfile(
+        test_late=ASK
+        + """
+@pytest.fixture
+def keeper():
+    kept = []
+    yield kept
+    ask(kept[0], "bye")
+
+def test_late(keeper, anthropic_client):
+    keeper.append(anthropic_client(max_retries=0))
+"""
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*APIConnectionError: Connection error.",
+            "replaygate: this client was closed: anthropic_client closes the clients it made "
+            "as it is torn down*(`def my_fixture(anthropic_client):`)*",
+        ]
+    )
+
+
 def test_a_bad_project_config_is_a_usage_error_when_recording(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.replaygate]\nmax_cost = "lots"\n')
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")

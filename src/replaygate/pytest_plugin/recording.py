@@ -369,7 +369,8 @@ def pytest_runtest_makereport(
     followed a replay error the code under test caught gets a note naming that error.
     A replay error an ``xfail`` mark took for the test's expected failure is reported as
     the failure it is (:func:`_not_expected`). A refusal of the network block gets a note
-    naming its cause where the plugin knows it (:mod:`.blocked`)."""
+    naming its cause where the plugin knows it (:mod:`.blocked`), and a send through a
+    client a factory closed, what to ask for (:func:`_closed_client_note`)."""
     raised = checked_raised(item)
     if raised and call.excinfo is not None:
         failed = call.excinfo.value
@@ -381,6 +382,7 @@ def pytest_runtest_makereport(
         _note(call.excinfo.value, blocked_note(item, call.excinfo.value, recording=recording))
         if call.when == "call":
             _note(call.excinfo.value, _answered_from_store(item, call.excinfo.value))
+        _note(call.excinfo.value, _closed_client_note(item, call.excinfo.value))
     report = yield
     if call.excinfo is not None:
         if call.when in ("setup", "call"):
@@ -394,6 +396,48 @@ def _note(failed: BaseException, note: str | None) -> None:
     """Add ``note`` to ``failed`` unless it is None or there already."""
     if note is not None and note not in getattr(failed, "__notes__", ()):
         failed.add_note(note)
+
+
+CLIENT_FACTORIES = (
+    "anthropic_client",
+    "async_anthropic_client",
+    "openai_client",
+    "async_openai_client",
+)
+"""The plugin's client factories."""
+
+CLOSED_CLIENT = "Cannot send a request, as the client has been closed"
+"""The start of httpx's (and httpx2's) refusal of a send through a closed client."""
+
+
+def _closed_client_note(item: pytest.Item, failed: BaseException) -> str | None:
+    """Said of a test asking for a client factory that failed on a send through a closed
+    client: the factory closes its clients as it is torn down, so a fixture set up before
+    it (one not asking for it) that sends in its teardown sends through a closed client,
+    which the SDK reports as a connection error."""
+    factory = next((f for f in CLIENT_FACTORIES if f in getattr(item, "fixturenames", ())), None)
+    if factory is None or not _closed_client(failed):
+        return None
+    return (
+        f"replaygate: this client was closed: {factory} closes the clients it made as it "
+        f"is torn down, at the end of the test that asked for it, before the fixtures set "
+        f"up ahead of it. A fixture that sends through such a client in its teardown asks "
+        f"for {factory} itself (`def my_fixture({factory}):`), so that pytest tears that "
+        f"fixture down before {factory}; a client kept for another test is made in that test."
+    )
+
+
+def _closed_client(failed: BaseException) -> bool:
+    """Whether ``failed``, or an error it was raised from, is httpx's refusal of a send
+    through a closed client."""
+    error: BaseException | None = failed
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, RuntimeError) and str(error).startswith(CLOSED_CLIENT):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _answered_from_store(item: pytest.Item, failed: BaseException) -> str | None:
