@@ -434,6 +434,19 @@ def test_without_pytest_s_cache_the_command_for_all_misses_names_them(
     pytester.runpytest(*shlex.split(whole.group(1))[1:]).assert_outcomes(passed=2)
 
 
+def test_a_cache_that_cannot_be_written_names_the_tests_too(pytester: pytest.Pytester) -> None:
+    """A read-only checkout's run keeps no list of its failures either (pytest only warns
+    it could not write its cache): ``--lf`` there reran every test, or an older run's."""
+    (pytester.path / "blocker").write_text("a file where the cache's folder goes")
+    options = ("-o", "cache_dir=blocker/cache", "--replaygate-simulator=echo")
+    pytester.makepyfile(test_miss=SIM_TESTS)
+    missed = pytester.runpytest(*options)
+    missed.assert_outcomes(failed=2)
+    whole = re.search(r"all in one run: `(pytest [^`]+)`", missed.stdout.str())
+    assert whole is not None and "--lf" not in whole.group(1), missed.stdout.str()
+    assert "test_miss.py::test_anthropic' 'test_miss.py::test_openai' " in whole.group(1)
+
+
 def test_a_rerun_of_a_test_that_missed_fails_instead_of_passing(
     pytester: pytest.Pytester,
 ) -> None:

@@ -235,17 +235,29 @@ def _here(path: Path) -> str:
         return shown_file(str(path))
 
 
+def _keeps_failures(config: pytest.Config) -> bool:
+    """Whether the run keeps the list of its failures that ``--lf`` reads: pytest's cache
+    is on (not ``-p no:cacheprovider``) and its folder can be written (in a read-only
+    checkout it cannot, and pytest only warns that the cache was not saved)."""
+    if config.pluginmanager.get_plugin("cacheprovider") is None:
+        return False
+    folder = config.rootpath / os.path.expandvars(os.path.expanduser(config.getini("cache_dir")))
+    while not os.path.lexists(folder) and folder != folder.parent:
+        folder = folder.parent  # made by pytest as it saves, if the nearest folder allows
+    return folder.is_dir() and os.access(folder, os.W_OK)
+
+
 def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str]) -> str:
     """The command that records the tests that failed: ``--lf``, except from a simulator
     script, whose lines answer the run's requests in order, so every test it answers runs,
-    and in a run without pytest's cache (``-p no:cacheprovider``), which kept no list of
-    them for ``--lf`` (it would rerun every test, or those of an older run): there the
-    tests ``nodeids`` are named."""
+    and in a run that keeps no list of them for ``--lf`` (:func:`_keeps_failures`; it
+    would rerun every test, or those of an older run): there the tests ``nodeids`` are
+    named."""
     from replaygate.pytest_plugin.options import nodeid_here, simulator_behavior
 
     if (simulator_behavior(config) or "").startswith("script:"):
         return f"`pytest {options}` (every test, as the script was recorded)"
-    if config.pluginmanager.get_plugin("cacheprovider") is None:
+    if not _keeps_failures(config):
         named = " ".join(nodeid_here(config, nodeid) for nodeid in nodeids)
         return f"`pytest {named} {options}`"
     return (
