@@ -60,6 +60,17 @@ def test_a_file_written_again_keeps_its_permissions(tmp_path: Path) -> None:
     assert (out.read_text(), oct(out.stat().st_mode & 0o777)) == ("new\n", oct(0o600))
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="root gives files")
+def test_a_file_replaced_by_root_keeps_its_owner(tmp_path: Path) -> None:
+    # A CI container running as root rewrote a store of the runner's checkout (compact,
+    # prune, a baseline update) as root's own: the runner could no longer write it.
+    out = tmp_path / "s.jsonl"
+    out.write_text("old\n")
+    os.chown(out, 65534, 65534)
+    write_text(out, "new\n")
+    assert (out.read_text(), out.stat().st_uid, out.stat().st_gid) == ("new\n", 65534, 65534)
+
+
 def test_a_read_only_file_is_refused_not_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,6 +17,7 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -39,17 +40,20 @@ def atomic_write(
     ``check``, when given, is called with the temporary file once it is written; what it
     raises leaves ``target`` as it was.
 
-    A file replaced keeps its permissions (a private ``0600`` report stays private), and
-    one nobody may write (``0444``) is refused with :class:`PermissionError`, as writing
-    it in place would be, even where its folder could take the rename.
+    A file replaced keeps its permissions (a private ``0600`` report stays private) and,
+    where the process may give it (root's, as in a CI container writing a checkout its
+    runner owns), its owner and group, as writing it in place would; one nobody may write
+    (``0444``) is refused with :class:`PermissionError`, as writing it in place would be,
+    even where its folder could take the rename.
     """
     target = real_file(target)
-    mode = _kept_mode(target)
+    kept = _kept(target)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("wb") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
+            if kept is not None:
+                _keep_owner(handle.fileno(), kept)
+                os.fchmod(handle.fileno(), stat.S_IMODE(kept.st_mode))
             if isinstance(data, bytes):
                 handle.write(data)
             else:
@@ -64,19 +68,27 @@ def atomic_write(
             tmp.unlink()
 
 
-def _kept_mode(target: Path) -> int | None:
-    """The permissions of the file ``target`` replaces (None: there is none yet);
-    :class:`PermissionError` when they let nobody write it."""
+def _kept(target: Path) -> os.stat_result | None:
+    """The status of the file ``target`` replaces (None: there is none yet);
+    :class:`PermissionError` when its permissions let nobody write it."""
     try:
         found = os.stat(target)
     except FileNotFoundError:
         return None
-    mode = stat.S_IMODE(found.st_mode)
-    if stat.S_ISREG(found.st_mode) and not mode & 0o222:
+    if stat.S_ISREG(found.st_mode) and not stat.S_IMODE(found.st_mode) & 0o222:
         raise PermissionError(
             errno.EACCES, "Permission denied (the file is read-only)", str(target)
         )
-    return mode
+    return found
+
+
+def _keep_owner(fd: int, kept: os.stat_result) -> None:
+    """Give the file open as ``fd`` the owner and group of ``kept`` where the process may
+    (root may; another user keeps the file as its own, as the rename makes it)."""
+    if sys.platform == "win32" or (kept.st_uid, kept.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    with contextlib.suppress(PermissionError):
+        os.fchown(fd, kept.st_uid, kept.st_gid)
 
 
 _OPEN_FIFOS: dict[str, int] = {}
