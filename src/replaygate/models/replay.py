@@ -77,7 +77,13 @@ def check_live_interface(live: object, interface: str) -> None:
     the default ``anthropic.messages``), before anything is sent: its SDK would be handed
     the other interface's request and raise a ``TypeError`` of its own arguments."""
     spoken = getattr(live, "interface", None)
-    if isinstance(live, WireModel) and isinstance(spoken, str) and spoken and spoken != interface:
+    if not (isinstance(live, WireModel) and isinstance(spoken, str) and spoken):
+        return
+    try:  # a short name (``gemini``) is the interface it stands for
+        same = get_interface(spoken).name == get_interface(interface).name
+    except ValueError:  # an interface no converter speaks: refused where it is used
+        same = spoken == interface
+    if not same:
         raise ValueError(
             f"RecordingModel: live {type(live).__name__} sends {spoken!r} requests, but "
             f"interface={interface!r} builds them: pass interface={spoken!r} "
