@@ -135,6 +135,11 @@ def test_a_refusal_inside_intercept_names_the_ways_it_does_not_answer(tmp_path: 
             assert refused().endswith(network.HOW_TO_FIX)
     with block_network():
         assert refused().endswith(network.HOW_TO_FIX)
+        with block_network(remedy=network.SIMULATOR_BLOCK):  # recording from the simulator
+            assert refused().endswith(network.SIMULATOR_BLOCK)
+            with block_network():  # an inner block given none keeps the outer one's
+                assert refused().endswith(network.SIMULATOR_BLOCK)
+        assert refused().endswith(network.HOW_TO_FIX)
 
 
 def test_intercept_while_recording_leaves_the_network_alone(tmp_path: Path) -> None:

@@ -109,6 +109,16 @@ HOW_TO_FIX = (
     "through with block_network(allow=[...])."
 )
 
+SIMULATOR_BLOCK = (
+    "replaygate blocks the network while it records from its simulator (or another "
+    "server on loopback): it answers the model's calls, and nothing else leaves the "
+    "process (only loopback, 127.0.0.0/8, ::1 and localhost, is reachable). Answer this "
+    "connection in the code under test (a fake tool, a local file), let its host through "
+    "with block_network(allow=[...]), or record from the live API instead."
+)
+"""The remedies of a refusal while recording from the simulator, where recording with
+approval (:data:`HOW_TO_FIX`) is what the user is doing already."""
+
 NOT_INTERCEPTED = (
     "an intercept() block is open, but it answers only the requests of httpx2, httpx, "
     "aiohttp and requests clients, and this connection came another way: a websocket (the "
@@ -136,6 +146,8 @@ class Refusal:
 class _Level:
     allow: frozenset[str]
     on_refusal: Callable[[Refusal], None] | None
+    remedy: str | None = None
+    """What a refusal made inside this block says to do, where not :data:`HOW_TO_FIX`."""
     found: set[str] = field(default_factory=set)
     """The addresses ``getaddrinfo`` found for a name in ``allow`` while the block lasts."""
 
@@ -370,11 +382,13 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
 
 def _how_to_fix() -> str:
     """The remedies for a refusal: those of a connection no intercepted client made while
-    an ``intercept()`` block answers, or else every remedy (:data:`HOW_TO_FIX`)."""
+    an ``intercept()`` block answers, else those the innermost block was given, else
+    every remedy (:data:`HOW_TO_FIX`)."""
     active = sys.modules.get("replaygate.http.active")  # not imported: no block is open
     if active is not None and active.only_answering():
         return NOT_INTERCEPTED
-    return HOW_TO_FIX
+    given = [level.remedy for level in _levels if level.remedy is not None]
+    return given[-1] if given else HOW_TO_FIX
 
 
 def _describe(target: Any) -> str:
@@ -575,14 +589,18 @@ def _uninstall() -> None:
 
 @contextmanager
 def block_network(
-    allow: Iterable[str] = (), on_refusal: Callable[[Refusal], None] | None = None
+    allow: Iterable[str] = (),
+    on_refusal: Callable[[Refusal], None] | None = None,
+    *,
+    remedy: str | None = None,
 ) -> Iterator[None]:
     """Refuse every way out beyond loopback (and ``allow``) while inside.
 
     ``on_refusal`` is called with each :class:`Refusal` made while this block is
-    active (before the error is raised), e.g. to report it.
+    active (before the error is raised), e.g. to report it. ``remedy`` is what a refusal
+    says to do, where not :data:`HOW_TO_FIX` (:data:`SIMULATOR_BLOCK`).
     """
-    level = _Level(frozenset(host.lower() for host in allow), on_refusal)
+    level = _Level(frozenset(host.lower() for host in allow), on_refusal, remedy)
     with _lock:
         if not _levels:
             _install()

@@ -60,7 +60,7 @@ from replaygate.evals.metrics import METRICS
 from replaygate.evals.preflight import check_history, check_not_an_input, check_writable
 from replaygate.evals.prices import PriceTable, load_price_file, with_shipped
 from replaygate.evals.progress import reporter
-from replaygate.evals.recording import RecordRecipe, offline
+from replaygate.evals.recording import RecordRecipe, offline_block
 from replaygate.evals.results import EvalResults, project_path
 from replaygate.evals.runner import run_eval
 from replaygate.evals.shards import (
@@ -74,7 +74,6 @@ from replaygate.fixtures import hits
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.hygiene.checksum import store_checksum
-from replaygate.network import block_network
 from replaygate.outputs import atomic_write, open_fifo
 from replaygate.signals import held
 
@@ -294,8 +293,7 @@ def eval_cmd(
         unlogged: list[str] = []
         with contextlib.ExitStack() as stack:
             stack.enter_context(_hits_logged(config, unlogged))  # played: not unused
-            if offline(recipe):  # replay, or the embedded simulator: nothing leaves (law 3)
-                stack.enter_context(block_network())
+            stack.enter_context(offline_block(recipe))  # nothing leaves (law 3)
             bar = reporter(len(cases), progress)
             stack.enter_context(bar)
             stack.enter_context(_agent_errors())

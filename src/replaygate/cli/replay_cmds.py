@@ -51,7 +51,7 @@ from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
-from replaygate.network import block_network
+from replaygate.network import SIMULATOR_BLOCK, block_network
 from replaygate.regular import blocked_folder
 
 RECORD_WHY = "recording calls a live model, which costs money,"
@@ -218,7 +218,7 @@ def record(
     cap = spending_cap(max_cost, config.max_cost, with_shipped(config.prices), simulator)
     with contextlib.ExitStack() as stack:
         if simulator:  # the loopback simulator: nothing else leaves the process (law 3)
-            stack.enter_context(block_network())
+            stack.enter_context(block_network(remedy=SIMULATOR_BLOCK))
         # opened first: a store that cannot be one is refused before the SDK is loaded
         store = stack.enter_context(FixtureStore.open(fixtures))
         live = stack.enter_context(live_model(settings, simulator, seed))

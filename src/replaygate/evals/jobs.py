@@ -53,12 +53,11 @@ from replaygate.evals.casework import Setup, chains, run_cases
 from replaygate.evals.errors import EvalError
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.progress import Reporter
-from replaygate.evals.recording import RecordRecipe, offline
+from replaygate.evals.recording import RecordRecipe, offline_block
 from replaygate.evals.results import CaseResult
 from replaygate.fixtures import hits
 from replaygate.fixtures.hits import HitLog
 from replaygate.models.replay import RequestSettings
-from replaygate.network import block_network
 from replaygate.signals import ctrl_c_left_to_parent, end_with_parent, held
 from replaygate.start_methods import workers_context
 from replaygate.warning_lines import warnings_as_lines
@@ -287,8 +286,7 @@ def _process_share(
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_lines())  # as the command line shows them
             stack.enter_context(hits.used(work.hits))
-            if offline(work.recording):
-                stack.enter_context(block_network())  # nothing leaves (law 3)
+            stack.enter_context(offline_block(work.recording))  # nothing leaves (law 3)
             agent = load_agent(work.agent, folder=work.agent_folder, replace=True)
             setup = Setup(agent, work.settings, work.prices)
             run_cases(cases, work.store, setup, work.recording, batch.add, jobs=jobs)

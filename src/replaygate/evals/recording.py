@@ -21,6 +21,7 @@ from replaygate.evals.ratelimit import check_rate_limit
 from replaygate.fixtures.spending import Prices, SpendingCap
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, Model, ModelResponse, ToolSpec
+from replaygate.network import SIMULATOR_BLOCK, block_network
 
 
 def check_concurrency(concurrency: object) -> None:
@@ -94,11 +95,16 @@ class RecordRecipe:
             )
 
 
-def offline(recording: RecordRecipe | None) -> bool:
-    """Whether a run keeps every way out beyond loopback closed, as the pytest plugin
-    does (law 3): it replays (no ``recording``), or records from the embedded loopback
-    simulator (``recording.simulator``)."""
-    return recording is None or recording.simulator
+def offline_block(recording: RecordRecipe | None) -> AbstractContextManager[None]:
+    """The network block of a run that keeps every way out beyond loopback closed, as the
+    pytest plugin does (law 3): it replays (no ``recording``), or records from the
+    embedded loopback simulator (``recording.simulator``, whose refusals say so); else
+    nothing."""
+    if recording is None:
+        return block_network()
+    return (
+        block_network(remedy=SIMULATOR_BLOCK) if recording.simulator else contextlib.nullcontext()
+    )
 
 
 class StoreGuard:

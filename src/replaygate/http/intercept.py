@@ -43,7 +43,7 @@ from replaygate.http.active import answering_with, entered_in
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
 from replaygate.http.seams import installed, patched
-from replaygate.network import block_network, is_loopback
+from replaygate.network import SIMULATOR_BLOCK, block_network, is_loopback
 
 
 def loopback_origin(url: str) -> str:
@@ -281,8 +281,10 @@ def intercept(
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
     with ExitStack() as stack:
-        if not exchange.recording or origin is not None:
+        if not exchange.recording:
             stack.enter_context(block_network())
+        elif origin is not None:  # recording from a loopback origin: nothing else leaves
+            stack.enter_context(block_network(remedy=SIMULATOR_BLOCK))
         if origin is not None:
             stack.callback(setattr, exchange, "live_origin", exchange.live_origin)
             exchange.live_origin = origin

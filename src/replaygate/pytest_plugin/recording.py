@@ -696,6 +696,7 @@ def replaygate_store(
     what a test took from a shared store is noted for the end of the run."""
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused, uses
+    from replaygate.network import SIMULATOR_BLOCK
 
     chosen = marker_kwargs(request.node).get("fixtures")
     shared = bool(chosen)
@@ -720,8 +721,10 @@ def replaygate_store(
     with ExitStack() as stack:
         stack.callback(store.close)
         run = _run(request.config)
-        if replaygate_mode == "replay" or (run is not None and run.source == "sim"):
+        if replaygate_mode == "replay":
             stack.enter_context(block_network())
+        elif run is not None and run.source == "sim":
+            stack.enter_context(block_network(remedy=SIMULATOR_BLOCK))
         yield store
         if strict is not None:  # checked at the end of the run, with the other tests
             strict.used_by_test(path, before, uses(store))
