@@ -69,6 +69,15 @@ def test_a_case_made_in_code_is_refused_by_its_id(tmp_path: Path) -> None:
         run_eval([case], shipped_fixtures(), agent=copilot)
 
 
+def test_a_case_made_in_code_without_expectations_is_refused_saying_so() -> None:
+    case = EvalCase("bare", "What is RAG?", 1, 1)
+    with pytest.raises(
+        ValueError,
+        match=r"^case 'bare': gives no expectation: give must_contain, expected_doc_ids or schema$",
+    ):
+        run_eval([case], shipped_fixtures(), agent=copilot)
+
+
 def test_a_case_made_in_code_with_an_unknown_signal_name_is_refused_by_its_id() -> None:
     case = EvalCase("typo", "What is RAG?", 1, 1, must_contain=("a",), signals=("contain",))
     with pytest.raises(

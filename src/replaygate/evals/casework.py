@@ -101,14 +101,16 @@ _FIELD_OF = {"contains": "must_contain", "citations": "expected_doc_ids", "schem
 
 
 def check_case(case: EvalCase) -> None:
-    """Refuse ``case`` when it could pass having checked nothing: ``signals`` names an
-    expectation the case does not give, or every expectation it gives is a signal (no
-    sample could fail). A :class:`CaseFormatError` naming its file and line (a
+    """Refuse ``case`` when it could pass having checked nothing: it gives no expectation,
+    ``signals`` names one the case does not give, or every expectation it gives is a
+    signal (no sample could fail). A :class:`CaseFormatError` naming its file and line (a
     ``ValueError`` naming the case when it was made in code)."""
     checks = checks_for(case)
     given = [check.name for check in checks]
     absent = [name for name in case.signals if name not in given]
-    if absent and absent[0] not in _FIELD_OF:  # a case made in code; a file's are checked
+    if not checks:  # a case made in code; a file's are refused as they are read
+        reason = "gives no expectation: give must_contain, expected_doc_ids or schema"
+    elif absent and absent[0] not in _FIELD_OF:  # a case made in code; a file's are checked
         reason = f"signals names {absent[0]!r}, which is no expectation ({', '.join(_FIELD_OF)})"
     elif absent:
         reason = (
