@@ -2,8 +2,9 @@
 401, a 403, Gemini's invalid key): it stops with an error saying nothing was recorded,
 that the live API refused the credentials, and which variable holds the key, where a
 fixture of it would replay the refusal as the model's answer until recorded again.
-``replaygate verify`` names a refusal such a recording stored before. An error the
-API gave for another reason (a 429, a 500) is recorded as before."""
+``replaygate verify`` names a refusal such a recording stored before. Nor is a proxy's
+407 kept, whatever the path. An error the API gave for another reason (a 429, a 500) is
+recorded as before."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import httpx2
 import orjson
 import pytest
 
-from replaygate.errors import CredentialsRefusedError, FixtureFormatError
+from replaygate.errors import CredentialsRefusedError, FixtureFormatError, ProxyRefusalError
 from replaygate.evals.prices import shipped_prices
 from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import Fixture, make_meta
@@ -213,6 +214,27 @@ def test_another_servers_refusal_is_recorded(tmp_path: Path) -> None:
         assert http.post("https://auth.example.com/login", json={"user": "a"}).status_code == 401
     (fixture,) = FixtureStore.open(store)
     assert fixture.response["status"] == 401
+
+
+def test_a_proxy_s_refusal_is_not_recorded(tmp_path: Path) -> None:
+    # the proxy HTTP_PROXY names answers for a server it did not reach
+    answers = iter([httpx2.Response(407, text="<html>Proxy Authentication Required</html>")])
+
+    def live(request: httpx2.Request) -> httpx2.Response:
+        return next(answers, httpx2.Response(200, json={"ok": True}))
+
+    store = tmp_path / "p.jsonl"
+    ask = {"model": "m", "max_tokens": 8, "messages": ASK}
+    with recording(store, transport=httpx2.MockTransport(live)) as http:
+        with pytest.raises(ProxyRefusalError) as caught:
+            http.post("http://127.0.0.1:8080/v1/messages", json=ask)
+        assert http.post("http://127.0.0.1:8080/v1/messages", json=ask).status_code == 200
+    message = str(caught.value)
+    assert "POST /v1/messages was answered 407 (Proxy Authentication Required)" in message
+    assert "Nothing was written for this request" in message
+    assert "or send the request past it (NO_PROXY)" in message
+    (fixture,) = FixtureStore.open(store)
+    assert [r["status"] for r in fixture.responses] == [200]
 
 
 def test_a_stored_refusal_is_not_replayed_as_the_api_s_answer(tmp_path: Path) -> None:

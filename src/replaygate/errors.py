@@ -520,6 +520,29 @@ class SimulatorRefusalError(ReplaygateError):
         )
 
 
+class ProxyRefusalError(ReplaygateError):
+    """A recording got a proxy's ``407 Proxy Authentication Required``: the proxy between
+    the client and the server refused to pass the request on, so the server never saw it
+    and nothing is written.
+
+    ``method``, ``path`` and ``status`` name the request.
+    """
+
+    def __init__(self, method: str, path: str, status: int) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        super().__init__(
+            f"recording stopped: {method} {path} was answered {status} (Proxy Authentication "
+            "Required) by a proxy between the client and the server, which refused to pass "
+            "the request on: not the server's answer. Nothing was written for this request: "
+            "a fixture of it would replay the proxy's refusal as the model's answer. Give the "
+            "proxy its credentials (in HTTPS_PROXY or HTTP_PROXY, http://user:password@host:port, "
+            "or in the client's proxy option), or send the request past it (NO_PROXY), and "
+            "record again."
+        )
+
+
 class CassetteAnsweredError(ReplaygateError):
     """A recording's live model call was answered by vcrpy from the test's cassette (a
     ``vcr`` mark left on the test), not by the model: nothing is written.

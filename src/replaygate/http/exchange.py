@@ -39,6 +39,7 @@ from replaygate.errors import (
     FixtureMismatchError,
     LiveSendFailedWarning,
     NetworkBlockedError,
+    ProxyRefusalError,
     ReplaygateError,
     SecretInFixtureError,
     SimulatorRefusalError,
@@ -75,6 +76,7 @@ from replaygate.http.learners import learner_at
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import (
+    proxy_refusal,
     simulator_refusal,
     stored_refusal,
     stored_refusal_reason,
@@ -189,9 +191,9 @@ SIDE_REQUEST = (
 )
 """What a miss of a request to no provider's API adds (:func:`~.envelope.is_api_call`)."""
 
-NOT_ANSWERS = (UnservedRouteError, SimulatorRefusalError)
+NOT_ANSWERS = (UnservedRouteError, SimulatorRefusalError, ProxyRefusalError)
 """The refusals of a response that is no provider's answer, which no provider billed: a
-404 for the route, an error the simulator made of its own accord."""
+404 for the route, an error the simulator made of its own accord, a proxy's 407."""
 
 
 def _version_header(envelope: dict[str, Any]) -> str | None:
@@ -727,7 +729,8 @@ class Exchange:
     def _prepared(self, slot: LiveSlot, response: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """``response`` ready to store as ``slot``'s answer (:meth:`Session.prepared`), and
         its meta; an answer that is not a model's (:mod:`~replaygate.http.routes`: a 404 for
-        the route, an error the simulator made of its own accord) is refused."""
+        the route, an error the simulator made of its own accord, a proxy's 407) is
+        refused."""
         method = str(slot.envelope.get("method", ""))
         if unserved_route(str(slot.envelope.get("path", "")), response):
             simulator = self.session.source == "sim"
@@ -735,6 +738,8 @@ class Exchange:
         refusal = simulator_refusal(response)
         if refusal is not None:
             raise SimulatorRefusalError(method, slot.path, response["status"], refusal)
+        if proxy_refusal(response):
+            raise ProxyRefusalError(method, slot.path, response["status"])
         interface = self.interface_for(slot.envelope)
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
         self._unheld(slot)  # charged now, whether or not a secret refuses the answer

@@ -15,6 +15,9 @@ Nor is a model API's refusal of the credentials sent (:func:`refused_credentials
 401, a 403, Gemini's 400 for a key that is not valid): it says the recording ran with
 a bad or placeholder key, and a fixture of it would replay the refusal as the model's
 answer until it was recorded again.
+
+Nor is a proxy's ``407`` (:func:`proxy_refusal`): the proxy between the client and the
+server refused to pass the request on, so no server answered it.
 """
 
 from __future__ import annotations
@@ -83,6 +86,17 @@ def simulator_refusal(record: Mapping[str, Any]) -> str | None:
     if not isinstance(body, Mapping) or body.get(SIMULATOR_REFUSAL) is not True:
         return None
     return _error_message(body) or "the simulator gave no message"
+
+
+PROXY_AUTHENTICATION_REQUIRED = 407
+"""The status with which a proxy refuses to pass a request on without its credentials;
+no server addressed answers it (RFC 9110, 15.5.8)."""
+
+
+def proxy_refusal(record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` (a recorded HTTP response) is a proxy's refusal to pass the
+    request on (:data:`PROXY_AUTHENTICATION_REQUIRED`), whatever the path."""
+    return record.get("status") == PROXY_AUTHENTICATION_REQUIRED
 
 
 REFUSED_CREDENTIALS = frozenset({401, 403})
