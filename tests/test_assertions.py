@@ -390,6 +390,11 @@ def test_set_edge_cases_and_argument_errors() -> None:
         ),
         ("A [link](https://x.y) and [see above] and [] and [-x] are not.", ()),
         ("Trailing dot inside [doc-a.] is not an id.", ()),
+        ("Spaced [doc-a ,doc-b] and [doc-c ;\ndoc-d].", ("doc-a", "doc-b", "doc-c", "doc-d")),
+        ("Code:\n```python\nx = items[0]\n```\nthen `d[key]` [doc-rag].", ("doc-rag",)),
+        ("  ~~~~\na[1]\n~~~\nb[2]\n  ~~~~\n[doc-a] ``c[3]`` [doc-b]", ("doc-a", "doc-b")),
+        ("Unclosed fence [doc-a]\n```\nx[0]\n[doc-b]", ("doc-a",)),
+        ("A lone ` tick\n\n[doc-a] and ``` mid-line [doc-b]", ("doc-a", "doc-b")),
     ],
 )
 def test_extract_citations(text: str, ids: tuple[str, ...]) -> None:
