@@ -4,7 +4,8 @@ Each case reads one response live (no replaygate), then inside a recording
 ``intercept`` and a replaying one, the same way, and compares what it read: requests'
 ``iter_content(chunk_size=None)`` and ``raw``, aiohttp's ``iter_chunks`` (one HTTP chunk
 per event), a JSON ``null`` body, an event stream whose last event has no blank line,
-a plain body's length, an aiohttp stream whose read is cancelled or never released.
+a plain body's length, an aiohttp stream whose read is cancelled or never released, a
+stream closed after its first line where its chunks are not events.
 """
 
 from __future__ import annotations
@@ -204,6 +205,36 @@ def test_an_event_stream_ending_without_its_blank_line_keeps_its_last_event(
     assert fixture.response["stream_end"] == "complete"
     assert fixture.response["events"][-1] == {"data": "[DONE]", "unterminated": True}
     assert verify_store(store) == (1, [])
+
+
+def test_a_stream_closed_in_the_middle_of_an_event_replays_what_was_read(
+    tmp_path: Path,
+) -> None:
+    # a proxy or server whose chunks are not events; the code reads one line and closes
+    store = tmp_path / "first-line.jsonl"
+    chunks = [b'event: message_start\ndata: {"ty', b'pe": "message_start"}\n\n']
+
+    def read(base: str) -> str:
+        transport = httpx2.MockTransport(
+            lambda _: httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, content=iter(chunks)
+            )
+        )
+        with (
+            httpx2.Client(transport=transport) as client,
+            client.stream("POST", f"{base}/v1/messages", json=QUESTION) as response,
+        ):
+            return next(response.iter_lines())
+
+    with intercept(store, "record-missing", approve_live=True):
+        recorded = read(OFFLINE)
+    with intercept(store):
+        assert read(OFFLINE) == recorded == "event: message_start"
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.response["stream_end"] == "closed"
+    assert fixture.response["events"] == [
+        {"event": "message_start", "data": "", "unterminated": True}
+    ]
 
 
 def test_a_requests_response_hook_gets_the_keywords_it_gets_live(

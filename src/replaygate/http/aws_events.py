@@ -75,9 +75,10 @@ class AWSEventParser:
             yield self._event(message)
             self._count += 1
 
-    def tail(self) -> SSEEvent | None:
-        """None; bytes of a message the stream ended inside are refused."""
-        if self._buffer:
+    def tail(self, whole_lines: bool = False) -> SSEEvent | None:
+        """None; bytes of a message the stream ended inside are refused, but with
+        ``whole_lines`` (a stream the client closed inside one), where they are left out."""
+        if self._buffer and not whole_lines:
             raise WireFormatError(
                 f"stream event {self._count}",
                 f"the stream ended inside a message ({len(self._buffer)} bytes of it)",

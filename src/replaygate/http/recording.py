@@ -197,7 +197,7 @@ class Recording:
         self._over()
         if self.stream:
             with self._refused(self._parser.WHY):
-                tail = self._parser.tail() if end == "complete" else None
+                tail = None if end == "cut" else self._parser.tail(whole_lines=end == "closed")
             if tail is not None:
                 self._events.append(tail)
             if end == "closed" and self.terminal:

@@ -10,7 +10,9 @@ block of ``id:`` or ``retry:`` fields alone is an event to the SDKs' readers, wi
 an event of empty data, which they read alike on replay. A
 stream that ended without the blank line closing its last event keeps that event as
 ``unterminated``: a client does not dispatch it as an event, but a reader of lines sees
-it, on replay as live.
+it, on replay as live. So does a stream the client closed in the middle of an event (a
+server or proxy whose chunks are not events, read a line at a time), with the lines of
+that event it received whole.
 """
 
 from __future__ import annotations
@@ -114,10 +116,15 @@ class SSEParser:
         """Bytes of an event not yet terminated (a stream cut mid-event leaves some)."""
         return (self._head or b"") + self._buffer
 
-    def tail(self) -> SSEEvent | None:
+    def tail(self, whole_lines: bool = False) -> SSEEvent | None:
         """The event the pending bytes hold, not terminated (None when they hold none);
-        refused as :meth:`feed` refuses an event that is not UTF-8 text."""
-        event = _parse_block(self._decoded(self.pending))
+        with ``whole_lines``, the event their complete lines hold (a stream closed in the
+        middle of an event: what a reader of lines got of it). Refused as :meth:`feed`
+        refuses an event that is not UTF-8 text."""
+        pending = self.pending
+        if whole_lines:
+            pending = pending[: pending.rfind(b"\n") + 1]
+        event = _parse_block(self._decoded(pending))
         return None if event is None else SSEEvent(event.data, event.event, terminated=False)
 
     def _decoded(self, raw: bytes) -> str:
