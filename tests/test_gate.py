@@ -173,6 +173,16 @@ def test_a_drop_exactly_at_the_limit_passes() -> None:
     assert not run_gate(reference(BASE), reference(now), tighter).passed
 
 
+def test_a_failed_change_and_its_limit_are_shown_with_the_decimals_that_tell_them_apart() -> None:
+    now = results(case("a", 5), case("b", 3), case("c", 5), case("d", 5, cost=0.010004))
+    config = GateConfig(max_drop={"success": 0.2496}, max_rise={"cost": 0.0}, keep_defaults=False)
+    report = run_gate(reference(BASE), reference(now), config)
+    assert report.failures == [  # not -0.250 past drop <= 0.250, nor +0.0% past rise <= 0.0%
+        "success: -0.250 exceeds drop <= 0.2496",
+        "cost: +0.01% exceeds rise <= 0.0%",
+    ]
+
+
 def test_a_blocked_case_and_a_missing_case_fail_the_gate() -> None:
     now = results(case("a", 5), case("b", 0), case("c", 5), case("e", 5))
     limits = GateConfig(keep_defaults=False)

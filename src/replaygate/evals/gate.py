@@ -186,15 +186,35 @@ def _change(metric: Metric, before: float, after: float) -> float:
     return (after - before) / before
 
 
-def _show_change(metric: Metric, change: float) -> str:
-    if metric.scale == "share":
-        return f"{change:+.3f}"
-    return "+inf" if change == float("inf") else f"{change * 100:+.1f}%"
+def _unit(metric: Metric) -> tuple[int, str, int]:
+    """How ``metric``'s changes and limits are shown: the factor, the unit, the decimals
+    (a share in points, 0.020; an amount in percent, 10.0%)."""
+    return (1, "", 3) if metric.scale == "share" else (100, "%", 1)
+
+
+def _show_change(metric: Metric, change: float, past: float | None = None) -> str:
+    """``change`` as the table shows it. One past its limit ``past`` gets the decimals
+    that tell it from that limit: a FAIL never reads ``+0.000`` against ``rise <= 0.000``,
+    or ``-0.020`` against ``drop <= 0.020``, which passes."""
+    if change == math.inf:
+        return "+inf"
+    factor, unit, places = _unit(metric)
+    text = f"{change * factor:+.{places}f}"
+    while past is not None and abs(float(text)) <= past * factor and places < 12:
+        places += 1
+        text = f"{change * factor:+.{places}f}"
+    return text + unit
 
 
 def _show_limit(metric: Metric, word: str, limit: float) -> str:
-    amount = f"{limit:.3f}" if metric.scale == "share" else f"{limit * 100:.1f}%"
-    return f"{word} <= {amount}"
+    """``word <= limit``, the limit whole: with more decimals where it has them (a drop
+    of 0.0205 is not shown as 0.021, which a change of -0.021 would seem to meet)."""
+    factor, unit, places = _unit(metric)
+    text = f"{limit * factor:.{places}f}"
+    while abs(float(text) - limit * factor) > 1e-12 and places < 12:
+        places += 1
+        text = f"{limit * factor:.{places}f}"
+    return f"{word} <= {text}{unit}"
 
 
 def _row(
@@ -209,13 +229,18 @@ def _row(
     if before is None or after is None:
         return Row(name, before, after, "n/a", limit, "n/a" if limits else "-")
     change = _change(metric, before, after)
-    shown = _show_change(metric, change)
     if not limits:
-        return Row(name, before, after, shown, limit, "-")
-    failed = (drop is not None and -change > drop + _EPSILON) or (
-        rise is not None and change > rise + _EPSILON
+        return Row(name, before, after, _show_change(metric, change), limit, "-")
+    past = next(  # the limit the change went past, if any
+        (
+            v
+            for v, moved in ((drop, -change), (rise, change))
+            if v is not None and moved > v + _EPSILON
+        ),
+        None,
     )
-    return Row(name, before, after, shown, limit, "FAIL" if failed else "ok")
+    shown = _show_change(metric, change, past)
+    return Row(name, before, after, shown, limit, "ok" if past is None else "FAIL")
 
 
 def compared_metrics(
