@@ -428,6 +428,22 @@ def test_a_gemini_answer_may_leave_out_an_output_count_of_zero() -> None:
     assert from_gemini_response(blocked).usage == Usage(input_tokens=4, output_tokens=0)
 
 
+def test_a_gemini_answer_counts_its_thinking_tokens_as_output_as_they_are_billed() -> None:
+    thought = {
+        "candidates": [GEMINI_CANDIDATE],
+        "usageMetadata": {
+            "promptTokenCount": 4,
+            "candidatesTokenCount": 2,
+            "thoughtsTokenCount": 90,
+        },
+    }
+    assert from_gemini_response(thought).usage == Usage(input_tokens=4, output_tokens=92)
+    thought["usageMetadata"]["thoughtsTokenCount"] = -1  # type: ignore[index]
+    with pytest.raises(WireFormatError, match="got -1") as err:
+        from_gemini_response(thought)
+    assert err.value.path == "response.usageMetadata.thoughtsTokenCount"
+
+
 def test_interfaces_are_registered_by_full_and_short_name() -> None:
     assert get_interface("anthropic") is INTERFACES["anthropic.messages"]
     assert get_interface("openai") is INTERFACES["openai.chat.completions"]

@@ -327,6 +327,7 @@ def from_gemini_response(response: Mapping[str, Any]) -> ModelResponse:
         "promptTokenCount",
         "candidatesTokenCount",
         output_omitted_at_zero=True,
+        billed_as_output=("thoughtsTokenCount",),  # a thinking model's, billed as output
     )
     if not candidates:
         feedback = optional_field(response, "promptFeedback", dict, "response", {})
