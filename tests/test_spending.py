@@ -98,6 +98,11 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
     "anthropic": ({"usage": {"input_tokens": 12, "output_tokens": 7}}, (12, 7)),
     "openai chat": ({"usage": {"prompt_tokens": 5, "completion_tokens": 3}}, (5, 3)),
     "gemini": ({"usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 9}}, (4, 9)),
+    "gemini thinking": (
+        {"usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 9,
+                           "thoughtsTokenCount": 80}},
+        (4, 89),
+    ),
     "recorded HTTP": ({"status": 200, "body": {"usage": {"input_tokens": 2}}}, (2, 0)),
     "anthropic stream": (
         {
