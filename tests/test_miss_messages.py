@@ -443,7 +443,19 @@ def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_
     text = str(missed.value)
     version = json.loads(from_sim.read_text())["request"]["headers"]["anthropic-version"]
     assert "requested 2023-01-01: the client speaks another API version" in text
-    assert text.endswith(f"or pin the client to anthropic-version {version}. {HTTP_SIM_NOTE}")
+    # it said to pin the client, not how: an SDK upgrade changed the version it sends
+    pinned = {"anthropic-version": version}
+    assert text.endswith(
+        f"or pin the client to anthropic-version {version} (default_headers={pinned!r} "
+        f"where the SDK client is built). {HTTP_SIM_NOTE}"
+    )
+    with (
+        block_network(),
+        anthropic.Anthropic(
+            api_key="t", http_client=httpx2_client(from_sim), max_retries=0, default_headers=pinned
+        ) as client,
+    ):
+        assert client.messages.create(model="m", max_tokens=8, messages=ASKED).content
 
 
 def test_a_model_replaying_another_version_than_recorded_from_the_simulator_says_so(

@@ -202,6 +202,18 @@ def _version_header(envelope: dict[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
+def _pin(version: str | None) -> str:
+    """How a miss of another ``anthropic-version`` says to pin the client to the recorded
+    one (an SDK upgrade changed the version its clients send by default)."""
+    if version is None:
+        return ""
+    pinned = {"anthropic-version": version}
+    return (
+        f", or pin the client to anthropic-version {version} "
+        f"(default_headers={pinned!r} where the SDK client is built)"
+    )
+
+
 class LiveGuard(Protocol):
     """What watches a recording's live sends from outside the session (the pytest
     plugin's :class:`~replaygate.pytest_plugin.cassettes.CassettePlays`): ``before`` a
@@ -589,16 +601,16 @@ class Exchange:
             # the nearest stored under this very key was edited by hand: said as such
             edited = fixture.key == key
             if differences and not edited and all(d.path == VERSION_PATH for d in differences):
-                recorded = _version_header(fixture.request) or "(none)"
+                recorded = _version_header(fixture.request)
                 asked = _version_header(envelope)
                 line = requested(masked_pair(fixture.request, envelope)[1], origin)
                 command = self.session.replace_hint()
                 return InterfaceVersionError(
                     f"no fixture recorded for this HTTP request ({line}): "
                     f"key {key} not in {self.store.path}. The nearest, key {fixture.key} at "
-                    f"{location}, was recorded for anthropic-version {recorded}, requested "
-                    f"{asked}: the client speaks another API version. Re-record for it "
-                    f"({command}), or pin the client to anthropic-version {recorded}."
+                    f"{location}, was recorded for anthropic-version {recorded or '(none)'}, "
+                    f"requested {asked}: the client speaks another API version. Re-record "
+                    f"for it ({command}){_pin(recorded)}."
                     f"{self.session.simulator_told(fixture.meta, command)}",
                     key=key,
                     store=str(self.store.path),
