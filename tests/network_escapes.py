@@ -198,3 +198,15 @@ def try_all() -> Counter[str]:
 def expected() -> Counter[str]:
     """How many escapes of each class :func:`try_all` tries."""
     return Counter(kind for kind, _, _ in ESCAPES)
+
+
+def looked_up() -> str:
+    """What a lookup of a name beyond loopback does in this process: refused by a block
+    (with the last words of the remedy it names), or not."""
+    try:
+        socket.getaddrinfo("api.example.invalid", 443)
+    except NetworkBlockedError as err:
+        return f"refused: ...{str(err)[-60:]}"
+    except OSError as err:
+        return f"not refused: {err}"
+    return "not refused"

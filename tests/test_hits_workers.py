@@ -110,9 +110,13 @@ class Done:
     stderr: str
 
 
-RUN_AS_A_SCRIPT = "import runpy\nrunpy.run_path('workers.py', run_name='__main__')"
-"""``python workers.py``: the script is ``__main__``, with its file, which a ``spawn`` or
-``forkserver`` worker imports to find the function it runs."""
+RUN_AS_A_SCRIPT = (
+    "import os, runpy\nrunpy.run_path(os.path.abspath('workers.py'), run_name='__main__')"
+)
+"""``python /path/to/workers.py``: the script is ``__main__``, with its file, which a
+``spawn`` or ``forkserver`` worker imports to find the function it runs (its whole path:
+the preloaded interpreter it is forked from imported multiprocessing in another folder,
+which multiprocessing takes for the program's)."""
 
 
 def run_workers(forker: Forker, answers: Path, folder: Path, start: str, end: str) -> Done:

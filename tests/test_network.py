@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import ipaddress
+import multiprocessing
 import os
 import re
 import socket
@@ -22,6 +23,7 @@ import tempfile
 import textwrap
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +142,21 @@ def test_a_refusal_inside_intercept_names_the_ways_it_does_not_answer(tmp_path: 
             with block_network():  # an inner block given none keeps the outer one's
                 assert refused().endswith(network.SIMULATOR_BLOCK)
         assert refused().endswith(network.HOW_TO_FIX)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_a_worker_started_afresh_inside_a_block_runs_its_work_blocked(method: str) -> None:
+    # a spawn or forkserver worker began with no block, and reached the network as
+    # addressed from a replaying run (law 3)
+    context = multiprocessing.get_context(method)
+    with (
+        block_network(remedy=network.SIMULATOR_BLOCK),
+        ProcessPoolExecutor(1, mp_context=context) as pool,
+    ):
+        refused = pool.submit(network_escapes.looked_up).result(timeout=120)
+    assert refused == f"refused: ...{network.SIMULATOR_BLOCK[-60:]}"  # its remedy too
+    assert network_escapes.looked_up().startswith("not refused")  # the block is gone
 
 
 def test_intercept_while_recording_leaves_the_network_alone(tmp_path: Path) -> None:

@@ -67,11 +67,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.modes import RECORD_COMMAND
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
 
 LOCALHOST = "localhost"
 _RAW = _socket.socket
@@ -564,6 +567,47 @@ _WRAPPERS: dict[str, Callable[..., Any]] = {
 _GuardedSocket = type("socket", (_RAW,), {"__module__": "_socket", **_WRAPPERS})
 
 
+@dataclass(frozen=True)
+class BlockedTarget:
+    """The target of a process started inside a block by ``spawn`` or ``forkserver``,
+    which begins afresh, with no block of its own: run with the network blocked beyond
+    loopback and ``allow``, as in the process that started it (law 3). ``remedy`` is
+    what its refusals say to do, as there."""
+
+    target: Callable[..., Any]
+    allow: frozenset[str]
+    remedy: str | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with block_network(self.allow, remedy=self.remedy):
+            return self.target(*args, **kwargs)
+
+
+_start_before: list[tuple[type[BaseProcess], Callable[[BaseProcess], None]]] = []
+"""``BaseProcess`` and its ``start`` as it was when the block was installed (another
+patch, kept)."""
+
+
+def _started_blocked(process: BaseProcess) -> None:
+    """``BaseProcess.start`` inside a block: a process that will not be a copy of this
+    one (started by ``spawn`` or ``forkserver``: a pool's or an executor's workers) runs
+    its target with the block (:class:`BlockedTarget`); a forked one keeps it anyway."""
+    from replaygate.start_methods import start_method
+
+    target = getattr(process, "_target", None)
+    if (
+        _levels
+        and callable(target)
+        and not isinstance(target, BlockedTarget)
+        and start_method(process) != "fork"
+    ):
+        allow = frozenset().union(*(level.allow for level in _levels))
+        given = [level.remedy for level in _levels if level.remedy is not None]
+        remedy = given[-1] if given else None
+        process._target = BlockedTarget(target, allow, remedy)  # type: ignore[attr-defined]
+    _start_before[0][1](process)
+
+
 def _install() -> None:
     global _hooked
     if not _hooked:
@@ -574,9 +618,18 @@ def _install() -> None:
         setattr(socket.socket, name, wrapper)
     _socket.socket = _GuardedSocket  # type: ignore[misc,assignment]
     _socket.getaddrinfo = _getaddrinfo
+    # multiprocessing is imported once a block is entered, not with this module: it takes
+    # the folder it is first imported in for the program's (a spawned child's start)
+    from multiprocessing.process import BaseProcess
+
+    if BaseProcess.start is not _started_blocked:  # left in place by a later patch's undo
+        _start_before[:] = [(BaseProcess, BaseProcess.start)]
+    setattr(BaseProcess, "start", _started_blocked)  # noqa: B010 (a method, patched)
 
 
 def _uninstall() -> None:
+    for process_class, start in _start_before:  # no import: Python may be shutting down
+        setattr(process_class, "start", start)  # noqa: B010 (a method, restored)
     _socket.socket = _RAW  # type: ignore[misc]
     _socket.getaddrinfo = _RAW_GETADDRINFO
     for name, original in _originals.items():

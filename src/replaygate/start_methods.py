@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Sequence
+from multiprocessing.process import BaseProcess
 from typing import Any
+
+
+def start_method(process: BaseProcess) -> str:
+    """How ``process`` is about to be started: its context's method, or the default one
+    (a plain ``multiprocessing.Process``), fixed here as ``start`` fixes it."""
+    method = getattr(process, "_start_method", None)
+    return method if isinstance(method, str) else multiprocessing.get_start_method()
 
 
 def workers_context(preload: Sequence[str]) -> Any:

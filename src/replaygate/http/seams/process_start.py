@@ -22,6 +22,7 @@ from multiprocessing.process import BaseProcess
 from replaygate.errors import ProcessOutsideBlockWarning
 from replaygate.http.active import answering
 from replaygate.http.seams import Patch
+from replaygate.start_methods import start_method
 
 _STARTERS = tuple(
     os.path.dirname(module.__file__ or "") + os.sep
@@ -33,13 +34,6 @@ _STARTERS = tuple(
 def patches() -> list[Patch]:
     """``BaseProcess.start``, warning of a process that will not share the block."""
     return [(BaseProcess, "start", _watched)]
-
-
-def start_method(process: BaseProcess) -> str:
-    """How ``process`` is about to be started: its context's method, or the default one
-    (a plain ``multiprocessing.Process``), fixed here as ``start`` fixes it."""
-    method = getattr(process, "_start_method", None)
-    return method if isinstance(method, str) else multiprocessing.get_start_method()
 
 
 def not_shared(method: str) -> str:
