@@ -395,6 +395,7 @@ def test_set_edge_cases_and_argument_errors() -> None:
         ("  ~~~~\na[1]\n~~~\nb[2]\n  ~~~~\n[doc-a] ``c[3]`` [doc-b]", ("doc-a", "doc-b")),
         ("Unclosed fence [doc-a]\n```\nx[0]\n[doc-b]", ("doc-a",)),
         ("A lone ` tick\n\n[doc-a] and ``` mid-line [doc-b]", ("doc-a", "doc-b")),
+        ("Steps:\n- [x] fetched [doc-a]\n1. [X] read\n- [ ] cite\nsee [x]", ("doc-a", "x")),
     ],
 )
 def test_extract_citations(text: str, ids: tuple[str, ...]) -> None:

@@ -8,7 +8,8 @@ Grammar (after NFKC, so full-width ``［doc-rag］`` counts)::
 
 A Markdown link ``[text](url)`` is not a citation; neither is a bracket holding
 spaces inside an id (``[see above]``) or an empty one, nor one in Markdown code (a
-fenced block, an inline span): ``items[0]`` in a code sample indexes, it cites nothing.
+fenced block, an inline span): ``items[0]`` in a code sample indexes, it cites nothing;
+nor the ``[x]`` that marks a task list's item done (``- [x] step``).
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ _ID = r"[^\W_](?:[\w.:/-]*\w)?"
 CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
 """A citation bracket; group 1 holds its ids and separators."""
 _SEPARATOR = re.compile(r"\s*[,;]\s*")
-_CODE = re.compile(
+_NOT_CITING = re.compile(
     r"^ {0,3}(?P<fence>(?P<mark>[`~])(?P=mark){2,})[^\n]*(?:\n|\Z).*?"  # a fenced block,
     r"(?:^ {0,3}(?P=fence)(?P=mark)*[ \t]*$|\Z)"  # to its closing fence or the end
-    r"|(?P<ticks>`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)(?P=ticks)(?!`)",  # an inline span,
+    r"|(?P<ticks>`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)(?P=ticks)(?!`)"  # an inline span,
     # within its paragraph
+    r"|^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[xX]\](?=[ \t])",  # a task list's item done, - [x]
     re.MULTILINE | re.DOTALL,
 )
-"""Markdown code, whose brackets are code's (``items[0]``), never citations."""
+"""Markdown code, whose brackets are code's (``items[0]``), and the ``[x]`` of a task
+list's item done: never citations."""
 _ID_ONLY = re.compile(_ID)
 
 
@@ -47,10 +50,11 @@ def citable(doc_id: str) -> bool:
 
 def extract_citations(text: str) -> tuple[str, ...]:
     """The ids cited in ``text``, each once, in order of first appearance; brackets in
-    Markdown code (a fenced block, an inline code span) are passed over."""
+    Markdown code (a fenced block, an inline code span) and a task list's ``[x]`` are
+    passed over."""
     seen: dict[str, None] = {}
     cited = require_text(text, "the text to search for citations")
-    for match in CITATION.finditer(_CODE.sub(" ", citation_id(cited))):
+    for match in CITATION.finditer(_NOT_CITING.sub(" ", citation_id(cited))):
         for doc_id in _SEPARATOR.split(match.group(1)):
             seen.setdefault(doc_id, None)
     return tuple(seen)
