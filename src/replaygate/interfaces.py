@@ -3,6 +3,8 @@ envelope, the sanitizer and the hygiene commands alike."""
 
 from __future__ import annotations
 
+from typing import Any, TypeGuard
+
 INTERFACES: tuple[tuple[str, str], ...] = (
     ("/v1/messages", "anthropic.messages"),
     ("/chat/completions", "openai.chat.completions"),
@@ -20,3 +22,15 @@ def interface_of(path: str) -> str:
         if bare.endswith(ending):
             return interface
     return "http"
+
+
+GEMINI = "google.generate_content"
+"""The interface of Gemini's ``generateContent`` and ``streamGenerateContent``."""
+
+
+def array_stream(body: Any, interface: str) -> TypeGuard[list[Any]]:
+    """Whether ``body``, a response of ``interface``, is a stream sent as one JSON array of
+    its chunks: Gemini's ``:streamGenerateContent`` asked for without ``alt=sse`` (a
+    ``curl`` command, a client of another language) answers so, where the SDKs read
+    server-sent events."""
+    return interface == GEMINI and isinstance(body, list)

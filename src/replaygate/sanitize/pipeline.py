@@ -6,7 +6,8 @@ HTTP layer, the session's id map), and replay runs the same request-side steps
 before fingerprinting, so a redacted fixture matches the live-shaped request.
 
 Two shapes are handled: the engine's wire request and response dicts, and the HTTP
-layer's request envelope and recorded response (plain body or server-sent events).
+layer's request envelope and recorded response (plain body or server-sent events; a
+Gemini stream sent as one JSON array is read as its chunks, as events are).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replaygate import exact_json
+from replaygate.interfaces import array_stream
 from replaygate.sanitize.config import (
     SECTION,
     SanitizeConfig,
@@ -184,8 +186,11 @@ class Sanitizer:
             headers = out["headers"] = rewriter.headers(headers)
         if self.text and isinstance(headers, dict):  # a kept header may echo an address
             out["headers"] = map_strings(headers, self.text.apply)
-        if record.get("body") is not None:
-            out["body"] = self._json(record["body"], dropped, rewriter)
+        body = record.get("body")
+        if array_stream(body, interface):  # its chunks, as the events of a stream
+            out["body"] = self._chunks(body, dropped, rewriter)
+        elif body is not None:
+            out["body"] = self._json(body, dropped, rewriter)
         if isinstance(record.get("text"), str) and self.text:
             out["text"] = self.text.apply(record["text"])
         if isinstance(record.get("events"), list):
@@ -196,15 +201,7 @@ class Sanitizer:
         self, events: list[Any], dropped: frozenset[str] | None, rewriter: IdRewriter
     ) -> list[Any]:
         parsed = [event_data(event, _UNPARSED) for event in events]
-        done = [
-            value if value is _UNPARSED else self._json_event(value, dropped, rewriter)
-            for value in parsed
-        ]
-        if self.text:
-            live = [value for value in done if value is not _UNPARSED]
-            skip = redact_fragments(live, self.text.apply)
-            for value in live:
-                apply_in_place(value, self.text.apply, skip)
+        done = self._chunks(parsed, dropped, rewriter)
         out = []
         for event, before, after in zip(events, parsed, done, strict=True):
             if after is _UNPARSED or after == before:
@@ -212,6 +209,22 @@ class Sanitizer:
             else:
                 out.append({**event, "data": exact_json.dumps(after).decode("utf-8")})
         return out
+
+    def _chunks(
+        self, chunks: list[Any], dropped: frozenset[str] | None, rewriter: IdRewriter
+    ) -> list[Any]:
+        """The parsed chunks of one stream through every step, the text rules run on the
+        text of each block joined across them (an unparsed one is left as it is)."""
+        done = [
+            value if value is _UNPARSED else self._json_event(value, dropped, rewriter)
+            for value in chunks
+        ]
+        if self.text:
+            live = [value for value in done if value is not _UNPARSED]
+            skip = redact_fragments(live, self.text.apply)
+            for value in live:
+                apply_in_place(value, self.text.apply, skip)
+        return done
 
     def _json_event(self, event: Any, dropped: frozenset[str] | None, rewriter: IdRewriter) -> Any:
         """One event's data through every step but the text rules (run on whole blocks)."""

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from replaygate import exact_json
+from replaygate.interfaces import array_stream, interface_of
 from replaygate.json_paths import path_step
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_blocks import find_block_secrets, split_finding, streamed_runs
@@ -55,6 +57,11 @@ batch's results (:func:`~.secret_decode.json_leaves`), never a message's text.""
 EVENT_DATA = re.compile(r"(?:response|responses\[\d+\])\.events\[\d+\]\.data")
 """The ``data`` of a recorded stream's event: its free-standing tokens are looked for in
 the text joined across events (:func:`find_stream_secrets`) and in the JSON it holds."""
+
+
+Unit = Literal["event", "line", "item"]
+"""What the events of a stream scanned joined are: a stream's events, the lines of a body
+kept as text, the items of a JSON array body (where a finding names them)."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +210,7 @@ def find_stream_secrets(
     safe: KnownSafe = NOTHING_SAFE,
     budget: Budget | None = None,
     *,
-    lines: bool = False,
+    unit: Unit = "event",
 ) -> list[SecretFinding]:
     """Secrets split across the events of a recorded stream, by the events' path.
 
@@ -215,8 +222,9 @@ def find_stream_secrets(
     (:func:`~.secret_blocks.streamed_runs`), and each field of the events of a shape of a
     server's own (:func:`~.stream.field_fragments`), read as encoded data is: for the token
     families and written credentials. A finding's path names the first and last event
-    joined: ``response.events[3..7].data``, or with ``lines`` (the events are the lines
-    of a body), ``response.text (lines 2..8)``. ``safe`` values are blanked out before the scan;
+    joined: ``response.events[3..7].data``; with ``unit`` ``line`` (the events are the
+    lines of a body), ``response.text (lines 2..8)``; with ``item`` (the chunks of a JSON
+    array), ``response.body[2..8]``. ``safe`` values are blanked out before the scan;
     compressed data is read within ``budget``, the fixture's (a new one when not given).
     """
     if not isinstance(events, list):
@@ -252,7 +260,7 @@ def find_stream_secrets(
     for spots, whole, encoded in joined:
         name = detect_in_text(safe.mask(whole), encoded=encoded, budget=budget)
         if name is not None:
-            findings.append(SecretFinding(_where(path, spots, lines), name))
+            findings.append(SecretFinding(_where(path, spots, unit), name))
     # the text blocks of one answer, joined: first, a block alone may be flagged for less
     split = []
     for run in streamed_runs(texts):
@@ -264,7 +272,7 @@ def find_stream_secrets(
             first, last, name = found
             parts = [part for _, group in run[first : last + 1] for part in texts[group]]
             blocks = f"text blocks {run[first][0]}..{run[last][0]}"
-            where = _where(path, _spots(parts, owner), lines)
+            where = _where(path, _spots(parts, owner), unit)
             split.append(SecretFinding(where, f"{name} (split across {blocks})"))
     return [*split, *findings]
 
@@ -279,17 +287,19 @@ def _whole(parts: list[tuple[dict[str, Any], str]]) -> str:
     return "".join(container[name] for container, name in parts)
 
 
-def _where(path: str, spots: list[int], lines: bool) -> str:
+def _where(path: str, spots: list[int], unit: Unit) -> str:
     """``path[3..7].data``: the first and last of the events ``spots`` (``[3]`` for one);
-    ``path (lines 4..8)`` when the events are the lines of a body (counted from 1)."""
+    ``path (lines 4..8)`` when they are the lines of a body (counted from 1), ``path[3..7]``
+    when they are the items of a JSON array."""
     first, last = spots[0], spots[-1]
-    if lines:
+    if unit == "line":
         return (
             f"{path} (line {first + 1})"
             if first == last
             else f"{path} (lines {first + 1}..{last + 1})"
         )
-    return f"{path}[{first}].data" if first == last else f"{path}[{first}..{last}].data"
+    items = f"{path}[{first}]" if first == last else f"{path}[{first}..{last}]"
+    return items if unit == "item" else f"{items}.data"
 
 
 _JSON_LINES = re.compile(r"ndjson|jsonl|json-seq|jsonlines", re.IGNORECASE)
@@ -304,6 +314,17 @@ def _line_events(response: Mapping[str, Any]) -> list[dict[str, str]] | None:
     if not isinstance(text, str) or not isinstance(kind, str) or not _JSON_LINES.search(kind):
         return None
     return [{"data": line} for line in text.split("\n")]
+
+
+def _array_events(request: Any, response: Mapping[str, Any]) -> list[dict[str, str]] | None:
+    """The chunks of a stream a response to ``request`` holds as one JSON array body
+    (:func:`~replaygate.interfaces.array_stream`), each as the ``data`` of an event; else
+    None."""
+    path = request.get("path") if isinstance(request, Mapping) else None
+    body = response.get("body")
+    if not isinstance(path, str) or not array_stream(body, interface_of(path)):
+        return None
+    return [{"data": exact_json.dumps(chunk).decode("utf-8")} for chunk in body]
 
 
 _PLAIN = object()
@@ -385,7 +406,11 @@ def _fixture_secrets(
             events = response["events"]
             findings.extend(find_stream_secrets(events, f"{path}.events", safe, budget))
         elif isinstance(response, dict) and (lines := _line_events(response)) is not None:
-            findings.extend(find_stream_secrets(lines, f"{path}.text", safe, budget, lines=True))
+            findings.extend(find_stream_secrets(lines, f"{path}.text", safe, budget, unit="line"))
+        elif isinstance(response, dict) and (
+            chunks := _array_events(fixture.get("request"), response)
+        ):
+            findings.extend(find_stream_secrets(chunks, f"{path}.body", safe, budget, unit="item"))
 
     def detect(text: str) -> str | None:
         return detect_in_text(safe.mask(text), "text", budget=budget)
