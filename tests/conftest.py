@@ -46,6 +46,11 @@ pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for a
 # imported without.
 pytest.register_assert_rewrite("vcr.matchers")
 
+# The suite runs as on a developer's machine wherever it runs: replaygate words some
+# output for CI (``CI`` set: no progress bar, a rerun command naming the tests), and the
+# tests of that set it themselves.
+os.environ.pop("CI", None)
+
 settings.register_profile("quick", max_examples=20, deadline=None)
 settings.register_profile("inner-loop", max_examples=5, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)

@@ -447,6 +447,20 @@ def test_a_cache_that_cannot_be_written_names_the_tests_too(pytester: pytest.Pyt
     assert "test_miss.py::test_anthropic' 'test_miss.py::test_openai' " in whole.group(1)
 
 
+def test_in_ci_the_command_for_all_misses_names_the_tests(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI log's command is run on a developer's machine, where ``--lf`` reruns that
+    machine's own last failures."""
+    monkeypatch.setenv("CI", "true")
+    pytester.makepyfile(test_miss=SIM_TESTS)
+    missed = pytester.runpytest("--replaygate-simulator=echo")
+    missed.assert_outcomes(failed=2)
+    whole = re.search(r"all in one run: `(pytest [^`]+)`", missed.stdout.str())
+    assert whole is not None and "--lf" not in whole.group(1), missed.stdout.str()
+    assert "test_miss.py::test_anthropic' 'test_miss.py::test_openai' " in whole.group(1)
+
+
 def test_a_rerun_of_a_test_that_missed_fails_instead_of_passing(
     pytester: pytest.Pytester,
 ) -> None:

@@ -250,14 +250,15 @@ def _keeps_failures(config: pytest.Config) -> bool:
 def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str]) -> str:
     """The command that records the tests that failed: ``--lf``, except from a simulator
     script, whose lines answer the run's requests in order, so every test it answers runs,
-    and in a run that keeps no list of them for ``--lf`` (:func:`_keeps_failures`; it
-    would rerun every test, or those of an older run): there the tests ``nodeids`` are
-    named."""
+    in a run that keeps no list of them for ``--lf`` (:func:`_keeps_failures`; it would
+    rerun every test, or those of an older run), and in CI (``CI`` set: the log is read
+    and the command run on another machine, whose ``--lf`` knows its own failures): there
+    the tests ``nodeids`` are named."""
     from replaygate.pytest_plugin.options import nodeid_here, simulator_behavior
 
     if (simulator_behavior(config) or "").startswith("script:"):
         return f"`pytest {options}` (every test, as the script was recorded)"
-    if not _keeps_failures(config):
+    if os.environ.get("CI") or not _keeps_failures(config):
         named = " ".join(nodeid_here(config, nodeid) for nodeid in nodeids)
         return f"`pytest {named} {options}`"
     return (
