@@ -32,6 +32,16 @@ from sdks import anthropic, genai, openai
 ASK = [{"role": "user", "content": "Pick a number."}]
 NO_KEY = {"Authorization": anthropic.Omit()}  # the SDK sends its key as a bearer token
 GOOGLE = "https://generativelanguage.googleapis.com"
+INVALID_KEY = {  # the API's answer to a key that is not valid: a 400 whose reason says so
+    "error": {
+        "code": 400,
+        "message": "API key not valid. Please pass a valid API key.",
+        "status": "INVALID_ARGUMENT",
+        "details": [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}
+        ],
+    }
+}
 
 
 def recording(store: Path, **options: Any) -> httpx2.Client:
@@ -91,16 +101,7 @@ def test_a_gemini_permission_refusal_is_not_recorded(tmp_path: Path) -> None:
 
 def test_a_gemini_key_that_is_not_valid_is_not_recorded(tmp_path: Path) -> None:
     # the API answers a key that is not valid with a 400 whose reason says so
-    invalid = {
-        "error": {
-            "code": 400,
-            "message": "API key not valid. Please pass a valid API key.",
-            "status": "INVALID_ARGUMENT",
-            "details": [
-                {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}
-            ],
-        }
-    }
+    invalid = INVALID_KEY
     other = {"error": {"code": 400, "message": "bad contents", "status": "INVALID_ARGUMENT"}}
     answers = iter([invalid, other])
     live = httpx2.MockTransport(lambda request: httpx2.Response(400, json=next(answers)))
@@ -144,6 +145,26 @@ def test_a_recording_model_says_nothing_was_recorded(tmp_path: Path) -> None:
         "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to a valid key and record again"
     ]
     assert not store.exists() or list(FixtureStore.open(store)) == []
+
+
+def test_a_gemini_recording_model_says_nothing_was_recorded_of_a_key_not_valid(
+    tmp_path: Path,
+) -> None:
+    from replaygate.models.live import GeminiModel
+
+    store = tmp_path / "m.jsonl"
+    live = httpx2.MockTransport(lambda request: httpx2.Response(400, json=INVALID_KEY))
+    settings: dict[str, Any] = {"model": "gemini-2.5-flash", "max_tokens": 16}
+    with httpx2.Client(transport=live) as http:
+        model = GeminiModel(_gemini(http, GOOGLE), **settings)
+        recorder = RecordingModel(model, store, approve_live=True, interface="gemini", **settings)
+        with pytest.raises(genai.errors.ClientError) as caught:
+            recorder.complete([Message.user("hi")], ())
+    assert caught.value.__notes__ == [
+        "nothing was recorded for this request: the live API refused the credentials (400); "
+        "set GEMINI_API_KEY (or GOOGLE_API_KEY) to a valid key and record again"
+    ]
+    assert not store.exists()
 
 
 def _refusal(status: int) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.rerecorded import recorded_anew
 from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
-from replaygate.http.routes import REFUSED_CREDENTIALS, refusal_note
+from replaygate.http.routes import credentials_refused, refusal_note
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import (
     Call,
@@ -422,8 +422,11 @@ class RecordingModel(_FixtureModel):
         except BaseException as err:
             self.session.release(request)
             status = getattr(err, "status_code", getattr(err, "code", None))  # an SDK's error
-            if status in REFUSED_CREDENTIALS:
-                err.add_note(refusal_note(status, wire.name))
+            # google-genai's error holds the API's JSON as ``details``: Gemini's 400 of a
+            # key that is not valid says so there
+            refused = credentials_refused(status, getattr(err, "details", None))
+            if refused is not None:
+                err.add_note(refusal_note(refused, wire.name))
             raise
         try:  # read as its replay will read it: no fixture is written that none can serve
             wire.from_response(response)
