@@ -85,6 +85,25 @@ def test_cases_without_expected_ids_count_only_for_fabrication() -> None:
     assert metrics["fabricated"] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("source", "add_to"),
+    [
+        ("evals/prices.toml over replaygate/evals/data/prices.toml", "evals/prices.toml ("),
+        ("euros.toml", "euros.toml ("),
+        ("pyproject.toml [tool.replaygate.prices]", "[tool.replaygate.prices] ("),
+        ("replaygate/evals/data/prices.toml", "[tool.replaygate.prices] ("),
+    ],
+)
+def test_a_missing_price_is_to_be_added_to_the_price_file_the_table_came_from(
+    source: str, add_to: str
+) -> None:
+    table = replace(PRICES, source=source)
+    with pytest.raises(PriceError) as err:
+        table.require("unknown-model")
+    assert f": add it to {add_to}" in str(err.value)
+    assert ("or pass --prices" in str(err.value)) == add_to.startswith("[tool")
+
+
 def test_a_model_without_a_price_is_an_error_unless_the_case_opts_out() -> None:
     case = EvalCase("a", "q", 1, 1, expected_doc_ids=("d",))
     result = sampled("a", [output(["d"], ["d"])], [True], 1)

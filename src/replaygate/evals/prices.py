@@ -86,14 +86,24 @@ class PriceTable:
                 if self.replaced
                 else ""
             )
+            file = self._price_file()
             raise PriceError(
                 f"no price for model {model!r} in {self.source}{replaced}: add it to "
-                f"[tool.replaygate.prices] ({json.dumps(model, ensure_ascii=False)} = "
-                "{ input = ..., output = ... }, per million tokens) or pass --prices, or mark "
-                "the cases that may run unpriced "
-                'with "cost": false'
+                f"{file or '[tool.replaygate.prices]'} ({json.dumps(model, ensure_ascii=False)}"
+                " = { input = ..., output = ... }, per million tokens)"
+                f"{'' if file else ' or pass --prices'}, or mark the cases that may run "
+                'unpriced with "cost": false'
             )
         return price
+
+    def _price_file(self) -> str | None:
+        """The price file this table was read from (``--prices``, ``file`` of
+        ``[tool.replaygate.prices]``, :func:`load_price_file`), where a missing price is
+        added; None for the shipped table and one in ``pyproject.toml``."""
+        own = self.source.removesuffix(f" over {SHIPPED_SOURCE}")
+        if own == SHIPPED_SOURCE or own.endswith("[tool.replaygate.prices]"):
+            return None
+        return own
 
     def required_cost(self, model: str, input_tokens: int, output_tokens: int) -> float:
         """The cost of these tokens on ``model``; :class:`PriceError` when it has no price."""
