@@ -1029,6 +1029,21 @@ def test_a_missing_anthropic_credential_names_both_variables(
     assert "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is not set: drift re-sends" in done.output
 
 
+def test_a_gemini_key_is_read_from_either_variable_google_genai_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(HygieneError, match="GOOGLE_API_KEY or GEMINI_API_KEY is not set"):
+        LiveSender().key("google")
+    monkeypatch.setenv("GOOGLE_API_KEY", "from-google")
+    assert LiveSender().key("google") == "from-google"
+    monkeypatch.setenv("GEMINI_API_KEY", "from-gemini")
+    assert LiveSender().key("google") == "from-google"  # the SDK's choice of the two
+    monkeypatch.delenv("GOOGLE_API_KEY")
+    assert LiveSender().key("google") == "from-gemini"
+
+
 @pytest.mark.parametrize("rewrite", ["reordered", "cut"])
 def test_a_store_rewritten_between_the_draw_and_the_read_back_is_refused(
     tmp_path: Path, rewrite: str

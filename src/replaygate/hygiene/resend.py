@@ -47,14 +47,16 @@ PROVIDER_OF: dict[str, str] = {
 SENDABLE = tuple(PROVIDER_OF)
 PLACEHOLDER_KEY = "replaygate-drift"
 _ENV = {
-    ANTHROPIC: ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
-    OPENAI: ("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"),
+    ANTHROPIC: (("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+    OPENAI: (("OPENAI_API_KEY",), "OPENAI_BASE_URL", "https://api.openai.com/v1"),
     GOOGLE: (
-        "GEMINI_API_KEY",
+        ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
         "GOOGLE_GEMINI_BASE_URL",
         "https://generativelanguage.googleapis.com",
     ),
 }
+"""Each provider's API key variables, in the order its SDK reads them (google-genai takes
+``GOOGLE_API_KEY`` over ``GEMINI_API_KEY``), base URL variable and default URL."""
 
 
 SESSION_STATE = ("previous_response_id", "conversation")
@@ -134,13 +136,14 @@ class LiveSender:
         """The API key of ``provider`` (a placeholder for a ``base_url`` server); for
         Anthropic, an empty one where the environment holds only a bearer token
         (``ANTHROPIC_AUTH_TOKEN``), which the SDK sends itself."""
-        key_env, _, _ = _ENV[provider]
-        key = os.environ.get(key_env) or (PLACEHOLDER_KEY if self.base_url else None)
+        key_envs, _, _ = _ENV[provider]
+        key = next((os.environ[name] for name in key_envs if os.environ.get(name)), None)
+        key = key or (PLACEHOLDER_KEY if self.base_url else None)
         if key:
             return key
         if provider == ANTHROPIC and anthropic_credential_set():
             return ""
-        named = ANTHROPIC_CREDENTIAL_NAMES if provider == ANTHROPIC else key_env
+        named = ANTHROPIC_CREDENTIAL_NAMES if provider == ANTHROPIC else " or ".join(key_envs)
         raise HygieneError(
             f"{named} is not set: drift re-sends recorded requests to the live "
             "API (or give --base-url for another server)"
