@@ -490,52 +490,43 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
 
 
 @pytest.mark.parametrize(
-    "refusal",
+    ("refusal", "told"),
     [
-        "Event loop is closed",
-        "<asyncio.locks.Event object at 0x7f0 [unset]> is bound to a different event loop",
+        ("Event loop is closed", ["an event loop that has ended", "Give each event loop"]),
+        (
+            "<asyncio.locks.Event object at 0x7f0 [unset]> is bound to a different event loop",
+            ["an event loop that has ended", "Give each event loop a client of its own"],
+        ),
+        (
+            "Network is disabled for host '127.0.0.1' (allowed hosts: 'x.test')",
+            [
+                "pytest-recording's --block-network refused the connection to '127.0.0.1'",
+                "--allowed-hosts=127.0.0.1",
+            ],
+        ),
     ],
-    ids=["closed", "other"],
+    ids=["closed-loop", "other-loop", "pytest-recording-block"],
 )
-def test_a_send_on_a_closed_event_loop_is_told_to_use_a_client_of_the_loop(
-    tmp_path: Path, refusal: str
+def test_a_send_that_failed_before_any_api_answered_names_its_cause(
+    tmp_path: Path, refusal: str, told: list[str]
 ) -> None:
-    """An async client used from a second event loop (``ChatOpenAI``'s shared client in a
-    second async test) fails with ``Event loop is closed``, or, that loop still running in
-    another thread (pydantic-ai's ``run_sync`` from a thread pool), with ``... is bound to
-    a different event loop``: the warning names that cause and its remedy, not an API to
-    wait for."""
+    """A live send that failed before any API saw it is told with its cause and remedy,
+    not as an API to wait for: an async client used from a second event loop
+    (``ChatOpenAI``'s shared client in a second async test: ``Event loop is closed``; or,
+    that loop still running in another thread, pydantic-ai's ``run_sync`` from a thread
+    pool: ``... is bound to a different event loop``), and pytest-recording's
+    ``--block-network``, which refuses loopback too (the simulator of
+    ``--replaygate-simulator``)."""
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         raise RuntimeError(refusal)
 
-    with intercept(tmp_path / "loop.jsonl", "record-missing", approve_live=True):
+    with intercept(tmp_path / "failed.jsonl", "record-missing", approve_live=True):
         client = httpx2.Client(transport=httpx2.MockTransport(handler))
         with pytest.warns(LiveSendFailedWarning) as warned, pytest.raises(RuntimeError):
             client.get("https://example.test/answer")
     (message,) = [str(warning.message) for warning in warned]
-    assert "an event loop that has ended" in message
-    assert "Give each event loop a client of its own" in message
-    assert "once the live API answers" not in message
-
-
-def test_a_send_refused_by_pytest_recordings_block_network_names_allowed_hosts(
-    tmp_path: Path,
-) -> None:
-    """pytest-recording's ``--block-network`` refuses loopback too (the simulator of
-    ``--replaygate-simulator``): the warning names that refusal and ``--allowed-hosts``, not
-    an API to wait for."""
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        raise RuntimeError("Network is disabled for host '127.0.0.1' (allowed hosts: 'x.test')")
-
-    with intercept(tmp_path / "blocked.jsonl", "record-missing", approve_live=True):
-        client = httpx2.Client(transport=httpx2.MockTransport(handler))
-        with pytest.warns(LiveSendFailedWarning) as warned, pytest.raises(RuntimeError):
-            client.get("https://example.test/answer")
-    (message,) = [str(warning.message) for warning in warned]
-    assert "pytest-recording's --block-network refused the connection to '127.0.0.1'" in message
-    assert "--allowed-hosts=127.0.0.1" in message
+    assert all(words in message for words in told), message
     assert "once the live API answers" not in message
 
 

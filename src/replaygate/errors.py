@@ -453,17 +453,25 @@ class MissingExtraError(ReplaygateError, ImportError):
     """An optional dependency a feature needs is not installed; names the extra to install."""
 
 
-class UnservedRouteError(ReplaygateError):
-    """A recording got the server's "no such route" 404: the answer is not a model reply.
+class RecordingStoppedError(ReplaygateError):
+    """A recording got an answer that is no model's reply, and wrote nothing for it:
+    ``method``, ``path`` and ``status`` name the request and the answer's status."""
 
-    Nothing is written; ``method``, ``path`` and ``status`` name the request;
-    ``simulator`` says the recording was made from replaygate's simulator.
-    """
-
-    def __init__(self, method: str, path: str, status: int, *, simulator: bool = False) -> None:
+    def __init__(self, method: str, path: str, status: int, message: str) -> None:
         self.method = method
         self.path = path
         self.status = status
+        super().__init__(message)
+
+
+class UnservedRouteError(RecordingStoppedError):
+    """A recording got the server's "no such route" 404: the answer is not a model reply.
+
+    Nothing is written; ``simulator`` says the recording was made from replaygate's
+    simulator.
+    """
+
+    def __init__(self, method: str, path: str, status: int, *, simulator: bool = False) -> None:
         where = (
             "replaygate's simulator does not serve it (a route of the API it lacks, or a "
             "base URL without the API version): record this call from the live API, or "
@@ -473,9 +481,12 @@ class UnservedRouteError(ReplaygateError):
             "and the API version in the path), or leave this call out of the recording."
         )
         super().__init__(
+            method,
+            path,
+            status,
             f"recording stopped: {method} {path} was answered {status}, the server's answer "
             "to a route it does not serve (not an API error about a model or a resource); "
-            f"nothing was written. {where}"
+            f"nothing was written. {where}",
         )
 
 
@@ -500,46 +511,43 @@ class CredentialsRefusedError(LiveAPIError):
         )
 
 
-class SimulatorRefusalError(ReplaygateError):
+class SimulatorRefusalError(RecordingStoppedError):
     """A recording got an error replaygate's simulator made of its own accord (a script
     run out, a behaviour that raised): not a model reply, so nothing is written.
 
-    ``method``, ``path`` and ``status`` name the request, ``reason`` is the simulator's
-    message.
+    ``reason`` is the simulator's message.
     """
 
     def __init__(self, method: str, path: str, status: int, reason: str) -> None:
-        self.method = method
-        self.path = path
-        self.status = status
         self.reason = reason
         super().__init__(
+            method,
+            path,
+            status,
             f"recording stopped: {method} {path} was answered {status} by replaygate's "
             f"simulator with an error of its own, not a model's answer: "
-            f"{reason.removesuffix('.')}. Nothing was written for this request."
+            f"{reason.removesuffix('.')}. Nothing was written for this request.",
         )
 
 
-class ProxyRefusalError(ReplaygateError):
+class ProxyRefusalError(RecordingStoppedError):
     """A recording got a proxy's ``407 Proxy Authentication Required``: the proxy between
     the client and the server refused to pass the request on, so the server never saw it
     and nothing is written.
-
-    ``method``, ``path`` and ``status`` name the request.
     """
 
     def __init__(self, method: str, path: str, status: int) -> None:
-        self.method = method
-        self.path = path
-        self.status = status
         super().__init__(
+            method,
+            path,
+            status,
             f"recording stopped: {method} {path} was answered {status} (Proxy Authentication "
             "Required) by a proxy between the client and the server, which refused to pass "
             "the request on: not the server's answer. Nothing was written for this request: "
             "a fixture of it would replay the proxy's refusal as the model's answer. Give the "
             "proxy its credentials (in HTTPS_PROXY or HTTP_PROXY, http://user:password@host:port, "
             "or in the client's proxy option), or send the request past it (NO_PROXY), and "
-            "record again."
+            "record again.",
         )
 
 
