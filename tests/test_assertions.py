@@ -355,6 +355,17 @@ def test_an_emoji_with_or_without_its_presentation_selector_is_one_text() -> Non
         assert_contains("anything", ["\ufe0f"])
 
 
+def test_typographic_hyphens_quotes_and_apostrophes_are_the_ascii_ones() -> None:
+    # a model's retrieval‑augmented (U+2011) and don’t failed must_contain terms typed in
+    # ASCII, the error showing a text that read as holding them
+    answer = "RAG is retrieval\u2011augmented generation; don\u2019t skip the \u201ccontext\u201d."
+    assert_contains(answer, ["retrieval-augmented generation", "don't", '"context"'])
+    assert_contains("it's retrieval-augmented", ["it\u2019s retrieval\u2010augmented"])
+    assert assert_set(["\u2018doc\u2011a\u2019"], {"'doc-a'"}).recall == 1.0
+    with pytest.raises(AssertionError, match="missing 1 of 1"):
+        assert_contains("ranges 1\u20135", ["1-5"])  # an en dash is no hyphen
+
+
 def test_set_min_recall_below_one_tolerates_a_miss() -> None:
     assert assert_set(["a", "b", "c"], ["a", "b", "c", "d"], min_recall=0.75).recall == 0.75
     with pytest.raises(AssertionError, match=r"^precision 0.50 < min_precision 1.00"):

@@ -14,19 +14,30 @@ _KEPT = ("<super>", "<sub>")
 """The compatibility forms :func:`fold` keeps: ``10⁶`` is not ``106``, nor ``x₂`` ``x2``."""
 
 
-_PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
-"""The variation selectors that ask for a character's text or emoji presentation (``❤``
-or ``❤️``): they change how it is drawn, not what it says."""
+_DRAWN_ALIKE = str.maketrans(
+    {
+        "\ufe0e": None,  # the variation selectors that ask for a character's text or
+        "\ufe0f": None,  # emoji presentation (❤ or ❤️): drawn otherwise, says the same
+        "\u2010": "-",  # a hyphen and a non-breaking hyphen, which models write in
+        "\u2011": "-",  # retrieval‑augmented, are the hyphen-minus
+        "\u2018": "'",  # typographic quotes and apostrophes (don’t, “context”)
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+    }
+)
+"""What :func:`fold` drops or writes as ASCII: characters that say what another does."""
 
 
 def fold(text: str) -> str:
     """``text`` in NFKC (full and half width folded, ``ﬁ`` is ``fi``, ``cafe\u0301`` is
-    ``café``), but for superscripts and subscripts, which would change what it says, and
-    without the selectors of text or emoji presentation (``❤️`` is ``❤``)."""
+    ``café``), but for superscripts and subscripts, which would change what it says;
+    without the selectors of text or emoji presentation (``❤️`` is ``❤``); typographic
+    hyphens, quotes and apostrophes as their ASCII ones (``don’t`` is ``don't``)."""
     if text.isascii():
         return text
     folded = unicodedata.normalize("NFC", "".join(map(_folded_char, text)))
-    return folded.translate(_PRESENTATION)
+    return folded.translate(_DRAWN_ALIKE)
 
 
 def _folded_char(char: str) -> str:
