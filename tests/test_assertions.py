@@ -407,6 +407,7 @@ def test_set_edge_cases_and_argument_errors() -> None:
         ("Unclosed fence [doc-a]\n```\nx[0]\n[doc-b]", ("doc-a",)),
         ("A lone ` tick\n\n[doc-a] and ``` mid-line [doc-b]", ("doc-a", "doc-b")),
         ("Steps:\n- [x] fetched [doc-a]\n1. [X] read\n- [ ] cite\nsee [x]", ("doc-a", "x")),
+        ("Non-breaking hyphens [doc\u2011rag; doc\u2010a]", ("doc-rag", "doc-a")),
     ],
 )
 def test_extract_citations(text: str, ids: tuple[str, ...]) -> None:

@@ -1,6 +1,7 @@
 r"""Citations in an answer: ``[doc-id]``, and ``[doc-a, doc-b]`` for several.
 
-Grammar (after NFKC, so full-width ``［doc-rag］`` counts)::
+Grammar (after NFKC, so full-width ``［doc-rag］`` counts, and a hyphen U+2010 or U+2011
+read as ``-``)::
 
     citation := "[" id ( ws* ("," | ";") ws* id )* "]"  not followed by "("; ws: whitespace
     id       := a letter or digit, then letters, digits, "_", "-", ".", ":", "/",
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from replaygate.assertions.text import require_text
+from replaygate.assertions.text import HYPHENS, require_text
 
 _ID = r"[^\W_](?:[\w.:/-]*\w)?"
 CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
@@ -36,10 +37,14 @@ list's item done: never citations."""
 _ID_ONLY = re.compile(_ID)
 
 
+_AS_HYPHEN = str.maketrans(HYPHENS)
+
+
 def citation_id(doc_id: str) -> str:
-    """``doc_id`` as :func:`extract_citations` gives it (NFKC): an expected id compared with
-    the cited ones is normalized the same way, so ``doc-cafe\u0301`` matches itself."""
-    return unicodedata.normalize("NFKC", doc_id)
+    """``doc_id`` as :func:`extract_citations` gives it (NFKC, a non-breaking hyphen as
+    ``-``): an expected id compared with the cited ones is normalized the same way, so
+    ``doc-cafe\u0301`` matches itself, and ``doc‑rag`` (U+2011) is ``doc-rag``."""
+    return unicodedata.normalize("NFKC", doc_id).translate(_AS_HYPHEN)
 
 
 def citable(doc_id: str) -> bool:

@@ -14,12 +14,14 @@ _KEPT = ("<super>", "<sub>")
 """The compatibility forms :func:`fold` keeps: ``10⁶`` is not ``106``, nor ``x₂`` ``x2``."""
 
 
+HYPHENS = {"\u2010": "-", "\u2011": "-"}
+"""A hyphen and a non-breaking hyphen, which models write in ``retrieval‑augmented`` or
+``doc‑rag``: the hyphen-minus."""
 _DRAWN_ALIKE = str.maketrans(
     {
         "\ufe0e": None,  # the variation selectors that ask for a character's text or
         "\ufe0f": None,  # emoji presentation (❤ or ❤️): drawn otherwise, says the same
-        "\u2010": "-",  # a hyphen and a non-breaking hyphen, which models write in
-        "\u2011": "-",  # retrieval‑augmented, are the hyphen-minus
+        **HYPHENS,
         "\u2018": "'",  # typographic quotes and apostrophes (don’t, “context”)
         "\u2019": "'",
         "\u201c": '"',
