@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
+import httpx2
 import pytest
 from click.testing import CliRunner, Result
 
@@ -24,7 +25,7 @@ from audited import opened
 from loopback import Handler, serving
 from replaygate import Fixture
 from replaygate.cli import main
-from replaygate.errors import LiveCallNotApproved
+from replaygate.errors import LiveAPIError, LiveCallNotApproved
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
 from replaygate.hygiene.drift import DriftReport, drawable, drift_against, drift_live, sample
@@ -32,12 +33,12 @@ from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import field_paths, response_fields
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.stored import load_fixtures
-from replaygate.models.live import AnthropicModel, OpenAIModel
+from replaygate.models.live import AnthropicModel, GeminiModel, OpenAIModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import DriftPlan, Simulator
 from replaygate.sim.drift import DriftRule
-from sdks import anthropic, openai
+from sdks import anthropic, genai, openai
 
 DRIFT = "add-field:usage.foo,drop-field:stop_sequence"
 MODEL = "claude-test-model"
@@ -601,6 +602,23 @@ def test_an_answer_that_is_not_json_is_named_by_what_came_back(stores: dict[str,
         "'<html>proxy login</html>'"
     ), line
     assert "expected a JSON value" not in done.output
+
+
+def test_a_gemini_answer_that_is_not_json_is_named_by_what_came_back() -> None:
+    page = b"<html>proxy login</html>"
+    login = httpx2.MockTransport(
+        lambda request: httpx2.Response(200, content=page, headers={"content-type": "text/html"})
+    )
+    with httpx2.Client(transport=login) as http:
+        options = genai.types.HttpOptions(base_url="https://gw.example", httpx_client=http)
+        sdk = genai.Client(api_key="k", http_options=options)
+        model = GeminiModel(sdk, model="g", max_tokens=8)
+        with pytest.raises(LiveAPIError) as caught:  # was orjson's JSONDecodeError
+            model.complete([Message.user("hi")], ())
+    assert str(caught.value) == (
+        "POST https://gw.example/v1beta/models/g:generateContent answered text/html, "
+        "not a JSON object: '<html>proxy login</html>'"
+    )
 
 
 def test_a_live_answer_to_an_http_fixture_that_is_html_is_named_not_drift(

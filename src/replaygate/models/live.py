@@ -64,14 +64,15 @@ def json_body(response: Any) -> dict[str, Any]:
 
 
 def not_json_object(
-    method: str, url: str, status: int, content_type: str | None, body: bytes
+    method: str, url: str, status: int | None, content_type: str | None, body: bytes
 ) -> str:
-    """What an answer that is not a JSON object is said to be: the request, the status,
-    the content type and the start of the body (``POST .../v1/messages answered 200
-    text/html, not a JSON object: '<html>proxy login</html>'``)."""
+    """What an answer that is not a JSON object is said to be: the request, the status
+    (where the SDK tells it), the content type and the start of the body (``POST
+    .../v1/messages answered 200 text/html, not a JSON object: '<html>proxy login</html>'``)."""
     kind = content_type or "with no content type"
     start = body[:200].decode("utf-8", errors="replace")
-    return f"{method} {url} answered {status} {kind}, not a JSON object: {shown(start)}"
+    answered = kind if status is None else f"{status} {kind}"
+    return f"{method} {url} answered {answered}, not a JSON object: {shown(start)}"
 
 
 class _SDKModel:
@@ -167,13 +168,25 @@ class GeminiModel(_SDKModel):
         path = f"models/{model}:generateContent"
         options = {"api_version": GEMINI_VERSION}
         answer = self.client._api_client.request("post", path, body, options)
-        parsed: dict[str, Any] = exact_json.loads(str(answer.body).encode("utf-8"))
-        return parsed
+        text = (answer.body or "").encode("utf-8")
+        try:
+            parsed = exact_json.loads(text)
+        except ValueError:  # orjson's JSONDecodeError is one
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+        # a proxy's login page answered 200, say; the SDK raised any error status
+        headers = {name.lower(): value for name, value in (answer.headers or {}).items()}
+        url = f"{self._base_url()}/{GEMINI_VERSION}/{path}"
+        raise LiveAPIError(not_json_object("POST", url, None, headers.get("content-type"), text))
+
+    def _base_url(self) -> str:
+        """The client's base URL, without a trailing ``/``."""
+        return str(self.client._api_client._http_options.base_url).rstrip("/")
 
     def _sent(self, request: dict[str, Any]) -> tuple[str, Any] | None:
         model, body = wire_body(request)
-        base = str(self.client._api_client._http_options.base_url).rstrip("/")
-        return f"{base}/{GEMINI_VERSION}/models/{model}:generateContent", body
+        return f"{self._base_url()}/{GEMINI_VERSION}/models/{model}:generateContent", body
 
 
 LIVE_MODELS: dict[str, type[_SDKModel]] = {
