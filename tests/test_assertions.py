@@ -190,6 +190,8 @@ def test_assert_json_parses_text_first() -> None:
         match=r"output is not valid JSON: Unterminated string starting at line 1, column 13$",
     ):
         assert_json('{"summary": "RAG answers', SCHEMA)
+    with pytest.raises(AssertionError, match=r"column 1 \(the text is in a Markdown code fence"):
+        assert_json('```json\n{"summary": "s", "items": [], "citations": []}\n```', SCHEMA)
 
 
 @pytest.mark.parametrize(

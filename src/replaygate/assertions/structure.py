@@ -279,7 +279,8 @@ def parse_json(text: str | bytes) -> Any:
             "one of its values, so the other is never checked; keep one"
         )
     except json.JSONDecodeError as err:
-        raise AssertionError(f"output is not valid JSON: {jsondoc.syntax_error(err)}") from None
+        syntax = jsondoc.syntax_error(err)
+        raise AssertionError(f"output is not valid JSON: {syntax}{_fenced(text)}") from None
     except RecursionError:
         why = f"nested too deeply ({json_where.deepest(text)})"
     except UnicodeDecodeError as err:  # bytes: UTF-8, or UTF-16 or -32 by their first bytes
@@ -287,6 +288,17 @@ def parse_json(text: str | bytes) -> Any:
     except ValueError as err:  # NaN, 1e999, an integer of thousands of digits
         why = json_where.refused_value(text) or str(err)
     raise AssertionError(f"output is not JSON that can be checked: {why}")
+
+
+def _fenced(text: str | bytes | bytearray) -> str:
+    """A note for a text that opens a Markdown code fence (a model's ```` ```json ````
+    around its answer), which reads as no JSON at line 1, column 1; else ``""``."""
+    if not isinstance(text, str) or not text.lstrip().startswith(("```", "~~~")):
+        return ""
+    return (
+        " (the text is in a Markdown code fence, ```json ... ```: the check reads JSON "
+        "alone; have the agent answer without the fence, or take the JSON out of it first)"
+    )
 
 
 def _json_path(field: str) -> str:
