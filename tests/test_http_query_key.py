@@ -58,3 +58,22 @@ def test_a_secret_looking_key_value_is_refused_before_it_is_sent(tmp_path: Path)
     ):
         client.get(f"{base}/v1/get", params={"key": secret})
     assert KeyValue.asked == [] and not store.exists()
+
+
+def test_gemini_s_key_is_left_out_of_its_models_list_and_get(tmp_path: Path) -> None:
+    # a client reading the models with ?key= (a curl command, another language's client)
+    from replaygate.sim import Simulator
+
+    store = tmp_path / "models.jsonl"
+    paths = ["/v1beta/models", "/v1beta/models/gemini-2.5-flash"]
+    key = {"key": "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"}
+    with (
+        Simulator(behavior="echo") as sim,
+        httpx2_client(store, "record-missing", approve_live=True) as client,
+    ):
+        live = [client.get(f"{sim.url}{path}", params=key).json() for path in paths]
+    assert "AIza" not in store.read_text()
+    google = "https://generativelanguage.googleapis.com"
+    with block_network(), httpx2_client(store) as replay:  # another key, the real host
+        again = [replay.get(f"{google}{path}", params={"key": "test"}).json() for path in paths]
+    assert again == live

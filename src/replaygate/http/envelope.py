@@ -127,6 +127,11 @@ GEMINI_METHOD = re.compile(r"/(?:models|tunedModels)/[^/]+:[A-Za-z]+/?$")
 """A Gemini API call on a model, whatever host serves it (a proxy, the simulator):
 ``/v1beta/models/gemini-2.0-flash:generateContent``, ``...:countTokens``."""
 
+GEMINI_MODELS = re.compile(r"/v1(?:alpha|beta)?/(?:models|tunedModels)(?:/[^/:]+)?/?$")
+"""The Gemini API's list of its models and one model of it (``models.list``,
+``models.get``), whatever host serves them: ``/v1beta/models``,
+``/v1beta/models/gemini-2.0-flash``."""
+
 
 PROVIDER_API_HOST = re.compile(
     r"(?:^|\.)(?:api\.openai\.com|api\.anthropic\.com|openai\.azure\.com"
@@ -151,10 +156,15 @@ def is_api_call(host: str | None, path: str) -> bool:
 
 def key_is_credential(host: str | None, path: str) -> bool:
     """Whether a ``key`` query parameter of a request to ``host`` and ``path`` is an API
-    key: on a Google API host, or on a Gemini model call (:data:`GEMINI_METHOD`). Anywhere
-    else ``key`` is data (a key-value store's, a cache's) and is matched like any other
-    parameter; a secret-looking value there is refused by the secret scan."""
-    return bool(host and GOOGLE_API_HOST.search(host)) or GEMINI_METHOD.search(path) is not None
+    key: on a Google API host, or on a Gemini model call (:data:`GEMINI_METHOD`) or its
+    models' list or one model (:data:`GEMINI_MODELS`). Anywhere else ``key`` is data (a
+    key-value store's, a cache's) and is matched like any other parameter; a
+    secret-looking value there is refused by the secret scan."""
+    return (
+        bool(host and GOOGLE_API_HOST.search(host))
+        or GEMINI_METHOD.search(path) is not None
+        or GEMINI_MODELS.search(path) is not None
+    )
 
 
 def canonical_path(path: str, query: bytes | str, *, host: str | None = None) -> str:
