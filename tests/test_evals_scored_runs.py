@@ -14,6 +14,7 @@ import pytest
 
 from replaygate.evals import AgentEntry, RecordPlan, load_eval_cases, run_eval, shipped_prices
 from replaygate.evals.cases import EvalCase
+from replaygate.evals.errors import AgentRunError
 from replaygate.examples.research_copilot import (
     SETTINGS,
     RunResult,
@@ -100,6 +101,21 @@ def test_a_run_that_gives_up_while_recording_is_charged_as_in_replay(tmp_path: P
     assert sample.output["error"].startswith("StepLimitExceeded")
     assert sample.output["input_tokens"] > 0 and sample.output["steps"] == 1
     assert replayed.cases[0].sampled.samples[0].output == sample.output
+
+
+@pytest.mark.parametrize("kept", ["none", "input"])
+def test_a_run_result_saying_fewer_tokens_than_its_calls_is_refused(kept: str) -> None:
+    # Usage(), or the input tokens alone, was scored as it said: a cost below the calls'
+    # (0), a silent green
+    def answer(model: Model, question: str) -> RunResult:
+        counted = _Counting(model)
+        result = run(counted, build_registry(), question)
+        usage = Usage() if kept == "none" else Usage(counted.tokens[0], 0)
+        return dataclasses.replace(result, usage=usage)
+
+    agent = AgentEntry(answer, SETTINGS)
+    with pytest.raises(AgentRunError, match=r"fewer than its 3 model call\(s\) reported \("):
+        run_eval(_first_cases(1), shipped_fixtures(), agent=agent, prices=shipped_prices())
 
 
 def _fetch_and_cite(doc_id: str) -> Any:

@@ -21,9 +21,9 @@ from typing import Any
 
 from replaygate.evals.agents import AgentEntry, agent_name, call_agent
 from replaygate.evals.cases import EvalCase
-from replaygate.evals.errors import CaseFormatError
+from replaygate.evals.errors import AgentRunError, CaseFormatError
 from replaygate.evals.expectations import checks_for
-from replaygate.evals.output import failed_output, output_of
+from replaygate.evals.output import RUN_FIELDS, failed_output, output_of
 from replaygate.evals.prices import PriceTable
 from replaygate.evals.ratelimit import RateLimiter, limited, wrap_calls
 from replaygate.evals.recording import RecordPlan, RecordRecipe, SampleRecorder, StoreGuard
@@ -63,6 +63,7 @@ class Spent:
     input_tokens: int = 0
     output_tokens: int = 0
     steps: int = 0
+    calls: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, response: ModelResponse) -> None:
@@ -71,6 +72,22 @@ class Spent:
             self.input_tokens += response.usage.input_tokens
             self.output_tokens += response.usage.output_tokens
             self.steps += len(response.tool_calls) or 1
+            self.calls += 1
+
+    def check_usage(self, output: dict[str, Any], agent: str) -> None:
+        """:class:`AgentRunError` when the run result ``output`` was made of says fewer
+        tokens than its model calls reported (``Usage()``, or the last call's alone): its
+        cost would be scored below what the calls cost. More is taken: an agent may also
+        ask models the eval does not serve."""
+        said = (output["input_tokens"], output["output_tokens"])
+        if said[0] >= self.input_tokens and said[1] >= self.output_tokens:
+            return
+        raise AgentRunError(
+            f"the agent {agent} returned a run result whose usage says {said[0]} input and "
+            f"{said[1]} output tokens, fewer than its {self.calls} model call(s) reported "
+            f"({self.input_tokens} input, {self.output_tokens} output): usage must be "
+            f"{RUN_FIELDS['usage']}"
+        )
 
     def counts(self) -> dict[str, int]:
         """The output fields these set: ``input_tokens``, ``output_tokens``, ``steps``."""
@@ -250,7 +267,9 @@ def _answer(agent: AgentEntry, model: Model, question: str, spent: Spent) -> dic
         run = call_agent(agent, model, question, agent.failures)
     except agent.failures as err:
         return {**failed_output(err), **spent.counts()}
-    return output_of(run, agent_name(agent))
+    output = output_of(run, agent_name(agent))
+    spent.check_usage(output, agent_name(agent))
+    return output
 
 
 def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
