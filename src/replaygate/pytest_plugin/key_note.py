@@ -22,9 +22,10 @@ NO_KEY: tuple[tuple[str, str], ...] = (
     ("Missing credentials. Please pass an `api_key`", "OPENAI_API_KEY"),
     ("The api_key client option must be set", "OPENAI_API_KEY"),
     ("Missing key inputs argument!", "GEMINI_API_KEY"),
+    ("No API key was provided.", "GEMINI_API_KEY"),
 )
 """The start of each SDK's error for a client with no key (anthropic; openai 3.x and
-older; google-genai), and the variable it reads."""
+older; google-genai, older and 3.x), and the variable it reads."""
 
 
 def missing_key(error: BaseException) -> str | None:
