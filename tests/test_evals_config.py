@@ -581,6 +581,14 @@ def test_a_bad_price_file_names_its_line(tmp_path: Path) -> None:
         load_price_file(path)
 
 
+def test_a_model_id_with_spaces_around_it_is_refused_not_left_unused(tmp_path: Path) -> None:
+    # "claude-sonnet-4-5 " priced no model run: the shipped price of claude-sonnet-4-5 held
+    path = tmp_path / "prices.toml"
+    path.write_text('"m" = { input = 1, output = 2 }\n"m " = { input = 9, output = 9 }\n')
+    with pytest.raises(ConfigError, match=rf"^{path}:2: m : the model id 'm ' has spaces"):
+        load_price_file(path)
+
+
 def test_a_price_file_under_the_pyproject_header_is_named_so(tmp_path: Path) -> None:
     # the [tool.replaygate.prices] of pyproject.toml copied into a price file was read
     # as a model named "tool": "tool.replaygate: unknown key; known keys: input, output"

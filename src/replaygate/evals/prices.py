@@ -182,6 +182,12 @@ def read_prices(reader: TableReader, source: str) -> PriceTable:
             raise reader.error(
                 key, "expected a model's prices as { input = ..., output = ... } per million tokens"
             )
+        if key != key.strip():  # "claude-sonnet-4-5 " overrode nothing: the shipped price held
+            raise reader.error(
+                key,
+                f"the model id {key!r} has spaces at its start or end, which no model's id "
+                f"has: the price of {key.strip()!r} would not be this one; remove them",
+            )
         entry = reader.sub(key)
         entry.check_known(("input", "output"))
         for field in ("input", "output"):
