@@ -647,6 +647,40 @@ def test_a_call_without_an_id_is_known_by_its_name() -> None:
     ]
 
 
+def test_a_response_without_an_id_answers_the_call_of_its_name_it_follows() -> None:
+    # as google-genai's automatic function calling answers calls the API gave ids:
+    # without its id and the function's return under "result"
+    searched = {"name": "search_corpus", "args": {"q": "RAG"}}
+    request = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "hi"}]},
+            {"role": "model", "parts": [{"functionCall": {**searched, "id": "c1"}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "search_corpus",
+                                                             "response": {"result": [1]}}}]},
+        ]
+    }  # fmt: skip
+    messages, _, _ = from_gemini_request(request)
+    assert messages[-1] == Message.tool_result("c1", "[1]")
+
+
+def test_automatic_function_calling_completes_against_the_simulator(sim: Simulator) -> None:
+    # the simulator's research agent took the results for no call's and searched until
+    # the SDK's limit of 10 calls, answering nothing
+    def search_corpus(q: str) -> dict[str, Any]:
+        """Search the corpus."""
+        return TOOL_OUTPUTS["search_corpus"]
+
+    def fetch_doc(doc_id: str) -> dict[str, Any]:
+        """Fetch one document."""
+        return TOOL_OUTPUTS["fetch_doc"]
+
+    options = genai.types.HttpOptions(base_url=sim.url)
+    with genai.Client(api_key=KEY, http_options=options) as made:
+        config = genai.types.GenerateContentConfig(tools=[search_corpus, fetch_doc])
+        answer = made.chats.create(model=MODEL, config=config).send_message(QUESTION)
+    assert answer.text is not None and answer.text.endswith("[doc-rag].")
+
+
 def test_a_blocked_prompt_is_a_refusal() -> None:
     blocked = {
         "promptFeedback": {"blockReason": "SAFETY"},

@@ -8,8 +8,10 @@ A request holds the conversation as ``contents``: ``user`` and ``model`` turns o
 (a request may spell every field name in snake_case too: :func:`camel_case_request`).
 The model is named by the path, not the body: the engine's wire request carries it
 as ``model`` so that it is part of the fixture key (:func:`wire_body` is the body
-sent). A tool result is ``{"output": text}`` (``{"error": text}`` when it failed);
-a call the API sent without an ``id`` is known by its function name.
+sent). A tool result is ``{"output": text}`` (``{"error": text}`` when it failed; read
+from ``result`` too, where google-genai's automatic function calling puts it); a call the
+API sent without an ``id`` is known by its function name, and a result without one
+answers the first call of its name in the turn before.
 
 A response lists ``candidates`` (the first is read), each with a ``content`` and a
 ``finishReason``; ``usageMetadata`` counts the tokens.
@@ -160,22 +162,36 @@ def _calls(parts: list[Any], path: str) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-def _result(part: Mapping[str, Any], where: str) -> Message:
+_OUTPUTS = ("output", "result")
+"""Where a function response holds the tool's output: the API's documented ``output``, and
+``result``, where google-genai's automatic function calling puts what a function returned."""
+
+
+def _result(part: Mapping[str, Any], where: str, unanswered: dict[str, list[str]]) -> Message:
+    """The tool result a ``functionResponse`` part holds. One without an ``id`` (as
+    google-genai's automatic function calling sends it) answers the first call of its name
+    that ``unanswered`` (the ids of the calls of the turn before, by name) still holds,
+    as the API pairs them."""
     result = field_of(part, "functionResponse", dict, where)
     where = f"{where}.functionResponse"
     name = field_of(result, "name", str, where)
     response = optional_field(result, "response", dict, where, {})
     failed = "error" in response
-    value = response.get("error" if failed else "output", response)
+    key = "error" if failed else next((k for k in _OUTPUTS if k in response), None)
+    value = response if key is None else response[key]
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return Message.tool_result(
-        optional_field(result, "id", str, where, name), text, is_error=failed
-    )
+    waiting = unanswered.get(name, [])
+    call_id = optional_field(result, "id", str, where, None)
+    if call_id is None:
+        call_id = waiting.pop(0) if waiting else name
+    elif call_id in waiting:
+        waiting.remove(call_id)
+    return Message.tool_result(call_id, text, is_error=failed)
 
 
-def _user_turn(parts: list[Any], path: str) -> list[Message]:
+def _user_turn(parts: list[Any], path: str, unanswered: dict[str, list[str]]) -> list[Message]:
     out = [
-        _result(part, f"{path}[{i}]")
+        _result(part, f"{path}[{i}]", unanswered)
         for i, part in enumerate(parts)
         if isinstance(part, Mapping) and "functionResponse" in part
     ]
@@ -255,16 +271,19 @@ def from_gemini_request(
     (its field names in camelCase or snake_case)."""
     request = camel_case_request(request)
     messages: list[Message] = []
+    unanswered: dict[str, list[str]] = {}  # the ids of the last turn's calls, by name
     for i, content in enumerate(field_of(request, "contents", list, "request")):
         where = f"request.contents[{i}]"
         role = optional_field(content, "role", str, where, "user")
         parts = _parts(content, where)
         if role == "model":
-            messages.append(
-                Message.assistant(_text(parts, f"{where}.parts"), _calls(parts, f"{where}.parts"))
-            )
+            calls = _calls(parts, f"{where}.parts")
+            unanswered = {}
+            for call in calls:
+                unanswered.setdefault(call.name, []).append(call.id)
+            messages.append(Message.assistant(_text(parts, f"{where}.parts"), calls))
         elif role in ("user", "function", "tool"):
-            messages.extend(_user_turn(parts, f"{where}.parts"))
+            messages.extend(_user_turn(parts, f"{where}.parts", unanswered))
         else:
             raise WireFormatError(f"{where}.role", f"unknown role {role!r}")
     tools = []
