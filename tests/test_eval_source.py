@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.evals.recording import RecordRecipe, offline
+from replaygate.evals.recording import RecordRecipe, offline_block
 from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.fixtures.store import FixtureStore
+from replaygate.network import network_blocked
 from replaygate.sim import Simulator
 from run_cli import replaygate
 
@@ -80,6 +81,8 @@ def test_source_without_record_mode_is_refused(tmp_path: Path, one_case: Path) -
 
 def test_the_embedded_simulator_makes_a_run_offline_a_source_alone_does_not() -> None:
     # a simulator of the user's own may be anywhere: --source sim only labels the fixtures
-    assert offline(None)
-    assert offline(RecordRecipe(lambda: None, approve_live=True, simulator=True))  # type: ignore[arg-type,return-value]
-    assert not offline(RecordRecipe(lambda: None, approve_live=True, source="sim"))  # type: ignore[arg-type,return-value]
+    embedded = RecordRecipe(lambda: None, approve_live=True, simulator=True)  # type: ignore[arg-type,return-value]
+    labelled = RecordRecipe(lambda: None, approve_live=True, source="sim")  # type: ignore[arg-type,return-value]
+    for recipe, blocked in ((None, True), (embedded, True), (labelled, False)):
+        with offline_block(recipe):
+            assert network_blocked() is blocked, recipe
