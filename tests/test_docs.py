@@ -324,18 +324,21 @@ def test_the_readme_names_every_make_target() -> None:
 # --- Links: every relative link reaches a file, and its #anchor a heading there ---------
 
 
+_FENCED = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
+"""A fenced block: from a line opening with three backticks to the next such line (three
+backticks inside a line are inline code: ```` ```json ```` names a fence)."""
+
+
 def _prose(page: Path) -> str:
     """The page without its fenced blocks and inline code (where `[text](url)` is text)."""
-    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
-    return re.sub(r"`[^`]*`", "", text)
+    text = _FENCED.sub("", page.read_text(encoding="utf-8"))
+    return re.sub(r"(`+).*?\1", "", text, flags=re.S)  # a span closes on as many backticks
 
 
 def _anchors(page: Path) -> set[str]:
     """The ids GitHub gives the page's headings: lower case, punctuation dropped, spaces
     made hyphens."""
-    headings = re.findall(
-        r"^#+ (.*)$", re.sub(r"```.*?```", "", page.read_text("utf-8"), flags=re.S), re.M
-    )
+    headings = re.findall(r"^#+ (.*)$", _FENCED.sub("", page.read_text("utf-8")), re.M)
     return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
 
 
