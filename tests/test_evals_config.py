@@ -3,6 +3,7 @@ that name the file, the line and the key."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -581,20 +582,29 @@ def test_a_bad_price_file_names_its_line(tmp_path: Path) -> None:
         load_price_file(path)
 
 
-def test_a_model_id_with_spaces_around_it_is_refused_not_left_unused(tmp_path: Path) -> None:
-    # "claude-sonnet-4-5 " priced no model run: the shipped price of claude-sonnet-4-5 held
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # "claude-sonnet-4-5 " priced no model run: the shipped price of claude-sonnet-4-5 held
+        (
+            '"m" = { input = 1, output = 2 }\n"m " = { input = 9, output = 9 }\n',
+            ":2: m : the model id 'm ' has spaces",
+        ),
+        # the [tool.replaygate.prices] of pyproject.toml copied into a price file was read
+        # as a model named "tool": "tool.replaygate: unknown key; known keys: input, output"
+        (
+            '[tool.replaygate.prices]\n"m" = { input = 1, output = 2 }\n',
+            ":1: tool.replaygate: a price file holds its",
+        ),
+    ],
+    ids=["spaces-around-a-model-id", "pyproject-header"],
+)
+def test_a_price_file_entry_no_model_is_priced_by_is_refused_at_its_line(
+    tmp_path: Path, text: str, refused: str
+) -> None:
     path = tmp_path / "prices.toml"
-    path.write_text('"m" = { input = 1, output = 2 }\n"m " = { input = 9, output = 9 }\n')
-    with pytest.raises(ConfigError, match=rf"^{path}:2: m : the model id 'm ' has spaces"):
-        load_price_file(path)
-
-
-def test_a_price_file_under_the_pyproject_header_is_named_so(tmp_path: Path) -> None:
-    # the [tool.replaygate.prices] of pyproject.toml copied into a price file was read
-    # as a model named "tool": "tool.replaygate: unknown key; known keys: input, output"
-    path = tmp_path / "prices.toml"
-    path.write_text('[tool.replaygate.prices]\n"m" = { input = 1, output = 2 }\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=rf"^{path}:1: tool.replaygate: a price file holds its"):
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path) + refused)}"):
         load_price_file(path)
 
 
