@@ -99,7 +99,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from replaygate.errors import LiveCallNotApproved, MissingExtraError, ReplaygateError
+from replaygate.errors import (
+    LiveCallNotApproved,
+    MissingExtraError,
+    ReplaygateError,
+    exception_chain,
+)
 from replaygate.extras import require
 from replaygate.fixtures.modes import require_approval
 from replaygate.pytest_plugin.blocked import INTERCEPT, blocked_note
@@ -430,14 +435,10 @@ def _closed_client_note(item: pytest.Item, failed: BaseException) -> str | None:
 def _closed_client(failed: BaseException) -> bool:
     """Whether ``failed``, or an error it was raised from, is httpx's refusal of a send
     through a closed client."""
-    error: BaseException | None = failed
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, RuntimeError) and str(error).startswith(CLOSED_CLIENT):
-            return True
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    return False
+    return any(
+        isinstance(error, RuntimeError) and str(error).startswith(CLOSED_CLIENT)
+        for error in exception_chain(failed)
+    )
 
 
 def _answered_from_store(item: pytest.Item, failed: BaseException) -> str | None:
