@@ -72,18 +72,32 @@ _fixtures = st.lists(st.tuples(_value, _value, _text), min_size=1, max_size=4).m
 
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(fixtures=_fixtures)
-def test_a_quiet_line_is_one_the_gate_clears_and_the_same_secrets_are_found(
+def test_a_quiet_line_holds_no_secret_and_the_same_secrets_are_found(
     fixtures: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines = [orjson.dumps(fixture) for fixture in fixtures]
     quiet = quiet_lines(lines)
     assert quiet is not None
-    for line, clear in zip(lines, quiet, strict=True):
+    for fixture, clear in zip(fixtures, quiet, strict=True):
         if clear:
-            assert clean_written([cut_written(line)]) == [True]
+            assert find_fixture_secrets(fixture) == []
     monkeypatch.setattr(secret_lines, "ENGINE_AFTER", -1)
     found = find_each_fixture_secrets(fixtures, NOTHING_SAFE, clean_lines(lines))
     assert found == [find_fixture_secrets(fixture) for fixture in fixtures]
+
+
+def test_the_gate_reads_a_line_s_fields_in_their_order() -> None:
+    """A tag's ``<`` written after a credential word is no tag holding it: the gate clears
+    each such line, whatever order a set would have put its fields in."""
+    lines = [
+        orjson.dumps(
+            {"key": f"{i:012x}", "request": {"q": f"q{i}"}, "response": "Token", "note": "<"}
+        )
+        for i in range(128)
+    ]
+    assert [quiet_lines([line]) for line in lines] == [[True]] * 128
+    assert [clean_written([cut_written(line)]) for line in lines] == [[True]] * 128
+    assert clean_written([cut_written(b'{"key":"0","note":"<","response":"Token"}')]) == [False]
 
 
 def test_every_line_of_a_clean_batch_is_quiet_and_a_secret_makes_its_line_loud() -> None:

@@ -19,7 +19,8 @@ value is cleared when that pass finds nothing.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import itertools
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import orjson
@@ -231,15 +232,17 @@ def clean_written(lines: Sequence[list[bytes] | None]) -> list[bool]:
     what is not known clean is searched together, each wrapped in :data:`CUT`.
     """
     known = [pieces for pieces in lines if pieces is not None]
-    if _cleared(set().union(*known)):
+    if _cleared(list(itertools.chain.from_iterable(known))):
         return [pieces is not None for pieces in lines]
     # Something in the batch may need a look: clear the lines that hold none of it.
-    return [pieces is not None and _cleared(set(pieces)) for pieces in lines]
+    return [pieces is not None and _cleared(pieces) for pieces in lines]
 
 
-def _cleared(pieces: set[bytes]) -> bool:
+def _cleared(pieces: Sequence[bytes]) -> bool:
     """Whether ``pieces`` are known clean, what is not known searched together (and
-    remembered once found clean)."""
+    remembered once found clean). They are searched in the order given, each once, so
+    the verdict on a line does not hang on the order a set would give its pieces (a tag's
+    ``<`` in one field read before a credential word of an earlier one)."""
     search, learn = _unknown(pieces)
     if search and _anchored(CUT + CUT.join(search) + CUT):
         return False
@@ -247,29 +250,34 @@ def _cleared(pieces: set[bytes]) -> bool:
     return True
 
 
-def _unknown(pieces: set[bytes]) -> tuple[set[bytes], set[bytes]]:
+def _unknown(pieces: Sequence[bytes]) -> tuple[list[bytes], list[bytes]]:
     """What of ``pieces`` to search (the parts of each piece not known clean that are
     not known clean either), and what to remember once it is found clean: those parts,
-    and each unknown piece whose parts were all known."""
-    search: set[bytes] = set()
-    learn: set[bytes] = set()
+    and each unknown piece whose parts were all known; both in order, each once."""
+    search: dict[bytes, None] = {}
+    learn: dict[bytes, None] = {}
     for piece in _not_clean(pieces):
         parts = piece.split(FIELD_CUT)
-        unknown = _not_clean(parts) if len(parts) > 1 else {piece}
-        search |= unknown
-        learn |= unknown or {piece}
-    return search, learn
+        unknown = _not_clean(parts) if len(parts) > 1 else [piece]
+        for part in unknown:
+            search[part] = learn[part] = None
+        if not unknown:
+            learn[piece] = None
+    return list(search), list(learn)
 
 
-def _not_clean(pieces: Iterable[bytes]) -> set[bytes]:
-    """Those of ``pieces`` not known clean (one found clean a generation ago is kept on)."""
+def _not_clean(pieces: Sequence[bytes]) -> list[bytes]:
+    """Those of ``pieces`` not known clean (one found clean a generation ago is kept on),
+    in order, each once."""
     unknown = set(pieces).difference(_clean)
     if unknown and _clean_before:
         again = {piece for piece in unknown if piece in _clean_before}
         if again:
             _keep_all(again)
             unknown -= again
-    return unknown
+    if len(unknown) < 2:
+        return list(unknown)
+    return [piece for piece in dict.fromkeys(pieces) if piece in unknown]
 
 
 def _keep_all(pieces: Collection[bytes]) -> None:

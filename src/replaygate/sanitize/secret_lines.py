@@ -2,8 +2,8 @@
 
 :func:`clean_lines` tells, for each fixture of a batch written exactly as ``orjson.dumps``
 writes it, whether it is known to hold no secret. A line :func:`quiet_lines` finds quiet
-is: the gate (:func:`~.secret_gate.clean_written`) would clear it. Every other line goes
-through the gate as before, so the findings are the same whichever way a line goes.
+holds nothing the gate (:func:`~.secret_gate.clean_written`) looks for. Every other line
+goes through the gate as before, so the findings are the same whichever way a line goes.
 
 The lines are joined by newlines, each without the ``{"key":"`` the gate leaves out, and
 searched for all the patterns of :func:`_patterns` in one pass by Hyperscan (a
