@@ -115,6 +115,25 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
         },
         (30, 44),
     ),
+    "anthropic prompt cache": (  # input_tokens leaves the cache's tokens out
+        {"usage": {"input_tokens": 12, "cache_creation_input_tokens": 2048,
+                   "cache_read_input_tokens": 4096, "output_tokens": 7,
+                   "cache_creation": {"ephemeral_5m_input_tokens": 2048}}},
+        (6156, 7),
+    ),
+    "anthropic stream, prompt cache": (
+        {
+            "status": 200,
+            "events": [
+                {"event": "message_start",
+                 "data": '{"message": {"usage": {"input_tokens": 3, "output_tokens": 1,'
+                         ' "cache_read_input_tokens": 9000}}}'},
+                {"event": "message_delta",
+                 "data": '{"usage": {"output_tokens": 44, "cache_read_input_tokens": 9000}}'},
+            ],
+        },
+        (9003, 44),
+    ),
     "no usage": ({"status": 200, "body": {"content": []}}, None),
 }  # fmt: skip
 
