@@ -517,6 +517,25 @@ def test_a_renamed_test_s_miss_names_the_store_its_old_name_recorded(
     )
 
 
+def test_a_miss_names_the_folder_store_that_recorded_its_request(
+    pytester: pytest.Pytester,
+) -> None:
+    """A test whose store is a folder, renamed with its store after recording: the miss
+    names the folder store holding its request, as it names a ``.jsonl`` store."""
+    marked = SIM_TESTS.replace(
+        "def test_anthropic(", '@pytest.mark.replaygate(fixtures="claude")\ndef test_anthropic('
+    )
+    pytester.makepyfile(test_folder=marked)
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)
+    assert list((pytester.path / "tests/fixtures/claude").glob("*@*/*.json"))
+    pytester.makepyfile(test_folder=marked.replace('fixtures="claude"', 'fixtures="sonnet"'))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        ["*replaygate: a fixture of this request (key *) is recorded in tests/fixtures/claude: *"]
+    )
+
+
 def test_a_teardown_sending_through_a_closed_factory_client_is_told_why(
     pytester: pytest.Pytester,
 ) -> None:

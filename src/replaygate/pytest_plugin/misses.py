@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.errors import FixtureMismatchError, shown_file
+from replaygate.errors import FixtureFormatError, FixtureMismatchError, shown_file
 from replaygate.pytest_plugin.caught import (
     checked_raised,
     hidden_errors,
@@ -209,21 +209,31 @@ class MissSummary:
 
 
 _KEY = re.compile(rb'^\{\s*"key"\s*:\s*"([0-9a-f]+)"', re.M)
-"""A fixture's key, as a store file's line writes it first (a request's own ``key`` field
-further on is not one)."""
+"""A fixture's key, as a store file's line, or a folder store's pretty ``.json`` file (its
+fields sorted), writes it first (a request's own ``key`` field further on is not one)."""
 
 
 def _stores_by_key(folder: Path) -> dict[str, list[Path]]:
-    """The ``.jsonl`` store files under ``folder`` (a test's own store is one) of each
-    fixture key their lines hold."""
+    """The stores under ``folder`` (a test's own store is one: a ``.jsonl`` file or a
+    folder store) of each fixture key their files hold; none where the folder cannot be
+    walked (the miss itself says what is wrong with it)."""
+    from replaygate.fixtures.store.folder import store_roots
+
     found: dict[str, list[Path]] = {}
-    for path in sorted(folder.rglob("*.jsonl")):
-        try:
-            keys = _KEY.findall(path.read_bytes())
-        except OSError:  # a folder so named, or one that cannot be read
-            continue
-        for key in dict.fromkeys(keys):
-            found.setdefault(key.decode(), []).append(path)
+    try:
+        stores = store_roots(folder)
+    except (FixtureFormatError, OSError):
+        return found
+    for store, files in stores.items():
+        for path in files:
+            try:
+                keys = _KEY.findall(path.read_bytes())
+            except OSError:  # a file that cannot be read
+                continue
+            for key in dict.fromkeys(keys):
+                held = found.setdefault(key.decode(), [])
+                if store not in held:
+                    held.append(store)
     return found
 
 
