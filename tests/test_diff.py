@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -200,3 +203,30 @@ def test_lists_left_different_over_many_items_are_compared_position_by_position(
     differences = field_diff(left, right)
     assert [d.path for d in differences] == [f"[{i}]" for i in range(len(right))]
     assert differences[0] == FieldDifference("[0]", 0, 1000)
+
+
+@pytest.mark.parametrize("at", [0, 4095, 4096, 4097, 9001])
+@pytest.mark.parametrize("end", [0, 4096])
+def test_a_long_strings_shared_start_and_end_are_found_across_blocks(at: int, end: int) -> None:
+    text = "".join(chr(97 + i % 26) for i in range(9002 + end))
+    edited = text[:at] + "\u0430" + text[at + 1 :]  # a Cyrillic letter for a Latin one
+    line = FieldDifference("system", text, edited).render()
+    assert line.startswith(f"system: at offset {at} (lengths {len(text)}, {len(edited)}): ")
+    assert line.endswith(f"(escaped from offset {at}: {text[at]!r} != '\\u0430')")
+
+
+def test_a_miss_in_a_document_of_megabytes_is_told_at_once() -> None:
+    """A PDF of 3 MB in base64, one letter changed: shown without reading it a character
+    at a time in Python (seconds, where a block at a time takes milliseconds)."""
+    document = "JVBERi0xLjcK" + "QUJDRA" * 500_000
+    edited = document[:2_000_000] + "x" + document[2_000_001:]
+    started = time.process_time()
+    line = FieldDifference("source.data", document, edited).render()
+    assert time.process_time() - started < 0.5
+    assert line.startswith("source.data: at offset 2000000 (lengths 3000012, 3000012): ")
+
+
+def test_a_mark_inserted_in_a_run_of_one_letter_is_cut_from_both_ends_once() -> None:
+    line = FieldDifference("p", "a" * 10_000, "a" * 5_000 + "\u0301" + "a" * 5_000).render()
+    assert line.startswith("p: at offset 5000 (lengths 10000, 10001): ")
+    assert line.endswith("(escaped from offset 5000: '' != '\\u0301')")
