@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from replaygate.cli import main
 from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
-from replaygate.outputs import NO_READER, close_fifos, open_fifo, write_text
+from replaygate.outputs import NO_READER, atomic_write, close_fifos, open_fifo, write_text
 
 
 def test_a_write_that_fails_keeps_the_old_file_whole_and_names_it(
@@ -32,6 +32,27 @@ def test_a_write_that_fails_keeps_the_old_file_whole_and_names_it(
     assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(out)
     assert out.read_text() == '{"old": true}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "pathconf") or os.pathconf(".", "PC_NAME_MAX") != 255,
+    reason="needs a file system of 255-byte names",
+)
+def test_a_file_whose_temporary_file_name_is_too_long_is_named_and_kept(tmp_path: Path) -> None:
+    # Its own name fits; ".<name>.<pid>.tmp" does not: the system's error names no file.
+    out = tmp_path / ("s" * 243 + ".jsonl")
+    out.write_bytes(b"old\n")
+    with pytest.raises(OSError) as caught:
+        atomic_write(out, b"new\n")
+    tmp = f".{out.name}.{os.getpid()}.tmp"
+    assert caught.value.filename == str(out)
+    assert caught.value.strerror == (
+        f"File name too long: the temporary file it is rewritten through, {tmp!r} is "
+        f"{len(tmp)} bytes, more than the 255 a file name may have there: shorten the name it "
+        "is made from by 7 byte(s)"
+    )
+    assert out.read_bytes() == b"old\n"
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
 
 
 def test_a_write_into_a_folder_that_is_not_there_names_the_path_given(tmp_path: Path) -> None:

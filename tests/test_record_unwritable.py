@@ -74,9 +74,9 @@ def _read_only(monkeypatch: pytest.MonkeyPatch, below: Path) -> None:
     monkeypatch.setattr(os, "access", access)
 
 
-def _ask(store: Path, sim: Simulator, text: str = "hi") -> str:
-    """The answer to a Messages call of ``text`` through a record-missing session."""
-    http = httpx2_client(store, "record-missing", approve_live=True)
+def _ask(store: Path, sim: Simulator, text: str = "hi", mode: str = "record-missing") -> str:
+    """The answer to a Messages call of ``text`` through a session recording in ``mode``."""
+    http = httpx2_client(store, mode, approve_live=True)
     with anthropic.Anthropic(
         api_key="k", base_url=sim.url, http_client=http, max_retries=0
     ) as client:
@@ -88,10 +88,10 @@ def _ask(store: Path, sim: Simulator, text: str = "hi") -> str:
     return block.text
 
 
-def _refused_send(store: Path, sim: Simulator) -> str:
+def _refused_send(store: Path, sim: Simulator, mode: str = "record-missing") -> str:
     sent = len(sim.requests)
     with pytest.raises(StoreWriteError) as caught:
-        _ask(store, sim, "new")
+        _ask(store, sim, "new", mode)
     assert len(sim.requests) == sent
     return str(caught.value)
 
@@ -145,3 +145,27 @@ def test_a_store_where_no_file_can_be_made_is_refused_before_anything_is_sent(
         assert _refused_send(Path(store), sim) == (
             f"{store}: cannot record here: {named}, where no file can be made (nothing was sent)"
         )
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "pathconf") or os.pathconf(".", "PC_NAME_MAX") != 255,
+    reason="needs a file system of 255-byte names",
+)
+def test_a_store_name_too_long_for_its_lock_or_its_rewrite_is_refused_before_anything_is_sent(
+    tmp_path: Path,
+) -> None:
+    no_lock = tmp_path / ("a" * 247 + ".jsonl")  # f.jsonl.lock: 258 bytes
+    no_rewrite = tmp_path / ("e" * 243 + ".jsonl")  # .f.jsonl.<pid>.tmp: 255 bytes and more
+    with Simulator(behavior="echo") as sim:
+        assert _refused_send(no_lock, sim) == (
+            f"{no_lock}: cannot record here: its lock '{no_lock.name}.lock' is 258 bytes, more "
+            "than the 255 a file name may have there: give the store a shorter name "
+            "(nothing was sent)"
+        )
+        assert _ask(no_rewrite, sim) == "echo: hi"  # an append makes no temporary file
+        refused = _refused_send(no_rewrite, sim, "rerecord")
+    assert refused.startswith(
+        f"{no_rewrite}: cannot record here: the temporary file it is rewritten through, "
+        f"'.{no_rewrite.name}.{os.getpid()}.tmp' is "
+    )
+    assert refused.endswith("by 7 byte(s) (nothing was sent)")

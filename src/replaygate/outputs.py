@@ -20,6 +20,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 
 def real_file(path: Path) -> Path:
@@ -48,9 +49,10 @@ def atomic_write(
     """
     target = real_file(target)
     kept = _kept(target)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp = temporary_file(target)
+    handle = _created(tmp, target)
     try:
-        with tmp.open("wb") as handle:
+        with handle:
             if kept is not None:
                 _keep_owner(handle.fileno(), kept)
                 os.fchmod(handle.fileno(), stat.S_IMODE(kept.st_mode))
@@ -66,6 +68,66 @@ def atomic_write(
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def temporary_file(target: Path) -> Path:
+    """The file :func:`atomic_write` writes ``target``'s new bytes to before the rename:
+    ``.<name>.<pid>.tmp`` beside it."""
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+
+
+def name_too_long(path: Path) -> str | None:
+    """Why no file can be made at ``path`` for the length of its name (more bytes than its
+    folder's file system takes, ``NAME_MAX``, 255 on most), or None."""
+    size = len(os.fsencode(path.name))
+    limit = _name_max(path.parent)
+    if size <= limit:
+        return None
+    return f"{path.name!r} is {size} bytes, more than the {limit} a file name may have there"
+
+
+def _name_max(folder: Path) -> int:
+    """The longest file name, in bytes, the file system of ``folder`` (or of the nearest
+    folder above it that is there) takes: 255 where it does not say."""
+    there = next((above for above in (folder, *folder.parents) if above.is_dir()), folder)
+    try:
+        return os.pathconf(there, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), or no answer
+        return 255
+
+
+LONGEST_PID = 7
+"""Digits of the largest process id (Linux's ``pid_max`` is at most 4,194,304), which
+:func:`temporary_file` names hold."""
+
+
+def temporary_name_problem(target: Path) -> str | None:
+    """Why :func:`atomic_write` could not replace ``target``: the name of its temporary
+    file (:func:`temporary_file`) is too long for the folder, though ``target``'s is not;
+    or None."""
+    real = real_file(target)
+    tmp = temporary_file(real)
+    too_long = name_too_long(tmp)
+    if too_long is None:
+        return None
+    room = len(os.fsencode(real.name)) + len(f"..{'9' * LONGEST_PID}.tmp")
+    return (
+        f"the temporary file it is rewritten through, {too_long}: shorten the name it is "
+        f"made from by {room - _name_max(tmp.parent)} byte(s)"
+    )
+
+
+def _created(tmp: Path, target: Path) -> BinaryIO:
+    """``tmp`` made and open to write; an ``OSError`` naming ``target`` and the reason when
+    the name of ``tmp`` is too long for its folder (:func:`temporary_name_problem`), where
+    the system's "File name too long" names neither."""
+    try:
+        return tmp.open("wb")
+    except OSError as err:
+        problem = temporary_name_problem(target) if err.errno == errno.ENAMETOOLONG else None
+        if problem is None:
+            raise
+        raise OSError(err.errno, f"{err.strerror}: {problem}", str(target)) from None
 
 
 def _kept(target: Path) -> os.stat_result | None:
