@@ -37,7 +37,14 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
 from replaygate.network import block_network
-from replaygate.pytest_plugin.misses import UNSERVED, miss_of
+from replaygate.pytest_plugin.misses import (
+    NO_MODEL_API,
+    STOP_SIDE_REQUESTS,
+    UNSERVED,
+    Miss,
+    MissSummary,
+    miss_of,
+)
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
 from sdks import anthropic
@@ -421,7 +428,7 @@ def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     assert str(missed.value).endswith(f"names its line. {HTTP_SIM_NOTE}")
     # the run's list of misses said 'no nearest request' of it, and to revert the change
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
-    fields, mode, _, _, changed = miss_of(test, missed.value) or ("", "", False, False, True)
+    fields, mode, _, _, changed, _ = miss_of(test, missed.value) or ("", "", *[False] * 4)
     assert (fields, mode, changed) == (UNSERVED, "rerecord", False)
 
 
@@ -512,15 +519,29 @@ def test_run_and_eval_name_their_own_command_to_record_a_fixture_anew(
         assert replayed.exit_code == 0, replayed.output
 
 
+SIDE_FETCHES = [
+    (
+        "https://raw.githubusercontent.com/BerriAI/litellm/main/prices.json",
+        "LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True for releases "
+        "that do not read it",
+    ),
+    (
+        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "tiktoken: fill TIKTOKEN_CACHE_DIR beforehand",
+    ),
+]
+
+
+@pytest.mark.parametrize(("side", "remedy"), SIDE_FETCHES)
 def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
-    tmp_path: Path, counted: str
+    tmp_path: Path, counted: str, side: str, remedy: str
 ) -> None:
     # LiteLLM's fetch of its price file missed with a re-record hint and the diff of an
-    # unrelated model call: nothing said it was the framework's own request
+    # unrelated model call: nothing said it was the framework's own request; tiktoken's
+    # download of its encoding (ChatOpenAI.get_num_tokens) was told LiteLLM's remedy
     store = tmp_path / "s.jsonl"
     with httpx2_client(store, mode="record-missing", approve_live=True) as client:
         client.post(counted, content=b'{"model":"m"}', headers={"anthropic-version": "1"})
-    side = "https://raw.githubusercontent.com/BerriAI/litellm/main/prices.json"
     with block_network(), httpx2_client(store) as client:
         with pytest.raises(FixtureMismatchError) as fetched:
             client.get(side)
@@ -530,11 +551,34 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     assert str(fetched.value).endswith(
         "\nThis request is to no model API: if the code under test sends it of its own (a "
         "framework fetching a price or tokenizer file, telemetry), stop it at its source "
-        "rather than record it (LiteLLM: LITELLM_OFFLINE_MODE=true, and "
-        "LITELLM_LOCAL_MODEL_COST_MAP=True for releases that do not read it; see "
-        "docs/frameworks.md)."
+        f"rather than record it ({remedy}; see docs/frameworks.md)."
     )
     assert "no model API" not in str(model_call.value)
+
+
+def test_the_list_of_misses_offers_no_recording_of_a_request_to_no_model_api(
+    tmp_path: Path,
+) -> None:
+    # the run's list of misses told a test that missed tiktoken's download to record it
+    # (`pytest --lf --replaygate-record-mode=record-missing ...`), the opposite of its error
+    (tmp_path / "s.jsonl").write_bytes(b"")
+    with (
+        block_network(),
+        httpx2_client(tmp_path / "s.jsonl") as client,
+        pytest.raises(FixtureMismatchError) as fetched,
+    ):
+        client.get(SIDE_FETCHES[1][0])
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    summary = MissSummary()
+    summary.misses["test_tokens.py::test_tokens"] = cast(Miss, miss_of(test, fetched.value))
+    said: list[str] = []
+    reporter = SimpleNamespace(section=said.append, line=said.append)
+    summary.pytest_terminal_summary(cast(pytest.TerminalReporter, reporter), cast(Any, None))
+    assert said == [
+        "replaygate: 1 test(s) missed their fixtures",
+        f"test_tokens.py::test_tokens: {NO_MODEL_API}",
+        STOP_SIDE_REQUESTS,
+    ]
 
 
 @pytest.mark.parametrize(

@@ -82,6 +82,7 @@ from replaygate.http.routes import (
     stored_refusal_reason,
     unserved_route,
 )
+from replaygate.http.side_request import side_request_note
 from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
 from replaygate.interfaces import interface_of
 from replaygate.network import is_loopback
@@ -182,14 +183,6 @@ HTTP_SIMULATOR = (
 came from it; the pytest plugin names its own option."""
 
 VERSION_PATH = "headers.anthropic-version"
-
-SIDE_REQUEST = (
-    "This request is to no model API: if the code under test sends it of its own (a "
-    "framework fetching a price or tokenizer file, telemetry), stop it at its source rather "
-    "than record it (LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True "
-    "for releases that do not read it; see docs/frameworks.md)."
-)
-"""What a miss of a request to no provider's API adds (:func:`~.envelope.is_api_call`)."""
 
 NOT_ANSWERS = (UnservedRouteError, SimulatorRefusalError, ProxyRefusalError)
 """The refusals of a response that is no provider's answer, which no provider billed: a
@@ -617,9 +610,10 @@ class Exchange:
                     differences=tuple(d.render() for d in differences),
                 )
         error = self.session.miss(envelope, origin, sent)
-        if is_api_call(urlsplit(origin).hostname, str(envelope.get("path", ""))):
+        host = urlsplit(origin).hostname
+        if is_api_call(host, str(envelope.get("path", ""))):
             return error
-        told = TOKEN_FETCH if token_fetch(envelope) is not None else SIDE_REQUEST
+        told = TOKEN_FETCH if token_fetch(envelope) is not None else side_request_note(host)
         return FixtureMismatchError(
             f"{error}\n{told}",
             key=error.key,

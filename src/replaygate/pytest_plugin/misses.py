@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from replaygate.errors import FixtureFormatError, FixtureMismatchError, shown_file
+from replaygate.http.side_request import SIDE_REQUEST
 from replaygate.pytest_plugin.caught import (
     checked_raised,
     hidden_errors,
@@ -29,9 +30,10 @@ PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
 """The ``user_properties`` name of a report's miss: (fields that differ, record mode,
 whether the nearest fixture came from the simulator, whether a model the test builds
-missed it, whether a request changed: a change to revert, unless it was meant)."""
+missed it, whether a request changed: a change to revert, unless it was meant, whether
+the request calls no model API: a fetch to stop at its source, not to record)."""
 
-Miss = tuple[str, str, bool, bool, bool]
+Miss = tuple[str, str, bool, bool, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 """What a test missed whose store holds nothing: there is no change to revert."""
 SENT_MORE = "a recorded request, sent more often than it has answers"
@@ -66,7 +68,10 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
         changed = True
     built = MODEL_RERECORD in said or MODEL_REPLACE in said
-    return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed
+    side = SIDE_REQUEST in said
+    if side:
+        fields = NO_MODEL_API
+    return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed, side
 
 
 def _fields(error: FixtureMismatchError) -> str:
@@ -91,6 +96,17 @@ SCRIPT_RERUN = (
 """Why the tests of a simulator script are recorded again together, said where the run
 does not name the script: a fixture's meta says it came from the simulator, not from which
 behaviour."""
+
+NO_MODEL_API = "a request to no model API (a framework's tokenizer or price file, telemetry)"
+"""What a test missed whose request calls no provider's API, which a framework sends of its
+own: recording it would store that file, so it has no fields of a model call to name."""
+
+STOP_SIDE_REQUESTS = (
+    "A request to no model API is not one to record: stop it at its source, as the test's "
+    "error says how."
+)
+"""What the list of misses says of those to no model API, instead of a command recording
+them."""
 
 BUILT = " (through a model the test builds)"
 """Said of a miss of a model the test builds (a ``ReplayModel``), which the plugin's
@@ -174,7 +190,8 @@ class MissSummary:
     def pytest_terminal_summary(
         self, terminalreporter: pytest.TerminalReporter, config: pytest.Config
     ) -> None:
-        """List the tests that missed and how to record them all in one run."""
+        """List the tests that missed and how to record them all in one run; a request to
+        no model API (a tokenizer or price file) is to be stopped, not recorded."""
         if not self.misses:
             return
         from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
@@ -182,24 +199,31 @@ class MissSummary:
 
         count = len(self.misses)
         terminalreporter.section(f"replaygate: {count} test(s) missed their fixtures")
-        for nodeid, (fields, _, _, built, _) in self.misses.items():
+        for nodeid, (fields, _, _, built, *_) in self.misses.items():
             terminalreporter.line(f"{nodeid}: {fields}{BUILT if built else ''}")
-        modes = {mode for _, mode, *_ in self.misses.values()}
+        if any(miss[5] for miss in self.misses.values()):
+            terminalreporter.line(STOP_SIDE_REQUESTS)
+        misses = {nodeid: miss for nodeid, miss in self.misses.items() if not miss[5]}
+        if not misses:
+            return
+        modes = {mode for _, mode, *_ in misses.values()}
         mode = "rerecord" if "rerecord" in modes else "record-missing"
-        command = _rerun(config, record_options(config, mode), self.misses)
-        if not any(changed for *_, changed in self.misses.values()):
-            terminalreporter.line(f"Record them all in one run: {command}.")
+        every = len(misses) == count
+        them = "them all" if every else "the others"
+        command = _rerun(config, record_options(config, mode), misses, every=every)
+        if not any(changed for *_, changed, _ in misses.values()):
+            terminalreporter.line(f"Record {them} in one run: {command}.")
         else:
             terminalreporter.line(
                 "If the change was meant (an SDK upgrade that sends a new field), record "
-                f"them all in one run: {command}. Otherwise revert the change."
+                f"{them} in one run: {command}. Otherwise revert the change."
             )
-        if any(sim for _, _, sim, *_ in self.misses.values()):
+        if any(sim for _, _, sim, *_ in misses.values()):
             terminalreporter.line(
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
                 f"them from it again ({SCRIPT_RERUN})."
             )
-        if any(built for _, _, _, built, _ in self.misses.values()):
+        if any(built for _, _, _, built, *_ in misses.values()):
             terminalreporter.line(
                 f"The command records the tests marked{BUILT} only where such a test "
                 "builds a RecordingModel with `mode=replaygate_mode` (its error above says "
@@ -257,18 +281,19 @@ def _keeps_failures(config: pytest.Config) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK)
 
 
-def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str]) -> str:
+def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str], *, every: bool) -> str:
     """The command that records the tests that failed: ``--lf``, except from a simulator
     script, whose lines answer the run's requests in order, so every test it answers runs,
     in a run that keeps no list of them for ``--lf`` (:func:`_keeps_failures`; it would
-    rerun every test, or those of an older run), and in CI (``CI`` set: the log is read
-    and the command run on another machine, whose ``--lf`` knows its own failures): there
-    the tests ``nodeids`` are named."""
+    rerun every test, or those of an older run), in CI (``CI`` set: the log is read
+    and the command run on another machine, whose ``--lf`` knows its own failures), and
+    when ``nodeids`` are not ``every`` test that missed (the others missed a request to no
+    model API, which ``--lf`` would record): there the tests ``nodeids`` are named."""
     from replaygate.pytest_plugin.options import nodeid_here, simulator_behavior
 
     if (simulator_behavior(config) or "").startswith("script:"):
         return f"`pytest {options}` (every test, as the script was recorded)"
-    if os.environ.get("CI") or not _keeps_failures(config):
+    if os.environ.get("CI") or not every or not _keeps_failures(config):
         named = " ".join(nodeid_here(config, nodeid) for nodeid in nodeids)
         return f"`pytest {named} {options}`"
     return (
