@@ -28,6 +28,7 @@ import replaygate.http
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.sim import Simulator
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
@@ -779,3 +780,24 @@ def test_a_completion_miss_is_raised_once_as_the_page_says(
     claimed = "LiteLLM Retried: 3 times"
     assert str(raised.value).endswith(claimed) == (asynchronous and expected is WRAPPED)
     assert f"`{claimed}`" in section("LiteLLM")
+
+
+def test_litellm_s_rust_core_sends_past_intercept_as_the_page_says(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/frameworks.md: ``litellm.ocr`` is sent by LiteLLM's Rust core, which no patched
+    client and no socket check of replaygate sees: inside a replaying block it reaches
+    the address it names (here the simulator, which has no OCR route) and nothing of it
+    is answered, refused or counted. The page tells to keep it out of replayed tests."""
+    monkeypatch.setenv("MISTRAL_API_KEY", "test")
+    document = {"type": "document_url", "document_url": "https://example.com/a.pdf"}
+    with (
+        Simulator() as sim,
+        pytest.raises(litellm.NotFoundError, match="/v1/ocr"),
+        replaygate.http.intercept(store) as exchange,
+    ):
+        litellm.ocr(model="mistral/mistral-ocr-latest", document=document, api_base=sim.url)
+    assert exchange.sent == 0
+    assert [request.path for request in sim.requests] == ["/v1/ocr"]
+    assert "`ocr` always" in section("LiteLLM")
+    assert "`LITELLM_RUST=true`" in section("LiteLLM")
