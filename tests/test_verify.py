@@ -286,3 +286,16 @@ def test_on_a_terminal_many_problems_show_the_first_and_say_how_to_see_all(
     assert lines[:2] == piped[1][:2]
     assert lines[2].startswith("... and 1 more problem(s) not shown on a terminal: pipe")
     assert lines[3] == "3 fixture(s) checked, 3 problem(s)"
+
+
+def test_a_request_an_editor_put_in_another_unicode_form_is_named_so(tmp_path: Path) -> None:
+    recorded = engine_fixture("caf\u00e9?")  # NFC, as it was sent
+    line = orjson.loads(recorded.to_line())
+    line.pop("seal", None)
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(line).replace("\u00e9".encode(), "e\u0301".encode()) + b"\n")
+    code, lines = verify(str(store))
+    assert code == 1
+    assert lines[0].startswith(f"{store}:1: key {recorded.key} does not match its request")
+    form = "; the request's text is no longer in the Unicode form it was recorded in, NFC "
+    assert form in lines[0]

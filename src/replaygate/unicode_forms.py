@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
+from typing import Any, Literal
+
+Form = Literal["NFC", "NFD"]
+"""A Unicode normal form a text may be saved in."""
 
 
 def other_form(text: str, others: Iterable[str]) -> str | None:
@@ -29,3 +33,15 @@ def told(text: str) -> str:
     shown = "".join(c if " " <= c <= "~" else escaped(c) for c in text)
     form = next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)), None)
     return f"{shown}, {form or 'neither NFC nor NFD'}"
+
+
+def normalized(value: Any, form: Form) -> Any:
+    """The JSON ``value`` with every string in it, object keys included, in Unicode normal
+    form ``form`` (``NFC``, ``NFD``)."""
+    if isinstance(value, str):
+        return unicodedata.normalize(form, value)
+    if isinstance(value, list):
+        return [normalized(item, form) for item in value]
+    if isinstance(value, dict):
+        return {normalized(k, form): normalized(v, form) for k, v in value.items()}
+    return value

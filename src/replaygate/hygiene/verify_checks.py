@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from replaygate.errors import CanonicalFormError, shown_file
-from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, match_form, seal_of
+from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, digest, match_form, seal_of
 from replaygate.fixtures.fixture import (
     NO_RESPONSE,
     Fixture,
@@ -43,6 +43,7 @@ from replaygate.sanitize.secret_scan import (
     find_each_fixture_secrets,
     find_fixture_secrets,
 )
+from replaygate.unicode_forms import Form, normalized
 
 MISSING_META = (
     "meta is missing (interface, interface_version, recorded_at, source, replaygate_version); "
@@ -120,7 +121,7 @@ def prepare(
     else:
         key_matches, scanned = len(key) >= KEY_LENGTH and full.startswith(key), line
         if not key_matches:
-            before = ((KEY_RANK, _key_problem(key, full)), *before)
+            before = ((KEY_RANK, _key_problem(key, full, request)), *before)
     after = _other(_meta_problems(fixture, file, require_meta))
     unknown = unknown_interface(reader, fixture.meta)
     if unknown is not None:
@@ -195,14 +196,35 @@ def _without_seal(line: bytes | None, seal: str | None) -> bytes | None:
     return line[:-_SEALED_END] + b"}"
 
 
-def _key_problem(key: str, full: str) -> str:
+def _key_problem(key: str, full: str, request: Any) -> str:
     """Why stored key ``key`` (shown escaped when it holds a control character) is refused,
     its request's digest being ``full``."""
+    form = _recorded_form(request, key)
+    edit = (
+        "the request or its key was edited after recording"
+        if form is None
+        else f"the request's text is no longer in the Unicode form it was recorded in, {form} "
+        "(its key is that text's): an editor or a tool normalized it (NFC writes an accented "
+        "letter as one character, U+00E9, NFD as a letter and a combining accent, U+0301)"
+    )
     return (
         f"key {shown_file(key)} does not match its request (expected {full[:KEY_LENGTH]}); "
-        "the request or its key was edited after recording: revert the edit, record it anew "
-        "in mode rerecord (which replaces it), or remove it"
+        f"{edit}: revert the edit, record it anew in mode rerecord (which replaces it), or "
+        "remove it"
     )
+
+
+def _recorded_form(request: Any, key: str) -> Form | None:
+    """The Unicode normal form (``NFC``, ``NFD``) in which ``request`` has ``key`` when it
+    has another form now (a tool normalized its text after recording), or None."""
+    if len(key) < KEY_LENGTH:
+        return None
+    forms: tuple[Form, ...] = ("NFC", "NFD")
+    for form in forms:
+        changed = normalized(request, form)
+        if changed != request and digest(changed).startswith(key):
+            return form
+    return None
 
 
 def finish(prepared: Sequence[Prepared], file: str, safe: KnownSafe) -> list[Ranked]:
