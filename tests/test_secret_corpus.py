@@ -274,6 +274,9 @@ SAFE_VALUES = [
     "550e8400-e29b-41d4-a716-446655440000",
     "ResearchCopilotAgentConfiguration",
     "retrieval-augmented-generation-evaluation-suite",
+    "mcptoolu_014Q35RayjACSWkSj4X2yov1",  # an MCP server's tool call (Anthropic)
+    "container_011CPR5CNjB747bTd36fQLFk",  # a code execution container (Anthropic)
+    "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d",  # a message batch (Anthropic)
 ]
 
 
@@ -287,6 +290,19 @@ def test_known_safe_values_are_accepted_in_every_field(value: str) -> None:
         "meta": {"note": value},
     }
     assert find_fixture_secrets(fixture) == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/messages/batches/msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d/results",  # a batch's results
+        "/v1/tools/srvtoolu_01WYG3ziw53XMcoyKL4XcZmE?after_id=toolu_01A09q90qw90lq917835lq9",
+    ],
+)
+def test_a_provider_id_in_a_path_is_no_secret_and_hides_none_beside_it(path: str) -> None:
+    assert detect_in_text(path) is None
+    key = "Zr2LxV9mT4wK7pB1nC6dH3qW8eR5tY0uI"
+    assert detect_in_text(f"{path}/{key}") == "high-entropy token"
 
 
 def test_encoded_data_ids_and_prose_about_credentials_are_accepted() -> None:

@@ -33,6 +33,9 @@ VOLATILE_PREFIXES: tuple[str, ...] = (
     "msg_",
     "toolu_",
     "srvtoolu_",
+    "mcptoolu_",
+    "container_",
+    "msgbatch_",
     "req_",
     "chatcmpl-",
     "call_",
@@ -40,7 +43,9 @@ VOLATILE_PREFIXES: tuple[str, ...] = (
     "fc_",
     "rs_",
 )
-"""Id prefixes of the Anthropic and OpenAI APIs whose values change on every call."""
+"""Id prefixes of the Anthropic and OpenAI APIs whose values change on every call
+(Anthropic's ``mcptoolu_`` of an MCP server's tool call, ``container_`` of a code
+execution container and ``msgbatch_`` of a message batch among them)."""
 
 VOLATILE_FIELDS = frozenset({"responseId"})
 """Fields whose whole value is a provider-made id, whatever it looks like (Gemini's

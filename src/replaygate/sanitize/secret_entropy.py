@@ -260,6 +260,9 @@ _BACKSLASH, _EQUALS, _COLON = b"\\=:"
 _COMMA, _SEMICOLON, _PIPE = b",;|"
 """Single bytes, looked for as integers (``b"x" in data`` raises and catches a TypeError first)."""
 _ID = re.compile("(?:" + "|".join(re.escape(p) for p in VOLATILE_PREFIXES) + r")[A-Za-z0-9_\-]+")
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-])" + _ID.pattern)
+"""A provider id standing as a whole token inside a longer run of token characters: a
+path naming a resource (``/v1/messages/batches/msgbatch_01...``), a URL in a text."""
 _MODEL_ID = re.compile(
     r"(?i)(?:claude|gpt|chatgpt|o[0-9]|gemini|text-embedding)[-.][A-Za-z0-9.\-]+"
 )
@@ -598,7 +601,19 @@ def _run_start(text: str, end: int, chars: str | None) -> int:
 
 def _free_token(text: str) -> bool:
     spans = text_spans(text, FREE_RUN, _FREE_TABLE, FREE_MIN_LENGTH)
-    return any(free_secret(text[start:end]) for start, end in spans)
+    return any(_free_run_secret(text[start:end]) for start, end in spans)
+
+
+def _free_run_secret(run: str) -> bool:
+    """:func:`free_secret` of a run, judged again without the provider ids that stand in
+    it as whole tokens (:data:`_ID_TOKEN`): each piece around them on its own, as an id
+    alone is :func:`known_safe`."""
+    if not free_secret(run):
+        return False
+    pieces = _ID_TOKEN.split(run)
+    return len(pieces) == 1 or any(
+        len(piece) >= FREE_MIN_LENGTH and free_secret(piece) for piece in pieces
+    )
 
 
 def may_have_auth_like_field(data: bytes) -> bool:
