@@ -523,12 +523,14 @@ SIDE_FETCHES = [
     (
         "https://raw.githubusercontent.com/BerriAI/litellm/main/prices.json",
         "LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True for releases "
-        "that do not read it",
+        "that do not read it; ",
     ),
     (
         "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-        "tiktoken: fill TIKTOKEN_CACHE_DIR beforehand",
+        "tiktoken: fill TIKTOKEN_CACHE_DIR beforehand; ",
     ),
+    ("https://eu.api.smith.langchain.com/info", "LangSmith: LANGSMITH_TRACING=false; "),
+    ("https://telemetry.example.com/v1/events", ""),
 ]
 
 
@@ -538,7 +540,8 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
 ) -> None:
     # LiteLLM's fetch of its price file missed with a re-record hint and the diff of an
     # unrelated model call: nothing said it was the framework's own request; tiktoken's
-    # download of its encoding (ChatOpenAI.get_num_tokens) was told LiteLLM's remedy
+    # download of its encoding (ChatOpenAI.get_num_tokens) and LangSmith's tracing were
+    # told LiteLLM's remedy
     store = tmp_path / "s.jsonl"
     with httpx2_client(store, mode="record-missing", approve_live=True) as client:
         client.post(counted, content=b'{"model":"m"}', headers={"anthropic-version": "1"})
@@ -551,7 +554,7 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     assert str(fetched.value).endswith(
         "\nThis request is to no model API: if the code under test sends it of its own (a "
         "framework fetching a price or tokenizer file, telemetry), stop it at its source "
-        f"rather than record it ({remedy}; see docs/frameworks.md)."
+        f"rather than record it ({remedy}see docs/frameworks.md)."
     )
     assert "no model API" not in str(model_call.value)
 

@@ -2,9 +2,10 @@
 
 tiktoken (``ChatOpenAI.get_num_tokens``, ``OpenAIEmbeddings``) downloads its encoding from
 ``openaipublic.blob.core.windows.net`` on first use; LiteLLM fetches its model cost map
-and Anthropic beta headers from ``raw.githubusercontent.com``. Such a request is no model
-call: recorded, a store would hold a tokenizer or price file, and it is stopped where it is
-sent instead. A miss of one says so, with the remedy of the library whose host it names.
+and Anthropic beta headers from ``raw.githubusercontent.com``; LangSmith's tracing sends
+runs to ``api.smith.langchain.com``. Such a request is no model call: recorded, a store
+would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
+one says so, with the remedy of the library whose host it names.
 """
 
 from __future__ import annotations
@@ -19,18 +20,21 @@ REMEDIES = (
         "LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True for "
         "releases that do not read it",
     ),
+    ("api.smith.langchain.com", "LangSmith: LANGSMITH_TRACING=false"),
 )
-"""The hosts of the files frameworks fetch of their own, with how to stop each fetch."""
+"""The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
+``eu.api.smith.langchain.com``), with how to stop each."""
 
 
 def side_request_note(host: str | None) -> str:
     """What a miss of a request to ``host``, a host of no provider's API, adds: to stop it
-    at its source, with the remedy of the library fetching from there, or every remedy
-    known when none fetches from ``host``."""
-    known = [remedy for name, remedy in REMEDIES if host == name]
-    remedies = "; ".join(known or (remedy for _, remedy in REMEDIES))
+    at its source, with the remedy of the library sending there, if one is known."""
+    known = next(
+        (r for name, r in REMEDIES if host and (host == name or host.endswith(f".{name}"))), None
+    )
+    remedy = f"{known}; " if known else ""
     return (
         f"{SIDE_REQUEST}: if the code under test sends it of its own (a framework fetching "
         "a price or tokenizer file, telemetry), stop it at its source rather than record it "
-        f"({remedies}; see docs/frameworks.md)."
+        f"({remedy}see docs/frameworks.md)."
     )
