@@ -144,6 +144,28 @@ def test_usage_is_read_from_every_shape(name: str) -> None:
     assert usage_of(response) == expected
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/messages/count_tokens",
+        "/v1/messages/count_tokens?beta=true",
+        "/v1/responses/input_tokens",
+        "/v1beta/models/gemini-2.5-pro:countTokens",
+    ],
+)
+def test_a_token_count_is_free_whatever_its_model(path: str) -> None:
+    """A count answers no usage: it was charged its bound (8192 output tokens of Opus,
+    0.61 USD), and a few counts before each request stopped a recording that spent nothing."""
+    cap = SpendingCap(0.01, PriceTable({"m": Price(15.0, 75.0)}, "USD", "t"))
+    for model in ("m", "unpriced"):
+        request = {"method": "POST", "path": path, "body": {"model": model, "messages": []}}
+        cap.reserve(request)
+        assert cap.charge(request, {"status": 200, "body": {"input_tokens": 65}}) == 0.0
+        cap.reserve(request)
+        cap.release(request)
+    assert (cap.spent, cap.reserved, cap.calls) == (0.0, 0.0, 2)
+
+
 def test_a_response_without_usage_is_charged_its_bound() -> None:
     cap = SpendingCap(1.0, PriceTable({"m": Price(1.0, 1.0)}, "USD", "t"))
     request = {"model": "m", "max_tokens": 100, "messages": []}
