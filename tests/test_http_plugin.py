@@ -509,6 +509,24 @@ def test_google_genai_s_error_for_a_missing_key_is_told_which_key_to_set(
     assert missing_key(caught.value) == "GEMINI_API_KEY"
 
 
+def test_a_framework_s_error_over_the_sdk_s_missing_key_is_told_which_key_to_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # LiteLLM raises its own InternalServerError over openai's error: the test got no note
+    from replaygate.pytest_plugin.key_note import missing_key
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(RuntimeError) as caught:
+        try:
+            openai.OpenAI()
+        except openai.OpenAIError as error:
+            raise RuntimeError(f"litellm.InternalServerError: OpenAIException - {error}") from None
+    assert missing_key(caught.value) == "OPENAI_API_KEY"
+    worded = "litellm.AuthenticationError: Missing Anthropic API Key - A call is being made"
+    assert missing_key(RuntimeError(worded)) == "ANTHROPIC_API_KEY"
+    assert missing_key(RuntimeError(f"prompt: {worded}")) is None
+
+
 def test_a_malformed_base_url_fails_the_test_naming_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

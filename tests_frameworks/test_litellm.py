@@ -28,6 +28,7 @@ import replaygate.http
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
+from replaygate.pytest_plugin.key_note import missing_key
 from replaygate.sim import Simulator
 from tests_frameworks.harness import (
     CAUGHT,
@@ -801,3 +802,23 @@ def test_litellm_s_rust_core_sends_past_intercept_as_the_page_says(
     assert [request.path for request in sim.requests] == ["/v1/ocr"]
     assert "`ocr` always" in section("LiteLLM")
     assert "`LITELLM_RUST=true`" in section("LiteLLM")
+
+
+@pytest.mark.parametrize(
+    ("model", "variable"),
+    [
+        (f"openai/{GPT}", "OPENAI_API_KEY"),
+        (f"anthropic/{CLAUDE}", "ANTHROPIC_API_KEY"),
+        ("gemini/gemini-2.5-flash", "GEMINI_API_KEY"),
+    ],
+)
+def test_litellm_s_error_for_a_missing_key_names_the_key_to_set(
+    monkeypatch: pytest.MonkeyPatch, model: str, variable: str
+) -> None:
+    """LiteLLM raises errors of its own over the SDK's (or words them itself): the
+    plugin's note naming the variable to set found none of them."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(Exception) as raised:
+        litellm.completion(model=model, messages=[{"role": "user", "content": QUESTION}])
+    assert missing_key(raised.value) == variable

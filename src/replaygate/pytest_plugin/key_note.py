@@ -4,7 +4,10 @@ A test whose own code builds ``anthropic.Anthropic()`` (the marker alone, no cli
 fixture of the plugin's) fails in a run with no key in the environment with the SDK's
 error, raised before any request reaches replaygate, which says nothing of replay. The
 error gets a note saying which variable to set, and that a replay takes any key (keys are
-neither stored nor matched), while a live recording needs the real one.
+neither stored nor matched), while a live recording needs the real one. A framework that
+raises an error of its own over the SDK's (LiteLLM's ``InternalServerError`` over
+openai's, its ``APIConnectionError`` over its Gemini client's) is read down its chain;
+LiteLLM's Anthropic client words the error itself.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Generator
 
 import pytest
 
+from replaygate.errors import exception_chain
 from replaygate.pytest_plugin.offline import uses_replaygate
 
 PLUGIN = "replaygate-key-note"
@@ -23,15 +27,23 @@ NO_KEY: tuple[tuple[str, str], ...] = (
     ("The api_key client option must be set", "OPENAI_API_KEY"),
     ("Missing key inputs argument!", "GEMINI_API_KEY"),
     ("No API key was provided.", "GEMINI_API_KEY"),
+    ("litellm.AuthenticationError: Missing Anthropic API Key", "ANTHROPIC_API_KEY"),
+    ("Missing Gemini API key.", "GEMINI_API_KEY"),
 )
 """The start of each SDK's error for a client with no key (anthropic; openai 3.x and
-older; google-genai, older and 3.x), and the variable it reads."""
+older; google-genai, older and 3.x; LiteLLM's Anthropic and Gemini clients), and the
+variable it reads."""
 
 
 def missing_key(error: BaseException) -> str | None:
-    """The environment variable ``error`` says its SDK found no key in, or None."""
-    said = str(error).lstrip('"')  # anthropic's message is quoted
-    return next((variable for start, variable in NO_KEY if said.startswith(start)), None)
+    """The environment variable ``error``, or an error in its chain, says its SDK found
+    no key in, or None."""
+    for link in exception_chain(error):
+        said = str(link).lstrip('"')  # anthropic's message is quoted
+        found = next((variable for start, variable in NO_KEY if said.startswith(start)), None)
+        if found is not None:
+            return found
+    return None
 
 
 class KeyNote:
