@@ -303,3 +303,17 @@ def test_a_cap_that_is_no_amount_is_a_usage_error(command: str, amount: str) -> 
     assert f"Invalid value for '--max-cost': {float(amount)!r} is not an amount" in done.output
     with pytest.raises(ValueError, match=r"spending cap: .* is not an amount"):
         SpendingCap(float(amount), shipped_prices())
+
+
+def test_a_call_bounded_past_the_whole_cap_says_how_it_was_bounded() -> None:
+    """An image of 700 KB in base64 bounded an Opus call at 7 USD: 'spending cap reached'
+    with nothing spent, and no word of why the bound was so high."""
+    cap = SpendingCap(0.01, PriceTable({"m": Price(15.0, 75.0)}, "USD", "t"))
+    image = {"type": "base64", "media_type": "image/png", "data": "A" * 9_000}
+    body = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": [image]}]}
+    with pytest.raises(SpendingCapError) as refused:
+        cap.reserve({"method": "POST", "path": "/v1/messages", "body": body})
+    message = str(refused.value)
+    assert "the next call to 'm' could cost up to 0.0732 (more than the whole cap: " in message
+    assert "its input is bounded by its 9,123 characters, 2 a token, base64 data" in message
+    assert "and its output by 64 tokens) and was not sent." in message
