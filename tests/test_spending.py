@@ -166,6 +166,38 @@ def test_a_token_count_is_free_whatever_its_model(path: str) -> None:
     assert (cap.spent, cap.reserved, cap.calls) == (0.0, 0.0, 2)
 
 
+@pytest.mark.parametrize(
+    ("path", "model"),
+    [
+        ("/model/us.anthropic.claude-opus-4-1-v1:0/invoke", "us.anthropic.claude-opus-4-1-v1:0"),
+        ("/model/anthropic.claude-haiku-4-5-v1:0/invoke-with-response-stream",
+         "anthropic.claude-haiku-4-5-v1:0"),
+        ("/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21", "gpt-4o-prod"),
+        ("/v1/projects/p/locations/r/publishers/anthropic/models/claude-x@2025:rawPredict",
+         "claude-x@2025"),
+    ],
+)  # fmt: skip
+def test_the_model_a_path_names_is_priced(path: str, model: str) -> None:
+    """Bedrock's and Azure's bodies name no model: the cap asked a price for
+    '<no model named>'."""
+    cap = SpendingCap(5.0, PriceTable({model: Price(3.0, 15.0)}, "USD", "t"))
+    cap.reserve({"method": "POST", "path": path, "body": {"max_tokens": 64, "messages": []}})
+    assert cap.reserved > 0
+
+
+def test_a_call_by_get_or_delete_is_free_and_a_post_naming_no_model_says_so() -> None:
+    """A live recording of client.models.list() under the default cap failed: 'no price
+    for model '<no model named>' ... Add it to [tool.replaygate.prices]'."""
+    cap = SpendingCap(5.0, shipped_prices())
+    for method in ("GET", "DELETE"):
+        cap.reserve({"method": method, "path": "/v1/models?limit=5", "body": None})
+        assert cap.charge({"method": method, "path": "/v1/files/file_1", "body": None}, {}) == 0
+    with pytest.raises(SpendingCapError) as refused:
+        cap.reserve({"method": "POST", "path": "/v1/files", "body": {"base64": "AAAA"}})
+    assert str(refused.value).startswith("POST /v1/files names no model (in its body or its path)")
+    assert "<no model named>" not in str(refused.value)
+
+
 def test_a_response_without_usage_is_charged_its_bound() -> None:
     cap = SpendingCap(1.0, PriceTable({"m": Price(1.0, 1.0)}, "USD", "t"))
     request = {"model": "m", "max_tokens": 100, "messages": []}
