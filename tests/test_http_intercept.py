@@ -337,6 +337,32 @@ def test_a_task_still_running_as_its_block_ends_is_warned_of(tmp_path: Path) -> 
     )
 
 
+def test_a_task_still_running_as_an_error_ends_its_block_is_named_on_the_error(
+    tmp_path: Path,
+) -> None:
+    """asyncio.gather raised the first miss out of a replaying block while the batch's
+    other tasks waited their turn (LangChain's abatch with max_concurrency): they sent
+    after it, to the network, and nothing said so."""
+
+    async def run() -> list[str]:
+        never = asyncio.Event()
+        with pytest.raises(FixtureMismatchError) as missed, intercept(tmp_path / "s.jsonl"):
+            waiting = asyncio.create_task(never.wait(), name="waiting")
+            user_code(None)
+        waiting.cancel()
+        return missed.value.__notes__
+
+    notes = asyncio.run(run())
+    assert notes[-1].startswith(
+        "replaygate: 1 asyncio task(s) started inside this intercept() block still run as "
+        "it ends (waiting: asyncio.locks.Event.wait): what they send after it is neither "
+        "answered from the store nor recorded"
+    ), notes
+    assert notes[-1].endswith(
+        "or enter it around asyncio.run(...), which cancels them before it returns."
+    )
+
+
 def test_a_block_whose_tasks_ended_inside_it_gives_no_such_warning(tmp_path: Path) -> None:
     async def run() -> None:
         with intercept(tmp_path / "s.jsonl"):

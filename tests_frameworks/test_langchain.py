@@ -336,6 +336,36 @@ def test_identical_prompts_batched_one_at_a_time_replay_in_their_order(
     assert replay_three_times(store, partial(batched, provider), UNUSED_LOOPBACK) == answers
 
 
+QUESTIONS = [f"question {i}" for i in range(6)]
+
+
+def asked_at_once(hosts: Hosts, questions: Sequence[str] = QUESTIONS) -> list[str]:
+    """Distinct questions by ``abatch``, all at once."""
+    return [text(reply) for reply in asyncio.run(model(hosts, "anthropic").abatch(questions))]
+
+
+def test_a_miss_ending_abatch_names_the_inputs_it_held_back(store: Path) -> None:
+    """``abatch`` with ``max_concurrency`` raises the first miss while the inputs it holds
+    back still wait their turn: a block entered inside the coroutine names them on the miss
+    (they send after it, to the network as addressed); entered around ``asyncio.run``,
+    which cancels them, it leaves none."""
+    assert record(store, asked_at_once) == [f"echo: {q}" for q in QUESTIONS]
+    changed, limited = ["changed", *QUESTIONS[1:]], {"max_concurrency": 2}
+
+    async def inside() -> None:
+        chat = model(UNUSED_LOOPBACK, "anthropic")
+        with intercept(store):
+            await chat.abatch(changed, config=limited)
+
+    with pytest.raises(FixtureMismatchError) as missed:
+        asyncio.run(inside())
+    assert "started inside this intercept() block still run" in missed.value.__notes__[-1]
+    chat = model(UNUSED_LOOPBACK, "anthropic")
+    with pytest.raises(FixtureMismatchError) as around, intercept(store):
+        asyncio.run(chat.abatch(changed, config=limited))
+    assert not any("still run" in note for note in getattr(around.value, "__notes__", ()))
+
+
 @tool("get_weather")
 def get_weather_of_a_town(city: str) -> str:
     """The weather in a town."""

@@ -208,7 +208,8 @@ def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
         f"{len(left)} asyncio task(s) started inside this intercept() block still run as it "
         f"ends ({names}): what they send after it is neither answered from the store nor "
         "recorded, and goes to the network as the code addresses it. Await them (or "
-        "cancel them) inside the block"
+        "cancel them) inside the block, or enter it around asyncio.run(...), which cancels "
+        "them before it returns"
     )
 
 
@@ -295,10 +296,16 @@ def intercept(
         stack.callback(exchange.finish_open)  # a stream its reader left open: what it read
         try:
             yield exchange
-        except ReplaygateError as err:
-            hidden = caught_beside(err, exchange.raised[before[1] :])
-            if hidden is not None:
-                err.add_note(hidden)
+        except BaseException as err:
+            hidden = None
+            if isinstance(err, ReplaygateError):
+                hidden = caught_beside(err, exchange.raised[before[1] :])
+            # an error ending the block (asyncio.gather raising the first miss while other
+            # tasks wait their turn) leaves tasks that send past it: said on the error
+            left = tasks_left(tasks, exchange)
+            for note in (hidden, left and f"replaygate: {left}."):
+                if note:
+                    err.add_note(note)
             raise
     if exchange.recording and (exchange.sent, len(exchange.raised)) == before:
         # a request refused before it was counted (a body that cannot be decoded) was seen
