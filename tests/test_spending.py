@@ -206,29 +206,49 @@ def test_a_response_without_usage_is_charged_its_bound() -> None:
 
 @given(
     calls=st.lists(
-        st.tuples(st.integers(1, 4000), st.integers(0, 4000), st.integers(0, 3000)),
+        st.tuples(
+            st.integers(1, 4000), st.integers(0, 4000), st.integers(0, 3000), st.integers(1, 8)
+        ),
         min_size=1,
         max_size=30,
     ),
     limit=st.floats(0.0, 0.2),
 )
 def test_what_is_spent_never_passes_the_cap(
-    calls: list[tuple[int, int, int]], limit: float
+    calls: list[tuple[int, int, int, int]], limit: float
 ) -> None:
-    """Whatever the calls cost, within what they may cost, the total stays under the cap."""
+    """Whatever the calls cost, within what they may cost (each of ``n`` answers up to
+    ``max_tokens``), the total stays under the cap."""
     cap = SpendingCap(limit, PriceTable({"m": Price(3.0, 15.0)}, "USD", "t"))
-    for max_tokens, output, prompt_chars in calls:
-        request = {"model": "m", "max_tokens": max_tokens, "prompt": "x" * prompt_chars}
+    for max_tokens, output, prompt_chars, n in calls:
+        request = {"model": "m", "max_tokens": max_tokens, "n": n, "prompt": "x" * prompt_chars}
         try:
             cap.reserve(request)
         except SpendingCapError:
             continue
-        used_input = prompt_chars // CHARS_PER_TOKEN
-        cap.charge(
-            request,
-            {"usage": {"input_tokens": used_input, "output_tokens": min(output, max_tokens)}},
-        )
+        used = {"prompt_tokens": prompt_chars // CHARS_PER_TOKEN}
+        used["completion_tokens"] = min(output, max_tokens) * n
+        cap.charge(request, {"usage": used})
         assert cap.spent <= limit
+
+
+@pytest.mark.parametrize(
+    "asks",
+    [
+        {"n": 8},  # Chat Completions, each choice up to max_tokens
+        {"best_of": 8, "n": 2},  # the Completions API bills every candidate it generates
+        {"generationConfig": {"candidateCount": 8, "maxOutputTokens": 100}},  # Gemini
+        {"generation_config": {"candidate_count": 8}},
+    ],
+)
+def test_a_call_asking_for_several_answers_is_bounded_for_each(asks: dict[str, Any]) -> None:
+    """n=8 and max_tokens=100 was bounded at 100 output tokens: a first call under a cap
+    of 0.005 on gpt-4o was sent and spent 0.0089 (800 completion tokens)."""
+    cap = SpendingCap(0.005, PriceTable({"m": Price(0.0, 10.0)}, "USD", "t"))
+    body = {"model": "m", "max_tokens": 100}
+    with pytest.raises(SpendingCapError, match=r"by 100 tokens for each of its 8 answers\)"):
+        cap.reserve({"method": "POST", "path": "/v1/x", "body": {**body, **asks}})
+    cap.reserve({"method": "POST", "path": "/v1/x", "body": body})  # one answer: 0.001
 
 
 def test_the_default_cap_is_read_from_the_project(tmp_path: Path) -> None:
