@@ -41,6 +41,7 @@ from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.json_word import chat_json_word, responses_json_word
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
+from replaygate.sim.prompt_cache import too_many_breakpoints, uncached_usage
 from replaygate.sim.replies import Provider, openai_error
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
@@ -405,7 +406,11 @@ class AnthropicMessages(Endpoint):
         return ANTHROPIC_SENTENCES if extended else 0
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return request.problem or validate_anthropic(request.body)
+        return (
+            request.problem
+            or validate_anthropic(request.body)
+            or too_many_breakpoints(request.body)
+        )
 
     def read(self, request: SimRequest) -> Conversation:
         return from_anthropic_request(request.body)
@@ -431,6 +436,7 @@ class AnthropicMessages(Endpoint):
         threaded = isinstance(request.body, dict) and request.body.get("thread") is not None
         message_id = f"msg_sim_thread_{tag}" if threaded else f"msg_sim_{tag}"
         wire = to_anthropic_response(response, model=request.model, message_id=message_id)
+        wire["usage"] = uncached_usage(wire["usage"])
         if thought:
             block = thinking_block(thought, redacted=redacting(request.body))
             wire["content"] = [block, *wire["content"]]
@@ -454,7 +460,11 @@ class AnthropicCountTokens(AnthropicMessages):
     counts_tokens = True
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return request.problem or validate_anthropic(request.body, counting=True)
+        return (
+            request.problem
+            or validate_anthropic(request.body, counting=True)
+            or too_many_breakpoints(request.body)
+        )
 
 
 class _OpenAIToolChoice:
