@@ -38,3 +38,21 @@ def test_a_folder_store_named_with_a_suffix_is_still_read(tmp_path: Path) -> Non
         FixtureStore.open(tmp_path / fine).close()
     with pytest.raises(FixtureFormatError, match=r"is named \.store, and no such file"):
         FixtureStore.open(tmp_path / "new.store")
+
+
+def test_a_store_file_name_with_white_space_around_it_is_refused_naming_the_one_meant(
+    tmp_path: Path,
+) -> None:
+    # "rc.jsonl " pasted with its space was made a folder store of that name.
+    with pytest.raises(FixtureFormatError) as caught:
+        FixtureStore.open(tmp_path / "rc.jsonl ")
+    assert str(caught.value) == (
+        f"{tmp_path / 'rc.jsonl '}: is named 'rc.jsonl ', with white space around it, and no "
+        f"such file or folder is there: did you mean {tmp_path / 'rc.jsonl'}?"
+    )
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / " rc.jsonl").write_bytes(b"")
+    with pytest.raises(
+        FixtureFormatError, match=r"is named ' rc.jsonl', .*: rename it to rc\.jsonl$"
+    ):
+        FixtureStore.open(tmp_path / " rc.jsonl")
