@@ -33,7 +33,7 @@ from replaygate.models.providers.openai_responses import (
     to_responses_response,
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
-from replaygate.sim import catalogue, embeddings
+from replaygate.sim import catalogue, embeddings, logprobs
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import Conversations, created_at, not_served
 from replaygate.sim.draws import Draws
@@ -535,7 +535,7 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
                 "reasoning_tokens": spent,
                 "rejected_prediction_tokens": 0,
             }
-        return wire
+        return _with_logprobs(request, wire)
 
     def thinking(self, request: SimRequest) -> int:
         return reasoning_sentences(request.model, request.body.get("reasoning_effort"))
@@ -549,7 +549,7 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
     ) -> dict[str, Any]:
         others = [to_openai_response(response, model=request.model) for response in more]
         counts = ("usage", "prompt_tokens", "completion_tokens", "total_tokens")
-        return _with_more(wire, others, "choices", counts)
+        return _with_logprobs(request, _with_more(wire, others, "choices", counts))
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
         options = request.body.get("stream_options") or {}
@@ -1127,6 +1127,15 @@ class GeminiModels(_Models):
 
     def one(self, model_id: str, version: str) -> tuple[int, Any] | Invalid:
         return catalogue.gemini_model(model_id, version)
+
+
+def _with_logprobs(request: SimRequest, wire: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions answer whose choices carry the log probabilities of their tokens,
+    when the request asks for them (:func:`replaygate.sim.logprobs.asked`)."""
+    top = logprobs.asked(request.body)
+    if top is None:
+        return wire
+    return {**wire, "choices": [logprobs.scored_choice(c, top) for c in wire["choices"]]}
 
 
 def _with_more(

@@ -144,6 +144,10 @@ def _openai_tool_deltas(index: int, call: Mapping[str, Any], size: int) -> list[
     return [first, *rest]
 
 
+_NO_LOGPROBS: dict[str, Any] = {"content": None, "refusal": None}
+"""The log probabilities of a Chat Completions chunk, before its tokens' are filled in."""
+
+
 def openai_chunks(
     completion: Mapping[str, Any],
     *,
@@ -155,7 +159,8 @@ def openai_chunks(
 
     The first chunk names the role (and opens the first tool call when there is no
     text, or the refusal, as ``""``, of a message that refuses); then come the text
-    pieces, the refusal's, then each tool call's id and name followed by
+    pieces, the refusal's (a token a chunk, with its ``logprobs``, in a choice that holds
+    them), then each tool call's id and name followed by
     pieces of its arguments, then a chunk with the finish reason; each choice in turn,
     under its index (``n`` asked for several). ``include_usage`` adds ``"usage": null`` to every
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
@@ -173,11 +178,19 @@ def openai_chunks(
         index = choice.get("index", number)
 
         def chunk(
-            delta: dict[str, Any], finish_reason: str | None = None, index: Any = index
+            delta: dict[str, Any],
+            finish_reason: str | None = None,
+            index: Any = index,
+            logprobs: Any = None,
         ) -> SSEEvent:
             body = dict(base)
             body["choices"] = [
-                {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+                {
+                    "index": index,
+                    "delta": delta,
+                    "logprobs": logprobs,
+                    "finish_reason": finish_reason,
+                }
             ]
             if include_usage:
                 body["usage"] = None
@@ -196,8 +209,18 @@ def openai_chunks(
         refused = message.get("refusal") or ""
         first["refusal"] = "" if refused else None  # a refusal's stream opens its field
         events.append(chunk(first))
-        events.extend(chunk({"content": piece}) for piece in split_pieces(text, chunk_size))
-        events.extend(chunk({"refusal": piece}) for piece in split_pieces(refused, chunk_size))
+        scored = choice.get("logprobs") or {}
+        for field, said_text in (("content", text), ("refusal", refused)):
+            tokens = scored.get(field)
+            if tokens:  # asked for: a chunk a token, with its log probabilities
+                events.extend(
+                    chunk({field: t["token"]}, logprobs={**_NO_LOGPROBS, field: [t]})
+                    for t in tokens
+                )
+            else:
+                events.extend(
+                    chunk({field: piece}) for piece in split_pieces(said_text, chunk_size)
+                )
         events.extend(chunk({"tool_calls": [d]}) for deltas in tool_deltas for d in deltas)
         events.append(chunk({}, choice.get("finish_reason") or "stop"))
     if include_usage:

@@ -1,0 +1,47 @@
+"""Chat Completions' ``logprobs``: asked for (``logprobs: true``, ``top_logprobs: K``), the
+API answers each choice's tokens with their log probabilities, and streams them a token a
+chunk; the simulator answered ``logprobs: null``, so code reading
+``choice.logprobs.content`` failed with AttributeError while recording from it and not
+against the API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from replaygate.sim import Simulator
+from sdks import openai
+
+ASK = [{"role": "user", "content": "héllo wörld"}]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with Simulator(behavior="echo") as sim:
+        yield openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
+
+
+def test_each_choice_scores_the_tokens_that_spell_it(client: Any) -> None:
+    reply = client.chat.completions.create(
+        model="gpt-4o", messages=ASK, logprobs=True, top_logprobs=3, n=2
+    )
+    for choice in reply.choices:
+        tokens = choice.logprobs.content
+        assert "".join(t.token for t in tokens) == choice.message.content
+        assert all(t.logprob <= 0 and bytes(t.bytes) == t.token.encode() for t in tokens)
+        first = tokens[0].top_logprobs
+        assert len(first) == 3 and first[0].token == tokens[0].token
+        assert [a.logprob for a in first] == sorted((a.logprob for a in first), reverse=True)
+    unasked = client.chat.completions.create(model="gpt-4o", messages=ASK, logprobs=False)
+    assert unasked.choices[0].logprobs is None
+
+
+def test_a_stream_carries_them_a_token_a_chunk(client: Any) -> None:
+    with client.chat.completions.stream(model="gpt-4o", messages=ASK, logprobs=True) as stream:
+        deltas = [e.content for e in stream if e.type == "logprobs.content.delta"]
+        final = stream.get_final_completion().choices[0]
+    assert [len(d) for d in deltas] == [1] * len(final.logprobs.content)
+    assert "".join(t.token for t in final.logprobs.content) == final.message.content
+    assert final.logprobs.content[0].top_logprobs == []
