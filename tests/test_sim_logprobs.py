@@ -1,8 +1,8 @@
-"""Chat Completions' ``logprobs``: asked for (``logprobs: true``, ``top_logprobs: K``), the
-API answers each choice's tokens with their log probabilities, and streams them a token a
-chunk; the simulator answered ``logprobs: null``, so code reading
-``choice.logprobs.content`` failed with AttributeError while recording from it and not
-against the API."""
+"""Log probabilities: asked for (Chat Completions' ``logprobs: true``, the Responses API's
+``include`` of ``message.output_text.logprobs``; ``top_logprobs: K``), the API answers
+each token of the text with its log probability, and streams them a token a chunk; the
+simulator answered ``logprobs: null``, so code reading ``choice.logprobs.content`` failed
+with AttributeError while recording from it and not against the API."""
 
 from __future__ import annotations
 
@@ -45,3 +45,21 @@ def test_a_stream_carries_them_a_token_a_chunk(client: Any) -> None:
     assert [len(d) for d in deltas] == [1] * len(final.logprobs.content)
     assert "".join(t.token for t in final.logprobs.content) == final.message.content
     assert final.logprobs.content[0].top_logprobs == []
+
+
+def test_the_responses_api_scores_its_text_when_included(client: Any) -> None:
+    """Its ``include`` of ``message.output_text.logprobs`` was answered ``logprobs: []``."""
+    include = ["message.output_text.logprobs"]
+    part = (
+        client.responses.create(model="gpt-4o", input="héllo", include=include, top_logprobs=2)
+        .output[0]
+        .content[0]
+    )
+    assert "".join(t.token for t in part.logprobs) == part.text
+    assert [len(t.top_logprobs) for t in part.logprobs] == [2] * len(part.logprobs)
+    with client.responses.stream(model="gpt-4o", input="héllo", include=include) as stream:
+        deltas = [e for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response().output[0].content[0]
+    assert [[t.token for t in d.logprobs] for d in deltas] == [[t.token] for t in final.logprobs]
+    unasked = client.responses.create(model="gpt-4o", input="héllo")
+    assert unasked.output[0].content[0].logprobs == []

@@ -710,6 +710,9 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         wire["completed_at"] = wire["created_at"] if wire["status"] == "completed" else None
         if thought:
             _reasoned(wire, body, thought)
+        top = logprobs.asked(body)
+        if top is not None:
+            wire = logprobs.scored_output(wire, top)
         named = self._hold(body, held, wire)
         if named is not None:
             wire["conversation"] = {"id": named}

@@ -1,5 +1,6 @@
-"""The token log probabilities of a Chat Completions answer, as the API gives them when a
-request asks for them (``logprobs: true``, ``top_logprobs: K``).
+"""The token log probabilities of an OpenAI answer, as the APIs give them when a request
+asks for them: Chat Completions' ``logprobs: true``, the Responses API's ``include`` of
+``message.output_text.logprobs``, with ``top_logprobs: K`` alternatives.
 
 A token is 4 characters of the answer, as the simulator counts tokens
 (:mod:`replaygate.sim.tokens`), so the tokens of a choice spell its text. Each token's
@@ -17,10 +18,16 @@ TOKEN_CHARS = 4
 """The characters of one token, as :func:`replaygate.sim.tokens.tokens` counts them."""
 
 
+RESPONSES_INCLUDE = "message.output_text.logprobs"
+"""The ``include`` entry asking the Responses API for the log probabilities of its text."""
+
+
 def asked(body: Mapping[str, Any]) -> int | None:
     """The alternatives a request asks for at each token (``top_logprobs``, 0 when it
     names none), or None when it asks for no log probabilities."""
-    if body.get("logprobs") is not True:
+    include = body.get("include")
+    wanted = isinstance(include, list) and RESPONSES_INCLUDE in include
+    if body.get("logprobs") is not True and not wanted:
         return None
     top = body.get("top_logprobs")
     return top if isinstance(top, int) and not isinstance(top, bool) and top > 0 else 0
@@ -33,13 +40,32 @@ def scored_choice(choice: Mapping[str, Any], top: int) -> dict[str, Any]:
     return {
         **choice,
         "logprobs": {
-            "content": _scored(message.get("content"), top),
-            "refusal": _scored(message.get("refusal"), top),
+            "content": scored(message.get("content"), top),
+            "refusal": scored(message.get("refusal"), top),
         },
     }
 
 
-def _scored(text: Any, top: int) -> list[dict[str, Any]] | None:
+def scored_output(response: Mapping[str, Any], top: int) -> dict[str, Any]:
+    """A Responses API ``response`` whose messages' ``output_text`` parts carry the log
+    probabilities of their tokens."""
+    return {**response, "output": [_scored_item(item, top) for item in response["output"]]}
+
+
+def _scored_item(item: Mapping[str, Any], top: int) -> Mapping[str, Any]:
+    if item.get("type") != "message":
+        return item
+    parts = [
+        {**part, "logprobs": scored(part.get("text"), top) or []}
+        if part.get("type") == "output_text"
+        else part
+        for part in item.get("content") or []
+    ]
+    return {**item, "content": parts}
+
+
+def scored(text: Any, top: int) -> list[dict[str, Any]] | None:
+    """The entries of ``text``'s tokens, one a token, or None for no text."""
     if not isinstance(text, str) or not text:
         return None
     pieces = [text[i : i + TOKEN_CHARS] for i in range(0, len(text), TOKEN_CHARS)]

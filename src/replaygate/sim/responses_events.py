@@ -47,11 +47,17 @@ def _content(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], siz
         seq.add("response.content_part.done", **where, part=dict(part))
         return
     field = _STREAMED_PARTS[kind]
-    scored: dict[str, Any] = {"logprobs": []} if kind == "output_text" else {}
     text = str(part.get(field, ""))
-    seq.add("response.content_part.added", **where, part={**part, field: ""})
-    for piece in split_pieces(text, size):
-        seq.add(f"response.{kind}.delta", **where, delta=piece, **scored)
+    tokens = part.get("logprobs") or []
+    scored: dict[str, Any] = {"logprobs": tokens} if kind == "output_text" else {}
+    opened = {**part, field: "", **({"logprobs": []} if "logprobs" in part else {})}
+    seq.add("response.content_part.added", **where, part=opened)
+    if tokens:  # asked for: a delta a token, with its log probabilities
+        for token in tokens:
+            seq.add(f"response.{kind}.delta", **where, delta=token["token"], logprobs=[token])
+    else:
+        for piece in split_pieces(text, size):
+            seq.add(f"response.{kind}.delta", **where, delta=piece, **scored)
     seq.add(f"response.{kind}.done", **where, **{field: text}, **scored)
     seq.add("response.content_part.done", **where, part=dict(part))
 
