@@ -7,6 +7,7 @@ import contextlib
 import multiprocessing
 import runpy
 import threading
+import unittest
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.process import BaseProcess
@@ -306,6 +307,47 @@ def test_a_block_entered_through_an_exit_stack_reads_its_own_catch(tmp_path: Pat
             stack.enter_context(intercept(tmp_path / "none.jsonl"))
             with pytest.raises(FixtureMismatchError):
                 user_code(None)
+
+
+def _unittest_case(store: Path) -> type[unittest.TestCase]:
+    """A unittest case whose ``setUp`` enters the block: its tests fail on a miss, in a
+    ``subTest`` too, or answer from a fallback that hides one."""
+
+    class Agent(unittest.TestCase):
+        def setUp(self) -> None:
+            self.enterContext(intercept(store))  # ENTERED
+
+        def test_miss(self) -> None:
+            user_code(None)
+
+        def test_miss_in_subtest(self) -> None:
+            with self.subTest("plan"):
+                user_code(None)
+
+        def test_fallback(self) -> None:
+            self.assertEqual(with_fallback(None), "fallback answer")
+
+    return Agent
+
+
+@pytest.mark.parametrize("test", ["test_miss", "test_miss_in_subtest", "test_fallback"])
+def test_a_block_a_unittest_setup_entered_warns_of_a_hidden_miss_only(
+    test: str, tmp_path: Path
+) -> None:
+    # a miss that failed the test was warned of as one the code under test caught and
+    # went on from, at a line of unittest's cleanup that named no code of the test's
+    result = unittest.TestResult()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _unittest_case(tmp_path / "none.jsonl")(test).run(result)
+    warned = [w for w in caught if w.category is ReplayErrorCaughtWarning]
+    if test == "test_fallback":
+        assert result.wasSuccessful()
+        (warning,) = warned
+        source = Path(__file__).read_text(encoding="utf-8").splitlines()
+        assert warning.filename == __file__ and source[warning.lineno - 1].endswith("# ENTERED")
+    else:
+        assert len(result.errors) == 1 and warned == []
 
 
 def test_a_task_still_running_as_its_block_ends_is_warned_of(tmp_path: Path) -> None:

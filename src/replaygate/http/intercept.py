@@ -24,9 +24,10 @@ import gc
 import linecache
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from contextvars import Context
+from dataclasses import dataclass
 from types import CodeType
 from typing import Any, Unpack, cast
 from urllib.parse import urlsplit
@@ -80,26 +81,72 @@ def nothing_recorded() -> str:
 
 
 def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> list[ReplaygateError]:
-    """``raised`` when none of them reached the code of the ``with`` block (``inside``:
-    :func:`_block_code`, where an ``except`` or ``pytest.raises`` of the block is); else
-    nothing. One caught deeper, by the code under test, never passed through that code."""
-    for error in raised:
-        at = error.__traceback__
-        while at is not None:
-            if at.tb_frame.f_code in inside:
-                return []
-            at = at.tb_next
-    return raised
+    """Of ``raised``, those unittest did not report as a test's error, when none of them
+    reached the code of the ``with`` block (``inside``: :func:`_block_code`, where an
+    ``except`` or ``pytest.raises`` of the block is); else nothing. One caught deeper, by
+    the code under test, never passed through that code."""
+    unreported = [error for error in raised if not _passed_through(error, _reports_a_test_error)]
+    if any(_passed_through(error, inside.__contains__) for error in unreported):
+        return []
+    return unreported
 
 
-def _entered_from() -> tuple[CodeType, int]:
-    """The code that entered :func:`intercept`'s block, and the line it entered it at:
-    the first frame out of it and of contextlib (its ``__enter__``, an
-    ``ExitStack.enter_context``)."""
+def _passed_through(error: BaseException, where: Callable[[CodeType], bool]) -> bool:
+    """Whether ``error`` passed through a frame whose code is ``where``."""
+    at = error.__traceback__
+    while at is not None:
+        if where(at.tb_frame.f_code):
+            return True
+        at = at.tb_next
+    return False
+
+
+def _reports_a_test_error(code: CodeType) -> bool:
+    """Whether ``code`` is unittest's ``testPartExecutor``, which reports an error leaving
+    a test, its ``subTest`` or its ``setUp`` as that test's error (under pytest too): the
+    test failed on it, so the code under test did not hide it."""
+    case = sys.modules.get("unittest.case")
+    return (
+        case is not None
+        and code.co_name == "testPartExecutor"
+        and code.co_filename == case.__file__
+    )
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """Where :func:`intercept`'s block was entered: the code and line, and its module's
+    globals (a warning of the block is shown at that line, filtered by that module)."""
+
+    code: CodeType
+    line: int
+    module: dict[str, Any]
+
+    def warn(self, message: str, category: type[Warning]) -> None:
+        """Warn at the line that entered the block, as ``warnings.warn`` would there: a
+        block a ``setUp`` entered ends in unittest's cleanup, which names no code of the test's."""
+        module = self.module
+        warnings.warn_explicit(
+            message,
+            category,
+            self.code.co_filename,
+            self.line,
+            module=module.get("__name__"),
+            registry=module.setdefault("__warningregistry__", {}),
+            module_globals=module,
+        )
+
+
+def _entered_from() -> _Entry:
+    """Where :func:`intercept`'s block was entered: the first frame out of it, of
+    contextlib (its ``__enter__``, an ``ExitStack.enter_context``) and of unittest's
+    ``enterContext``, ``enterClassContext`` and ``enterModuleContext``."""
+    case = sys.modules.get("unittest.case")
+    passed = {contextlib.__file__, getattr(case, "__file__", contextlib.__file__)}
     frame = sys._getframe(2)  # this function's caller is intercept's generator
-    while frame.f_back is not None and frame.f_code.co_filename == contextlib.__file__:
+    while frame.f_back is not None and frame.f_code.co_filename in passed:
         frame = frame.f_back
-    return frame.f_code, frame.f_lineno
+    return _Entry(frame.f_code, frame.f_lineno, frame.f_globals)
 
 
 def _block_code(code: CodeType, line: int) -> frozenset[CodeType]:
@@ -277,7 +324,8 @@ def intercept(
     ``source`` says otherwise.
     """
     origin = None if live_origin is None else loopback_origin(live_origin)
-    block = _block_code(*_entered_from())
+    entry = _entered_from()
+    block = _block_code(entry.code, entry.line)
     tasks = running_tasks()
     exchange = Exchange.of(store, mode, **options)
     before = (exchange.sent, len(exchange.raised))
@@ -309,10 +357,10 @@ def intercept(
             raise
     if exchange.recording and (exchange.sent, len(exchange.raised)) == before:
         # a request refused before it was counted (a body that cannot be decoded) was seen
-        warnings.warn(nothing_recorded(), NothingRecordedWarning, stacklevel=3)
+        entry.warn(nothing_recorded(), NothingRecordedWarning)
     caught = _unreached(exchange.raised[before[1] :], block)
     if caught:
-        warnings.warn(caught_inside(caught), ReplayErrorCaughtWarning, stacklevel=3)
+        entry.warn(caught_inside(caught), ReplayErrorCaughtWarning)
     left = tasks_left(tasks, exchange)
     if left is not None:
-        warnings.warn(left, TaskOutlivesBlockWarning, stacklevel=3)
+        entry.warn(left, TaskOutlivesBlockWarning)
