@@ -204,6 +204,19 @@ def test_a_response_without_usage_is_charged_its_bound() -> None:
     assert cap.charge(request, {"content": []}) > 100 / 1_000_000
 
 
+@pytest.mark.parametrize("status", [429, 500, 529, 400])
+def test_an_error_the_api_answered_costs_nothing(status: int) -> None:
+    """Three 429 and 500 answers retried by the openai SDK were each charged the bound of
+    a whole call (0.0303 of a 0.05 cap spent on one answer of 3 tokens): the APIs bill no
+    error, and a recording meeting rate limits was stopped by the cap having spent
+    nothing."""
+    cap = SpendingCap(1.0, PriceTable({"m": Price(1.0, 1.0)}, "USD", "t"))
+    request = {"method": "POST", "path": "/v1/x", "body": {"model": "m", "max_tokens": 100}}
+    error = {"status": status, "body": {"error": {"type": "rate_limit_error"}}}
+    assert cap.charge(request, error) == 0.0 and cap.calls == 1
+    assert cap.charge(request, {"status": 200, "body": {"content": []}}) > 100 / 1_000_000
+
+
 @given(
     calls=st.lists(
         st.tuples(
