@@ -732,6 +732,7 @@ def replaygate_store(
         # failed in its setup or call, or by its session at teardown (a caught miss)
         stash = request.node.stash
         failed = stash.get(_RAISED, None) is not None or stash.get(_CAUGHT, None) is not None
+        failed = failed or _interrupted(request)
         for key in (_RAISED, _CAUGHT):  # a rerun of the item (--flaky-runs) starts clean
             if key in stash:
                 del stash[key]
@@ -867,6 +868,8 @@ def replaygate_exchange(
     raised = request.node.stash.get(_RAISED, None)  # cleared by the store's teardown, next
     if checked:
         del request.node.stash[CHECKED]  # the item outlives it: keep no session's errors
+    if _interrupted(request):
+        return  # cut short: what it sent, or caught, says nothing
     if checked and exchange.raised:
         code = test_code(getattr(request.node, "function", None))
         caught = caught_errors(exchange.raised, raised, code)
@@ -888,6 +891,13 @@ def replaygate_exchange(
         )
         request.node.stash[_CAUGHT] = failure  # the store's strict check stands aside
         raise failure
+
+
+def _interrupted(request: pytest.FixtureRequest) -> bool:
+    """Whether the session was interrupted (Ctrl-C) while the test ran: pytest then tears
+    its fixtures down as the session ends, where a failure raised would end the run with a
+    traceback, and a test cut short says nothing of what it sent or left unused."""
+    return request.session.exitstatus == pytest.ExitCode.INTERRUPTED
 
 
 def _sdk_module(request: pytest.FixtureRequest, sdk: str) -> ModuleType:

@@ -1,0 +1,48 @@
+"""A pytest session stopped by Ctrl-C while a replaygate test runs ends as interrupted: the
+test's teardown, which pytest runs as the session ends, judges nothing of a test cut short
+(no "nothing was recorded", no strict check), where a failure raised there ended the run
+with a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate import Fixture, FixtureStore
+from replaygate.fixtures.fixture import make_meta
+from replaygate.http import httpx2_client  # noqa: F401  loaded once for the nested sessions
+
+INTERRUPTED = """
+def test_cut_short(anthropic_client):
+    anthropic_client()
+    raise KeyboardInterrupt
+"""
+
+
+def _interrupted_run(pytester: pytest.Pytester, *args: str) -> pytest.ExitCode | int:
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
+    pytester.makepyfile(test_a=INTERRUPTED)
+    return pytester.inline_run("-p", "no:cacheprovider", *args, no_reraise_ctrlc=True).ret
+
+
+@pytest.mark.slow  # a pytest session of the plugin
+def test_a_recording_interrupted_before_its_first_request_ends_as_interrupted(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live",
+                 "--replaygate-simulator=echo")  # fmt: skip
+    assert _interrupted_run(pytester, *recording) == pytest.ExitCode.INTERRUPTED
+
+
+@pytest.mark.slow  # a pytest session of the plugin
+def test_a_strict_replay_interrupted_before_its_store_is_used_ends_as_interrupted(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    store = pytester.path / "tests/fixtures/test_a/test_cut_short.jsonl"
+    body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    request = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": body}
+    answer = {"status": 200, "headers": {}, "body": {"id": "msg_1", "type": "message"}}
+    with FixtureStore.open(store) as opened:  # a fixture the test never gets to ask for
+        opened.put(Fixture.create(request, [answer], make_meta("anthropic.messages", "1", "hand")))
+    assert _interrupted_run(pytester, "--replaygate-strict") == pytest.ExitCode.INTERRUPTED
