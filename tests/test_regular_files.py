@@ -166,3 +166,21 @@ def test_a_file_opened_past_descriptor_1023_is_read(tmp_path: Path) -> None:
         for fd in held:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.parametrize(
+    "command", [["verify"], ["checksum"], ["show", "265288aeb827", "--fixtures"]]
+)
+def test_a_store_under_what_is_no_folder_is_refused_naming_that(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # The file's own name was given the fault ("is a symlink loop", "Not a directory").
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    os.mkfifo(tmp_path / "fifo")
+    for above, kind in [("loop", "a symlink loop"), ("fifo", "a FIFO")]:
+        store = tmp_path / above / "rc.jsonl"
+        done = CliRunner().invoke(main, [*command, str(store)])
+        assert done.exit_code == 2
+        assert done.output.splitlines()[-1] == (
+            f"Error: {store}: {tmp_path / above} is {kind}, where a folder is expected"
+        )
