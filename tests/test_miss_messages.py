@@ -413,6 +413,45 @@ def test_the_list_of_misses_says_its_command_reaches_a_model_a_test_builds_only_
     )
 
 
+OWN_BLOCK = """
+import unittest
+
+import httpx2
+
+from replaygate.http import intercept
+
+
+class Agent(unittest.TestCase):
+    def setUp(self):
+        self.enterContext(intercept("own.jsonl"))
+
+    def test_own(self):
+        httpx2.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
+"""
+
+
+@pytest.mark.slow  # runs pytest on a project of its own
+def test_the_list_of_misses_says_its_command_reaches_a_block_a_test_enters_only_as_recording(
+    pytester: pytest.Pytester,
+) -> None:
+    # a unittest case replaying through its own intercept() was listed with pytest's
+    # record mode as the command recording it, which leaves such a block replaying
+    pytester.makepyfile(test_own=OWN_BLOCK)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: 1 test(s) missed their fixtures*",
+            "test_own.py::Agent::test_own: not recorded yet (no store, or an empty one) "
+            "(through an intercept() or client the test builds)",
+            "Record them all in one run: *",
+            "The command records the tests marked (through an intercept() or client the test "
+            "builds) only where such a test gives its intercept() or client factory "
+            "`mode=replaygate_mode`*Or mark the test `@pytest.mark.replaygate`*",
+        ]
+    )
+
+
 def test_a_fixture_answering_nothing_says_how_to_record_from_the_simulator(
     from_sim: Path, tmp_path: Path
 ) -> None:

@@ -29,11 +29,12 @@ from replaygate.pytest_plugin.caught import (
 PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
 """The ``user_properties`` name of a report's miss: (fields that differ, record mode,
-whether the nearest fixture came from the simulator, whether a model the test builds
-missed it, whether a request changed: a change to revert, unless it was meant, whether
-the request calls no model API: a fetch to stop at its source, not to record)."""
+whether the nearest fixture came from the simulator, what the test built that missed it
+(:data:`BUILT`'s ``model`` or ``session``, else ``""``), whether a request changed: a
+change to revert, unless it was meant, whether the request calls no model API: a fetch
+to stop at its source, not to record)."""
 
-Miss = tuple[str, str, bool, bool, bool, bool]
+Miss = tuple[str, str, bool, str, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
 """What a test missed whose store holds nothing: there is no change to revert."""
 SENT_MORE = "a recorded request, sent more often than it has answers"
@@ -57,7 +58,6 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if not isinstance(error, FixtureMismatchError):
         return None
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
-    from replaygate.models.replay import MODEL_REPLACE, MODEL_RERECORD
 
     said = str(error)
     fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
@@ -67,11 +67,23 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if first is not None and _fields(first):
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
         changed = True
-    built = MODEL_RERECORD in said or MODEL_REPLACE in said
     side = SIDE_REQUEST in said
+    built = "" if side else _built(said)  # such a request is stopped, not recorded
     if side:
         fields = NO_MODEL_API
     return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed, side
+
+
+def _built(said: str) -> str:
+    """What the test built that missed, as a miss whose message is ``said`` tells: a model
+    (``model``), an HTTP session (``session``: an ``intercept()`` or client factory of its
+    own), each naming the command that records it; ``""`` for the plugin's own session."""
+    from replaygate.http.exchange import HTTP_REPLACE, HTTP_RERECORD
+    from replaygate.models.replay import MODEL_REPLACE, MODEL_RERECORD
+
+    if MODEL_RERECORD in said or MODEL_REPLACE in said:
+        return "model"
+    return "session" if HTTP_RERECORD in said or HTTP_REPLACE in said else ""
 
 
 def _fields(error: FixtureMismatchError) -> str:
@@ -108,9 +120,24 @@ STOP_SIDE_REQUESTS = (
 """What the list of misses says of those to no model API, instead of a command recording
 them."""
 
-BUILT = " (through a model the test builds)"
-"""Said of a miss of a model the test builds (a ``ReplayModel``), which the plugin's
+BUILT = {
+    "model": " (through a model the test builds)",
+    "session": " (through an intercept() or client the test builds)",
+}
+"""Said of a miss of a model the test builds (a ``ReplayModel``), or of an HTTP session
+(its own ``intercept()`` block, a client factory given a store), which the plugin's
 record mode does not reach."""
+
+BUILT_REACHED = {
+    "model": "only where such a test builds a RecordingModel with `mode=replaygate_mode` "
+    "(its error above says how); the plugin's record mode reaches its own clients, not a "
+    "model a test builds.",
+    "session": "only where such a test gives its intercept() or client factory "
+    "`mode=replaygate_mode`: the plugin's record mode reaches its own clients, not a "
+    "session a test builds. Or mark the test `@pytest.mark.replaygate` (a unittest "
+    "TestCase's class too) and drop its own block, so that the plugin answers its clients.",
+}
+"""What the list of misses says of the command reaching what a test builds."""
 
 
 RERUN_AFTER_MISS = (
@@ -200,7 +227,7 @@ class MissSummary:
         count = len(self.misses)
         terminalreporter.section(f"replaygate: {count} test(s) missed their fixtures")
         for nodeid, (fields, _, _, built, *_) in self.misses.items():
-            terminalreporter.line(f"{nodeid}: {fields}{BUILT if built else ''}")
+            terminalreporter.line(f"{nodeid}: {fields}{BUILT.get(built, '')}")
         if any(miss[5] for miss in self.misses.values()):
             terminalreporter.line(STOP_SIDE_REQUESTS)
         misses = {nodeid: miss for nodeid, miss in self.misses.items() if not miss[5]}
@@ -223,13 +250,11 @@ class MissSummary:
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
                 f"them from it again ({SCRIPT_RERUN})."
             )
-        if any(built for _, _, _, built, *_ in misses.values()):
-            terminalreporter.line(
-                f"The command records the tests marked{BUILT} only where such a test "
-                "builds a RecordingModel with `mode=replaygate_mode` (its error above says "
-                "how); the plugin's record mode reaches its own clients, not a model a test "
-                "builds."
-            )
+        for built in dict.fromkeys(miss[3] for miss in misses.values()):
+            if built in BUILT:
+                terminalreporter.line(
+                    f"The command records the tests marked{BUILT[built]} {BUILT_REACHED[built]}"
+                )
 
 
 _KEY = re.compile(rb'^\{\s*"key"\s*:\s*"([0-9a-f]+)"', re.M)
