@@ -11,6 +11,7 @@ however often they are given, are not refused.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import click
@@ -38,14 +39,33 @@ def refuse_repeated(command: click.Command, ctx: click.Context, args: list[str])
             )
 
 
+def _dashed_path(err: click.NoSuchOption, args: list[str]) -> click.NoSuchOption:
+    """``err``, saying how to name a file whose name starts with a dash when an argument
+    click took for the unknown option is a file or folder there (``-x.jsonl``)."""
+    path = next((a for a in args if a.startswith(err.option_name) and os.path.lexists(a)), None)
+    if path is None:
+        return err
+    return click.NoSuchOption(
+        err.option_name,
+        f"{err.message} {path} is a file or folder there: name a path that starts with '-' "
+        f"as ./{path}, or after -- (`-- {path}`)",
+        err.possibilities,
+        err.ctx,
+    )
+
+
 class OnceCommand(click.Command):
     """A command refusing a one-value option given twice (:func:`refuse_repeated`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Refuse a repeated one-value option, then parse as click does."""
-        if not ctx.resilient_parsing:
-            refuse_repeated(self, ctx, args)
-        return super().parse_args(ctx, args)
+        """Refuse a repeated one-value option, then parse as click does; an unknown option
+        that is a file's name says how to name such a file (:func:`_dashed_path`)."""
+        try:
+            if not ctx.resilient_parsing:
+                refuse_repeated(self, ctx, args)
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as err:
+            raise _dashed_path(err, args) from None
 
 
 class OnceGroup(click.Group):
