@@ -311,7 +311,7 @@ def test_a_block_entered_through_an_exit_stack_reads_its_own_catch(tmp_path: Pat
 
 def _unittest_case(store: Path) -> type[unittest.TestCase]:
     """A unittest case whose ``setUp`` enters the block: its tests fail on a miss, in a
-    ``subTest`` too, or answer from a fallback that hides one."""
+    ``subTest`` too, or pass on one, a fallback's or the failure a test expects."""
 
     class Agent(unittest.TestCase):
         def setUp(self) -> None:
@@ -327,10 +327,16 @@ def _unittest_case(store: Path) -> type[unittest.TestCase]:
         def test_fallback(self) -> None:
             self.assertEqual(with_fallback(None), "fallback answer")
 
+        @unittest.expectedFailure
+        def test_expected_failure(self) -> None:
+            user_code(None)
+
     return Agent
 
 
-@pytest.mark.parametrize("test", ["test_miss", "test_miss_in_subtest", "test_fallback"])
+@pytest.mark.parametrize(
+    "test", ["test_miss", "test_miss_in_subtest", "test_fallback", "test_expected_failure"]
+)
 def test_a_block_a_unittest_setup_entered_warns_of_a_hidden_miss_only(
     test: str, tmp_path: Path
 ) -> None:
@@ -341,7 +347,7 @@ def test_a_block_a_unittest_setup_entered_warns_of_a_hidden_miss_only(
         warnings.simplefilter("always")
         _unittest_case(tmp_path / "none.jsonl")(test).run(result)
     warned = [w for w in caught if w.category is ReplayErrorCaughtWarning]
-    if test == "test_fallback":
+    if test in ("test_fallback", "test_expected_failure"):  # passed on a miss
         assert result.wasSuccessful()
         (warning,) = warned
         source = Path(__file__).read_text(encoding="utf-8").splitlines()

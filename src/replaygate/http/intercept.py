@@ -24,7 +24,7 @@ import gc
 import linecache
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from contextvars import Context
 from dataclasses import dataclass
@@ -85,32 +85,33 @@ def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> li
     reached the code of the ``with`` block (``inside``: :func:`_block_code`, where an
     ``except`` or ``pytest.raises`` of the block is); else nothing. One caught deeper, by
     the code under test, never passed through that code."""
-    unreported = [error for error in raised if not _passed_through(error, _reports_a_test_error)]
-    if any(_passed_through(error, inside.__contains__) for error in unreported):
-        return []
+    unreported = [error for error in raised if not _reported_as_error(error)]
+    for error in unreported:
+        at = error.__traceback__
+        while at is not None:
+            if at.tb_frame.f_code in inside:
+                return []
+            at = at.tb_next
     return unreported
 
 
-def _passed_through(error: BaseException, where: Callable[[CodeType], bool]) -> bool:
-    """Whether ``error`` passed through a frame whose code is ``where``."""
+def _reported_as_error(error: BaseException) -> bool:
+    """Whether unittest reported ``error`` as a test's error (under pytest too): it left a
+    test, its ``subTest`` or its ``setUp`` into unittest's ``testPartExecutor``, of a test
+    not marked ``@expectedFailure`` (whose error is the failure it expects: it passes)."""
+    case = sys.modules.get("unittest.case")
     at = error.__traceback__
-    while at is not None:
-        if where(at.tb_frame.f_code):
-            return True
+    while case is not None and at is not None:
+        code = at.tb_frame.f_code
+        if code.co_name == "testPartExecutor" and code.co_filename == case.__file__:
+            test = at.tb_frame.f_locals.get("test_case")
+            test = getattr(test, "test_case", test)  # a subTest's test
+            method = getattr(test, getattr(test, "_testMethodName", ""), None)
+            return isinstance(test, case.TestCase) and not any(
+                getattr(held, "__unittest_expecting_failure__", False) for held in (test, method)
+            )
         at = at.tb_next
     return False
-
-
-def _reports_a_test_error(code: CodeType) -> bool:
-    """Whether ``code`` is unittest's ``testPartExecutor``, which reports an error leaving
-    a test, its ``subTest`` or its ``setUp`` as that test's error (under pytest too): the
-    test failed on it, so the code under test did not hide it."""
-    case = sys.modules.get("unittest.case")
-    return (
-        case is not None
-        and code.co_name == "testPartExecutor"
-        and code.co_filename == case.__file__
-    )
 
 
 @dataclass(frozen=True)
