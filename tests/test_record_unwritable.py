@@ -169,3 +169,24 @@ def test_a_store_name_too_long_for_its_lock_or_its_rewrite_is_refused_before_any
         f"'.{no_rewrite.name}.{os.getpid()}.tmp' is "
     )
     assert refused.endswith("by 7 byte(s) (nothing was sent)")
+
+
+def test_a_rerecord_into_a_file_whose_folder_cannot_be_written_is_refused_before_sending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file and its lock can be written (an append works), the folder cannot: the
+    # rewrite a replaced fixture needs fails there, once its answer was paid for.
+    store = tmp_path / "s.jsonl"
+    real_access = os.access
+
+    def access(path: Any, mode: int, **kwargs: Any) -> bool:
+        return not (mode & os.W_OK and Path(path) == tmp_path) and real_access(path, mode)
+
+    with Simulator(behavior="echo") as sim:
+        assert _ask(store, sim) == "echo: hi"
+        monkeypatch.setattr(os, "access", access)
+        assert _ask(store, sim, "new") == "echo: new"  # appended
+        assert _refused_send(store, sim, "rerecord") == (
+            f"{store}: cannot record here: {tmp_path} cannot be written (no permission), and "
+            "a rerecord rewrites s.jsonl through a temporary file made there (nothing was sent)"
+        )
