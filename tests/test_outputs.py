@@ -7,6 +7,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -185,3 +186,27 @@ def test_an_output_option_naming_a_fifo_no_process_reads_is_refused_first(
     assert f"Error: {fifo}: is a FIFO that no process reads: start its reader first" in (
         result.output
     )
+
+
+def test_a_file_whose_folder_makes_no_file_is_named_with_that_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file may be writable, its folder not: "Operation not permitted" named the file.
+    out = tmp_path / "rc.jsonl"
+    out.write_bytes(b"old\n")
+    real_open = Path.open
+
+    def immutable_folder(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name.endswith(".tmp"):
+            raise PermissionError(errno.EPERM, "Operation not permitted", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", immutable_folder)
+    with pytest.raises(OSError) as caught:
+        atomic_write(out, b"new\n")
+    assert caught.value.filename == str(out)
+    assert caught.value.strerror == (
+        "Operation not permitted: the temporary file it is written through cannot be made in "
+        f"{tmp_path}"
+    )
+    assert out.read_bytes() == b"old\n"

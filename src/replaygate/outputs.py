@@ -117,14 +117,25 @@ def temporary_name_problem(target: Path) -> str | None:
     )
 
 
+_REFUSED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+"""What a folder answers when no file may be made in it (no permission, an immutable
+folder, a read-only file system): the file itself may be writable, so the error names the
+folder."""
+
+
 def _created(tmp: Path, target: Path) -> BinaryIO:
     """``tmp`` made and open to write; an ``OSError`` naming ``target`` and the reason when
-    the name of ``tmp`` is too long for its folder (:func:`temporary_name_problem`), where
-    the system's "File name too long" names neither."""
+    the name of ``tmp`` is too long for its folder (:func:`temporary_name_problem`) or its
+    folder makes no file (:data:`_REFUSED`), where the system's error names neither."""
     try:
         return tmp.open("wb")
     except OSError as err:
-        problem = temporary_name_problem(target) if err.errno == errno.ENAMETOOLONG else None
+        if err.errno == errno.ENAMETOOLONG:
+            problem = temporary_name_problem(target)
+        elif err.errno in _REFUSED:
+            problem = f"the temporary file it is written through cannot be made in {tmp.parent}"
+        else:
+            problem = None
         if problem is None:
             raise
         raise OSError(err.errno, f"{err.strerror}: {problem}", str(target)) from None
