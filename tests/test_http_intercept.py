@@ -356,6 +356,33 @@ def test_a_block_a_unittest_setup_entered_warns_of_a_hidden_miss_only(
         assert len(result.errors) == 1 and warned == []
 
 
+def test_a_block_decorating_a_function_reads_its_own_catch_and_warns_at_it(
+    tmp_path: Path,
+) -> None:
+    # @intercept(store) on a test: its own except was warned of as the code under test's,
+    # at a line of the code calling the test (unittest's suite.py)
+    store = tmp_path / "none.jsonl"
+
+    @intercept(store)
+    def own_catch() -> None:
+        with pytest.raises(FixtureMismatchError):
+            user_code(None)
+
+    @intercept(store)  # DECORATED
+    def fallback() -> str:
+        return with_fallback(None)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        own_catch()
+        assert caught == []
+        assert fallback() == "fallback answer"
+    (warning,) = caught
+    assert warning.category is ReplayErrorCaughtWarning and warning.filename == __file__
+    source = Path(__file__).read_text(encoding="utf-8").splitlines()
+    assert source[warning.lineno - 1].endswith("# DECORATED")
+
+
 def test_a_task_still_running_as_its_block_ends_is_warned_of(tmp_path: Path) -> None:
     """A task started inside a replaying block that sends after it ended: the clients were
     no longer patched, and its send went to the network without a word."""

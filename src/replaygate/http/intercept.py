@@ -21,6 +21,7 @@ import ast
 import contextlib
 import functools
 import gc
+import inspect
 import linecache
 import sys
 import warnings
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from contextvars import Context
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, FrameType, FunctionType
 from typing import Any, Unpack, cast
 from urllib.parse import urlsplit
 
@@ -141,13 +142,29 @@ class _Entry:
 def _entered_from() -> _Entry:
     """Where :func:`intercept`'s block was entered: the first frame out of it, of
     contextlib (its ``__enter__``, an ``ExitStack.enter_context``) and of unittest's
-    ``enterContext``, ``enterClassContext`` and ``enterModuleContext``."""
+    ``enterContext``, ``enterClassContext`` and ``enterModuleContext``; or, for a block
+    decorating a function (``@intercept(store)`` on a test), that function, from the line
+    of its first decorator."""
     case = sys.modules.get("unittest.case")
     passed = {contextlib.__file__, getattr(case, "__file__", contextlib.__file__)}
     frame = sys._getframe(2)  # this function's caller is intercept's generator
     while frame.f_back is not None and frame.f_code.co_filename in passed:
+        decorated = _decorated(frame)
+        if decorated is not None:
+            return _Entry(
+                decorated.__code__, decorated.__code__.co_firstlineno, decorated.__globals__
+            )
         frame = frame.f_back
     return _Entry(frame.f_code, frame.f_lineno, frame.f_globals)
+
+
+def _decorated(frame: FrameType) -> FunctionType | None:
+    """The function ``frame`` runs inside the block, when it is contextlib's call of a
+    function a context manager decorates (``ContextDecorator``'s ``inner``), or None."""
+    if frame.f_code.co_name != "inner" or frame.f_code.co_filename != contextlib.__file__:
+        return None
+    function = inspect.unwrap(frame.f_locals.get("func"))  # type: ignore[arg-type]
+    return function if isinstance(function, FunctionType) else None
 
 
 def _block_code(code: CodeType, line: int) -> frozenset[CodeType]:
