@@ -40,6 +40,13 @@ CITY = {
     },
 }
 
+STRICT_CITY = {
+    **CITY,
+    "additionalProperties": False,
+    "$defs": {"Country": {**CITY["$defs"]["Country"], "additionalProperties": False}},
+}
+"""CITY as a schema asked for with ``strict: true`` must be: every object closed."""
+
 
 def test_arguments_are_made_from_the_schema() -> None:
     assert schema_example(CITY, "hi") == {
@@ -147,7 +154,7 @@ def _formatted(sim: Simulator, api: str) -> Any:
             "messages": [{"role": "user", "content": "Paris"}],
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": "City", "schema": CITY, "strict": True},
+                "json_schema": {"name": "City", "schema": STRICT_CITY, "strict": True},
             },
         }
         reply = httpx2.post(f"{sim.openai_base_url}/chat/completions", json=body, headers=headers)

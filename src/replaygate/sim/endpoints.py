@@ -51,6 +51,7 @@ from replaygate.sim.streaming import (
     openai_chunks,
     openai_error_chunk,
 )
+from replaygate.sim.strict_schema import chat_strict_schema, responses_strict_schema
 from replaygate.sim.thinking import (
     ANTHROPIC_SENTENCES,
     ENCRYPTED_REASONING,
@@ -509,7 +510,7 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_openai(request.body) or custom_forced(request.body, nested=True)
-        return problem or chat_json_word(request.body)
+        return problem or chat_json_word(request.body) or chat_strict_schema(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         return from_openai_request(request.body)
@@ -670,7 +671,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
             )
         offered = {c.id for m in self._history(request)[-1:] for c in m.tool_calls}
         problem = unanswered_outputs(request.body.get("input"), offered)
-        return problem or responses_json_word(request.body)
+        return problem or responses_json_word(request.body) or responses_strict_schema(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         messages, tools, system = from_responses_request(request.body)

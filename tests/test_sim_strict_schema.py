@@ -1,0 +1,129 @@
+"""Structured Outputs: a schema given with ``strict: true`` (a ``json_schema`` format, a
+function tool's parameters) whose objects do not all say ``additionalProperties: false``
+and list every property in ``required`` is refused by the API with a 400 naming the
+schema and where in it; the simulator answered it, so a recording that passed against it
+failed on its first live request."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from replaygate.sim import Simulator
+from replaygate.sim.strict_schema import chat_strict_schema, responses_strict_schema
+from sdks import openai
+
+GOOD = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "stops": {"type": "array", "items": {"$ref": "#/$defs/Stop"}},
+    },
+    "required": ["city", "stops"],
+    "additionalProperties": False,
+    "$defs": {
+        "Stop": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+            "additionalProperties": False,
+        }
+    },
+}
+OPEN = "'additionalProperties' is required to be supplied and to be false."
+
+
+def _broken(path: tuple[str, ...], key: str, value: Any) -> dict[str, Any]:
+    """GOOD with the object at ``path`` given ``key: value`` (None: without ``key``)."""
+    schema: Any = copy.deepcopy(GOOD)
+    node = schema
+    for step in path:
+        node = node[step]
+    if value is None:
+        del node[key]
+    else:
+        node[key] = value
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("path", "key", "value", "said"),
+    [
+        ((), "additionalProperties", None, f"In context=(), {OPEN}"),
+        (("$defs", "Stop"), "additionalProperties", True, f"In context=('$defs', 'Stop'), {OPEN}"),
+        (
+            (),
+            "required",
+            ["city"],
+            "In context=(), 'required' is required to be supplied and "
+            "to be an array including every key in properties. Missing 'stops'.",
+        ),
+    ],
+)
+def test_a_strict_schema_breaking_a_rule_is_refused_where_it_breaks_it(
+    path: tuple[str, ...], key: str, value: Any, said: str
+) -> None:
+    schema = _broken(path, key, value)
+    chat = {
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "trip", "strict": True, "schema": schema},
+        }
+    }
+    refused = chat_strict_schema(chat)
+    assert refused is not None and refused.param == "response_format"
+    assert refused.message == f"Invalid schema for response_format 'trip': {said}"
+    tool = {"type": "function", "name": "plan", "strict": True, "parameters": schema}
+    refused = responses_strict_schema({"tools": [{"type": "function", "name": "x"}, tool]})
+    assert refused is not None and refused.param == "tools[1].parameters"
+    assert refused.message == f"Invalid schema for function 'plan': {said}"
+    assert (
+        chat_strict_schema(
+            {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "trip", "schema": schema},
+                }
+            }
+        )
+        is None
+    )  # not strict: any schema
+    assert responses_strict_schema({"tools": [{**tool, "strict": False}]}) is None
+
+
+class Tally(BaseModel):
+    counts: dict[str, int]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with Simulator(behavior="echo") as sim:
+        yield openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+
+
+def test_the_sdk_gets_the_api_s_400(client: Any) -> None:
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "plan",
+            "strict": True,
+            "parameters": _broken((), "additionalProperties", None),
+        },
+    }
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": "Plan"}], tools=[tool]
+        )
+    assert refused.value.param == "tools[0].function.parameters"
+    assert refused.value.code == "invalid_json_schema"
+    assert f"Invalid schema for function 'plan': In context=(), {OPEN}" in str(refused.value)
+    with pytest.raises(openai.BadRequestError, match=r"context=\('properties', 'counts'\), 'add"):
+        client.chat.completions.parse(  # a dictionary: an object no strict schema can close
+            model="gpt-4o", messages=[{"role": "user", "content": "Count"}], response_format=Tally
+        )
+    text = {"format": {"type": "json_schema", "name": "trip", "strict": True, "schema": GOOD}}
+    assert client.responses.create(model="gpt-4o", input="Plan", text=text).output_text
