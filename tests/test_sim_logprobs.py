@@ -63,3 +63,18 @@ def test_the_responses_api_scores_its_text_when_included(client: Any) -> None:
     assert [[t.token for t in d.logprobs] for d in deltas] == [[t.token] for t in final.logprobs]
     unasked = client.responses.create(model="gpt-4o", input="héllo")
     assert unasked.output[0].content[0].logprobs == []
+
+
+def test_more_than_twenty_alternatives_are_refused_as_the_api_refuses_them(client: Any) -> None:
+    """``top_logprobs=25`` was answered with 25 alternatives a token, where the API's 400
+    stops the first live request."""
+    said = "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20"
+    with pytest.raises(openai.BadRequestError, match=said) as chat:
+        client.chat.completions.create(model="gpt-4o", messages=ASK, logprobs=True, top_logprobs=21)
+    with pytest.raises(openai.BadRequestError, match=said) as responses:
+        client.responses.create(model="gpt-4o", input="héllo", top_logprobs=21)
+    assert chat.value.param == responses.value.param == "top_logprobs"
+    reply = client.chat.completions.create(
+        model="gpt-4o", messages=ASK, logprobs=True, top_logprobs=20
+    )
+    assert len(reply.choices[0].logprobs.content[0].top_logprobs) == 20

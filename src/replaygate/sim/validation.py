@@ -479,7 +479,8 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = _wrong_type(body, "stream_options", Mapping, "an object", "")
     problem = problem or _token_limit(body, "max_tokens", 1)
     problem = problem or _token_limit(body, "max_completion_tokens", 1)
-    problem = problem or _choices(body.get("n"))
+    problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
+    problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -495,26 +496,30 @@ def validate_openai(body: Any) -> Invalid | None:
 
 MAX_CHOICES = 128
 """The most choices (``n``) one Chat Completions request may ask for."""
+MAX_TOP_LOGPROBS = 20
+"""The most alternatives (``top_logprobs``) the OpenAI APIs give at a token."""
 
 
-def _choices(n: Any) -> Invalid | None:
-    """The API's error for an ``n`` that is not a whole number of choices it gives."""
-    if n is None:
+def _whole_number(body: Mapping[str, Any], name: str, low: int, high: int) -> Invalid | None:
+    """The API's error for ``body[name]`` given and not a whole number from ``low`` to
+    ``high`` (``n`` choices, ``top_logprobs`` alternatives)."""
+    value = body.get(name)
+    if value is None:
         return None
-    if isinstance(n, bool) or not isinstance(n, int):
-        return Invalid("Invalid type for 'n': expected an integer.", "n", "invalid_type")
-    if n < 1:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return Invalid(f"Invalid type for '{name}': expected an integer.", name, "invalid_type")
+    if value < low:
         return Invalid(
-            f"Invalid 'n': integer below minimum value. Expected a value >= 1, but got {n} "
-            "instead.",
-            "n",
+            f"Invalid '{name}': integer below minimum value. Expected a value >= {low}, but "
+            f"got {value} instead.",
+            name,
             "integer_below_min_value",
         )
-    if n > MAX_CHOICES:
+    if value > high:
         return Invalid(
-            f"Invalid 'n': integer above maximum value. Expected a value <= {MAX_CHOICES}, "
-            f"but got {n} instead.",
-            "n",
+            f"Invalid '{name}': integer above maximum value. Expected a value <= {high}, but "
+            f"got {value} instead.",
+            name,
             "integer_above_max_value",
         )
     return None
@@ -976,6 +981,7 @@ def validate_responses(body: Any) -> Invalid | None:
             return Invalid(f"Invalid type for '{name}': expected a boolean.", name, "invalid_type")
     problem = _background_stored(body)
     problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
+    problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
