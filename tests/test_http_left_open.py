@@ -11,6 +11,7 @@ warning, as it cannot be recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import tempfile
 import threading
@@ -70,11 +71,15 @@ def test_a_plain_body_left_unread_is_named_and_not_recorded(tmp_path: Path) -> N
         sent = client.build_request(
             "POST", "/v1/messages", json={"n": 1}, headers={"x-api-key": "k"}
         )
-        with (
-            pytest.warns(ResponseLeftOpenWarning, match=r"POST /v1/messages was not read"),
-            intercept(store, "record-missing", approve_live=True, source="sim"),
-        ):
-            response = client.send(sent, stream=True)
+        with pytest.warns(ResponseLeftOpenWarning, match=r"POST /v1/messages was not read") as w:
+            block = contextlib.ExitStack()  # shown where it entered the block, not contextlib
+            block.enter_context(intercept(store, "record-missing", approve_live=True, source="sim"))
+            with block:
+                response = client.send(sent, stream=True)
+        (warned,) = w
+        lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+        assert warned.filename == __file__
+        assert "block.enter_context(intercept(" in lines[warned.lineno - 1]
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             response.read()  # read after the block: nothing is written then

@@ -221,14 +221,19 @@ class LiveGuard(Protocol):
     def after(self, slot: LiveSlot, before: object) -> ReplaygateError | None: ...
 
 
+Warn = Callable[[str, type[Warning]], None]
+"""How a block shows a warning: a message and its category, at a place of its own."""
+
+
 class Unfinished(Protocol):
     """A live response being recorded (:class:`~replaygate.http.recording.Recording`)."""
 
     owner: object | None
     """The transport it was handed by, if any."""
 
-    def left_open(self) -> None:
-        """End it as its session's block ends."""
+    def left_open(self, warn: Warn | None = None) -> None:
+        """End it as its session's block ends; ``warn`` shows a warning of it (where the
+        block was entered), else ``warnings.warn`` at the code ending the block."""
 
 
 _LEFT_OPEN: weakref.WeakSet[Exchange] = weakref.WeakSet()
@@ -666,19 +671,20 @@ class Exchange:
         _LEFT_OPEN.add(self)
         as_worker_ends(_finish_at_exit)
 
-    def finish_open(self, owner: object | None = None) -> None:
+    def finish_open(self, owner: object | None = None, warn: Warn | None = None) -> None:
         """Finish the live responses whose readers left them open (:attr:`unfinished`), as
         a block of this session ends and before its store is closed
         (:meth:`~replaygate.http.recording.Recording.left_open`), every one of them though
         one is refused or cannot be written (the first such error is raised after); then a
         refusal kept (:meth:`raise_kept`) is raised. Given an ``owner`` (a transport whose
         client is being closed), only the responses it handed out are finished: a session
-        shared with other clients goes on."""
+        shared with other clients goes on. ``warn`` shows what cannot be recorded (an
+        ``intercept()`` block's, at the line that entered it)."""
         refused: Exception | None = None
         for recording in list(self.unfinished):
             if owner is None or recording.owner is owner:
                 try:
-                    recording.left_open()
+                    recording.left_open(warn)
                 except Exception as err:
                     refused = refused or err
         if owner is None:

@@ -359,7 +359,7 @@ def intercept(
                 stack.callback(setattr, exchange.session, "source", None)
                 exchange.session.source = "sim"
         stack.enter_context(intercepting(exchange))
-        stack.callback(exchange.finish_open)  # a stream its reader left open: what it read
+        stack.callback(exchange.finish_open, warn=entry.warn)  # what readers left open
         try:
             yield exchange
         except BaseException as err:

@@ -34,7 +34,7 @@ from replaygate.http.sse import BOM, SSEEvent, SSEParser
 from replaygate.interfaces import interface_of
 
 if TYPE_CHECKING:
-    from replaygate.http.exchange import Exchange, LiveSlot
+    from replaygate.http.exchange import Exchange, LiveSlot, Warn
 
 TERMINAL_EVENTS = frozenset(
     {"message_stop", "error", "response.completed", "response.incomplete", "response.failed"}
@@ -130,7 +130,7 @@ class Recording:
         self.done = True
         self.exchange.unfinished.discard(self)
 
-    def left_open(self) -> None:
+    def left_open(self, warn: Warn | None = None) -> None:
         """End a recording whose reader left it open as its session's block ends: an event
         stream is recorded ``closed`` where its reader stopped, as if closed there; a body
         not read to its end cannot be recorded, and
@@ -141,13 +141,14 @@ class Recording:
             return
         self._over()
         self.exchange.gave_up(self.slot, answered=True)
-        warnings.warn(
-            f"the response to {self.slot.request} was not read to "
-            "its end nor closed when the recording block ended, so it was not recorded: read "
-            "or close it inside the block",
-            ResponseLeftOpenWarning,
-            stacklevel=3,
+        said = (
+            f"the response to {self.slot.request} was not read to its end nor closed when the "
+            "recording block ended, so it was not recorded: read or close it inside the block"
         )
+        if warn is not None:
+            warn(said, ResponseLeftOpenWarning)
+        else:
+            warnings.warn(said, ResponseLeftOpenWarning, stacklevel=3)
 
     def stopped(self, error: BaseException) -> None:
         """End a body, not a stream, whose reading ``error`` stopped part-way, raised where
