@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from replaygate.errors import UnstorableValueError
+from replaygate.errors import SecretInFixtureError, UnstorableValueError
 from replaygate.fixtures.store import FixtureStore, writing
 from replaygate.http import httpx2_client
 from replaygate.models.live import AnthropicModel
@@ -36,6 +36,9 @@ def record(sim: Simulator, store: Path, text: str, **extra: Any) -> str:
             extra_body=extra or None,
         )
     return str(answer.content[0].text)
+
+
+GITHUB_TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 
 
 def nested(depth: int) -> dict[str, Any]:
@@ -120,3 +123,24 @@ def test_an_interface_version_that_cannot_name_a_folder_is_not_sent(
     assert not store.exists()
     assert send(sim, store, "pinned", "2023-06-01") == "echo: pinned"
     assert len(FixtureStore.open(store)) == 1
+
+
+def test_a_note_holding_a_secret_is_refused_before_the_request_is_sent(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    # the note goes into every fixture's meta, so no answer of this session could be written
+    store = tmp_path / "noted.jsonl"
+    before = len(sim.requests)
+    http = httpx2_client(store, "record-missing", approve_live=True, note="see " + GITHUB_TOKEN)
+    with (
+        anthropic.Anthropic(api_key="t", base_url=sim.url, http_client=http) as client,
+        pytest.raises(SecretInFixtureError, match=r"GitHub token found at meta\.note") as caught,
+    ):
+        client.messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+        )
+    assert str(caught.value).endswith(
+        "nothing was sent and nothing was written. Add a sanitize rule or remove the value."
+    )
+    assert len(sim.requests) == before
+    assert not store.exists()
