@@ -32,12 +32,13 @@ from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.http.envelope import request_envelope
-from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
+from replaygate.http.token_fetch import METADATA_SERVER, TOKEN_FETCH, token_fetch
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message, ModelResponse
 from replaygate.network import block_network
 from replaygate.pytest_plugin.misses import (
+    CREDENTIALS,
     NO_MODEL_API,
     STOP_SIDE_REQUESTS,
     UNSERVED,
@@ -694,6 +695,41 @@ def test_a_token_fetch_is_refused_and_missed_saying_to_give_the_client_a_token(
     for said in (str(recording.value), str(replaying.value)):
         assert said.endswith(TOKEN_FETCH), said
         assert "sanitize rule" not in said and "stop it at its source" not in said
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://169.254.169.254/",
+        "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/"
+        "?recursive=true",
+    ],
+)
+def test_a_replayed_metadata_server_probe_says_to_give_the_client_a_token(
+    tmp_path: Path, url: str
+) -> None:
+    # AnthropicVertex without credentials: google-auth probes the metadata server and reads
+    # the service account before any token fetch; its miss said to stop a framework's
+    # tokenizer or price file or telemetry "at its source"
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"")
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        client.get(url, headers={"metadata-flavor": "Google"})
+    said = str(caught.value)
+    assert said.endswith(METADATA_SERVER), said
+    assert "no model API" not in said
+    # the run's list of misses named its "body, method, path" and said to record it
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    summary = MissSummary()
+    summary.misses["test_vertex.py::test_ask"] = cast(Miss, miss_of(test, caught.value))
+    listed: list[str] = []
+    reporter = SimpleNamespace(section=listed.append, line=listed.append)
+    summary.pytest_terminal_summary(cast(pytest.TerminalReporter, reporter), cast(Any, None))
+    assert listed[1:] == [f"test_vertex.py::test_ask: {CREDENTIALS}", STOP_SIDE_REQUESTS]
 
 
 @pytest.mark.parametrize(

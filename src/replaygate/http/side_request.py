@@ -10,6 +10,8 @@ one says so, with the remedy of the library whose host it names.
 
 from __future__ import annotations
 
+from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
+
 SIDE_REQUEST = "This request is to no model API"
 """How a miss of a request to no provider's API begins its note, whatever its host."""
 
@@ -28,7 +30,10 @@ REMEDIES = (
 
 def side_request_note(host: str | None) -> str:
     """What a miss of a request to ``host``, a host of no provider's API, adds: to stop it
-    at its source, with the remedy of the library sending there, if one is known."""
+    at its source, with the remedy of the library sending there, if one is known; for a
+    cloud metadata server's host, how to give the client a token instead."""
+    if metadata_server(host):
+        return METADATA_SERVER
     known = next(
         (r for name, r in REMEDIES if host and (host == name or host.endswith(f".{name}"))), None
     )

@@ -32,17 +32,39 @@ METADATA_TOKEN = re.compile(
 )
 """The token paths of Google's and Azure's metadata servers."""
 
-TOKEN_FETCH = (
-    "The client is fetching an access token (google-auth for Vertex AI, azure-identity for "
-    "Azure OpenAI's Entra ID): its request and its answer are credentials, so it is never "
-    "recorded. A replay needs no real token, since auth headers are not matched: give the "
+GIVE_TOKEN = (
+    "A replay needs no real token, since auth headers are not matched: give the "
     'client one in tests (`AnthropicVertex(access_token="test", ...)`, '
     '`AzureOpenAI(azure_ad_token_provider=lambda: "test", ...)`). To record from the live '
     "API, fetch the token before the recording block (google-auth: "
     "`credentials.refresh(google.auth.transport.requests.Request())`) and give it to the "
     "client the same way."
 )
+"""How to give a client its token, so that it fetches none."""
+
+TOKEN_FETCH = (
+    "The client is fetching an access token (google-auth for Vertex AI, azure-identity for "
+    "Azure OpenAI's Entra ID): its request and its answer are credentials, so it is never "
+    f"recorded. {GIVE_TOKEN}"
+)
 """What a refused or missed token fetch says to do."""
+
+METADATA_HOSTS = frozenset({"169.254.169.254", "metadata.google.internal", "metadata"})
+"""The hosts of the cloud metadata servers (Google's by its names and address, Azure's
+instance metadata service at that address too)."""
+
+METADATA_SERVER = (
+    "This request is to a cloud metadata server: the client is looking for its credentials "
+    "there (google-auth, given no credentials, probes it and reads the service account "
+    "before fetching Vertex AI's token; azure-identity's managed identity), which is never "
+    f"recorded. {GIVE_TOKEN}"
+)
+"""What a missed request to a metadata server says to do."""
+
+
+def metadata_server(host: str | None) -> bool:
+    """Whether ``host`` is a cloud metadata server's, where a client looks for credentials."""
+    return host is not None and host.lower().rstrip(".") in METADATA_HOSTS
 
 
 def _grant_type(envelope: dict[str, Any]) -> str | None:

@@ -19,6 +19,7 @@ import pytest
 
 from replaygate.errors import FixtureFormatError, FixtureMismatchError, shown_file
 from replaygate.http.side_request import SIDE_REQUEST
+from replaygate.http.token_fetch import GIVE_TOKEN
 from replaygate.pytest_plugin.caught import (
     checked_raised,
     hidden_errors,
@@ -67,10 +68,11 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if first is not None and _fields(first):
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
         changed = True
-    side = SIDE_REQUEST in said
+    credentials = GIVE_TOKEN in said  # a token fetch, a metadata server's probe
+    side = credentials or SIDE_REQUEST in said
     built = "" if side else _built(said)  # such a request is stopped, not recorded
     if side:
-        fields = NO_MODEL_API
+        fields = CREDENTIALS if credentials else NO_MODEL_API
     return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed, side
 
 
@@ -112,6 +114,13 @@ behaviour."""
 NO_MODEL_API = "a request to no model API (a framework's tokenizer or price file, telemetry)"
 """What a test missed whose request calls no provider's API, which a framework sends of its
 own: recording it would store that file, so it has no fields of a model call to name."""
+
+CREDENTIALS = (
+    "the client fetching its credentials (an access token, a metadata server), which is "
+    "never recorded: give it a token in tests"
+)
+"""What a test missed whose request fetches the client's credentials: recording it would
+store them, so it has no fields of a model call to name."""
 
 STOP_SIDE_REQUESTS = (
     "A request to no model API is not one to record: stop it at its source, as the test's "
