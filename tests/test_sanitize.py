@@ -221,21 +221,31 @@ def test_times_become_fixed_values(recorded: Any) -> None:
     assert fixed == {"created_at": "1970-01-01T00:00:00Z", "data": [{"expires_at": 0}]}
 
 
+UNCACHED = {
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
+    "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    "service_tier": "standard",
+}
+"""The prompt cache's counts of a simulator's Messages answer (it keeps no cache), and its
+service tier."""
+
+
 def test_usage_is_kept_by_default(recorded: Any) -> None:
     _, out = run(
         SanitizeConfig(ids=True, times=True), "anthropic-plain", recorded["anthropic-plain"]
     )
-    assert out["body"]["usage"] == {"input_tokens": 31, "output_tokens": 17}
+    assert out["body"]["usage"] == {**UNCACHED, "input_tokens": 31, "output_tokens": 17}
 
 
 def test_normalize_usage_fixes_every_usage_number(recorded: Any) -> None:
     config = SanitizeConfig(normalize_usage=True)
     _, out = run(config, "anthropic-plain", recorded["anthropic-plain"])
-    assert out["body"]["usage"] == {"input_tokens": 0, "output_tokens": 0}
+    assert out["body"]["usage"] == {**UNCACHED, "input_tokens": 0, "output_tokens": 0}
     _, out = run(config, "anthropic-stream", recorded["anthropic-stream"])
     usages = [e.get("usage") or e.get("message", {}).get("usage") for e in events(out)]
     assert [u for u in usages if u] == [
-        {"input_tokens": 0, "output_tokens": 0},
+        {**UNCACHED, "input_tokens": 0, "output_tokens": 0},
         {"output_tokens": 0},
     ]
     _, out = run(config, "openai-stream", recorded["openai-stream"])
