@@ -46,6 +46,7 @@ from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
 from replaygate.http.seams import installed, patched
 from replaygate.network import SIMULATOR_BLOCK, block_network, is_loopback
+from replaygate.unittest_parts import unittest_took
 
 
 def loopback_origin(url: str) -> str:
@@ -86,7 +87,7 @@ def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> li
     reached the code of the ``with`` block (``inside``: :func:`_block_code`, where an
     ``except`` or ``pytest.raises`` of the block is); else nothing. One caught deeper, by
     the code under test, never passed through that code."""
-    unreported = [error for error in raised if not _reported_as_error(error)]
+    unreported = [error for error in raised if unittest_took(error) != "error"]
     for error in unreported:
         at = error.__traceback__
         while at is not None:
@@ -94,25 +95,6 @@ def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> li
                 return []
             at = at.tb_next
     return unreported
-
-
-def _reported_as_error(error: BaseException) -> bool:
-    """Whether unittest reported ``error`` as a test's error (under pytest too): it left a
-    test, its ``subTest`` or its ``setUp`` into unittest's ``testPartExecutor``, of a test
-    not marked ``@expectedFailure`` (whose error is the failure it expects: it passes)."""
-    case = sys.modules.get("unittest.case")
-    at = error.__traceback__
-    while case is not None and at is not None:
-        code = at.tb_frame.f_code
-        if code.co_name == "testPartExecutor" and code.co_filename == case.__file__:
-            test = at.tb_frame.f_locals.get("test_case")
-            test = getattr(test, "test_case", test)  # a subTest's test
-            method = getattr(test, getattr(test, "_testMethodName", ""), None)
-            return isinstance(test, case.TestCase) and not any(
-                getattr(held, "__unittest_expecting_failure__", False) for held in (test, method)
-            )
-        at = at.tb_next
-    return False
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from _pytest.outcomes import Failed
 
 from replaygate.code_objects import code_within
 from replaygate.errors import ReplaygateError, exception_chain
+from replaygate.unittest_parts import unittest_took
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange
@@ -260,8 +261,18 @@ def _where(error: BaseException, test: frozenset[CodeType]) -> tuple[bool, str |
             return True, None
         given = ", ".join(c.__name__ for c in classes)
         return False, f"with `pytest.raises({given}, ...)`, which does not name it"
+    took = unittest_took(error)
+    if took is not None:  # it left a unittest test: unittest reported it, or passed it
+        return took == "error", EXPECTED_FAILURE if took == "expected" else None
     module = frame.f_globals.get("__name__")
     return isinstance(module, str) and module.startswith("_pytest."), None
+
+
+EXPECTED_FAILURE = (
+    "with `@unittest.expectedFailure`, which takes any error for the failure the test "
+    "expects and passes it"
+)
+"""How a unittest test marked ``@expectedFailure`` caught a replay error that left it."""
 
 
 def _carried(failed: BaseException | None) -> tuple[list[BaseException], str]:
