@@ -29,11 +29,12 @@ from replaygate.sanitize.encoded import form_values, is_form, path_parts
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.protocol import rewritten_word
+from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
 from replaygate.sanitize.usage import normalize_usage
-from replaygate.sanitize.walk import map_strings
+from replaygate.sanitize.walk import map_fields, map_strings
 
 _UNPARSED = object()
 
@@ -104,8 +105,15 @@ class Sanitizer:
         if config.normalize_usage:
             value = normalize_usage(value)
         if text and self.text:
-            value = map_strings(value, self.text.apply)
+            value = map_fields(value, self._answer_text)
         return value
+
+    def _answer_text(self, text: str, field: str | None) -> str:
+        """``text``, a string of an answer, through the text rules; but not an answer's
+        base64 data (an embedding, an image: :data:`HELD_ENCODED_NAMES`), which holds no
+        words, and which a rule matching a run of its characters would leave no longer
+        decodable."""
+        return text if field in HELD_ENCODED_NAMES else self.text.apply(text)
 
     def check_stable(self, request: Any, sent: str | None = None) -> None:
         """Refuse rules that would change the stored request again (replay could never match).
