@@ -666,6 +666,12 @@ TOKEN_FETCHES = [
         "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
         b"",
     ),
+    (  # google-auth's impersonated credentials
+        "POST",
+        "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/"
+        "sa@p.iam.gserviceaccount.com:generateAccessToken",
+        b'{"scope": ["https://www.googleapis.com/auth/cloud-platform"], "lifetime": "3600s"}',
+    ),
 ]
 
 

@@ -1,7 +1,8 @@
 """A client fetching an access token: a request whose request and answer are credentials.
 
-google-auth refreshes Vertex AI's token (``POST https://oauth2.googleapis.com/token``, or
-the metadata server's ``/computeMetadata/v1/instance/service-accounts/default/token``) and
+google-auth refreshes Vertex AI's token (``POST https://oauth2.googleapis.com/token``,
+the metadata server's ``/computeMetadata/v1/instance/service-accounts/default/token``, or
+an impersonated service account's ``:generateAccessToken``) and
 azure-identity fetches Azure OpenAI's Entra ID token (``POST
 https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token``, or the managed identity
 endpoint ``/metadata/identity/oauth2/token``) before the model call. Such a request is
@@ -31,6 +32,10 @@ METADATA_TOKEN = re.compile(
     r"|/metadata/identity/oauth2/token$"
 )
 """The token paths of Google's and Azure's metadata servers."""
+
+IMPERSONATION_TOKEN = re.compile(r"/serviceAccounts/[^/]+:generate(?:Access|Id)Token$")
+"""The IAM Credentials API's token paths (``iamcredentials.googleapis.com``), where
+google-auth's impersonated credentials fetch a service account's token."""
 
 GIVE_TOKEN = (
     "A replay needs no real token, since auth headers are not matched: give the "
@@ -87,6 +92,8 @@ def token_fetch(envelope: dict[str, Any]) -> str | None:
     path = str(envelope.get("path", "")).split("?", 1)[0]
     if METADATA_TOKEN.search(path):
         return "an access token request to a metadata server"
+    if IMPERSONATION_TOKEN.search(path):
+        return "an access token request for an impersonated service account"
     grant = _grant_type(envelope)
     if grant is None:
         return None
