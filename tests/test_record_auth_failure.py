@@ -227,6 +227,46 @@ def test_a_refusal_is_not_charged_to_the_spending_cap(tmp_path: Path) -> None:
     assert (cap.spent, cap.reserved, cap.calls) == (0.0, 0.0, 0)  # its bound given back
 
 
+@pytest.mark.parametrize(
+    ("url", "status", "answer", "key"),
+    [
+        (
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/invoke",
+            403,
+            {"message": "The security token included in the request is invalid."},
+            "Set the AWS credentials anthropic.AnthropicBedrock sends (AWS_ACCESS_KEY_ID",
+        ),
+        (
+            "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5"
+            "/publishers/anthropic/models/claude-x:streamRawPredict",
+            401,
+            {"error": {"code": 401, "message": "Bad token", "status": "UNAUTHENTICATED"}},
+            "Set anthropic.AnthropicVertex's access_token",
+        ),
+        (
+            "https://r.openai.azure.com/openai/deployments/d/chat/completions"
+            "?api-version=2024-10-21",
+            401,
+            {"error": {"code": "401", "message": "Access denied due to invalid key."}},
+            "Set AZURE_OPENAI_API_KEY",
+        ),
+    ],
+    ids=["bedrock", "vertex", "azure"],
+)
+def test_a_cloud_s_refusal_is_not_recorded_and_names_its_credentials(
+    tmp_path: Path, url: str, status: int, answer: dict[str, Any], key: str
+) -> None:
+    # Bedrock's 403 and Vertex AI's 401 were recorded as the model's answer, their paths
+    # taken for no model API's
+    live = httpx2.MockTransport(lambda request: httpx2.Response(status, json=answer))
+    store = tmp_path / "cloud.jsonl"
+    ask = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 8, "messages": ASK}
+    with recording(store, transport=live) as http, pytest.raises(CredentialsRefusedError) as caught:
+        http.post(url, json=ask)
+    assert f"was answered {status}" in str(caught.value)
+    assert list(FixtureStore.open(store)) == []
+
+
 def test_another_servers_refusal_is_recorded(tmp_path: Path) -> None:
     # a 401 of a path no model API serves may be what the test is about (an expired login)
     live = httpx2.MockTransport(lambda request: httpx2.Response(401, json={"error": "expired"}))

@@ -62,6 +62,14 @@ MODEL_API_ENDINGS: tuple[str, ...] = (
 """Path endings of a model API that serve no interface of their own (they record as
 ``http``) and that the simulator answers: a token count before a send (Anthropic's,
 Gemini's), a compaction of a Responses conversation, embeddings."""
+CLOUD_MODEL_CALL = re.compile(
+    r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream)$"
+    r"|/publishers/[^/]+/models/[^/]+:(?:rawPredict|streamRawPredict)$"
+)
+"""The model calls of a cloud's API that serve no interface of their own (they record as
+``http``) and that the simulator does not answer: Amazon Bedrock's (``/model/<id>/invoke``,
+its stream, ``converse``) and Vertex AI's ``rawPredict`` of a publisher's model
+(``anthropic.AnthropicVertex``'s)."""
 MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses")
 """Paths of a model API below which the paths serve no interface of their own (they
 record as ``http``) and that the simulator answers: OpenAI's Conversations API
@@ -444,9 +452,12 @@ def is_model_api(path: str) -> bool:
     """Whether ``path`` is a model API's: one an interface serves, one of
     :data:`MODEL_API_ENDINGS`, or one of :data:`MODEL_API_TREES` or below it, read from
     the provider's route on (:func:`~.base_path.api_route`: Azure OpenAI's
-    ``/openai/deployments/<name>/embeddings`` is ``/v1/embeddings``)."""
+    ``/openai/deployments/<name>/embeddings`` is ``/v1/embeddings``); or a cloud's model
+    call (:data:`CLOUD_MODEL_CALL`)."""
     bare = api_route(path.split("?", 1)[0]).rstrip("/")
     if interface_of(bare) != "http" or bare.endswith(MODEL_API_ENDINGS):
+        return True
+    if CLOUD_MODEL_CALL.search(bare):
         return True
     return any(bare.endswith(tree) or f"{tree}/" in bare for tree in MODEL_API_TREES)
 
