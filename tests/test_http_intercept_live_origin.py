@@ -16,9 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from loopback import serving
+from replaygate.errors import UnservedRouteError
 from replaygate.http import intercept
 from replaygate.http.envelope import is_api_call
 from replaygate.network import network_blocked
@@ -146,3 +148,18 @@ def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> 
 )
 def test_only_a_model_api_host_counts_as_a_call_of_the_api(host: str, calls_the_api: bool) -> None:
     assert is_api_call(host, "/v1/files") is calls_the_api
+
+
+def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path: Path) -> None:
+    # anthropic.AnthropicBedrock's call, sent to the simulator, was told only to be recorded
+    # from the live API or left out: not of a loopback server of one's own as live_origin
+    bedrock = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/invoke"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(tmp_path / "b.jsonl", "record-missing", approve_live=True, live_origin=sim.url),
+        pytest.raises(UnservedRouteError) as caught,
+    ):
+        httpx2.post(bedrock, json={"max_tokens": 8, "messages": HI})
+    said = str(caught.value)
+    assert "a cloud's call such as Amazon Bedrock's" in said
+    assert "from a loopback server of yours that answers it" in said and "live_origin" in said

@@ -473,9 +473,11 @@ class UnservedRouteError(RecordingStoppedError):
 
     def __init__(self, method: str, path: str, status: int, *, simulator: bool = False) -> None:
         where = (
-            "replaygate's simulator does not serve it (a route of the API it lacks, or a "
-            "base URL without the API version): record this call from the live API, or "
-            "leave it out of the recording."
+            "replaygate's simulator does not serve it (a route of the API it lacks, a "
+            "cloud's call such as Amazon Bedrock's or Vertex AI's, or a base URL without the "
+            "API version): record this call from the live API, or from a loopback server of "
+            "yours that answers it, given to an intercept() block of its own as "
+            "live_origin, or leave it out of the recording."
             if simulator
             else "Point the client at a server that serves this path (check its base URL "
             "and the API version in the path), or leave this call out of the recording."
