@@ -465,3 +465,27 @@ def test_a_bare_replay_object_opens_no_socket_and_patches_nothing(tmp_path: Path
     with socket_events() as seen, pytest.raises(FixtureMismatchError):
         replay.complete([Message(role="user", content="hi")], [])
     assert seen == [] and depth() == outside
+
+
+@pytest.mark.parametrize(
+    ("refused", "told"),
+    [
+        ("lookup of '169.254.169.254' (from botocore.awsrequest) during t.py::test_ask", True),
+        ("connect metadata.google.internal:80 (from google.auth) during t.py::test_ask", True),
+        ("connect 192.0.2.1:443 (from network_escapes) during t.py::test_ask", False),
+    ],
+)
+def test_a_replay_s_refused_credential_lookup_says_to_give_the_client_credentials(
+    refused: str, told: bool
+) -> None:
+    # anthropic.AnthropicBedrock given no keys: botocore looked on the metadata server, and
+    # the list of refused attempts said only to wire the client or turn the sender off
+    from types import SimpleNamespace
+
+    from replaygate.pytest_plugin.offline import CREDENTIAL_LOOKUP, OfflineSession
+
+    offline = OfflineSession()
+    offline.from_workers, offline.users = [refused], {"t.py::test_ask": None}
+    said: list[str] = []
+    offline.pytest_terminal_summary(SimpleNamespace(section=said.append, line=said.append))  # type: ignore[arg-type]
+    assert (said[-1] == CREDENTIAL_LOOKUP) is told and said[1] == refused

@@ -23,6 +23,7 @@ cassettes is refused before any test runs (:mod:`.vcr_rewrite`).
 from __future__ import annotations
 
 import atexit
+import re
 import sys
 import threading
 from contextlib import AbstractContextManager, ExitStack
@@ -33,6 +34,7 @@ import pytest
 # Loaded before this module, not on first use: at interpreter exit module globals are
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.errors import first_few
+from replaygate.http.token_fetch import metadata_server
 from replaygate.network import Refusal, block_network, refusals
 
 OFFLINE = "replaygate-offline"
@@ -84,6 +86,29 @@ def _pytest_recording(fixturedef: pytest.FixtureDef[Any]) -> bool:
     """Whether ``fixturedef`` is pytest-recording's, not a fixture of the same name of
     another plugin or project."""
     return getattr(fixturedef.func, "__module__", "").startswith("pytest_recording")
+
+
+_REFUSED_HOST = re.compile(r" '?\[?([^\s'\]]+?)\]?'?(?::\d+)? \(from ")
+"""The host of a refusal's line (``lookup of 'host' (from ...)``, ``connect to host:80
+(from ...)``)."""
+
+CREDENTIAL_LOOKUP = (
+    "A cloud metadata server (169.254.169.254, metadata.google.internal) is where an SDK "
+    "looks for credentials it was not given (botocore for anthropic.AnthropicBedrock, "
+    "google-auth for AnthropicVertex): give the client credentials in tests, which are not "
+    'matched (AnthropicBedrock(aws_access_key="test", aws_secret_key="test", '
+    'aws_region=...), AnthropicVertex(access_token="test", ...)).'
+)
+"""What the list of refused attempts adds when one was to a metadata server."""
+
+
+def _looked_for_credentials(lines: list[str]) -> bool:
+    """Whether one of the refused attempts ``lines`` was to a cloud metadata server."""
+    return any(
+        metadata_server(found.group(1))
+        for line in lines
+        if (found := _REFUSED_HOST.search(line)) is not None
+    )
 
 
 class OfflineSession:
@@ -199,6 +224,8 @@ class OfflineSession:
             f"{len(lines)} attempt(s) refused: the session is offline {self.because()}; wire the "
             "client to replaygate, or turn the sender off in tests"
         )
+        if _looked_for_credentials(lines):
+            terminalreporter.line(CREDENTIAL_LOOKUP)
 
     def pytest_unconfigure(self) -> None:
         """Hand the block over to the interpreter's exit."""
