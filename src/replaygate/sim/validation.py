@@ -6,6 +6,7 @@ problem; the server wraps it in the provider's error body.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -224,6 +225,9 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         return problem
     if "stream" in body and not isinstance(body["stream"], bool):
         return Invalid("stream: Input should be a valid boolean")
+    problem = _anthropic_sampling(body)
+    if problem is not None:
+        return problem
     system = body.get("system")
     for j, block in enumerate(system if isinstance(system, list) else []):
         problem = problem or _anthropic_tagged(block, f"system.{j}", {"text": {"text": _TEXT}})
@@ -262,6 +266,21 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         or _thinking_seals(messages)
         or _thinking_kept(body.get("thinking"), messages)
     )
+
+
+def _anthropic_sampling(body: Mapping[str, Any]) -> Invalid | None:
+    """A refusal of ``temperature`` or ``top_p`` outside 0 to 1, the range the API takes
+    them in (a temperature of 1.5, right for OpenAI, is refused live). The API's own
+    wording is not known here, so the refusal is the simulator's (a recording keeps none)."""
+    for name in ("temperature", "top_p"):
+        value = body.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and not 0 <= value <= 1:
+            return Invalid(
+                f"{name}: {value} is outside the range the Messages API takes, 0 to 1 (the "
+                "simulator's wording: the API refuses it with its own)",
+                own=True,
+            )
+    return None
 
 
 def _max_tokens(body: Mapping[str, Any]) -> Invalid | None:
@@ -481,6 +500,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _token_limit(body, "max_completion_tokens", 1)
     problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
+    problem = problem or _sampling(body, _CHAT_SAMPLING)
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -492,6 +512,54 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _only_with_tools(body, "parallel_tool_calls")
     problem = problem or _reasoning_effort(body.get("reasoning_effort"), "reasoning_effort")
     return problem or _openai_tool_pairs(messages)
+
+
+_CHAT_SAMPLING = {
+    "temperature": (0, 2),
+    "top_p": (0, 1),
+    "frequency_penalty": (-2, 2),
+    "presence_penalty": (-2, 2),
+}
+"""Chat Completions' sampling settings, each with the range the API takes it in."""
+_RESPONSES_SAMPLING = {"temperature": (0, 2), "top_p": (0, 1)}
+"""The Responses API's sampling settings, each with its range."""
+
+
+def _sampling(body: Mapping[str, Any], ranges: Mapping[str, tuple[int, int]]) -> Invalid | None:
+    """OpenAI's error for a sampling setting of ``body`` given and not a number in its
+    range (``temperature`` above 2 is refused live)."""
+    for name, (low, high) in ranges.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return Invalid(
+                f"Invalid type for '{name}': expected a decimal, but got {_json_kind(value)} "
+                "instead.",
+                name,
+                "invalid_type",
+            )
+        problem = _out_of_range(name, value, "decimal", low, high)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _out_of_range(name: str, value: float, kind: str, low: float, high: float) -> Invalid | None:
+    """OpenAI's error for ``value`` of ``name``, an ``integer`` or a ``decimal``, out of the
+    range from ``low`` to ``high``, or None."""
+    if value < low:
+        side, sign, bound, code = "below minimum", ">=", low, "below_min"
+    elif value > high:
+        side, sign, bound, code = "above maximum", "<=", high, "above_max"
+    else:
+        return None
+    return Invalid(
+        f"Invalid '{name}': {kind} {side} value. Expected a value {sign} {bound}, but got "
+        f"{value} instead.",
+        name,
+        f"{kind}_{code}_value",
+    )
 
 
 MAX_CHOICES = 128
@@ -508,21 +576,7 @@ def _whole_number(body: Mapping[str, Any], name: str, low: int, high: int) -> In
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         return Invalid(f"Invalid type for '{name}': expected an integer.", name, "invalid_type")
-    if value < low:
-        return Invalid(
-            f"Invalid '{name}': integer below minimum value. Expected a value >= {low}, but "
-            f"got {value} instead.",
-            name,
-            "integer_below_min_value",
-        )
-    if value > high:
-        return Invalid(
-            f"Invalid '{name}': integer above maximum value. Expected a value <= {high}, but "
-            f"got {value} instead.",
-            name,
-            "integer_above_max_value",
-        )
-    return None
+    return _out_of_range(name, value, "integer", low, high)
 
 
 _JSON_KINDS: tuple[tuple[type, str], ...] = (
@@ -743,14 +797,7 @@ def _token_limit(body: Mapping[str, Any], name: str, minimum: int) -> Invalid | 
             name,
             "invalid_type",
         )
-    if value < minimum:
-        return Invalid(
-            f"Invalid '{name}': integer below minimum value. Expected a value >= {minimum}, "
-            f"but got {value} instead.",
-            name,
-            "integer_below_min_value",
-        )
-    return None
+    return _out_of_range(name, value, "integer", minimum, math.inf)
 
 
 _STRING = (str, "a string")
@@ -982,6 +1029,7 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = _background_stored(body)
     problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
+    problem = problem or _sampling(body, _RESPONSES_SAMPLING)
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
