@@ -45,6 +45,7 @@ as_of = "2026-02-01"
 max_drop = { success = 0.05, citation = 0.1 }
 max_rise = { cost = 0.2 }
 fail_on_block = false
+fail_on_fallen = true
 
 [tool.replaygate.report]
 window = 10
@@ -96,7 +97,7 @@ def test_a_full_configuration_is_read_with_paths_from_its_directory(tmp_path: Pa
         "citation_recall": 0.1,
     }
     assert dict(config.gate.max_rise) == {**DEFAULT_MAX_RISE, "cost": 0.2}
-    assert config.gate.fail_on_block is False
+    assert (config.gate.fail_on_block, config.gate.fail_on_fallen) == (False, True)
     assert (config.report.window, config.report.min_runs) == (10, 4)
     assert [s.name for s in config.ci.stages] == ["unit", "semantic"]
     assert config.ci.stage("semantic").pytest_args() == ["tests/semantic", "-m", "sampled"]

@@ -134,6 +134,23 @@ def test_a_case_whose_verdict_fell_is_named_with_its_figures_even_when_the_gate_
     assert run_gate(reference(BASE), reference(now), lenient).notes == report.notes
 
 
+def test_under_fail_on_fallen_a_case_whose_verdict_fell_fails_the_gate_alone() -> None:
+    """One case falling from pass to observe while another rises keeps success where it
+    was, and every metric within its limits: the fall fails the gate all the same."""
+    base = results(case("a", 5), case("b", 3), case("c", 5))
+    now = results(case("a", 5), case("b", 5), case("c", 3))
+    config = GateConfig(fail_on_fallen=True)
+    report = run_gate(reference(base), reference(now), config)
+    assert all(row.verdict == "ok" for row in report.rows if row.metric == "success")
+    assert not report.passed
+    assert report.failures == [
+        "case c fell from pass (5/5 samples passed, floor 4) to observe (3/5): "
+        "citations [gate] 5/5 -> 3/5"
+    ]
+    assert not [n for n in report.notes if " fell from " in n]
+    assert run_gate(reference(base), reference(now), GateConfig()).passed
+
+
 HOSTILE_ID = "[docs](https://example.com/x) ![p](https://example.com/p.png) *b* `t <i>"
 SHOWN_ID = (
     "\\[docs\\](https://example.com/x) !\\[p\\](https://example.com/p.png) \\*b\\* \\`t &lt;i&gt;"

@@ -68,6 +68,9 @@ class GateConfig:
     max_rise: Mapping[str, float] = field(default_factory=dict)
     fail_on_block: bool = True
     fail_on_missing: bool = True
+    fail_on_fallen: bool = False
+    """Whether a case whose verdict is worse than in the baseline fails the gate, where
+    otherwise it is a note (a suite of many cases may let one fall within its limits)."""
     keep_defaults: bool = True
 
     def __post_init__(self) -> None:
@@ -381,12 +384,15 @@ def _limit(table: TableReader, name: str, value: object) -> float:
 
 
 def _gate(reader: TableReader) -> GateConfig:
-    reader.check_known(("max_drop", "max_rise", "fail_on_block", "fail_on_missing"))
+    reader.check_known(
+        ("max_drop", "max_rise", "fail_on_block", "fail_on_missing", "fail_on_fallen")
+    )
     return GateConfig(
         max_drop=_limits(reader, "max_drop"),
         max_rise=_limits(reader, "max_rise"),
         fail_on_block=reader.boolean("fail_on_block", True),
         fail_on_missing=reader.boolean("fail_on_missing", True),
+        fail_on_fallen=reader.boolean("fail_on_fallen", False),
     )
 
 

@@ -353,7 +353,7 @@ def run_gate(
         if case.verdict == "block":
             text = f"case {case.case}: every sample failed ({case.passes}/{case.samples}, block)"
             (problems if config.fail_on_block else notes).append(text)
-    notes += fallen_cases(baseline, now)
+    (problems if config.fail_on_fallen else notes).extend(fallen_cases(baseline, now))
     now_ids = {c.case for c in now.cases}
     base_ids = {c.case for c in baseline.cases}
     for missing in sorted(base_ids - now_ids):
@@ -408,10 +408,11 @@ _RANK = {"block": 0, "observe": 1, "pass": 2}
 
 
 def fallen_cases(baseline: Reference, now: Reference) -> list[str]:
-    """A note for each case of both whose verdict is worse than in the baseline (a block
-    is a problem of its own), naming the gates that passed fewer samples: a metric row
-    says how far the suite fell, this says where (``case rag-basics fell from pass
-    (4/5 samples passed, floor 4) to observe (3/5): citations [gate] 4/5 -> 3/5``)."""
+    """A line for each case of both whose verdict is worse than in the baseline (a block
+    is a problem of its own), naming the gates that passed fewer samples: a note, or a
+    problem under ``fail_on_fallen``. A metric row says how far the suite fell, this says
+    where (``case rag-basics fell from pass (4/5 samples passed, floor 4) to observe
+    (3/5): citations [gate] 4/5 -> 3/5``)."""
     notes = []
     for case in now.cases:
         before = baseline.case(case.case)
