@@ -151,6 +151,19 @@ def test_under_fail_on_fallen_a_case_whose_verdict_fell_fails_the_gate_alone() -
     assert run_gate(reference(base), reference(now), GateConfig()).passed
 
 
+def test_fail_on_fallen_in_the_project_s_configuration_fails_the_command(tmp_path: Path) -> None:
+    base = write_results(tmp_path / "base.json", results(case("a", 5), case("b", 3)))
+    now = write_results(tmp_path / "now.json", results(case("a", 3), case("b", 5)))
+    config = tmp_path / "pyproject.toml"
+    args = ["--baseline", str(base), "--results", str(now), "--config", str(config)]
+    config.write_text("[tool.replaygate.gate]\n", encoding="utf-8")
+    assert CliRunner().invoke(gate_cmd, args).exit_code == 0
+    config.write_text("[tool.replaygate.gate]\nfail_on_fallen = true\n", encoding="utf-8")
+    result = CliRunner().invoke(gate_cmd, [*args, "--max-drop", "success=0.5"])
+    assert result.exit_code == 1, result.output
+    assert "FAIL case a fell from pass (5/5 samples passed, floor 4) to observe" in result.output
+
+
 HOSTILE_ID = "[docs](https://example.com/x) ![p](https://example.com/p.png) *b* `t <i>"
 SHOWN_ID = (
     "\\[docs\\](https://example.com/x) !\\[p\\](https://example.com/p.png) \\*b\\* \\`t &lt;i&gt;"
