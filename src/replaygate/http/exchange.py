@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
+from replaygate.caller import application_level
 from replaygate.errors import (
     KEPT_ERRORS,
     FixtureFormatError,
@@ -795,7 +796,11 @@ class Exchange:
                     blocked.sent_live = slot.request
             if isinstance(err, Exception) and not ours:
                 # refused by replaygate (the network blocked), whatever the library wrapped it in
-                warnings.warn(failed_send(slot.request, err), LiveSendFailedWarning, stacklevel=3)
+                warnings.warn(
+                    failed_send(slot.request, err),
+                    LiveSendFailedWarning,
+                    stacklevel=application_level(3),
+                )
             raise
         refused = guard.after(slot, before) if guard is not None else None
         if refused is not None:

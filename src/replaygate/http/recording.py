@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from replaygate.caller import application_level
 from replaygate.errors import (
     CredentialsRefusedError,
     LiveSendFailedWarning,
@@ -173,7 +174,9 @@ class Recording:
         self.exchange.gave_up(self.slot, answered=True)
         how = "got an answer that broke off before its end"
         warnings.warn(
-            failed_send(self.slot.request, error, how), LiveSendFailedWarning, stacklevel=5
+            failed_send(self.slot.request, error, how),
+            LiveSendFailedWarning,
+            stacklevel=application_level(5),
         )
 
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:

@@ -1,0 +1,49 @@
+"""The line of the application that called into replaygate, through the libraries between:
+where a warning about what that call did points.
+
+A warning of a send (its live answer failed, say) is raised below the SDK, the HTTP
+client and replaygate's own frames, a number of them that changes with the SDK, its
+version and whether it is sync or async: a fixed ``stacklevel`` pointed into one of them.
+:func:`application_level` walks out of those frames instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import site
+import sys
+import sysconfig
+from types import FrameType
+
+
+@functools.cache
+def _library_folders() -> tuple[str, ...]:
+    """The folders whose code is no application's: replaygate's, the standard library's
+    and the installed packages'."""
+    paths = sysconfig.get_paths()
+    folders = {os.path.dirname(__file__)}
+    folders.update(paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib"))
+    folders.update(site.getsitepackages())
+    folders.add(site.getusersitepackages())
+    return tuple(os.path.join(os.path.realpath(folder), "") for folder in folders if folder)
+
+
+def _in_library(filename: str) -> bool:
+    if filename.startswith("<"):  # <frozen importlib._bootstrap>, a function made by exec
+        return filename.startswith("<frozen ")
+    return os.path.realpath(filename).startswith(_library_folders())
+
+
+def application_level(default: int) -> int:
+    """The ``stacklevel`` that points a warning raised by the caller of this function at
+    the innermost frame of the application's own code (none of replaygate's, the
+    standard library's or an installed package's); ``default`` where every frame is one
+    of theirs (a worker thread of a library)."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        if not _in_library(frame.f_code.co_filename):
+            return level
+        frame, level = frame.f_back, level + 1
+    return default
