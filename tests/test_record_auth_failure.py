@@ -257,13 +257,14 @@ def test_a_cloud_s_refusal_is_not_recorded_and_names_its_credentials(
     tmp_path: Path, url: str, status: int, answer: dict[str, Any], key: str
 ) -> None:
     # Bedrock's 403 and Vertex AI's 401 were recorded as the model's answer, their paths
-    # taken for no model API's
+    # taken for no model API's; refused, they were told to set "the API key the client
+    # sends", and Azure's OPENAI_API_KEY, which openai.AzureOpenAI never reads
     live = httpx2.MockTransport(lambda request: httpx2.Response(status, json=answer))
     store = tmp_path / "cloud.jsonl"
     ask = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 8, "messages": ASK}
     with recording(store, transport=live) as http, pytest.raises(CredentialsRefusedError) as caught:
         http.post(url, json=ask)
-    assert f"was answered {status}" in str(caught.value)
+    assert f"was answered {status}" in str(caught.value) and key in str(caught.value)
     assert list(FixtureStore.open(store)) == []
 
 

@@ -30,9 +30,8 @@ from replaygate.http.recorded import (
     replayed,
     stream_response,
 )
-from replaygate.http.routes import key_variable, refused_credentials
+from replaygate.http.routes import key_of, refused_credentials
 from replaygate.http.sse import BOM, SSEEvent, SSEParser
-from replaygate.interfaces import interface_of
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange, LiveSlot, Warn
@@ -186,7 +185,7 @@ class Recording:
             self._over()
             self.exchange.gave_up(self.slot)
             method = str(self.slot.envelope.get("method", ""))
-            key = key_variable(interface_of(self.slot.path))
+            key = key_of(self.slot.path)
             raise passthrough(CredentialsRefusedError(method, self.slot.path, refused, key))
         if end == "cut" and not self.stream:
             # the client got the library's error; a replay would hand it the part read

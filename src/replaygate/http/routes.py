@@ -22,10 +22,12 @@ server refused to pass the request on, so no server answered it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from replaygate.http.envelope import is_model_api
+from replaygate.interfaces import interface_of
 
 ROUTE_PREFIX = "Invalid URL"
 """How OpenAI's error message begins for a route it does not serve (``Invalid URL
@@ -167,6 +169,34 @@ def key_variable(interface: str) -> str:
     """Where the key of the model API of ``interface`` (or of a path it serves: ``http``)
     is set, as its SDK reads it."""
     return _KEY_VARIABLES.get(interface.split(".", 1)[0], "the API key the client sends")
+
+
+_CLOUD_KEYS = (
+    (
+        re.compile(r"/model/[^/]+/(?:invoke|converse)"),
+        "the AWS credentials anthropic.AnthropicBedrock sends (AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN; AWS_PROFILE; or "
+        "AWS_BEARER_TOKEN_BEDROCK)",
+    ),
+    (
+        re.compile(r":(?:rawPredict|streamRawPredict)(?:\?|$)"),
+        "anthropic.AnthropicVertex's access_token (or GOOGLE_APPLICATION_CREDENTIALS, "
+        "whose token it fetches)",
+    ),
+    (
+        re.compile(r"/openai/deployments/|[?&]api-version="),
+        "AZURE_OPENAI_API_KEY (or the token openai.AzureOpenAI's azure_ad_token_provider gives)",
+    ),
+)
+"""Where the credentials of a cloud's model API are set, by the path of its call (Amazon
+Bedrock's, Vertex AI's, Azure OpenAI's: a deployment or an ``api-version``)."""
+
+
+def key_of(path: str) -> str:
+    """Where the key of a call of ``path`` (a model API's) is set: a cloud's credentials
+    (:data:`_CLOUD_KEYS`), else :func:`key_variable` of its interface."""
+    cloud = next((key for where, key in _CLOUD_KEYS if where.search(path)), None)
+    return cloud or key_variable(interface_of(path))
 
 
 def refusal_note(status: int, interface: str) -> str:
