@@ -143,7 +143,8 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
 OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
     "--count", "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
-    "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf",  # pytest's
+    "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf", "--showlocals",
+    "--full-trace",  # pytest's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add",  # git's
 }  # fmt: skip
 

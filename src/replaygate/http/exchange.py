@@ -733,6 +733,7 @@ class Exchange:
         refused with :class:`~replaygate.errors.UnservedRouteError`: it is not a model
         reply, and nothing is written.
         """
+        __tracebackhide__ = True
         try:  # refused here, the route, a secret or the cap is this send's error
             stored, meta = self._while_busy(self._prepared, slot, response)
         except BaseException as err:

@@ -72,6 +72,7 @@ class Recording:
     def feed(self, chunk: bytes) -> None:
         """Take the next decoded body bytes (of a stream, kept too until an event is read:
         :meth:`finish` records a body that held none as it came)."""
+        __tracebackhide__ = True
         if self.stream:
             if not self._events:
                 self._body.append(chunk)
@@ -117,6 +118,7 @@ class Recording:
         A stream closed by an interrupt on its way out (Ctrl-C, SIGTERM, ``sys.exit``
         while its events were read) is not written: its reader did not choose to stop,
         and a recording that does not hold it records it whole next time."""
+        __tracebackhide__ = True
         if self.done:
             return
         if end == "closed" and _interrupted():
@@ -179,6 +181,7 @@ class Recording:
         )
 
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:
+        __tracebackhide__ = True
         body = self._json() if self.status == 400 else None  # a refused Gemini key's
         refused = refused_credentials(self.slot.path, self.status, body)
         if refused is not None:  # not billed: the cap's bound is given back

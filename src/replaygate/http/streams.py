@@ -212,6 +212,7 @@ class TeeByteStream:
         where its reader stopped. A body that is no stream, left by its reader (a
         ``break``), is drained as it is closed; one whose live read was stopped (its task
         cancelled, an interrupt) cannot be, and is not recorded (:meth:`Recording.stopped`)."""
+        __tracebackhide__ = True
         try:
             yield
         except body_errors(self.library) as err:
@@ -238,6 +239,7 @@ class TeeByteStream:
         none of it, gets no error, as it would live, where closing it reads nothing; one
         whose drain is stopped (its task cancelled, an interrupt) is not recorded either
         (:meth:`Recording.stopped`), and the client gets that stop."""
+        __tracebackhide__ = True
         try:
             yield
         except body_errors(self.library) as err:
@@ -247,12 +249,14 @@ class TeeByteStream:
             raise
 
     def __iter__(self) -> Iterator[bytes]:
+        __tracebackhide__ = True
         with self._recorded():
             for chunk in self._chunks():
                 self._recording.feed(chunk)
                 yield chunk
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        __tracebackhide__ = True
         with self._recorded():
             async for chunk in self._achunks():
                 self._recording.feed(chunk)
@@ -260,6 +264,7 @@ class TeeByteStream:
 
     def close(self) -> None:
         """Record what is still unrecorded, then close the live response."""
+        __tracebackhide__ = True
         recording = self._recording
         try:
             if not recording.done and not recording.stream:
@@ -273,6 +278,7 @@ class TeeByteStream:
 
     async def aclose(self) -> None:
         """Record what is still unrecorded, then close the live response."""
+        __tracebackhide__ = True
         recording = self._recording
         try:
             if not recording.done and not recording.stream:

@@ -1,0 +1,77 @@
+"""A recording refused for a secret the answer holds shows none of replaygate's frames in a
+pytest report: their locals hold the live answer, which ``pytest -l`` (``--showlocals``)
+would print to the terminal and the CI log, key included."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+import pytest
+
+from replaygate.errors import SecretInFixtureError
+from replaygate.http import httpx2_async_client, httpx2_client
+from replaygate.models.types import ModelResponse
+from replaygate.sim import Simulator
+from replaygate.sim.behaviors import ScriptBehavior
+from sdks import anthropic
+
+KEY = "sk-ant-api03-" + "Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef7Gh" * 3 + "AA-AbCdEfAA"
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    answers = [ModelResponse(text=f"your key is {KEY}")] * 3
+    with Simulator(behavior=ScriptBehavior(answers)) as server:
+        yield server
+
+
+def shown_replaygate_frames(traceback: TracebackType | None) -> list[str]:
+    """The frames of replaygate's code that a pytest report would show (not hidden)."""
+    shown = []
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if "/replaygate/" in frame.f_code.co_filename and not frame.f_locals.get(
+            "__tracebackhide__"
+        ):
+            shown.append(f"{frame.f_code.co_filename}:{traceback.tb_lineno}")
+        traceback = traceback.tb_next
+    return shown
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
+def test_a_refused_answer_leaves_no_frame_of_replaygate_in_the_report(
+    sim: Simulator, tmp_path: Path, stream: bool
+) -> None:
+    http = httpx2_client(tmp_path / "s.jsonl", "record-missing", approve_live=True)
+    with (
+        anthropic.Anthropic(api_key="t", base_url=sim.url, http_client=http) as client,
+        pytest.raises(SecretInFixtureError, match="Anthropic API key found at response") as err,
+    ):
+        request = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "x"}]}
+        if stream:
+            with client.messages.stream(**request) as events:  # type: ignore[arg-type]
+                events.get_final_text()
+        else:
+            client.messages.create(**request)  # type: ignore[arg-type]
+    assert shown_replaygate_frames(err.value.__traceback__) == []
+
+
+def test_a_refused_answer_streamed_to_an_async_client_leaves_no_frame_of_replaygate(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    async def ask() -> None:
+        http = httpx2_async_client(tmp_path / "a.jsonl", "record-missing", approve_live=True)
+        async with (
+            anthropic.AsyncAnthropic(api_key="t", base_url=sim.url, http_client=http) as client,
+            client.messages.stream(
+                model="m", max_tokens=64, messages=[{"role": "user", "content": "x"}]
+            ) as events,
+        ):
+            await events.get_final_text()
+
+    with pytest.raises(SecretInFixtureError, match="Anthropic API key found at response") as err:
+        asyncio.run(ask())
+    assert shown_replaygate_frames(err.value.__traceback__) == []
