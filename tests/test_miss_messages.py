@@ -638,6 +638,11 @@ def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
 ) -> None:
     # a file upload, a batch: the user's own call of the API was told to be stopped at its
     # source as a framework's side request (a price file's download, telemetry)
+    assert "no model API" not in str(_replay_missed(tmp_path, "POST", url, content=b"--x--"))
+
+
+def _replay_missed(tmp_path: Path, method: str, url: str, **options: Any) -> FixtureMismatchError:
+    """The miss of ``method url``, replayed from an empty store."""
     store = tmp_path / "s.jsonl"
     store.write_bytes(b"")
     with (
@@ -645,8 +650,8 @@ def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
         httpx2_client(store) as client,
         pytest.raises(FixtureMismatchError) as caught,
     ):
-        client.post(url, content=b"--x--")
-    assert "no model API" not in str(caught.value)
+        client.request(method, url, **options)
+    return caught.value
 
 
 TOKEN_FETCHES = [
@@ -717,21 +722,14 @@ def test_a_replayed_metadata_server_probe_says_to_give_the_client_a_token(
     # AnthropicVertex without credentials: google-auth probes the metadata server and reads
     # the service account before any token fetch; its miss said to stop a framework's
     # tokenizer or price file or telemetry "at its source"
-    store = tmp_path / "s.jsonl"
-    store.write_bytes(b"")
-    with (
-        block_network(),
-        httpx2_client(store) as client,
-        pytest.raises(FixtureMismatchError) as caught,
-    ):
-        client.get(url, headers={"metadata-flavor": "Google"})
-    said = str(caught.value)
+    missed = _replay_missed(tmp_path, "GET", url, headers={"metadata-flavor": "Google"})
+    said = str(missed)
     assert said.endswith(METADATA_SERVER), said
     assert "no model API" not in said
     # the run's list of misses named its "body, method, path" and said to record it
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
     summary = MissSummary()
-    summary.misses["test_vertex.py::test_ask"] = cast(Miss, miss_of(test, caught.value))
+    summary.misses["test_vertex.py::test_ask"] = cast(Miss, miss_of(test, missed))
     listed: list[str] = []
     reporter = SimpleNamespace(section=listed.append, line=listed.append)
     summary.pytest_terminal_summary(cast(pytest.TerminalReporter, reporter), cast(Any, None))
