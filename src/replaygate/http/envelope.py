@@ -62,14 +62,17 @@ MODEL_API_ENDINGS: tuple[str, ...] = (
 """Path endings of a model API that serve no interface of their own (they record as
 ``http``) and that the simulator answers: a token count before a send (Anthropic's,
 Gemini's), a compaction of a Responses conversation, embeddings."""
-CLOUD_MODEL_CALL = re.compile(
-    r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream)$"
-    r"|/publishers/[^/]+/models/[^/]+:(?:rawPredict|streamRawPredict)$"
+BEDROCK_CALL = re.compile(
+    r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream)(?=\?|$)"
 )
+"""Amazon Bedrock's model call (``/model/<id>/invoke``, its stream, ``converse``), in a
+path with its query or without."""
+VERTEX_CALL = re.compile(r"/publishers/[^/]+/models/[^/]+:(?:rawPredict|streamRawPredict)(?=\?|$)")
+"""Vertex AI's ``rawPredict`` of a publisher's model (``anthropic.AnthropicVertex``'s), in
+a path with its query or without."""
+CLOUD_MODEL_CALLS = (BEDROCK_CALL, VERTEX_CALL)
 """The model calls of a cloud's API that serve no interface of their own (they record as
-``http``) and that the simulator does not answer: Amazon Bedrock's (``/model/<id>/invoke``,
-its stream, ``converse``) and Vertex AI's ``rawPredict`` of a publisher's model
-(``anthropic.AnthropicVertex``'s)."""
+``http``) and that the simulator does not answer."""
 MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses")
 """Paths of a model API below which the paths serve no interface of their own (they
 record as ``http``) and that the simulator answers: OpenAI's Conversations API
@@ -453,11 +456,11 @@ def is_model_api(path: str) -> bool:
     :data:`MODEL_API_ENDINGS`, or one of :data:`MODEL_API_TREES` or below it, read from
     the provider's route on (:func:`~.base_path.api_route`: Azure OpenAI's
     ``/openai/deployments/<name>/embeddings`` is ``/v1/embeddings``); or a cloud's model
-    call (:data:`CLOUD_MODEL_CALL`)."""
+    call (:data:`CLOUD_MODEL_CALLS`)."""
     bare = api_route(path.split("?", 1)[0]).rstrip("/")
     if interface_of(bare) != "http" or bare.endswith(MODEL_API_ENDINGS):
         return True
-    if CLOUD_MODEL_CALL.search(bare):
+    if any(call.search(bare) for call in CLOUD_MODEL_CALLS):
         return True
     return any(bare.endswith(tree) or f"{tree}/" in bare for tree in MODEL_API_TREES)
 

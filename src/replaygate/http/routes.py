@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from replaygate.http.envelope import is_model_api
+from replaygate.http.envelope import BEDROCK_CALL, VERTEX_CALL, is_model_api
 from replaygate.interfaces import interface_of
 
 ROUTE_PREFIX = "Invalid URL"
@@ -173,13 +173,13 @@ def key_variable(interface: str) -> str:
 
 _CLOUD_KEYS = (
     (
-        re.compile(r"/model/[^/]+/(?:invoke|converse)"),
+        BEDROCK_CALL,
         "the AWS credentials anthropic.AnthropicBedrock sends (AWS_ACCESS_KEY_ID and "
         "AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN; AWS_PROFILE; or "
         "AWS_BEARER_TOKEN_BEDROCK)",
     ),
     (
-        re.compile(r":(?:rawPredict|streamRawPredict)(?:\?|$)"),
+        VERTEX_CALL,
         "anthropic.AnthropicVertex's access_token (or GOOGLE_APPLICATION_CREDENTIALS, "
         "whose token it fetches)",
     ),
