@@ -272,6 +272,54 @@ def test_run_ids_made_within_one_second_sort_in_the_order_they_were_made() -> No
     assert hits.new_run_id() > "20261205T150918Z-ab12"  # an older log's id sorts first
 
 
+AHEAD = "29991231T235959998Z-ab12"
+"""A run logged while the clock was ahead: the clock has been set back since."""
+
+
+def logged_ahead(log: Path, **runner: str) -> Path:
+    """The hits folder ``log``, holding one play of the run :data:`AHEAD`."""
+    log.mkdir(parents=True)
+    line = {"run": AHEAD, "time": "2999-12-31T23:59:59Z", "store": "a.jsonl"}
+    line |= {"key": "aaaaaaaaaaaa", "test": None, **runner}
+    (log / f"{AHEAD}-7.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    return log
+
+
+@pytest.mark.parametrize(
+    ("logged", "after"),
+    [(AHEAD, "29991231T235959999Z"), ("29991231T235958Z-ab12", "29991231T235959000Z")],
+)
+def test_a_run_id_sorts_after_the_runs_logged_whatever_the_clock(
+    tmp_path: Path, logged: str, after: str
+) -> None:
+    # a clock set back dated the newest run before older ones: `trim` deleted it, and
+    # `prune --runs 1` counted an older run, offering to delete what the tests now play
+    (tmp_path / f"{logged}-7.outcomes").write_text("", encoding="utf-8")
+    made = hits.new_run_id(tmp_path)
+    assert made.split("-")[0] == after
+    assert made > logged
+
+
+def test_an_eval_run_after_a_clock_set_back_is_counted_as_the_newest(tmp_path: Path) -> None:
+    log = logged_ahead(tmp_path / "hits", runner="eval")
+    with hits.logging_run(log, tmp_path, "eval"):
+        hits.note(tmp_path / "evals" / "b.jsonl", "bbbbbbbbbbbb")
+    assert set(read_usage(log, 1, tmp_path).plays) == {"bbbbbbbbbbbb"}
+
+
+@pytest.mark.slow
+def test_a_test_session_after_a_clock_set_back_is_counted_as_the_newest(
+    pytester: pytest.Pytester,
+) -> None:
+    log = logged_ahead(pytester.path / ".replaygate" / "hits")
+    pytester.makepyfile(
+        "from replaygate.fixtures import hits\n"
+        "def test_b():\n    hits.note('tests/b.jsonl', 'bbbbbbbbbbbb')\n"
+    )
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert set(read_usage(log, 1, pytester.path).plays) == {"bbbbbbbbbbbb"}
+
+
 # [tool.replaygate] hits: the folder a read-only checkout sends the log to
 
 

@@ -487,7 +487,7 @@ def _start_hits(config: pytest.Config) -> None:
     folder = _hits_folder(root)
     worker = hasattr(config, "workerinput")
     env_before = os.environ.get(hits.RUN_ENV)
-    run = env_before if worker and env_before else hits.new_run_id()
+    run = env_before if worker and env_before else hits.new_run_id(folder)
     if not worker:
         os.environ[hits.RUN_ENV] = run
     config.stash[_HITS] = (hits.active(), env_before, worker)
