@@ -13,7 +13,7 @@ Gemini stream sent as one JSON array is read as its chunks, as events are).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from replaygate import exact_json
@@ -29,14 +29,25 @@ from replaygate.sanitize.encoded import form_values, is_form, path_parts
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.protocol import rewritten_word
-from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES
+from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES, encoded_field
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
 from replaygate.sanitize.usage import normalize_usage
-from replaygate.sanitize.walk import map_fields, map_strings
+from replaygate.sanitize.walk import map_strings, map_text
 
 _UNPARSED = object()
+
+
+def answer_data(name: str, siblings: Mapping[str, Any], holder: str, outer: str) -> bool:
+    """Whether the string under ``name`` of an answer's object (under the field ``holder``
+    of an object under ``outer``) is encoded data the text rules leave as it is: an
+    embedding or an image (:data:`HELD_ENCODED_NAMES`), or what
+    :func:`~.secret_entropy.encoded_field` names (an image's or audio's ``data``, the
+    ``result`` of an image generation call, a thinking block's ``signature``,
+    ``encrypted_content``...). It holds no words, and a rule matching a run of its
+    characters would leave it no longer decodable, or a signature the API refuses."""
+    return name in HELD_ENCODED_NAMES or encoded_field(name, siblings, holder, outer)
 
 
 class Sanitizer:
@@ -105,15 +116,8 @@ class Sanitizer:
         if config.normalize_usage:
             value = normalize_usage(value)
         if text and self.text:
-            value = map_fields(value, self._answer_text)
+            value = map_text(value, self.text.apply, answer_data)
         return value
-
-    def _answer_text(self, text: str, field: str | None) -> str:
-        """``text``, a string of an answer, through the text rules; but not an answer's
-        base64 data (an embedding, an image: :data:`HELD_ENCODED_NAMES`), which holds no
-        words, and which a rule matching a run of its characters would leave no longer
-        decodable."""
-        return text if field in HELD_ENCODED_NAMES else self.text.apply(text)
 
     def check_stable(self, request: Any, sent: str | None = None) -> None:
         """Refuse rules that would change the stored request again (replay could never match).
@@ -231,7 +235,7 @@ class Sanitizer:
             live = [value for value in done if value is not _UNPARSED]
             skip = redact_fragments(live, self.text.apply)
             for value in live:
-                apply_in_place(value, self.text.apply, skip)
+                apply_in_place(value, self.text.apply, skip, answer_data)
         return done
 
     def _json_event(self, event: Any, dropped: frozenset[str] | None, rewriter: IdRewriter) -> Any:

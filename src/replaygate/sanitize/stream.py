@@ -41,6 +41,7 @@ import orjson
 
 from replaygate import exact_json
 from replaygate.sanitize.secret_entropy import encoded_field
+from replaygate.sanitize.walk import KeepFn
 
 Fragment = tuple[dict[str, Any], str]
 Group = tuple[Any, ...]
@@ -249,18 +250,29 @@ def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tupl
     return seen
 
 
-def apply_in_place(value: Any, apply: Callable[[str], str], skip: set[tuple[int, str]]) -> Any:
-    """``value`` with ``apply`` run on its string leaves in place, except the ``skip`` ones."""
+def apply_in_place(
+    value: Any,
+    apply: Callable[[str], str],
+    skip: set[tuple[int, str]],
+    keep: KeepFn,
+    holder: str = "",
+    outer: str = "",
+) -> Any:
+    """``value`` (under the field ``holder`` of an object under ``outer``) with ``apply``
+    run on its string leaves in place, except the ``skip`` ones and those ``keep`` names."""
     if isinstance(value, dict):
         for k, v in value.items():
             if isinstance(v, str):
-                if (id(value), k) not in skip:
+                if (id(value), k) not in skip and not keep(str(k), value, holder, outer):
                     value[k] = apply(v)
             else:
-                apply_in_place(v, apply, skip)
+                apply_in_place(v, apply, skip, keep, str(k), holder)
         return value
     if isinstance(value, list):
         for i, v in enumerate(value):
-            value[i] = apply(v) if isinstance(v, str) else apply_in_place(v, apply, skip)
+            if isinstance(v, str):
+                value[i] = apply(v)
+            else:
+                apply_in_place(v, apply, skip, keep, holder, outer)
         return value
     return apply(value) if isinstance(value, str) else value

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 TextFn = Callable[[str], str]
 FieldTextFn = Callable[[str, str | None], str]
 MemberFn = Callable[[str | None, Any], Any]
+KeepFn = Callable[[str, Mapping[str, Any], str, str], bool]
+"""Whether the string under a name of an object (itself under the field ``holder`` of an
+object under ``outer``) is left as it is: ``keep(name, siblings, holder, outer)``."""
 
 
 def map_fields(value: Any, fn: FieldTextFn, field: str | None = None) -> Any:
@@ -21,6 +24,25 @@ def map_fields(value: Any, fn: FieldTextFn, field: str | None = None) -> Any:
         out = fn(value, field)
         return value if out == value else out
     return map_members(value, lambda key, member: map_fields(member, fn, key))
+
+
+def map_text(value: Any, fn: TextFn, keep: KeepFn, holder: str = "", outer: str = "") -> Any:
+    """``value`` with ``fn`` applied to every string leaf but those ``keep`` names
+    (``value`` under the field ``holder`` of an object under ``outer``; copy-on-write, as
+    :func:`map_fields`)."""
+    if isinstance(value, str):
+        out = fn(value)
+        return value if out == value else out
+    if isinstance(value, dict):
+        return map_members(
+            value,
+            lambda name, member: (
+                member
+                if isinstance(member, str) and keep(str(name), value, holder, outer)
+                else map_text(member, fn, keep, str(name), holder)
+            ),
+        )
+    return map_members(value, lambda _name, member: map_text(member, fn, keep, holder, outer))
 
 
 def map_members(value: Any, fn: MemberFn) -> Any:
