@@ -150,6 +150,13 @@ def test_only_a_model_api_host_counts_as_a_call_of_the_api(host: str, calls_the_
     assert is_api_call(host, "/v1/files") is calls_the_api
 
 
+def test_the_agents_sdk_s_trace_upload_is_no_call_of_the_api() -> None:
+    # the OpenAI Agents SDK's exporter, uploading spans during a replayed test, missed as
+    # a changed model call of api.openai.com, told to record it
+    assert not is_api_call("api.openai.com", "/v1/traces/ingest")
+    assert is_api_call("api.openai.com", "/v1/traces")  # no path of the SDK's exporter
+
+
 def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path: Path) -> None:
     # anthropic.AnthropicBedrock's call, sent to the simulator, was told only to be recorded
     # from the live API or left out: not of a loopback server of one's own as live_origin

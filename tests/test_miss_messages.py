@@ -571,6 +571,11 @@ SIDE_FETCHES = [
     ),
     ("https://eu.api.smith.langchain.com/info", "LangSmith: LANGSMITH_TRACING=false; "),
     ("https://telemetry.example.com/v1/events", ""),
+    (  # the Agents SDK's exporter, uploading the spans of a replayed run during a test
+        "https://api.openai.com/v1/traces/ingest",
+        "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or "
+        "OPENAI_AGENTS_DISABLE_TRACING=1; ",
+    ),
 ]
 
 
@@ -581,7 +586,8 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     # LiteLLM's fetch of its price file missed with a re-record hint and the diff of an
     # unrelated model call: nothing said it was the framework's own request; tiktoken's
     # download of its encoding (ChatOpenAI.get_num_tokens) and LangSmith's tracing were
-    # told LiteLLM's remedy
+    # told LiteLLM's remedy; the Agents SDK's upload of its traces to api.openai.com was
+    # told as a changed model call, with the command that would record it
     store = tmp_path / "s.jsonl"
     with httpx2_client(store, mode="record-missing", approve_live=True) as client:
         client.post(counted, content=b'{"model":"m"}', headers={"anthropic-version": "1"})

@@ -159,10 +159,20 @@ request of a framework. Google's other API hosts (``oauth2.googleapis.com``, sto
 are not: a framework fetching a token there is sent where it is addressed."""
 
 
+PROVIDER_TELEMETRY = re.compile(r"^/v1/traces/ingest/?$")
+"""The paths of a provider's host that call none of its APIs: the OpenAI Agents SDK's
+upload of a run's traces (``POST api.openai.com/v1/traces/ingest``), which its exporter
+sends from a background thread every few seconds and at exit, a side request like
+LangSmith's (:mod:`~replaygate.http.side_request`)."""
+
+
 def is_api_call(host: str | None, path: str) -> bool:
     """Whether a request to ``host`` and ``path`` calls a provider's API: a model API's
-    path (:func:`is_model_api`), or any path of a provider's host (:data:`PROVIDER_API_HOST`)."""
-    return bool(host and PROVIDER_API_HOST.search(host)) or is_model_api(path)
+    path (:func:`is_model_api`), or any path of a provider's host (:data:`PROVIDER_API_HOST`)
+    but its telemetry's (:data:`PROVIDER_TELEMETRY`)."""
+    if is_model_api(path):
+        return True
+    return bool(host and PROVIDER_API_HOST.search(host)) and not PROVIDER_TELEMETRY.match(path)
 
 
 def key_is_credential(host: str | None, path: str) -> bool:

@@ -3,7 +3,8 @@
 tiktoken (``ChatOpenAI.get_num_tokens``, ``OpenAIEmbeddings``) downloads its encoding from
 ``openaipublic.blob.core.windows.net`` on first use; LiteLLM fetches its model cost map
 and Anthropic beta headers from ``raw.githubusercontent.com``; LangSmith's tracing sends
-runs to ``api.smith.langchain.com``. Such a request is no model call: recorded, a store
+runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
+``api.openai.com/v1/traces/ingest``. Such a request is no model call: recorded, a store
 would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
 one says so, with the remedy of the library whose host it names.
 """
@@ -23,9 +24,16 @@ REMEDIES = (
         "releases that do not read it",
     ),
     ("api.smith.langchain.com", "LangSmith: LANGSMITH_TRACING=false"),
+    (
+        "api.openai.com",
+        "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or "
+        "OPENAI_AGENTS_DISABLE_TRACING=1",
+    ),
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
-``eu.api.smith.langchain.com``), with how to stop each."""
+``eu.api.smith.langchain.com``), with how to stop each. Of a provider's API host, only its
+telemetry's paths are side requests
+(:data:`~replaygate.http.envelope.PROVIDER_TELEMETRY`): the Agents SDK's trace upload."""
 
 
 def side_request_note(host: str | None) -> str:
