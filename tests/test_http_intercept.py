@@ -231,6 +231,24 @@ def test_a_miss_the_code_under_test_caught_warns_as_the_block_ends(tmp_path: Pat
     assert CAUGHT_NOTE in raised.value.__notes__
 
 
+def upload_traces() -> None:
+    """An exporter that uploads spans and swallows its failure (the OpenAI Agents SDK's)."""
+    with contextlib.suppress(Exception), httpx2.Client() as client:
+        client.post("https://api.openai.com/v1/traces/ingest", json={"data": []})
+
+
+def test_a_caught_miss_of_telemetry_warns_how_to_stop_it(tmp_path: Path) -> None:
+    # the Agents SDK's trace upload was told as a fallback's answer, "what it returned is not
+    # what was recorded", with neither what it was nor the switch that stops it
+    with pytest.warns(ReplayErrorCaughtWarning) as warned, intercept(tmp_path / "none.jsonl"):
+        upload_traces()
+    said = str(warned[0].message)
+    assert "what it returned" not in said
+    assert "(POST https://api.openai.com/v1/traces/ingest)" in said
+    assert "This request is to no model API" in said
+    assert "OPENAI_AGENTS_DISABLE_TRACING=1" in said
+
+
 def test_a_miss_leaving_the_block_names_the_misses_caught_before_it(tmp_path: Path) -> None:
     with pytest.raises(FixtureMismatchError) as raised, intercept(tmp_path / "none.jsonl"):
         assert with_fallback(None) == "fallback answer"  # the first miss, hidden

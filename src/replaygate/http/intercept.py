@@ -45,6 +45,7 @@ from replaygate.http.active import answering_with, entered_in
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
 from replaygate.http.seams import installed, patched
+from replaygate.http.side_request import side_request_told
 from replaygate.network import SIMULATOR_BLOCK, block_network, is_loopback
 from replaygate.unittest_parts import unittest_took
 
@@ -261,15 +262,22 @@ def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
 
 
 def caught_inside(caught: list[ReplaygateError]) -> str:
-    """What a block that ended normally after raising replay errors says of them."""
-    first = str(caught[0]).splitlines()[0]
+    """What a block that ended normally after raising replay errors says of them; of a
+    first one to no model API (a framework's telemetry), how to stop it at its source."""
+    said = str(caught[0])
+    first = said.splitlines()[0]
+    side = side_request_told(said)
+    went_on = (
+        f"the code under test caught them and went on. The first: {first} {side}"
+        if side
+        else "the code under test caught them and went on (a framework's fallback model or "
+        f"retry), so what it returned is not what was recorded. The first: {first}"
+    )
     return (
         f"{len(caught)} replay error(s) raised inside this intercept() block did not leave "
-        "it: the code under test caught them and went on (a framework's fallback model or "
-        f"retry), so what it returned is not what was recorded. The first: {first} Call "
-        "`raise_caught()` on the block's session (`with intercept(...) as session`) once "
-        "the code returned to fail there; under pytest, the replaygate_intercept fixture "
-        "fails the test"
+        f"it: {went_on} Call `raise_caught()` on the block's session (`with intercept(...) "
+        "as session`) once the code returned to fail there; under pytest, the "
+        "replaygate_intercept fixture fails the test"
     )
 
 

@@ -51,3 +51,9 @@ def side_request_note(host: str | None) -> str:
         "a price or tokenizer file, telemetry), stop it at its source rather than record it "
         f"({remedy}see docs/frameworks.md)."
     )
+
+
+def side_request_told(said: str) -> str | None:
+    """The note of :func:`side_request_note` in ``said``, a miss's text, or None when the
+    miss is of a call of a provider's API."""
+    return next((line for line in said.splitlines() if line.startswith(SIDE_REQUEST)), None)
