@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from forked_cli import Forker
-from replaygate.cli import main
+from replaygate.cli import long_lists, main
 from replaygate.cli.demo import demo
 from replaygate.cli.eval_cmds import eval_cmd
 from replaygate.cli.options import SIMULATOR_SEED
@@ -32,6 +32,7 @@ from replaygate.examples.research_copilot import (
     DEFAULT_SYSTEM,
     shipped_eval_cases,
 )
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.replay import RequestSettings
 from replaygate.sim import Simulator
@@ -181,6 +182,46 @@ def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> Non
     assert missing.returncode == 1 and "no fixture with key 'ffffffffffff'" in missing.stderr
     short = replaygate("show", key[:6], "--fixtures", str(recorded))
     assert short.returncode == 2 and "shorter than the minimum of 12" in short.stderr
+
+
+def test_show_on_a_terminal_cuts_an_image_s_base64_to_its_start_and_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fixture holding an image printed its 1.4 MB of base64 on the terminal, burying
+    the fields a reader looks for; piped, it is still printed whole."""
+    image = "iVBORw0KGgo" + "A" * 1_999 + "="
+    request = {
+        "model": "m",
+        "max_tokens": 8,
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": image},
+                    },
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64," + image}},
+                    {"type": "text", "text": "describe " * 200},
+                ],
+            }
+        ],
+    }
+    store = tmp_path / "img.jsonl"
+    with FixtureStore.open(store) as opened:
+        opened.put(Fixture.create(request, [{"content": [], "stop_reason": "end_turn"}]))
+    key = FixtureStore.open(store).keys()[0]
+    piped = CliRunner().invoke(main, ["show", key, "--fixtures", str(store)])
+    assert piped.exit_code == 0 and piped.output.count(image) == 2
+    monkeypatch.setattr(long_lists, "on_terminal", lambda: True)
+    shown = CliRunner().invoke(main, ["show", key, "--fixtures", str(store)])
+    assert shown.exit_code == 0 and image not in shown.output
+    assert f'"data": "{image[:64]}... (2,011 characters)"' in shown.output
+    assert f'"url": "data:image/png;base64,{image[:42]}... (2,033 characters)"' in shown.output
+    assert "describe " * 200 in shown.output  # text is left whole
+    assert shown.output.endswith(
+        "... 2 base64 value(s) cut on a terminal: pipe the output (`| less`) to see them whole\n"
+    )
 
 
 def test_verify_reports_every_problem_with_file_and_line(recorded: Path, tmp_path: Path) -> None:
