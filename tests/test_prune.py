@@ -346,6 +346,9 @@ def test_a_time_at_the_edge_of_the_calendar_is_pruned_like_any_other(project: Pa
     done = prune(str(store), "--unused", "--yes")
     assert done.exit_code == 0, done.output
     assert "deleted 4 fixture(s)" in done.output and all(key in done.output for key in edges)
+    # the fixture dated after the prune was listed as "(future old)"
+    assert "(recorded in the future: a wrong clock or an edited date)" in done.output
+    assert "future old" not in done.output
     assert stored_keys(store) == {keys["played"], keys["referenced"]}
 
 

@@ -531,7 +531,13 @@ def prune(
         if held:
             click.echo(f"  {failed_tests_line(result)}")
         for row in doomed:
-            recorded = age_text(row.age) + " old" if row.age is not None else "age unknown"
+            recorded = (
+                "age unknown"
+                if row.age is None
+                else "recorded in the future: a wrong clock or an edited date"
+                if row.future
+                else age_text(row.age) + " old"
+            )
             click.echo(f"  {shown_file(row.where)}  key {row.key}  ({recorded})")
         if not doomed:
             click.echo("nothing to prune")
