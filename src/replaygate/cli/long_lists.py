@@ -1,13 +1,18 @@
 """A long list on a terminal: its first lines, and how to see every one.
 
 On a terminal, thousands of lines (a verify of a store with 5,000 damaged fixtures, a
-patrol of 100,000 fixtures) scroll past what a reader can see; piped or redirected (a CI
-log, ``| less``, ``> report.txt``) every line is printed.
+patrol of 100,000 fixtures) scroll past what a reader can see, and so does the base64 of
+an image or a PDF in a fixture ``show`` prints; piped or redirected (a CI log, ``| less``,
+``> report.txt``) every line is printed, whole.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any
+
+from replaygate.sanitize.secret_entropy import BASE64_TEXT, DATA_URL_BASE64
+from replaygate.sanitize.walk import map_strings
 
 SHOWN = 50
 """Lines of a long list shown on a terminal."""
@@ -28,4 +33,38 @@ def more_line(hidden: int, what: str) -> str:
     return (
         f"... and {hidden} more {what} not shown on a terminal: pipe the output "
         "(`| less`) or add --json to see every one"
+    )
+
+
+ENCODED_SHOWN = 64
+"""Characters of a long base64 value (an image, a document) shown on a terminal."""
+ENCODED_CUT = 1024
+"""The length from which a base64 value is cut on a terminal."""
+
+
+def cut_encoded(document: Any) -> tuple[Any, int]:
+    """On a terminal, ``document`` (JSON) with each base64 value of :data:`ENCODED_CUT`
+    characters or more (base64 text alone, or a data URL of it) cut to its first
+    :data:`ENCODED_SHOWN` characters and its length, and how many were cut (text is left
+    whole); elsewhere ``document`` itself and 0."""
+    if not on_terminal():
+        return document, 0
+    cut = 0
+
+    def shorter(text: str) -> str:
+        nonlocal cut
+        if len(text) < ENCODED_CUT or not (
+            BASE64_TEXT.fullmatch(text) or DATA_URL_BASE64.fullmatch(text)
+        ):
+            return text
+        cut += 1
+        return f"{text[:ENCODED_SHOWN]}... ({len(text):,} characters)"
+
+    return map_strings(document, shorter), cut
+
+
+def cut_line(cut: int) -> str:
+    """The line that says how many base64 values were cut and how to see them whole."""
+    return (
+        f"... {cut} base64 value(s) cut on a terminal: pipe the output (`| less`) to see them whole"
     )
