@@ -489,3 +489,48 @@ def test_a_replay_s_refused_credential_lookup_says_to_give_the_client_credential
     said: list[str] = []
     offline.pytest_terminal_summary(SimpleNamespace(section=said.append, line=said.append))  # type: ignore[arg-type]
     assert (said[-1] == CREDENTIAL_LOOKUP) is told and said[1] == refused
+
+
+AGENTS_TRACING_OFF = (
+    "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or OPENAI_AGENTS_DISABLE_TRACING=1"
+)
+
+
+@pytest.mark.parametrize(
+    ("refused", "told"),
+    [
+        (
+            "lookup of 'api.openai.com' (from agents.tracing.processors) during t.py::test_ask",
+            f"Turn off in tests: {AGENTS_TRACING_OFF}.",
+        ),
+        ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
+    ],
+)
+def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
+    refused: str, told: str | None
+) -> None:
+    # the Agents SDK's exporter, left on: the list named agents.tracing.processors and said
+    # only to "turn the sender off in tests", not how
+    from types import SimpleNamespace
+
+    from replaygate.pytest_plugin.offline import OfflineSession
+
+    offline = OfflineSession()
+    offline.from_workers, offline.users = [refused, refused], {"t.py::test_ask": None}
+    said: list[str] = []
+    offline.pytest_terminal_summary(SimpleNamespace(section=said.append, line=said.append))  # type: ignore[arg-type]
+    assert said[4:] == ([told] if told else [])
+
+
+def test_telemetry_refused_at_interpreter_exit_names_the_switch_that_stops_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from replaygate.network import Refusal
+    from replaygate.pytest_plugin.offline import _tell_at_exit
+
+    _tell_at_exit(Refusal("lookup of", "'api.openai.com'", "agents.tracing.processors"))
+    assert capsys.readouterr().err == (
+        "replaygate: lookup of 'api.openai.com' refused at interpreter exit (from "
+        "agents.tracing.processors): replaygate keeps the network blocked after the session; "
+        f"turn it off in tests ({AGENTS_TRACING_OFF})\n"
+    )

@@ -599,6 +599,7 @@ def test_replay_with_tracing_on_passes_and_blocks_the_exporter(store: Path, tmp_
     assert refused, done.stderr
     assert all("'api.openai.com'" in line for line in refused), refused
     assert all("agents.tracing" in line for line in refused), refused
+    assert all("OPENAI_AGENTS_DISABLE_TRACING=1" in line for line in refused), refused
 
 
 def test_tracing_turned_off_by_the_environment_sends_nothing(store: Path, tmp_path: Path) -> None:

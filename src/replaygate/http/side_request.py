@@ -17,23 +17,39 @@ SIDE_REQUEST = "This request is to no model API"
 """How a miss of a request to no provider's API begins its note, whatever its host."""
 
 REMEDIES = (
-    ("openaipublic.blob.core.windows.net", "tiktoken: fill TIKTOKEN_CACHE_DIR beforehand"),
+    (
+        "openaipublic.blob.core.windows.net",
+        "tiktoken",
+        "tiktoken: fill TIKTOKEN_CACHE_DIR beforehand",
+    ),
     (
         "raw.githubusercontent.com",
+        "litellm",
         "LiteLLM: LITELLM_OFFLINE_MODE=true, and LITELLM_LOCAL_MODEL_COST_MAP=True for "
         "releases that do not read it",
     ),
-    ("api.smith.langchain.com", "LangSmith: LANGSMITH_TRACING=false"),
+    ("api.smith.langchain.com", "langsmith", "LangSmith: LANGSMITH_TRACING=false"),
     (
         "api.openai.com",
+        "agents.tracing",
         "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or "
         "OPENAI_AGENTS_DISABLE_TRACING=1",
     ),
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
-``eu.api.smith.langchain.com``), with how to stop each. Of a provider's API host, only its
-telemetry's paths are side requests
+``eu.api.smith.langchain.com``), the package that sends there, and how to stop it. Of a
+provider's API host, only its telemetry's paths are side requests
 (:data:`~replaygate.http.envelope.PROVIDER_TELEMETRY`): the Agents SDK's trace upload."""
+
+
+def sender_remedy(module: str) -> str | None:
+    """How to stop what ``module`` (a refused attempt's sender, such as
+    ``agents.tracing.processors``) sends of its own, if it is a package of
+    :data:`REMEDIES`; else None."""
+    return next(
+        (r for _, package, r in REMEDIES if module == package or module.startswith(f"{package}.")),
+        None,
+    )
 
 
 def side_request_note(host: str | None) -> str:
@@ -43,7 +59,8 @@ def side_request_note(host: str | None) -> str:
     if metadata_server(host):
         return METADATA_SERVER
     known = next(
-        (r for name, r in REMEDIES if host and (host == name or host.endswith(f".{name}"))), None
+        (r for name, _, r in REMEDIES if host and (host == name or host.endswith(f".{name}"))),
+        None,
     )
     remedy = f"{known}; " if known else ""
     return (

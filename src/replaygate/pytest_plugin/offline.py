@@ -34,6 +34,7 @@ import pytest
 # Loaded before this module, not on first use: at interpreter exit module globals are
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.errors import first_few
+from replaygate.http.side_request import sender_remedy
 from replaygate.http.token_fetch import metadata_server
 from replaygate.network import Refusal, block_network, refusals
 
@@ -50,9 +51,12 @@ _exit_hold: list[AbstractContextManager[None]] = []
 
 
 def _tell_at_exit(refusal: Refusal) -> None:
+    remedy = sender_remedy(refusal.caller)
+    stop = f"; turn it off in tests ({remedy})" if remedy else ""
     sys.stderr.write(
         f"replaygate: {refusal.what} {refusal.target} refused at interpreter exit "
-        f"(from {refusal.caller}): replaygate keeps the network blocked after the session\n"
+        f"(from {refusal.caller}): replaygate keeps the network blocked after the "
+        f"session{stop}\n"
     )
 
 
@@ -100,6 +104,22 @@ CREDENTIAL_LOOKUP = (
     'aws_region=...), AnthropicVertex(access_token="test", ...)).'
 )
 """What the list of refused attempts adds when one was to a metadata server."""
+
+
+_REFUSED_BY = re.compile(r" \(from ([^\s)]+)\)")
+"""The module that made a refusal's line's attempt (``... (from agents.tracing.processors)``)."""
+
+
+def senders_told(lines: list[str]) -> str | None:
+    """How to turn off the known senders (:func:`~replaygate.http.side_request.sender_remedy`)
+    of the refused attempts ``lines``, each once, or None when none is known."""
+    remedies = dict.fromkeys(
+        remedy
+        for line in lines
+        if (found := _REFUSED_BY.search(line)) is not None
+        and (remedy := sender_remedy(found.group(1))) is not None
+    )
+    return f"Turn off in tests: {'; '.join(remedies)}." if remedies else None
 
 
 def _looked_for_credentials(lines: list[str]) -> bool:
@@ -224,6 +244,8 @@ class OfflineSession:
             f"{len(lines)} attempt(s) refused: the session is offline {self.because()}; wire the "
             "client to replaygate, or turn the sender off in tests"
         )
+        if (senders := senders_told(lines)) is not None:
+            terminalreporter.line(senders)
         if _looked_for_credentials(lines):
             terminalreporter.line(CREDENTIAL_LOOKUP)
 
