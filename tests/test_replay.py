@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -37,6 +38,7 @@ from replaygate.fixtures.mismatch import (
     SIMULATOR_OPTIONS,
     mismatch_error,
 )
+from replaygate.fixtures.nearest import features, nearest
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024
@@ -741,6 +743,32 @@ def test_a_reworded_question_is_compared_with_the_one_it_rewords(
     assert caught.value.differences == (
         f"messages[0].content[0].text: {questions[1]!r} != {reworded!r}",
     )
+
+
+@pytest.mark.parametrize("data_url", [False, True], ids=["anthropic image", "data URL"])
+def test_a_changed_image_before_the_question_is_compared_with_the_same_question(
+    data_url: bool,
+) -> None:
+    """An image sent before the question filled the characters read for its words with its
+    base64: a changed screenshot was compared with the store's first fixture, whose
+    question differs too, rather than with the one asking the same question."""
+
+    def asking(image: int, question: str) -> dict[str, Any]:
+        data = base64.b64encode(bytes([image, 1, 2]) * 2000).decode()
+        shown: dict[str, Any] = (
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}}
+            if data_url
+            else {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": data},
+            }
+        )
+        content = [shown, {"type": "text", "text": question}]
+        return {"model": MODEL, "messages": [{"role": "user", "content": content}]}
+
+    questions = ("What colour is the cat?", "Which way does the road turn?", "How many boats?")
+    stored = [(i, features(asking(i, q))) for i, q in enumerate(questions)]
+    assert nearest(features(asking(9, "Which way does the road turn?")), stored) == 1
 
 
 def test_a_question_in_another_unicode_form_is_compared_with_the_one_it_differs_from(

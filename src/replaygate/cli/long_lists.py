@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from replaygate.sanitize.secret_entropy import BASE64_TEXT, DATA_URL_BASE64
+from replaygate.sanitize.secret_entropy import encoded_text
 from replaygate.sanitize.walk import map_strings
 
 SHOWN = 50
@@ -38,24 +38,21 @@ def more_line(hidden: int, what: str) -> str:
 
 ENCODED_SHOWN = 64
 """Characters of a long base64 value (an image, a document) shown on a terminal."""
-ENCODED_CUT = 1024
-"""The length from which a base64 value is cut on a terminal."""
 
 
 def cut_encoded(document: Any) -> tuple[Any, int]:
-    """On a terminal, ``document`` (JSON) with each base64 value of :data:`ENCODED_CUT`
-    characters or more (base64 text alone, or a data URL of it) cut to its first
-    :data:`ENCODED_SHOWN` characters and its length, and how many were cut (text is left
-    whole); elsewhere ``document`` itself and 0."""
+    """On a terminal, ``document`` (JSON) with each base64 value
+    (:func:`~replaygate.sanitize.secret_entropy.encoded_text`: 1,024 characters or more of
+    base64 text alone, or a data URL of it) cut to its first :data:`ENCODED_SHOWN`
+    characters and its length, and how many were cut (text is left whole); elsewhere
+    ``document`` itself and 0."""
     if not on_terminal():
         return document, 0
     cut = 0
 
     def shorter(text: str) -> str:
         nonlocal cut
-        if len(text) < ENCODED_CUT or not (
-            BASE64_TEXT.fullmatch(text) or DATA_URL_BASE64.fullmatch(text)
-        ):
+        if not encoded_text(text):
             return text
         cut += 1
         return f"{text[:ENCODED_SHOWN]}... ({len(text):,} characters)"

@@ -173,6 +173,20 @@ DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 DATA_URL_BASE64 = re.compile(f"({DATA_URL.pattern})" + r"[A-Za-z0-9+/]*={0,2}")
 """A data URL of base64 content: its start (group 1, read as text) and its content (in
 the standard alphabet, as a data URL holds it)."""
+ENCODED_TEXT_LEAST = 1024
+"""The least length of a text :func:`encoded_text` takes for base64 data by its look."""
+
+
+def encoded_text(text: str) -> bool:
+    """Whether ``text`` is base64 data by its look, whatever field holds it: of
+    :data:`ENCODED_TEXT_LEAST` characters or more, base64's letters alone
+    (:data:`BASE64_TEXT`) or a data URL of base64 content (an image, a PDF sent inline).
+    It holds no words a reader looks for."""
+    return len(text) >= ENCODED_TEXT_LEAST and (
+        BASE64_TEXT.fullmatch(text) is not None or DATA_URL_BASE64.fullmatch(text) is not None
+    )
+
+
 HELD_ENCODED_NAMES = frozenset({"embedding", "b64_json"})
 """The field names :data:`HELD_ENCODED_PATH` ends with."""
 _ANSWER_DATA = rf"body\.data\[\d+\]\.(?:{'|'.join(sorted(HELD_ENCODED_NAMES))})"
