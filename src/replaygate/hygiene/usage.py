@@ -15,6 +15,7 @@ from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.hits import (
     DEFAULT_DIR,
     TESTS,
+    first_hits,
     hits_folder_problem,
     read_hits,
     read_outcomes,
@@ -132,16 +133,17 @@ def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUs
     if problem is not None:
         raise HygieneError(f"--hits-dir {problem}")
     root = root if root is not None else project_root(hits_dir)
+    by_runner: dict[str, set[str]] = defaultdict(set)
     try:
-        hits = list(read_hits(hits_dir))
+        firsts = first_hits(hits_dir)  # the runs: those not counted are not parsed
+        for first in firsts.values():
+            by_runner[first.runner].add(first.run)
+        kept = {run for runs in by_runner.values() for run in sorted(runs)[-last:]}
+        hits = list(read_hits(hits_dir, [f for f, first in firsts.items() if first.run in kept]))
         outcomes = read_outcomes(hits_dir)
     except ValueError as err:
         raise HygieneError(f"damaged hits log: {err}") from None
-    by_runner: dict[str, set[str]] = defaultdict(set)
-    for hit in hits:
-        by_runner[hit.runner].add(hit.run)
-    kept = {run for runs in by_runner.values() for run in sorted(runs)[-last:]}
-    usage = FixtureUsage(tuple(sorted(kept)), len({hit.run for hit in hits}))
+    usage = FixtureUsage(tuple(sorted(kept)), len({first.run for first in firsts.values()}))
     usage.test_sessions = len(kept & by_runner.get(TESTS, set()))
     stores: dict[str, Path] = {}
     for hit in hits:
