@@ -34,6 +34,7 @@ from replaygate.examples.research_copilot import Corpus, Document, build_registr
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
+    KEY_FOR_ANOTHER_HOST,
     PYTEST_SIMULATOR_OPTION,
     SIMULATOR_OPTIONS,
     mismatch_error,
@@ -314,6 +315,35 @@ def test_a_miss_says_when_its_nearest_came_from_the_simulator(
         assert last.startswith("If the change was meant") and "simulator (meta" not in text
     else:
         assert last == said
+
+
+GROUP_KEY = "agents-sdk:group:a18603086e5bdf9df88ccc9f5a083fed"
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requested", "told"),
+    [
+        (None, GROUP_KEY, True),  # recorded through OPENAI_BASE_URL on the simulator
+        (GROUP_KEY, None, True),
+        (GROUP_KEY, GROUP_KEY.replace("a186", "b186"), False),
+        (None, "my-own-cache-key", False),
+    ],
+)
+def test_the_agents_sdk_s_key_on_one_side_only_says_the_hosts_differ(
+    tmp_path: Path, recorded: str | None, requested: str | None, told: bool
+) -> None:
+    # the Agents SDK recorded through OPENAI_BASE_URL naming the simulator sends no
+    # prompt_cache_key, its replay for api.openai.com one: the miss said only to group the
+    # run and record it again, which recorded it again without one
+    def sent(key: str | None) -> dict[str, object]:
+        body = {"model": "gpt-4o-mini", "input": "q"} | ({"prompt_cache_key": key} if key else {})
+        return {"method": "POST", "path": "/v1/responses", "headers": {}, "body": body}
+
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(Fixture.create(sent(recorded), [{"status": 200, "body": {}}]))
+    text = str(mismatch_error(FixtureStore.open(path), sent(requested), "0123456789ab"))
+    assert "body.prompt_cache_key: " in text
+    assert (KEY_FOR_ANOTHER_HOST in text.splitlines()) is told
 
 
 def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:
