@@ -270,6 +270,29 @@ def _forget_inherited() -> None:
 os.register_at_fork(after_in_child=_forget_inherited)
 
 
+async def checkpoint() -> None:
+    """Yield once to the event loop running this task, asyncio's or trio's: a cancellation
+    due in it (a deadline passed, its scope or task group cancelled) is delivered here, as
+    at the first await of a live send. Under another loop, nothing."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is not None:
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # no asyncio loop runs in this thread
+            task = None
+        if task is not None:
+            await asyncio.sleep(0)
+            return
+    trio = sys.modules.get("trio")
+    if trio is None:
+        return
+    try:
+        trio.lowlevel.current_task()
+    except RuntimeError:  # no trio task runs here
+        return
+    await trio.lowlevel.checkpoint()
+
+
 class Exchange:
     """One record/replay session over a store, for HTTP requests.
 
@@ -412,6 +435,15 @@ class Exchange:
             error = passthrough(err)
             self.note_raised(error)
             raise error from None
+
+    async def aplan(self, request: RequestLike) -> Replayed | LiveSlot:
+        """:meth:`plan` for an async send, which is first a point where its task's due
+        cancellation is delivered (:func:`checkpoint`), as a live send is: a send made
+        under a deadline already passed or in a cancelled scope is cancelled on replay as
+        it was while recording, and takes no answer."""
+        __tracebackhide__ = True
+        await checkpoint()
+        return self.plan(request)
 
     def note_raised(self, error: ReplaygateError) -> None:
         """Keep ``error``, a replay error raised to the code under test by a send of this

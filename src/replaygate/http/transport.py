@@ -154,7 +154,7 @@ class Library(Generic[RespT]):
         """The async form of :meth:`handle`."""
         __tracebackhide__ = True
         await request.aread()
-        plan = exchange.plan(request)
+        plan = await exchange.aplan(request)
         if isinstance(plan, Replayed):
             return self.replay(plan)
         if send is None:

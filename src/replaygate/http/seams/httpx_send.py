@@ -188,7 +188,7 @@ def _async(library: Library[Any]) -> Callable[[Any], Any]:
             __tracebackhide__ = True
             start = time.perf_counter()
             await request.aread()
-            plan = exchange.plan(request)
+            plan = await exchange.aplan(request)
             if isinstance(plan, Replayed):
                 for hook in client.event_hooks["request"]:
                     await hook(request)
