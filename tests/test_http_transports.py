@@ -495,7 +495,11 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
         ("Event loop is closed", ["an event loop that has ended", "Give each event loop"]),
         (
             "<asyncio.locks.Event object at 0x7f0 [unset]> is bound to a different event loop",
-            ["an event loop that has ended", "Give each event loop a client of its own"],
+            [
+                "an event loop that has ended",
+                "Give each event loop a client of its own",
+                "openai_client=AsyncOpenAI()",  # the Agents SDK's shared client, named
+            ],
         ),
         (
             "Network is disabled for host '127.0.0.1' (allowed hosts: 'x.test')",

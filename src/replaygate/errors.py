@@ -722,9 +722,11 @@ CLOSED_LOOP_REMEDY = (
     "The API did not fail: the client sent on a connection of an event loop that has ended, "
     "or of another event loop than the one sending now (one async client used from several "
     "event loops: a second asyncio.run, another async test, a sync call in each thread of a "
-    "pool, as pydantic-ai's run_sync makes). Give each event loop a client of its own, or "
-    "make the async calls in one event loop (docs/frameworks.md, LangChain), then record it "
-    "again."
+    "pool, as pydantic-ai's run_sync makes; the OpenAI Agents SDK's default client, shared "
+    "by every Agent given a model name). Give each event loop a client of its own (an "
+    "Agent's: OpenAIResponsesModel(model=..., openai_client=AsyncOpenAI())), or make the "
+    "async calls in one event loop (docs/frameworks.md: LangChain, the OpenAI Agents SDK), "
+    "then record it again."
 )
 """What a send that met the closed or other event loop of its connection is told to do."""
 
