@@ -96,3 +96,35 @@ def test_images_audio_signatures_and_data_urls_stay_unreported() -> None:
     assert _found(request, stream) == []
     audio = {"message": {"audio": {"id": "audio_1", "data": BLOB, "transcript": "Hello."}}}
     assert _found(request, {"status": 200, "body": {"choices": [audio]}}) == []
+
+
+def _file(start: bytes) -> str:
+    return base64.b64encode(start + bytes(range(256)) * 2 + os.urandom(96)).decode()
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        b"\x89PNG\r\n\x1a\n",
+        b"\xff\xd8\xff\xe0",
+        b"GIF89a",
+        b"RIFF\x00\x10\x00\x00WEBP",
+        b"%PDF-1.7\n",
+    ],
+    ids=["png", "jpeg", "gif", "webp", "pdf"],
+)
+def test_a_file_s_base64_in_a_tool_s_text_result_is_no_token(start: bytes) -> None:
+    """A screenshot or a PDF a tool returns as base64 in its text result (a Chat
+    Completions tool message holds text only) was refused as a high-entropy token, every
+    time: the run of its base64 is read as a data URL's is, by the token families and once
+    decoded. A key beside it is still refused."""
+    data = _file(start)
+    results = [data, json.dumps({"screenshot": data, "width": 640}), f"Saved.\n{data}\n"]
+    request = {
+        "messages": [{"role": "tool", "tool_call_id": "call_1", "content": r} for r in results]
+    }
+    assert _found(request, {"status": 200}) == []
+    beside = {"messages": [{"role": "tool", "tool_call_id": "call_1", "content": f"{data} {KEY}"}]}
+    assert _found(beside, {"status": 200}) == [("request.messages[0].content", FREE)]
+    unknown = {"messages": [{"role": "tool", "content": _file(b"\x00\x01\x02\x03")}]}
+    assert _found(unknown, {"status": 200}) == [("request.messages[0].content", FREE)]

@@ -24,7 +24,12 @@ from urllib.parse import unquote_to_bytes
 
 from replaygate.sanitize.encoded import decode_escapes
 from replaygate.sanitize.secret_compressed import Budget, expanded, holds_compressed
-from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES, encoded_field, is_encoded_path
+from replaygate.sanitize.secret_entropy import (
+    HELD_ENCODED_NAMES,
+    binary_file,
+    encoded_field,
+    is_encoded_path,
+)
 from replaygate.sanitize.secret_held import held_json
 from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table_of, text_spans
 from replaygate.sanitize.secret_rules import detect_family
@@ -117,23 +122,10 @@ def unquote_plus(text: str) -> str:
     )
 
 
-_IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
-"""The first bytes of a PNG, a JPEG and a GIF: an image, whatever text its first chunks
-hold (a diagram's source in a PNG's ``tEXt``, EXIF and XMP in a JPEG)."""
-_RIFF_IMAGES = (b"WEBP", b"WAVE")
-"""The form types of a RIFF file that is an image or audio (``RIFF<size>WEBP``)."""
-
-
-def _binary_file(raw: bytes) -> bool:
-    """Whether ``raw`` starts as an image or audio file does (:data:`_IMAGE_SIGNATURES`,
-    :data:`_RIFF_IMAGES`)."""
-    return raw.startswith(_IMAGE_SIGNATURES) or (raw[:4] == b"RIFF" and raw[8:12] in _RIFF_IMAGES)
-
-
 def _mostly_printable(raw: bytes) -> bool:
-    """Whether ``raw`` reads as text: no image or audio file (:func:`_binary_file`), and nine
+    """Whether ``raw`` reads as text: no image or audio file (:func:`.binary_file`), and nine
     in ten of its first 256 bytes printable."""
-    if _binary_file(raw):
+    if binary_file(raw):
         return False
     sample = raw[:256].replace(b"\x00", b"")
     printable = len(sample) - len(sample.translate(None, _PRINTABLE))

@@ -17,9 +17,10 @@ A credential without a known prefix is found two ways:
   ``src/app/OAuth2Handler.refresh_token_v3``) nor as a list of names separated by ``/``
   (:func:`name_list`: a PDF font's glyph names). Values of fields that hold encoded data
   (by the object they stand in, :func:`encoded_field`, and by where they stand,
-  :func:`is_encoded_path`), data URLs (:data:`DATA_URL`) wherever they stand, and JSON
-  held as text (read string by string with its field names, :mod:`.secret_held`) are
-  left to the token families and the credential contexts.
+  :func:`is_encoded_path`), data URLs (:data:`DATA_URL`) and the base64 of an image, an
+  audio or a PDF file (:func:`file_run`) wherever they stand, and JSON held as text (read
+  string by string with its field names, :mod:`.secret_held`) are left to the token
+  families and the credential contexts.
 
 Known-safe values are never reported (:func:`known_safe`): the placeholders replaygate
 itself uses, provider ids (``msg_``, ``toolu_``... and their stable forms) and model
@@ -29,6 +30,8 @@ secrets; in a credential context they are.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 import string
@@ -173,6 +176,38 @@ DATA_URL = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[^;,\s]*)*;base64,")
 DATA_URL_BASE64 = re.compile(f"({DATA_URL.pattern})" + r"[A-Za-z0-9+/]*={0,2}")
 """A data URL of base64 content: its start (group 1, read as text) and its content (in
 the standard alphabet, as a data URL holds it)."""
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+"""The first bytes of a PNG, a JPEG and a GIF: an image, whatever text its first chunks
+hold (a diagram's source in a PNG's ``tEXt``, EXIF and XMP in a JPEG)."""
+RIFF_IMAGES = (b"WEBP", b"WAVE")
+"""The form types of a RIFF file that is an image or audio (``RIFF<size>WEBP``)."""
+PDF_START = b"%PDF-"
+FILE_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,}={0,2}")
+"""A run of base64 (the standard alphabet, as a data URL's) long enough to be a file's."""
+
+
+def binary_file(raw: bytes) -> bool:
+    """Whether ``raw`` starts as an image or audio file does (:data:`IMAGE_SIGNATURES`,
+    :data:`RIFF_IMAGES`)."""
+    return raw.startswith(IMAGE_SIGNATURES) or (raw[:4] == b"RIFF" and raw[8:12] in RIFF_IMAGES)
+
+
+def file_run(run: str) -> bool:
+    """Whether a base64 run (:data:`FILE_RUN`) is an image, audio or PDF file by its first
+    bytes (:func:`binary_file`, ``%PDF-``): a file sent as base64 in text (a tool's result
+    holding a screenshot), as a data URL without its ``data:`` prefix."""
+    try:
+        head = base64.b64decode(run[:16], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return binary_file(head) or head.startswith(PDF_START)
+
+
+def _without_files(text: str) -> str:
+    """``text`` with the base64 of each file in it (:func:`file_run`) taken out."""
+    return FILE_RUN.sub(lambda run: " " if file_run(run.group()) else run.group(), text)
+
+
 ENCODED_TEXT_LEAST = 1024
 """The least length of a text :func:`encoded_text` takes for base64 data by its look."""
 
@@ -498,9 +533,10 @@ def detect_context(
 ) -> str | None:
     """The credential-context or entropy finding in ``text`` (under ``field_name``), or None.
     Encoded data (``encoded``: :func:`encoded_field`, :func:`is_encoded_path`) gets no
-    free-standing check, nor does the base64 of a data URL (:data:`DATA_URL`) anywhere in
-    the text, nor, when ``held`` (the caller reads its strings with their field names),
-    the JSON held in it (:func:`~.secret_held.outside_held_json`).
+    free-standing check, nor does the base64 of a data URL (:data:`DATA_URL`) or of an
+    image, audio or PDF file (:func:`file_run`) anywhere in the text, nor, when ``held``
+    (the caller reads its strings with their field names), the JSON held in it
+    (:func:`~.secret_held.outside_held_json`).
 
     The OpenAI Agents SDK's prompt cache keys (:data:`SDK_CACHE_KEY`) are passed over: they
     name a run, group, session or conversation of the SDK's own, and read as a credential
@@ -514,6 +550,9 @@ def detect_context(
     if encoded:
         return None
     free = DATA_URL_BASE64.sub(r"\1 ", text) if "base64," in text else text
+    if not _free_token(free):
+        return None
+    free = _without_files(free)  # a file's base64 in text, as a data URL's
     if not _free_token(free):
         return None
     if held:  # a token that stands in held JSON is read there, with its field's rules
