@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from deadline import finishes
 from replaygate.cli import long_lists, main
+from replaygate.errors import shell_path
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.recorded_time import recorded_at
@@ -592,8 +593,28 @@ def test_the_table_written_line_by_line_is_the_one_rich_draws(rows: list[tuple[s
 def test_a_table_of_usual_names_is_written_line_by_line_and_others_drawn_by_rich() -> None:
     usual = [("tests/fixtures/my store.jsonl", "0f3a9c", "2026-01-01", "48w", "-", "0", "old")]
     assert plain_table(usual) is not None
-    for odd in ("caf\u00e9.jsonl", " lead.jsonl", "tab\t.jsonl", "\u4e2d.jsonl", "x" * 200):
+    for odd in ("caf\u00e9.jsonl", " lead.jsonl", "tab\t.jsonl", "\u4e2d.jsonl"):
         assert plain_table([(odd, *usual[0][1:])]) is None
+
+
+@pytest.mark.parametrize("folder", ["x" * 150, "caf\u00e9_" + "x" * 150, "a:smile:b"])
+def test_a_long_path_is_shown_whole_and_its_prune_command_on_one_line(
+    project: Path, folder: str
+) -> None:
+    # a table wider than 160 columns cut the fixture's path to `tests/fixtures/xxx…`, and
+    # the summary broke the `replaygate prune` command it names across two lines (and
+    # showed a folder `a:smile:b` as `a😄b`)
+    store = project / "tests" / "fixtures" / folder / "rag.jsonl"
+    put(store, "old", "2020-01-01T00:00:00Z")
+    play(store, "old", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    put(store, "unused", "2020-01-01T00:00:00Z")
+    done = invoke(f"tests/fixtures/{folder}", "--refs", "tests/fixtures")
+    assert done.exit_code == 0, done.output
+    assert f"\ntests/fixtures/{folder}/rag.jsonl:2 " in done.output
+    assert f"patrol of tests/fixtures/{folder}: 2 fixture(s)" in done.output
+    path = shell_path(f"tests/fixtures/{folder}")
+    command = f"replaygate prune {path} --unused --refs tests/fixtures"
+    assert f"(`{command}` lists them)\n" in done.output
 
 
 def test_the_prune_patrol_advises_from_a_subfolder_reads_the_log_the_project_names(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Sequence
 from datetime import timedelta
 
 from rich import box
 from rich.console import Console, JustifyMethod
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -190,15 +192,15 @@ def render_patrol(result: Patrol, limit: int | None = None, more: str = "") -> s
         )
         for row in result.rows[:limit]
     ]
-    buffer = io.StringIO()
-    console = _console(buffer)
-    console.print(title(result), highlight=False, markup=False)
-    buffer.write(plain_table(rows) or rich_table(rows))
-    if limit is not None and len(result.rows) > limit:
-        console.print(more, highlight=False, markup=False)
-    for line in summary(result):
-        console.print(line, highlight=False, markup=False)
-    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+    # the title and the summary are written as they are: a console would wrap a line
+    # holding a long path (a `replaygate prune ...` command split in two) and read
+    # `:smile:` in a folder's name as an emoji
+    shown_more = [more] if limit is not None and len(result.rows) > limit else []
+    text = "".join(
+        [title(result) + "\n", plain_table(rows) or rich_table(rows)]
+        + [line + "\n" for line in [*shown_more, *summary(result)]]
+    )
+    return "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
 _RIGHT = ("age", "played", "refs")
@@ -220,21 +222,23 @@ def rich_table(rows: Sequence[tuple[str, ...]]) -> str:
     for cells in rows:
         table.add_row(*(Text(cell) for cell in cells))  # as written: test_x[a].jsonl is no markup
     buffer = io.StringIO()
-    _console(buffer).print(table)
+    console = _console(buffer)
+    # as wide as the table: a fixture's path is never cut to `tests/fixtures/very_long_…`
+    unbounded = console.options.update_width(sys.maxsize)
+    console.width = max(WIDTH, Measurement.get(console, unbounded, table).maximum)
+    console.print(table)
     return buffer.getvalue()
 
 
 def plain_table(rows: Sequence[tuple[str, ...]]) -> str | None:
     """The table :func:`rich_table` draws, written line by line, where no cell needs rich to
-    place it (each cell printable ASCII with no space at either end, the table within
-    :data:`WIDTH`), else None: rich takes about a minute for 100,000 rows."""
+    place it (each cell printable ASCII with no space at either end), else None: rich
+    takes about a minute for 100,000 rows."""
     if not all(_plain(cell) for cells in rows for cell in cells):
         return None
     widths = [
         max([len(name), *(len(cells[i]) for cells in rows)]) for i, name in enumerate(COLUMNS)
     ]
-    if sum(widths) + _GAP * (len(widths) - 1) > WIDTH:
-        return None
     gap = " " * _GAP
 
     def line(cells: tuple[str, ...]) -> str:
