@@ -128,3 +128,16 @@ def test_a_file_s_base64_in_a_tool_s_text_result_is_no_token(start: bytes) -> No
     assert _found(beside, {"status": 200}) == [("request.messages[0].content", FREE)]
     unknown = {"messages": [{"role": "tool", "content": _file(b"\x00\x01\x02\x03")}]}
     assert _found(unknown, {"status": 200}) == [("request.messages[0].content", FREE)]
+
+
+def test_a_plain_text_document_s_data_is_read_as_text() -> None:
+    """An Anthropic plain-text document (``"source": {"type": "text", "media_type":
+    "text/plain", "data": ...}``, the form citations are asked with) was taken for encoded
+    data by its ``media_type``, and a key written in it was stored, where the same words in
+    a text block are refused."""
+    source = {"type": "text", "media_type": "text/plain", "data": f"The staging key is {KEY}."}
+    document = {"type": "document", "source": source, "citations": {"enabled": True}}
+    request = {"messages": [{"role": "user", "content": [document]}]}
+    assert _found(request, {"status": 200}) == [
+        ("request.messages[0].content[0].source.data", FREE)
+    ]

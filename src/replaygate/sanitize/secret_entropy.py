@@ -244,7 +244,8 @@ def encoded_field(
     the field ``holder`` of an object under ``outer``) is encoded data:
     ``encrypted_content``; the ``data`` of an image, a document or audio (next to a
     ``media_type``, ``mime_type``, ``format`` or ``transcript``, under a ``type`` of
-    ``base64``, or of an ``audio`` object of no other fields than :data:`AUDIO_FIELDS` in
+    ``base64``, but never under a ``type`` of ``text``, a plain-text document's own words;
+    or of an ``audio`` object of no other fields than :data:`AUDIO_FIELDS` in
     a message or a delta: a Chat Completions answer's audio) or of a redacted thinking
     block; the ``thoughtSignature`` of a Gemini content part, an entry of ``parts``
     (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type`` in
@@ -254,10 +255,14 @@ def encoded_field(
     kind = siblings.get("type")
     if not isinstance(kind, str):
         kind = None
-    if name == "data" and (
-        kind in _DATA_TYPES
-        or not MEDIA_FIELDS.isdisjoint(siblings)
-        or (holder == "audio" and outer in AUDIO_HOLDERS and AUDIO_FIELDS.issuperset(siblings))
+    if (
+        name == "data"
+        and kind != "text"
+        and (
+            kind in _DATA_TYPES
+            or not MEDIA_FIELDS.isdisjoint(siblings)
+            or (holder == "audio" and outer in AUDIO_HOLDERS and AUDIO_FIELDS.issuperset(siblings))
+        )
     ):
         return True
     if name == "thoughtSignature":
