@@ -22,7 +22,7 @@ nox.options.error_on_missing_interpreters = True
 nox.options.reuse_venv = "yes"  # an environment is made once; its installs still run
 
 FRAMEWORKS: dict[str, tuple[str, ...]] = {
-    "sdks": ("anthropic==2.14.0", "openai==3.57.0"),
+    "sdks": ("anthropic==2.14.0", "openai==3.57.0", "trio==0.35.0"),
     "pydantic_ai": ("pydantic-ai-slim[anthropic,openai]==2.68.0",),
     "openai_agents": ("openai-agents==0.24.0",),
     "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4", "langgraph==1.2.24"),
@@ -32,9 +32,9 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
 """Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
 ``num_retries`` needs tenacity, which it does not install; LangChain's row is tested
 inside LangGraph graphs too; Instructor's Anthropic client needs the anthropic SDK, at the
-version of ``sdks``)."""
+version of ``sdks``, whose async calls are tested under trio too)."""
 
-UNREPORTED = ("tenacity", "langgraph")
+UNREPORTED = ("tenacity", "langgraph", "trio")
 """Packages a session installs beside the framework whose versions the matrix leaves out."""
 
 SDKS = ("anthropic", "openai")

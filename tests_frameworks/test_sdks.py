@@ -9,16 +9,20 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import warnings
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anthropic
+import anyio
 import openai
 import pytest
 from pydantic import BaseModel, Field
 
+from replaygate.errors import TaskOutlivesBlockWarning
+from replaygate.http import intercept
 from replaygate.sim import EchoBehavior
 from tests_frameworks.harness import (
     CHANGED,
@@ -146,6 +150,67 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("provider", retry_cases(PROVIDERS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider))
+
+
+def in_trio(hosts: Hosts, question: str = QUESTION) -> list[str]:
+    """Ten AsyncAnthropic calls in a task group under trio, each asked in time, then one
+    asked past its deadline (an agent's time budget spent), which goes to a fallback."""
+    claude = anthropic.AsyncAnthropic(base_url=hosts.anthropic, max_retries=3)
+
+    async def answer(question: str, budget: float) -> str:
+        try:
+            with anyio.fail_after(budget):
+                reply = await claude.messages.create(
+                    model=CLAUDE, max_tokens=64, messages=[{"role": "user", "content": question}]
+                )
+                return str(reply.content[0].text)
+        except TimeoutError:
+            return f"out of time: {question}"
+
+    async def main() -> list[str]:
+        answers = [""] * 10
+
+        async def one(i: int) -> None:
+            answers[i] = await answer(f"{question} ({i})", 30)
+
+        async with anyio.create_task_group() as group:
+            for i in range(10):
+                group.start_soon(one, i)
+        return [*answers, await answer(question, 0)]
+
+    return anyio.run(main, backend="trio")
+
+
+def test_a_task_group_under_trio_replays_each_its_answer_and_a_spent_deadline(
+    store: Path,
+) -> None:
+    """A replayed send past its deadline was answered, where live trio cancels it: the
+    replay missed the request the recording had never stored."""
+    expected = record(store, in_trio, behavior=EchoBehavior())
+    assert expected[3] == f"echo: {QUESTION} (3)" and expected[-1] == f"out of time: {QUESTION}"
+    assert replay_three_times(store, in_trio) == expected
+
+
+def test_a_trio_task_left_running_as_its_block_ends_is_warned_of(store: Path) -> None:
+    """A task started inside an intercept() block into a nursery opened outside it sends
+    after the block, to the network, unanswered; under asyncio the block warned of such a
+    task, under trio it said nothing."""
+
+    async def main() -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            async with anyio.create_task_group() as group:
+                with intercept(store):
+                    group.start_soon(anyio.sleep_forever, name="left-running")
+                group.cancel_scope.cancel()
+        return [str(w.message) for w in caught if w.category is TaskOutlivesBlockWarning]
+
+    (warned,) = anyio.run(main, backend="trio")
+    assert warned.startswith(
+        "1 trio task(s) started inside this intercept() block still run as it ends "
+        "(left-running: anyio."
+    ), warned
+    assert warned.endswith("or enter it around trio.run(...) or anyio.run(...)")
 
 
 USER_TESTS = """

@@ -770,8 +770,8 @@ class ReplayErrorCaughtWarning(ReplaygateWarning):
 
 
 class TaskOutlivesBlockWarning(ReplaygateWarning):
-    """An ``intercept`` block ended while asyncio tasks started inside it still ran: what
-    they send after it is not answered from the store, nor recorded."""
+    """An ``intercept`` block ended while asyncio or trio tasks started inside it still ran:
+    what they send after it is not answered from the store, nor recorded."""
 
 
 class ProcessOutsideBlockWarning(ReplaygateWarning):

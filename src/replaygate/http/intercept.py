@@ -188,27 +188,64 @@ def _with_statements(source: str) -> tuple[tuple[int, int, int], ...]:
     )
 
 
+_OUTLIVED = {
+    "asyncio": "enter it around asyncio.run(...), which cancels them before it returns",
+    "trio": "open the nursery (task group) that runs them inside the block, or enter it "
+    "around trio.run(...) or anyio.run(...)",
+}
+"""How to keep the tasks of each event loop's library inside the block."""
+
+
 def running_tasks() -> set[Any] | None:
-    """The asyncio tasks of the loop running in this thread, or None where none runs (a
-    process that never imported asyncio has none)."""
+    """The tasks of the event loop running in this thread, asyncio's or trio's (every task
+    of the run), or None where none runs (a process that imported neither has none)."""
     asyncio = sys.modules.get("asyncio")
-    if asyncio is None:
+    if asyncio is not None:
+        try:
+            return set(asyncio.all_tasks(asyncio.get_running_loop()))
+        except RuntimeError:  # no asyncio loop runs in this thread
+            pass
+    trio = sys.modules.get("trio")
+    if trio is None:
         return None
     try:
-        return set(asyncio.all_tasks(asyncio.get_running_loop()))
-    except RuntimeError:  # no loop runs in this thread
+        root = trio.lowlevel.current_root_task()
+    except RuntimeError:  # no trio run in this thread
         return None
+    tasks: set[Any] = set()
+    parents = [root]
+    while parents:  # a trio task is in its nursery's child_tasks until it has ended
+        task = parents.pop()
+        tasks.add(task)
+        parents.extend(child for n in task.child_nurseries for child in n.child_tasks)
+    return tasks
+
+
+def _is_trio(task: Any) -> bool:
+    return type(task).__module__.startswith("trio")
+
+
+def _coro(task: Any) -> Any:
+    return task.coro if _is_trio(task) else task.get_coro()
+
+
+def _running(task: Any) -> bool:
+    """Whether ``task`` still runs: a trio task found in its run's tree of tasks does."""
+    return _is_trio(task) or not task.done()
 
 
 def _closing(task: Any) -> bool:
     """Whether ``task`` is the loop closing a dropped async generator (``aclose()``)."""
-    return type(task.get_coro()).__name__ == "async_generator_athrow"
+    return type(_coro(task)).__name__ == "async_generator_athrow"
 
 
 def _task_context(task: Any) -> Context | None:
-    """The context ``task`` runs in: ``get_context()`` from Python 3.12. Python 3.11's
-    task does not tell it, but refers to it before any other context (those of the
-    callbacks awaiting the task come after it, in the order CPython 3.11 visits them)."""
+    """The context ``task`` runs in: a trio task's ``context``, an asyncio task's
+    ``get_context()`` from Python 3.12. Python 3.11's asyncio task does not tell it, but
+    refers to it before any other context (those of the callbacks awaiting the task come
+    after it, in the order CPython 3.11 visits them)."""
+    if _is_trio(task):
+        return cast(Context, task.context)
     if hasattr(task, "get_context"):
         return cast(Context, task.get_context())
     held = (ref for ref in gc.get_referents(task) if isinstance(ref, Context))
@@ -227,12 +264,13 @@ def _started_inside(task: Any, exchange: Exchange) -> bool:
 def _task_label(task: Any) -> str:
     """``task``'s name and the function it runs, with its module (``Task-7:
     litellm.litellm_core_utils.logging_worker.LoggingWorker._worker_loop``): a name given
-    by asyncio says nothing of whose task it is."""
-    coro = task.get_coro()
+    by asyncio says nothing of whose task it is. A trio task's name is its function's."""
+    coro = _coro(task)
     name = getattr(coro, "__qualname__", type(coro).__name__)
     frame = getattr(coro, "cr_frame", None)
     module = frame.f_globals.get("__name__") if frame is not None else None
-    return f"{task.get_name()}: {module}.{name}" if module else f"{task.get_name()}: {name}"
+    given = task.name if _is_trio(task) else task.get_name()
+    return f"{given}: {module}.{name}" if module else f"{given}: {name}"
 
 
 def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
@@ -247,17 +285,17 @@ def tasks_left(before: set[Any] | None, exchange: Exchange) -> str | None:
     left = [
         task
         for task in after - before
-        if not task.done() and not _closing(task) and _started_inside(task, exchange)
+        if _running(task) and not _closing(task) and _started_inside(task, exchange)
     ]
     if not left:
         return None
     names = ", ".join(sorted(_task_label(task) for task in left)[:3])
+    kind = "trio" if _is_trio(left[0]) else "asyncio"
     return (
-        f"{len(left)} asyncio task(s) started inside this intercept() block still run as it "
+        f"{len(left)} {kind} task(s) started inside this intercept() block still run as it "
         f"ends ({names}): what they send after it is neither answered from the store nor "
         "recorded, and goes to the network as the code addresses it. Await them (or "
-        "cancel them) inside the block, or enter it around asyncio.run(...), which cancels "
-        "them before it returns"
+        f"cancel them) inside the block, or {_OUTLIVED[kind]}"
     )
 
 
