@@ -291,7 +291,7 @@ def logged_ahead(log: Path, **runner: str) -> Path:
     [(AHEAD, "29991231T235959999Z"), ("29991231T235958Z-ab12", "29991231T235959000Z")],
 )
 def test_a_run_id_sorts_after_the_runs_logged_whatever_the_clock(
-    tmp_path: Path, logged: str, after: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logged: str, after: str
 ) -> None:
     # a clock set back dated the newest run before older ones: `trim` deleted it, and
     # `prune --runs 1` counted an older run, offering to delete what the tests now play
@@ -299,6 +299,12 @@ def test_a_run_id_sorts_after_the_runs_logged_whatever_the_clock(
     made = hits.new_run_id(tmp_path)
     assert made.split("-")[0] == after
     assert made > logged
+    monkeypatch.delenv(hits.RUN_ENV, raising=False)
+    previous = hits.active()
+    try:
+        assert hits.enable(tmp_path).run > logged  # a log enabled with no run id given
+    finally:
+        hits.use(previous)
 
 
 def test_an_eval_run_after_a_clock_set_back_is_counted_as_the_newest(tmp_path: Path) -> None:
