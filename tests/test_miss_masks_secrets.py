@@ -216,3 +216,28 @@ def test_a_miss_reads_the_compressed_documents_of_a_request_within_one_budget(
     read, unread = (f"content[{i}].source.data: at offset " for i in (1, 3))
     assert read in message and unread in message
     assert message.count(" != '<gzip data over 4 MiB once decompressed") == 2
+
+
+def test_a_miss_with_nothing_to_compare_reads_only_the_url_for_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large upload missing from a store that is not there: the message shows its URL
+    alone, so the body is never read for keys to mask (a 10 MiB file took a minute), and
+    a key in the query is still masked."""
+    read: list[str] = []
+
+    def spied(text: str, *args: object, **kwargs: object) -> object:
+        read.append(text)
+        return detect(text, *args, **kwargs)
+
+    detect = secret_mask.detect_in_text
+    monkeypatch.setattr(secret_mask, "detect_in_text", spied)
+    upload = b"--b\r\nContent-Disposition: form-data; name=file\r\n\r\n" + b"\xff" * 4096
+    with (
+        httpx2_client(tmp_path / "none.jsonl") as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        client.post(f"http://127.0.0.1:9/v1/files?access_token={GITHUB}", content=upload)
+    assert "(POST http://127.0.0.1:9/v1/files?access_token=<GitHub token #1, " in str(missed.value)
+    assert GITHUB[:16] not in str(missed.value)
+    assert all(len(text) < 200 for text in read)
