@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.machinery
 import multiprocessing
 import runpy
 import threading
@@ -315,6 +316,30 @@ def test_a_miss_caught_by_a_function_of_the_module_holding_the_block_warns(
         block = SCRIPT.replace("    answer = run_agent()\n", "")
         script.write_text(block + "    assert own_catch() == 'caught in the block'\n")
         runpy.run_path(str(script), {"STORE": store})  # a function of the block catches
+
+
+def test_a_hidden_miss_of_a_script_run_as_main_is_warned_of_under_deprecation_errors(
+    tmp_path: Path,
+) -> None:
+    # from Python 3.12 the warning, given the globals of a script's __main__ (a loader,
+    # a __spec__ of None), raised "DeprecationWarning: Module globals is missing a
+    # __spec__.loader" in its place under -W error::DeprecationWarning (and a ValueError
+    # under runpy.run_path, the test above)
+    script = tmp_path / "first_script.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    main = {
+        "__name__": "__main__",
+        "__file__": str(script),
+        "__spec__": None,
+        "__loader__": importlib.machinery.SourceFileLoader("__main__", str(script)),
+        "STORE": str(tmp_path / "none.jsonl"),
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.simplefilter("error", DeprecationWarning)
+        exec(compile(SCRIPT, str(script), "exec"), main)
+    assert main["answer"] == "fallback answer"
+    assert [w.category for w in caught] == [ReplayErrorCaughtWarning]
 
 
 def test_a_block_entered_through_an_exit_stack_reads_its_own_catch(tmp_path: Path) -> None:

@@ -118,8 +118,20 @@ class _Entry:
             self.line,
             module=module.get("__name__"),
             registry=module.setdefault("__warningregistry__", {}),
-            module_globals=module,
+            module_globals=_loader_globals(module),
         )
+
+
+def _loader_globals(module: dict[str, Any]) -> dict[str, Any] | None:
+    """``module``, for ``warnings`` to read the warned line through its loader, where its
+    ``__spec__`` names that loader; else none, and the line is read from the file. From
+    Python 3.12 ``warn_explicit`` refuses globals whose ``__spec__`` names no loader: a
+    ``ValueError`` for those ``runpy.run_path`` runs a script with, a
+    ``DeprecationWarning`` for a script's ``__main__``."""
+    loader = getattr(module.get("__spec__"), "loader", None)
+    if loader is None or module.get("__loader__", loader) != loader:
+        return None
+    return module
 
 
 def _entered_from() -> _Entry:
