@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import json
+import tracemalloc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -270,6 +271,22 @@ def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path:
     ) in done.output
     same = drift(str(new), "--against", str(new))
     assert same.exit_code == 0 and "same fields" in same.output, same.output
+
+
+def test_against_holds_neither_each_request_nor_each_field_set(tmp_path: Path) -> None:
+    # two sets of 20,000 fixtures took 350 MB: each request whole, each answer's field set
+    asked = [
+        ({**ASKED, "messages": [{"role": "user", "content": f"{n} " + "x" * 20000}]}, [ANSWER])
+        for n in range(40)
+    ]
+    store = hand_store(tmp_path / "s.jsonl", *asked)
+    tracemalloc.start()
+    try:
+        assert drift_against(store, store).verdict is False
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * store.stat().st_size  # the file is read whole once
 
 
 def test_against_compares_every_store_holding_a_request(tmp_path: Path) -> None:
