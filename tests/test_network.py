@@ -297,6 +297,42 @@ def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
     )
 
 
+@pytest.mark.slow
+def test_a_background_thread_finds_no_gap_between_the_session_and_the_exit(
+    pytester: pytest.Pytester,
+) -> None:
+    # between the session's end (pytest_unconfigure closed its block) and the interpreter's
+    # exit (where the exit's block began), a tracing exporter's thread looked names up and
+    # connected unblocked
+    pytester.makepyfile(
+        test_gap="""
+        import socket, sys, threading
+
+        def probe():
+            while True:
+                try:
+                    socket.getaddrinfo("192.0.2.1", 443)
+                    sys.stderr.write("LOOKED UP\\n")
+                except OSError:
+                    pass
+
+        def test_replays(replaygate_store):
+            threading.Thread(target=probe, daemon=True).start()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "refused at interpreter exit" in done.stderr
+    assert "LOOKED UP" not in done.stderr
+
+
 @contextmanager
 def listener(family: int, host: str, kind: int = socket.SOCK_STREAM) -> Iterator[int]:
     server = socket.socket(family, kind)

@@ -27,6 +27,7 @@ import re
 import sys
 import threading
 from contextlib import AbstractContextManager, ExitStack
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -78,6 +79,21 @@ def hold_from_exit() -> None:
         register(hold_at_exit)
     atexit.unregister(hold_at_exit)
     atexit.register(hold_at_exit)  # last registered, so it runs before the others
+
+
+def process_ends_with_session() -> bool:
+    """Whether the interpreter exits as the running session's pytest returns: pytest was
+    started from its command line (its ``console_main``: the ``pytest`` script, ``python
+    -m pytest``), and the session is that run's, not one run inside it (pytester's
+    in-process runs, a ``pytest.main`` called by a test)."""
+    entries = sessions = 0
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        module, name = frame.f_globals.get("__name__"), frame.f_code.co_name
+        entries += module == "_pytest.config" and name in ("console_main", "_console_main")
+        sessions += module == "_pytest.main" and name == "wrap_session"
+        frame = frame.f_back
+    return entries == 1 and sessions == 1
 
 
 def uses_replaygate(item: pytest.Item) -> bool:
@@ -250,7 +266,12 @@ class OfflineSession:
             terminalreporter.line(CREDENTIAL_LOOKUP)
 
     def pytest_unconfigure(self) -> None:
-        """Hand the block over to the interpreter's exit."""
+        """Hand the block over to the interpreter's exit: at once when the interpreter
+        exits as this session's pytest returns (:func:`process_ends_with_session`), so no
+        background thread sends in between; else as the exit starts, so a program that
+        runs pytest and goes on (pytester's in-process runs) keeps its network."""
+        if self.blocked and process_ends_with_session():
+            hold_at_exit()
         self.block.close()
         if self.blocked:
             hold_from_exit()
