@@ -220,9 +220,9 @@ _NOTHING = _Recorded("", UNKNOWN, ())
 
 @dataclass
 class _Side:
-    """What one fixture set holds for the comparison: its requests (by the digest of their match form),
-    the interfaces of its recorded answers and the types of their fields, and why a
-    fixture that recorded only error answers was left out."""
+    """What one fixture set holds for the comparison: its requests (by the digest of their
+    match form), the interfaces of its recorded answers and the types of their fields, and
+    why a fixture that recorded only error answers was left out."""
 
     path: Path
     requests: dict[bytes, list[_Recorded]] = field(default_factory=dict)
