@@ -20,6 +20,7 @@ import pytest
 import requests
 
 from replaygate.errors import FixtureMismatchError, SecretInFixtureError
+from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client, intercept
 from sdks import aiohttp, openai
@@ -194,6 +195,23 @@ def test_a_binary_upload_s_miss_is_compared_with_the_binary_upload_it_differs_fr
     assert f"at {store}:2 (recorded != requested)" in str(caught.value)
     (shown,) = caught.value.differences
     assert shown.startswith("base64 (multipart file, meeting.mp3): ")
+
+
+def _form(*parts: tuple[str, str]) -> str:
+    """A multipart body as an envelope keeps it, of ``(name, value)`` parts in order."""
+    part = '--replaygate-boundary\r\nContent-Disposition: form-data; name="{}"\r\n\r\n{}\r\n'
+    fields = "".join(part.format(name, value) for name, value in parts)
+    return f"{fields}--replaygate-boundary--\r\n"
+
+
+def test_the_same_parts_sent_in_another_order_are_named_by_their_order() -> None:
+    """An SDK that sends its form's fields in another order: the miss says so, where a
+    window of the whole body showed one field's text against another's."""
+    model, language, file = ("model", "whisper-1"), ("language", "en"), ("file", "audio")
+    recorded = {"method": "POST", "text": _form(model, language, file)}
+    requested = {"method": "POST", "text": _form(file, model, language)}
+    shown = [d.render() for d in field_diff(recorded, requested)]
+    assert shown == ["text (multipart order): 'model, language, file' != 'file, model, language'"]
 
 
 def test_a_form_value_quoting_the_kept_boundary_does_not_read_as_another_body(
