@@ -44,6 +44,7 @@ from replaygate.errors import (
     ReplaygateError,
     SecretInFixtureError,
     SimulatorRefusalError,
+    SpendingCapError,
     UnservedRouteError,
     WireFormatError,
     exception_chain,
@@ -293,6 +294,20 @@ async def checkpoint() -> None:
     await trio.lowlevel.checkpoint()
 
 
+@contextmanager
+def _side_request_told(host: str | None, path: str) -> Iterator[None]:
+    """A spending cap's refusal of a request to no model API (a framework's telemetry, the
+    Agents SDK's trace upload, which names no model to price) says what it is and how to
+    stop it at its source (:func:`~replaygate.http.side_request.side_request_note`), where
+    it said only to record without a cap."""
+    try:
+        yield
+    except SpendingCapError as err:
+        if is_api_call(host, path):
+            raise
+        raise SpendingCapError(f"{err}\n{side_request_note(host)}") from None
+
+
 class Exchange:
     """One record/replay session over a store, for HTTP requests.
 
@@ -461,7 +476,7 @@ class Exchange:
             # A send's count, its lookup and its going live are one step: a send counted
             # before another went live but looking up after that one's answer was written
             # would be answered with it (one live answer served twice, one never recorded).
-            with self._deciding:
+            with self._deciding, _side_request_told(request.url.host, request.url.path):
                 decided = self._decide(envelope, form, identity, sent)
         else:
             decided = self._decide(envelope, form, identity, sent)
