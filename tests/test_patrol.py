@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import shlex
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-import pathlib
 from pathlib import Path
 from typing import Any
 
