@@ -587,7 +587,8 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     # unrelated model call: nothing said it was the framework's own request; tiktoken's
     # download of its encoding (ChatOpenAI.get_num_tokens) and LangSmith's tracing were
     # told LiteLLM's remedy; the Agents SDK's upload of its traces to api.openai.com was
-    # told as a changed model call, with the command that would record it
+    # told as a changed model call, with the command that would record it; and each was
+    # told to re-record it before being told not to record it
     store = tmp_path / "s.jsonl"
     with httpx2_client(store, mode="record-missing", approve_live=True) as client:
         client.post(counted, content=b'{"model":"m"}', headers={"anthropic-version": "1"})
@@ -597,6 +598,7 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
         with pytest.raises(FixtureMismatchError) as model_call:
             client.post(counted, content=b'{"model":"n"}', headers={"anthropic-version": "1"})
     assert str(fetched.value).startswith(f"no fixture recorded for this HTTP request (GET {side})")
+    assert "re-record" not in str(fetched.value)  # the opposite of stopping it
     assert str(fetched.value).endswith(
         "\nThis request is to no model API: if the code under test sends it of its own (a "
         "framework fetching a price or tokenizer file, telemetry), stop it at its source "

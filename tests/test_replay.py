@@ -318,30 +318,32 @@ def test_a_miss_says_when_its_nearest_came_from_the_simulator(
 
 
 GROUP_KEY = "agents-sdk:group:a18603086e5bdf9df88ccc9f5a083fed"
+RESPONSES = "/v1/responses"
 
 
 @pytest.mark.parametrize(
-    ("recorded", "requested", "told"),
+    ("recorded", "route", "requested", "told"),
     [
-        (None, GROUP_KEY, True),  # recorded through OPENAI_BASE_URL on the simulator
-        (GROUP_KEY, None, True),
-        (GROUP_KEY, GROUP_KEY.replace("a186", "b186"), False),
-        (None, "my-own-cache-key", False),
+        (None, RESPONSES, GROUP_KEY, True),  # recorded through OPENAI_BASE_URL on the simulator
+        (GROUP_KEY, RESPONSES, None, True),
+        (GROUP_KEY, RESPONSES, GROUP_KEY.replace("a186", "b186"), False),
+        (None, RESPONSES, "my-own-cache-key", False),
+        (GROUP_KEY, "/v1/traces/ingest", None, False),  # the SDK's trace upload
     ],
 )
 def test_the_agents_sdk_s_key_on_one_side_only_says_the_hosts_differ(
-    tmp_path: Path, recorded: str | None, requested: str | None, told: bool
+    tmp_path: Path, recorded: str | None, route: str, requested: str | None, told: bool
 ) -> None:
     # the Agents SDK recorded through OPENAI_BASE_URL naming the simulator sends no
     # prompt_cache_key, its replay for api.openai.com one: the miss said only to group the
     # run and record it again, which recorded it again without one
-    def sent(key: str | None) -> dict[str, object]:
+    def sent(key: str | None, path: str = RESPONSES) -> dict[str, object]:
         body = {"model": "gpt-4o-mini", "input": "q"} | ({"prompt_cache_key": key} if key else {})
-        return {"method": "POST", "path": "/v1/responses", "headers": {}, "body": body}
+        return {"method": "POST", "path": path, "headers": {}, "body": body}
 
     path = tmp_path / "s.jsonl"
     FixtureStore.open(path).put(Fixture.create(sent(recorded), [{"status": 200, "body": {}}]))
-    text = str(mismatch_error(FixtureStore.open(path), sent(requested), "0123456789ab"))
+    text = str(mismatch_error(FixtureStore.open(path), sent(requested, route), "0123456789ab"))
     assert "body.prompt_cache_key: " in text
     assert (KEY_FOR_ANOTHER_HOST in text.splitlines()) is told
 

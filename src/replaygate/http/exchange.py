@@ -665,19 +665,11 @@ class Exchange:
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),
                 )
-        error = self.session.miss(envelope, origin, sent)
         host = urlsplit(origin).hostname
         if is_api_call(host, str(envelope.get("path", ""))):
-            return error
+            return self.session.miss(envelope, origin, sent)
         told = TOKEN_FETCH if token_fetch(envelope) is not None else side_request_note(host)
-        return FixtureMismatchError(
-            f"{error}\n{told}",
-            key=error.key,
-            store=error.store,
-            differences=error.differences,
-            kind=error.kind,
-            record_mode=error.record_mode,
-        )
+        return self.session.miss(envelope, origin, sent, stop=told)
 
     # -- recording ---------------------------------------------------------------------
 
