@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.machinery
+import inspect
 import multiprocessing
 import runpy
 import threading
@@ -230,6 +231,20 @@ def test_a_miss_the_code_under_test_caught_warns_as_the_block_ends(tmp_path: Pat
         session.raise_caught()
     assert raised.value is session.raised[0]
     assert CAUGHT_NOTE in raised.value.__notes__
+
+
+def test_a_decorated_coroutine_function_runs_inside_its_block(tmp_path: Path) -> None:
+    # @intercept(store) on an async def entered and left the block as the coroutine was
+    # made: it ran outside it, its requests sent to the network, and pytest (anyio,
+    # pytest-asyncio) took the test for a sync one
+    @intercept(tmp_path / "none.jsonl")
+    async def ask() -> None:
+        async with httpx2.AsyncClient() as client:
+            await client.get("https://api.example.invalid/v1/models")
+
+    assert inspect.iscoroutinefunction(ask)
+    with pytest.raises(FixtureMismatchError):
+        asyncio.run(ask())
 
 
 def upload_traces() -> None:

@@ -25,12 +25,12 @@ import inspect
 import linecache
 import sys
 import warnings
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from contextvars import Context
 from dataclasses import dataclass
 from types import CodeType, FrameType, FunctionType
-from typing import Any, Unpack, cast
+from typing import Any, ParamSpec, TypeVar, Unpack, cast
 from urllib.parse import urlsplit
 
 from replaygate.code_objects import code_within
@@ -134,6 +134,10 @@ def _loader_globals(module: dict[str, Any]) -> dict[str, Any] | None:
     return module
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 def _entered_from() -> _Entry:
     """Where :func:`intercept`'s block was entered: the first frame out of it, of
     contextlib (its ``__enter__``, an ``ExitStack.enter_context``) and of unittest's
@@ -141,7 +145,7 @@ def _entered_from() -> _Entry:
     decorating a function (``@intercept(store)`` on a test), that function, from the line
     of its first decorator."""
     case = sys.modules.get("unittest.case")
-    passed = {contextlib.__file__, getattr(case, "__file__", contextlib.__file__)}
+    passed = {contextlib.__file__, __file__, getattr(case, "__file__", contextlib.__file__)}
     frame = sys._getframe(2)  # this function's caller is intercept's generator
     while frame.f_back is not None and frame.f_code.co_filename in passed:
         decorated = _decorated(frame)
@@ -154,9 +158,14 @@ def _entered_from() -> _Entry:
 
 
 def _decorated(frame: FrameType) -> FunctionType | None:
-    """The function ``frame`` runs inside the block, when it is contextlib's call of a
-    function a context manager decorates (``ContextDecorator``'s ``inner``), or None."""
-    if frame.f_code.co_name != "inner" or frame.f_code.co_filename != contextlib.__file__:
+    """The function ``frame`` runs inside the block, when it is the call of a function a
+    context manager decorates (``ContextDecorator``'s ``inner``, or
+    :class:`InterceptBlock`'s), or None."""
+    code = frame.f_code
+    if code.co_name not in ("inner", "inner_sync") or code.co_filename not in (
+        contextlib.__file__,
+        __file__,
+    ):
         return None
     function = inspect.unwrap(frame.f_locals.get("func"))  # type: ignore[arg-type]
     return function if isinstance(function, FunctionType) else None
@@ -354,21 +363,59 @@ def intercepting(exchange: Exchange) -> Iterator[None]:
         yield
 
 
-@contextmanager
+class InterceptBlock(AbstractContextManager[Exchange]):
+    """The block :func:`intercept` returns: a context manager, and a decorator of a
+    function, a coroutine function included (its block lasts while the coroutine runs,
+    not only while it is made), entered anew for each call, as vcrpy's ``use_cassette``."""
+
+    def __init__(self, make: Callable[[], AbstractContextManager[Exchange]]) -> None:
+        self._make = make
+        self._entered: list[AbstractContextManager[Exchange]] = []
+
+    def __enter__(self) -> Exchange:
+        block = self._make()
+        exchange = block.__enter__()
+        self._entered.append(block)
+        return exchange
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        return self._entered.pop().__exit__(*exc)
+
+    def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
+        """``func`` run inside a block of its own at each call."""
+        if inspect.iscoroutinefunction(func):
+
+            @functools.wraps(func)
+            async def inner(*args: P.args, **kwargs: P.kwargs) -> Any:
+                with self._make():
+                    return await func(*args, **kwargs)
+
+            return cast(Callable[P, R], inner)
+
+        @functools.wraps(func)
+        def inner_sync(*args: P.args, **kwargs: P.kwargs) -> R:
+            with self._make():
+                return func(*args, **kwargs)
+
+        return inner_sync
+
+
 def intercept(
     store: StoreArg | Exchange,
     mode: str = "replay",
     *,
     live_origin: str | None = None,
     **options: Unpack[SessionOptions],
-) -> Iterator[Exchange]:
-    """Answer every request of the intercepted HTTP clients from ``store`` while inside.
+) -> InterceptBlock:
+    """Answer every request of the intercepted HTTP clients from ``store`` while inside: a
+    ``with`` block, or a decorator of a function or coroutine function
+    (:class:`InterceptBlock`).
 
     ``options`` are those of the transports
     (:class:`~replaygate.http.adapter.FixtureTransportBase`); a recording mode
     without ``approve_live=True`` raises before anything is patched. ``store`` may
-    be an :class:`~replaygate.http.exchange.Exchange` to share a session. Yields
-    the session's exchange (counters, store). A replaying session blocks the network
+    be an :class:`~replaygate.http.exchange.Exchange` to share a session. Entered,
+    it gives the session's exchange (counters, store). A replaying session blocks the network
     while inside; a recording one that saw no request (none answered, none refused)
     warns when the block ends.
 
@@ -381,6 +428,20 @@ def intercept(
     of this process answers there is recorded as its (``meta.source: "sim"``) unless
     ``source`` says otherwise.
     """
+    return InterceptBlock(
+        functools.partial(_intercepted, store, mode, live_origin=live_origin, **options)
+    )
+
+
+@contextmanager
+def _intercepted(
+    store: StoreArg | Exchange,
+    mode: str = "replay",
+    *,
+    live_origin: str | None = None,
+    **options: Unpack[SessionOptions],
+) -> Iterator[Exchange]:
+    """The block of :func:`intercept`, entered once."""
     origin = None if live_origin is None else loopback_origin(live_origin)
     entry = _entered_from()
     block = _block_code(entry.code, entry.line)
