@@ -245,6 +245,9 @@ def test_a_decorated_coroutine_function_runs_inside_its_block(tmp_path: Path) ->
     assert inspect.iscoroutinefunction(ask)
     with pytest.raises(FixtureMismatchError):
         asyncio.run(ask())
+    block = intercept(tmp_path / "none.jsonl")
+    with block, pytest.raises(RuntimeError, match="entered already"), block:
+        pass  # one object, one block at a time: a second would close the first's
 
 
 def upload_traces() -> None:

@@ -370,16 +370,23 @@ class InterceptBlock(AbstractContextManager[Exchange]):
 
     def __init__(self, make: Callable[[], AbstractContextManager[Exchange]]) -> None:
         self._make = make
-        self._entered: list[AbstractContextManager[Exchange]] = []
+        self._entered: AbstractContextManager[Exchange] | None = None
 
     def __enter__(self) -> Exchange:
+        if self._entered is not None:
+            raise RuntimeError(
+                "this intercept() block is entered already: call intercept() again for "
+                "another block (each thread or nested block its own)"
+            )
         block = self._make()
         exchange = block.__enter__()
-        self._entered.append(block)
+        self._entered = block
         return exchange
 
     def __exit__(self, *exc: Any) -> bool | None:
-        return self._entered.pop().__exit__(*exc)
+        block, self._entered = self._entered, None
+        assert block is not None, "an intercept() block left that was not entered"
+        return block.__exit__(*exc)
 
     def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         """``func`` run inside a block of its own at each call."""
