@@ -466,8 +466,8 @@ def test_cli_table_and_json(project: Path) -> None:
     as_json = invoke("tests/fixtures", "--json")
     report = json.loads(as_json.output)
     assert report["summary"] == {"fixtures": 3, "stale": 1, "future": 0, "unknown_age": 1,
-                                 "unplayed": 2, "unused": 2, "held_by_failed_tests": 0,
-                                 "use_unknown": 0}  # fmt: skip
+                                 "unplayed": 2, "new": 0, "unused": 2,
+                                 "held_by_failed_tests": 0, "use_unknown": 0}  # fmt: skip
     assert report["fixtures"][0]["fixture"] == "tests/fixtures/rag.jsonl:1"
     assert report["refs"] == ["tests"]
 

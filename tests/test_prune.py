@@ -74,6 +74,24 @@ def test_dry_run_lists_and_deletes_nothing(project: Path, layout: str) -> None:
     assert {f: f.read_bytes() for f in store_files(store)} == before
 
 
+def test_a_fixture_recorded_since_the_newest_run_started_is_kept_as_new(project: Path) -> None:
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)  # its run started 2026-11-30T00:00:00Z
+    since = put(store, "recorded since", "2026-11-30T08:00:00Z")  # by `record`, or pulled
+    before = put(store, "recorded before", "2026-11-29T23:59:59Z")
+    done = prune(str(store), "--unused")
+    assert done.exit_code == 0, done.output
+    assert "would delete 3 fixture(s)" in done.output
+    assert before in done.output and since not in done.output
+    assert keys["unused one"] in done.output
+    patrolled = CliRunner().invoke(main, ["patrol", str(store)])
+    row = next(line for line in patrolled.output.splitlines() if line.endswith(" new unreferenced"))
+    assert row.startswith(f"{store.relative_to(project).as_posix()}:5 ")
+    assert "1 recorded after the newest run counted started (new)" in patrolled.output
+    summary = json.loads(CliRunner().invoke(main, ["patrol", str(store), "--json"]).output)
+    assert summary["summary"]["new"] == 1 and summary["summary"]["unplayed"] == 4
+
+
 def test_yes_rewrites_a_jsonl_store_after_a_backup(project: Path) -> None:
     store = project / "tests" / "fixtures" / "rag.jsonl"
     keys = setup_store(project, store)

@@ -9,7 +9,8 @@
   counted hold no test session, only eval runs, the use of a fixture outside the stores
   they played is *unknown* (no run counted would play it), never taken as unused; so is
   that of a fixture of the project's eval store while no eval run counted played it
-  (:func:`with_eval_stores`);
+  (:func:`with_eval_stores`); a fixture recorded after the newest run counted that would
+  play its store started is *new*: no run counted could play it, so it is never unused;
 - references: the files of the reference folders that name its store file, its key,
   or the folder of the folder store it belongs to;
 - failed tests: the tests that played its store in a run counted and did not pass there
@@ -77,6 +78,11 @@ class PatrolRow:
     failed_tests: tuple[str, ...] = ()
     """The tests that played its store in a run counted and did not pass in it: it is
     kept, whether they reached it or not."""
+    new: bool = False
+    """Whether it was recorded (its oldest answer) after the newest run counted that would
+    play its store started, and none played it: no run counted could (a fixture of
+    ``replaygate record``, of a run still going, or pulled from a teammate since). One
+    dated in the future is not: its date tells nothing (:attr:`future`)."""
 
     @property
     def where(self) -> str:
@@ -87,8 +93,8 @@ class PatrolRow:
     @property
     def unused(self) -> bool:
         """Neither played in the considered runs nor referenced, nor in the store of a test
-        that did not pass in them."""
-        return self.plays == 0 and not self.refs and not self.failed_tests
+        that did not pass in them, nor recorded since they started (:attr:`new`)."""
+        return self.plays == 0 and not self.refs and not self.failed_tests and not self.new
 
     @property
     def held_by_failure(self) -> bool:
@@ -109,6 +115,7 @@ class PatrolRow:
             "last_played": self.last_played,
             "refs": list(self.refs),
             "failed_tests": list(self.failed_tests),
+            "new": self.new,
             "unused": self.unused if self.use_known else None,
         }
 
@@ -173,8 +180,14 @@ class Patrol:
 
     @property
     def unplayed(self) -> list[PatrolRow]:
-        """Fixtures no considered run played, of those whose use is known."""
-        return [r for r in self.rows if r.plays == 0 and r.use_known]
+        """Fixtures no considered run played, of those whose use is known, but those
+        recorded since (:attr:`new`)."""
+        return [r for r in self.rows if r.plays == 0 and r.use_known and not r.new]
+
+    @property
+    def new(self) -> list[PatrolRow]:
+        """Fixtures recorded after the newest run counted that would play them started."""
+        return [r for r in self.rows if r.new]
 
     @property
     def unused(self) -> list[PatrolRow]:
@@ -216,6 +229,7 @@ class Patrol:
                 "future": len(self.future),
                 "unknown_age": len(self.unknown_age),
                 "unplayed": len(self.unplayed),
+                "new": len(self.new),
                 "unused": len(self.unused),
                 "held_by_failed_tests": len(self.held_by_failures),
                 "use_unknown": len(self.use_unknown),
@@ -296,6 +310,7 @@ def patrol(
         when = _oldest(metas)
         age = moment - when if when is not None else None
         plays = usage.of(loc.file, key)
+        since = usage.judged_from(loc.file)
         # the store of a test that ran keeps only what it played; of one not run, everything
         by_test = bool(plays) or loc.file not in played
         in_eval_store = usage.in_eval_store(loc.file)
@@ -316,6 +331,7 @@ def patrol(
                 use_known=in_eval_store or bool(usage.test_sessions),
                 misdated=when is None and any((m or {}).get("recorded_at") for m in metas),
                 failed_tests=usage.failed_tests(loc.file),
+                new=not plays and when is not None and since is not None and since < when <= moment,
             )
         )
     rows.sort(key=_sort_key)

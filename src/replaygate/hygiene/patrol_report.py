@@ -34,9 +34,9 @@ def age_text(age: timedelta | None) -> str:
 
 
 def flags(row: PatrolRow, runs: int) -> str:
-    """FUTURE, STALE, UNUSED (or unplayed / unreferenced / failed-test: kept for a test of
-    its store that did not pass); a fixture whose use no run counted tells is never UNUSED
-    nor unplayed."""
+    """FUTURE, STALE, UNUSED (or new: recorded since the runs counted started / unplayed /
+    unreferenced / failed-test: kept for a test of its store that did not pass); a fixture
+    whose use no run counted tells is never UNUSED nor unplayed."""
     out = ["FUTURE"] if row.future else []
     if row.stale:
         out.append("STALE")
@@ -44,13 +44,26 @@ def flags(row: PatrolRow, runs: int) -> str:
     if row.unused and judged:
         out.append("UNUSED")
     else:
-        if judged and row.plays == 0:
+        if judged and row.new:
+            out.append("new")
+        elif judged and row.plays == 0:
             out.append("unplayed")
         if not row.refs:
             out.append("unreferenced")
         if judged and row.held_by_failure:
             out.append("failed-test")
     return " ".join(out)
+
+
+def new_line(result: Patrol) -> str | None:
+    """What the fixtures recorded since the newest run counted started are, and what to do;
+    None when there are none."""
+    if not result.new:
+        return None
+    return (
+        f"{len(result.new)} recorded after the newest run counted started (new): no run "
+        "counted could play them, so they are kept; run the tests, then patrol again"
+    )
 
 
 def failed_tests_line(result: Patrol) -> str | None:
@@ -161,7 +174,7 @@ def summary(result: Patrol) -> list[str]:
             f"{len(result.unused)} neither played nor referenced"
             + ("" if refused or not result.unused else f" (`{prune_command(result)}` lists them)")
         )
-        lines += filter(None, [failed_tests_line(result)])
+        lines += filter(None, [failed_tests_line(result), new_line(result)])
     lines += filter(None, [missing_refs_line(result)])
     if result.unread:
         file, why = result.unread[0]

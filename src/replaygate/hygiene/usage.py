@@ -9,16 +9,19 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.hits import (
     DEFAULT_DIR,
+    EVAL,
     TESTS,
     first_hits,
     hits_folder_problem,
     read_hits,
     read_outcomes,
+    run_started,
 )
 from replaygate.fixtures.store.files import resolved
 from replaygate.hygiene.errors import HygieneError
@@ -49,6 +52,9 @@ class FixtureUsage:
     """The stores (resolved) played by a test that did not pass in the run it played them
     in (failed, errored, skipped as it ran, interrupted), with those tests, of the test
     sessions counted that noted their tests' outcomes."""
+    started: dict[str, datetime] = field(default_factory=dict)
+    """When the newest run counted of each runner (:data:`TESTS`, ``eval``) started, as its
+    id says (none for a runner whose ids name no time)."""
     _resolved: dict[Path, Path] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, file: Path, key: str) -> list[Play]:
@@ -76,6 +82,12 @@ class FixtureUsage:
             return False
         target = self._real(file)
         return any(within(target, store) for store in self.eval_stores)
+
+    def judged_from(self, file: Path) -> datetime | None:
+        """When the newest run counted that would play ``file`` started: an eval run for a
+        store an eval run counted played, else a test session (None: none, or no time told).
+        A fixture recorded after it was in no run counted, whatever it played."""
+        return self.started.get(EVAL if self.in_eval_store(file) else TESTS)
 
     def _real(self, file: Path) -> Path:
         """``file`` resolved, once per store file, not once per fixture."""
@@ -145,6 +157,10 @@ def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUs
         raise HygieneError(f"damaged hits log: {err}") from None
     usage = FixtureUsage(tuple(sorted(kept)), len({first.run for first in firsts.values()}))
     usage.test_sessions = len(kept & by_runner.get(TESTS, set()))
+    for runner, runs in by_runner.items():
+        times = [t for run in sorted(runs)[-last:] if (t := run_started(run)) is not None]
+        if times:
+            usage.started[runner] = max(times)
     stores: dict[str, Path] = {}
     for hit in hits:
         if hit.run not in kept:
