@@ -32,6 +32,9 @@ from replaygate.sim.streaming import DEFAULT_CHUNK
 log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 _LINGER = 1.0
+_CLOSE_ROUND = 0.05
+"""Seconds a stopping server waits for its connections to close before it ends those
+made since its last round."""
 REQUEST_TIMEOUT = 30.0
 """Seconds a request begun has to arrive whole (headers and body) before a 408."""
 LEARN_TIMEOUT = 5.0
@@ -272,23 +275,25 @@ class Simulator:
             return _TrackedProtocol(reader, self._serve_connection, transports)
 
         server = await _listen(loop, protocol, self.host, self._requested_port)
+        _wake_once(server)
         self._port = int(server.sockets[0].getsockname()[1])
         self._ready.set()
         try:
             await self._stopping.wait()
         finally:
             server.close()
-            for transport in list(transports):
-                _end(transport)
-            for task in list(self._connections):
-                task.cancel()
-            await asyncio.gather(*self._connections, return_exceptions=True)
-            await server.wait_closed()
-            # A connection accepted as the server closed is attached after the server woke
-            # its waiters; its transport, ended or collected later, wakes them again, and
-            # asyncio printed "'NoneType' object is not iterable" at exit (CPython
-            # gh-109564). Nothing waits any more: leave an empty list to wake.
-            server._waiters = []  # type: ignore[attr-defined]
+            # From Python 3.12 wait_closed waits for every connection, and one accepted as
+            # the server closed is made after the first round ended those there were: a
+            # client holding it open held stop() for ever. Each round ends those made since.
+            closed = asyncio.ensure_future(server.wait_closed())
+            while True:
+                for transport in list(transports):
+                    _end(transport)
+                for task in list(self._connections):
+                    task.cancel()
+                await asyncio.gather(*self._connections, return_exceptions=True)
+                if (await asyncio.wait({closed}, timeout=_CLOSE_ROUND))[0]:
+                    break
 
     async def _serve_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -411,6 +416,20 @@ class _TrackedProtocol(asyncio.StreamReaderProtocol):
         if self._transport is not None:
             self._tracked.discard(self._transport)
         super().connection_lost(exc)
+
+
+def _wake_once(server: asyncio.Server) -> None:
+    """Let ``server`` wake those waiting for it to close once. A connection accepted as it
+    closed is made, ended or collected after it woke them, and wakes them again: asyncio
+    printed "'NoneType' object is not iterable" (CPython gh-109564), from Python 3.13 once
+    for each such connection, a transport its closed server refused to attach."""
+    wakeup = server._wakeup  # type: ignore[attr-defined]
+
+    def wake() -> None:
+        if server._waiters is not None:  # type: ignore[attr-defined]
+            wakeup()
+
+    server._wakeup = wake  # type: ignore[attr-defined]
 
 
 def _end(transport: asyncio.BaseTransport) -> None:
