@@ -17,7 +17,10 @@ the lines of a store are first searched together in one pass (:mod:`.secret_line
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -51,6 +54,10 @@ __all__ = [
 ]
 
 _MAX_DEPTH = 3
+KEPT_FROM = 1 << 16
+"""Characters from which a text's verdict is kept (:class:`_Verdicts`): a recording scans
+an uploaded file's body before it is sent, as its fixture is made and as the store writes
+it, each a second or more a megabyte of base64."""
 BODY_TEXT = re.compile(r"(?:request|response|responses\[\d+\])\.text")
 """An HTTP body kept as text: a file uploaded or downloaded, whose JSON lines may be a
 batch's results (:func:`~.secret_decode.json_leaves`), never a message's text."""
@@ -72,6 +79,39 @@ class SecretFinding:
     detector: str
 
 
+class _Verdicts:
+    """The verdicts of the last long texts scanned whole (:data:`KEPT_FROM` characters or
+    more), by a digest of the text and how it was read: a verdict depends on nothing else
+    (the rules are fixed; a project's known-safe values are blanked out of the text
+    first). A verdict given within a budget spent by other fields of a fixture is kept
+    too: the same text scanned anew gets the same refusal or, read whole once, nothing."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple[bytes, str, bool, bool], str | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def verdict(
+        self, text: str, read: tuple[str, bool, bool], scan: Callable[[], str | None]
+    ) -> str | None:
+        """The kept verdict on ``text`` read as ``read``, else ``scan()``'s, kept."""
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = (digest, *read)
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        found = scan()
+        with self._lock:
+            self._kept[key] = found
+            if len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return found
+
+
+_VERDICTS = _Verdicts()
+
+
 def detect_in_text(
     text: str,
     field_name: str = "",
@@ -88,8 +128,27 @@ def detect_in_text(
     The text is read as it is, then each decoding of it (:mod:`.secret_decode`): a
     finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
     Compressed data is read decompressed within ``budget`` (one per fixture; a new one
-    when not given), and what cannot be read whole is named as the finding.
+    when not given), and what cannot be read whole is named as the finding. A long text's
+    verdict is kept for its next scan (:class:`_Verdicts`).
     """
+    if depth == 0 and len(text) >= KEPT_FROM:
+        return _VERDICTS.verdict(
+            text,
+            (field_name, encoded, results),
+            lambda: _detect(text, field_name, depth, encoded, budget, results),
+        )
+    return _detect(text, field_name, depth, encoded, budget, results)
+
+
+def _detect(
+    text: str,
+    field_name: str,
+    depth: int,
+    encoded: bool,
+    budget: Budget | None,
+    results: bool,
+) -> str | None:
+    """:func:`detect_in_text`, scanned."""
     held = depth < _MAX_DEPTH  # the JSON held in the text is read below, string by string
     name = (
         detect_family(text, encoded=encoded)
