@@ -569,14 +569,17 @@ class _Started:
         return 0
 
 
-def _started_warnings(method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The warnings of a process started by ``method`` inside a replay block (and one
-    started after it), its ``_Popen`` stubbed so that no process is made."""
+def _started_warnings(
+    method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **block: Any
+) -> list[str]:
+    """The warnings of a process started by ``method`` inside a block (replay, unless
+    ``block`` says otherwise) and one started after it, its ``_Popen`` stubbed so that no
+    process is made."""
     process_class = type(multiprocessing.get_context(method).Process())  # type: ignore[attr-defined]
     monkeypatch.setattr(process_class, "_Popen", staticmethod(lambda process: _Started()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with intercept(tmp_path / "s.jsonl"):
+        with intercept(tmp_path / "s.jsonl", **block):
             process_class(target=print).start()
         process_class(target=print).start()
     outside = (w for w in caught if w.category is ProcessOutsideBlockWarning)
@@ -591,10 +594,19 @@ def test_a_process_that_does_not_share_the_block_is_warned_of_as_it_starts(
     assert warned == [
         f"{__file__}: a process was started by {method!r} inside an intercept() block: it "
         "does not share the block, so what it sends is neither answered from the store nor "
-        "recorded, and goes to the network as the code addresses it. Start it by 'fork', or "
-        "enter intercept() in the process itself (a pool's initializer)"
+        "recorded, and beyond loopback it is refused, the network being blocked there too. "
+        "Start it by 'fork', or enter intercept() in the process itself (a pool's "
+        "initializer)"
     ]
     assert_restored()
+
+
+def test_a_process_started_while_recording_live_is_told_it_reaches_the_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = {"mode": "record-missing", "approve_live": True}
+    (warned,) = _started_warnings("spawn", tmp_path, monkeypatch, **recording)
+    assert "nor recorded, and goes to the network as the code addresses it." in warned
 
 
 def test_a_forked_process_shares_the_block_and_is_not_warned_of(

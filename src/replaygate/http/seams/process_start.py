@@ -3,10 +3,11 @@
 A process started by ``fork`` is a copy of this one, patches and open blocks included
 (:mod:`replaygate.http.forked`). One started by ``spawn`` or ``forkserver`` (a ``Pool``
 or a ``ProcessPoolExecutor`` given that context, the default one outside Linux) begins
-afresh: no client of its is patched and its network is not blocked, so what it sends
-is neither answered from the store nor recorded. Starting one inside a block warns
-(:class:`~replaygate.errors.ProcessOutsideBlockWarning`), where a recording lost its
-answers, or a replay sent live, unseen.
+afresh: no client of its is patched, so what it sends is neither answered from the
+store nor recorded; while the network is blocked (replaying) its target runs blocked
+too (:class:`~replaygate.network.BlockedTarget`), so that is refused. Starting one
+inside a block warns (:class:`~replaygate.errors.ProcessOutsideBlockWarning`), where a
+recording lost its answers, or a replay failed, unseen.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from multiprocessing.process import BaseProcess
 from replaygate.errors import ProcessOutsideBlockWarning
 from replaygate.http.active import answering
 from replaygate.http.seams import Patch
+from replaygate.network import network_blocked
 from replaygate.start_methods import start_method
 
 _STARTERS = tuple(
@@ -36,13 +38,19 @@ def patches() -> list[Patch]:
     return [(BaseProcess, "start", _watched)]
 
 
-def not_shared(method: str) -> str:
-    """What a block says of a process started inside it by ``method``."""
+def not_shared(method: str, blocked: bool = False) -> str:
+    """What a block says of a process started inside it by ``method``; ``blocked``: its
+    target runs with the network blocked, as the block's is (replaying)."""
+    goes = (
+        "and beyond loopback it is refused, the network being blocked there too"
+        if blocked
+        else "and goes to the network as the code addresses it"
+    )
     return (
         f"a process was started by {method!r} inside an intercept() block: it does not "
         "share the block, so what it sends is neither answered from the store nor "
-        "recorded, and goes to the network as the code addresses it. Start it by 'fork', "
-        "or enter intercept() in the process itself (a pool's initializer)"
+        f"recorded, {goes}. Start it by 'fork', or enter intercept() in the process "
+        "itself (a pool's initializer)"
     )
 
 
@@ -59,7 +67,9 @@ def _watched(original: Callable[[BaseProcess], None]) -> Callable[[BaseProcess],
         method = start_method(self)
         if method != "fork" and answering() is not None:
             level = _caller_level()
-            warnings.warn(not_shared(method), ProcessOutsideBlockWarning, stacklevel=level)
+            blocked = network_blocked() and callable(getattr(self, "_target", None))
+            said = not_shared(method, blocked)
+            warnings.warn(said, ProcessOutsideBlockWarning, stacklevel=level)
         original(self)
 
     return start
