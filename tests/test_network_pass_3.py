@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import socket
 import textwrap
 from collections.abc import Callable, Iterator
@@ -114,6 +115,18 @@ def test_aiohttp_names_a_refusal_in_its_connection_error(host: str, refused: str
     with block_network(), pytest.raises(aiohttp.ClientConnectorError) as failed:
         asyncio.run(get())
     assert f"Cannot connect to host {host}:80 ssl:default {refused}" in str(failed.value)
+
+
+def test_an_asyncio_lookup_names_the_module_that_asked_not_the_loop_s_worker_thread() -> None:
+    """The event loop looks a name up in a worker thread (``asyncio_0``); the refusal is
+    made in the task that asked, so it names that module."""
+    from asyncio.base_events import BaseEventLoop
+
+    looked_up = BaseEventLoop.getaddrinfo
+    refused = re.escape(f"lookup of 'blocked.invalid' refused (from {__name__})")
+    with block_network(), pytest.raises(NetworkBlockedError, match=refused):
+        asyncio.run(_open_connection("blocked.invalid"))
+    assert BaseEventLoop.getaddrinfo is looked_up
 
 
 LEAVING = [name for name in ("AF_PACKET", "AF_VSOCK", "AF_CAN", "AF_TIPC") if hasattr(socket, name)]

@@ -608,6 +608,20 @@ def _started_blocked(process: BaseProcess) -> None:
     _start_before[0][1](process)
 
 
+_lookup_before: list[tuple[type[Any], Callable[..., Any]]] = []
+"""``asyncio``'s ``BaseEventLoop`` and its ``getaddrinfo`` as it was when the block was
+installed (another patch, kept)."""
+
+
+async def _looked_up_in_task(loop: Any, host: Any, *args: Any, **kwargs: Any) -> Any:
+    """``loop.getaddrinfo`` inside a block: the name checked in the task that asks, before
+    the loop hands the lookup to a worker thread, so a refusal names the module that
+    tried (in the thread, only the thread's name is known)."""
+    if _levels:
+        _check_lookup("lookup of", host)
+    return await _lookup_before[0][1](loop, host, *args, **kwargs)
+
+
 def _install() -> None:
     global _hooked
     if not _hooked:
@@ -625,11 +639,18 @@ def _install() -> None:
     if BaseProcess.start is not _started_blocked:  # left in place by a later patch's undo
         _start_before[:] = [(BaseProcess, BaseProcess.start)]
     setattr(BaseProcess, "start", _started_blocked)  # noqa: B010 (a method, patched)
+    from asyncio.base_events import BaseEventLoop
+
+    if BaseEventLoop.getaddrinfo is not _looked_up_in_task:
+        _lookup_before[:] = [(BaseEventLoop, BaseEventLoop.getaddrinfo)]
+    setattr(BaseEventLoop, "getaddrinfo", _looked_up_in_task)  # noqa: B010
 
 
 def _uninstall() -> None:
     for process_class, start in _start_before:  # no import: Python may be shutting down
         setattr(process_class, "start", start)  # noqa: B010 (a method, restored)
+    for loop_class, lookup in _lookup_before:
+        setattr(loop_class, "getaddrinfo", lookup)  # noqa: B010 (a method, restored)
     _socket.socket = _RAW  # type: ignore[misc]
     _socket.getaddrinfo = _RAW_GETADDRINFO
     for name, original in _originals.items():
