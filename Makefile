@@ -71,6 +71,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_writes.py
 	$(BIN)/python bench/bench_evals.py
 	$(BIN)/python bench/bench_pytest_scale.py --quick
+	$(BIN)/python bench/bench_upload_recording.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
