@@ -71,6 +71,7 @@ def test_prune_names_a_store_with_a_newline_on_one_line(
 ) -> None:
     # "  removed: tests/fixtures/a\nb.jsonl" and its backup took two lines each
     _project(tmp_path, "a\nb.jsonl")
+    (tmp_path / "tests" / "conftest.py").write_text("")  # the tests folder holds code
     monkeypatch.chdir(tmp_path)
     prune = CliRunner().invoke(main, ["prune", "--unused", "--yes", "tests/fixtures"])
     assert prune.exit_code == 0, prune.output

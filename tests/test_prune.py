@@ -460,6 +460,7 @@ def test_a_jsonl_store_left_empty_is_removed(project: Path) -> None:
     played = project / "tests" / "fixtures" / "rag.jsonl"
     put(played, "played", None)
     play(played, "played", project / ".replaygate" / "hits", "20261130T000000Z-0001", project)
+    (project / "tests" / "conftest.py").write_text("")  # the tests folder holds code
     done = prune("tests/fixtures", "--unused", "--yes")
     assert done.exit_code == 0, done.output
     assert "removed: " in done.output and not store.exists()

@@ -97,3 +97,35 @@ def test_without_the_default_tests_folder_no_reference_is_searched_and_nothing_d
     assert done.exit_code == 0, done.output
     assert "nothing to prune" in done.output
     assert kept.read_bytes() == before
+
+
+def test_a_tests_folder_of_stores_alone_searches_nothing_and_nothing_is_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A monorepo run from its top: the stores are under the top's ``tests/fixtures``, the
+    tests in its packages (``services/a/tests``). The default ``--refs``, the top's
+    ``tests``, holds the stores alone, so the module defining the skipped test_two is not
+    searched: said as for a folder that is not there, and prune --yes deletes nothing."""
+    kept = deselected(tmp_path, "tests")
+    (tmp_path / "services" / "a").mkdir(parents=True)
+    (tmp_path / "tests" / "test_a.py").rename(tmp_path / "services" / "a" / "test_a.py")
+    (kept.parent / "test_one.jsonl.lock").touch()
+    before = kept.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    table = CliRunner().invoke(main, ["patrol", "tests/fixtures", "--runs", "1"])
+    assert table.exit_code == 0, table.output
+    assert (
+        "no reference searched: tests, the default --refs (the project's tests folder), holds "
+        "no file but fixture stores; name the folders of code that may name a store with --refs"
+    ) in table.output
+    argv = ["prune", "tests/fixtures", "--unused", "--runs", "1", "--yes"]
+    done = CliRunner().invoke(main, argv)
+    assert done.exit_code == 2, done.output
+    assert "holds no file but fixture stores, so code may name tests/fixtures/test_a/" in (
+        " ".join(done.output.split())
+    )
+    assert kept.read_bytes() == before
+    done = CliRunner().invoke(main, [*argv, "--refs", "services"])
+    assert done.exit_code == 0, done.output
+    assert "nothing to prune" in done.output
+    assert kept.read_bytes() == before

@@ -54,8 +54,10 @@ from replaygate.hygiene.patrol_report import (
     failed_tests_line,
     missing_refs_line,
     render_patrol,
+    unsearched,
 )
 from replaygate.hygiene.prune import LINKED, candidates, delete
+from replaygate.hygiene.refs import holds_code
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.usage import project_folder
 from replaygate.outputs import write_text
@@ -344,7 +346,8 @@ def _patrol(
     hits, default_refs, root = _project_defaults(path, hits_dir)
     folders, missing = list(refs), None
     if not refs:  # a default folder that is not there searches nothing, and says so
-        folders, missing = ([default_refs], None) if default_refs.is_dir() else ([], default_refs)
+        searched = default_refs.is_dir() and holds_code(default_refs)
+        folders, missing = ([default_refs], None) if searched else ([], default_refs)
     max_age, written = _max_age(path, given) if stale else (None, None)
     return patrol(
         path,
@@ -572,8 +575,7 @@ def _refuse_unsearched(result: Patrol, doomed: list[PatrolRow]) -> None:
         return
     others = f" and {len(doomed) - 1} more" if len(doomed) > 1 else ""
     raise HygieneError(
-        f"no reference searched: {shown(result.missing_refs)}, the default --refs (the "
-        f"project's tests folder), is no folder, so code may name {doomed[0].where}{others}, "
+        f"{unsearched(result.missing_refs)}, so code may name {doomed[0].where}{others}, "
         "which no run counted played: name the folders of code that may name a store with "
         "--refs (e.g. --refs test --refs src); nothing deleted"
     )

@@ -6,6 +6,7 @@ import io
 import sys
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 
 from rich import box
 from rich.console import Console, JustifyMethod
@@ -81,13 +82,22 @@ def failed_tests_line(result: Patrol) -> str | None:
     )
 
 
+def unsearched(folder: Path) -> str:
+    """That no reference was searched, the default ``--refs`` ``folder`` being absent, or
+    holding fixture stores alone (a monorepo's stores, its tests being in its packages)."""
+    why = "holds no file but fixture stores" if folder.is_dir() else "is no folder"
+    return (
+        f"no reference searched: {shown(folder)}, the default --refs (the project's tests "
+        f"folder), {why}"
+    )
+
+
 def missing_refs_line(result: Patrol) -> str | None:
-    """That no reference was searched, the default folder being absent; None otherwise."""
+    """That no reference was searched (:func:`unsearched`); None when one was."""
     if result.missing_refs is None:
         return None
     return (
-        f"no reference searched: {shown(result.missing_refs)}, the default --refs (the "
-        "project's tests folder), is no folder; name the folders of code that may name a "
+        f"{unsearched(result.missing_refs)}; name the folders of code that may name a "
         "store with --refs"
     )
 

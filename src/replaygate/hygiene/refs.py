@@ -157,6 +157,25 @@ def _listed(folders: Iterable[Path], skip: set[Path], unread: list[tuple[Path, s
     return found
 
 
+_STORE_FILES = (".jsonl", ".json", ".jsonl.lock", ".json.lock", ".replaygate.lock")
+"""The endings of fixture store files and of their locks, which name no store as code does."""
+
+
+def holds_code(folder: Path) -> bool:
+    """Whether ``folder`` holds a file that may name a store: any but fixture store files,
+    their locks, backups and temporary files (a ``tests`` folder made only by a pytest
+    run's stores, a monorepo's tests being in its packages, searches nothing). Stops at
+    the first such file; the folders :func:`_listed` passes over are passed over."""
+    for listing in listings(os.fspath(folder)):
+        if is_environment(listing.files, listing.subfolders):
+            listing.subfolders.clear()
+            continue
+        listing.subfolders[:] = [d for d in listing.subfolders if d not in SKIP_DIRS]
+        if any(not n.endswith(_STORE_FILES) and not is_side_file(n) for n in listing.files):
+            return True
+    return False
+
+
 def _texts(files: Iterable[Path], unread: list[tuple[Path, str]]) -> Iterable[tuple[Path, str]]:
     """Each readable text file of ``files`` as pieces of its text; one that could not be
     read is added to ``unread``."""
