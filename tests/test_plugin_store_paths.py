@@ -228,3 +228,26 @@ def test_a_marker_naming_an_unexpanded_home_or_the_stores_folder_is_refused_nami
     assert f"test_here: its marker's fixtures='.' names the stores folder {stores}:" in errors
     assert f"fixtures='..' names {stores.parent}, which holds the stores folder" in errors
     assert not (stores / "~").exists()
+
+
+def test_a_monorepo_package_run_from_inside_it_names_the_store_its_top_recorded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # config files at the top and in the package: run from the package, the rootdir is
+    # the package's, and the store the top's run recorded was reported as never recorded
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
+    package = pytester.path / "services" / "a"
+    pytester.makepyfile(**{"services/a/tests/test_b": USES_STORE})
+    (package / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    stored = pytester.path / "tests" / "fixtures" / "test_b" / "test_answer.jsonl"
+    stored.parent.mkdir(parents=True)
+    stored.write_text("", encoding="utf-8")
+    monkeypatch.chdir(package)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    errors = " ".join(_errors(result).split())
+    assert f"its fixture store {package}/tests/fixtures/test_b/test_answer.jsonl" in errors
+    assert f"is not there, but {stored} is: the stores are under the rootdir, {package}," in errors
+    assert f"(from {pytester.path}, or with --rootdir={pytester.path})" in errors
+    again = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--rootdir={pytester.path}")
+    again.assert_outcomes(passed=1)

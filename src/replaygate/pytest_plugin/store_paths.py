@@ -13,8 +13,10 @@ whose stores differ only in case (``test_A``, ``test_a``), one file on macOS and
 (:func:`~replaygate.pytest_plugin.store_names.same_file_key`): such tests are found
 when they are collected together, and refused when they are set up, naming each other,
 until one is renamed or given a store of its own. A project with no pytest config file
-has the folder pytest runs from as its rootdir: a test whose store is not under it but
-under a folder of its file is refused, naming that folder (:func:`rootdir_problem`).
+has the folder pytest runs from as its rootdir, and a monorepo with config files at its
+top and in its packages the folder of the one found from there: a test whose store is
+not under it but under another folder of its file is refused, naming that folder
+(:func:`rootdir_problem`).
 """
 
 from __future__ import annotations
@@ -177,13 +179,14 @@ def windows_problem(store: Path) -> str | None:
 
 
 def rootdir_problem(config: pytest.Config, node: pytest.Item, store: Path) -> str | None:
-    """Why ``node`` may not use ``store``, or None: pytest found no config file, so the
-    rootdir the store is under is the folder it ran from (or the one above its arguments),
-    and the store is not there but under a folder of the test's file, where a run from
-    that folder found it; replaying, the test would miss, and recording, write a second
-    store."""
+    """Why ``node`` may not use ``store``, or None: the store is not under the rootdir,
+    but under another folder of the test's file, where a run with that rootdir recorded
+    it; replaying, the test would miss, and recording, write a second store. The rootdir
+    is that of the config file pytest found (a monorepo's top, or a package of it with a
+    config of its own: the one found depends on the folder pytest runs from), or with
+    none the folder it ran from (or the one above its arguments)."""
     root = Path(config.rootpath)
-    if config.inipath is not None or config.getoption("rootdir", None) or store.exists():
+    if config.getoption("rootdir", None) or store.exists():
         return None
     try:
         relative = store.relative_to(root)
@@ -195,6 +198,14 @@ def rootdir_problem(config: pytest.Config, node: pytest.Item, store: Path) -> st
     )
     if found is None:
         return None
+    if config.inipath is not None:
+        return (
+            f"its fixture store {store} is not there, but {found / relative} is: the stores "
+            f"are under the rootdir, {root}, the folder of the config file pytest found "
+            f"({config.inipath}), and {found} was the rootdir of a run that found another. "
+            f"Run pytest with the rootdir it was recorded with (from {found}, or with "
+            f"--rootdir={found}): each test finds its store under one rootdir only"
+        )
     return (
         f"its fixture store {store} is not there, but {found / relative} is: pytest found no "
         f"config file, so its rootdir, under which the stores are, is {root}, which depends "
