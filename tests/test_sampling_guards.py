@@ -222,6 +222,16 @@ def test_evaluate_refuses_the_output_and_a_check_swapped() -> None:
         SampleChecks(0).evaluate(CITES, "no citation")  # type: ignore[arg-type]
 
 
+def test_a_check_named_assert_is_refused() -> None:
+    # its outcomes were counted with the sample's plain assertions, as one gate 'assert':
+    # a signal failed in sample 0 and an assert in sample 2 read 'failing: assert [gate] 2/3'
+    named_assert = contains_check(["RAG"], kind="signal", name="assert")
+    with pytest.raises(ValueError, match="a check is named 'assert', the name under which"):
+        SampleChecks(0).evaluate("RAG", named_assert)
+    with pytest.raises(ValueError, match="give the check another name"):
+        run_sampled(lambda i: "RAG", 3, 2, [named_assert], case="rag")
+
+
 class NoMessage:
     """A measure whose message is None."""
 

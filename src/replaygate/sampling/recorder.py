@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, Outcome
-from replaygate.sampling.results import SampleResult, jsonable, same_output
+from replaygate.sampling.results import (
+    SampleResult,
+    jsonable,
+    refuse_plain_assert_name,
+    same_output,
+)
 
 T = TypeVar("T")
 _UNSET: Any = object()
@@ -58,6 +63,7 @@ class SampleChecks:
                 "checked nothing; pass at least one gate or signal"
             )
         _require_checks(value, checks, self.index)
+        refuse_plain_assert_name(checks)
         seen = {o.name for o in self.outcomes}
         for check in checks:
             if check.name in seen:

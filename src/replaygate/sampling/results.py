@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replaygate.assertions.kinds import Category, Kind, Outcome, check_category, check_kind
+from replaygate.assertions.kinds import (
+    Category,
+    Check,
+    Kind,
+    Outcome,
+    check_category,
+    check_kind,
+)
 from replaygate.errors import ReplaygateError, has_control, shown_file
 from replaygate.jsondoc import (
     ErrorType,
@@ -54,6 +61,19 @@ FORMAT = "replaygate.sampling.results"
 VERSION = 1
 PLAIN_ASSERT = "assert"
 """The name under which a failed plain ``assert`` (not a check) is counted."""
+
+
+def refuse_plain_assert_name(checks: Iterable[Check[Any]]) -> None:
+    """Refuse a check named :data:`PLAIN_ASSERT`: a sample's failure outside its checks
+    is counted under that name, and the two would be merged in one count."""
+    for check in checks:
+        if check.name == PLAIN_ASSERT:
+            raise ValueError(
+                f"a check is named {PLAIN_ASSERT!r}, the name under which a sampled case "
+                "counts what fails a sample outside its checks (a plain assert, a skip, a "
+                "sample that checked nothing): the two would be counted as one assertion; "
+                "give the check another name"
+            )
 
 
 class ResultsFormatError(ReplaygateError):

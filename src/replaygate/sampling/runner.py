@@ -17,7 +17,12 @@ from replaygate.sampling.index_use import (
     unused_index_watch,
     watching_replays,
 )
-from replaygate.sampling.results import SampledResult, SampleResult, jsonable
+from replaygate.sampling.results import (
+    SampledResult,
+    SampleResult,
+    jsonable,
+    refuse_plain_assert_name,
+)
 from replaygate.sampling.verdict import SampleSpec
 from replaygate.type_names import a_type
 
@@ -53,6 +58,7 @@ def run_sampled(
             "nothing; give at least one gate or signal"
         )
     require_unique_names(checks)
+    refuse_plain_assert_name(checks)
     for advice in (
         sample_count_advice(case, n, [c.category for c in checks]),
         signals_only_advice(case, [c.kind for c in checks]),
