@@ -222,6 +222,17 @@ def test_evaluate_refuses_the_output_and_a_check_swapped() -> None:
         SampleChecks(0).evaluate(CITES, "no citation")  # type: ignore[arg-type]
 
 
+def test_two_checks_of_one_default_name_are_told_apart_from_one_evaluated_twice() -> None:
+    # a gate and a signal both left named 'contains' read "check 'contains' was evaluated
+    # twice", though each was evaluated once
+    checks = SampleChecks(0)
+    checks.evaluate("RAG", contains_check(["RAG"], kind="gate"))
+    with pytest.raises(ValueError, match=r"two checks are named 'contains' in sample 0, a gate"):
+        checks.evaluate("RAG", contains_check(["retriev"], kind="signal"))
+    with pytest.raises(ValueError, match="check 'contains' was evaluated twice in sample 0"):
+        checks.evaluate("RAG", contains_check(["RAG"], kind="gate"))  # the same, built anew
+
+
 def test_a_check_named_assert_is_refused() -> None:
     # its outcomes were counted with the sample's plain assertions, as one gate 'assert':
     # a signal failed in sample 0 and an assert in sample 2 read 'failing: assert [gate] 2/3'

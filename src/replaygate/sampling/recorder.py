@@ -35,6 +35,33 @@ def _require_checks(value: Any, checks: tuple[Any, ...], index: int) -> None:
         )
 
 
+def _take_name(named: dict[str, Check[Any]], check: Check[Any], index: int) -> None:
+    """Add ``check`` to ``named``, the checks of sample ``index`` by name; refuse a name
+    taken already, by this check (evaluated twice: the same kind, category and
+    description, built once or anew) or by another (two checks left with a factory's
+    default name, say)."""
+    earlier = named.get(check.name)
+    if earlier is None:
+        named[check.name] = check
+        return
+    if (earlier.kind, earlier.category, earlier.description) == (
+        check.kind,
+        check.category,
+        check.description,
+    ):
+        raise ValueError(
+            f"check {check.name!r} was evaluated twice in sample {index}; "
+            "give each evaluation its own name"
+        )
+    raise ValueError(
+        f"two checks are named {check.name!r} in sample {index}, a {earlier.kind} "
+        f"({earlier.description or 'no description'}) and a {check.kind} "
+        f"({check.description or 'no description'}): their outcomes would be counted as "
+        "one assertion; give each its own name (name=...; a factory names each check it "
+        "makes alike by default)"
+    )
+
+
 class SampleChecks:
     """Evaluates checks on an output and keeps their outcomes for this sample.
 
@@ -54,6 +81,8 @@ class SampleChecks:
         self.output: Any = _UNSET
         self.outputs: dict[int, Any] = {}
         """The output each outcome (by its position) looked at, where it is not ``output``."""
+        self.named: dict[str, Check[Any]] = {}
+        """The check evaluated under each name in this sample."""
 
     def evaluate(self, value: T, *checks: Check[T]) -> tuple[Outcome, ...]:
         """Evaluate ``checks`` on ``value``; raise if a gate failed."""
@@ -64,14 +93,9 @@ class SampleChecks:
             )
         _require_checks(value, checks, self.index)
         refuse_plain_assert_name(checks)
-        seen = {o.name for o in self.outcomes}
+        named = dict(self.named)
         for check in checks:
-            if check.name in seen:
-                raise ValueError(
-                    f"check {check.name!r} was evaluated twice in sample {self.index}; "
-                    "give each evaluation its own name"
-                )
-            seen.add(check.name)
+            _take_name(named, check, self.index)
         kept = jsonable(value)
         if self.output is _UNSET:
             self.output = kept
@@ -80,6 +104,7 @@ class SampleChecks:
             first = len(self.outcomes)
             self.outputs.update((first + i, kept) for i in range(len(outcomes)))
         self.outcomes.extend(outcomes)
+        self.named = named
         self.descriptions.update((c.name, c.description) for c in checks)
         failed = [o for o in outcomes if o.blocks]
         if failed:
