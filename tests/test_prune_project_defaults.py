@@ -129,3 +129,33 @@ def test_a_tests_folder_of_stores_alone_searches_nothing_and_nothing_is_deleted(
     assert done.exit_code == 0, done.output
     assert "nothing to prune" in done.output
     assert kept.read_bytes() == before
+
+
+def test_stores_of_a_package_with_a_hits_log_of_its_own_are_refused_from_the_top(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A monorepo's package run from inside it logs its plays under the package: read from
+    the top's log, its fixtures were all UNUSED, and prune --yes deleted them. patrol and
+    prune of a folder holding them name the package's log and the command to run."""
+    package = tmp_path / "services" / "a"
+    package.mkdir(parents=True)
+    kept = deselected(package, "tests")
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    top = tmp_path / "tests" / "fixtures" / "test_top" / "test_top.jsonl"  # a run from the top
+    put(top, "top", "2026-01-01T00:00:00Z")
+    play(top, "top", tmp_path / hits.DEFAULT_DIR, "20261201T000000Z-0002", tmp_path)
+    before = kept.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for argv in (["patrol", "services"], ["prune", "services", "--unused", "--refs", ".", "--yes"]):
+        done = CliRunner().invoke(main, argv)
+        assert done.exit_code == 2, done.output
+        assert (
+            "is a store of the project at services/a, whose runs log the fixtures they play "
+            "to services/a/.replaygate/hits, not to .replaygate/hits, the log of the project at "
+            ". read for services: its fixtures would read as unplayed. Patrol and prune each "
+            "project's stores apart (replaygate patrol services/a)"
+        ) in " ".join(done.output.split())
+    assert kept.read_bytes() == before
+    done = CliRunner().invoke(main, ["prune", "services/a", "--unused", "--runs", "1", "--yes"])
+    assert done.exit_code == 0, done.output
+    assert "kept: 1 played, 1 referenced only" in done.output

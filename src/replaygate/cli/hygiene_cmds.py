@@ -349,7 +349,7 @@ def _patrol(
         searched = default_refs.is_dir() and holds_code(default_refs)
         folders, missing = ([default_refs], None) if searched else ([], default_refs)
     max_age, written = _max_age(path, given) if stale else (None, None)
-    return patrol(
+    result = patrol(
         path,
         max_age=max_age,
         max_age_written=written,
@@ -359,6 +359,37 @@ def _patrol(
         missing_refs=missing,
         root=root,
     )
+    if hits_dir is None and root is not None:
+        _refuse_other_logs(result, root)
+    return result
+
+
+def _refuse_other_logs(result: Patrol, root: Path) -> None:
+    """Refuse a patrol of stores of a project below ``root`` (a monorepo's package, its
+    own ``pyproject.toml`` or pytest config) whose runs log their plays to a hits log of
+    its own, there: read from ``root``'s log, its fixtures would read as unplayed, and
+    ``prune`` delete them."""
+    from replaygate.config import store_pyproject
+    from replaygate.evals.config import hits_folder  # the eval commands' own
+
+    own = resolved(result.hits_dir)
+    seen: set[Path] = set()
+    for row in result.rows:
+        if row.file.parent in seen:
+            continue
+        seen.add(row.file.parent)
+        project = project_folder(row.file)
+        if project == root:
+            continue
+        log = hits_folder(store_pyproject(None, project), project)
+        if resolved(log) != own and log.is_dir():
+            raise HygieneError(
+                f"{shown_file(row.where)} is a store of the project at {shown(project)}, whose "
+                f"runs log the fixtures they play to {shown(log)}, not to {shown(result.hits_dir)}"
+                f", the log of the project at {shown(root)} read for {shown(result.path)}: its "
+                "fixtures would read as unplayed. Patrol and prune each project's stores apart "
+                f"(replaygate patrol {shown_file(shown(project))})"
+            )
 
 
 def _max_age(path: Path, given: str | None) -> tuple[timedelta, str | None]:
