@@ -49,3 +49,26 @@ def test_the_results_file_is_the_same_whatever_order_the_cases_finished_in(
     second = results_file(other, [CASES[1], CASES[2], CASES[0]])
     assert first.read_bytes() == second.read_bytes()
     assert [case.case for case in load_results(first)] == CASES
+
+
+def test_the_summary_lists_observed_and_unjudged_cases_in_collection_order(
+    tmp_path: Path,
+) -> None:
+    # under pytest-xdist they were listed as the workers finished them: another order in
+    # each run of the same tests
+    collector = Collector(SessionState(False, tmp_path / "queue.jsonl", None, 0, None))
+    collector.pytest_xdist_node_collection_finished(None, CASES)
+    for case in reversed(CASES):
+        samples = (SampleResult(0), SampleResult(1, failure="assert False"))
+        result = SampledResult(case, 2, 2, samples)  # 1 of 2, floor 2: observe
+        report = SimpleNamespace(when="call", replaygate_case=result.to_json(), nodeid=case)
+        collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+        failed = SimpleNamespace(when="call", replaygate_no_verdict=2, nodeid=f"{case}-x")
+        collector.pytest_runtest_logreport(failed)  # type: ignore[arg-type]
+    collector.state.collected.extend(f"{case}-x" for case in CASES)
+    lines: list[str] = []
+    reporter = SimpleNamespace(section=lambda *a, **k: None, line=lambda t, **k: lines.append(t))
+    collector.pytest_terminal_summary(reporter)
+    assert [line.split(": ")[1] for line in lines if line.startswith("observe: ")] == CASES
+    unjudged = next(line for line in lines if "with no verdict" in line)
+    assert unjudged.endswith(": " + ", ".join(f"{case}-x" for case in CASES))

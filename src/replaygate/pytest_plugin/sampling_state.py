@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,12 +50,18 @@ class SessionState:
     collected: list[str] = field(default_factory=list)
     """The node ids of the session's tests, in collection order."""
 
-    def in_order(self) -> list[SampledResult]:
-        """The cases in collection order (one not collected here last, by node id): the
-        same whatever order they finished in (the workers of pytest-xdist report each as
-        it finishes), so the same tests and fixtures give the same results file."""
+    def collection_order(self) -> Callable[[str], tuple[int, str]]:
+        """A sort key of a node id: its place in the collection (one not collected here
+        last, by node id), the same whatever order the tests finished in (the workers of
+        pytest-xdist report each as it finishes)."""
         position = {nodeid: i for i, nodeid in enumerate(self.collected)}
-        return sorted(self.cases, key=lambda c: (position.get(c.case, len(position)), c.case))
+        return lambda nodeid: (position.get(nodeid, len(position)), nodeid)
+
+    def in_order(self) -> list[SampledResult]:
+        """The cases in collection order, so the same tests and fixtures give the same
+        results file."""
+        key = self.collection_order()
+        return sorted(self.cases, key=lambda c: key(c.case))
 
     @property
     def flaky_outcomes(self) -> dict[str, list[str]]:

@@ -116,6 +116,7 @@ class Collector:
         """List this session's sampled verdicts, observation queue and flaky tests."""
         state = self.state
         sampled = [c for c in state.cases if c.n > 1]
+        order = state.collection_order()  # not the order the tests finished in
         if sampled or state.no_verdict:
             counts = {
                 v: sum(1 for c in sampled if c.verdict == v) for v in ("pass", "observe", "block")
@@ -124,13 +125,14 @@ class Collector:
             terminalreporter.line(", ".join(f"{n} {v}" for v, n in counts.items()))
             if state.no_verdict:
                 one = len(state.no_verdict) == 1
+                unjudged = ", ".join(sorted(state.no_verdict, key=order))
                 its, failure = ("its", "failure") if one else ("their", "failures")
                 terminalreporter.line(
                     f"{len(state.no_verdict)} failed with no verdict, {its} samples not judged "
-                    f"(see {its} {failure} above): {', '.join(state.no_verdict)}",
+                    f"(see {its} {failure} above): {unjudged}",
                     red=True,
                 )
-            for observation in state.observed:
+            for observation in sorted(state.observed, key=lambda o: order(o.case)):
                 terminalreporter.line(f"observe: {observation.summary()}")
             if state.queue_error is not None:
                 terminalreporter.line(
