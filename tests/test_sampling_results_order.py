@@ -72,3 +72,17 @@ def test_the_summary_lists_observed_and_unjudged_cases_in_collection_order(
     assert [line.split(": ")[1] for line in lines if line.startswith("observe: ")] == CASES
     unjudged = next(line for line in lines if "with no verdict" in line)
     assert unjudged.endswith(": " + ", ".join(f"{case}-x" for case in CASES))
+
+
+def test_flaky_tests_are_listed_in_collection_order(tmp_path: Path) -> None:
+    # the flaky summary and --flaky-report listed them as pytest-xdist's workers reported
+    # them: another order in each run of the same tests
+    state = SessionState(False, tmp_path / "queue.jsonl", None, 2, tmp_path / "flaky.json")
+    collector = Collector(state)
+    collector.pytest_xdist_node_collection_finished(None, CASES)
+    for case in reversed(CASES):
+        report = SimpleNamespace(
+            when="teardown", nodeid=case, replaygate_flaky=["passed", "failed"]
+        )
+        collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    assert [test.nodeid for test in state.flaky()] == CASES

@@ -80,10 +80,12 @@ class SessionState:
         )
 
     def flaky(self) -> list[FlakyTest]:
-        """The tests that passed in one run and failed in another."""
+        """The tests that passed in one run and failed in another, in collection order
+        (not the order pytest-xdist's workers reported them in)."""
         from replaygate.sampling.flaky import find_flaky
 
-        return find_flaky(self.flaky_outcomes)
+        key = self.collection_order()
+        return sorted(find_flaky(self.flaky_outcomes), key=lambda test: key(test.nodeid))
 
 
 def _by_worker(reported: tuple[str, list[str]]) -> tuple[int, str]:
