@@ -251,3 +251,30 @@ def test_a_monorepo_package_run_from_inside_it_names_the_store_its_top_recorded(
     assert f"(from {pytester.path}, or with --rootdir={pytester.path})" in errors
     again = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--rootdir={pytester.path}")
     again.assert_outcomes(passed=1)
+
+
+ASKS = """
+def test_ask(anthropic_client):
+    anthropic_client().messages.create(
+        model="claude-sonnet-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+    )
+"""
+
+
+@pytest.mark.slow
+def test_the_command_to_record_a_monorepo_package_s_test_from_its_top_keeps_the_rootdir(
+    pytester: pytest.Pytester,
+) -> None:
+    # named alone, the test's file gave pytest the package's config file and rootdir: the
+    # command recorded a store under the package, which the run from the top never read
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
+    pytester.makepyfile(**{"services/a/tests/test_b": ASKS})
+    package = pytester.path / "services" / "a" / "pyproject.toml"
+    package.write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    command = (
+        "`pytest 'services/a/tests/test_b.py::test_ask' --replaygate-record-mode=record-missing"
+        " --replaygate-approve-live --rootdir=.`"
+    )
+    assert command in result.stdout.str()

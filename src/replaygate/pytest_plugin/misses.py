@@ -246,7 +246,7 @@ class MissSummary:
         mode = "rerecord" if "rerecord" in modes else "record-missing"
         every = len(misses) == count
         them = "them all" if every else "the others"
-        command = _rerun(config, record_options(config, mode), misses, every=every)
+        command = _rerun(config, record_options(config, mode, misses), misses, every=every)
         if not any(changed for *_, changed, _ in misses.values()):
             terminalreporter.line(f"Record {them} in one run: {command}.")
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
@@ -267,10 +268,14 @@ def stores_dir(config: pytest.Config) -> str:
     return DEFAULT_DIR if given is None else str(given)
 
 
-def record_options(config: pytest.Config, mode: str) -> str:
+def record_options(config: pytest.Config, mode: str, nodeids: Iterable[str] = ()) -> str:
     """The options of a pytest command that records in ``mode`` with this run's
-    ``--replaygate-dir`` and simulator (option, else ini)."""
+    ``--replaygate-dir`` and simulator (option, else ini), and its rootdir where the tests
+    ``nodeids``, named alone, would take another (:func:`_rootdir_kept`)."""
     words = [f"--replaygate-record-mode={mode} --replaygate-approve-live"]
+    if _rootdir_kept(config, nodeids):
+        here = Path(config.invocation_params.dir)
+        words.append(f"--rootdir={shlex.quote(os.path.relpath(config.rootpath, here))}")
     folder = stores_dir(config)
     if folder != DEFAULT_DIR:
         words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
@@ -278,6 +283,48 @@ def record_options(config: pytest.Config, mode: str) -> str:
     if behavior:
         words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
     return " ".join(words)
+
+
+def _rootdir_kept(config: pytest.Config, nodeids: Iterable[str]) -> bool:
+    """Whether a command naming the tests ``nodeids`` needs ``--rootdir`` to record under
+    this run's rootdir: this run was given one, or a folder of a test's file below the
+    rootdir holds a pytest config file (a monorepo's package run from its top), whose
+    folder pytest, given that file, takes for its rootdir, the stores being under it."""
+    if config.getoption("rootdir", None):
+        return True
+    root = Path(config.rootpath)
+    for nodeid in nodeids:
+        folder = (root / nodeid.partition("::")[0]).parent
+        while folder != root and root in folder.parents:
+            if _holds_pytest_config(folder):
+                return True
+            folder = folder.parent
+    return False
+
+
+def _holds_pytest_config(folder: Path) -> bool:
+    """Whether ``folder`` holds a file pytest takes for its config: ``pytest.ini``,
+    ``.pytest.ini``, or a ``pyproject.toml``, ``tox.ini`` or ``setup.cfg`` with its
+    section (one that cannot be read is taken for one: pytest would stop at it)."""
+    import configparser
+    import tomllib
+
+    if (folder / "pytest.ini").is_file() or (folder / ".pytest.ini").is_file():
+        return True
+    try:
+        if (folder / "pyproject.toml").is_file():
+            tool = tomllib.loads((folder / "pyproject.toml").read_text("utf-8")).get("tool")
+            if isinstance(tool, dict) and "pytest" in tool:
+                return True
+        for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+            if (folder / name).is_file():
+                parser = configparser.ConfigParser(interpolation=None)
+                parser.read(folder / name, encoding="utf-8")
+                if parser.has_section(section):
+                    return True
+    except (OSError, ValueError, configparser.Error):
+        return True
+    return False
 
 
 def quoted_nodeid(nodeid: str) -> str:

@@ -793,7 +793,7 @@ def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-mis
     behavior = simulator_behavior(config)
     script = behavior is not None and behavior.startswith("script:")
     chosen = "" if script else f" {nodeid_here(config, nodeid)}"
-    command = f"`pytest{chosen} {record_options(config, mode)}`"
+    command = f"`pytest{chosen} {record_options(config, mode, [nodeid])}`"
     if script:
         played = SCRIPT_PLAYED.format(test=quoted)
         command += f" (run it as the script was recorded, with every test it answers: {played})"
