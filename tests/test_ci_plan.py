@@ -1043,3 +1043,25 @@ def test_base_in_a_repository_git_will_not_read_keeps_git_s_reason(project: Path
     assert result.exit_code == 2
     assert "Expected git repo version <= 1, found 99" in result.output
     assert "is in none" not in result.output
+
+
+def test_a_monorepo_package_s_test_keeps_the_project_s_rootdir(project: Path) -> None:
+    # named alone from the top, the package's test took the package's config and rootdir,
+    # and missed the store the top's run had played
+    users = FixtureUsers(project)
+    users.add(Path("tests/fixtures/test_a/test_ask.jsonl"), "k1", "services/a/test_a.py::test_ask")
+    package = project / "services" / "a"
+    package.mkdir(parents=True)
+    (package / "test_a.py").write_text("def test_ask(): ...\n", "utf-8")
+    config = load_config(project / "pyproject.toml")
+
+    def args() -> tuple[str, ...]:
+        plan = make_plan(
+            [Path("tests/fixtures/test_a/test_ask.jsonl")], config.ci, root=config.root,
+            event="pull-request", users=users,
+        )  # fmt: skip
+        return plan.stages[0].pytest_args
+
+    assert args() == ("services/a/test_a.py::test_ask",)
+    (package / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", "utf-8")
+    assert args() == ("--rootdir=.", "services/a/test_a.py::test_ask")

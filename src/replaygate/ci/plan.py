@@ -30,6 +30,7 @@ from replaygate.fixtures.hits import DEFAULT_DIR, is_log_file
 from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
 from replaygate.jsonfields import names_as_utf8
+from replaygate.pytest_plugin.rootdirs import config_below
 
 FIXTURES_CLASS = "fixtures"
 
@@ -346,9 +347,13 @@ def make_plan(
     classes = {run for run in widened.values() if run is not None}
     fixture_tests = {t for t in fixture_tests if not any(t.startswith(f"{c}::") for c in classes)}
     if fixture_tests:
+        # named alone, a monorepo package's test would take the package's rootdir, and
+        # miss the stores the run that logged it played under the project's
+        tested = [root / test.partition("::")[0] for test in fixture_tests]
+        rootdir = ("--rootdir=.",) if config_below(root, tested) else ()
         planned.append(
             PlannedStage(
-                FIXTURE_STAGE, event, tuple(sorted(fixture_tests)), 1, "replay",
+                FIXTURE_STAGE, event, (*rootdir, *sorted(fixture_tests)), 1, "replay",
                 tuple(fixture_reasons),
             )
         )  # fmt: skip

@@ -288,43 +288,14 @@ def record_options(config: pytest.Config, mode: str, nodeids: Iterable[str] = ()
 def _rootdir_kept(config: pytest.Config, nodeids: Iterable[str]) -> bool:
     """Whether a command naming the tests ``nodeids`` needs ``--rootdir`` to record under
     this run's rootdir: this run was given one, or a folder of a test's file below the
-    rootdir holds a pytest config file (a monorepo's package run from its top), whose
-    folder pytest, given that file, takes for its rootdir, the stores being under it."""
+    rootdir holds a pytest config file (a monorepo's package run from its top:
+    :func:`~replaygate.pytest_plugin.rootdirs.config_below`)."""
+    from replaygate.pytest_plugin.rootdirs import config_below
+
     if config.getoption("rootdir", None):
         return True
     root = Path(config.rootpath)
-    for nodeid in nodeids:
-        folder = (root / nodeid.partition("::")[0]).parent
-        while folder != root and root in folder.parents:
-            if _holds_pytest_config(folder):
-                return True
-            folder = folder.parent
-    return False
-
-
-def _holds_pytest_config(folder: Path) -> bool:
-    """Whether ``folder`` holds a file pytest takes for its config: ``pytest.ini``,
-    ``.pytest.ini``, or a ``pyproject.toml``, ``tox.ini`` or ``setup.cfg`` with its
-    section (one that cannot be read is taken for one: pytest would stop at it)."""
-    import configparser
-    import tomllib
-
-    if (folder / "pytest.ini").is_file() or (folder / ".pytest.ini").is_file():
-        return True
-    try:
-        if (folder / "pyproject.toml").is_file():
-            tool = tomllib.loads((folder / "pyproject.toml").read_text("utf-8")).get("tool")
-            if isinstance(tool, dict) and "pytest" in tool:
-                return True
-        for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
-            if (folder / name).is_file():
-                parser = configparser.ConfigParser(interpolation=None)
-                parser.read(folder / name, encoding="utf-8")
-                if parser.has_section(section):
-                    return True
-    except (OSError, ValueError, configparser.Error):
-        return True
-    return False
+    return config_below(root, (root / nodeid.partition("::")[0] for nodeid in nodeids))
 
 
 def quoted_nodeid(nodeid: str) -> str:
