@@ -144,7 +144,7 @@ OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
     "--count", "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
     "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf", "--showlocals",
-    "--full-trace",  # pytest's
+    "--full-trace", "--rootdir",  # pytest's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add",  # git's
 }  # fmt: skip
 

@@ -121,6 +121,7 @@ def test_prune_of_every_fixture_through_a_link_empties_the_real_file(
     other = tmp_path / "tests" / "other.jsonl"
     put(other, "played", "2026-01-01T00:00:00Z")
     play(other, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    (tmp_path / "tests" / "conftest.py").write_text("", encoding="utf-8")  # code, searched
     before = real.read_bytes()
     done = prune(str(link), "--unused", "--yes")
     assert done.exit_code == 0 and "deleted 1 fixture(s)" in done.output, done.output
@@ -191,6 +192,7 @@ def test_a_file_named_twice_left_without_fixtures_is_emptied_not_removed(
     other = folder / "other.jsonl"
     put(other, "played", "2026-01-01T00:00:00Z")
     play(other, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    (tmp_path / "tests" / "conftest.py").write_text("", encoding="utf-8")  # code, searched
     done = prune(str(folder), "--unused", "--yes")
     assert done.exit_code == 0 and "deleted 1 fixture(s)" in done.output, done.output
     assert (folder / "a.jsonl").read_bytes() == b""  # the link to it still leads to a store
@@ -210,6 +212,7 @@ def test_prune_leaves_the_fixtures_of_a_linked_interface_folder(
     ours = folder / "own.jsonl"
     put(ours, "played", "2026-01-01T00:00:00Z")
     play(ours, "played", tmp_path / ".replaygate" / "hits", "20261130T000000Z-0001", tmp_path)
+    (tmp_path / "tests" / "conftest.py").write_text("", encoding="utf-8")  # code, searched
     linked = f"tests/fixtures/{shared.name}/{theirs[:12]}.json"
     dry = prune("tests/fixtures", "--unused")
     assert f"  {linked}  key {theirs[:12]}" in dry.output, dry.output
