@@ -98,7 +98,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=digits.integer,
         default=0,
         metavar="RUNS",
-        help="run each unsampled test this many times (>= 2) and list those whose outcome differed",
+        help="run each unsampled test this many times (>= 2) and list those whose outcome "
+        "differed; 0 (the default) runs each once",
     )
     group.addoption(
         "--flaky-report",
