@@ -150,15 +150,16 @@ def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUs
         firsts = first_hits(hits_dir)  # the runs: those not counted are not parsed
         for first in firsts.values():
             by_runner[first.runner].add(first.run)
-        kept = {run for runs in by_runner.values() for run in sorted(runs)[-last:]}
+        newest = {runner: sorted(runs)[-last:] for runner, runs in by_runner.items()}
+        kept = {run for runs in newest.values() for run in runs}
         hits = list(read_hits(hits_dir, [f for f, first in firsts.items() if first.run in kept]))
         outcomes = read_outcomes(hits_dir)
     except ValueError as err:
         raise HygieneError(f"damaged hits log: {err}") from None
     usage = FixtureUsage(tuple(sorted(kept)), len({first.run for first in firsts.values()}))
-    usage.test_sessions = len(kept & by_runner.get(TESTS, set()))
-    for runner, runs in by_runner.items():
-        times = [t for run in sorted(runs)[-last:] if (t := run_started(run)) is not None]
+    usage.test_sessions = len(newest.get(TESTS, ()))
+    for runner, runs in newest.items():
+        times = [t for run in runs if (t := run_started(run)) is not None]
         if times:
             usage.started[runner] = max(times)
     stores: dict[str, Path] = {}
