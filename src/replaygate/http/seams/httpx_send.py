@@ -17,6 +17,7 @@ own session.
 from __future__ import annotations
 
 import datetime
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -35,13 +36,37 @@ def _since(start: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=time.perf_counter() - start)
 
 
+APP_TRANSPORTS: tuple[tuple[str, str], ...] = (
+    ("httpx2", "ASGITransport"),
+    ("httpx2", "WSGITransport"),
+    ("httpx", "ASGITransport"),
+    ("httpx", "WSGITransport"),
+    ("starlette.testclient", "_TestClientTransport"),
+)
+"""(module, class) of each transport that hands a request to an application in this
+process (FastAPI's and Starlette's ``TestClient``, ``httpx.ASGITransport(app)``): such a
+request is the test's call of its own app, never a model call."""
+
+
+def _app_transport(transport: Any) -> bool:
+    """Whether ``transport`` calls an application in this process (:data:`APP_TRANSPORTS`)."""
+    for module_name, class_name in APP_TRANSPORTS:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type) and isinstance(transport, cls):
+            return True
+    return False
+
+
 def _session_for(client: Any, request: Any) -> Exchange | None:
-    """The session answering ``request`` at the client level, or None to send it as is."""
+    """The session answering ``request`` at the client level, or None to send it as is:
+    a client with a fixture transport of its own answers from its own store, and one
+    calling an app in this process reaches the app, whose own sends are answered."""
     exchange = answering()
     if exchange is None:
         return None
     pick = getattr(client, "_transport_for_url", None)
-    if pick is not None and isinstance(pick(request.url), FixtureTransportBase):
+    transport = pick(request.url) if pick is not None else None
+    if isinstance(transport, FixtureTransportBase) or _app_transport(transport):
         return None
     return exchange
 

@@ -1,0 +1,85 @@
+"""intercept(): a test's call of its own app in process (ASGI, WSGI) is no model call.
+
+A web service's tests call it through ``httpx.ASGITransport(app)``, ``WSGITransport`` or
+Starlette's ``TestClient``; what the app sends inside (its model calls) is what is
+recorded and replayed, and the app itself runs on replay, so a change to it is seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+
+MODEL = "https://api.example.com/v1/messages"
+
+
+def ask_model(question: str, live: bool) -> str:
+    """The app's model call, through a client of its own (answered by a stub when live)."""
+
+    def stub(request: httpx2.Request) -> httpx2.Response:
+        assert live, "a replay must not reach the client's transport"
+        asked = json.loads(request.content)["q"]
+        return httpx2.Response(200, json={"answer": f"about {asked}"})
+
+    with httpx2.Client(transport=httpx2.MockTransport(stub)) as client:
+        return str(client.post(MODEL, json={"q": question}).json()["answer"])
+
+
+def wsgi_app(prefix: str, live: bool) -> Callable[..., Iterable[bytes]]:
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        question = environ["wsgi.input"].read().decode()
+        start_response("200 OK", [("content-type", "text/plain")])
+        return [ask_model(prefix + question, live).encode()]
+
+    return app
+
+
+def asgi_app(prefix: str, live: bool) -> Callable[..., Any]:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        question = (await receive())["body"].decode()
+        answer = ask_model(prefix + question, live).encode()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": answer})
+
+    return app
+
+
+def call_wsgi(prefix: str, live: bool) -> str:
+    transport = httpx2.WSGITransport(app=wsgi_app(prefix, live))
+    with httpx2.Client(transport=transport, base_url="http://testserver") as client:
+        return client.post("/ask", content=b"RAG").text
+
+
+def call_asgi(prefix: str, live: bool) -> str:
+    async def call() -> str:
+        transport = httpx.ASGITransport(app=asgi_app(prefix, live))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            return (await c.post("/ask", content=b"RAG")).text
+
+    return asyncio.run(call())
+
+
+@pytest.mark.parametrize("call", [call_wsgi, call_asgi], ids=["wsgi", "asgi"])
+def test_the_app_runs_and_its_model_calls_are_recorded(
+    tmp_path: Path, call: Callable[[str, bool], str]
+) -> None:
+    store = tmp_path / "app.jsonl"
+    with intercept(store, mode="record-missing", approve_live=True):
+        assert call("", True) == "about RAG"
+    assert [f.request["path"] for f in FixtureStore.open(store)] == ["/v1/messages"]
+
+    with intercept(store):  # replay: the app runs, its model call is answered
+        assert call("", False) == "about RAG"
+    with intercept(store), pytest.raises(FixtureMismatchError, match="'RAG' != 'new RAG'"):
+        call("new ", False)  # a change to the app reaches its model call, and misses
