@@ -277,6 +277,9 @@ SAFE_VALUES = [
     "mcptoolu_014Q35RayjACSWkSj4X2yov1",  # an MCP server's tool call (Anthropic)
     "container_011CPR5CNjB747bTd36fQLFk",  # a code execution container (Anthropic)
     "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d",  # a message batch (Anthropic)
+    "mistralai/Mixtral-8x7B-Instruct-v0.1",  # open-weight models (Together, OpenRouter, vLLM)
+    "Qwen/Qwen3-235B-A22B-Instruct-2507-tput",
+    "hf.co/TheBloke/Mixtral-8x7B-Instruct-v0.1-GGUF:Q5_K_M",  # Ollama's name of a GGUF
 ]
 
 
@@ -303,6 +306,14 @@ def test_a_provider_id_in_a_path_is_no_secret_and_hides_none_beside_it(path: str
     assert detect_in_text(path) is None
     key = "Zr2LxV9mT4wK7pB1nC6dH3qW8eR5tY0uI"
     assert detect_in_text(f"{path}/{key}") == "high-entropy token"
+
+
+def test_an_open_model_id_hides_no_key_beside_it() -> None:
+    key = "Zr2LxV9mT4wK7pB1nC6dH3qW8eR5tY0uI"
+    assert detect_in_text("unsloth/Llama-3.3-70B-Instruct-bnb-4bit") is None
+    assert detect_in_text(f"unsloth/Llama-3.3-70B-Instruct-{key}") == "high-entropy token"
+    assert detect_in_text(f"{key}/Llama-3.3-70B-Instruct") == "high-entropy token"
+    assert detect_in_text(f"unsloth/{key}-70B") == "high-entropy token"
 
 
 def test_encoded_data_ids_and_prose_about_credentials_are_accepted() -> None:

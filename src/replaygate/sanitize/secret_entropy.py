@@ -320,6 +320,11 @@ path naming a resource (``/v1/messages/batches/msgbatch_01...``), a URL in a tex
 _MODEL_ID = re.compile(
     r"(?i)(?:claude|gpt|chatgpt|o[0-9]|gemini|text-embedding)[-.][A-Za-z0-9.\-]+"
 )
+_OPEN_MODEL_PIECE = re.compile(r"[A-Za-z0-9]{1,24}")
+_OPEN_MODEL_SIZE = re.compile(r"A?[0-9]{1,4}(?:x[0-9]{1,4})?[BbMm]")
+"""A model's size among the pieces of its name: ``7B``, ``70b``, ``8x7B``, ``A22B``."""
+_OPEN_MODEL_TAG = re.compile(r"[A-Za-z0-9][\w.\-]*")
+_OPEN_MODEL_SEPARATOR = re.compile(r"[-._=]")
 _HEX = re.compile(r"[0-9a-fA-F\-]+")
 _SEGMENT = re.compile(r"[^._/\-]+")
 _PIECE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]")
@@ -388,6 +393,31 @@ def entropy(text: str) -> float:
     return -sum(n / size * math.log2(n / size) for n in Counter(text).values())
 
 
+def open_model_id(value: str) -> bool:
+    """Whether ``value`` is the id of an open-weight model as OpenAI-compatible servers
+    (Together, OpenRouter, vLLM, Ollama) name one, or a path or parameter naming one: owners
+    and a name split at ``/``, each of short pieces joined by ``-``, ``.``, ``_`` or ``=``,
+    the name holding its size, and an optional ``:tag``
+    (``mistralai/Mixtral-8x7B-Instruct-v0.1``,
+    ``hf.co/TheBloke/Mixtral-8x7B-Instruct-v0.1-GGUF:Q5_K_M``,
+    ``/models/mistralai/Mixtral-8x7B-Instruct-v0.1/v1/chat/completions``). A piece is
+    shorter than a free-standing key (:data:`FREE_MIN_LENGTH`), and a random key has no
+    ``/`` (base64url) or no ``-`` (base64)."""
+    name, _, tag = value.partition(":")
+    segments = name.split("/")
+    if len(segments) < 2 or (tag and _OPEN_MODEL_TAG.fullmatch(tag) is None):
+        return False
+    sized = False
+    for segment in segments:
+        if not segment:  # a path's leading ``/``
+            continue
+        pieces = _OPEN_MODEL_SEPARATOR.split(segment)
+        if not all(_OPEN_MODEL_PIECE.fullmatch(piece) for piece in pieces):
+            return False
+        sized = sized or ("-" in segment and any(map(_OPEN_MODEL_SIZE.fullmatch, pieces)))
+    return sized
+
+
 def known_safe(value: str) -> bool:
     """Whether ``value`` is one replaygate knows to be no secret (ids, placeholders)."""
     return (
@@ -395,6 +425,7 @@ def known_safe(value: str) -> bool:
         or STABLE_ID.fullmatch(value) is not None
         or _ID.fullmatch(value) is not None
         or _MODEL_ID.fullmatch(value) is not None
+        or open_model_id(value)
     )
 
 
