@@ -177,6 +177,15 @@ def test_refuse_secrets_names_the_first_finding_and_lets_clean_fixtures_pass() -
     )
 
 
+def test_a_token_found_by_its_look_alone_names_known_safe_as_the_way_out() -> None:
+    with pytest.raises(SecretInFixtureError) as caught:
+        refuse_secrets({"body": {"model": "tenant/Zr2LxV9mT4wK7pB1nC6dH3qW8eR5tY0uI"}}, {})
+    assert str(caught.value).endswith(
+        "Add a sanitize rule or remove the value. If it is no secret (a name, an id), list "
+        "it in known_safe of [tool.replaygate.sanitize] in pyproject.toml."
+    )
+
+
 def test_a_secret_under_a_key_that_is_no_plain_name_is_named_on_one_line() -> None:
     # "AWS access key id at response.x\ny": the problem of `replaygate verify` took two
     # lines, and "a.b" named a field c of b of a

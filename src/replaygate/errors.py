@@ -637,10 +637,17 @@ class SecretInFixtureError(ReplaygateError):
         detector: str,
         *,
         before_send: bool = False,
-        remedy: str = "Add a sanitize rule or remove the value.",
+        remedy: str | None = None,
     ) -> None:
         self.path = path
         self.detector = detector
+        if remedy is None:
+            remedy = "Add a sanitize rule or remove the value."
+            if detector.startswith("high-entropy token"):  # found by its look alone
+                remedy += (
+                    " If it is no secret (a name, an id), list it in known_safe of "
+                    "[tool.replaygate.sanitize] in pyproject.toml."
+                )
         refusal = (
             "refusing to send this request (its fixture could never be written)"
             if before_send
