@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from replaygate import FixtureStore
+from replaygate.errors import FixtureFormatError
 from run_cli import replaygate
 from test_patrol import play, put
 from test_store_walk_rule import fixture, folder_store
@@ -125,3 +126,34 @@ def test_a_store_file_with_no_fixture_is_checked_and_passes(project: Path, path:
     checked = replaygate("verify", "tests/fixtures")
     assert (checked.returncode, checked.stderr) == (0, "")
     assert checked.stdout == "1 fixture(s) checked, 0 problem(s)\n"
+
+
+def test_a_store_s_lock_is_refused_as_the_store_to_record_into_or_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--fixtures rc.jsonl.lock` (tab completion stopping one name late) was recorded into:
+    # fixtures every later command refused and that a .gitignore keeping the locks out
+    # left out of the repository; run said to record there, show found no key there.
+    monkeypatch.chdir(tmp_path)
+    with FixtureStore.open("rc.jsonl") as opened:
+        opened.put(fixture("a trip to Porto"))
+    lock = Path("rc.jsonl.lock")
+    assert lock.exists()
+    refused = (
+        "rc.jsonl.lock: is the lock a write of rc.jsonl takes, not a fixture store: pass rc.jsonl"
+    )
+    agent = ("--agent", "replaygate.examples.research_copilot:copilot", "--fixtures", str(lock))
+    for command in (
+        ("record", *agent, "--approve-live", "--simulator", "What is RAG?"),
+        ("run", *agent, "What is RAG?"),
+        ("show", "265288aeb827", "--fixtures", str(lock)),
+    ):
+        done = replaygate(*command)
+        assert (done.returncode, done.stdout) == (2, ""), (command, done.stdout, done.stderr)
+        assert f"Error: {refused}" in done.stderr, command
+    with pytest.raises(FixtureFormatError, match=refused):
+        FixtureStore.open(lock)
+    with pytest.raises(FixtureFormatError, match="is the lock of the folder store fold"):
+        FixtureStore.open("fold/.replaygate.lock")
+    assert lock.read_bytes() == b""
+    assert not Path("rc.jsonl.lock.lock").exists()
