@@ -26,6 +26,7 @@ from replaygate.pytest_plugin.caught import (
     replay_failure,
     test_code,
 )
+from replaygate.pytest_plugin.repeats import unrepeated
 
 PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
@@ -34,6 +35,11 @@ whether the nearest fixture came from the simulator, what the test built that mi
 (:data:`BUILT`'s ``model`` or ``session``, else ``""``), whether a request changed: a
 change to revert, unless it was meant, whether the request calls no model API: a fetch
 to stop at its source, not to record)."""
+
+TEST_PROPERTY = "replaygate-missed-test"
+"""The ``user_properties`` name of the test a command that records a report's miss names,
+where it is not the report's: a repetition of pytest-repeat (``test_x[2-3]``) is named as
+the test it repeats, whose store it replays, and which a run without ``--count`` selects."""
 
 Miss = tuple[str, str, bool, str, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
@@ -166,6 +172,9 @@ class MissSummary:
 
     def __init__(self) -> None:
         self.misses: dict[str, Miss] = {}
+        self.tests: dict[str, str] = {}
+        """The test a command names for a test that missed, where it is another
+        (:data:`TEST_PROPERTY`)."""
         self.keys: dict[str, list[Path]] | None = None
         """The store files of each fixture key under the stores folder, read at the
         first miss of a store never recorded."""
@@ -193,6 +202,9 @@ class MissSummary:
         miss = None if call.excinfo is None else miss_of(item, call.excinfo.value)
         if miss is not None and report.failed:
             report.user_properties.append((PROPERTY, miss))
+            test = unrepeated(item, item.nodeid)
+            if test != item.nodeid:
+                report.user_properties.append((TEST_PROPERTY, test))
         return report
 
     def recorded_elsewhere(self, config: pytest.Config, error: FixtureMismatchError) -> str | None:
@@ -222,6 +234,8 @@ class MissSummary:
         for name, value in report.user_properties:
             if name == PROPERTY:
                 self.misses.setdefault(report.nodeid, tuple(value))  # type: ignore[arg-type]
+            elif name == TEST_PROPERTY:
+                self.tests.setdefault(report.nodeid, str(value))
 
     def pytest_terminal_summary(
         self, terminalreporter: pytest.TerminalReporter, config: pytest.Config
@@ -246,7 +260,8 @@ class MissSummary:
         mode = "rerecord" if "rerecord" in modes else "record-missing"
         every = len(misses) == count
         them = "them all" if every else "the others"
-        command = _rerun(config, record_options(config, mode, misses), misses, every=every)
+        tests = list(dict.fromkeys(self.tests.get(nodeid, nodeid) for nodeid in misses))
+        command = _rerun(config, record_options(config, mode, tests), tests, every=every)
         if not any(changed for *_, changed, _ in misses.values()):
             terminalreporter.line(f"Record {them} in one run: {command}.")
         else:

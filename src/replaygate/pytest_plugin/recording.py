@@ -136,6 +136,7 @@ from replaygate.pytest_plugin.options import (
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.refusals import fail_refused
+from replaygate.pytest_plugin.repeats import unrepeated
 from replaygate.pytest_plugin.sampling_state import SPEC
 from replaygate.pytest_plugin.store_paths import (
     chosen_problem,
@@ -852,9 +853,10 @@ def replaygate_exchange(
         from replaygate.pytest_plugin.cassettes import CassettePlays
 
         exchange.live_guard = CassettePlays(request.node)
-    exchange.session.rerecord = rerecord_command(request.config, nodeid)
-    exchange.session.rerecord_all = rerecord_command(request.config, nodeid, "rerecord")
-    exchange.session.from_simulator = from_simulator_hint(nodeid)
+    test = unrepeated(request.node, nodeid)  # a repetition's id is none without --count
+    exchange.session.rerecord = rerecord_command(request.config, test)
+    exchange.session.rerecord_all = rerecord_command(request.config, test, "rerecord")
+    exchange.session.from_simulator = from_simulator_hint(test)
     spec = request.node.stash.get(SPEC, None)
     if spec is not None:  # each sample its own recorded answer, whatever repeat_last says
         exchange.session.sampled = spec.n

@@ -11,6 +11,7 @@ import pytest
 
 from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, needing, requested_by
 from replaygate.pytest_plugin.refusals import fail_refused, refuse
+from replaygate.pytest_plugin.repeats import repetitions
 from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
 from replaygate.pytest_plugin.sampling_state import CHECKS_FIXTURE, MARKER, SAMPLE_FIXTURE, SPEC
 from replaygate.pytest_plugin.unloaded import refuse_unloaded
@@ -151,7 +152,7 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
         raise _Refused(
             f"{where}: the test does not request the {SAMPLE_FIXTURE} fixture" + _unsampled(item)
         )
-    repeats = _repeats(item)
+    repeats = repetitions(item)
     if repeats:
         raise _Refused(
             f"{where}: pytest-repeat runs it {repeats} times (--count, or a repeat marker), "
@@ -186,20 +187,6 @@ def _unsampled(item: pytest.Item) -> str:
         f"sends in order, sample 0's first); a model the test builds itself takes "
         f"sample={SAMPLE_FIXTURE}, or every sample would replay the same recorded response"
     )
-
-
-REPEAT_PARAM = "__pytest_repeat_step_number"
-"""The parameter pytest-repeat gives each repetition of a test it repeats."""
-
-
-def _repeats(item: pytest.Function) -> int:
-    """How many times pytest-repeat runs ``item`` (0 when it does not repeat it)."""
-    callspec = getattr(item, "callspec", None)
-    if callspec is None or REPEAT_PARAM not in callspec.params:
-        return 0
-    marker = item.get_closest_marker("repeat")
-    count = marker.args[0] if marker is not None and marker.args else None
-    return int(count or item.config.getoption("count", 0) or 0)
 
 
 @pytest.hookimpl(trylast=True)

@@ -5,7 +5,8 @@ A test's store is the marker's ``fixtures`` (relative to ``--replaygate-dir``), 
 suffix, and the test's name with each character outside ``A-Z a-z 0-9 _ . - [ ] = , +``
 written ``_`` (:func:`~replaygate.pytest_plugin.store_names.default_store_path`), the
 class that holds it for a test of nested classes (``Inner.test``); a module's doctest
-is named ``<module>.<function>`` whatever dotted name the import mode gave the module.
+is named ``<module>.<function>`` whatever dotted name the import mode gave the module,
+and a repetition of pytest-repeat after the test it repeats (``test_x[2-3]``: ``test_x``).
 Two tests
 can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; ids
 ``a/b`` and ``a_b``), where each would replay what the other recorded; so can two
@@ -31,6 +32,7 @@ from typing import Any
 import pytest
 
 from replaygate.pytest_plugin.options import stores_dir
+from replaygate.pytest_plugin.repeats import unrepeated
 from replaygate.pytest_plugin.store_names import (
     SAFE_CHARACTERS,
     default_store_path,
@@ -75,7 +77,8 @@ def marker_kwargs(node: pytest.Item) -> Mapping[str, Any]:
 def default_store(config: pytest.Config, node: pytest.Item) -> Path:
     """``<dir>/<module>/<test name>.jsonl``: the store of a test whose marker names none."""
     cls = getattr(node, "cls", None)
-    name = node.name if cls is None else f"{cls.__name__}.{node.name}"
+    name = unrepeated(node, node.name)  # pytest-repeat's repetitions replay the test's store
+    name = name if cls is None else f"{cls.__name__}.{name}"
     return fixtures_dir(config) / default_store_path(node.path, _doctest_name(node) or name)
 
 
@@ -132,13 +135,12 @@ def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> N
             continue
         store = default_store(config, item)
         key = same_file_key(store)
-        by_store[key][item.nodeid] = store
+        by_store[key][unrepeated(item, item.nodeid)] = store  # its repetitions are one test
         tests.append((item, store, key))
     for item, store, key in tests:
         others = by_store[key]
-        named = [
-            _other(nodeid, path, store) for nodeid, path in others.items() if nodeid != item.nodeid
-        ]
+        test = unrepeated(item, item.nodeid)
+        named = [_other(nodeid, path, store) for nodeid, path in others.items() if nodeid != test]
         if named:
             item.stash[_SHARING] = tuple(sorted(named))
 
