@@ -131,6 +131,22 @@ def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> 
         assert other_routes() == (["m1"], SPEECH)
 
 
+def test_a_local_model_server_s_answer_is_not_labelled_the_simulator_s(tmp_path: Path) -> None:
+    """A loopback server the code sends to as addressed (Ollama, vLLM) while the block
+    records from the simulator gave answers labelled ``sim``, so a miss of them said to
+    record them from the simulator again."""
+    store = tmp_path / "both.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        serving(_Origin) as local,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+        openai.OpenAI(api_key="test", base_url=f"{local}/v1", max_retries=0) as client,
+    ):
+        assert user_code() == "echo: hi"
+        assert client.audio.speech.create(model="tts-1", voice="alloy", input="hi").read() == SPEECH
+    assert sorted(sources(store)) == ["live", "sim"]
+
+
 @pytest.mark.parametrize(
     ("host", "calls_the_api"),
     [

@@ -29,7 +29,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -67,6 +67,7 @@ from replaygate.fixtures.store.index import Location
 from replaygate.http.base_path import api_route
 from replaygate.http.envelope import (
     RequestLike,
+    URLLike,
     interface_version_of,
     is_api_call,
     is_model_api,
@@ -123,6 +124,8 @@ class LiveSlot:
     place: int = 0
     sent_path: str | None = None
     """The path as sent, where it differs from the stored one (a live id made stable)."""
+    source: str | None = None
+    """Who answered it, where not the session's ``source`` (:meth:`Exchange.past_origin`)."""
 
     @property
     def path(self) -> str:
@@ -481,7 +484,7 @@ class Exchange:
         else:
             decided = self._decide(envelope, form, identity, sent)
         if isinstance(decided, LiveSlot):
-            return decided
+            return replace(decided, source="live") if self.past_origin(request.url) else decided
         hit, repeat = decided
         if hit is None:
             raise self._miss(envelope, fixture_key(envelope), origin_of(request.url), sent)
@@ -624,6 +627,15 @@ class Exchange:
             self._places[identity] = place + 1
             self._stored.setdefault(identity, place)
             return place
+
+    def past_origin(self, url: URLLike) -> bool:
+        """Whether a live send of ``url`` is answered by another server than the simulator
+        this session records from (:attr:`live_origin`, its answers labelled ``sim``): one
+        sent as addressed, a loopback server of the test's own or a local model server."""
+        if self.live_origin is None or self.session.source != "sim":
+            return False
+        moved = self._origin_for(url.host, url.path) is not None
+        return not moved and learner_at(url.host, url.port) is None
 
     def _teach(self, request: RequestLike, sent: dict[str, Any], response: Any) -> None:
         """Tell the server a live send of ``request`` would reach, when it learns
@@ -798,6 +810,8 @@ class Exchange:
             raise ProxyRefusalError(method, slot.path, response["status"])
         interface = self.interface_for(slot.envelope)
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
+        if slot.source is not None:
+            meta["source"] = slot.source
         self._unheld(slot)  # charged now, whether or not a secret refuses the answer
         return self.session.prepared(slot.envelope, response, interface, slot.place), meta
 
