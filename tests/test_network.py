@@ -144,6 +144,28 @@ def test_a_refusal_inside_intercept_names_the_ways_it_does_not_answer(tmp_path: 
         assert refused().endswith(network.HOW_TO_FIX)
 
 
+def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(
+    tmp_path: Path,
+) -> None:
+    """DSPy's default engine (lm15) sends through sockets of its own, which intercept()
+    does not answer: its refusal says to give dspy.LM engine='litellm', and is marked as
+    made by a client the block does not intercept, wherever that client was built."""
+    sender = {"__name__": "dspy._vendor.lm15.transports._sync", "socket": socket}
+    with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
+        exec("socket.getaddrinfo('api.openai.com', 443)", sender)
+    assert str(error.value).endswith(
+        "(the Agents SDK's default transport), or let the host through with "
+        "block_network(allow=[...]). DSPy's lm15 engine, which dspy.LM picks by default "
+        "(engine='auto'), sends through sockets of its own: give the tests' models "
+        "dspy.LM(..., engine='litellm'), which sends through LiteLLM's httpx clients."
+    )
+    assert error.value.unintercepted
+    with block_network(), pytest.raises(NetworkBlockedError) as other:
+        socket.getaddrinfo("api.openai.com", 443)
+    assert not other.value.unintercepted
+    assert "DSPy" not in str(other.value)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 def test_a_worker_started_afresh_inside_a_block_runs_its_work_blocked(method: str) -> None:

@@ -220,3 +220,27 @@ def test_a_request_to_no_model_api_the_intercept_sent_is_told_so(
     )
     assert "built outside the test's intercept" not in recorded.stdout.str()
     assert "recording again does not reach" not in recorded.stdout.str()
+
+
+def test_a_client_the_intercept_does_not_answer_is_not_said_to_be_built_outside_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """A marked test whose client sends through a transport intercept() does not answer
+    (urllib here; DSPy's lm15 engine) is refused while its intercept is open: the note
+    says recording again does not reach it, not that it was built outside the intercept."""
+    pytester.makepyfile(
+        test_urllib="""
+        import urllib.request
+
+        import pytest
+
+
+        @pytest.mark.replaygate
+        def test_agent():
+            urllib.request.urlopen("https://api.openai.com/v1/models", timeout=5)
+        """
+    )
+    recorded = pytester.runpytest(*RECORD)
+    recorded.assert_outcomes(failed=1)
+    recorded.stdout.fnmatch_lines(["*recording again does not reach a client replaygate does*"])
+    assert "built outside the test's intercept" not in recorded.stdout.str()

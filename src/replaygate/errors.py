@@ -72,6 +72,18 @@ def exception_chain(error: BaseException) -> Iterator[BaseException]:
             stack.extend(current.exceptions)
 
 
+def timed_out(error: BaseException) -> bool:
+    """Whether pytest-timeout raised ``error`` (its signal method calls ``pytest.fail`` from
+    a handler of its own, wherever the test was): a limit of the clock, which stops code
+    where it happens to be, not an error of that code."""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") == "pytest_timeout":
+            return True
+        tb = tb.tb_next
+    return False
+
+
 class ReplaygateError(Exception):
     """Base class of every error raised by replaygate.
 
@@ -677,6 +689,11 @@ class NetworkBlockedError(ReplaygateError, ConnectionError):
     sent live when the block refused it, set by that session; None for a client it does
     not intercept. Recording from a simulator, such a request calls no provider's API: it
     goes where it is addressed, not to the simulator, and is refused there."""
+
+    unintercepted: bool = False
+    """Whether the attempt was made while an ``intercept()`` block answered, by no client
+    it intercepts (a transport of the sender's own, a websocket): where the client was
+    built does not matter then."""
 
     @property
     def strerror(self) -> str:  # type: ignore[override]  # read from the message

@@ -132,6 +132,25 @@ NOT_INTERCEPTED = (
     "through with block_network(allow=[...])."
 )
 
+OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
+    (
+        "dspy._vendor.lm15",
+        " DSPy's lm15 engine, which dspy.LM picks by default (engine='auto'), sends through "
+        "sockets of its own: give the tests' models dspy.LM(..., engine='litellm'), which "
+        "sends through LiteLLM's httpx clients.",
+    ),
+)
+"""Packages that send model calls through an HTTP client of their own, and how to have
+them send through one replaygate intercepts: a refusal made by one ends with it."""
+
+
+def own_transport_remedy(caller: str) -> str:
+    """How to route the model calls of ``caller`` (a refusal's sender, such as
+    ``dspy._vendor.lm15.transports._sync``) through an intercepted client, if its package
+    is one of :data:`OWN_TRANSPORTS`; else nothing."""
+    found = (r for p, r in OWN_TRANSPORTS if caller == p or caller.startswith(f"{p}."))
+    return next(found, "")
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -378,9 +397,13 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
     for level in list(_levels):
         if level.on_refusal is not None:
             level.on_refusal(refusal)
-    raise NetworkBlockedError(
-        f"{what} {refusal.target} refused (from {refusal.caller}): {why}{_how_to_fix()}"
+    remedy = _how_to_fix()
+    error = NetworkBlockedError(
+        f"{what} {refusal.target} refused (from {refusal.caller}): {why}{remedy}"
+        f"{own_transport_remedy(refusal.caller)}"
     )
+    error.unintercepted = remedy is NOT_INTERCEPTED
+    raise error
 
 
 def _how_to_fix() -> str:

@@ -64,7 +64,7 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
             'that selects no test using replaygate (pytest -m "not replaygate", when those '
             "are marked)."
         )
-    elif recording:
+    elif recording and not refused[0].unintercepted:
         lines.append(
             "replaygate: the client that sent it was built outside the test's intercept (a "
             f"module- or session-scoped fixture, a setUpClass, a test without {INTERCEPT} or "
