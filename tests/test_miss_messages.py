@@ -854,3 +854,21 @@ def test_a_model_a_test_builds_is_recorded_as_its_miss_says(pytester: pytest.Pyt
     pytester.makepyfile(test_model=BUILT_BY_THE_TEST.format(mode="replaygate_mode"))
     pytester.runpytest("-p", "no:cacheprovider", *record).assert_outcomes(passed=1)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_second_run_on_the_session_of_the_first_says_to_make_it_anew(tmp_path: Path) -> None:
+    # A notebook cell run again on a ReplayModel an earlier cell made: the miss named only a
+    # retry or a loop, and re-recording or repeat_last, neither of which is the remedy.
+    store = tmp_path / "own.jsonl"
+    asked = [Message(role="user", content="hi")]
+    live = ScriptedModel([ModelResponse(text="hello")])
+    RecordingModel(live, store, approve_live=True, model="m", max_tokens=8).complete(asked, [])
+    model = ReplayModel(store, model="m", max_tokens=8)
+    assert model.complete(asked, []).text == "hello"
+    with pytest.raises(FixtureMismatchError) as missed:
+        model.complete(asked, [])
+    text = str(missed.value)
+    assert "recorded 1 time and sent 2 times in this session" in text
+    assert "or the code ran again on the session of an earlier run (a notebook cell" in text
+    assert "make it anew for each run)" in text
+    assert ReplayModel(store, model="m", max_tokens=8).complete(asked, []).text == "hello"
