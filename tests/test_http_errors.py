@@ -405,12 +405,28 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
     assert (caught.value.kind, caught.value.record_mode) == ("other", "rerecord")
 
 
-@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
+PYTEST_TIMEOUT: dict[str, Any] = {"__name__": "pytest_timeout", "pytest": pytest}
+exec(
+    "def handler(signum, frame):\n    pytest.fail('Timeout (>1.0s) from pytest-timeout.')\n",
+    PYTEST_TIMEOUT,
+)
+"""pytest-timeout's stand-in: its signal method fails the test from a handler of its module."""
+
+
+def _stop(interrupt: type[BaseException]) -> None:
+    """Raise ``interrupt`` where the reader is, pytest-timeout's failure as it raises it."""
+    if interrupt is pytest.fail.Exception:
+        PYTEST_TIMEOUT["handler"](14, None)
+    raise interrupt
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit, pytest.fail.Exception])
 def test_a_stream_closed_by_an_interrupt_is_not_recorded_and_records_whole_next_time(
     tmp_path: Path, interrupt: type[BaseException]
 ) -> None:
     # Ctrl-C mid-stream was stored as the client's own close: the next record-missing
-    # run failed on it ("the client closed this stream after 3 event(s)")
+    # run failed on it ("the client closed this stream after 3 event(s)"); so was a stream
+    # pytest-timeout's limit stopped (--timeout-method=signal), cut where the clock was
     store = tmp_path / "interrupted.jsonl"
     question = [{"role": "user", "content": "word " * 300}]
 
@@ -421,7 +437,7 @@ def test_a_stream_closed_by_an_interrupt_is_not_recorded_and_records_whole_next_
                 for event in s:
                     events.append(event.type)
                     if len(events) == stop:
-                        raise interrupt
+                        _stop(interrupt)
             return events
 
     with Simulator(behavior="echo") as sim:

@@ -19,6 +19,7 @@ from replaygate.errors import (
     WireFormatError,
     exception_chain,
     failed_send,
+    timed_out,
 )
 from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
 from replaygate.http.envelope import is_model_api
@@ -115,9 +116,10 @@ class Recording:
 
     def finish(self, end: StreamEnd, error: BaseException | None = None) -> None:
         """Write the fixture (once): the whole body, or the events and how the stream ended.
-        A stream closed by an interrupt on its way out (Ctrl-C, SIGTERM, ``sys.exit``
-        while its events were read) is not written: its reader did not choose to stop,
-        and a recording that does not hold it records it whole next time."""
+        A stream closed by an interrupt on its way out (Ctrl-C, SIGTERM, ``sys.exit``,
+        pytest-timeout's limit while its events were read) is not written: its reader did
+        not choose to stop, and a recording that does not hold it records it whole next
+        time."""
         __tracebackhide__ = True
         if self.done:
             return
@@ -225,9 +227,10 @@ class Recording:
 
 def _interrupted() -> bool:
     """Whether the exception being handled, or one it was raised while handling, is an
-    interrupt (not an error of the code reading the stream)."""
+    interrupt (not an error of the code reading the stream): Ctrl-C, SIGTERM, ``sys.exit``
+    or pytest-timeout's limit, which stops the reader wherever the clock finds it."""
     return any(
-        isinstance(error, KeyboardInterrupt | SystemExit)
+        isinstance(error, KeyboardInterrupt | SystemExit) or timed_out(error)
         for error in exception_chain(sys.exc_info()[1] or Exception())
     )
 

@@ -11,6 +11,7 @@ import pytest
 from _pytest.outcomes import Failed
 from _pytest.runner import runtestprotocol
 
+from replaygate.errors import timed_out
 from replaygate.pytest_plugin.caught import caught_since, checked_raised
 from replaygate.pytest_plugin.fixture_info import argnames
 from replaygate.pytest_plugin.sampling_state import (
@@ -102,7 +103,7 @@ def _sampled(item: pytest.Function, spec: SampleSpec) -> SampledResult:
                 xfails.append(reason)
             sample = recorder.result(_xfailed(reason))
         except (AssertionError, pytest.fail.Exception) as err:
-            if _timed_out(err):
+            if timed_out(err):  # the whole test's limit (all its samples): no failed sample
                 err.add_note(
                     f"raised in sample {index} of {spec.n}: pytest-timeout's limit is the "
                     "whole test's, so the test ends here, with no verdict; no sample is retried"
@@ -130,18 +131,6 @@ def _sampled(item: pytest.Function, spec: SampleSpec) -> SampledResult:
     if len(xfails) == spec.n:  # the test's expected failure, as pytest.xfail says of a test
         pytest.xfail(f"{xfails[0]} (every one of the {spec.n} samples xfailed)")
     return SampledResult(item.nodeid, spec.n, spec.floor, tuple(samples), descriptions)
-
-
-def _timed_out(err: BaseException) -> bool:
-    """Whether pytest-timeout failed the test (its signal method calls ``pytest.fail`` from
-    a handler of its own): the limit is the whole test's, all its samples, so it is no
-    failed sample, and the samples after it would run with no limit."""
-    tb = err.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_globals.get("__name__") == "pytest_timeout":
-            return True
-        tb = tb.tb_next
-    return False
 
 
 def _with_caught(sample: SampleResult, caught: str | None) -> SampleResult:
