@@ -224,6 +224,35 @@ def test_show_on_a_terminal_cuts_an_image_s_base64_to_its_start_and_length(
     )
 
 
+def test_show_on_a_terminal_cuts_an_embedding_s_numbers_to_their_start_and_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An embedding asked for as floats printed its 1,536 numbers one a line, 3,000 lines
+    for two vectors; piped, they are still printed whole."""
+    vector = [round(0.001 * i - 0.5, 3) for i in range(1536)]
+    request = {
+        "method": "POST",
+        "path": "/v1/embeddings",
+        "headers": {},
+        "body": {"model": "text-embedding-3-small", "input": ["a", "b"], "dimensions": 8},
+    }
+    answer = {"status": 200, "headers": {}, "body": {"data": [{"embedding": vector}] * 2}}
+    store = tmp_path / "emb.jsonl"
+    with FixtureStore.open(store) as opened:
+        opened.put(Fixture.create(request, [answer]))
+    key = FixtureStore.open(store).keys()[0]
+    piped = CliRunner().invoke(main, ["show", key, "--fixtures", str(store)])
+    assert piped.exit_code == 0 and piped.output.count("\n") > 3000
+    monkeypatch.setattr(long_lists, "on_terminal", lambda: True)
+    shown = CliRunner().invoke(main, ["show", key, "--fixtures", str(store)])
+    assert shown.exit_code == 0 and shown.output.count("\n") < 60
+    assert shown.output.count('"embedding": "[-0.5, -0.499, -0.498, ... (1,536 numbers)]"') == 2
+    assert '"input": [\n' in shown.output  # a short list is left whole
+    assert shown.output.endswith(
+        "... 2 list(s) of numbers cut on a terminal: pipe the output (`| less`) to see them whole\n"
+    )
+
+
 def test_verify_reports_every_problem_with_file_and_line(recorded: Path, tmp_path: Path) -> None:
     lines = recorded.read_bytes().splitlines(keepends=True)
     edited = json.loads(lines[1])

@@ -22,7 +22,7 @@ from replaygate.cli.live import (
     source_option,
     spent,
 )
-from replaygate.cli.long_lists import cut_encoded, cut_line
+from replaygate.cli.long_lists import Cut, cut_encoded, cut_line
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -266,8 +266,9 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     """Print the fixture(s) whose key starts with KEY.
 
     KEY is the stored key (12 characters) or a longer start of the request's digest,
-    in either case. On a terminal, a long base64 value (an image, a document) is cut to
-    its start and its length; piped, every value is printed whole.
+    in either case. On a terminal, a long base64 value (an image, a document) and a long
+    list of numbers (an embedding) are cut to their start and their length; piped, every
+    value is printed whole.
 
     Example:
 
@@ -280,7 +281,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     found = store.get(key) or (store.get(key.lower()) if key != key.lower() else [])
     if not found:
         raise click.ClickException(f"no fixture with key {key!r} in {fixtures}")
-    cut = 0
+    cut = Cut()
     for loc, fixture in found:
         click.echo(f"# {loc}")
         document, shortened = cut_encoded(fixture.to_json())
