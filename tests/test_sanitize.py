@@ -203,6 +203,12 @@ def test_only_id_fields_with_volatile_prefixes_change() -> None:
     assert out["doc_id"] == body["doc_id"]  # '?' is not an id character
 
 
+def test_an_openrouter_answer_s_id_becomes_stable() -> None:
+    body = {"id": "gen-1749812345-sQ3xYpR4mN7kL2vB9cD1", "object": "chat.completion"}
+    out = Sanitizer(SanitizeConfig(ids=True)).response(body, key="dddddddddddd", interface="x")
+    assert out["id"] == "gen-rg_dddddddddddd_1"
+
+
 # -- times and usage ----------------------------------------------------------------------------
 
 

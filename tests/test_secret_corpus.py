@@ -277,6 +277,7 @@ SAFE_VALUES = [
     "mcptoolu_014Q35RayjACSWkSj4X2yov1",  # an MCP server's tool call (Anthropic)
     "container_011CPR5CNjB747bTd36fQLFk",  # a code execution container (Anthropic)
     "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d",  # a message batch (Anthropic)
+    "gen-1749812345-sQ3xYpR4mN7kL2vB9cD1",  # an answer of OpenRouter
     "mistralai/Mixtral-8x7B-Instruct-v0.1",  # open-weight models (Together, OpenRouter, vLLM)
     "Qwen/Qwen3-235B-A22B-Instruct-2507-tput",
     "hf.co/TheBloke/Mixtral-8x7B-Instruct-v0.1-GGUF:Q5_K_M",  # Ollama's name of a GGUF
