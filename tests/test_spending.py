@@ -198,6 +198,23 @@ def test_a_call_by_get_or_delete_is_free_and_a_post_naming_no_model_says_so() ->
     assert "<no model named>" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("model", "per_million"),
+    [("text-embedding-3-small", 0.02), ("text-embedding-3-large", 0.13),
+     ("text-embedding-ada-002", 0.10)],
+)  # fmt: skip
+def test_openai_s_embeddings_are_priced_by_the_shipped_table(
+    model: str, per_million: float
+) -> None:
+    """Recording client.embeddings.create live under the default cap failed every test:
+    'no price for model 'text-embedding-3-small' ... Add it to [tool.replaygate.prices]'."""
+    cap = SpendingCap(5.0, shipped_prices())
+    request = {"method": "POST", "path": "/v1/embeddings", "body": {"model": model, "input": "x"}}
+    cap.reserve(request)
+    answer = {"status": 200, "body": {"usage": {"prompt_tokens": 1000, "total_tokens": 1000}}}
+    assert cap.charge(request, answer) == pytest.approx(1000 * per_million / 1_000_000)
+
+
 def test_a_response_without_usage_is_charged_its_bound() -> None:
     cap = SpendingCap(1.0, PriceTable({"m": Price(1.0, 1.0)}, "USD", "t"))
     request = {"model": "m", "max_tokens": 100, "messages": []}

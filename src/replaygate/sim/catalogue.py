@@ -27,7 +27,13 @@ ANTHROPIC_MODELS: tuple[tuple[str, str, str, int], ...] = (
 """Anthropic's models, newest first as the API lists them: id, display name, release
 date and the most ``max_tokens`` a request may ask of it."""
 
-OPENAI_MODELS: tuple[tuple[str, int], ...] = (("gpt-4o", 1715367049), ("gpt-4o-mini", 1721172741))
+OPENAI_MODELS: tuple[tuple[str, int], ...] = (
+    ("gpt-4o", 1715367049),
+    ("gpt-4o-mini", 1721172741),
+    ("text-embedding-3-small", 1705948997),
+    ("text-embedding-3-large", 1705953180),
+    ("text-embedding-ada-002", 1671217299),
+)
 """OpenAI's models: id and creation time."""
 
 GEMINI_MODELS: tuple[tuple[str, str], ...] = (
