@@ -42,6 +42,34 @@ def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> Non
     result.stderr.fnmatch_lines(["*script:answers.jsonl cannot record under pytest-xdist (-n 1)*"])
 
 
+RANDOMLY = """
+def pytest_addoption(parser):
+    parser.addoption("--randomly-dont-reorganize", action="store_false",
+                     dest="randomly_reorganize", default=True)
+"""
+"""pytest-randomly's stand-in: a plugin of its name, with its option to keep the order."""
+
+
+def test_a_script_while_pytest_randomly_shuffles_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    # the tests ran in the order of the run's seed, and each took the script's line
+    # written for another: some recorded green, a different assignment each run
+    pytester.path.joinpath("answers.jsonl").write_text('{"text": "one"}\n{"text": "two"}\n')
+    pytester.makepyfile(randomly=RANDOMLY, test_s="def test_here(): pass")
+    pytester.syspathinsert()
+    result = pytester.runpytest("-p", "randomly", *RECORD, SCRIPT)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*script:answers.jsonl cannot record in the order pytest-randomly shuffles the "
+            "tests into*record it with -p no:randomly (or --randomly-dont-reorganize)*"
+        ]
+    )
+    kept = pytester.runpytest("-p", "randomly", "--randomly-dont-reorganize", *RECORD, SCRIPT)
+    kept.assert_outcomes(passed=1)
+
+
 def test_a_script_with_xdist_loaded_but_no_workers_records(pytester: pytest.Pytester) -> None:
     # only workers are refused: -n 0 and a --dist with no -n run the tests in this process
     pytester.path.joinpath("answers.jsonl").write_text('{"text": "one"}\n')

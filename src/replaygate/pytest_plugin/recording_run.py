@@ -11,7 +11,8 @@ else ``max_cost`` of ``[tool.replaygate]``, else
 it). Under pytest-xdist each worker has its own simulator and an equal share of the cap;
 the controller's summary adds up what the workers spent. A script (``script:FILE``) is
 refused there: it answers the session's requests with its lines in order, and workers
-would each play it from its first line, in the order their tests happen to be given.
+would each play it from its first line, in the order their tests happen to be given; so
+it is while pytest-randomly shuffles the tests.
 """
 
 from __future__ import annotations
@@ -85,6 +86,25 @@ def _refuse_script_when_distributed(behavior: str, config: pytest.Config) -> Non
     )
 
 
+def _refuse_script_when_shuffled(behavior: str, config: pytest.Config) -> None:
+    """A usage error for a script while pytest-randomly shuffles the tests (it does, once
+    installed, unless ``-p no:randomly`` or ``--randomly-dont-reorganize``): the script's
+    lines, written for the tests in their order, would answer them in another from run to
+    run, and record each test with answers written for another."""
+    if not behavior.startswith("script:") or not config.pluginmanager.hasplugin("randomly"):
+        return
+    if not config.getoption("randomly_reorganize", True):
+        return
+    raise pytest.UsageError(
+        f"--replaygate-simulator / ini {SIMULATOR}: {behavior} cannot record in the order "
+        "pytest-randomly shuffles the tests into: a script answers the session's requests "
+        "with its lines in order, so each test would be recorded with the answers written "
+        "for another, a different one each run; record it with -p no:randomly (or "
+        "--randomly-dont-reorganize) (echo and research-copilot answer by the request, and "
+        "record in any order)"
+    )
+
+
 def _worker_count(config: pytest.Config) -> int:
     """How many pytest-xdist workers share the session's cap (1 outside a worker)."""
     workerinput = getattr(config, "workerinput", None)
@@ -104,6 +124,7 @@ class RecordingRun:
         self.seed = int(seed) if seed is not None else SIMULATOR_SEED
         if self.behavior is not None:
             _refuse_script_when_distributed(self.behavior, config)
+            _refuse_script_when_shuffled(self.behavior, config)
         self._simulator = self._build_simulator(Path(config.rootpath))
         try:
             project = load_config(near=fixtures)
