@@ -399,8 +399,12 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     nothing = (
         "nothing was recorded: the test sent no request replaygate saw. Its client may use a "
         "transport replaygate does not intercept (intercepted: httpx2, httpx, aiohttp, "
-        "requests), or the test calls no model API (a local model, such as pydantic-ai's "
-        "TestModel or FunctionModel, a fake): mark such a test "
+        "requests); a response cache of the code under test may have answered (DSPy's, on by "
+        "default and kept on disk between runs: dspy.configure_cache(enable_disk_cache=False, "
+        "enable_memory_cache=False); LiteLLM's litellm.cache): turn it off in tests, since a "
+        "replay without it has nothing to answer with; or the test calls no model API (a "
+        "local model, such as pydantic-ai's TestModel or FunctionModel, a fake): mark such "
+        "a test "
         "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
         "mark on its class or module"
     )

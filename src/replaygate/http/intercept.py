@@ -12,7 +12,8 @@ inside, whatever library or socket it tries; so it is in a recording block given
 simulator's ``live_origin``, which records what the code sends to the real API from the
 simulator. A recording block that sees no request at all warns
 (:class:`~replaygate.errors.NothingRecordedWarning`): the client may send through a
-library that is not intercepted.
+library that is not intercepted, or a response cache of the code under test (DSPy's)
+answered without sending.
 """
 
 from __future__ import annotations
@@ -75,11 +76,20 @@ def simulator_at(origin: str) -> bool:
     return learner_at(parts.hostname, parts.port) is not None
 
 
+RESPONSE_CACHE = (
+    "a response cache of the code under test may have answered (DSPy's, on by default and "
+    "kept on disk between runs: dspy.configure_cache(enable_disk_cache=False, "
+    "enable_memory_cache=False); LiteLLM's litellm.cache): turn it off in tests, since a "
+    "replay without it has nothing to answer with"
+)
+"""The cause of a recording that saw no request other than a client it does not see."""
+
+
 def nothing_recorded() -> str:
     """What a recording that saw no request says, naming the libraries intercepted."""
     return (
         "nothing was recorded: this client may use a transport replaygate does not "
-        f"intercept (intercepted: {', '.join(installed())})"
+        f"intercept (intercepted: {', '.join(installed())}), or {RESPONSE_CACHE}"
     )
 
 

@@ -821,6 +821,7 @@ def replaygate_exchange(
     """The test's record/replay session over its store (counters shared by its clients);
     recording, it fails a test that sent nothing through it (see the module docstring)."""
     from replaygate.http import Exchange
+    from replaygate.http.intercept import RESPONSE_CACHE
     from replaygate.http.seams import installed
     from replaygate.pytest_plugin.settings import config_settings, session_settings
     from replaygate.sanitize import sanitizer_for
@@ -885,8 +886,9 @@ def replaygate_exchange(
         failure = pytest.fail.Exception(
             "nothing was recorded: the test sent no request replaygate saw. Its client may "
             "use a transport replaygate does not intercept (intercepted: "
-            f"{', '.join(installed())}), or the test calls no model API (a local model, "
-            "such as pydantic-ai's TestModel or FunctionModel, a fake): mark such a test "
+            f"{', '.join(installed())}); {RESPONSE_CACHE}; or the test calls no model API "
+            "(a local model, such as pydantic-ai's TestModel or FunctionModel, a fake): "
+            "mark such a test "
             "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
             "mark on its class or module",
             pytrace=False,
