@@ -26,6 +26,7 @@ from replaygate.errors import (
     LiveCallNotApproved,
     ProcessOutsideBlockWarning,
     ReplayErrorCaughtWarning,
+    StoreWriteError,
     TaskOutlivesBlockWarning,
 )
 from replaygate.fixtures.store import FixtureStore
@@ -613,3 +614,34 @@ def test_a_forked_process_shares_the_block_and_is_not_warned_of(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert _started_warnings("fork", tmp_path, monkeypatch) == []
+
+
+def test_a_recording_whose_working_folder_changed_refuses_before_sending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A notebook's %cd inside a block given a relative store: the next live answer was sent
+    # and lost, with filelock's "Deadlock: lock 'rc.jsonl.lock' is already held by a
+    # different FileLock instance", and a stray lock was left in the new folder.
+    sent: list[str] = []
+
+    def live(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request.content.decode())
+        return httpx2.Response(200, json={"echo": sent[-1]})
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    with intercept("rc.jsonl", "record-missing", approve_live=True) as session:
+        client = httpx2.Client(transport=httpx2.MockTransport(live))
+        client.post("https://api.example.com/v1/ask", json={"q": 1})
+        monkeypatch.chdir(tmp_path / "sub")
+        with pytest.raises(StoreWriteError) as refused:
+            client.post("https://api.example.com/v1/ask", json={"q": 2})
+        with pytest.raises(StoreWriteError, match="cannot write a fixture: opened by"):
+            session.store.put(next(iter(FixtureStore.open(tmp_path / "rc.jsonl"))))
+    assert str(refused.value) == (
+        f"rc.jsonl: cannot record here: opened by this relative path in {tmp_path}, it "
+        f"names another store now that the working folder is {tmp_path / 'sub'}: give the "
+        f"store as an absolute path, or change back to {tmp_path} (nothing was sent)"
+    )
+    assert len(sent) == 1 and list((tmp_path / "sub").iterdir()) == []
+    assert len(FixtureStore.open(tmp_path / "rc.jsonl")) == 1
