@@ -586,6 +586,27 @@ class CassetteAnsweredError(ReplaygateError):
         )
 
 
+class MockAnsweredError(ReplaygateError):
+    """A recording's live model call was answered by respx, an HTTP mock active in the
+    process (a route of the test's, or its catch-all), not by the model: nothing is written.
+
+    ``request`` names the call (``POST /v1/messages``).
+    """
+
+    def __init__(self, request: str) -> None:
+        self.request = request
+        super().__init__(
+            f"recording stopped: {request} was answered by respx (a route or the catch-all "
+            "of a respx mock active in this process), not by the model: a recording sends a "
+            "model call live below the client, where respx answers it, and its answer would "
+            "be stored as the model's. Nothing was written for this request. Let the model "
+            "calls by: a pass-through route for their host ahead of any catch-all "
+            '(`respx.route(host="api.openai.com").pass_through()`, '
+            '`respx.route(host="127.0.0.1").pass_through()` for the simulator), then record '
+            "again."
+        )
+
+
 class KeyTooShortError(ReplaygateError, ValueError):
     """A fixture key (or a key prefix asked for) is shorter than ``fingerprint.KEY_LENGTH``."""
 

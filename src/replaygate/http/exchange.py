@@ -76,6 +76,7 @@ from replaygate.http.envelope import (
 )
 from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
+from replaygate.http.mock_answers import RESPX_PLAYS
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import Replayed, replayed
 from replaygate.http.routes import (
@@ -836,10 +837,10 @@ class Exchange:
         itself (not refused by replaygate, not interrupted) warns
         (:class:`~replaygate.errors.LiveSendFailedWarning`): code that catches the error,
         or an SDK that retries, would leave a green recording that replays otherwise. A
-        send whose answer :attr:`live_guard` refuses gives its place up too, and raises
-        that refusal (nothing is stored)."""
-        guard = self.live_guard
-        before = guard.before(slot) if guard is not None else None
+        send whose answer :attr:`live_guard` or :data:`RESPX_PLAYS` refuses gives its
+        place up too, and raises that refusal (nothing is stored)."""
+        guards = [g for g in (self.live_guard, RESPX_PLAYS) if g is not None]
+        before = [guard.before(slot) for guard in guards]
         try:
             yield
         except BaseException as err:
@@ -856,7 +857,8 @@ class Exchange:
                     stacklevel=application_level(3),
                 )
             raise
-        refused = guard.after(slot, before) if guard is not None else None
+        refusals = (guard.after(slot, noted) for guard, noted in zip(guards, before, strict=True))
+        refused = next((r for r in refusals if r is not None), None)
         if refused is not None:
             self.gave_up(slot)
             error = passthrough(refused)
