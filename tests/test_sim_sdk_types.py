@@ -194,3 +194,13 @@ def test_a_refusal_s_chat_stream_opens_its_refusal_as_the_api_does(sim: Simulato
     chunks = client.chat.completions.create(model="gpt-4o", messages=ASK_REFUSAL, stream=True)
     first = next(iter(chunks)).choices[0].delta
     assert (first.role, first.content, first.refusal) == ("assistant", None, "")  # was None
+
+
+def test_a_chat_answer_names_its_service_tier_as_the_api_s_does(sim: Simulator) -> None:
+    """LiteLLM's client for Groq reads the ``service_tier`` of every Chat Completions
+    answer, which the simulator's lacked: its recording stopped on an AttributeError."""
+    client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url)
+    assert client.chat.completions.create(**ASK_CHAT).service_tier == "default"
+    assert client.chat.completions.create(**ASK_CHAT, service_tier="flex").service_tier == "flex"
+    chunks = list(client.chat.completions.create(**ASK_CHAT, stream=True))
+    assert {chunk.service_tier for chunk in chunks} == {"default"}

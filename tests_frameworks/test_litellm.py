@@ -393,6 +393,30 @@ CASES = matrix_cases(
 ]
 
 
+def groq() -> tuple[str | None, str]:
+    """A model of Groq's, asked through LiteLLM's client built for api.groq.com: its answer,
+    plain, and streamed."""
+    asked = {"model": "groq/llama-3.3-70b-versatile", "api_key": FAKE_KEY, "num_retries": 0}
+    messages = [{"role": "user", "content": QUESTION}]
+    reply = litellm.completion(messages=messages, **asked)
+    chunks = litellm.completion(messages=messages, stream=True, **asked)
+    return reply.choices[0].message.content, joined(list(chunks))
+
+
+def test_a_groq_model_records_from_the_simulator_and_replays(store: Path) -> None:
+    """LiteLLM's Groq client reads the ``service_tier`` of every answer, which the
+    simulator's Chat Completions answers lacked: recording stopped with
+    ``APIConnectionError: GroqException - 'ModelResponse' object has no attribute
+    'service_tier'``."""
+    with (
+        Simulator(behavior="echo") as sim,
+        replaygate.http.intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        assert groq() == (ECHO, ECHO)
+    with replaygate.http.intercept(store):
+        assert groq() == (ECHO, ECHO)
+
+
 @pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)
 def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
     store: Path, provider: str, recipe: Callable[..., object], expected: object

@@ -485,6 +485,13 @@ class _OpenAIToolChoice:
         )
 
 
+def _served_tier(asked: Any) -> str:
+    """The ``service_tier`` a Chat Completions answer names, as the API's does: the tier
+    asked for, ``default`` for ``auto`` or none (a client such as LiteLLM's for Groq reads
+    it from every answer)."""
+    return asked if asked in ("flex", "priority", "scale") else "default"
+
+
 class OpenAIChat(_OpenAIToolChoice, Endpoint):
     """``POST /v1/chat/completions``."""
 
@@ -525,6 +532,7 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
     ) -> dict[str, Any]:
         completion_id = f"chatcmpl-sim-{tag}"
         wire = to_openai_response(response, model=request.model, completion_id=completion_id)
+        wire["service_tier"] = _served_tier(request.body.get("service_tier"))
         if thought:  # each of the n choices thinks it: its tokens count for each
             spent = tokens(len(thought)) * self.choices(request)
             usage = wire["usage"]

@@ -173,6 +173,8 @@ def openai_chunks(
         "created": completion.get("created", 0),
         "model": completion.get("model"),
     }
+    if "service_tier" in completion:
+        base["service_tier"] = completion["service_tier"]
     events: list[SSEEvent] = []
     for number, choice in enumerate(completion.get("choices") or [{}]):
         index = choice.get("index", number)
