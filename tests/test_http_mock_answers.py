@@ -1,7 +1,8 @@
-"""A recording's model call that respx answered in the process is refused, not stored.
+"""A recording's model call that an HTTP mock of the test answered is refused, not stored.
 
-respx is not among the test dependencies: a stand-in of its public shape (its mockers'
-registry, each router's ``calls``) answers below the client, as respx's catch-all does.
+Neither respx nor pytest-httpx is among the test dependencies: stand-ins of their public
+shapes (respx's mockers' registry and each router's ``calls``, ``httpx_mock``'s
+``get_requests()``) answer below the client, as their catch-alls do.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sys
 import types
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import httpx
@@ -16,7 +18,8 @@ import pytest
 
 from replaygate.errors import MockAnsweredError
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import intercept
+from replaygate.http import Exchange, httpx_client, intercept
+from replaygate.pytest_plugin.httpx_mock_plays import HttpxMockPlays
 
 
 class Call(NamedTuple):
@@ -28,8 +31,12 @@ class Router:
     def __init__(self) -> None:
         self.calls: list[Call] = []
 
+    def get_requests(self) -> list[httpx.Request]:
+        """What pytest-httpx's ``httpx_mock`` tells of the requests it was sent."""
+        return [call.request for call in self.calls]
+
     def answer(self, request: httpx.Request) -> httpx.Response:
-        """What a respx router does below the client: answer, and note the call."""
+        """What a mock does below the client: answer, and note the call."""
         response = httpx.Response(200, json={"sky": "blue"})
         self.calls.append(Call(request, response))
         return response
@@ -54,5 +61,19 @@ def test_a_model_call_respx_answered_is_not_recorded(tmp_path: Path, respx_route
     ):
         assert client.get("https://weather.example.com/today").json() == {"sky": "blue"}
         with pytest.raises(MockAnsweredError, match="chat/completions was answered by respx"):
+            client.post("https://api.openai.com/v1/chat/completions", json=question)
+    assert [f.request["path"] for f in FixtureStore.open(store)] == ["/today"]
+
+
+def test_a_model_call_httpx_mock_answered_is_not_recorded(tmp_path: Path) -> None:
+    store = tmp_path / "app.jsonl"
+    httpx_mock = Router()
+    exchange = Exchange(store, mode="record-missing", approve_live=True)
+    item: Any = SimpleNamespace(funcargs={"httpx_mock": httpx_mock})
+    exchange.live_guard = HttpxMockPlays(item)
+    question = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
+    with httpx_client(exchange, transport=httpx.MockTransport(httpx_mock.answer)) as client:
+        assert client.get("https://weather.example.com/today").json() == {"sky": "blue"}
+        with pytest.raises(MockAnsweredError, match="answered by pytest-httpx's httpx_mock"):
             client.post("https://api.openai.com/v1/chat/completions", json=question)
     assert [f.request["path"] for f in FixtureStore.open(store)] == ["/today"]

@@ -587,23 +587,21 @@ class CassetteAnsweredError(ReplaygateError):
 
 
 class MockAnsweredError(ReplaygateError):
-    """A recording's live model call was answered by respx, an HTTP mock active in the
-    process (a route of the test's, or its catch-all), not by the model: nothing is written.
+    """A recording's live model call was answered by an HTTP mock of the test (respx,
+    pytest-httpx's ``httpx_mock``), not by the model: nothing is written.
 
-    ``request`` names the call (``POST /v1/messages``).
+    ``request`` names the call (``POST /v1/messages``), ``mock`` what answered it, and
+    ``let_by`` how to let the model calls past it.
     """
 
-    def __init__(self, request: str) -> None:
+    def __init__(self, request: str, mock: str, let_by: str) -> None:
         self.request = request
+        self.mock = mock
         super().__init__(
-            f"recording stopped: {request} was answered by respx (a route or the catch-all "
-            "of a respx mock active in this process), not by the model: a recording sends a "
-            "model call live below the client, where respx answers it, and its answer would "
-            "be stored as the model's. Nothing was written for this request. Let the model "
-            "calls by: a pass-through route for their host ahead of any catch-all "
-            '(`respx.route(host="api.openai.com").pass_through()`, '
-            '`respx.route(host="127.0.0.1").pass_through()` for the simulator), then record '
-            "again."
+            f"recording stopped: {request} was answered by {mock}, not by the model: a "
+            "recording sends a model call live below the client, where the mock answers "
+            "it, and its answer would be stored as the model's. Nothing was written for "
+            f"this request. Let the model calls by ({let_by}), then record again."
         )
 
 

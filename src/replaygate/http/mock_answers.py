@@ -50,7 +50,13 @@ class RespxPlays:
         """The refusal of a model call respx answered, or None."""
         if not isinstance(before, int) or _respx_model_answers() == before:
             return None
-        return MockAnsweredError(slot.request)
+        return MockAnsweredError(
+            slot.request,
+            "respx (a route or the catch-all of a respx mock active in this process)",
+            "a pass-through route for their host ahead of any catch-all: "
+            '`respx.route(host="api.openai.com").pass_through()`, or '
+            '`respx.route(host="127.0.0.1").pass_through()` for the simulator',
+        )
 
 
 RESPX_PLAYS = RespxPlays()

@@ -854,6 +854,10 @@ def replaygate_exchange(
         from replaygate.pytest_plugin.cassettes import CassettePlays
 
         exchange.live_guard = CassettePlays(request.node)
+    elif exchange.recording and "httpx_mock" in request.fixturenames:
+        from replaygate.pytest_plugin.httpx_mock_plays import HttpxMockPlays
+
+        exchange.live_guard = HttpxMockPlays(request.node)
     test = unrepeated(request.node, nodeid)  # a repetition's id is none without --count
     exchange.session.rerecord = rerecord_command(request.config, test)
     exchange.session.rerecord_all = rerecord_command(request.config, test, "rerecord")
