@@ -34,6 +34,11 @@ from sdks import anthropic, openai
         ("/openai/v1/responses", "/v1/responses"),
         ("/v1/conversations/conv_1/items", "/v1/conversations/conv_1/items"),
         ("/page", "/page"),
+        ("/v1/openai/chat/completions", "/v1/chat/completions"),  # DeepInfra
+        ("/v3/openai/chat/completions", "/v1/chat/completions"),  # Novita
+        ("/beta/chat/completions", "/v1/chat/completions"),  # DeepSeek's beta
+        ("/chat/completions", "/v1/chat/completions"),  # Perplexity, DeepSeek
+        ("/v1beta/openai/responses", "/v1/responses"),  # Gemini's OpenAI compatibility
     ],
 )
 def test_the_route_of_a_path_after_a_base_path(sent: str, route: str) -> None:
@@ -75,6 +80,39 @@ def test_clients_with_a_base_path_record_from_the_simulator_as_sent(tmp_path: Pa
     ]
     with intercept(store):
         assert _ask_all("https://gw.example.com") == ["echo: hi"] * 4
+
+
+COMPATIBLE = (
+    "https://api.deepinfra.com/v1/openai",
+    "https://api.deepseek.com",
+    "https://api.perplexity.ai",
+)
+
+
+def _ask_compatible() -> list[str | None]:
+    chat = [{"role": "user", "content": "hi"}]
+    answers = []
+    for base in COMPATIBLE:
+        with openai.OpenAI(api_key="k", base_url=base, max_retries=0) as client:
+            reply = client.chat.completions.create(model="m", messages=chat)
+        answers.append(reply.choices[0].message.content)
+    return answers
+
+
+def test_openai_compatible_providers_record_from_the_simulator_as_sent(tmp_path: Path) -> None:
+    """A base URL with no ``/v1`` of OpenAI's (DeepInfra's ``/v1/openai``, none at all)
+    was sent to the simulator as it was (``/v1/openai/chat/completions``,
+    ``/chat/completions``), which it does not serve: ``UnservedRouteError``."""
+    store = tmp_path / "compatible.jsonl"
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        assert _ask_compatible() == ["echo: hi"] * 3
+    paths = [fixture.request["path"] for fixture in FixtureStore.open(store)]
+    assert paths == ["/v1/openai/chat/completions", "/chat/completions"]  # two ask alike
+    with intercept(store):
+        assert _ask_compatible() == ["echo: hi"] * 3
 
 
 def test_a_factory_client_s_base_path_is_taken_off_on_its_way_to_the_origin() -> None:

@@ -1,9 +1,11 @@
 """The route a request moved to replaygate's simulator is sent to: the client's base path
 taken off.
 
-A client built for an API gateway (``https://gw.example.com/openai/v1``) or Azure
+A client built for an API gateway (``https://gw.example.com/openai/v1``), Azure
 OpenAI (``/openai/deployments/<name>/chat/completions``, and ``/openai/responses`` for
-its Responses API) sends a model API's route after a path of its own. The simulator
+its Responses API) or an OpenAI-compatible provider (DeepInfra's ``/v1/openai``,
+DeepSeek's ``/beta``, Perplexity's none) sends a model API's route after a path of its
+own. The simulator
 serves the routes as the providers name them (``/v1/chat/completions``), so a request
 moved there goes to the route alone; what is recorded is the request as sent, its base
 path included.
@@ -18,6 +20,11 @@ _AZURE_DEPLOYMENT = re.compile(r"/openai/deployments/[^/]+(?=/)")
 _AZURE_BASE = re.compile(r"/openai(?=/)")
 """Azure OpenAI's base path, before a route it serves outside a deployment (its
 Responses API: ``/openai/responses``), in place of OpenAI's ``/v1``."""
+_OPENAI_CALL = re.compile(r"/(?:chat/completions|responses)$")
+"""A model call of OpenAI's API (Chat Completions, Responses) at a path's end: after
+``/v1``, or after a base path of another name (DeepInfra's ``/v1/openai``, Novita's
+``/v3/openai``, DeepSeek's ``/beta``, Gemini's ``/v1beta/openai``) or none (Perplexity's
+``https://api.perplexity.ai``), in place of OpenAI's ``/v1``."""
 _VERSION = re.compile(r"/v\d+(?:beta\d*|alpha\d*)?(?=/|$)")
 """A version segment (``/v1``, ``/v1beta``): where a provider's route begins."""
 
@@ -25,7 +32,8 @@ _VERSION = re.compile(r"/v\d+(?:beta\d*|alpha\d*)?(?=/|$)")
 def api_route(path: str) -> str:
     """``path`` (its query kept) from the provider's route on: from its last version
     segment, or from Azure's deployment path or, in a path of no version, its base path
-    ``/openai`` (as ``/v1``); as it is otherwise."""
+    ``/openai`` (as ``/v1``); a model call of OpenAI's API after another base path than
+    ``/v1`` as ``/v1``'s (:data:`_OPENAI_CALL`); as it is otherwise."""
     route, mark, query = path.partition("?")
     azure = _AZURE_DEPLOYMENT.search(route)
     if azure is not None:
@@ -37,4 +45,7 @@ def api_route(path: str) -> str:
             route = route[versions[-1].start() :]
         elif azure is not None:
             route = "/v1" + route[azure.end() :]
+        call = _OPENAI_CALL.search(route)
+        if call is not None and route[: call.start()] != "/v1":
+            route = "/v1" + route[call.start() :]
     return route + mark + query
