@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.http import Exchange, httpx2_client, intercept
+from replaygate.hygiene.resend import unsendable
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sim import FaultPlan, Simulator
 from sdks import anthropic, openai
@@ -365,3 +366,15 @@ def test_a_live_answer_ending_in_an_error_event_is_not_checked_not_drift(tmp_pat
     assert "DRIFT" not in done.output and "NOT CHECKED" in done.output, done.output
     assert f"{store}:1 (key " in done.output
     assert "live answer: an error event (overloaded_error)" in done.output
+
+
+def test_an_embeddings_request_is_named_as_one_drift_does_not_re_send() -> None:
+    """A store of client.embeddings.create fixtures was refused with 'path /v1/embeddings
+    is not a known model API endpoint', an endpoint of the API the simulator serves."""
+    request = {"method": "POST", "path": "/v1/embeddings", "headers": {},
+               "body": {"model": "text-embedding-3-small", "input": ["a"]}}  # fmt: skip
+    reason = unsendable(Fixture.create(request, [{"status": 200, "headers": {}, "body": {}}]))
+    assert reason == (
+        "path /v1/embeddings is not re-sent: drift re-sends only the requests of "
+        "anthropic.messages, openai.chat.completions, openai.responses, google.generate_content"
+    )

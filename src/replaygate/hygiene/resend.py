@@ -72,7 +72,10 @@ def unsendable(fixture: Fixture) -> str | None:
         interface = interface_of(str(fixture.request["path"]))
         body = fixture.request.get("body")
         if interface not in SENDABLE:
-            return f"path {fixture.request['path']} is not a known model API endpoint"
+            return (
+                f"path {fixture.request['path']} is not re-sent: drift re-sends only the "
+                f"requests of {', '.join(SENDABLE)}"
+            )
         if not isinstance(body, dict):
             return "the request body is not JSON"
     elif interface not in SENDABLE:
