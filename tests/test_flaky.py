@@ -403,3 +403,76 @@ def test_the_controller_keeps_the_runs_of_every_worker_in_worker_order(first: st
     assert state.flaky_outcomes == {"t.py::test_w": [*runs["gw0"], *runs["gw1"], *runs["gw10"]]}
     assert [test.nodeid for test in state.flaky()] == ["t.py::test_w"]
     assert state.reported_more_than_once() == ["t.py::test_w"]
+
+
+FAKE_TIMEOUT = """
+import collections
+import math
+
+import pytest
+
+Settings = collections.namedtuple(
+    "Settings", ["timeout", "method", "func_only", "disable_debugger_detection"]
+)
+
+
+class TimeoutHooks:
+    @pytest.hookspec(firstresult=True)
+    def pytest_timeout_set_timer(item, settings): ...
+
+    @pytest.hookspec(firstresult=True)
+    def pytest_timeout_cancel_timer(item): ...
+
+
+def pytest_addhooks(pluginmanager):
+    pluginmanager.add_hookspecs(TimeoutHooks)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item):  # the limit of the test's whole run, set once
+    hook = item.config.pluginmanager.hook
+    hook.pytest_timeout_set_timer(item=item, settings=Settings(1.0, "signal", False, False))
+    yield
+    hook.pytest_timeout_cancel_timer(item=item)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_timeout_set_timer(item, settings):
+    item.calls_left = 1  # its clock, counted in calls: time for one
+    return True
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_timeout_cancel_timer(item):
+    item.calls_left = math.inf
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_exception_interact(node):  # as pytest-timeout stops its clock on a failure
+    node.config.pluginmanager.hook.pytest_timeout_cancel_timer(item=node)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    item.calls_left -= 1
+    if item.calls_left < 0:
+        pytest.fail("Timeout (>1.0s) from pytest-timeout.")
+    yield
+"""
+"""pytest-timeout's stand-in: its hooks, a timer set for the test's whole run, and a clock
+that lets one call in before it fires."""
+
+
+@pytest.mark.slow  # a pytest session of its own
+def test_each_flaky_run_has_the_whole_of_pytest_timeout_s_limit(
+    pytester: pytest.Pytester,
+) -> None:
+    # its timer, set once for the test, spanned all its runs: a stable test that took
+    # more than a third of the limit was listed flaky (passed, failed, passed), the runs
+    # after the first failed one going with no limit
+    pytester.makepyfile(pytest_timeout=FAKE_TIMEOUT, test_stable="def test_a():\n    pass\n")
+    pytester.syspathinsert()
+    result = pytester.runpytest("-p", "pytest_timeout", "--flaky-runs=3", *UNUSED_PLUGINS)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["no flaky tests: none of 1 unsampled test(s) passed *"])

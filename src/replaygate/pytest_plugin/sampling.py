@@ -43,6 +43,7 @@ from replaygate.pytest_plugin.sampling_run import (
     pytest_runtest_call,
     pytest_runtest_makereport,
     pytest_runtest_protocol,
+    pytest_timeout_set_timer,
 )
 from replaygate.pytest_plugin.sampling_state import STATE, SessionState
 from replaygate.pytest_plugin.sampling_summary import Collector, pytest_report_teststatus
@@ -62,6 +63,7 @@ __all__ = [
     "pytest_runtest_makereport",
     "pytest_runtest_protocol",
     "pytest_runtest_setup",
+    "pytest_timeout_set_timer",
     "replaygate_checks",
     "replaygate_sample",
 ]

@@ -371,18 +371,43 @@ def pytest_runtest_makereport(
     return report
 
 
+_TIMER = pytest.StashKey[Any]()
+"""The settings of the timer pytest-timeout set for a test."""
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    """Keep the settings of the timer pytest-timeout sets for ``item`` (and set it)."""
+    item.stash[_TIMER] = settings
+
+
+def _restart_timer(item: pytest.Item) -> None:
+    """Give the next flaky run of ``item`` the whole of pytest-timeout's limit: its timer,
+    set once for the test's whole run (setup, call and teardown), spanned all N runs,
+    failed a later one, listed as flaky, and let the runs after it (and after any failed
+    run, which cancels it) go with no limit. A timer of the call alone
+    (``timeout_func_only``) is set for each call already."""
+    settings = item.stash.get(_TIMER, None)
+    if settings is not None and not getattr(settings, "func_only", False):
+        hook = item.config.pluginmanager.hook
+        hook.pytest_timeout_cancel_timer(item=item)
+        hook.pytest_timeout_set_timer(item=item, settings=settings)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-    """With ``--flaky-runs N``: run an unsampled test N times, log the last run."""
+    """With ``--flaky-runs N``: run an unsampled test N times, each with pytest-timeout's
+    whole limit, log the last run."""
     runs = item.config.stash[STATE].flaky_runs
     if runs < 2 or SPEC in item.stash:
         return None
     from replaygate.sampling.flaky import outcome_of
 
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    prior = [
-        outcome_of(runtestprotocol(item, log=False, nextitem=nextitem)) for _ in range(runs - 1)
-    ]
+    prior = []
+    for _ in range(runs - 1):
+        prior.append(outcome_of(runtestprotocol(item, log=False, nextitem=nextitem)))
+        _restart_timer(item)
     item.stash[FLAKY_PRIOR] = prior
     item.stash[FLAKY_PHASES] = []
     runtestprotocol(item, log=True, nextitem=nextitem)
