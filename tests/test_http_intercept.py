@@ -645,3 +645,40 @@ def test_a_recording_whose_working_folder_changed_refuses_before_sending(
     )
     assert len(sent) == 1 and list((tmp_path / "sub").iterdir()) == []
     assert len(FixtureStore.open(tmp_path / "rc.jsonl")) == 1
+
+
+def test_a_block_left_open_across_notebook_cells_warns_only_of_misses_no_cell_showed(
+    tmp_path: Path,
+) -> None:
+    # Entered in one cell and left in a later one: a miss a cell between raised, shown under
+    # that cell, was warned of at the end as one the code under test caught and went on from.
+    cells: dict[str, Any] = {"__name__": "__main__", "store": str(tmp_path / "none.jsonl")}
+
+    def run_cell(source: str) -> None:
+        exec(compile(source, "<cell>", "exec"), cells)  # as IPython runs a cell's code
+
+    run_cell("from replaygate.http import intercept\nblock = intercept(store)\nblock.__enter__()")
+    with pytest.raises(FixtureMismatchError):
+        run_cell("from test_http_intercept import user_code\nuser_code(None)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReplayErrorCaughtWarning)
+        run_cell("block.__exit__(None, None, None)")
+    run_cell("block.__enter__()")
+    run_cell("from test_http_intercept import with_fallback\nanswer = with_fallback(None)")
+    with pytest.warns(ReplayErrorCaughtWarning, match="the code under test caught them"):
+        run_cell("block.__exit__(None, None, None)")
+    assert cells["answer"] == "fallback answer"
+
+
+def test_a_block_entered_by_code_run_in_globals_of_no_name_warns(tmp_path: Path) -> None:
+    # exec(code, {...}) gives the code globals with no __name__: the warning was given a
+    # module of None, which warnings drops without a word
+    ran: dict[str, Any] = {"store": str(tmp_path / "none.jsonl")}
+    code = (
+        "from replaygate.http import intercept\n"
+        "from test_http_intercept import with_fallback\n"
+        "with intercept(store):\n"
+        "    with_fallback(None)\n"
+    )
+    with pytest.warns(ReplayErrorCaughtWarning, match="the code under test caught them"):
+        exec(compile(code, "<run>", "exec"), ran)

@@ -96,13 +96,16 @@ def nothing_recorded() -> str:
 def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> list[ReplaygateError]:
     """Of ``raised``, those unittest did not report as a test's error, when none of them
     reached the code of the ``with`` block (``inside``: :func:`_block_code`, where an
-    ``except`` or ``pytest.raises`` of the block is); else nothing. One caught deeper, by
+    ``except`` or ``pytest.raises`` of the block is) or the top level of a module (a
+    notebook cell, or a script, run in a block another cell or line entered, whose errors
+    are shown, not caught by the code under test); else nothing. One caught deeper, by
     the code under test, never passed through that code."""
     unreported = [error for error in raised if unittest_took(error) != "error"]
     for error in unreported:
         at = error.__traceback__
         while at is not None:
-            if at.tb_frame.f_code in inside:
+            code = at.tb_frame.f_code
+            if code in inside or code.co_name == "<module>":
                 return []
             at = at.tb_next
     return unreported
@@ -126,7 +129,8 @@ class _Entry:
             category,
             self.code.co_filename,
             self.line,
-            module=module.get("__name__"),
+            # a module of None drops the warning: code run by exec() in globals of no name
+            module=module.get("__name__") or self.code.co_filename,
             registry=module.setdefault("__warningregistry__", {}),
             module_globals=_loader_globals(module),
         )
