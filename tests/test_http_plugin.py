@@ -123,6 +123,28 @@ def test_replay_blocks_the_network_and_strict_flags_unused_fixtures(
     )
     listed = replaygate(*command.split()[1:])  # as the test's store is, by this run's hits
     assert listed.returncode == 0 and "would delete 1 fixture(s)" in listed.stdout, listed.stdout
+    assert "requested none of its fixtures" not in strict.stdout.str()  # it requested one
+
+
+def test_strict_on_a_test_that_requested_none_of_its_fixtures_names_a_response_cache(
+    pytester: pytest.Pytester,
+) -> None:
+    """A test whose code under test was answered by a response cache of its own (DSPy's,
+    kept on disk between runs) sends nothing when it replays: the strict error says so
+    before the prune that would delete what a replay without that cache needs."""
+    record_echoes(pytester.path / "tests/fixtures/test_cached/test_cached.jsonl", ["one"])
+    pytester.makepyfile(test_cached="def test_cached(anthropic_client):\n    pass\n")
+    strict = pytester.runpytest("--replaygate-strict")
+    strict.assert_outcomes(passed=1, errors=1)
+    strict.stdout.fnmatch_lines(
+        [
+            "*(POST /v1/messages): never requested",
+            "The test requested none of its fixtures: if its code still calls a model, a "
+            "response cache of its own answered it (DSPy's, *): turn it off in tests "
+            "(docs/frameworks.md) rather than prune what a replay without that cache needs.",
+            "*`replaygate prune tests/fixtures/test_cached/test_cached.jsonl --unused --runs 1`*",
+        ]
+    )
 
 
 def test_strict_does_not_fail_again_a_test_that_failed_on_a_miss(

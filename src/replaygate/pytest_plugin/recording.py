@@ -738,6 +738,7 @@ def replaygate_store(
             if key in stash:
                 del stash[key]
         if request.config.getoption("replaygate_strict", False) and not shared:
+            requested = any(uses(store).values())
             lines = unused(store)
             reset_uses(store)
             if lines and not failed:  # a test that failed (a miss, say) said why itself
@@ -747,9 +748,19 @@ def replaygate_store(
                     f"{STRICT_UNUSED}{len(lines)} recorded fixture(s) of {store.path} "
                     "unused by this test:\n  "
                     + "\n  ".join(lines)
+                    + ("" if requested else _NONE_REQUESTED)
                     + (_partly(request.config) or prune_hint(store.path, request.config.rootpath)),
                     pytrace=False,
                 )
+
+
+_NONE_REQUESTED = (
+    "\nThe test requested none of its fixtures: if its code still calls a model, a response "
+    "cache of its own answered it (DSPy's, kept on disk between runs; LiteLLM's "
+    "litellm.cache): turn it off in tests (docs/frameworks.md) rather than prune what a "
+    "replay without that cache needs."
+)
+"""What a test's own store found wholly unused adds to ``--replaygate-strict``'s error."""
 
 
 def _partly(config: pytest.Config) -> str:
