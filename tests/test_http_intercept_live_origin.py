@@ -20,7 +20,7 @@ import httpx2
 import pytest
 
 from loopback import serving
-from replaygate.errors import UnservedRouteError
+from replaygate.errors import LiveSendFailedWarning, UnservedRouteError
 from replaygate.http import intercept
 from replaygate.http.envelope import is_api_call
 from replaygate.network import network_blocked
@@ -145,6 +145,20 @@ def test_a_local_model_server_s_answer_is_not_labelled_the_simulator_s(tmp_path:
         assert user_code() == "echo: hi"
         assert client.audio.speech.create(model="tts-1", voice="alloy", input="hi").read() == SPEECH
     assert sorted(sources(store)) == ["live", "sim"]
+
+
+def test_a_local_model_server_that_is_down_is_named_as_no_simulator(tmp_path: Path) -> None:
+    """A client at a loopback server that is not running (Ollama not started) failed with
+    a refused connection and a warning to record again once the live API answers, where
+    the recording was to come from the simulator."""
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(tmp_path / "d.jsonl", "record-missing", approve_live=True, live_origin=sim.url),
+        openai.OpenAI(api_key="test", base_url="http://127.0.0.1:9/v1", max_retries=0) as client,
+        pytest.warns(LiveSendFailedWarning, match=r"sent as addressed, to a loopback server .*not"),
+        pytest.raises(openai.APIConnectionError),
+    ):
+        client.chat.completions.create(model="llama3.1:8b", messages=HI)
 
 
 @pytest.mark.parametrize(

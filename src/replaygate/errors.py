@@ -761,6 +761,13 @@ def failed_send(request: str, err: BaseException, how: str = "failed before any 
 OUTAGE_REMEDY = "Record it again once the live API answers it."
 """What a send that failed of the API's or the network's doing is told to do."""
 
+PAST_SIMULATOR = (
+    " Recording from the simulator, this request was sent as addressed, to a loopback "
+    "server (a local model server: Ollama, vLLM), not to the simulator: start that server, "
+    "or build the client for the provider's API host, whose calls go to the simulator."
+)
+"""What a failed send that went past the simulator a session records from is told too."""
+
 CLOSED_LOOP_REMEDY = (
     "The API did not fail: the client sent on a connection of an event loop that has ended, "
     "or of another event loop than the one sending now (one async client used from several "

@@ -36,6 +36,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 from replaygate.caller import application_level
 from replaygate.errors import (
     KEPT_ERRORS,
+    PAST_SIMULATOR,
     FixtureFormatError,
     FixtureMismatchError,
     LiveSendFailedWarning,
@@ -851,8 +852,9 @@ class Exchange:
                     blocked.sent_live = slot.request
             if isinstance(err, Exception) and not ours:
                 # refused by replaygate (the network blocked), whatever the library wrapped it in
+                past = PAST_SIMULATOR if slot.source is not None else ""
                 warnings.warn(
-                    failed_send(slot.request, err),
+                    failed_send(slot.request, err) + past,
                     LiveSendFailedWarning,
                     stacklevel=application_level(3),
                 )
