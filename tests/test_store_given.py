@@ -157,3 +157,11 @@ def test_a_store_s_lock_is_refused_as_the_store_to_record_into_or_replay(
         FixtureStore.open("fold/.replaygate.lock")
     assert lock.read_bytes() == b""
     assert not Path("rc.jsonl.lock.lock").exists()
+
+
+def test_show_refuses_a_path_holding_no_store(project: Path) -> None:
+    # it said "no fixture with key '265288aeb827' in agent", as if the key were the slip
+    done = replaygate("show", "265288aeb827", "--fixtures", "agent")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("Error: agent: holds no fixture store file")
+    assert replaygate("show", "265288aeb827", "--fixtures", "tests/fixtures").returncode == 1

@@ -31,6 +31,7 @@ from replaygate.cli.options import (
     errors_as_exit_2,
     fixtures_option,
     max_cost_option,
+    refuse_no_store,
     simulator_seed_option,
 )
 from replaygate.click_once import OnceCommand
@@ -277,6 +278,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     """
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
+    refuse_no_store(fixtures, [])  # so would a folder of no store (a source folder)
     store = FixtureStore.open(fixtures)
     found = store.get(key) or (store.get(key.lower()) if key != key.lower() else [])
     if not found:
