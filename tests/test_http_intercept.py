@@ -22,6 +22,7 @@ import pytest
 
 from replaygate.errors import (
     CAUGHT_NOTE,
+    BlockDroppedWarning,
     FixtureMismatchError,
     LiveCallNotApproved,
     ProcessOutsideBlockWarning,
@@ -682,3 +683,20 @@ def test_a_block_entered_by_code_run_in_globals_of_no_name_warns(tmp_path: Path)
     )
     with pytest.warns(ReplayErrorCaughtWarning, match="the code under test caught them"):
         exec(compile(code, "<run>", "exec"), ran)
+
+
+def test_a_block_entered_and_dropped_unleft_says_it_ends_there(tmp_path: Path) -> None:
+    # intercept(store).__enter__() keeps no object: the collector closed the block at once,
+    # without a word, and what the code sent after it went to the network unanswered.
+    store = tmp_path / "none.jsonl"
+    with pytest.warns(BlockDroppedWarning, match="its object dropped without leaving it") as w:
+        intercept(store).__enter__()  # DROPPED
+    source = Path(__file__).read_text(encoding="utf-8").splitlines()
+    assert w[0].filename == __file__ and source[w[0].lineno - 1].endswith("# DROPPED")
+    assert httpx2.Client.send.__module__ == "httpx2._client"  # no block left patching
+    block = intercept(store)
+    block.__enter__()
+    block.__exit__(None, None, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BlockDroppedWarning)
+        del block  # left: nothing to say

@@ -824,6 +824,13 @@ class TaskOutlivesBlockWarning(ReplaygateWarning):
     what they send after it is not answered from the store, nor recorded."""
 
 
+class BlockDroppedWarning(ReplaygateWarning):
+    """An ``intercept`` block was entered and its object dropped without leaving it
+    (``intercept(store).__enter__()`` keeping no object, a notebook cell that enters a block
+    run again): it ends as the object is collected, and what is sent after it is neither
+    answered from the store nor recorded."""
+
+
 class ProcessOutsideBlockWarning(ReplaygateWarning):
     """A process was started by ``spawn`` or ``forkserver`` inside an ``intercept`` block:
     it does not share the block, so what it sends is neither answered from the store nor

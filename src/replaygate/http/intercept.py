@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 from replaygate.code_objects import code_within
 from replaygate.errors import (
+    BlockDroppedWarning,
     NothingRecordedWarning,
     ReplayErrorCaughtWarning,
     ReplaygateError,
@@ -377,6 +378,17 @@ def intercepting(exchange: Exchange) -> Iterator[None]:
         yield
 
 
+DROPPED = (
+    "an intercept() block was entered and its object dropped without leaving it "
+    "(intercept(store).__enter__() keeps no object; a notebook cell that enters a block, "
+    "run again, drops the one it entered before): it ends here, and what is sent after it "
+    "is neither answered from the store nor recorded. Keep the block and leave it "
+    "(block = intercept(store); block.__enter__(); ...; block.__exit__(None, None, None)), "
+    "or use `with intercept(store):`"
+)
+"""What a block entered and dropped unleft says as it ends (:class:`BlockDroppedWarning`)."""
+
+
 class InterceptBlock(AbstractContextManager[Exchange]):
     """The block :func:`intercept` returns: a context manager, and a decorator of a
     function, a coroutine function included (its block lasts while the coroutine runs,
@@ -401,6 +413,17 @@ class InterceptBlock(AbstractContextManager[Exchange]):
         block, self._entered = self._entered, None
         assert block is not None, "an intercept() block left that was not entered"
         return block.__exit__(*exc)
+
+    def __del__(self) -> None:
+        """A block entered and dropped unleft ends here, saying so at the line that dropped
+        it: the collector would close it without a word, and every send after it would
+        go unanswered, to the network as addressed. Not while the interpreter exits,
+        which ends every block still open."""
+        block, self._entered = self._entered, None
+        if block is None or sys.is_finalizing():
+            return
+        warnings.warn(DROPPED, BlockDroppedWarning, stacklevel=2)
+        block.__exit__(None, None, None)
 
     def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         """``func`` run inside a block of its own at each call."""
