@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import importlib.machinery
 import inspect
 import multiprocessing
@@ -685,7 +686,9 @@ def test_a_block_entered_by_code_run_in_globals_of_no_name_warns(tmp_path: Path)
         exec(compile(code, "<run>", "exec"), ran)
 
 
-def test_a_block_entered_and_dropped_unleft_says_it_ends_there(tmp_path: Path) -> None:
+def test_a_block_entered_and_dropped_unleft_says_it_ends_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # intercept(store).__enter__() keeps no object: the collector closed the block at once,
     # without a word, and what the code sent after it went to the network unanswered.
     store = tmp_path / "none.jsonl"
@@ -700,3 +703,9 @@ def test_a_block_entered_and_dropped_unleft_says_it_ends_there(tmp_path: Path) -
     with warnings.catch_warnings():
         warnings.simplefilter("error", BlockDroppedWarning)
         del block  # left: nothing to say
+        exiting = threading.Event()
+        exiting.set()  # as the interpreter exits (IPython's exit drops a notebook's blocks)
+        blocks = importlib.import_module("replaygate.http.intercept")
+        monkeypatch.setattr(blocks, "_EXITING", exiting)
+        intercept(store).__enter__()
+    assert httpx2.Client.send.__module__ == "httpx2._client"

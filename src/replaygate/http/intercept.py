@@ -19,12 +19,14 @@ answered without sending.
 from __future__ import annotations
 
 import ast
+import atexit
 import contextlib
 import functools
 import gc
 import inspect
 import linecache
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
@@ -387,6 +389,10 @@ DROPPED = (
     "or use `with intercept(store):`"
 )
 """What a block entered and dropped unleft says as it ends (:class:`BlockDroppedWarning`)."""
+_EXITING = threading.Event()
+"""Set as the interpreter exits: handlers registered before this module's (IPython's, which
+clears the namespace holding a notebook's blocks) run after it."""
+atexit.register(_EXITING.set)
 
 
 class InterceptBlock(AbstractContextManager[Exchange]):
@@ -417,12 +423,13 @@ class InterceptBlock(AbstractContextManager[Exchange]):
     def __del__(self) -> None:
         """A block entered and dropped unleft ends here, saying so at the line that dropped
         it: the collector would close it without a word, and every send after it would
-        go unanswered, to the network as addressed. Not while the interpreter exits,
-        which ends every block still open."""
+        go unanswered, to the network as addressed. Said not while the interpreter exits,
+        which ends every block still open (IPython's exit drops its namespace's)."""
         block, self._entered = self._entered, None
         if block is None or sys.is_finalizing():
             return
-        warnings.warn(DROPPED, BlockDroppedWarning, stacklevel=2)
+        if not _EXITING.is_set():
+            warnings.warn(DROPPED, BlockDroppedWarning, stacklevel=2)
         block.__exit__(None, None, None)
 
     def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
