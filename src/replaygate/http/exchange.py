@@ -391,6 +391,10 @@ class Exchange:
         self._forked = ForkReports()
         """What the processes forked from this one with a copy of this session did there."""
         self.unfinished: set[Unfinished] = set()
+        self.cut_short = False
+        """Whether an interrupt stopped the readers of this session's responses (a pytest
+        test stopped by pytest-timeout's limit): a stream closed or left open from then on
+        is not recorded (:meth:`~replaygate.http.recording.Recording.cut_short`)."""
         self._kept: list[Exception] = []
         """Refusals made where raising them would lose them (:meth:`keeping_refusal`)."""
 

@@ -123,11 +123,18 @@ class Recording:
         __tracebackhide__ = True
         if self.done:
             return
-        if end == "closed" and _interrupted():
-            self._over()
-            self.exchange.gave_up(self.slot, answered=True)
+        if end == "closed" and (self.exchange.cut_short or _interrupted()):
+            self.cut_short()
             return
         self._write(end, error)
+
+    def cut_short(self) -> None:
+        """End a recording whose reader an interrupt stopped (Ctrl-C, pytest-timeout's
+        limit) without closing it: nothing is written, not even the part of a stream read,
+        which the clock cut where it happened to be, and its send gives its place up."""
+        if not self.done:
+            self._over()
+            self.exchange.gave_up(self.slot, answered=True)
 
     def _over(self) -> None:
         """Nothing more is recorded of this response (written, refused or left open)."""

@@ -104,6 +104,7 @@ from replaygate.errors import (
     MissingExtraError,
     ReplaygateError,
     exception_chain,
+    timed_out,
 )
 from replaygate.extras import require
 from replaygate.fixtures.modes import require_approval
@@ -393,6 +394,9 @@ def pytest_runtest_makereport(
     if call.excinfo is not None:
         if call.when in ("setup", "call"):
             item.stash[_RAISED] = call.excinfo.value
+        exchange = item.stash.get(_EXCHANGE, None)
+        if exchange is not None and timed_out(call.excinfo.value):
+            exchange.cut_short = True  # a stream left open is not recorded where the clock cut it
         if hasattr(report, "wasxfail"):
             _not_expected(item, report, call.excinfo.value)
     return report
