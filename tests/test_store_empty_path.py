@@ -1,5 +1,5 @@
-"""An empty store path, or one holding a NUL, is refused by the Python API, as the CLI
-and the config refuse it.
+"""An empty store path, one holding a NUL, or one led by a ~ that names no folder, is
+refused by the Python API, as the CLI and the config refuse it.
 
 ``Path("")`` is the current folder: ``httpx2_client("")`` (a config read that came back
 empty) recorded into the working directory as a folder store, and a replay opened the
@@ -60,3 +60,17 @@ def test_a_store_path_holding_a_nul_is_refused_by_name(
     with pytest.raises(ValueError, match=r"store: a path cannot hold a NUL character"):
         OPENERS[opener]("a\0b.jsonl")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("opener", sorted(OPENERS))
+def test_a_store_path_led_by_a_home_python_does_not_expand_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opener: str
+) -> None:
+    # "~/fixtures/rc.jsonl", as pandas takes it: recorded into a new folder called ~ in the
+    # working folder, one `rm -rf ~` away from the home folder
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"store: '~/fixtures/rc\.jsonl': the ~ was not exp"):
+        OPENERS[opener]("~/fixtures/rc.jsonl")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "~").mkdir()  # a folder really named so is taken
+    assert len(FixtureStore.open("~/rc.jsonl")) == 0

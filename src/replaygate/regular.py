@@ -163,20 +163,25 @@ def is_blank(line: str | bytes) -> bool:
     return not line.strip(JSON_SPACE)
 
 
-def unexpanded_tilde(path: str, base: str | os.PathLike[str]) -> str | None:
+SHELL_LEFT = "it was quoted, followed an =, or stands in a file"
+"""Why a shell left a ``~`` of a command line unexpanded (:func:`unexpanded_tilde`)."""
+
+
+def unexpanded_tilde(path: str, base: str | os.PathLike[str], why: str = SHELL_LEFT) -> str | None:
     """Why ``path`` cannot be taken as written: it starts with a ``~`` a shell would have
-    made a home folder (``~``, ``~/x``, ``~alice/x``), but none did (it was quoted,
-    followed an ``=``, or stands in a file), so it names a new folder called ``~`` under
-    ``base``; None for any other path, or when a folder of that name is there."""
+    made a home folder (``~``, ``~/x``, ``~alice/x``), but none did (``why``: it was
+    quoted, followed an ``=``, or stands in a file; Python expands none), so it names a
+    new folder called ``~`` under ``base``; None for any other path, or when a folder of
+    that name is there."""
     first = path.split("/", 1)[0].split(os.sep, 1)[0]
     if not first.startswith("~") or os.path.expanduser(first) == first:
         return None
     if os.path.lexists(os.path.join(base, first)):  # a folder really named so
         return None
     return (
-        f"{path!r}: the {first} was not expanded to a home folder (it was quoted, followed "
-        f"an =, or stands in a file), so it would name a new folder called {first} in "
-        f"{os.fspath(base) or '.'}: write the home folder's path itself, or a relative one"
+        f"{path!r}: the {first} was not expanded to a home folder ({why}), so it would "
+        f"name a new folder called {first} in {os.fspath(base) or '.'}: write the home "
+        "folder's path itself, or a relative one"
     )
 
 
