@@ -9,6 +9,7 @@ import importlib.machinery
 import inspect
 import multiprocessing
 import runpy
+import sys
 import threading
 import unittest
 import warnings
@@ -709,3 +710,11 @@ def test_a_block_entered_and_dropped_unleft_says_it_ends_there(
         monkeypatch.setattr(blocks, "_EXITING", exiting)
         intercept(store).__enter__()
     assert httpx2.Client.send.__module__ == "httpx2._client"
+    monkeypatch.undo()
+    ignored: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BlockDroppedWarning)  # raised in __del__, ignored
+        intercept(store).__enter__()
+    assert [type(u.exc_value) for u in ignored] == [BlockDroppedWarning]
+    assert httpx2.Client.send.__module__ == "httpx2._client"  # ended all the same

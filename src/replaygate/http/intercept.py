@@ -428,9 +428,11 @@ class InterceptBlock(AbstractContextManager[Exchange]):
         block, self._entered = self._entered, None
         if block is None or sys.is_finalizing():
             return
-        if not _EXITING.is_set():
-            warnings.warn(DROPPED, BlockDroppedWarning, stacklevel=2)
-        block.__exit__(None, None, None)
+        try:
+            if not _EXITING.is_set():
+                warnings.warn(DROPPED, BlockDroppedWarning, stacklevel=2)
+        finally:  # ended even where warnings are errors (-W error)
+            block.__exit__(None, None, None)
 
     def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         """``func`` run inside a block of its own at each call."""
