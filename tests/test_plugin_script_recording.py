@@ -19,7 +19,7 @@ SCRIPT = "--replaygate-simulator=script:answers.jsonl"
 XDIST = ("-p", "xdist")
 
 
-sessions_find_their_modules = sessions_loading(anthropic)
+sessions_find_their_modules = sessions_loading(anthropic, "pytest_rerunfailures")
 
 
 def test_a_script_under_xdist_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -68,6 +68,30 @@ def test_a_script_while_pytest_randomly_shuffles_is_a_usage_error(
     )
     kept = pytester.runpytest("-p", "randomly", "--randomly-dont-reorganize", *RECORD, SCRIPT)
     kept.assert_outcomes(passed=1)
+
+
+@pytest.mark.autoload_plugins  # pytest-rerunfailures
+def test_a_script_while_pytest_rerunfailures_reruns_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    # a test that failed was run again, its request answered from the store taking the
+    # next line: the tests after it were recorded with the lines written for others
+    pytester.path.joinpath("answers.jsonl").write_text('{"text": "one"}\n{"text": "two"}\n')
+    pytester.makepyfile(test_s="def test_here(): pass")
+    result = pytester.runpytest(*RECORD, SCRIPT, "--reruns", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*script:answers.jsonl cannot record while pytest-rerunfailures reruns a test "
+            "that fails (up to 2 time(s)): *record it without --reruns"
+        ]
+    )
+    pytester.makepyfile(test_s="import pytest\n\n@pytest.mark.flaky\ndef test_here(): pass")
+    result = pytester.runpytest(*RECORD, SCRIPT)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*cannot record tests pytest-rerunfailures would rerun (test_s.py::test_here: a flaky*"]
+    )
 
 
 def test_a_script_with_xdist_loaded_but_no_workers_records(pytester: pytest.Pytester) -> None:

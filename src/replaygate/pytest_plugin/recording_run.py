@@ -12,7 +12,7 @@ it). Under pytest-xdist each worker has its own simulator and an equal share of 
 the controller's summary adds up what the workers spent. A script (``script:FILE``) is
 refused there: it answers the session's requests with its lines in order, and workers
 would each play it from its first line, in the order their tests happen to be given; so
-it is while pytest-randomly shuffles the tests.
+it is while pytest-randomly shuffles the tests, or pytest-rerunfailures reruns them.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from replaygate.pytest_plugin.options import (
     simulator_behavior,
     spending_cap_option,
 )
+from replaygate.pytest_plugin.reruns import item_reruns, session_reruns
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -105,6 +106,27 @@ def _refuse_script_when_shuffled(behavior: str, config: pytest.Config) -> None:
     )
 
 
+SCRIPT_RERUNS = (
+    "a script answers the session's requests with its lines in order, and a rerun's "
+    "requests, answered from the store, would take the lines written for the tests after "
+    "it, each recorded with the answer written for another"
+)
+"""Why a script does not record where pytest-rerunfailures reruns a test."""
+
+
+def _refuse_script_when_rerun(behavior: str, config: pytest.Config) -> None:
+    """A usage error for a script while pytest-rerunfailures reruns the tests that fail
+    (``--reruns``, its ini value, ``--force-reruns``)."""
+    reruns = session_reruns(config)
+    if not behavior.startswith("script:") or not reruns:
+        return
+    raise pytest.UsageError(
+        f"--replaygate-simulator / ini {SIMULATOR}: {behavior} cannot record while "
+        f"pytest-rerunfailures reruns a test that fails (up to {reruns} time(s)): "
+        f"{SCRIPT_RERUNS}; record it without --reruns"
+    )
+
+
 def _worker_count(config: pytest.Config) -> int:
     """How many pytest-xdist workers share the session's cap (1 outside a worker)."""
     workerinput = getattr(config, "workerinput", None)
@@ -125,6 +147,7 @@ class RecordingRun:
         if self.behavior is not None:
             _refuse_script_when_distributed(self.behavior, config)
             _refuse_script_when_shuffled(self.behavior, config)
+            _refuse_script_when_rerun(self.behavior, config)
         self._simulator = self._build_simulator(Path(config.rootpath))
         try:
             project = load_config(near=fixtures)
@@ -197,6 +220,20 @@ class RecordingRun:
             limits = lib.Limits(max_connections=100, max_keepalive_connections=0)
             return bound.async_transport.default_live(limits=limits, **options)
         return bound.transport.default_live(**options)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Recording from a script, a usage error naming the tests a ``flaky`` marker of
+        pytest-rerunfailures would rerun (:data:`SCRIPT_RERUNS`)."""
+        if self.behavior is None or not self.behavior.startswith("script:"):
+            return
+        rerun = [item.nodeid for item in items if item_reruns(item)]
+        if rerun:
+            raise pytest.UsageError(
+                f"--replaygate-simulator / ini {SIMULATOR}: {self.behavior} cannot record "
+                f"tests pytest-rerunfailures would rerun ({', '.join(rerun)}: a flaky "
+                f"marker): {SCRIPT_RERUNS}; record them with -p no:rerunfailures"
+            )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
