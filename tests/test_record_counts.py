@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from replaygate import Message, ModelResponse, RecordingModel
+import pytest
+
+from replaygate import Message, ModelResponse, RecordingModel, ReplayModel
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.types import ToolSpec
 from replaygate.sanitize import SanitizeConfig
@@ -37,3 +39,32 @@ def test_an_answer_stored_first_by_another_recording_is_not_counted(tmp_path: Pa
     assert recorder.complete(QUESTION, []).text == "first"
     assert (recorder.recorded, recorder.not_kept) == (0, 1)
     assert len(store.read_bytes().splitlines()) == 1
+
+
+class _FailsFirst:
+    """A live model whose first call fails (``error``), then answers."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error: BaseException | None = error
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+        return ModelResponse(text="answered")
+
+
+@pytest.mark.parametrize("error", [ConnectionError("refused"), KeyboardInterrupt()])
+def test_a_live_call_that_got_no_answer_gives_its_place_to_the_next_send(
+    tmp_path: Path, error: BaseException
+) -> None:
+    # A notebook cell interrupted during the live call, then run again (or an agent retrying
+    # a live error) on the same model: the answer of the next send was stored as the first,
+    # then the call failed with a bare "IndexError: tuple index out of range".
+    store = tmp_path / "rc.jsonl"
+    recorder = RecordingModel(_FailsFirst(error), store, approve_live=True, **SETTINGS)
+    with pytest.raises(type(error)):
+        recorder.complete(QUESTION, [])
+    assert recorder.complete(QUESTION, []).text == "answered"
+    assert recorder.recorded == 1
+    assert ReplayModel(store, **SETTINGS).complete(QUESTION, []).text == "answered"

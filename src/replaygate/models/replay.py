@@ -410,6 +410,24 @@ class RecordingModel(_FixtureModel):
                 if callable(told):  # the simulator counts it, as if it had answered
                     told(sent, hit[1].sample(at.index))
                 return answer
+        try:
+            return self._live_call(messages, tools, sent, request, at)
+        except BaseException:
+            # no answer kept (a live error, Ctrl-C, one no fixture can hold, a refusal):
+            # the next identical send takes this place, as an HTTP send that got none does
+            self._sent[form] -= 1
+            raise
+
+    def _live_call(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        sent: dict[str, Any],
+        request: dict[str, Any],
+        at: Position,
+    ) -> ModelResponse:
+        """Call the live model for ``request`` (``sent`` as sent) and record its answer at
+        ``at``."""
         wire = self.settings.wire
         self.session.reserve(request, wire.name, self.settings.version)
         try:
