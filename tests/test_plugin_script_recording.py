@@ -71,26 +71,31 @@ def test_a_script_while_pytest_randomly_shuffles_is_a_usage_error(
 
 
 @pytest.mark.autoload_plugins  # pytest-rerunfailures
-def test_a_script_while_pytest_rerunfailures_reruns_is_a_usage_error(
+def test_a_script_while_a_test_runs_more_than_once_is_a_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
-    # a test that failed was run again, its request answered from the store taking the
-    # next line: the tests after it were recorded with the lines written for others
+    # a test run again (a rerun of one that failed, --flaky-runs, a repetition) had its
+    # request answered from the store, taking the next line: the tests after it were
+    # recorded with the lines written for others
     pytester.path.joinpath("answers.jsonl").write_text('{"text": "one"}\n{"text": "two"}\n')
     pytester.makepyfile(test_s="def test_here(): pass")
-    result = pytester.runpytest(*RECORD, SCRIPT, "--reruns", "2")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        [
-            "*script:answers.jsonl cannot record while pytest-rerunfailures reruns a test "
-            "that fails (up to 2 time(s)): *record it without --reruns"
-        ]
-    )
+    for again, said in [
+        (("--reruns", "2"), "pytest-rerunfailures reruns a test that fails (up to 2 time(s)"),
+        (("--flaky-runs", "2"), "--flaky-runs runs each test 2 times"),
+    ]:
+        result = pytester.runpytest(*RECORD, SCRIPT, *again)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(
+            [f"*script:answers.jsonl cannot record while {said}*record each test once"]
+        )
     pytester.makepyfile(test_s="import pytest\n\n@pytest.mark.flaky\ndef test_here(): pass")
     result = pytester.runpytest(*RECORD, SCRIPT)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*cannot record tests pytest-rerunfailures would rerun (test_s.py::test_here: a flaky*"]
+        [
+            "*cannot record tests a flaky or repeat marker runs more than once "
+            "(test_s.py::test_here)*"
+        ]
     )
 
 

@@ -12,7 +12,8 @@ it). Under pytest-xdist each worker has its own simulator and an equal share of 
 the controller's summary adds up what the workers spent. A script (``script:FILE``) is
 refused there: it answers the session's requests with its lines in order, and workers
 would each play it from its first line, in the order their tests happen to be given; so
-it is while pytest-randomly shuffles the tests, or pytest-rerunfailures reruns them.
+it is while pytest-randomly shuffles the tests, or a test runs more than once (a rerun, a
+repetition, ``--flaky-runs``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from replaygate.pytest_plugin.options import (
     simulator_behavior,
     spending_cap_option,
 )
+from replaygate.pytest_plugin.repeats import repetitions, unrepeated
 from replaygate.pytest_plugin.reruns import item_reruns, session_reruns
 from replaygate.seed import SIMULATOR_SEED
 
@@ -106,25 +108,37 @@ def _refuse_script_when_shuffled(behavior: str, config: pytest.Config) -> None:
     )
 
 
-SCRIPT_RERUNS = (
-    "a script answers the session's requests with its lines in order, and a rerun's "
-    "requests, answered from the store, would take the lines written for the tests after "
-    "it, each recorded with the answer written for another"
+SCRIPT_RUN_AGAIN = (
+    "a script answers the session's requests with its lines in order, and the requests of "
+    "a test run again, answered from the store, would take the lines written for the tests "
+    "after it, each recorded with the answer written for another"
 )
-"""Why a script does not record where pytest-rerunfailures reruns a test."""
+"""Why a script does not record where a test runs more than once in the session."""
 
 
-def _refuse_script_when_rerun(behavior: str, config: pytest.Config) -> None:
-    """A usage error for a script while pytest-rerunfailures reruns the tests that fail
-    (``--reruns``, its ini value, ``--force-reruns``)."""
+def _runs_again(config: pytest.Config) -> str | None:
+    """The option by which every test may run more than once in the session
+    (pytest-rerunfailures' reruns, pytest-repeat's ``--count``, ``--flaky-runs``), or None."""
     reruns = session_reruns(config)
-    if not behavior.startswith("script:") or not reruns:
-        return
-    raise pytest.UsageError(
-        f"--replaygate-simulator / ini {SIMULATOR}: {behavior} cannot record while "
-        f"pytest-rerunfailures reruns a test that fails (up to {reruns} time(s)): "
-        f"{SCRIPT_RERUNS}; record it without --reruns"
-    )
+    if reruns:
+        return f"pytest-rerunfailures reruns a test that fails (up to {reruns} time(s): --reruns)"
+    count = config.getoption("count", None) or 0
+    if count > 1:
+        return f"pytest-repeat runs each test {count} times (--count)"
+    runs = config.getoption("replaygate_flaky_runs", None) or 0
+    if runs > 1:
+        return f"--flaky-runs runs each test {runs} times"
+    return None
+
+
+def _refuse_script_when_run_again(behavior: str, config: pytest.Config) -> None:
+    """A usage error for a script while tests run more than once (:func:`_runs_again`)."""
+    again = _runs_again(config) if behavior.startswith("script:") else None
+    if again is not None:
+        raise pytest.UsageError(
+            f"--replaygate-simulator / ini {SIMULATOR}: {behavior} cannot record while "
+            f"{again}: {SCRIPT_RUN_AGAIN}; record each test once"
+        )
 
 
 def _worker_count(config: pytest.Config) -> int:
@@ -147,7 +161,7 @@ class RecordingRun:
         if self.behavior is not None:
             _refuse_script_when_distributed(self.behavior, config)
             _refuse_script_when_shuffled(self.behavior, config)
-            _refuse_script_when_rerun(self.behavior, config)
+            _refuse_script_when_run_again(self.behavior, config)
         self._simulator = self._build_simulator(Path(config.rootpath))
         try:
             project = load_config(near=fixtures)
@@ -223,16 +237,18 @@ class RecordingRun:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """Recording from a script, a usage error naming the tests a ``flaky`` marker of
-        pytest-rerunfailures would rerun (:data:`SCRIPT_RERUNS`)."""
+        """Recording from a script, a usage error naming the tests a marker runs more than
+        once: pytest-rerunfailures' ``flaky``, pytest-repeat's ``repeat``
+        (:data:`SCRIPT_RUN_AGAIN`)."""
         if self.behavior is None or not self.behavior.startswith("script:"):
             return
-        rerun = [item.nodeid for item in items if item_reruns(item)]
-        if rerun:
+        again = [unrepeated(it, it.nodeid) for it in items if item_reruns(it) or repetitions(it)]
+        named = ", ".join(dict.fromkeys(again))
+        if again:
             raise pytest.UsageError(
                 f"--replaygate-simulator / ini {SIMULATOR}: {self.behavior} cannot record "
-                f"tests pytest-rerunfailures would rerun ({', '.join(rerun)}: a flaky "
-                f"marker): {SCRIPT_RERUNS}; record them with -p no:rerunfailures"
+                f"tests a flaky or repeat marker runs more than once ({named}): "
+                f"{SCRIPT_RUN_AGAIN}; record each test once"
             )
 
     @pytest.hookimpl(wrapper=True)
