@@ -476,3 +476,42 @@ def test_each_flaky_run_has_the_whole_of_pytest_timeout_s_limit(
     result = pytester.runpytest("-p", "pytest_timeout", "--flaky-runs=3", *UNUSED_PLUGINS)
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["no flaky tests: none of 1 unsampled test(s) passed *"])
+
+
+RANDOMLY = """
+import random
+
+def pytest_addoption(parser):
+    parser.addoption("--randomly-dont-reset-seed", action="store_false",
+                     dest="randomly_reset_seed", default=True)
+
+def pytest_runtest_setup(item):
+    if item.config.getoption("randomly_reset_seed"):
+        random.seed(7)
+"""
+"""pytest-randomly's stand-in: a plugin of its name that sets random's seed before each test."""
+
+COIN = """
+import random
+
+def test_coin():
+    assert random.random() < 0.5
+"""
+
+
+@pytest.mark.slow  # a pytest session of its own
+def test_flaky_runs_refuse_pytest_randomly_resetting_the_seed_of_each_run(
+    pytester: pytest.Pytester,
+) -> None:
+    # each run started from the same seed: a coin flip gave one outcome in all of them,
+    # and the run said "no flaky tests"
+    pytester.makepyfile(randomly=RANDOMLY, test_coin=COIN)
+    pytester.syspathinsert()
+    result = pytester.runpytest("-p", "randomly", "--flaky-runs=6", *UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--flaky-runs with pytest-randomly, which sets random's seed anew before each run*"]
+    )
+    kept = ("-p", "randomly", "--randomly-dont-reset-seed", "-p", "no:cacheprovider")
+    result = pytester.runpytest(*kept, "--flaky-runs=2", *UNUSED_PLUGINS)
+    assert result.ret != pytest.ExitCode.USAGE_ERROR

@@ -70,6 +70,14 @@ __all__ = [
 """The hooks and fixtures this plugin registers (each module holds one part of them)."""
 
 
+def _reseeds_random(config: pytest.Config) -> bool:
+    """Whether pytest-randomly sets ``random``'s seed before each test, to one value per test
+    (it does, once installed, unless ``-p no:randomly`` or ``--randomly-dont-reset-seed``)."""
+    if not config.pluginmanager.hasplugin("randomly"):
+        return False
+    return bool(config.getoption("randomly_reset_seed", True))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the sampling options."""
     group = parser.getgroup("replaygate-sampling", "replaygate: sampled tests, flaky detection")
@@ -133,6 +141,13 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "--flaky-runs with --reruns: reruns hide exactly the flakiness being looked for; "
             "drop --reruns"
+        )
+    if runs and _reseeds_random(config):
+        raise pytest.UsageError(
+            "--flaky-runs with pytest-randomly, which sets random's seed anew before each run "
+            "of a test, to the same value: a test flaky through random would give the same "
+            "outcome in every run, and be missed; add -p no:randomly (or "
+            "--randomly-dont-reset-seed)"
         )
     if not _is_worker(config):
         check_outputs(config)
