@@ -209,6 +209,20 @@ def test_replay_of_a_missing_store_says_how_to_record(tmp_path: Path) -> None:
     )
 
 
+def test_replay_of_a_missing_relative_store_names_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # run from a notebook, whose working folder is its own (notebooks/), not the project's:
+    # "record them first" sent the user to record a second store there
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as caught:
+        run_eval(shipped_cases(), "evals/fixtures.jsonl", agent=copilot)
+    assert str(caught.value).startswith(
+        f"no fixtures at evals/fixtures.jsonl (a relative path, read from the working folder, "
+        f"{tmp_path}): record them first ("
+    )
+
+
 def test_replay_of_an_empty_store_says_how_to_record(tmp_path: Path) -> None:
     # it ended "If the change was meant, re-record: ... Otherwise revert the change."
     store = tmp_path / "empty.jsonl"

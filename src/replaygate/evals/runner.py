@@ -30,6 +30,7 @@ from replaygate.evals.recording import RecordPlan, RecordRecipe
 from replaygate.evals.results import CaseResult, EvalResults, read_back_text
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import now_iso
+from replaygate.fixtures.mismatch import read_from
 from replaygate.fixtures.modes import require_approval
 from replaygate.fixtures.store.files import store_path
 from replaygate.models.replay import RequestSettings
@@ -128,8 +129,9 @@ def run_eval(
         require_approval(recording.mode, recording.approve_live)
     path = store_path(store)
     if recording is None and not path.exists() and not path.is_symlink():  # a link: named as one
-        raise FileNotFoundError(
-            f"no fixtures at {path}: record them first ({EVAL_RERECORD}), or give a recorded store"
+        raise FileNotFoundError(  # a notebook's working folder is the notebook's, not the project's
+            f"no fixtures at {path}{read_from(path)}: record them first ({EVAL_RERECORD}), or "
+            "give a recorded store"
         )
     started = now_iso()
     if jobs > 1:
