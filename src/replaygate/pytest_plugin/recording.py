@@ -90,11 +90,13 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
@@ -104,7 +106,6 @@ from replaygate.errors import (
     MissingExtraError,
     ReplaygateError,
     exception_chain,
-    timed_out,
 )
 from replaygate.extras import require
 from replaygate.fixtures.modes import require_approval
@@ -394,9 +395,6 @@ def pytest_runtest_makereport(
     if call.excinfo is not None:
         if call.when in ("setup", "call"):
             item.stash[_RAISED] = call.excinfo.value
-        exchange = item.stash.get(_EXCHANGE, None)
-        if exchange is not None and timed_out(call.excinfo.value):
-            exchange.cut_short = True  # a stream left open is not recorded where the clock cut it
         if hasattr(report, "wasxfail"):
             _not_expected(item, report, call.excinfo.value)
     return report
@@ -914,6 +912,30 @@ def replaygate_exchange(
         )
         request.node.stash[_CAUGHT] = failure  # the store's strict check stands aside
         raise failure
+
+
+@pytest.hookimpl(optionalhook=True, wrapper=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Generator[None, Any, Any]:
+    """Once pytest-timeout has set its signal for ``item`` (its ``signal`` method), mark the
+    test's session cut short the moment the signal comes, before the test's frames unwind:
+    a stream the unwinding drops (an SDK's stream iterated with no ``with`` block), or one
+    left open, is not recorded where the clock cut it."""
+    result = yield
+    alarm = getattr(signal, "SIGALRM", None)  # none on Windows, where it uses a thread
+    main = threading.current_thread() is threading.main_thread()  # else it uses one too
+    if alarm is None or not main or getattr(settings, "method", None) != "signal":
+        return result
+    fires = signal.getsignal(alarm)
+    if callable(fires):
+
+        def cut_short(signum: int, frame: FrameType | None) -> Any:
+            exchange = item.stash.get(_EXCHANGE, None)
+            if exchange is not None:
+                exchange.cut_short = True
+            return fires(signum, frame)
+
+        signal.signal(alarm, cut_short)
+    return result
 
 
 def _interrupted(request: pytest.FixtureRequest) -> bool:
