@@ -145,6 +145,8 @@ OTHER_TOOLS = {
     "--count", "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
     "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf", "--showlocals",
     "--full-trace", "--rootdir",  # pytest's
+    "--randomly-dont-reorganize", "--randomly-dont-reset-seed",  # pytest-randomly's
+    "--timeout", "--timeout-method",  # pytest-timeout's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add",  # git's
 }  # fmt: skip
 
