@@ -13,13 +13,21 @@ against a vcrpy cassette (:mod:`replaygate.pytest_plugin.cassettes`).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from replaygate.errors import MockAnsweredError, ReplaygateError
 from replaygate.http.envelope import is_model_api
 
-if TYPE_CHECKING:
-    from replaygate.http.exchange import LiveSlot
+
+class LiveSend(Protocol):
+    """What the guard reads of a live send: a :class:`~replaygate.http.exchange.LiveSlot`,
+    named by what it holds since the exchange imports this module."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def request(self) -> str: ...
 
 
 def _respx_model_answers() -> int | None:
@@ -42,11 +50,11 @@ class RespxPlays:
     """A live guard (:class:`~replaygate.http.exchange.LiveGuard`) of every recording: a
     model call that respx answered while it was sent is refused (:class:`MockAnsweredError`)."""
 
-    def before(self, slot: LiveSlot) -> object:
+    def before(self, slot: LiveSend) -> object:
         """The model calls respx answered so far, for a model call with respx imported."""
         return _respx_model_answers() if is_model_api(slot.path) else None
 
-    def after(self, slot: LiveSlot, before: object) -> ReplaygateError | None:
+    def after(self, slot: LiveSend, before: object) -> ReplaygateError | None:
         """The refusal of a model call respx answered, or None."""
         if not isinstance(before, int) or _respx_model_answers() == before:
             return None
