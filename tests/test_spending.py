@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from replaygate.errors import SpendingCapError
 from replaygate.evals.prices import Price, PriceTable, shipped_prices
 from replaygate.fixtures.spending import CHARS_PER_TOKEN, CLI_RAISE_WITH, SpendingCap, usage_of
 from replaygate.fixtures.store import FixtureStore
+from replaygate.http.envelope import request_envelope
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
@@ -194,8 +196,30 @@ def test_a_call_by_get_or_delete_is_free_and_a_post_naming_no_model_says_so() ->
         assert cap.charge({"method": method, "path": "/v1/files/file_1", "body": None}, {}) == 0
     with pytest.raises(SpendingCapError) as refused:
         cap.reserve({"method": "POST", "path": "/v1/files", "body": {"base64": "AAAA"}})
-    assert str(refused.value).startswith("POST /v1/files names no model (in its body or its path)")
+    assert str(refused.value).startswith(
+        "POST /v1/files names no model (in its body, its form or its path)"
+    )
     assert "<no model named>" not in str(refused.value)
+
+
+@pytest.mark.parametrize("audio", [b"RIFF\xff\xfe\x00WAVE", b"plain words"])
+def test_the_model_an_upload_s_form_names_is_the_one_priced(audio: bytes) -> None:
+    """Recording client.audio.transcriptions.create live under the default cap failed:
+    'POST /v1/audio/transcriptions names no model (in its body or its path)', though its
+    form names it."""
+    sent = httpx2.Request(
+        "POST",
+        "https://api.openai.com/v1/audio/transcriptions",
+        data={"model": "whisper-1"},
+        files={"file": ("clip.wav", audio, "audio/wav")},
+    )
+    sent.read()
+    request = request_envelope(sent)
+    with pytest.raises(SpendingCapError, match=r"^no price for model 'whisper-1' in "):
+        SpendingCap(5.0, shipped_prices()).reserve(request)
+    cap = SpendingCap(5.0, PriceTable({"whisper-1": Price(1.0, 1.0)}, "USD", "t"))
+    cap.reserve(request)
+    assert cap.reserved > 0
 
 
 @pytest.mark.parametrize(
