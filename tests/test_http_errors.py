@@ -580,7 +580,7 @@ def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_as
             _miss(sdk, is_async, store)
         seconds = time.perf_counter() - started
     assert seconds < 0.3  # the SDKs' first retry backoff is at least 0.375 s
-    assert store.finds == 1
+    assert store.finds == 2  # one send: looked up, and again after reading what was added
     err = caught.value
     assert isinstance(err, anthropic.AnthropicError if sdk == "anthropic" else openai.OpenAIError)
     assert err.__cause__ is None

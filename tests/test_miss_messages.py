@@ -876,3 +876,21 @@ def test_a_second_run_on_the_session_of_the_first_says_to_make_it_anew(tmp_path:
     assert "or the code ran again on the session of an earlier run (a notebook cell" in text
     assert "make it anew for each run)" in text
     assert ReplayModel(store, model="m", max_tokens=8).complete(asked, []).text == "hello"
+
+
+def test_a_replay_kept_open_finds_what_was_recorded_since_it_was_opened(tmp_path: Path) -> None:
+    # A notebook's ReplayModel made in one cell, the store recorded into by a later cell
+    # (replaygate record, another kernel): its fixtures were missed as "not in rc.jsonl (1
+    # fixture)", though the store held them.
+    store = tmp_path / "rc.jsonl"
+    first, later = [Message(role="user", content="one")], [Message(role="user", content="two")]
+
+    def record(asked: list[Message], text: str) -> None:
+        live = ScriptedModel([ModelResponse(text=text)])
+        RecordingModel(live, store, approve_live=True, model="m", max_tokens=8).complete(asked, [])
+
+    record(first, "first")
+    model = ReplayModel(store, model="m", max_tokens=8)
+    assert model.complete(first, []).text == "first"
+    record(later, "later")
+    assert model.complete(later, []).text == "later"
