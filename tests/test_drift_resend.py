@@ -378,3 +378,20 @@ def test_an_embeddings_request_is_named_as_one_drift_does_not_re_send() -> None:
         "path /v1/embeddings is not re-sent: drift re-sends only the requests of "
         "anthropic.messages, openai.chat.completions, openai.responses, google.generate_content"
     )
+
+
+def test_a_later_turn_of_a_messages_thread_is_named_not_re_sent() -> None:
+    """The anthropic SDK's tool runner holds its conversation as a thread: each turn after
+    the first names the previous answer's id, which no server holds now. Re-sent, each was
+    a 404, and drift ended NOT CHECKED, telling to check the server address and the key."""
+
+    def fixture(thread: dict[str, str]) -> Fixture:
+        body = {"model": MODEL, "max_tokens": 64, "thread": thread,
+                "messages": [{"role": "user", "content": "hi"}]}  # fmt: skip
+        request = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": body}
+        return Fixture.create(request, [{"status": 200, "headers": {}, "body": {}}])
+
+    assert unsendable(fixture({"type": "create"})) is None
+    later = unsendable(fixture({"type": "continue", "previous_message_id": "msg_01"}))
+    assert later is not None
+    assert later.startswith("its thread's previous_message_id 'msg_01' names what the server")

@@ -64,6 +64,23 @@ SESSION_STATE = ("previous_response_id", "conversation")
 session: a re-send names a response or conversation the server no longer holds."""
 
 
+def _session_state(interface: str, body: dict[str, Any]) -> tuple[str, Any] | None:
+    """The field of ``body`` naming what the server kept of the recording session, with
+    its value: a Responses API's ``previous_response_id`` or ``conversation``, a Messages
+    API thread continued (``thread: {"type": "continue", "previous_message_id": ...}``,
+    as the anthropic SDK's tool runner sends each turn after its first)."""
+    if interface == "openai.responses":
+        for name in SESSION_STATE:
+            if body.get(name):
+                return name, body[name]
+    thread = body.get("thread")
+    if interface != "anthropic.messages" or not isinstance(thread, dict):
+        return None
+    if thread.get("type") == "continue":
+        return "thread's previous_message_id", thread.get("previous_message_id")
+    return None
+
+
 def unsendable(fixture: Fixture) -> str | None:
     """Why ``fixture`` cannot be re-sent, or None when it can."""
     interface = interface_of_fixture(fixture)
@@ -80,14 +97,14 @@ def unsendable(fixture: Fixture) -> str | None:
             return "the request body is not JSON"
     elif interface not in SENDABLE:
         return f"interface {interface!r} cannot be re-sent (meta.interface names none known)"
-    if interface == "openai.responses":
-        for name in SESSION_STATE:
-            if body.get(name):
-                return (
-                    f"its {name} {body[name]!r} names what the server kept of the recording "
-                    "session, which no server holds now: a later turn is not re-sent (the "
-                    "turns that start a conversation are)"
-                )
+    state = _session_state(interface, body)
+    if state is not None:
+        name, value = state
+        return (
+            f"its {name} {value!r} names what the server kept of the recording "
+            "session, which no server holds now: a later turn is not re-sent (the "
+            "turns that start a conversation are)"
+        )
     return None
 
 
