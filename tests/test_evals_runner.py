@@ -584,3 +584,22 @@ def test_a_run_result_with_a_wrong_field_is_named_with_the_field(
     both = dataclasses.replace(good, final=None, usage=None)
     with pytest.raises(AgentRunError, match=r"\(final is None, usage is None\): final must be"):
         checked_run(both)
+
+
+def test_a_miss_of_an_eval_is_shown_through_the_agent_s_frames_alone(tmp_path: Path) -> None:
+    # In a notebook, a miss of run_eval was shown through 14 frames, a dozen of them the
+    # runner's (run_cases, run_sampled, call_agent, ...) between the cell and the agent:
+    # IPython and pytest leave out the frames that say __tracebackhide__.
+    store = tmp_path / "rc.jsonl"
+    store.touch()
+    case = EvalCase("new", "What is a fixture?", 3, 1, must_contain=("fixture",))
+    with pytest.raises(FixtureMismatchError) as caught:
+        run_eval([case], store, agent=copilot)
+    shown = []
+    at = caught.value.__traceback__
+    while at is not None:
+        code, hidden = at.tb_frame.f_code, at.tb_frame.f_locals.get("__tracebackhide__")
+        if "/replaygate/" in code.co_filename and "/examples/" not in code.co_filename:
+            shown += [] if hidden else [code.co_qualname]
+        at = at.tb_next
+    assert shown == []

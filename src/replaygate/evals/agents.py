@@ -47,6 +47,7 @@ class AgentEntry:
 
     def __call__(self, model: Model, question: str) -> RunLike:
         """One run of the agent."""
+        __tracebackhide__ = True
         return self.run(model, question)
 
 
@@ -156,6 +157,7 @@ def call_agent(
     through with a note of where the agent raised it (:func:`raised_by_agent`); an end of
     the process, or another BaseException (a cancelled asyncio task), is an
     :class:`AgentRunError` (:func:`ended_process`); Ctrl-C goes through."""
+    __tracebackhide__ = True
     through: tuple[type[BaseException], ...] = (ReplaygateError, *passed)
     try:
         return agent(model, question)

@@ -108,6 +108,7 @@ class _ToldReplayModel(ReplayModel):
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The recorded response, counted."""
+        __tracebackhide__ = True
         response = super().complete(messages, tools)
         self.answered(response)
         return response
@@ -177,6 +178,7 @@ def run_cases(
 
     A :class:`RecordRecipe` opens its live model here, as one of ``jobs`` processes.
     """
+    __tracebackhide__ = True
     done: dict[int, CaseResult] = {}
     lock = threading.Lock()
 
@@ -263,6 +265,7 @@ def _answer(agent: AgentEntry, model: Model, question: str, spent: Spent) -> dic
     """What one run of the agent yields for scoring; a failure it declares is a failed
     run, with what its calls ``spent``. Any other exception goes through as
     :func:`call_agent` lets it."""
+    __tracebackhide__ = True
     try:
         run = call_agent(agent, model, question, agent.failures)
     except agent.failures as err:
@@ -273,7 +276,10 @@ def _answer(agent: AgentEntry, model: Model, question: str, spent: Spent) -> dic
 
 
 def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
+    __tracebackhide__ = True
+
     def sample(index: int) -> dict[str, Any]:
+        __tracebackhide__ = True
         spent = Spent()
         model = model_for(index, spent.add)
         output = _answer(setup.agent, model, case.question, spent)

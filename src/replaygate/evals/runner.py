@@ -111,6 +111,7 @@ def run_eval(
     stops every process (:mod:`replaygate.evals.jobs`), then raises
     :class:`KeyboardInterrupt`.
     """
+    __tracebackhide__ = True
     folder = agent_search_folder(agent_folder)
     entry = as_entry(agent, folder)
     settings = settings or entry.settings

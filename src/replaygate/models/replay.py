@@ -306,6 +306,7 @@ class ReplayModel(_FixtureModel, KeepsRaised[ReplaygateError]):
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The recorded response for this exact request, or a loud mismatch (kept in
         :attr:`raised`, so an agent that catches it cannot hide it)."""
+        __tracebackhide__ = True
         with self.keeping(ReplaygateError):
             sent, request = self._request(messages, tools)
             form = match_form(request)

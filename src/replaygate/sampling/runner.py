@@ -50,6 +50,7 @@ def run_sampled(
     is a signal (the case gates nothing). ``case`` names the case in these and in the
     result (``"case"`` when None).
     """
+    __tracebackhide__ = True
     SampleSpec(n, floor)
     checks = _check_list(checks, case)
     if not checks:
@@ -103,6 +104,7 @@ def _samples(
     fn: Callable[[int], T], n: int, checks: tuple[Check[T], ...], case: str | None
 ) -> list[SampleResult]:
     """Each sample's result, in index order; an exception names its sample and case."""
+    __tracebackhide__ = True
     samples: list[SampleResult] = []
     for index in range(n):
         try:
@@ -117,6 +119,7 @@ def _samples(
 def _sample(fn: Callable[[int], T], index: int, checks: tuple[Check[T], ...]) -> SampleResult:
     """Sample ``index``: ``fn``'s output and the checks' outcomes on it; an
     :class:`AssertionError` from ``fn`` fails the sample."""
+    __tracebackhide__ = True
     try:
         value = fn(index)
     except AssertionError as err:
