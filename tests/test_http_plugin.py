@@ -474,6 +474,40 @@ def test_recording_live_without_a_key_says_so_once(
     assert "Traceback" not in result.stdout.str() and "LiveAPIError" not in result.stdout.str()
 
 
+LOOPBACK_SERVER_TESTS = """
+import os
+
+
+def test_given(openai_client):
+    client = openai_client(base_url=os.environ["SERVER_URL"])
+    assert client.chat.completions.create(model="m", messages=[{"role": "user", "content": "a"}])
+
+
+def test_from_environment(openai_client):
+    client = openai_client()
+    assert client.chat.completions.create(model="m", messages=[{"role": "user", "content": "b"}])
+"""
+
+
+def test_recording_from_a_loopback_server_needs_no_key(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it failed: "recording from the live API needs OPENAI_API_KEY", of a server of the
+    # test's own at 127.0.0.1, which the CLI sends the key `loopback-key`
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    pytester.makepyfile(test_loopback=LOOPBACK_SERVER_TESTS)
+    pytester.makeconftest(NO_CAP)
+    with Simulator(behavior="echo") as sim:
+        monkeypatch.setenv("SERVER_URL", sim.openai_base_url)
+        monkeypatch.setenv("OPENAI_BASE_URL", sim.openai_base_url)
+        recorded = pytester.runpytest(
+            "--replaygate-record-mode=record-missing", "--replaygate-approve-live"
+        )
+        recorded.assert_outcomes(passed=2)
+        assert {r.headers.get("authorization") for r in sim.requests} == {"Bearer loopback-key"}
+    pytester.runpytest().assert_outcomes(passed=2)
+
+
 OWN_CLIENTS_WITHOUT_KEY = """
 import anthropic
 import openai

@@ -14,13 +14,29 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from urllib.parse import urlsplit
 
+from replaygate.network import is_loopback
 from replaygate.sanitize.secret_mask import masked_texts
 
+LOOPBACK_KEY = "loopback-key"
+"""The key a client recording from a base URL on this machine (a simulator or a server of
+the user's own, :func:`loopback_url`) is given when the environment holds none: nothing
+leaves the machine."""
 _AUTHORITY_END = re.compile(r"[/?#]")
 _NO_HOST = "it names no host"
 _IPV4 = re.compile(r"[0-9]+(?:\.[0-9]+){3}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def loopback_url(url: str | None) -> bool:
+    """Whether ``url`` is an HTTP URL of a loopback address (``http://127.0.0.1:8765``)."""
+    try:
+        parts = urlsplit(url or "")
+        host = parts.hostname
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and host is not None and is_loopback(host)
 
 
 def _split(url: str) -> tuple[str, str, str, str]:

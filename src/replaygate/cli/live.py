@@ -9,11 +9,10 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import click
 
-from replaygate.base_url import refused_base_url, shown_url
+from replaygate.base_url import LOOPBACK_KEY, loopback_url, refused_base_url, shown_url
 from replaygate.cli.interrupts import interrupts_deferred
 from replaygate.cli.options import CommandError
 from replaygate.errors import LiveAPIError
@@ -25,26 +24,10 @@ from replaygate.models.live import (
     anthropic_credential_set,
 )
 from replaygate.models.replay import RequestSettings
-from replaygate.network import is_loopback
 from replaygate.sanitize.secret_mask import masked_texts
 
 _INSTEAD = "record from the loopback simulator instead with --simulator"
 _API_URL = "https://api.anthropic.com"  # where the SDK sends without ANTHROPIC_BASE_URL
-
-LOOPBACK_KEY = "loopback-key"
-"""The key sent to an ``ANTHROPIC_BASE_URL`` on this machine (a simulator of the user's
-own, ``replaygate sim serve``) when the environment holds none: nothing leaves it."""
-
-
-def loopback_url(url: str | None) -> bool:
-    """Whether ``url`` is an HTTP URL of a loopback address (``http://127.0.0.1:8765``)."""
-    try:
-        parts = urlsplit(url or "")
-        host = parts.hostname
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and host is not None and is_loopback(host)
-
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1024,14 +1024,19 @@ def _sdk_clients(
                 "base_url", simulator.url if sdk == "anthropic" else simulator.openai_base_url
             )
         if "api_key" not in kwargs and not _has_credentials(sdk, env_key, kwargs):
-            if not keyless:  # a test failure with replaygate's words, not a traceback
+            from replaygate.base_url import LOOPBACK_KEY, loopback_url
+
+            if keyless:
+                kwargs["api_key"] = REPLAY_API_KEY
+            elif loopback_url(_base_url(sdk, kwargs)[1]):  # a server of this machine's own
+                kwargs["api_key"] = LOOPBACK_KEY
+            else:  # a test failure with replaygate's words, not a traceback
                 raise pytest.fail.Exception(
                     f"replaygate: recording from the live API needs {_needed(sdk, env_key)} "
                     "(or api_key=...); record from the loopback simulator instead with "
                     "--replaygate-simulator",
                     pytrace=False,
                 ) from None
-            kwargs["api_key"] = REPLAY_API_KEY
         refused = _refused_base_url(sdk, kwargs)
         if refused is not None:  # a test failure naming it, not the SDK's InvalidURL
             raise pytest.fail.Exception(f"replaygate: {refused}", pytrace=False) from None
@@ -1090,19 +1095,28 @@ def _platform_known(client: Any, module: Any) -> None:
         client._platform = lookup()
 
 
-def _refused_base_url(sdk: str, kwargs: dict[str, Any]) -> str | None:
-    """Why the base URL an ``sdk`` client made with ``kwargs`` takes (``base_url=`` given,
-    else ``<SDK>_BASE_URL``) cannot be one a client is built with, naming it; else ``None``."""
-    from replaygate.base_url import refused_base_url
-
+def _base_url(sdk: str, kwargs: dict[str, Any]) -> tuple[str, str | None]:
+    """Where the base URL an ``sdk`` client made with ``kwargs`` takes comes from and what
+    it is: ``base_url=`` given, else ``<SDK>_BASE_URL`` (``None`` when unset)."""
     given = kwargs.get("base_url")
     if given is not None:
-        refused = refused_base_url("base_url", str(given), sending=False)
-        return None if refused is None else f"{refused}; correct the base_url given"
+        return "base_url", str(given)
     env = f"{sdk.upper()}_BASE_URL"
-    url = os.environ.get(env)
-    refused = None if url is None else refused_base_url(env, url, sending=False)
-    return None if refused is None else f"{refused}; correct or unset {env}"
+    return env, os.environ.get(env)
+
+
+def _refused_base_url(sdk: str, kwargs: dict[str, Any]) -> str | None:
+    """Why the base URL an ``sdk`` client made with ``kwargs`` takes (:func:`_base_url`)
+    cannot be one a client is built with, naming it; else ``None``."""
+    from replaygate.base_url import refused_base_url
+
+    name, url = _base_url(sdk, kwargs)
+    refused = None if url is None else refused_base_url(name, url, sending=False)
+    if refused is None:
+        return None
+    return f"{refused}; " + (
+        "correct the base_url given" if name == "base_url" else f"correct or unset {name}"
+    )
 
 
 def _has_credentials(sdk: str, env_key: str, kwargs: dict[str, Any]) -> bool:
