@@ -202,6 +202,20 @@ def test_a_call_by_get_or_delete_is_free_and_a_post_naming_no_model_says_so() ->
     assert "<no model named>" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/responses/resp_1/cancel", "/v1/batches/batch_1/cancel", "/v1/messages/batches/b/cancel"],
+)
+def test_a_cancellation_is_free(path: str) -> None:
+    """A live recording under pytest's default cap of client.responses.cancel(id), after a
+    background response, failed: 'POST /v1/responses/resp_1/cancel names no model'."""
+    cap = SpendingCap(5.0, shipped_prices())
+    request = {"method": "POST", "path": path, "body": None}
+    cap.reserve(request)
+    assert cap.charge(request, {"status": 200, "body": {"status": "cancelled"}}) == 0
+    assert (cap.spent, cap.reserved, cap.calls) == (0, 0, 1)
+
+
 @pytest.mark.parametrize("audio", [b"RIFF\xff\xfe\x00WAVE", b"plain words"])
 def test_the_model_an_upload_s_form_names_is_the_one_priced(audio: bytes) -> None:
     """Recording client.audio.transcriptions.create live under the default cap failed:
