@@ -1,7 +1,7 @@
 """Opaque values a provider sends, and expects back, record, replay and pass ``verify``:
 a Gemini part's ``thoughtSignature``, an Anthropic web search citation's
 ``encrypted_index``, images of the Responses API's image generation tool and of
-``images.generate``, streamed audio (Responses API, Chat Completions), OpenRouter's
+``images.generate``, streamed audio (Responses API, Chat Completions, speech), OpenRouter's
 ``reasoning_details``. A known key shape in them is still refused, and a field of those
 names anywhere else is text like any other (law 4)."""
 
@@ -233,6 +233,31 @@ def test_streamed_audio_of_a_chat_completion_records_and_replays(tmp_path: Path)
     _verified(store)
 
 
+def _speech_events(store: Path, mode: str) -> list[str]:
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        deltas = [{"type": "speech.audio.delta", "audio": IMAGE[i : i + 1000]} for i in (0, 1000)]
+        done = {"type": "speech.audio.done", "usage": {"input_tokens": 2, "output_tokens": 9}}
+        events = "".join(f"data: {json.dumps(e)}\n\n" for e in [*deltas, done])
+        return httpx2.Response(200, content=events.encode(), headers=SSE)
+
+    with (
+        _client(store, mode, answer) as http,
+        openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client,
+        client.audio.speech.with_streaming_response.create(
+            model="gpt-4o-mini-tts", voice="alloy", input="Say hi", stream_format="sse"
+        ) as spoken,
+    ):
+        return [json.loads(line[6:]).get("audio", "") for line in spoken.iter_lines() if line]
+
+
+def test_speech_streamed_as_events_records_and_replays(tmp_path: Path) -> None:
+    # its base64 audio was refused as a high-entropy token at response.events[0].data
+    store = tmp_path / "speech.jsonl"
+    assert "".join(_speech_events(store, "record-missing")) == IMAGE[:2000]
+    assert "".join(_speech_events(store, "replay")) == IMAGE[:2000]
+    _verified(store)
+
+
 def _reasoning_details(store: Path, mode: str) -> list[dict[str, Any]]:
     details = [{"type": "reasoning.text", "text": "Think.", "signature": OPAQUE, "index": 0}]
     details.append({"type": "reasoning.encrypted", "data": OPAQUE[::-1], "index": 1})
@@ -280,6 +305,7 @@ _CITED = {"type": "web_search_result_location", "url": "https://en.example/"}
         ({"output": [{**_IMAGE_CALL, "result": "{}"}]}, "body.output[0].result"),
         ({"data": [{"b64_json": "{}"}]}, "body.data[0].b64_json"),
         ({"type": "response.output_audio.delta", "delta": "{}"}, "body.delta"),
+        ({"type": "speech.audio.delta", "audio": "{}"}, "body.audio"),
         ({"audio": {"data": "{}"}}, "body.audio.data"),
         ({"type": "reasoning.encrypted", "data": "{}"}, "body.data"),
     ],

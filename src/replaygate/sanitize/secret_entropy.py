@@ -144,6 +144,7 @@ ENCODED_BY_TYPE = frozenset(
         ("b64_json", "image_edit.completed"),
         ("delta", "response.audio.delta"),
         ("delta", "response.output_audio.delta"),
+        ("audio", "speech.audio.delta"),
         ("data", "reasoning.encrypted"),
         ("signature", "reasoning.text"),
     }
@@ -151,8 +152,8 @@ ENCODED_BY_TYPE = frozenset(
 """``(field, type)``: the field of an object of that ``type`` that holds encoded data: a
 thinking block's signature, an Anthropic web search citation's ``encrypted_index``, an
 image of the Responses API's image generation tool, of a streamed image generation, the
-audio of a Responses API stream, the encrypted or signed ``reasoning_details`` of
-OpenAI-compatible servers (OpenRouter)."""
+audio of a Responses API stream and of speech streamed as events, the encrypted or
+signed ``reasoning_details`` of OpenAI-compatible servers (OpenRouter)."""
 GEMINI_PART_FIELDS = frozenset(
     {
         "text",

@@ -49,6 +49,9 @@ _NOT_TEXT = frozenset({"index", "type"})
 """Delta fields a client replaces rather than joins (the openai SDK's accumulation)."""
 _AUDIO_DELTAS = frozenset({"response.audio.delta", "response.output_audio.delta"})
 """Responses API deltas of base64 audio, not text."""
+_SPEECH_DELTA = "speech.audio.delta"
+"""An event of text to speech streamed as events (``audio.speech.create(...,
+stream_format="sse")``), whose ``audio`` is base64 audio, not text."""
 _WHERE = ("item_id", "output_index", "content_index", "summary_index")
 
 
@@ -168,6 +171,8 @@ def _encoded(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     kind = event.get("type")
     if kind in _AUDIO_DELTAS and isinstance(event.get("delta"), str):
         yield ("item", kind, *(_place(event.get(name), None) for name in _WHERE)), (event, "delta")
+    if kind == _SPEECH_DELTA and isinstance(event.get("audio"), str):
+        yield ("speech", kind), (event, "audio")
     yield from _choices(event, encoded=True)
     for index, part in _gemini_parts(event):
         if isinstance(part.get("thoughtSignature"), str) and encoded_field(
@@ -197,10 +202,11 @@ def fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
 def encoded_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
     """The fragments of encoded data split across events, per block, in stream order: the
     base64 audio of a Responses API ``response.audio.delta`` or
-    ``response.output_audio.delta``; each field of encoded data of a Chat Completions
-    choice's delta, as the openai SDK joins it (``audio.data``, the ``data`` of a
-    ``reasoning.encrypted`` and the ``signature`` of a ``reasoning.text`` entry of
-    ``reasoning_details``, by its ``index``); a Gemini candidate's ``thoughtSignature``."""
+    ``response.output_audio.delta``, and of speech's ``speech.audio.delta``; each field of
+    encoded data of a Chat Completions choice's delta, as the openai SDK joins it
+    (``audio.data``, the ``data`` of a ``reasoning.encrypted`` and the ``signature`` of a
+    ``reasoning.text`` entry of ``reasoning_details``, by its ``index``); a Gemini
+    candidate's ``thoughtSignature``."""
     return _grouped(events, (_encoded,))
 
 
