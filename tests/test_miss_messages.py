@@ -576,6 +576,10 @@ SIDE_FETCHES = [
         "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or "
         "OPENAI_AGENTS_DISABLE_TRACING=1; ",
     ),
+    (  # Haystack's telemetry, sent through PostHog's client
+        "https://eu.i.posthog.com/batch/",
+        "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False); ",
+    ),
 ]
 
 

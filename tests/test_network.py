@@ -552,6 +552,9 @@ def test_a_replay_s_refused_credential_lookup_says_to_give_the_client_credential
 AGENTS_TRACING_OFF = (
     "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or OPENAI_AGENTS_DISABLE_TRACING=1"
 )
+HAYSTACK_TELEMETRY_OFF = (
+    "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)"
+)
 
 
 @pytest.mark.parametrize(
@@ -560,6 +563,10 @@ AGENTS_TRACING_OFF = (
         (
             "lookup of 'api.openai.com' (from agents.tracing.processors) during t.py::test_ask",
             f"Turn off in tests: {AGENTS_TRACING_OFF}.",
+        ),
+        (  # Haystack's telemetry, sent through PostHog's client
+            "lookup of 'eu.i.posthog.com' (from posthog.request) during t.py::test_ask",
+            f"Turn off in tests: {HAYSTACK_TELEMETRY_OFF}.",
         ),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
     ],
@@ -580,15 +587,23 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
     assert said[4:] == ([told] if told else [])
 
 
+@pytest.mark.parametrize(
+    ("host", "sender", "remedy"),
+    [
+        ("api.openai.com", "agents.tracing.processors", AGENTS_TRACING_OFF),
+        # Haystack's telemetry, which PostHog's client flushes as the interpreter exits
+        ("eu.i.posthog.com", "posthog.request", HAYSTACK_TELEMETRY_OFF),
+    ],
+)
 def test_telemetry_refused_at_interpreter_exit_names_the_switch_that_stops_it(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], host: str, sender: str, remedy: str
 ) -> None:
     from replaygate.network import Refusal
     from replaygate.pytest_plugin.offline import _tell_at_exit
 
-    _tell_at_exit(Refusal("lookup of", "'api.openai.com'", "agents.tracing.processors"))
+    _tell_at_exit(Refusal("lookup of", f"'{host}'", sender))
     assert capsys.readouterr().err == (
-        "replaygate: lookup of 'api.openai.com' refused at interpreter exit (from "
-        "agents.tracing.processors): replaygate keeps the network blocked after the session; "
-        f"turn it off in tests ({AGENTS_TRACING_OFF})\n"
+        f"replaygate: lookup of '{host}' refused at interpreter exit (from "
+        f"{sender}): replaygate keeps the network blocked after the session; "
+        f"turn it off in tests ({remedy})\n"
     )

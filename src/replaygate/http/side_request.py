@@ -4,7 +4,8 @@ tiktoken (``ChatOpenAI.get_num_tokens``, ``OpenAIEmbeddings``) downloads its enc
 ``openaipublic.blob.core.windows.net`` on first use; LiteLLM fetches its model cost map
 and Anthropic beta headers from ``raw.githubusercontent.com``; LangSmith's tracing sends
 runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
-``api.openai.com/v1/traces/ingest``. Such a request is no model call: recorded, a store
+``api.openai.com/v1/traces/ingest``; Haystack's telemetry goes through PostHog's client to
+``eu.i.posthog.com``, as the process exits. Such a request is no model call: recorded, a store
 would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
 one says so, with the remedy of the library whose host it names.
 """
@@ -34,6 +35,11 @@ REMEDIES = (
         "agents.tracing",
         "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or "
         "OPENAI_AGENTS_DISABLE_TRACING=1",
+    ),
+    (
+        "posthog.com",
+        "posthog",
+        "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)",
     ),
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
