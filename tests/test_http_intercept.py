@@ -22,6 +22,7 @@ import httpx
 import httpx2
 import pytest
 
+from replaygate import held_blocks
 from replaygate.errors import (
     CAUGHT_NOTE,
     BlockDroppedWarning,
@@ -34,6 +35,7 @@ from replaygate.errors import (
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
+from replaygate.network import network_blocked
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -706,8 +708,7 @@ def test_a_block_entered_and_dropped_unleft_says_it_ends_there(
         del block  # left: nothing to say
         exiting = threading.Event()
         exiting.set()  # as the interpreter exits (IPython's exit drops a notebook's blocks)
-        blocks = importlib.import_module("replaygate.http.intercept")
-        monkeypatch.setattr(blocks, "_EXITING", exiting)
+        monkeypatch.setattr(held_blocks, "_EXITING", exiting)
         intercept(store).__enter__()
     assert httpx2.Client.send.__module__ == "httpx2._client"
     monkeypatch.undo()
@@ -718,3 +719,19 @@ def test_a_block_entered_and_dropped_unleft_says_it_ends_there(
         intercept(store).__enter__()
     assert [type(u.exc_value) for u in ignored] == [BlockDroppedWarning]
     assert httpx2.Client.send.__module__ == "httpx2._client"  # ended all the same
+
+
+def test_a_network_block_entered_and_dropped_unleft_says_it_ends_there() -> None:
+    # block_network().__enter__() in a notebook cell: the collector ended the block at once,
+    # without a word, and every connection after it was made as addressed
+    with pytest.warns(BlockDroppedWarning, match=r"this block_network\(\) block was") as w:
+        block_network().__enter__()  # DROPPED
+    source = Path(__file__).read_text(encoding="utf-8").splitlines()
+    assert w[0].filename == __file__ and source[w[0].lineno - 1].endswith("# DROPPED")
+    assert "the network is open after it" in str(w[0].message)
+    assert not network_blocked()
+    held = block_network()
+    held.__enter__()
+    assert network_blocked()
+    held.__exit__(None, None, None)
+    assert not network_blocked()

@@ -825,10 +825,10 @@ class TaskOutlivesBlockWarning(ReplaygateWarning):
 
 
 class BlockDroppedWarning(ReplaygateWarning):
-    """An ``intercept`` block was entered and its object dropped without leaving it
-    (``intercept(store).__enter__()`` keeping no object, a notebook cell that enters a block
-    run again): it ends as the object is collected, and what is sent after it is neither
-    answered from the store nor recorded."""
+    """An ``intercept`` or ``block_network`` block was entered and its object dropped
+    without leaving it (``intercept(store).__enter__()`` keeping no object, a notebook cell
+    that enters a block run again): it ends as the object is collected, and what is sent
+    after it is neither answered from the store nor recorded, nor blocked."""
 
 
 class ProcessOutsideBlockWarning(ReplaygateWarning):

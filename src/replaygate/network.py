@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import _socket
 import contextlib
+import functools
 import ipaddress
 import os
 import socket
@@ -72,6 +73,7 @@ from urllib.parse import urlsplit
 
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.modes import RECORD_COMMAND
+from replaygate.held_blocks import HeldBlock
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -684,19 +686,28 @@ def _uninstall() -> None:
     _originals.clear()
 
 
-@contextmanager
 def block_network(
     allow: Iterable[str] = (),
     on_refusal: Callable[[Refusal], None] | None = None,
     *,
     remedy: str | None = None,
-) -> Iterator[None]:
-    """Refuse every way out beyond loopback (and ``allow``) while inside.
+) -> HeldBlock[None]:
+    """Refuse every way out beyond loopback (and ``allow``) while inside: a ``with`` block,
+    or one entered and left by hand (:class:`~replaygate.held_blocks.HeldBlock`).
 
     ``on_refusal`` is called with each :class:`Refusal` made while this block is
     active (before the error is raised), e.g. to report it. ``remedy`` is what a refusal
     says to do, where not :data:`HOW_TO_FIX` (:data:`SIMULATOR_BLOCK`).
     """
+    blocking = functools.partial(_blocking, allow, on_refusal, remedy)
+    return HeldBlock(blocking, "block_network()", "the network is open after it")
+
+
+@contextmanager
+def _blocking(
+    allow: Iterable[str], on_refusal: Callable[[Refusal], None] | None, remedy: str | None
+) -> Iterator[None]:
+    """The block of :func:`block_network`, entered once."""
     level = _Level(frozenset(host.lower() for host in allow), on_refusal, remedy)
     with _lock:
         if not _levels:

@@ -19,14 +19,12 @@ answered without sending.
 from __future__ import annotations
 
 import ast
-import atexit
 import contextlib
 import functools
 import gc
 import inspect
 import linecache
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
@@ -36,15 +34,16 @@ from types import CodeType, FrameType, FunctionType
 from typing import Any, ParamSpec, TypeVar, Unpack, cast
 from urllib.parse import urlsplit
 
+from replaygate import held_blocks
 from replaygate.code_objects import code_within
 from replaygate.errors import (
-    BlockDroppedWarning,
     NothingRecordedWarning,
     ReplayErrorCaughtWarning,
     ReplaygateError,
     TaskOutlivesBlockWarning,
     exception_chain,
 )
+from replaygate.held_blocks import HeldBlock
 from replaygate.http.active import answering_with, entered_in
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
@@ -162,7 +161,8 @@ def _entered_from() -> _Entry:
     decorating a function (``@intercept(store)`` on a test), that function, from the line
     of its first decorator."""
     case = sys.modules.get("unittest.case")
-    passed = {contextlib.__file__, __file__, getattr(case, "__file__", contextlib.__file__)}
+    unittest_file = getattr(case, "__file__", contextlib.__file__)
+    passed = {contextlib.__file__, __file__, held_blocks.__file__, unittest_file}
     frame = sys._getframe(2)  # this function's caller is intercept's generator
     while frame.f_back is not None and frame.f_code.co_filename in passed:
         decorated = _decorated(frame)
@@ -380,59 +380,18 @@ def intercepting(exchange: Exchange) -> Iterator[None]:
         yield
 
 
-DROPPED = (
-    "an intercept() block was entered and its object dropped without leaving it "
-    "(intercept(store).__enter__() keeps no object; a notebook cell that enters a block, "
-    "run again, drops the one it entered before): it ends here, and what is sent after it "
-    "is neither answered from the store nor recorded. Keep the block and leave it "
-    "(block = intercept(store); block.__enter__(); ...; block.__exit__(None, None, None)), "
-    "or use `with intercept(store):`"
-)
-"""What a block entered and dropped unleft says as it ends (:class:`BlockDroppedWarning`)."""
-_EXITING = threading.Event()
-"""Set as the interpreter exits: handlers registered before this module's (IPython's, which
-clears the namespace holding a notebook's blocks) run after it."""
-atexit.register(_EXITING.set)
+AFTER_INTERCEPT = "what is sent after it is neither answered from the store nor recorded"
+"""What runs after an intercept() block ends."""
 
 
-class InterceptBlock(AbstractContextManager[Exchange]):
-    """The block :func:`intercept` returns: a context manager, and a decorator of a
-    function, a coroutine function included (its block lasts while the coroutine runs,
-    not only while it is made), entered anew for each call, as vcrpy's ``use_cassette``."""
+class InterceptBlock(HeldBlock[Exchange]):
+    """The block :func:`intercept` returns: a context manager (entered by hand too,
+    :class:`~replaygate.held_blocks.HeldBlock`), and a decorator of a function, a coroutine
+    function included (its block lasts while the coroutine runs, not only while it is
+    made), entered anew for each call, as vcrpy's ``use_cassette``."""
 
     def __init__(self, make: Callable[[], AbstractContextManager[Exchange]]) -> None:
-        self._make = make
-        self._entered: AbstractContextManager[Exchange] | None = None
-
-    def __enter__(self) -> Exchange:
-        if self._entered is not None:
-            raise RuntimeError(
-                "this intercept() block is entered already: call intercept() again for "
-                "another block (each thread or nested block its own)"
-            )
-        block = self._make()
-        exchange = block.__enter__()
-        self._entered = block
-        return exchange
-
-    def __exit__(self, *exc: Any) -> bool | None:
-        block, self._entered = self._entered, None
-        assert block is not None, "an intercept() block left that was not entered"
-        return block.__exit__(*exc)
-
-    def __del__(self) -> None:
-        """A block entered and dropped unleft ends here, saying so at the line that dropped
-        it: the collector would close it without a word, and every send after it would
-        go unanswered, to the network as addressed. Said not while the interpreter exits,
-        which ends every block still open (IPython's exit drops its namespace's)."""
-        block, self._entered = self._entered, None
-        if block is None or sys.is_finalizing():
-            return
-        try:
-            if not _EXITING.is_set():
-                warnings.warn(DROPPED, BlockDroppedWarning, stacklevel=2)
-        finally:  # ended even where warnings are errors (-W error)
-            block.__exit__(None, None, None)
+        super().__init__(make, "intercept(store)", AFTER_INTERCEPT)
 
     def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         """``func`` run inside a block of its own at each call."""
