@@ -360,6 +360,7 @@ def test_a_hidden_miss_of_a_script_run_as_main_is_warned_of_under_deprecation_er
     }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)  # another test's, collected here
         warnings.simplefilter("error", DeprecationWarning)
         exec(compile(SCRIPT, str(script), "exec"), main)
     assert main["answer"] == "fallback answer"
@@ -412,6 +413,7 @@ def test_a_block_a_unittest_setup_entered_warns_of_a_hidden_miss_only(
     result = unittest.TestResult()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)
         _unittest_case(tmp_path / "none.jsonl")(test).run(result)
     warned = [w for w in caught if w.category is ReplayErrorCaughtWarning]
     if test in ("test_fallback", "test_expected_failure"):  # passed on a miss
@@ -441,6 +443,7 @@ def test_a_block_decorating_a_function_reads_its_own_catch_and_warns_at_it(
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)
         own_catch()
         assert caught == []
         assert fallback() == "fallback answer"
@@ -461,6 +464,7 @@ def test_a_task_still_running_as_its_block_ends_is_warned_of(tmp_path: Path) -> 
         go, never = asyncio.Event(), asyncio.Event()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            warnings.simplefilter("ignore", ResourceWarning)
             with intercept(tmp_path / "s.jsonl"):
                 awaited = asyncio.create_task(late(go), name="awaited")
                 left = asyncio.create_task(late(never), name="left-running")
@@ -585,6 +589,7 @@ def _started_warnings(
     monkeypatch.setattr(process_class, "_Popen", staticmethod(lambda process: _Started()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)
         with intercept(tmp_path / "s.jsonl", **block):
             process_class(target=print).start()
         process_class(target=print).start()
