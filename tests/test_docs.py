@@ -597,16 +597,19 @@ def test_the_pytest_examples_of_http_md_record_and_replay(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     pytester.makepyfile(test_plugin="\n".join(blocks))
+    anyio = ("-p", "anyio")  # the page's async test is run by anyio's plugin, as a user's is
     recording = pytester.runpytest(
+        *anyio,
         "--replaygate-record-mode=record-missing",
         "--replaygate-approve-live",
         "--replaygate-simulator=echo",
     )
-    recording.assert_outcomes(passed=2)
+    recording.assert_outcomes(passed=3)
     stores = pytester.path / "tests" / "fixtures"
     assert (stores / "test_plugin" / "test_answer.jsonl").is_file()
+    assert (stores / "test_plugin" / "test_async_answer[asyncio].jsonl").is_file()
     assert '"note":"nightly"' in (stores / "shared" / "answers.jsonl").read_text("utf-8")
-    pytester.runpytest().assert_outcomes(passed=2)
+    pytester.runpytest(*anyio).assert_outcomes(passed=3)
 
 
 def test_the_inline_asserts_of_a_page_hold_with_its_examples_names() -> None:
