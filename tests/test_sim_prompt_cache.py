@@ -72,3 +72,40 @@ def test_a_fifth_cache_control_block_is_refused_as_the_api_refuses_it(
         "type": "invalid_request_error",
         "message": "A maximum of 4 blocks with cache_control may be provided. Found 5.",
     }
+
+
+def _marked_ttls(*ttls: str | None) -> dict[str, Any]:
+    """A request whose tool, system block and user text are marked with ``ttls`` in turn
+    (``None``: no ``ttl``, the API's 5 minutes)."""
+    tool, system, text = (
+        {"type": "ephemeral"} if ttl is None else {"type": "ephemeral", "ttl": ttl} for ttl in ttls
+    )
+    return {
+        "model": "m",
+        "max_tokens": 64,
+        "tools": [{"name": "look", "input_schema": {"type": "object"}, "cache_control": tool}],
+        "system": [{"type": "text", "text": "rule", "cache_control": system}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": text}]}
+        ],
+    }
+
+
+def test_a_cache_ttl_the_api_refuses_is_refused_not_answered(client: Any) -> None:
+    """A ttl the API does not know ('2h', '1hr'), or a 1h mark after a 5m one, was answered
+    and recorded, and the recording failed on its first live request."""
+    client.messages.create(**_marked_ttls("1h", "1h", None))  # longest first: taken
+    with pytest.raises(anthropic.BadRequestError) as unknown:
+        client.messages.create(**_marked_ttls(None, "2h", None))
+    error = unknown.value.body
+    assert error["replaygate_simulator_refusal"] is True
+    assert error["error"]["message"].startswith(
+        "system.0.cache_control.ttl: '2h' is not a lifetime the Messages API takes ('1h' or '5m')"
+    )
+    counted = _marked_ttls("5m", None, "1h")
+    counted.pop("max_tokens")
+    with pytest.raises(anthropic.BadRequestError) as late:
+        client.messages.count_tokens(**counted)
+    assert late.value.body["error"]["message"].startswith(
+        "messages.0.content.0.cache_control.ttl: '1h' comes after the shorter '5m' of tools.0;"
+    )

@@ -41,7 +41,7 @@ from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.json_word import chat_json_word, responses_json_word
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
-from replaygate.sim.prompt_cache import too_many_breakpoints, uncached_usage
+from replaygate.sim.prompt_cache import cache_control_refused, uncached_usage
 from replaygate.sim.replies import Provider, openai_error
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
@@ -410,7 +410,7 @@ class AnthropicMessages(Endpoint):
         return (
             request.problem
             or validate_anthropic(request.body)
-            or too_many_breakpoints(request.body)
+            or cache_control_refused(request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:
@@ -464,7 +464,7 @@ class AnthropicCountTokens(AnthropicMessages):
         return (
             request.problem
             or validate_anthropic(request.body, counting=True)
-            or too_many_breakpoints(request.body)
+            or cache_control_refused(request.body)
         )
 
 

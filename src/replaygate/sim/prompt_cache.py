@@ -4,7 +4,8 @@ The simulator keeps no cache: what it would read from one hangs on the order req
 arrive in, and a seeded recording must not. So it answers as the API answers a request
 that caches nothing, with the cache's counts in its usage at 0 (code summing
 ``usage.cache_read_input_tokens`` gets a number, as live, not None), and refuses what
-the API refuses of ``cache_control``: more than :data:`MAX_BREAKPOINTS` blocks marked.
+the API refuses of ``cache_control``: more than :data:`MAX_BREAKPOINTS` blocks marked, a
+``ttl`` other than those of :data:`TTLS`, a mark of a longer ``ttl`` after one of a shorter.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from replaygate.sim.validation import Invalid
 
 MAX_BREAKPOINTS = 4
 """The most blocks of one request the API takes ``cache_control`` on."""
+TTLS = ("1h", "5m")
+"""The lifetimes a ``cache_control`` takes (``5m`` when it names none), longest first: the
+API takes the marks of a request, in the order it reads them (tools, system, messages),
+only longest first."""
+_OWN_WORDING = "(the simulator's wording: the API refuses it with its own)"
 
 
 def uncached_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -31,33 +37,65 @@ def uncached_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _marked(body: Mapping[str, Any]) -> Iterator[Any]:
-    """The blocks of ``body`` that may carry ``cache_control``: its tools, its system
-    blocks, its messages' content blocks and the blocks of a tool result's content."""
+def _marked(body: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The blocks of ``body`` that may carry ``cache_control``, each with its path, in the
+    order the API reads them: its tools, its system blocks, its messages' content blocks
+    and the blocks of a tool result's content."""
     for name in ("tools", "system"):
         items = body.get(name)
         if isinstance(items, list):
-            yield from items
+            yield from ((f"{name}.{i}", item) for i, item in enumerate(items))
     messages = body.get("messages")
-    for message in messages if isinstance(messages, list) else []:
+    for m, message in enumerate(messages if isinstance(messages, list) else []):
         content = message.get("content") if isinstance(message, Mapping) else None
-        for block in content if isinstance(content, list) else []:
-            yield block
+        for b, block in enumerate(content if isinstance(content, list) else []):
+            yield f"messages.{m}.content.{b}", block
             inner = block.get("content") if isinstance(block, Mapping) else None
             if isinstance(inner, list):
-                yield from inner
+                yield from (
+                    (f"messages.{m}.content.{b}.content.{i}", x) for i, x in enumerate(inner)
+                )
 
 
-def too_many_breakpoints(body: Mapping[str, Any]) -> Invalid | None:
-    """The API's refusal of a request marking more than :data:`MAX_BREAKPOINTS` blocks
-    with ``cache_control``, or None."""
-    found = sum(
-        1
-        for block in _marked(body)
+def _marks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Each block's ``cache_control`` of ``body``, with the block's path."""
+    return [
+        (path, block["cache_control"])
+        for path, block in _marked(body)
         if isinstance(block, Mapping) and block.get("cache_control") is not None
-    )
-    if found <= MAX_BREAKPOINTS:
-        return None
-    return Invalid(
-        f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
-    )
+    ]
+
+
+def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
+    """The refusal of ``body``'s ``cache_control`` marks, or None: the API's of more than
+    :data:`MAX_BREAKPOINTS` blocks marked; the simulator's own (the API's wording is not
+    known here, and a recording keeps none) of a ``ttl`` not in :data:`TTLS`, or of a
+    ``1h`` mark after a ``5m`` one, either of which a recording from it would store where
+    the live API refuses the request."""
+    marks = _marks(body)
+    if len(marks) > MAX_BREAKPOINTS:
+        return Invalid(
+            f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
+            f"Found {len(marks)}."
+        )
+    shortest: tuple[str, int] | None = None
+    for path, mark in marks:
+        ttl = mark.get("ttl", TTLS[-1]) if isinstance(mark, Mapping) else TTLS[-1]
+        if ttl not in TTLS:
+            return Invalid(
+                f"{path}.cache_control.ttl: {ttl!r} is not a lifetime the Messages API "
+                f"takes ({' or '.join(map(repr, TTLS))}) {_OWN_WORDING}",
+                own=True,
+            )
+        rank = TTLS.index(ttl)
+        if shortest is not None and rank < shortest[1]:
+            return Invalid(
+                f"{path}.cache_control.ttl: {ttl!r} comes after the shorter "
+                f"{TTLS[shortest[1]]!r} of {shortest[0]}; the Messages API takes the marks "
+                f"of a longer ttl only before those of a shorter (tools, then system, then "
+                f"messages) {_OWN_WORDING}",
+                own=True,
+            )
+        if shortest is None or rank > shortest[1]:
+            shortest = path, rank
+    return None
