@@ -86,6 +86,9 @@ DETECTORS: tuple[Detector, ...] = (
     # for its digit from each sk- of a run would read the rest of the run each time (a run
     # of "sk-" repeated took seconds). A key of a kind (sk-proj-...) is in that run.
     _rule("OpenAI API key", _started("sk-", r"[A-Za-z0-9_\-]*+"), "sk-", valid=_random_key),
+    # A Realtime API client secret (client.realtime.client_secrets.create()), which a
+    # browser or phone opens a voice session with, billed to the key's organization.
+    _rule("OpenAI ephemeral key", _started("ek_", "[0-9a-f]{32}(?![0-9A-Za-z])"), "ek_"),
     _rule(
         "AWS access key id",
         _started("A", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[0-9A-Z]{16}(?![0-9A-Z])"),
