@@ -289,6 +289,16 @@ def test_a_miss_leaving_the_block_names_the_misses_caught_before_it(tmp_path: Pa
     assert not getattr(alone.value, "__notes__", None)
 
 
+def test_a_miss_leaving_the_block_names_none_the_block_itself_caught(tmp_path: Path) -> None:
+    # a miss the block's own pytest.raises expected was named in the note of the next miss
+    # as 'caught by the code under test', the one the reader was sent to first
+    with pytest.raises(FixtureMismatchError) as raised, intercept(tmp_path / "none.jsonl"):
+        with pytest.raises(FixtureMismatchError):
+            user_code(None)
+        asyncio.run(async_user_code(None))
+    assert not getattr(raised.value, "__notes__", None)
+
+
 def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReplayErrorCaughtWarning)

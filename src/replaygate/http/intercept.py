@@ -95,21 +95,27 @@ def nothing_recorded() -> str:
     )
 
 
+def _reached(error: ReplaygateError, inside: frozenset[CodeType]) -> bool:
+    """Whether ``error`` reached the code of the ``with`` block (``inside``:
+    :func:`_block_code`, where an ``except`` or ``pytest.raises`` of the block is) or the
+    top level of a module (a notebook cell, or a script, run in a block another cell or
+    line entered, whose errors are shown, not caught by the code under test). One caught
+    deeper, by the code under test, never passed through that code."""
+    at = error.__traceback__
+    while at is not None:
+        code = at.tb_frame.f_code
+        if code in inside or code.co_name == "<module>":
+            return True
+        at = at.tb_next
+    return False
+
+
 def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> list[ReplaygateError]:
     """Of ``raised``, those unittest did not report as a test's error, when none of them
-    reached the code of the ``with`` block (``inside``: :func:`_block_code`, where an
-    ``except`` or ``pytest.raises`` of the block is) or the top level of a module (a
-    notebook cell, or a script, run in a block another cell or line entered, whose errors
-    are shown, not caught by the code under test); else nothing. One caught deeper, by
-    the code under test, never passed through that code."""
+    reached the block's own code or a module's top level (:func:`_reached`); else nothing."""
     unreported = [error for error in raised if unittest_took(error) != "error"]
-    for error in unreported:
-        at = error.__traceback__
-        while at is not None:
-            code = at.tb_frame.f_code
-            if code in inside or code.co_name == "<module>":
-                return []
-            at = at.tb_next
+    if any(_reached(error, inside) for error in unreported):
+        return []
     return unreported
 
 
@@ -357,12 +363,16 @@ def caught_inside(caught: list[ReplaygateError]) -> str:
     )
 
 
-def caught_beside(error: ReplaygateError, raised: list[ReplaygateError]) -> str | None:
+def caught_beside(
+    error: ReplaygateError, raised: list[ReplaygateError], inside: frozenset[CodeType]
+) -> str | None:
     """The note of ``error``, a replay error leaving an intercept() block, naming the
     other replay errors raised inside it (``raised``) that the code under test caught
-    before (often the first miss, a fallback's send then missing too), or None."""
+    before (often the first miss, a fallback's send then missing too), or None; not those
+    the block's own code caught (a ``pytest.raises`` or ``except`` of its own), nor one
+    shown at a module's top level (:func:`_reached`)."""
     chained = set(map(id, exception_chain(error)))
-    hidden = [e for e in raised if id(e) not in chained]
+    hidden = [e for e in raised if id(e) not in chained and not _reached(e, inside)]
     if not hidden:
         return None
     first = str(hidden[0]).splitlines()[0]
@@ -478,7 +488,7 @@ def _intercepted(
         except BaseException as err:
             hidden = None
             if isinstance(err, ReplaygateError):
-                hidden = caught_beside(err, exchange.raised[before[1] :])
+                hidden = caught_beside(err, exchange.raised[before[1] :], block)
             # an error ending the block (asyncio.gather raising the first miss while other
             # tasks wait their turn) leaves tasks that send past it: said on the error
             left = tasks_left(tasks, exchange)
