@@ -102,6 +102,10 @@ def test_a_cache_ttl_the_api_refuses_is_refused_not_answered(client: Any) -> Non
     assert error["error"]["message"].startswith(
         "system.0.cache_control.ttl: '2h' is not a lifetime the Messages API takes ('1h' or '5m')"
     )
+    with pytest.raises(anthropic.BadRequestError) as automatic:
+        client.messages.create(**{**_marked_ttls("1h", None, None), "cache_control": {
+            "type": "ephemeral", "ttl": "1hr"}})  # fmt: skip
+    assert automatic.value.body["error"]["message"].startswith("cache_control.ttl: '1hr' is not")
     counted = _marked_ttls("5m", None, "1h")
     counted.pop("max_tokens")
     with pytest.raises(anthropic.BadRequestError) as late:

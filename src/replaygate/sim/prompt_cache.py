@@ -69,24 +69,24 @@ def _marks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
     """The refusal of ``body``'s ``cache_control`` marks, or None: the API's of more than
     :data:`MAX_BREAKPOINTS` blocks marked; the simulator's own (the API's wording is not
-    known here, and a recording keeps none) of a ``ttl`` not in :data:`TTLS`, or of a
-    ``1h`` mark after a ``5m`` one, either of which a recording from it would store where
-    the live API refuses the request."""
+    known here, and a recording keeps none) of a ``ttl`` not in :data:`TTLS` (a block's,
+    or the request's own ``cache_control``), or of a ``1h`` mark after a ``5m`` one,
+    either of which a recording from it would store where the live API refuses the
+    request."""
     marks = _marks(body)
     if len(marks) > MAX_BREAKPOINTS:
         return Invalid(
             f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
             f"Found {len(marks)}."
         )
+    automatic = body.get("cache_control")  # the request's own mark (automatic caching)
+    if automatic is not None and _ttl(automatic) not in TTLS:
+        return _unknown_ttl("cache_control.ttl", _ttl(automatic))
     shortest: tuple[str, int] | None = None
     for path, mark in marks:
-        ttl = mark.get("ttl", TTLS[-1]) if isinstance(mark, Mapping) else TTLS[-1]
+        ttl = _ttl(mark)
         if ttl not in TTLS:
-            return Invalid(
-                f"{path}.cache_control.ttl: {ttl!r} is not a lifetime the Messages API "
-                f"takes ({' or '.join(map(repr, TTLS))}) {_OWN_WORDING}",
-                own=True,
-            )
+            return _unknown_ttl(f"{path}.cache_control.ttl", ttl)
         rank = TTLS.index(ttl)
         if shortest is not None and rank < shortest[1]:
             return Invalid(
@@ -99,3 +99,17 @@ def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
         if shortest is None or rank > shortest[1]:
             shortest = path, rank
     return None
+
+
+def _ttl(mark: Any) -> Any:
+    """The ``ttl`` of a ``cache_control`` mark: ``5m`` when it names none."""
+    return mark.get("ttl", TTLS[-1]) if isinstance(mark, Mapping) else TTLS[-1]
+
+
+def _unknown_ttl(field: str, ttl: Any) -> Invalid:
+    """The simulator's refusal of a ``ttl`` (at ``field``) not in :data:`TTLS`."""
+    return Invalid(
+        f"{field}: {ttl!r} is not a lifetime the Messages API takes "
+        f"({' or '.join(map(repr, TTLS))}) {_OWN_WORDING}",
+        own=True,
+    )
