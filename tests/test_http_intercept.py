@@ -299,6 +299,16 @@ def test_a_miss_leaving_the_block_names_none_the_block_itself_caught(tmp_path: P
     assert not getattr(raised.value, "__notes__", None)
 
 
+def test_a_miss_a_fallback_caught_warns_beside_one_the_block_caught(tmp_path: Path) -> None:
+    # the block's own pytest.raises catching one miss silenced the warning of every other:
+    # a fallback's answer to another request passed green
+    with pytest.warns(ReplayErrorCaughtWarning) as warned, intercept(tmp_path / "none.jsonl"):
+        with pytest.raises(FixtureMismatchError):
+            asyncio.run(async_user_code(None))
+        assert with_fallback(None) == "fallback answer"
+    assert "1 replay error(s) raised inside this intercept() block" in str(warned[0].message)
+
+
 def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReplayErrorCaughtWarning)

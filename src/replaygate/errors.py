@@ -72,6 +72,16 @@ def exception_chain(error: BaseException) -> Iterator[BaseException]:
             stack.extend(current.exceptions)
 
 
+def request_of(error: ReplaygateError) -> tuple[str, str]:
+    """What tells the request ``error`` was raised for: a miss's fixture key (the
+    fingerprint of the request, the same for each send of it), else the error's class and
+    first line (a damaged store, a request with no canonical form)."""
+    key = getattr(error, "key", "")
+    if isinstance(key, str) and key:
+        return "key", key
+    return type(error).__name__, str(error).split("\n", 1)[0]
+
+
 def timed_out(error: BaseException) -> bool:
     """Whether pytest-timeout raised ``error`` (its signal method calls ``pytest.fail`` from
     a handler of its own, wherever the test was): a limit of the clock, which stops code

@@ -42,6 +42,7 @@ from replaygate.errors import (
     ReplaygateError,
     TaskOutlivesBlockWarning,
     exception_chain,
+    request_of,
 )
 from replaygate.held_blocks import HeldBlock
 from replaygate.http.active import answering_with, entered_in
@@ -111,12 +112,18 @@ def _reached(error: ReplaygateError, inside: frozenset[CodeType]) -> bool:
 
 
 def _unreached(raised: list[ReplaygateError], inside: frozenset[CodeType]) -> list[ReplaygateError]:
-    """Of ``raised``, those unittest did not report as a test's error, when none of them
-    reached the block's own code or a module's top level (:func:`_reached`); else nothing."""
+    """Of ``raised``, those unittest did not report as a test's error that reached
+    neither the block's own code nor a module's top level (:func:`_reached`), less those of
+    a request whose error reached it (that request sent again: a framework's retry); one
+    of another request, a fallback answered, is among them, as the pytest plugin tells it."""
     unreported = [error for error in raised if unittest_took(error) != "error"]
-    if any(_reached(error, inside) for error in unreported):
-        return []
-    return unreported
+    shown = [error for error in unreported if _reached(error, inside)]
+    seen = {request_of(error) for error in shown}
+    return [
+        error
+        for error in unreported
+        if not any(error is e for e in shown) and request_of(error) not in seen
+    ]
 
 
 @dataclass(frozen=True)

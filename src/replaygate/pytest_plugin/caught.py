@@ -39,7 +39,7 @@ import pytest
 from _pytest.outcomes import Failed
 
 from replaygate.code_objects import code_within
-from replaygate.errors import ReplaygateError, exception_chain
+from replaygate.errors import ReplaygateError, exception_chain, request_of
 from replaygate.unittest_parts import unittest_took
 
 if TYPE_CHECKING:
@@ -300,16 +300,6 @@ def _unreached(
     ]
 
 
-def _request(error: ReplaygateError) -> tuple[str, str]:
-    """What tells the request ``error`` was raised for: a miss's fixture key (the
-    fingerprint of the request, the same for each send of it), else the error's class and
-    first line (a damaged store, a request with no canonical form)."""
-    key = getattr(error, "key", "")
-    if isinstance(key, str) and key:
-        return "key", key
-    return type(error).__name__, str(error).split("\n", 1)[0]
-
-
 def caught_errors(
     raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
@@ -331,8 +321,8 @@ def caught_errors(
         return unreached
     if _carried(reached)[0]:  # failed: its error names them (hidden_note)
         return []
-    seen = {_request(e) for e in raised if not any(e is u for u in unreached)}
-    return [error for error in unreached if _request(error) not in seen]
+    seen = {request_of(e) for e in raised if not any(e is u for u in unreached)}
+    return [error for error in unreached if request_of(error) not in seen]
 
 
 def hidden_errors(
