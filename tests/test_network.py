@@ -555,6 +555,9 @@ AGENTS_TRACING_OFF = (
 HAYSTACK_TELEMETRY_OFF = (
     "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)"
 )
+OTEL_EXPORTER_OFF = (
+    "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true"
+)
 
 
 @pytest.mark.parametrize(
@@ -567,6 +570,11 @@ HAYSTACK_TELEMETRY_OFF = (
         (  # Haystack's telemetry, sent through PostHog's client
             "lookup of 'eu.i.posthog.com' (from posthog.request) during t.py::test_ask",
             f"Turn off in tests: {HAYSTACK_TELEMETRY_OFF}.",
+        ),
+        (  # an OpenTelemetry exporter a test session set up, Semantic Kernel's spans in it
+            "lookup of 'otlp.example.com' (from opentelemetry.exporter.http.transport."
+            "_requests) during t.py::test_ask",
+            f"Turn off in tests: {OTEL_EXPORTER_OFF}.",
         ),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
     ],

@@ -17,7 +17,7 @@ from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
 SIDE_REQUEST = "This request is to no model API"
 """How a miss of a request to no provider's API begins its note, whatever its host."""
 
-REMEDIES = (
+REMEDIES: tuple[tuple[str | None, str, str], ...] = (
     (
         "openaipublic.blob.core.windows.net",
         "tiktoken",
@@ -41,9 +41,15 @@ REMEDIES = (
         "posthog",
         "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)",
     ),
+    (
+        None,
+        "opentelemetry.exporter",
+        "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true",
+    ),
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
-``eu.api.smith.langchain.com``), the package that sends there, and how to stop it. Of a
+``eu.api.smith.langchain.com``; None for a host the application chooses, as an
+OpenTelemetry exporter's collector), the package that sends there, and how to stop it. Of a
 provider's API host, only its telemetry's paths are side requests
 (:data:`~replaygate.http.envelope.PROVIDER_TELEMETRY`): the Agents SDK's trace upload."""
 
@@ -65,7 +71,11 @@ def side_request_note(host: str | None) -> str:
     if metadata_server(host):
         return METADATA_SERVER
     known = next(
-        (r for name, _, r in REMEDIES if host and (host == name or host.endswith(f".{name}"))),
+        (
+            r
+            for name, _, r in REMEDIES
+            if name and host and (host == name or host.endswith(f".{name}"))
+        ),
         None,
     )
     remedy = f"{known}; " if known else ""
