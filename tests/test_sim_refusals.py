@@ -249,3 +249,23 @@ def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_
     script.write_text('{"text": "one"}\n{"text": "two"}\n')  # the first call replays (line 1)
     pytester.runpytest(*record).assert_outcomes(passed=1)
     pytester.runpytest().assert_outcomes(passed=1)  # replay
+
+
+def test_a_chat_completion_asked_in_audio_is_refused_not_answered_in_text(tmp_path: Path) -> None:
+    # modalities=["text", "audio"] was answered with text and no audio, and recorded: the
+    # code under test read message.audio as None, which the API never answers to it
+    store = tmp_path / "t.jsonl"
+    with Simulator(behavior="echo") as sim:
+        client = recording_openai(store, sim)
+        with pytest.raises(SimulatorRefusalError, match="The simulator makes no audio"):
+            client.chat.completions.create(
+                model="gpt-4o-audio-preview",
+                modalities=["text", "audio"],
+                audio={"voice": "alloy", "format": "wav"},
+                messages=QUESTION,
+            )
+        heard = [{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]
+        client.chat.completions.create(
+            model="gpt-4o-audio-preview", messages=[{"role": "user", "content": heard}]
+        )
+    assert len(FixtureStore.open(store)) == 1  # audio in, text out: answered

@@ -66,6 +66,7 @@ from replaygate.sim.validation import (
     Invalid,
     anthropic_authenticated,
     anthropic_version_problem,
+    audio_asked,
     custom_forced,
     google_authenticated,
     openai_authenticated,
@@ -517,7 +518,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_openai(request.body) or custom_forced(request.body, nested=True)
-        return problem or chat_json_word(request.body) or chat_strict_schema(request.body)
+        problem = problem or audio_asked(request.body) or chat_json_word(request.body)
+        return problem or chat_strict_schema(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         return from_openai_request(request.body)

@@ -697,6 +697,22 @@ def custom_forced(body: Mapping[str, Any], nested: bool) -> Invalid | None:
     )
 
 
+def audio_asked(body: Mapping[str, Any]) -> Invalid | None:
+    """The simulator's own refusal (the API answers it) of a Chat Completions request for
+    an answer in audio (``modalities`` holding ``audio``), which no behaviour makes:
+    answered in text alone, a recording would keep for it an answer the API never gives."""
+    modalities = body.get("modalities")
+    if not isinstance(modalities, list) or "audio" not in modalities:
+        return None
+    return Invalid(
+        "The simulator makes no audio, which modalities asks for: a behaviour answers in "
+        "text alone. Record this request from the live API, or from a loopback server of "
+        "yours that answers it.",
+        "modalities",
+        own=True,
+    )
+
+
 def _defined_names(tools: Any, nested: bool) -> set[str]:
     listed = tools if isinstance(tools, list) else []
     return {name for name in (_named(tool, nested) for tool in listed) if name is not None}
