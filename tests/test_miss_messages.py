@@ -21,7 +21,7 @@ import httpx2
 import pytest
 from click.testing import CliRunner
 
-from loopback import Handler, serving
+from loopback import Counted, Handler, serving
 from nested_pytest import sessions_loading
 from replaygate import ReplayModel
 from replaygate.cli import main
@@ -898,3 +898,21 @@ def test_a_replay_kept_open_finds_what_was_recorded_since_it_was_opened(tmp_path
     assert model.complete(first, []).text == "first"
     record(later, "later")
     assert model.complete(later, []).text == "later"
+
+
+def test_a_miss_of_another_endpoint_shows_its_path_first(tmp_path: Path) -> None:
+    # a fallback from an OpenAI generator to an Anthropic one (Haystack's
+    # FallbackChatGenerator) missed against the only fixture, a chat completion: twelve
+    # of its body fields were shown and the path that told it apart was among the hidden
+    store = tmp_path / "s.jsonl"
+    asked = {f"field_{i:02}": i for i in range(14)}
+    with (
+        serving(Counted) as base,
+        httpx2_client(store, "record-missing", approve_live=True) as recording,
+    ):
+        recording.post(f"{base}/v1/chat/completions", json={**asked, "model": "gpt"})
+    replaying = httpx2_client(store)
+    with block_network(), replaying, pytest.raises(FixtureMismatchError) as missed:
+        replaying.post(f"{base}/v1/messages", json={"model": "claude"})
+    assert missed.value.differences[0] == "path: '/v1/chat/completions' != '/v1/messages'"
+    assert "path: '/v1/chat/completions'" in str(missed.value).splitlines()[2]
