@@ -394,6 +394,9 @@ def test_sends_through_aiohttp(replaygate_intercept):
 @pytest.mark.replaygate(expect_requests=False)
 def test_may_send_nothing(anthropic_client):
     anthropic_client(api_key="unused")
+    # the call forgotten: the fixture says to call it, not 'function' has no 'messages'
+    with pytest.raises(AttributeError, match=r"^anthropic_client is a factory of clients, no"):
+        anthropic_client.messages
 
 
 def test_only_reads_its_store(replaygate_store):

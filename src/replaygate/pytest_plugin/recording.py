@@ -969,6 +969,30 @@ def sdk_http_library(module: ModuleType) -> str:
     return "httpx2"
 
 
+class ClientFactory:
+    """The value of a client factory fixture (``anthropic_client``): called, it makes a
+    client; asked for an attribute of a client (``anthropic_client.messages``, the call
+    forgotten), it says to call it, where a bare function's ``AttributeError`` names no
+    fixture."""
+
+    def __init__(self, fixture: str, make: Callable[..., Any]) -> None:
+        self._fixture = fixture
+        self._make = make
+
+    def __call__(self, **kwargs: Any) -> Any:
+        """A client made with the SDK's keyword arguments ``kwargs``."""
+        return self._make(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # a dunder probed, or an attribute of one not made whole
+            raise AttributeError(name)
+        raise AttributeError(
+            f"{self._fixture} is a factory of clients, not a client: call it, "
+            f"{self._fixture}().{name} (or client = {self._fixture}(), with the SDK's "
+            "keyword arguments)"
+        )
+
+
 def _sdk_clients(
     request: pytest.FixtureRequest,
     exchange: Exchange,
@@ -1046,7 +1070,7 @@ def _sdk_clients(
         made.append(client)
         return client
 
-    yield make
+    yield ClientFactory(f"{'async_' if is_async else ''}{sdk}_client", make)
     if not is_async:
         for client in made:
             client.close()
