@@ -785,8 +785,8 @@ CLOSED_LOOP_REMEDY = (
     "pool, as pydantic-ai's run_sync makes; the OpenAI Agents SDK's default client, shared "
     "by every Agent given a model name). Give each event loop a client of its own (an "
     "Agent's: OpenAIResponsesModel(model=..., openai_client=AsyncOpenAI())), or make the "
-    "async calls in one event loop (docs/frameworks.md: LangChain, the OpenAI Agents SDK), "
-    "then record it again."
+    "async calls in one event loop (docs/frameworks.md: LangChain, the OpenAI Agents SDK, "
+    "Semantic Kernel, Mirascope), then record it again."
 )
 """What a send that met the closed or other event loop of its connection is told to do."""
 
