@@ -498,12 +498,13 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
 @pytest.mark.parametrize(
     ("refusal", "told"),
     [
-        (  # a Semantic Kernel service, or Mirascope's client, shared by two async tests
+        (  # a Haystack generator, a Semantic Kernel service or Mirascope's client,
+            # shared by two async tests
             "Event loop is closed",
             [
                 "an event loop that has ended",
                 "Give each event loop",
-                "docs/frameworks.md: LangChain, the OpenAI Agents SDK, Semantic Kernel, Mirascope",
+                "the OpenAI Agents SDK, Haystack, Semantic Kernel, Mirascope)",
             ],
         ),
         (
