@@ -309,6 +309,19 @@ def test_a_miss_a_fallback_caught_warns_beside_one_the_block_caught(tmp_path: Pa
     assert "1 replay error(s) raised inside this intercept() block" in str(warned[0].message)
 
 
+def test_raise_caught_passes_over_a_miss_the_block_itself_caught(tmp_path: Path) -> None:
+    # it raised the miss the block's pytest.raises expected, not the one a fallback hid
+    with warnings.catch_warnings(), intercept(tmp_path / "none.jsonl") as session:
+        warnings.simplefilter("error", ReplayErrorCaughtWarning)  # both reached the block
+        with pytest.raises(FixtureMismatchError):
+            asyncio.run(async_user_code(None))
+        assert with_fallback(None) == "fallback answer"
+        with pytest.raises(FixtureMismatchError) as caught:
+            session.raise_caught()
+    assert caught.value is session.raised[1]
+    assert session.shown is None  # the block's own code is its alone
+
+
 def test_a_miss_the_block_itself_catches_does_not_warn(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReplayErrorCaughtWarning)

@@ -388,6 +388,10 @@ class Exchange:
         self.live_guard: LiveGuard | None = None
         """What refuses a live send's answer from outside the session, if anything."""
         self._raised: list[ReplaygateError] = []
+        self.shown: Callable[[ReplaygateError], bool] | None = None
+        """Whether an error of ``raised`` reached the code of the ``intercept()`` block
+        this session answers (its own ``pytest.raises`` or ``except``), which
+        :meth:`raise_caught` passes over; None outside such a block."""
         self._forked = ForkReports()
         """What the processes forked from this one with a copy of this session did there."""
         self.unfinished: set[Unfinished] = set()
@@ -767,8 +771,10 @@ class Exchange:
     def raise_caught(self) -> None:
         """Raise the first replay error this session raised, if any: called once the code
         under test returned, it is one that code caught and went on from (law 2), as a
-        framework's fallback model or retry does."""
-        raise_caught(self.raised)
+        framework's fallback model or retry does; not one the block's own code caught
+        (:attr:`shown`)."""
+        shown = self.shown
+        raise_caught([error for error in self.raised if shown is None or not shown(error)])
 
     def raise_kept(self) -> None:
         """Raise the first refusal :meth:`keeping_refusal` kept, once: as a response is

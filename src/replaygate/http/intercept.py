@@ -488,6 +488,8 @@ def _intercepted(
             if exchange.session.source is None and simulator_at(origin):
                 stack.callback(setattr, exchange.session, "source", None)
                 exchange.session.source = "sim"
+        stack.callback(setattr, exchange, "shown", exchange.shown)
+        exchange.shown = functools.partial(_reached, inside=block)
         stack.enter_context(intercepting(exchange))
         stack.callback(exchange.finish_open, warn=entry.warn)  # what readers left open
         try:
