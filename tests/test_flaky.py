@@ -21,6 +21,7 @@ from replaygate.sampling.flaky import (
     find_flaky,
     outcome_of,
 )
+from timeout_hooks import TIMEOUT_HOOKS
 
 pytestmark = pytest.mark.native_tracebacks  # nested sessions' failures as Python prints them
 
@@ -405,35 +406,10 @@ def test_the_controller_keeps_the_runs_of_every_worker_in_worker_order(first: st
     assert state.reported_more_than_once() == ["t.py::test_w"]
 
 
-FAKE_TIMEOUT = """
-import collections
+FAKE_TIMEOUT = (
+    TIMEOUT_HOOKS
+    + """
 import math
-
-import pytest
-
-Settings = collections.namedtuple(
-    "Settings", ["timeout", "method", "func_only", "disable_debugger_detection"]
-)
-
-
-class TimeoutHooks:
-    @pytest.hookspec(firstresult=True)
-    def pytest_timeout_set_timer(item, settings): ...
-
-    @pytest.hookspec(firstresult=True)
-    def pytest_timeout_cancel_timer(item): ...
-
-
-def pytest_addhooks(pluginmanager):
-    pluginmanager.add_hookspecs(TimeoutHooks)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item):  # the limit of the test's whole run, set once
-    hook = item.config.pluginmanager.hook
-    hook.pytest_timeout_set_timer(item=item, settings=Settings(1.0, "signal", False, False))
-    yield
-    hook.pytest_timeout_cancel_timer(item=item)
 
 
 @pytest.hookimpl(trylast=True)
@@ -460,6 +436,7 @@ def pytest_runtest_call(item):
         pytest.fail("Timeout (>1.0s) from pytest-timeout.")
     yield
 """
+)
 """pytest-timeout's stand-in: its hooks, a timer set for the test's whole run, and a clock
 that lets one call in before it fires."""
 

@@ -14,38 +14,16 @@ import pytest
 
 from nested_pytest import UNUSED_PLUGINS, sessions_loading
 from sdks import anthropic, openai
+from timeout_hooks import TIMEOUT_HOOKS
 
 pytestmark = pytest.mark.slow  # a pytest session of its own, recording from the simulator
 
 sessions_find_their_modules = sessions_loading(anthropic, openai)
 
-FAKE_TIMEOUT = """
-import collections
+FAKE_TIMEOUT = (
+    TIMEOUT_HOOKS
+    + """
 import signal
-
-import pytest
-
-Settings = collections.namedtuple("Settings", ["timeout", "method", "func_only"])
-
-
-class TimeoutHooks:
-    @pytest.hookspec(firstresult=True)
-    def pytest_timeout_set_timer(item, settings): ...
-
-    @pytest.hookspec(firstresult=True)
-    def pytest_timeout_cancel_timer(item): ...
-
-
-def pytest_addhooks(pluginmanager):
-    pluginmanager.add_hookspecs(TimeoutHooks)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item):
-    hook = item.config.pluginmanager.hook
-    hook.pytest_timeout_set_timer(item=item, settings=Settings(1.0, "signal", False))
-    yield
-    hook.pytest_timeout_cancel_timer(item=item)
 
 
 @pytest.hookimpl(trylast=True)
@@ -66,6 +44,7 @@ def pytest_timeout_cancel_timer(item):
 def fire():  # the limit is up: the signal its timer sends
     signal.raise_signal(signal.SIGALRM)
 """
+)
 """pytest-timeout's stand-in: its hooks, and its signal method's handler of SIGALRM."""
 
 READ_SLOWLY = """
