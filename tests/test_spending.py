@@ -121,7 +121,17 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
         {"usage": {"input_tokens": 12, "cache_creation_input_tokens": 2048,
                    "cache_read_input_tokens": 4096, "output_tokens": 7,
                    "cache_creation": {"ephemeral_5m_input_tokens": 2048}}},
-        (6156, 7),
+        (2982, 7),  # 12 + 2048 written at 1.25 times the input price + 4096 read at 0.1
+    ),
+    "anthropic prompt cache, an hour's write": (
+        {"usage": {"input_tokens": 5, "cache_creation_input_tokens": 1000, "output_tokens": 1,
+                   "cache_creation": {"ephemeral_5m_input_tokens": 200,
+                                      "ephemeral_1h_input_tokens": 800}}},
+        (1855, 1),  # 5 + 200 x 1.25 + 800 x 2: counted at 1x, the spend was understated
+    ),
+    "anthropic prompt cache, a write of no lifetime": (  # at the higher price, 2x
+        {"usage": {"input_tokens": 5, "cache_creation_input_tokens": 100, "output_tokens": 1}},
+        (205, 1),
     ),
     "anthropic stream, prompt cache": (
         {
@@ -134,7 +144,7 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
                  "data": '{"usage": {"output_tokens": 44, "cache_read_input_tokens": 9000}}'},
             ],
         },
-        (9003, 44),
+        (903, 44),
     ),
     "no usage": ({"status": 200, "body": {"content": []}}, None),
 }  # fmt: skip
@@ -144,6 +154,17 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
 def test_usage_is_read_from_every_shape(name: str) -> None:
     response, expected = USAGES[name]
     assert usage_of(response) == expected
+
+
+def test_a_request_asking_for_a_cache_is_bounded_at_the_price_of_its_writes() -> None:
+    """A cache write bills up to twice the input price: its input was bounded at once."""
+    cap = SpendingCap(5.0, PriceTable({"m": Price(1.0, 0.0)}, "USD", "t"))
+    block = {"type": "text", "text": "x" * 398}
+    body = {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": [block]}]}
+    cap.reserve(body)
+    plain, cap.reserved = cap.reserved, 0.0
+    cap.reserve({**body, "cache_control": {"type": "ephemeral", "ttl": "1h"}})
+    assert cap.reserved >= 2 * plain
 
 
 @pytest.mark.parametrize(
