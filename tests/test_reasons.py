@@ -118,3 +118,19 @@ def test_diff_refuses_an_invisible_reason_to_allow_a_response_change(reason: str
     done = CliRunner().invoke(main, ["diff", "--allow-response-change", "--reason", reason])
     assert done.exit_code == 2
     assert "--reason: the reason" in done.output
+
+
+def test_baseline_update_refuses_a_reason_holding_a_key(tmp_path: Path) -> None:
+    # the history keeps the reason in a committed file: a key pasted into it is refused,
+    # named by its kind, never echoed
+    target = tmp_path / "baseline.json"
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    res = write_results(tmp_path / "r.json", BASE)
+    args = ["update", "--results", str(res), "--baseline", str(target)]
+    done = CliRunner().invoke(baseline_group, [*args, "--reason", f"rotated {key} after a leak"])
+    assert done.exit_code != 0
+    assert "the reason holds a secret-looking value (GitHub token)" in done.output
+    assert "Nothing was written" in done.output and key not in done.output
+    assert not target.exists()
+    fine = "claude-sonnet-4-5-20250929, tests/test_agent.py::test_cites, 3f2a9c1e4b7d8a6f0e5c2b1a"
+    assert update_baseline(target, BASE, reason=fine).history[-1]["reason"] == fine
