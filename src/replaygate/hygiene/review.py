@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -532,9 +533,25 @@ def _folder_group(file: str) -> str:
     return posixpath.join(head, last.split("@", 1)[0])
 
 
-def _shares_a_part(target: Features, candidate: Features) -> bool:
-    parts = 1 + max(len(target.messages), len(candidate.messages))
-    return rank_key(target, candidate)[0] < parts
+ALIKE_FIELDS = frozenset({"method", "headers"})
+"""Fields of a request without a conversation that most requests of a store share, so
+sharing them makes no two requests alike."""
+MULTIPART_KIND = 0
+"""The value :func:`.nearest.features` gives a ``text`` or ``base64`` field holding a
+multipart body, which it reads as its parts: a kind, no part of its own."""
+
+
+def _shares_a_part(target: Features, candidate: Features, request: Mapping[str, Any]) -> bool:
+    """Whether two requests share part of them: a field or a message of a conversation;
+    for requests without one (an upload, a batch, a GET), a field other than
+    :data:`ALIKE_FIELDS` (the path, the model, a multipart part), no body counting as none."""
+    if target.messages or candidate.messages:
+        parts = 1 + max(len(target.messages), len(candidate.messages))
+        return rank_key(target, candidate)[0] < parts
+    skip = ALIKE_FIELDS | ({"body"} if request.get("body") is None else set())
+    return any(
+        name not in skip and value != MULTIPART_KIND for name, value in target.head & candidate.head
+    )
 
 
 @dataclass
@@ -590,7 +607,7 @@ def pair_up(
                 if i in seen:
                     continue
                 seen.add(i)
-                if explicit or _shares_a_part(new_feats[j], old_feats[i]):
+                if explicit or _shares_a_part(new_feats[j], old_feats[i], entry.fixture.request):
                     candidates.append((rank_key(new_feats[j], old_feats[i]), j, i))
     candidates.sort()
     used_old: set[int] = set()
@@ -622,6 +639,11 @@ def _messages(request: Any) -> list[Any] | None:
     return messages if isinstance(messages, list) else None
 
 
+MULTIPART_STEP = re.compile(r"(?:text|base64) \((multipart [^,)]*)")
+"""A difference of a multipart body's part (``text (multipart file, a.wav)``), the part's
+name its group: the file name in it may hold a dot."""
+
+
 def change_summary(
     old: dict[str, Any], new: dict[str, Any], differences: Sequence[FieldDifference]
 ) -> str:
@@ -629,7 +651,8 @@ def change_summary(
     fields: list[str] = []
     for diff in differences:
         path = diff.path.removeprefix("body.").removeprefix("meta.")
-        top = path.split(".", 1)[0].split("[", 1)[0] or "<root>"
+        part = MULTIPART_STEP.match(path)
+        top = part[1] if part else path.split(".", 1)[0].split("[", 1)[0] or "<root>"
         if top not in fields:
             fields.append(top)
     before, after = _messages(old), _messages(new)

@@ -1,0 +1,64 @@
+"""``replaygate diff`` pairs a re-recorded request that holds no conversation (an audio
+upload, a batch, a poll) with the one it replaced, as it pairs a chat request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replaygate.fixtures.fixture import Fixture
+from replaygate.hygiene.review import pair_up
+from replaygate.hygiene.snapshot import Entry
+
+ANSWER = {"status": 200, "headers": {}, "body": {"text": "heard"}}
+
+
+def _upload(clip: str, path: str = "/v1/audio/transcriptions") -> dict[str, Any]:
+    parts = [
+        'Content-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n',
+        'Content-Disposition: form-data; name="file"; filename="a.wav"\r\n'
+        f"Content-Type: audio/wav\r\n\r\n{clip}\r\n",
+    ]
+    text = "".join(f"--replaygate-boundary\r\n{part}" for part in parts)
+    return {
+        "method": "POST",
+        "path": path,
+        "headers": {},
+        "text": text + "--replaygate-boundary--\r\n",
+    }
+
+
+def _entry(request: dict[str, Any], line: int = 1) -> Entry:
+    return Entry("tests/fixtures/audio.jsonl", line, Fixture.create(request, [ANSWER]))
+
+
+def test_an_upload_recorded_again_with_another_file_is_paired() -> None:
+    pairs, added, removed = pair_up([_entry(_upload("RIFF one"))], [_entry(_upload("RIFF two"))])
+    assert not added and not removed
+    [pair] = pairs
+    assert [d.path for d in pair.differences] == ["text (multipart file, a.wav)"]
+    assert pair.summary == "multipart file"
+
+
+def test_a_batch_recorded_again_with_another_file_is_paired() -> None:
+    def batch(file_id: str) -> dict[str, Any]:
+        body = {"input_file_id": file_id, "endpoint": "/v1/embeddings"}
+        return {"method": "POST", "path": "/v1/batches", "headers": {}, "body": body}
+
+    pairs, _, _ = pair_up([_entry(batch("file-1"))], [_entry(batch("file-2"))])
+    assert [d.path for d in pairs[0].differences] == ["body.input_file_id"]
+
+
+def test_requests_that_share_only_method_and_headers_are_not_paired() -> None:
+    def get(path: str) -> dict[str, Any]:
+        return {"method": "GET", "path": path, "headers": {}, "body": None}
+
+    batch_input = _upload("{}", path="/v1/files")  # another file, another part beside it
+    batch_input["text"] = (
+        batch_input["text"]
+        .replace('name="model"\r\n\r\nwhisper-1', 'name="purpose"\r\n\r\nbatch')
+        .replace("a.wav", "b.jsonl")
+        .replace("audio/wav", "application/jsonl")
+    )
+    removed = [_entry(get("/v1/models")), _entry(_upload("RIFF two"), 2)]
+    pairs, added, left = pair_up(removed, [_entry(get("/v1/files/file-9")), _entry(batch_input, 2)])
+    assert not pairs and len(added) == len(left) == 2
