@@ -21,6 +21,8 @@ POSITIVES = [
     ("bearer token", "authorization: bearer abcdefghijklmnop1234"),
     ("PEM private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIE..."),
     ("PEM private key", "-----BEGIN PRIVATE KEY-----"),
+    ("password in URL", "postgres://app:s3cretPassw0rd@db:5432/app"),
+    ("password in URL", "REDIS_URL=redis://:s3cretPassw0rd@cache:6379/0"),  # no user
 ]
 
 

@@ -183,8 +183,9 @@ DETECTORS: tuple[Detector, ...] = (
         "password in URL",
         # The scheme is read from the start of its run of scheme characters, once: a
         # search starting at each letter of a long run would read the rest of it again.
+        # The user may be empty: a Redis URL gives the password alone (redis://:pw@host).
         r"(?<![A-Za-z0-9+.\-])[0-9+.\-]*+[A-Za-z][A-Za-z0-9+.\-]*+"
-        r"://[!#-.0-9;-?A-~]+:[!#-.0-9;-?A-~]{3,}@[!#-.0-9;-?A-~]+",
+        r"://[!#-.0-9;-?A-~]*:[!#-.0-9;-?A-~]{3,}@[!#-.0-9;-?A-~]+",
         "://",
     ),
     _rule(
