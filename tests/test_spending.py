@@ -167,6 +167,14 @@ def test_a_request_asking_for_a_cache_is_bounded_at_the_price_of_its_writes() ->
     assert cap.reserved >= 2 * plain
 
 
+def test_the_largest_output_limit_a_request_gives_bounds_it() -> None:
+    """Given max_tokens=1 and max_completion_tokens=4000, the cap bounded one output token
+    of a call the API answers with up to 4000."""
+    cap = SpendingCap(5.0, PriceTable({"m": Price(0.0, 1.0)}, "USD", "t"))
+    cap.reserve({"model": "m", "max_tokens": 1, "max_completion_tokens": 4000, "messages": []})
+    assert cap.reserved == 4000 / 1_000_000
+
+
 @pytest.mark.parametrize(
     "path",
     [
