@@ -1,13 +1,15 @@
-"""``replaygate diff`` pairs a re-recorded request that holds no conversation (an audio
-upload, a batch, a poll) with the one it replaced, as it pairs a chat request."""
+"""``replaygate diff`` of fixtures that are no chat conversation: a re-recorded request
+that holds none (an audio upload, a batch) paired with the one it replaced, as a chat
+request is; a poll's answers compared answer by answer."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from replaygate.fixtures.diff import MISSING
 from replaygate.fixtures.fixture import Fixture
-from replaygate.hygiene.review import pair_up
-from replaygate.hygiene.snapshot import Entry
+from replaygate.hygiene.review import pair_up, review
+from replaygate.hygiene.snapshot import Entry, Side
 
 ANSWER = {"status": 200, "headers": {}, "body": {"text": "heard"}}
 
@@ -62,3 +64,22 @@ def test_requests_that_share_only_method_and_headers_are_not_paired() -> None:
     removed = [_entry(get("/v1/models")), _entry(_upload("RIFF two"), 2)]
     pairs, added, left = pair_up(removed, [_entry(get("/v1/files/file-9")), _entry(batch_input, 2)])
     assert not pairs and len(added) == len(left) == 2
+
+
+def _side(label: str, fixture: Fixture) -> Side:
+    data = {"tests/fixtures/poll.jsonl": fixture.to_line()}
+    return Side(label, {name: str(hash(text)) for name, text in data.items()}, lambda _: data)
+
+
+def test_a_poll_answered_once_more_shows_the_answer_added() -> None:
+    # One answer became two: each side's answers were shown whole, under "response" and
+    # "responses", and the reviewer could not tell which answer was new.
+    poll = {"method": "GET", "path": "/v1/responses/resp_1", "headers": {}, "body": None}
+    done = {**ANSWER, "body": {"status": "completed"}}
+    waiting = {**ANSWER, "body": {"status": "in_progress"}}
+    base = _side("HEAD", Fixture.create(poll, [done]))
+    head = _side("working tree", Fixture.create(poll, [waiting, done]))
+    [alarm] = review(base, head, "tests/fixtures").response_alarms
+    assert [(d.path, d.left, d.right) for d in alarm.differences] == [
+        ("responses[0]", MISSING, waiting)
+    ]

@@ -427,7 +427,7 @@ def _copies(
         if original is None or original is entry:
             really.append(entry)
         elif original.fixture.responses != entry.fixture.responses:
-            pair = masked_pair(_responses_obj(original.fixture), _responses_obj(entry.fixture))
+            pair = _answers(original.fixture, entry.fixture)
             twice.append(RecordedTwice(original, entry, tuple(field_diff(*pair))))
         elif original.fixture.key == entry.fixture.key:
             copies.append(Copied(original, entry))
@@ -464,10 +464,13 @@ def _identity(fixture: Fixture) -> tuple[bytes, str | None]:
     return parsed_match_form(fixture.request), interface_version(fixture)
 
 
-def _responses_obj(fixture: Fixture) -> dict[str, Any]:
-    if len(fixture.responses) == 1:
-        return {"response": fixture.responses[0]}
-    return {"responses": list(fixture.responses)}
+def _answers(old: Fixture, new: Fixture) -> tuple[Any, Any]:
+    """The answers of two fixtures, masked, as their differences name them: ``response``
+    when each holds one, else ``responses`` on both sides, so a poll answered once more
+    shows the answer added, not each side's answers whole under another name."""
+    if len(old.responses) == len(new.responses) == 1:
+        return masked_pair({"response": old.responses[0]}, {"response": new.responses[0]})
+    return masked_pair({"responses": list(old.responses)}, {"responses": list(new.responses)})
 
 
 def _only_samples_added(old: Fixture, new: Fixture) -> bool:
@@ -499,7 +502,7 @@ def _classify_same(
                 indices = _added_samples(a, b)
                 samples.append(SamplesAdded(old, new, len(indices), indices))
             else:
-                diffs = field_diff(*masked_pair(_responses_obj(a), _responses_obj(b)))
+                diffs = field_diff(*_answers(a, b))
                 alarms.append(ResponseChanged(old, new, tuple(diffs)))
         elif (a.meta or {}) != (b.meta or {}):
             changed = field_diff(*masked_pair(a.meta or {}, b.meta or {}))
