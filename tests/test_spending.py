@@ -146,6 +146,20 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
         },
         (903, 44),
     ),
+    "anthropic stream, a cache write broken down by its message_start only": (
+        {
+            "status": 200,
+            "events": [
+                {"event": "message_start",
+                 "data": '{"message": {"usage": {"input_tokens": 3, "output_tokens": 1,'
+                         ' "cache_creation_input_tokens": 800,'
+                         ' "cache_creation": {"ephemeral_5m_input_tokens": 800}}}}'},
+                {"event": "message_delta",
+                 "data": '{"usage": {"output_tokens": 9, "cache_creation_input_tokens": 800}}'},
+            ],
+        },
+        (1003, 9),  # at 1.25, not at the 2 of a write of no lifetime
+    ),
     "no usage": ({"status": 200, "body": {"content": []}}, None),
 }  # fmt: skip
 
