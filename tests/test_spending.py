@@ -155,7 +155,8 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
                          ' "cache_creation_input_tokens": 800,'
                          ' "cache_creation": {"ephemeral_5m_input_tokens": 800}}}}'},
                 {"event": "message_delta",
-                 "data": '{"usage": {"output_tokens": 9, "cache_creation_input_tokens": 800}}'},
+                 "data": '{"usage": {"input_tokens": 3, "output_tokens": 9,'
+                         ' "cache_creation_input_tokens": 800}}'},
             ],
         },
         (1003, 9),  # at 1.25, not at the 2 of a write of no lifetime
