@@ -1,14 +1,16 @@
 """``replaygate diff`` of fixtures that are no chat conversation: a re-recorded request
 that holds none (an audio upload, a batch) paired with the one it replaced, as a chat
-request is; a poll's answers compared answer by answer."""
+request is; a poll's answers compared answer by answer, a binary answer byte by byte."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from replaygate.fixtures.diff import MISSING
 from replaygate.fixtures.fixture import Fixture
 from replaygate.hygiene.review import pair_up, review
+from replaygate.hygiene.review_report import diff_lines
 from replaygate.hygiene.snapshot import Entry, Side
 
 ANSWER = {"status": 200, "headers": {}, "body": {"text": "heard"}}
@@ -83,3 +85,21 @@ def test_a_poll_answered_once_more_shows_the_answer_added() -> None:
     assert [(d.path, d.left, d.right) for d in alarm.differences] == [
         ("responses[0]", MISSING, waiting)
     ]
+
+
+def test_a_binary_answer_edited_shows_the_byte_where_it_changed() -> None:
+    # A speech answer (kept as base64) edited at one byte showed a window of base64 text
+    # at a character offset: no size, nothing a reviewer could place in the audio.
+    speech = {"method": "POST", "path": "/v1/audio/speech", "headers": {}, "body": {"input": "hi"}}
+    audio = bytes(range(256))
+    edited = audio[:100] + b"\x00" + audio[101:]
+
+    def answer(data: bytes) -> dict[str, Any]:
+        return {"status": 200, "headers": {}, "base64": base64.b64encode(data).decode()}
+
+    base = _side("HEAD", Fixture.create(speech, [answer(audio)]))
+    head = _side("working tree", Fixture.create(speech, [answer(edited)]))
+    [alarm] = review(base, head, "tests/fixtures").response_alarms
+    [line] = diff_lines(alarm.differences)
+    assert line.startswith("response.base64: at byte 100 (lengths 256, 256): ...b'")
+    assert "\\x00" in line
