@@ -580,6 +580,10 @@ SIDE_FETCHES = [
         "https://eu.i.posthog.com/batch/",
         "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False); ",
     ),
+    (  # Agno's telemetry, posted from a thread of its own after each run
+        "https://os-api.agno.com/telemetry/runs",
+        "Agno's telemetry: AGNO_TELEMETRY=false; ",
+    ),
 ]
 
 
@@ -609,6 +613,29 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
         f"rather than record it ({remedy}see docs/frameworks.md)."
     )
     assert "no model API" not in str(model_call.value)
+
+
+def test_a_secret_refused_in_a_request_to_no_model_api_says_to_stop_it_at_its_source(
+    tmp_path: Path,
+) -> None:
+    # recording, Agno's telemetry (a run's session id, a uuid, in its body) was refused as
+    # a secret with 'Add a sanitize rule or remove the value.' alone: nothing said it was
+    # the framework's telemetry, nor how to turn it off
+    body = b'{"session_id":"7f3c9a1e-52b4-4d8e-9c6a-1b2e3f4a5d6c","type":"agent"}'
+    with (
+        block_network(),
+        httpx2_client(tmp_path / "s.jsonl", mode="record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError) as refused,
+    ):
+        client.post("https://os-api.agno.com/telemetry/runs", content=body)
+    said = str(refused.value)
+    assert said.startswith("refusing to send this request (its fixture could never be written)")
+    assert "found at request.body.session_id; nothing was sent" in said
+    assert (
+        "stop it at its source rather than record it (Agno's telemetry: AGNO_TELEMETRY=false"
+        in said
+    )
+    assert not (tmp_path / "s.jsonl").exists()
 
 
 def test_the_list_of_misses_offers_no_recording_of_a_request_to_no_model_api(

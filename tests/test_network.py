@@ -601,6 +601,8 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
         ("api.openai.com", "agents.tracing.processors", AGENTS_TRACING_OFF),
         # Haystack's telemetry, which PostHog's client flushes as the interpreter exits
         ("eu.i.posthog.com", "posthog.request", HAYSTACK_TELEMETRY_OFF),
+        # Agno's telemetry, flushed by its dispatcher's thread as the interpreter exits
+        ("os-api.agno.com", "agno.api.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
     ],
 )
 def test_telemetry_refused_at_interpreter_exit_names_the_switch_that_stops_it(

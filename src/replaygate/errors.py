@@ -682,6 +682,7 @@ class SecretInFixtureError(ReplaygateError):
     ) -> None:
         self.path = path
         self.detector = detector
+        self.before_send = before_send
         if remedy is None:
             remedy = "Add a sanitize rule or remove the value."
             if detector.startswith("high-entropy token"):  # found by its look alone
@@ -689,6 +690,7 @@ class SecretInFixtureError(ReplaygateError):
                     " If it is no secret (a name, an id), list it in known_safe of "
                     "[tool.replaygate.sanitize] in pyproject.toml."
                 )
+        self.remedy = remedy
         refusal = (
             "refusing to send this request (its fixture could never be written)"
             if before_send

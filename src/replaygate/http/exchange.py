@@ -304,13 +304,21 @@ def _side_request_told(host: str | None, path: str) -> Iterator[None]:
     """A spending cap's refusal of a request to no model API (a framework's telemetry, the
     Agents SDK's trace upload, which names no model to price) says what it is and how to
     stop it at its source (:func:`~replaygate.http.side_request.side_request_note`), where
-    it said only to record without a cap."""
+    it said only to record without a cap; so does a refusal of its secret-looking value
+    (Agno's telemetry sends its session id), where it said only to add a sanitize rule."""
     try:
         yield
     except SpendingCapError as err:
         if is_api_call(host, path):
             raise
         raise SpendingCapError(f"{err}\n{side_request_note(host)}") from None
+    except SecretInFixtureError as err:
+        if is_api_call(host, path) or err.remedy == TOKEN_FETCH:
+            raise
+        remedy = f"{side_request_note(host)} {err.remedy}"
+        raise SecretInFixtureError(
+            err.path, err.detector, before_send=err.before_send, remedy=remedy
+        ) from None
 
 
 class Exchange:

@@ -5,7 +5,8 @@ tiktoken (``ChatOpenAI.get_num_tokens``, ``OpenAIEmbeddings``) downloads its enc
 and Anthropic beta headers from ``raw.githubusercontent.com``; LangSmith's tracing sends
 runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
 ``api.openai.com/v1/traces/ingest``; Haystack's telemetry goes through PostHog's client to
-``eu.i.posthog.com``, as the process exits. Such a request is no model call: recorded, a store
+``eu.i.posthog.com``, as the process exits; Agno's its runs to ``os-api.agno.com`` from a
+thread of its own. Such a request is no model call: recorded, a store
 would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
 one says so, with the remedy of the library whose host it names.
 """
@@ -41,6 +42,7 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "posthog",
         "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)",
     ),
+    ("agno.com", "agno.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
     (
         None,
         "opentelemetry.exporter",
