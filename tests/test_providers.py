@@ -444,6 +444,19 @@ def test_a_gemini_answer_counts_its_thinking_tokens_as_output_as_they_are_billed
     assert err.value.path == "response.usageMetadata.thoughtsTokenCount"
 
 
+def test_a_gemini_answer_counts_what_its_own_tools_gave_it_as_input_as_it_is_billed() -> None:
+    grounded = {
+        "candidates": [GEMINI_CANDIDATE],
+        "usageMetadata": {
+            "promptTokenCount": 4,
+            "candidatesTokenCount": 2,
+            "thoughtsTokenCount": 10,
+            "toolUsePromptTokenCount": 3000,
+        },
+    }
+    assert from_gemini_response(grounded).usage == Usage(input_tokens=3004, output_tokens=12)
+
+
 def test_interfaces_are_registered_by_full_and_short_name() -> None:
     assert get_interface("anthropic") is INTERFACES["anthropic.messages"]
     assert get_interface("openai") is INTERFACES["openai.chat.completions"]

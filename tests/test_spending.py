@@ -105,6 +105,11 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
                            "thoughtsTokenCount": 80}},
         (4, 89),
     ),
+    "gemini grounded in Google Search": (  # what the search gave it is billed as input
+        {"usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 9,
+                           "toolUsePromptTokenCount": 3000}},
+        (3004, 9),
+    ),
     "recorded HTTP": ({"status": 200, "body": {"usage": {"input_tokens": 2}}}, (2, 0)),
     "anthropic stream": (
         {

@@ -63,19 +63,21 @@ def read_usage(
     *,
     output_omitted_at_zero: bool = False,
     billed_as_output: tuple[str, ...] = (),
+    billed_as_input: tuple[str, ...] = (),
 ) -> Usage:
     """The token counts of ``response[field]``; a :class:`WireFormatError` naming a
     count that is missing, not an integer, or negative (a hand edit: it would lower what a
     run is said to cost). ``output_omitted_at_zero``: the API leaves the output count out
     when it is 0 (Gemini, for a prompt it blocked). ``billed_as_output``: counts the API
     gives apart from ``output_name`` but bills as output (Gemini's thinking tokens), added
-    to it when present."""
+    to it when present; ``billed_as_input`` likewise for the input (what Gemini's own tools
+    gave the model)."""
     path = f"response.{field}"
     if response.get(field) is None:
         raise WireFormatError(path, f"missing: {USAGE_NEEDED}")
     usage = field_of(response, field, dict, "response")
     counts = []
-    for name in (input_name, output_name, *billed_as_output):
+    for name in (input_name, output_name, *billed_as_output, *billed_as_input):
         required = name == input_name or (name == output_name and not output_omitted_at_zero)
         if required and usage.get(name) is None:
             raise WireFormatError(f"{path}.{name}", f"missing: {USAGE_NEEDED}")
@@ -83,7 +85,8 @@ def read_usage(
         if count < 0:
             raise WireFormatError(f"{path}.{name}", f"a count of tokens, 0 or more, got {count}")
         counts.append(count)
-    return Usage(input_tokens=counts[0], output_tokens=sum(counts[1:]))
+    inputs = len(counts) - len(billed_as_input)
+    return Usage(input_tokens=counts[0] + sum(counts[inputs:]), output_tokens=sum(counts[1:inputs]))
 
 
 def unpaused(response: ModelResponse, interface: str) -> None:

@@ -347,6 +347,7 @@ def from_gemini_response(response: Mapping[str, Any]) -> ModelResponse:
         "candidatesTokenCount",
         output_omitted_at_zero=True,
         billed_as_output=("thoughtsTokenCount",),  # a thinking model's, billed as output
+        billed_as_input=("toolUsePromptTokenCount",),  # what Google Search gave it, as input
     )
     if not candidates:
         feedback = optional_field(response, "promptFeedback", dict, "response", {})
