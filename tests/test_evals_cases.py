@@ -10,6 +10,7 @@ import pytest
 
 from replaygate.evals import CaseFormatError, checks_for, load_eval_cases
 from replaygate.examples.research_copilot import shipped_eval_cases
+from replaygate.jsonl_spread import ONE_A_LINE
 
 GOOD = {
     "id": "rag",
@@ -124,33 +125,26 @@ ARRAY = ", where a .jsonl file holds one case per line, not an array: "
 
 
 @pytest.mark.parametrize(
-    ("text", "said", "jq"),
+    ("text", "said"),
     [
-        (WRAPPED, f"a case spread over lines 2 to 5 {SPREAD}put each back on one", "jq -c ."),
-        (json.dumps(GOOD, indent=2), f"a case spread over lines 2 to 13 {SPREAD}", "jq -c ."),
-        (
-            f"[{json.dumps(GOOD)}, {json.dumps(GOOD)}]",
-            f"a JSON array of 2 cases on line 2{ARRAY}",
-            "jq -c '.[]'",
-        ),
-        (
-            json.dumps([GOOD], indent=1),
-            f"a JSON array of 1 case spread over lines 2 to 15{ARRAY}",
-            "jq -c '.[]'",
-        ),
+        (WRAPPED, f"a case spread over lines 2 to 5 {SPREAD}put each back on one"),
+        (json.dumps(GOOD, indent=2), f"a case spread over lines 2 to 13 {SPREAD}"),
+        (f"[{json.dumps(GOOD)}, {json.dumps(GOOD)}]", f"a JSON array of 2 cases on line 2{ARRAY}"),
+        (json.dumps([GOOD], indent=1), f"a JSON array of 1 case spread over lines 2 to 15{ARRAY}"),
     ],
 )
 def test_a_case_spread_over_lines_or_an_array_of_cases_is_named_so(
-    tmp_path: Path, text: str, said: str, jq: str
+    tmp_path: Path, text: str, said: str
 ) -> None:
-    """As a fixture store names a fixture pasted as pretty JSON, with the jq to fix it."""
+    """As a fixture store names a fixture pasted as pretty JSON, with the command to fix it."""
     path = write(tmp_path, json.dumps({**GOOD, "id": "first"}), text)
     with pytest.raises(CaseFormatError) as caught:
         load_eval_cases(path)
     message = str(caught.value)
     assert message.startswith(f"{path}:2: {said}"), message
     fixed = tmp_path / "cases.fixed.jsonl"
-    assert message.endswith(f"e.g. `{jq} {path} > {fixed}`, then `mv {fixed} {path}`"), message
+    one_a_line = f"e.g. `{ONE_A_LINE} {path} > {fixed}`, then `mv {fixed} {path}`"
+    assert message.endswith(one_a_line), message
 
 
 def test_a_duplicate_id_names_both_lines(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
 from replaygate.hygiene.verify import MISSING_META
+from replaygate.jsonl_spread import ONE_A_LINE
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 
 SETTINGS: dict[str, Any] = {"model": "claude-x", "max_tokens": 32}
@@ -94,7 +95,7 @@ def spread(store: Path, first: int, last: int) -> str:
     return (
         f"{store}:{first}: a fixture spread over lines {first} to {last} (pretty JSON, as an "
         "editor formats it), where a .jsonl file holds one fixture per line: put each back "
-        f"on one line, e.g. `jq -c . {store} > {fixed}`, then `mv {fixed} {store}`"
+        f"on one line, e.g. `{ONE_A_LINE} {store} > {fixed}`, then `mv {fixed} {store}`"
     )
 
 

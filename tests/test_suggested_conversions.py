@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from counted_outputs import run_output
+from replaygate import Fixture
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
@@ -49,7 +50,7 @@ KINDS = {  # what the file holds, the tool the suggestion runs, the refusal, the
     "utf-32le": wide("utf-32-le", "UTF-32LE"),
     "utf-32be": wide("utf-32-be", "UTF-32BE"),
     "cr": (STORE.replace("\n", "\r").encode(), "tr", "lone carriage return (CR)", "tr "),
-    "pretty": (PRETTY.encode(), "jq", "pretty JSON", "jq -c . "),
+    "pretty": (PRETTY.encode(), "python3", "pretty JSON", "python3 -c "),
 }
 NAMES = ["NEW.jsonl", "s.jsonl", "p/NEW.jsonl", "it's a store.jsonl"]
 CASES = [
@@ -121,6 +122,25 @@ def test_a_suggested_conversion_writes_a_copy_and_leaves_the_file(
     assert verify(copy_name) == (0, "6 fixture(s) checked, 0 problem(s)\n")
     run(f"mv {move}")
     assert verify(name) == (0, "6 fixture(s) checked, 0 problem(s)\n")
+
+
+def test_putting_a_pretty_fixture_back_on_one_line_keeps_its_numbers_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # jq 1.6 (`jq -c .`, as suggested) wrote temperature 1.0 as 1 and rounded the seed, so
+    # the request no longer had its key: every such fixture was refused after the fix
+    shipped = json.loads(STORE.splitlines()[0])
+    shipped["request"].update(temperature=1.0, top_p=0.25, seed=2**60 + 1)
+    line = Fixture.create(shipped["request"], [shipped["response"]], shipped["meta"]).to_line()
+    monkeypatch.chdir(tmp_path)
+    Path("s.jsonl").write_bytes(line + json.dumps(json.loads(line), indent=2).encode() + b"\n")
+    command, copy, move = suggestion(verify("s.jsonl")[1])
+    if shutil.which("python3") is None:
+        pytest.skip("python3 is not installed here: the suggestion is not run")
+    run(f"{command} > {copy}")
+    run(f"mv {move}")
+    assert Path("s.jsonl").read_bytes() == line * 2  # as the store wrote it, twice
+    assert verify("s.jsonl") == (0, "2 fixture(s) checked, 0 problem(s)\n")
 
 
 def results(path: Path) -> Path:

@@ -3,8 +3,8 @@
 A ``.jsonl`` file (a fixture store, eval cases) holds one JSON object per line. Pretty
 JSON (as an editor formats it, or an example wrapped to be read) spreads one object
 over lines that each fail to parse alone, and a JSON array holds the objects where
-each line should. Both are named for what they are, with the ``jq`` command that puts
-each object back on one line, rather than as the first line's parse error.
+each line should. Both are named for what they are, with the command that puts each
+object back on one line (:data:`ONE_A_LINE`), rather than as the first line's parse error.
 """
 
 from __future__ import annotations
@@ -16,7 +16,19 @@ from typing import Any
 
 from replaygate.errors import rewrite_advice, shell_path
 
-__all__ = ["Spread", "array_reason", "spread_at", "spread_lines", "spread_reason"]
+__all__ = ["ONE_A_LINE", "Spread", "array_reason", "spread_at", "spread_lines", "spread_reason"]
+
+ONE_A_LINE = (
+    'python3 -c \'import json,re,sys;t=open(sys.argv[1],encoding="utf-8").read();'
+    'd=json.JSONDecoder();s=re.compile(r"\\S");e=0;'
+    '[print(json.dumps(v,ensure_ascii=False,separators=(",",":")))'
+    " for m in iter(lambda:s.search(t,e),None) if(r:=d.raw_decode(t,m.start()))and(e:=r[1])"
+    " for v in(r[0]if type(r[0])is list else[r[0]])]'"
+)
+"""The command, less the file it reads, that prints each JSON value of a file on a line of
+its own, the items of an array each on theirs, in the compact form the store writes: with
+Python's JSON, which keeps every number as the store reads it (``jq`` 1.6 writes ``1.0`` as
+``1`` and rounds an integer beyond 2**53, changing the key of a request that holds one)."""
 
 
 def spread_lines(what: str, first: int | None = None, last: int | None = None) -> str:
@@ -30,7 +42,7 @@ def spread_lines(what: str, first: int | None = None, last: int | None = None) -
 def spread_reason(what: str, file: str, first: int | None = None, last: int | None = None) -> str:
     """Why line ``first`` of the ``.jsonl`` file ``file`` is refused, a ``what`` spread over
     lines (:func:`spread_lines`), with the commands that put each back on one line."""
-    join = rewrite_advice(f"jq -c . {shell_path(file)}", file, "fixed")
+    join = rewrite_advice(f"{ONE_A_LINE} {shell_path(file)}", file, "fixed")
     return (
         f"{spread_lines(what, first, last)} (pretty JSON, as an editor formats it), where a "
         f".jsonl file holds one {what} per line: put each back on one line, {join}"
@@ -42,7 +54,7 @@ def array_reason(what: str, file: str, count: int, first: int, last: int) -> str
     ``count`` objects ending on line ``last``, with the commands that put each object on a
     line of its own."""
     lines = f"on line {first}" if first == last else f"spread over lines {first} to {last}"
-    split = rewrite_advice(f"jq -c '.[]' {shell_path(file)}", file, "fixed")
+    split = rewrite_advice(f"{ONE_A_LINE} {shell_path(file)}", file, "fixed")
     plural = what if count == 1 else f"{what}s"
     return (
         f"a JSON array of {count} {plural} {lines}, where a .jsonl file holds one {what} "
