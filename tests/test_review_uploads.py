@@ -5,8 +5,13 @@ request is; a poll's answers compared answer by answer, a binary answer byte by 
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
+import pytest
+from click.testing import CliRunner
+
+from replaygate.cli import diff_cmd, main
 from replaygate.fixtures.diff import MISSING
 from replaygate.fixtures.fixture import Fixture
 from replaygate.hygiene.review import pair_up, review
@@ -103,3 +108,18 @@ def test_a_binary_answer_edited_shows_the_byte_where_it_changed() -> None:
     [line] = diff_lines(alarm.differences)
     assert line.startswith("response.base64: at byte 100 (lengths 256, 256): ...b'")
     assert "\\x00" in line
+
+
+def test_format_json_is_the_json_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/cli.md: --json is --format json, for diff as for gate and upgrade; diff refused
+    # --format json as no choice of its own.
+    speech = {"method": "POST", "path": "/v1/audio/speech", "headers": {}, "body": {"input": "hi"}}
+    base = _side("HEAD", Fixture.create(speech, [ANSWER]))
+    head = _side("working tree", Fixture.create(speech, [{**ANSWER, "body": {"text": "edited"}}]))
+    result = review(base, head, "tests/fixtures")
+    monkeypatch.setattr(diff_cmd, "review_store", lambda *args: result)
+    by_format = CliRunner().invoke(main, ["diff", "--format", "json"])
+    assert by_format.exit_code == 1, by_format.output
+    assert json.loads(by_format.output) == json.loads(
+        CliRunner().invoke(main, ["diff", "--json"]).output
+    )

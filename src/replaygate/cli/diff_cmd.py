@@ -12,7 +12,14 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_out import echo_json
-from replaygate.cli.options import TEXT, PathParam, chosen_format, fail, json_option
+from replaygate.cli.options import (
+    TEXT,
+    PathParam,
+    chosen_format,
+    fail,
+    format_option,
+    json_option,
+)
 from replaygate.cli.review_json import review_json
 from replaygate.click_once import OnceCommand
 from replaygate.errors import ReplaygateError
@@ -29,14 +36,7 @@ __all__ = ["diff"]
 @click.option(
     "--head", default=None, help="The git revision to compare to [default: the working tree]."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "markdown"]),
-    default="text",
-    show_default=True,
-    help="markdown: a table and details for a pull-request comment.",
-)
+@format_option
 @click.option(
     "--allow-response-change",
     is_flag=True,
@@ -85,7 +85,7 @@ def diff(
     except ReplaygateError as err:
         fail(err)
     allowed = reason.strip() if allow_response_change and reason else None
-    if as_json:
+    if fmt == "json":
         echo_json(review_json(result, allowed))
     else:
         render = render_markdown if fmt == "markdown" else render_text
