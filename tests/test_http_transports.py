@@ -36,6 +36,9 @@ from replaygate.sim import FaultPlan, Simulator
 from sdks import aiohttp, anthropic, openai
 
 OFFLINE = "https://api.anthropic.com"
+SAMPLE_KEY = "sk-ant-api03-" + (
+    "Xq9vT2mLp8RzK4wN7bYc1FhJ3dGs6AeU0iOoPlMnBvCxZaQwErTyUiOpAsDfGhJk-AbCdEfAA"
+)
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 
 Outcome = tuple[int, Any]
@@ -522,8 +525,15 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
                 "--allowed-hosts=127.0.0.1",
             ],
         ),
+        (  # h11's refusal of a key read from a file with its line break, quoting it
+            f"Illegal header value b'Bearer {SAMPLE_KEY}\\n'",
+            [
+                "Illegal header value b'Bearer <Anthropic API key #1, 86 characters>",
+                "a header value holds a line break",
+            ],
+        ),
     ],
-    ids=["closed-loop", "other-loop", "pytest-recording-block"],
+    ids=["closed-loop", "other-loop", "pytest-recording-block", "key-with-a-line-break"],
 )
 def test_a_send_that_failed_before_any_api_answered_names_its_cause(
     tmp_path: Path, refusal: str, told: list[str]
@@ -546,6 +556,7 @@ def test_a_send_that_failed_before_any_api_answered_names_its_cause(
     (message,) = [str(warning.message) for warning in warned]
     assert all(words in message for words in told), message
     assert "once the live API answers" not in message
+    assert SAMPLE_KEY not in message  # the warning reaches the terminal and CI logs
 
 
 def originals() -> list[Any]:

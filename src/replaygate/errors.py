@@ -760,8 +760,11 @@ class LiveSendFailedWarning(ReplaygateWarning):
 def failed_send(request: str, err: BaseException, how: str = "failed before any answer") -> str:
     """What :class:`LiveSendFailedWarning` says of the live send of ``request`` (its method
     and path, ``POST /v1/messages``) that ``err`` ended (``how``: before any answer, or
-    with its answer cut before its end)."""
-    reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    with its answer cut before its end). A key the error quotes (h11's ``Illegal header
+    value b'Bearer sk-...'``) is masked, as a miss's is: the warning reaches CI logs."""
+    from replaygate.sanitize.secret_mask import masked_texts
+
+    (reason,) = masked_texts([f"{type(err).__name__}: {err}" if str(err) else type(err).__name__])
     remedy = _send_remedy(err)
     return (
         f"the live send of {request} {how} "
@@ -809,6 +812,10 @@ BLOCKED_PREFIX = "Network is disabled for host "
 """How pytest-recording's ``--block-network`` refuses a connection (its RuntimeError)."""
 
 
+ILLEGAL_HEADER = "Illegal header value"
+"""How h11 (under httpx and httpx2) begins its refusal of a header value it cannot send."""
+
+
 def _send_remedy(err: BaseException) -> str:
     """What the warning of a live send that ``err`` ended tells to do: an outage is waited
     out; a closed event loop or pytest-recording's ``--block-network`` is no API's doing."""
@@ -822,6 +829,12 @@ def _send_remedy(err: BaseException) -> str:
             f"to {host!r}. Allow it for the run (--allowed-hosts={host}, comma-separated with "
             "any other host allowed; --replaygate-simulator answers on 127.0.0.1, "
             "docs/migrating.md), then record it again."
+        )
+    if ILLEGAL_HEADER in text:
+        return (
+            "The API did not fail: a header value holds a line break or another character "
+            "HTTP does not allow (an API key read from a file with its line break: strip "
+            "it), then record it again."
         )
     return OUTAGE_REMEDY
 
