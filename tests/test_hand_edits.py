@@ -130,3 +130,28 @@ def test_lines_broken_each_on_its_own_are_still_reported_one_by_one(tmp_path: Pa
     assert [int(line.split(":")[1]) for line in lines[2:-1]] == apart
     assert "spread over several lines starts here" in lines[5]  # at held's "{"
     assert lines[-1] == f"1 fixture(s) checked, {len(lines) - 1} problem(s)"
+
+
+def test_a_fixture_whose_last_brace_was_cut_says_to_add_it_not_that_it_is_lost(
+    tmp_path: Path,
+) -> None:
+    # named an interrupted write ("the fixture it held is lost: re-record it") whose repair
+    # moved the whole fixture aside, where adding the brace back was all it needed
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-3])  # cut "}}\n"
+    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
+    folder.mkdir(parents=True)
+    three = fixture("three")
+    cut = folder / f"{three.key}.json"
+    cut.write_bytes(orjson.dumps(three.to_json(), option=orjson.OPT_INDENT_2)[:-1] + b"\n")
+    add = "as an edit that cut its end leaves it: add {} at its end (if a write was interrupted"
+    code, lines = verify(store)
+    assert code == 1 and f"{store}:2: truncated last line: it lacks only its closing }}" in lines[0]
+    assert add.format("}}") in lines[0] and lines[0].endswith(f"--repair {store}` to remove it)")
+    code, lines = verify(tmp_path / "fold")
+    assert code == 1 and f"{cut}: truncated fixture file: it lacks only its closing }}" in lines[0]
+    assert add.format("}") in lines[0]
+    store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-20])  # a cut append
+    assert "(an append was interrupted); earlier lines are intact" in verify(store)[1][0]
+    store.write_bytes(store.read_bytes()[:-1] + b"}}")  # closers after a text cut short
+    assert "lacks only" not in verify(store)[1][0]
