@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from replaygate.cli import diff_cmd, main
 from replaygate.fixtures.diff import MISSING
+from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import Fixture
 from replaygate.hygiene.review import pair_up, review
 from replaygate.hygiene.review_report import diff_lines
@@ -123,3 +124,28 @@ def test_format_json_is_the_json_option(monkeypatch: pytest.MonkeyPatch) -> None
     assert json.loads(by_format.output) == json.loads(
         CliRunner().invoke(main, ["diff", "--json"]).output
     )
+
+
+def test_a_poll_recorded_again_by_a_union_merge_is_an_alarm_not_a_copy() -> None:
+    # Two branches recorded the poll, with 2 and 3 answers; a merge=union kept the lines
+    # of both. Each sample line was applied to both copies of the request, which then
+    # read alike: a "copy", exit 0 with --allow-response-change, while verify and the
+    # replay refuse the store.
+    poll = {"method": "GET", "path": "/v1/responses/resp_1", "headers": {}, "body": None}
+    done = {**ANSWER, "body": {"status": "completed"}}
+    waiting = {**ANSWER, "body": {"status": "in_progress"}}
+
+    def sample(index: int, answer: dict[str, Any]) -> bytes:
+        return json.dumps({"key": digest(poll), "sample": index, "response": answer}).encode()
+
+    ours = [Fixture.create(poll, [waiting]).to_line().rstrip(b"\n"), sample(1, done)]
+    theirs = [ours[0], sample(1, waiting), sample(2, done)]
+    name = "tests/fixtures/poll.jsonl"
+    files = {"HEAD": b"\n".join(ours) + b"\n", "working tree": b"\n".join(ours + theirs) + b"\n"}
+    base, head = (
+        Side(label, {name: label}, lambda _, d=data: {name: d}) for label, data in files.items()
+    )
+    result = review(base, head, "tests/fixtures")
+    [twice] = result.twice_alarms
+    assert (twice.new.line, twice.old.line) == (3, 1)
+    assert not result.copied and result.refused

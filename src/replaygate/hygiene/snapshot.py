@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replaygate.errors import LFS_POINTER, FixtureFormatError, located, shell_path
+from replaygate.fixtures.fingerprint import KEY_LENGTH, parsed_match_form
 from replaygate.fixtures.fixture import Fixture
-from replaygate.fixtures.store import iter_jsonl
+from replaygate.fixtures.store.added import fold
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, too_long
 from replaygate.fixtures.store.folder import is_store_file, other_kind, walk_leaves_out
-from replaygate.fixtures.store.jsonl import json_fixture
+from replaygate.fixtures.store.index import Location
+from replaygate.fixtures.store.jsonl import iter_lines, json_fixture
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import (
     files_at,
@@ -117,7 +119,7 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
     try:
         if path.endswith(".jsonl"):
             _refuse_long_line(Path(where), data)
-            return [Entry(path, loc.line, fx) for loc, fx in iter_jsonl(Path(where), data)]
+            return _jsonl_entries(path, Path(where), data)
         if len(data) > MAX_LINE_BYTES:
             raise too_long(Path(where), 0)
         return [Entry(path, 0, json_fixture(data, where))]
@@ -129,6 +131,49 @@ def parse_file(path: str, data: bytes, label: str) -> list[Entry]:
             advice = "committed so; review from another revision with --base or --head"
             said = _without_fix_commands(said, where)
         raise HygieneError(f"{said} ({advice})") from None
+
+
+def _jsonl_entries(path: str, name: Path, data: bytes) -> list[Entry]:
+    """The fixtures of the ``.jsonl`` file ``path`` (``name`` in errors), sample lines
+    applied. A line that records the request of a line above it again, with other
+    responses than that one holds there (its sample lines above applied), is given as
+    written: the store's reader refuses the file at it (recorded twice), and a sample
+    line applied to both would make the two alike, a harmless copy to the review."""
+    lines = list(iter_lines(name, data))
+    entries = []
+    keys: set[str] = set()
+    for at, (loc, fixture) in enumerate(lines):
+        if not isinstance(fixture, Fixture):
+            continue
+        key = fixture.key[:KEY_LENGTH]
+        if key in keys and _recorded_again(fixture, fold(lines[:at], str(name), _line)):
+            entries.append(Entry(path, loc.line, fixture))
+        keys.add(key)
+    as_written = {entry.line for entry in entries}
+    entries += [
+        Entry(path, loc.line, fixture)
+        for loc, fixture, _ in fold(lines, str(name), _line)
+        if loc.line not in as_written
+    ]
+    return sorted(entries, key=lambda entry: entry.line)
+
+
+def _line(loc: Location) -> int:
+    return loc.line
+
+
+def _recorded_again(
+    fixture: Fixture, above: list[tuple[Location, Fixture, list[Location]]]
+) -> bool:
+    """Whether ``fixture`` records the request of one of the fixtures ``above`` it with other
+    responses than that one holds there, as the store's reader finds it."""
+    form = parsed_match_form(fixture.request)
+    return any(
+        other.key[:KEY_LENGTH] == fixture.key[:KEY_LENGTH]
+        and parsed_match_form(other.request) == form
+        and other.responses != fixture.responses
+        for _, other, _ in above
+    )
 
 
 def _without_fix_commands(reason: str, where: str) -> str:
