@@ -155,3 +155,18 @@ def test_a_fixture_whose_last_brace_was_cut_says_to_add_it_not_that_it_is_lost(
     assert "(an append was interrupted); earlier lines are intact" in verify(store)[1][0]
     store.write_bytes(store.read_bytes()[:-1] + b"}}")  # closers after a text cut short
     assert "lacks only" not in verify(store)[1][0]
+
+
+def test_a_jsonl_store_renamed_to_json_says_to_rename_it_back(tmp_path: Path) -> None:
+    # said only "malformed JSON: unexpected content after document at line 2, column 1"
+    store = tmp_path / "s.json"
+    store.write_bytes(fixture("one").to_line() + fixture("two").to_line())
+    code, lines = verify(store)
+    assert code == 1
+    assert lines[0] == (
+        f"{store}: malformed JSON: unexpected content after document at line 2, column 1: it "
+        "holds 2 JSON objects, one a line, as a .jsonl store does, where a .json file holds "
+        f"one fixture (a .jsonl store renamed?): rename it to {tmp_path / 's.jsonl'}"
+    )
+    store.write_bytes(fixture("one").to_line() + b"[]\n")  # no store of JSON Lines
+    assert verify(store)[1][0].endswith("unexpected content after document at line 2, column 1")
