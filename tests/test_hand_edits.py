@@ -170,3 +170,20 @@ def test_a_jsonl_store_renamed_to_json_says_to_rename_it_back(tmp_path: Path) ->
     )
     store.write_bytes(fixture("one").to_line() + b"[]\n")  # no store of JSON Lines
     assert verify(store)[1][0].endswith("unexpected content after document at line 2, column 1")
+
+
+def test_show_given_a_store_as_its_key_says_to_give_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `replaygate show s.jsonl` said "no fixture store: pass --fixtures", and with
+    # --fixtures "no fixture with key 's.jsonl'"
+    monkeypatch.chdir(tmp_path)
+    Path("s.jsonl").write_bytes(fixture("one").to_line())
+    fix = "`replaygate show KEY --fixtures s.jsonl`, KEY the 12 hex digits of a fixture's"
+    for args in (["s.jsonl"], ["s.jsonl", "--fixtures", "s.jsonl"]):
+        done = CliRunner().invoke(main, ["show", *args])
+        assert done.exit_code == 2
+        assert done.output.startswith("Error: 's.jsonl' is a fixture store, not a key: ")
+        assert fix in done.output
+    key = fixture("one").key
+    assert CliRunner().invoke(main, ["show", key, "--fixtures", "s.jsonl"]).exit_code == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import string
 from dataclasses import asdict
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from replaygate.errors import (
     LocatedError,
     ReplaygateError,
     SpendingCapError,
+    shell_path,
 )
 from replaygate.evals.agents import Agent, run_agent
 from replaygate.evals.config import load_config
@@ -258,6 +260,21 @@ def record(
     click.echo(line)
 
 
+def _refuse_store_as_key(key: str, fixtures_path: Path | None) -> None:
+    """Refuse a KEY of ``show`` that names a store (``replaygate show rc.jsonl``), which
+    would be looked for as a key, or missed for want of ``--fixtures``."""
+    if all(char in string.hexdigits for char in key) or not (
+        os.path.lexists(key) or key.endswith((".json", ".jsonl"))
+    ):
+        return
+    store = shell_path(str(fixtures_path) if fixtures_path is not None else key)
+    raise CommandError(
+        f"{key!r} is a fixture store, not a key: show prints the fixture of a key, "
+        f"`replaygate show KEY --fixtures {store}`, KEY the 12 hex digits of a fixture's "
+        '"key" (a miss names it)'
+    )
+
+
 @click.command(cls=OnceCommand)
 @click.argument("key")
 @fixtures_option
@@ -276,6 +293,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     \b
         replaygate show 265288aeb827 --fixtures rc.jsonl
     """
+    _refuse_store_as_key(key, fixtures_path)
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
     refuse_no_store(fixtures, [])  # so would a folder of no store (a source folder)
