@@ -75,3 +75,19 @@ def test_one_process_has_the_whole_cap_and_says_nothing_of_shares(
 ) -> None:
     message = _refusal(sim, tmp_path / "d.jsonl", 0.0009, 1)
     assert "of 0.0009 USD" in message and "share" not in message
+
+
+def test_a_pytest_xdist_worker_refusing_a_call_says_its_cap_is_a_share() -> None:
+    """Under -n 2 and --replaygate-max-cost 0.8 a worker said '0.6015 of 0.40 USD spent' and
+    nothing of the 0.8 given."""
+    from replaygate.fixtures.spending import SpendingCap
+    from replaygate.pytest_plugin.recording_run import RAISE_WITH, _worker_share
+
+    share = _worker_share(SpendingCap(0.0015, PRICES, raise_with=RAISE_WITH), 2)
+    with pytest.raises(SpendingCapError) as refused:
+        share.reserve({"model": "m", "max_tokens": 1000, "messages": []})
+    assert str(refused.value).endswith(
+        f"Raise the cap ({RAISE_WITH}) to record the rest. This pytest-xdist worker's share: "
+        "the session's cap of 0.0015 split over 2 workers. The call alone could cost more "
+        "than the share; with -n 1, a share (0.0015) would hold it."
+    )

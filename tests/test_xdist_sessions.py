@@ -427,7 +427,8 @@ def test_xdist_workers_share_the_cap_and_the_controller_adds_up(sessions: Sessio
     sessions.recording.assert_outcomes("test_cap.py", passed=4, failed=1)
     sessions.recording.lines.fnmatch_lines(
         [
-            "*spending cap reached: 0.0* of 0.025 USD spent*could cost up to 0.045*",  # its half
+            "*spending cap reached: 0.0* of 0.025 USD spent*could cost up to 0.045*"  # its half
+            "*worker's share: the session's cap of 0.05 split over 2 workers*-n 1*",
             "0.0* of 0.05 USD spent on 4 recorded calls (prices: *)",
         ]
     )

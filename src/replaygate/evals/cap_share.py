@@ -1,6 +1,7 @@
 """The spending cap of one process of ``eval --jobs N``: its share of ``--max-cost``.
 
-Each process may spend ``--max-cost`` / N, so that together they stay within the cap.
+Each process may spend ``--max-cost`` / N, so that together they stay within the cap
+(so may each pytest-xdist worker of a recording session, its share of the session's).
 A call a share refuses says so (the cap it names is the share, not the amount given)
 and, when the call alone could cost more than a share but not more than the whole cap,
 how many jobs would give a share that holds it.
@@ -22,6 +23,12 @@ class CapShare(SpendingCap):
 
     whole: float = field(default=0.0, kw_only=True)
     jobs: int = field(default=1, kw_only=True)
+    split: str = field(
+        default="process's share: --max-cost {whole} split over --jobs {jobs}", kw_only=True
+    )
+    """What shares the cap, and how, its ``{whole}`` and ``{jobs}`` filled in."""
+    fewer: str = field(default="--jobs", kw_only=True)
+    """The option that sets how many share it."""
 
     def reserve(self, request: Mapping[str, Any]) -> None:
         """Refuse a call as :class:`SpendingCap` does, saying the cap is this process's share."""
@@ -32,10 +39,10 @@ class CapShare(SpendingCap):
             raise SpendingCapError(f"{err} {self._share_note(bound)}") from None
 
     def _share_note(self, bound: float) -> str:
-        note = f"This process's share: --max-cost {self.whole:g} split over --jobs {self.jobs}."
+        note = f"This {self.split.format(whole=f'{self.whole:g}', jobs=self.jobs)}."
         fewer = min(int(self.whole / bound), self.jobs - 1) if bound > 0 else 0
         if bound > self.limit and fewer >= 1:
-            jobs = f"--jobs {fewer}" + (" or fewer" if fewer > 1 else "")
+            jobs = f"{self.fewer} {fewer}" + (" or fewer" if fewer > 1 else "")
             note += (
                 f" The call alone could cost more than the share; with {jobs}, a share "
                 f"({self.whole / fewer:g}) would hold it."

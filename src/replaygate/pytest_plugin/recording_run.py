@@ -147,6 +147,22 @@ def _worker_count(config: pytest.Config) -> int:
     return int(workerinput.get("workercount", 1)) if workerinput is not None else 1
 
 
+def _worker_share(cap: SpendingCap, workers: int) -> SpendingCap:
+    """A pytest-xdist worker's share of the session's ``cap``, whose refusal says so."""
+    from replaygate.evals.cap_share import CapShare
+
+    split = "pytest-xdist worker's share: the session's cap of {whole} split over {jobs} workers"
+    return CapShare(
+        cap.limit / workers,
+        cap.prices,
+        raise_with=cap.raise_with,
+        whole=cap.limit,
+        jobs=workers,
+        split=split,
+        fewer="-n",
+    )
+
+
 class RecordingRun:
     """The simulator (if asked for) and the spending cap of a recording session."""
 
@@ -175,8 +191,8 @@ class RecordingRun:
             given, project.max_cost, prices, self.behavior is not None, RAISE_WITH
         )
         self.workers = _worker_count(config)
-        if self.cap is not None:
-            self.cap.limit /= self.workers  # their sum stays within the limit
+        if self.cap is not None and self.workers > 1:  # their sum stays within the limit
+            self.cap = _worker_share(self.cap, self.workers)
         self._from_workers: list[tuple[float, int]] = []
         self._answered_by_workers = 0
         self._started = False
