@@ -187,3 +187,25 @@ def test_show_given_a_store_as_its_key_says_to_give_a_key(
         assert fix in done.output
     key = fixture("one").key
     assert CliRunner().invoke(main, ["show", key, "--fixtures", "s.jsonl"]).exit_code == 0
+
+
+def test_a_float_a_tool_wrote_as_an_integer_is_named_where_the_key_no_longer_matches(
+    tmp_path: Path,
+) -> None:
+    # jq 1.6 (`jq -c .`, `jq -S`) writes 1.0 as 1: verify said only that the request "or its
+    # key was edited after recording", where nothing seemed edited
+    store = tmp_path / "s.jsonl"
+    one = {**fixture("one").request, "temperature": 1.0}
+    two = {**fixture("two").request, "temperature": 0.0, "top_p": 1.0}
+    three = {**fixture("three").request, "temperature": 1.0}
+    made = fixture("one")
+    written = [Fixture.create(r, [made.response], made.meta) for r in (one, two, three)]
+    lines = [orjson.loads(f.to_line()) for f in written]
+    lines[2]["request"]["max_tokens"] = 31  # edited as well: no rewrite of numbers alone
+    store.write_bytes(b"".join(line(o).replace(b".0,", b",").replace(b".0}", b"}") for o in lines))
+    code, said = verify(store)
+    assert code == 1
+    floats = "(1.0), which a tool rewriting the file wrote as an integer (1), as jq 1.6 does"
+    assert f"was recorded with temperature as a float {floats}" in said[0]
+    assert f"was recorded with temperature, top_p as floats {floats}" in said[1]
+    assert "the request or its key was edited after recording" in said[2]

@@ -28,6 +28,7 @@ from replaygate.fixtures.fixture import (
 )
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import NULL_SAMPLE
+from replaygate.hygiene.number_forms import floats_written_whole
 from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_replay import (
     NO_READER,
@@ -200,13 +201,24 @@ def _key_problem(key: str, full: str, request: Any) -> str:
     """Why stored key ``key`` (shown escaped when it holds a control character) is refused,
     its request's digest being ``full``."""
     form = _recorded_form(request, key)
-    edit = (
-        "the request or its key was edited after recording"
-        if form is None
-        else f"the request's text is no longer in the Unicode form it was recorded in, {form} "
-        "(its key is that text's): an editor or a tool normalized it (NFC writes an accented "
-        "letter as one character, U+00E9, NFD as a letter and a combining accent, U+0301)"
+    whole = (
+        None if form is not None or len(key) < KEY_LENGTH else floats_written_whole(request, key)
     )
+    if form is not None:
+        edit = (
+            f"the request's text is no longer in the Unicode form it was recorded in, {form} "
+            "(its key is that text's): an editor or a tool normalized it (NFC writes an "
+            "accented letter as one character, U+00E9, NFD as a letter and a combining "
+            "accent, U+0301)"
+        )
+    elif whole is not None:
+        edit = (
+            f"its request was recorded with {', '.join(whole)} as "
+            f"{'a float' if len(whole) == 1 else 'floats'} (1.0), which a tool rewriting the "
+            "file wrote as an integer (1), as jq 1.6 does (its key was computed from the floats)"
+        )
+    else:
+        edit = "the request or its key was edited after recording"
     return (
         f"key {shown_file(key)} does not match its request (expected {full[:KEY_LENGTH]}); "
         f"{edit}: revert the edit, record it anew in mode rerecord (which replaces it), or "
