@@ -209,3 +209,18 @@ def test_a_float_a_tool_wrote_as_an_integer_is_named_where_the_key_no_longer_mat
     assert f"was recorded with temperature as a float {floats}" in said[0]
     assert f"was recorded with temperature, top_p as floats {floats}" in said[1]
     assert "the request or its key was edited after recording" in said[2]
+
+
+def test_a_tab_typed_into_a_text_is_named_with_its_escape(tmp_path: Path) -> None:
+    # said "malformed JSON: unexpected control character in string at column 104"
+    store = tmp_path / "s.jsonl"
+    good = fixture("one").to_line()
+    store.write_bytes(good.replace(b'"one"', b'"o\tne"') + good.replace(b'"one"', b'"o\x01ne"'))
+    code, said = verify(store)
+    column = good.index(b'"one"') + 3
+    assert code == 1 and said[0] == (
+        f"{store}:1: a tab at column {column} inside a text, where JSON writes it as \\t (an "
+        "editor that converts spaces to tabs, or a hand edit typed it): write \\t there"
+    )
+    assert said[1].startswith(f"{store}:2: the control character U+0001 at column {column} ")
+    assert said[1].endswith("as \\u0001 (a hand edit typed it): write \\u0001 there")
