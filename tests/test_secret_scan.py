@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,12 @@ POSITIVES = [
 ]
 
 
+ECDSA_PUBLIC_KEY = (
+    "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBKHpW/HxggyvPJLm+Jqi6PVyhXdUM5Nr"
+    "QVt0AhRkFwZGVDz2b2XkxCTjz5pUCSgEhEsTbZeohIHb9xLOL3oUI+A="
+)
+
+
 @pytest.mark.parametrize(("detector", "text"), POSITIVES)
 def test_each_detector_finds_its_secret(detector: str, text: str) -> None:
     assert detect_in_text(text) == detector
@@ -47,10 +55,29 @@ def test_each_detector_finds_its_secret(detector: str, text: str) -> None:
         "-----BEGIN PUBLIC KEY-----",
         "toolu_01A09q90qw90lq917835lq9",
         "msg_01XFDUDYJgAACzvnptvVoYEL",
+        # a package's digest in an npm lockfile, a script's in a web page
+        '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+UOn31Hd4jl3CJmbq'
+        'fxWchHrbYPuVSMtwXB9Cnw=="',
+        '<script integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8'
+        'wC">',
+        # SSH public keys, as authorized_keys holds them
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@host",
+        "ecdsa-sha2-nistp256 " + ECDSA_PUBLIC_KEY + " me@host",
     ],
 )
 def test_ordinary_text_is_not_a_secret(text: str) -> None:
     assert detect_in_text(text) is None
+
+
+def test_a_key_glued_to_a_digest_or_a_public_key_is_still_refused() -> None:
+    key = "Xq9vT2mLp8RzK4wN7bYc1FhJ3dGs6AeU0iOo"
+    ed25519 = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+    assert detect_in_text(f"ssh-ed25519 {ed25519}{key} me@host") == "high-entropy token"
+    assert detect_in_text(f"sha512-{key}") == "high-entropy token"  # no digest's length
+    # an ssh-agent's private key: the public key's fields and the private one after them
+    fields = (b"ssh-ed25519", hashlib.sha256(b"a").digest(), hashlib.sha512(b"a").digest())
+    blob = base64.b64encode(b"".join(len(f).to_bytes(4, "big") + f for f in fields)).decode()
+    assert detect_in_text(blob, "private_key") == "high-entropy value in an auth-like field"
 
 
 def test_high_entropy_values_count_only_in_auth_like_fields() -> None:

@@ -419,14 +419,56 @@ def open_model_id(value: str) -> bool:
     return sized
 
 
+DIGEST = re.compile(
+    r"sha(?:1-[A-Za-z0-9+/]{27}=|256-[A-Za-z0-9+/]{43}=|384-[A-Za-z0-9+/]{64}"
+    r"|512-[A-Za-z0-9+/]{86}==)"
+)
+"""A digest in base64 after its algorithm's name, of the digest's exact length: the
+``integrity`` of a package in an npm or yarn lockfile, or of a script in a web page
+(Subresource Integrity). A file's hash, no secret."""
+SSH_PUBLIC_FIELDS: dict[bytes, int] = {
+    b"ssh-ed25519": 2,
+    b"ssh-rsa": 3,
+    b"ssh-dss": 5,
+    b"ecdsa-sha2-nistp256": 3,
+    b"ecdsa-sha2-nistp384": 3,
+    b"ecdsa-sha2-nistp521": 3,
+    b"sk-ssh-ed25519@openssh.com": 3,
+    b"sk-ecdsa-sha2-nistp256@openssh.com": 4,
+}
+"""How many fields the public key of each SSH key type has, its type's name the first: a
+private key in the same wire format (an ssh-agent's) has more."""
+
+
+def ssh_public_key(value: str) -> bool:
+    """Whether ``value`` is the base64 of an SSH public key (a line of ``authorized_keys``
+    or ``known_hosts``, ``ssh-ed25519 AAAAC3Nza...``): length-prefixed fields that fill
+    it exactly, as many as its key type's public key has. A public key, no secret."""
+    if not value.startswith("AAAA"):
+        return False
+    try:
+        blob = base64.b64decode(value, validate=True)
+    except binascii.Error:
+        return False
+    at, fields = 0, []
+    while at + 4 <= len(blob):
+        size = int.from_bytes(blob[at : at + 4], "big")
+        fields.append(blob[at + 4 : at + 4 + size])
+        at += 4 + size
+    return at == len(blob) and SSH_PUBLIC_FIELDS.get(fields[0] if fields else b"") == len(fields)
+
+
 def known_safe(value: str) -> bool:
-    """Whether ``value`` is one replaygate knows to be no secret (ids, placeholders)."""
+    """Whether ``value`` is one replaygate knows to be no secret (ids, placeholders, a
+    digest of a file, a public key)."""
     return (
         value in KNOWN_SAFE_VALUES
         or STABLE_ID.fullmatch(value) is not None
         or _ID.fullmatch(value) is not None
         or _MODEL_ID.fullmatch(value) is not None
         or open_model_id(value)
+        or DIGEST.fullmatch(value) is not None
+        or ssh_public_key(value)
     )
 
 
