@@ -224,3 +224,23 @@ def test_a_tab_typed_into_a_text_is_named_with_its_escape(tmp_path: Path) -> Non
     )
     assert said[1].startswith(f"{store}:2: the control character U+0001 at column {column} ")
     assert said[1].endswith("as \\u0001 (a hand edit typed it): write \\u0001 there")
+
+
+def test_repairing_a_fixture_whose_last_brace_was_cut_says_how_to_keep_it(
+    tmp_path: Path,
+) -> None:
+    # the repair said of it "the fixture it held is lost: re-record it"
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-2])  # cut "}\n"
+    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
+    folder.mkdir(parents=True)
+    cut = folder / f"{fixture('three').key}.json"
+    cut.write_bytes(orjson.dumps(fixture("three").to_json(), option=orjson.OPT_INDENT_2)[:-1])
+    keep = "it lacked only its closing }: to keep its fixture, add } at its end in the backup"
+    for path in (store, tmp_path / "fold"):
+        done = CliRunner().invoke(main, ["verify", "--repair", str(path)])
+        assert done.exit_code == 0 and keep in done.output, done.output
+    assert store.with_name("s.jsonl.bak").read_bytes().endswith(b"}")  # one } of two left
+    store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-30])
+    done = CliRunner().invoke(main, ["verify", "--repair", str(store)])
+    assert done.exit_code == 0 and "lacked" not in done.output

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from replaygate.errors import shown_file
 from replaygate.fixtures.store.folder import store_of
-from replaygate.fixtures.store.jsonl import TRUNCATED
+from replaygate.fixtures.store.jsonl import TRUNCATED, missing_closers
 from replaygate.fixtures.store.repair import (
     repair_partial_tail,
     set_aside_leftover,
@@ -92,14 +92,36 @@ def _repair(root: Path, file: Path) -> str | None:
     elif file.suffix == ".json":
         backup = set_aside_truncated(file)
         what = "moved aside a truncated fixture file"
-        after = "; the fixture it held is lost: re-record it"
+        after = _cut_by_hand(backup, None) or "; the fixture it held is lost: re-record it"
     else:
         repaired = repair_partial_tail(file)
         if repaired is None:
             return None
         backup, removed = repaired
         what = f"removed a partial tail of {removed} bytes"
+        after = _cut_by_hand(backup, removed)
     return None if backup is None else f"{what} (backup: {shown_file(str(backup))}){after}"
+
+
+def _cut_by_hand(backup: Path | None, tail: int | None) -> str:
+    """What to do with the fixture set aside in ``backup`` (its last ``tail`` bytes, or
+    all of it) when it lacks only its closing brackets (an edit cut them), else ``""``."""
+    if backup is None:
+        return ""
+    try:
+        with backup.open("rb") as read:
+            if tail is not None:
+                read.seek(-tail, os.SEEK_END)
+            data = read.read()
+    except OSError:
+        return ""
+    closers = missing_closers(data)
+    if closers is None:
+        return ""
+    return (
+        f"; it lacked only its closing {closers}: to keep its fixture, add {closers} at its "
+        "end in the backup and put the backup back in its place"
+    )
 
 
 def _through_link(root: Path, file: Path) -> bool:
