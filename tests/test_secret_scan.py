@@ -63,6 +63,8 @@ def test_each_detector_finds_its_secret(detector: str, text: str) -> None:
         # SSH public keys, as authorized_keys holds them
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@host",
         "ecdsa-sha2-nistp256 " + ECDSA_PUBLIC_KEY + " me@host",
+        # a Go module's hash in go.sum
+        "github.com/stretchr/testify v1.8.4 h1:CcVxjf3Q8PM0mHUKJCdn+eZZtm5yQwehR5yeSVQQcUk=",
     ],
 )
 def test_ordinary_text_is_not_a_secret(text: str) -> None:
@@ -74,6 +76,7 @@ def test_a_key_glued_to_a_digest_or_a_public_key_is_still_refused() -> None:
     ed25519 = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
     assert detect_in_text(f"ssh-ed25519 {ed25519}{key} me@host") == "high-entropy token"
     assert detect_in_text(f"sha512-{key}") == "high-entropy token"  # no digest's length
+    assert detect_in_text(f"x v1.0.0 h1:{key}{key}") == "high-entropy token"
     # an ssh-agent's private key: the public key's fields and the private one after them
     fields = (b"ssh-ed25519", hashlib.sha256(b"a").digest(), hashlib.sha512(b"a").digest())
     blob = base64.b64encode(b"".join(len(f).to_bytes(4, "big") + f for f in fields)).decode()

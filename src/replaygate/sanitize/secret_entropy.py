@@ -731,9 +731,24 @@ def _run_start(text: str, end: int, chars: str | None) -> int:
         width *= 8
 
 
+GO_MODULE_HASH = re.compile(r"[A-Za-z0-9+/]{43}=")
+"""The base64 of a SHA-256 digest, as a line of ``go.sum`` writes it after ``h1:``."""
+
+
+def _go_module_hash(text: str, start: int, end: int) -> bool:
+    """Whether the run of ``text`` from ``start`` to ``end`` is a Go module's hash
+    (``golang.org/x/net v0.17.0 h1:...=`` in ``go.sum``): a file's digest, no secret."""
+    return (
+        text.startswith("h1:", start - 3) and GO_MODULE_HASH.fullmatch(text, start, end) is not None
+    )
+
+
 def _free_token(text: str) -> bool:
     spans = text_spans(text, FREE_RUN, _FREE_TABLE, FREE_MIN_LENGTH)
-    return any(_free_run_secret(text[start:end]) for start, end in spans)
+    return any(
+        _free_run_secret(text[start:end]) and not _go_module_hash(text, start, end)
+        for start, end in spans
+    )
 
 
 def _free_run_secret(run: str) -> bool:
