@@ -244,3 +244,22 @@ def test_repairing_a_fixture_whose_last_brace_was_cut_says_how_to_keep_it(
     store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-30])
     done = CliRunner().invoke(main, ["verify", "--repair", str(store)])
     assert done.exit_code == 0 and "lacked" not in done.output
+
+
+def test_a_fixture_file_holding_both_sides_of_a_merge_says_to_keep_one(tmp_path: Path) -> None:
+    # said only "malformed JSON: unexpected content after document at line 30, column 1"
+    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
+    folder.mkdir(parents=True)
+    one = orjson.dumps(fixture("one").to_json(), option=orjson.OPT_INDENT_2) + b"\n"
+    both = folder / f"{fixture('one').key}.json"
+    both.write_bytes(one + one.replace(b'"text": "a"', b'"text": "b"'))
+    lines = one.count(b"\n") + 1
+    code, said = verify(tmp_path / "fold")
+    assert code == 1
+    assert said[0].endswith(
+        f"at line {lines}, column 1: it holds 2 JSON objects one after another "
+        "(both sides of a merge kept?), where a .json file holds one fixture: keep one of "
+        "them, or record it again"
+    )
+    both.write_bytes(one + b"[]\n")  # no second object: as it was
+    assert verify(tmp_path / "fold")[1][0].endswith(f"after document at line {lines}, column 1")
