@@ -263,3 +263,21 @@ def test_a_fixture_file_holding_both_sides_of_a_merge_says_to_keep_one(tmp_path:
     )
     both.write_bytes(one + b"[]\n")  # no second object: as it was
     assert verify(tmp_path / "fold")[1][0].endswith(f"after document at line {lines}, column 1")
+
+
+def test_a_line_cut_and_joined_to_the_next_names_where_the_whole_fixture_starts(
+    tmp_path: Path,
+) -> None:
+    # said only "malformed JSON: unexpected character, expected ',' or '}' at column 41"
+    store = tmp_path / "s.jsonl"
+    cut = fixture("two").to_line()[:40]
+    store.write_bytes(fixture("one").to_line() + cut + fixture("three").to_line())
+    code, said = verify(store)
+    assert code == 1 and said[0].startswith(f"{store}:2: malformed JSON: ")
+    assert said[0].endswith(
+        ": a fixture cut short, then a whole one from column 41 (a line cut, by an edit or a "
+        "merge, and joined to the next): restore the cut one, or delete columns 1 to 40 and "
+        "record it again"
+    )
+    store.write_bytes(cut + b'{"key": 1}\n')  # no whole fixture after the cut
+    assert "cut short" not in verify(store)[1][0]
