@@ -507,7 +507,7 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
             [
                 "an event loop that has ended",
                 "Give each event loop",
-                "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents)",
+                "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents, AutoGen)",
             ],
         ),
         (
