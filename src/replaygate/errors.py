@@ -788,10 +788,13 @@ CLOSED_LOOP_REMEDY = (
     "or of another event loop than the one sending now (one async client used from several "
     "event loops: a second asyncio.run, another async test, a sync call in each thread of a "
     "pool, as pydantic-ai's run_sync makes; the OpenAI Agents SDK's default client, shared "
-    "by every Agent given a model name). Give each event loop a client of its own (an "
-    "Agent's: OpenAIResponsesModel(model=..., openai_client=AsyncOpenAI())), or make the "
-    "async calls in one event loop (docs/frameworks.md: LangChain, the OpenAI Agents SDK, "
-    "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents, AutoGen), then record it again."
+    "by every Agent given a model name). The request may have reached the server all the "
+    "same, its answer left unread: the live API bills it, and a simulator's script: "
+    "behaviour spends a line on it, so a retry is answered with the next line. Give each "
+    "event loop a client of its own (an Agent's: OpenAIResponsesModel(model=..., "
+    "openai_client=AsyncOpenAI())), or make the async calls in one event loop "
+    "(docs/frameworks.md: LangChain, the OpenAI Agents SDK, Haystack, Semantic Kernel, "
+    "Mirascope, Agno, Strands Agents, AutoGen), then record it again."
 )
 """What a send that met the closed or other event loop of its connection is told to do."""
 
