@@ -2,7 +2,7 @@
 
 ``replaygate diff`` on a committed UTF-16 store said ``e.g. `iconv -f UTF-16 -t UTF-8
 'HEAD (7580f25):fx/rc.jsonl' > ...```: commands on a path that is no file. The lone-CR
-(``tr``) and pretty-JSON (``jq``) hints did the same. The working tree keeps them.
+(``tr``) and pretty-JSON (``python3``) hints did the same. The working tree keeps them.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ DAMAGED = {
     "pretty json": (
         json.dumps(json.loads(LINES[0]), indent=2).encode() + b"\n",
         "pretty JSON",
-        "jq ",
+        "python3 ",
     ),
     "inner bom": (LINES[0] + codecs.BOM_UTF8 + LINES[1], "byte order mark", "sed "),
 }
