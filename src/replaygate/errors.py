@@ -757,22 +757,6 @@ class LiveSendFailedWarning(ReplaygateWarning):
     answered."""
 
 
-def failed_send(request: str, err: BaseException, how: str = "failed before any answer") -> str:
-    """What :class:`LiveSendFailedWarning` says of the live send of ``request`` (its method
-    and path, ``POST /v1/messages``) that ``err`` ended (``how``: before any answer, or
-    with its answer cut before its end). A key the error quotes (h11's ``Illegal header
-    value b'Bearer sk-...'``) is masked, as a miss's is: the warning reaches CI logs."""
-    from replaygate.sanitize.secret_mask import masked_texts
-
-    (reason,) = masked_texts([f"{type(err).__name__}: {err}" if str(err) else type(err).__name__])
-    remedy = _send_remedy(err)
-    return (
-        f"the live send of {request} {how} "
-        f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
-        f"where a retry of it was answered, sends it once less than this recording did. {remedy}"
-    )
-
-
 OUTAGE_REMEDY = "Record it again once the live API answers it."
 """What a send that failed of the API's or the network's doing is told to do."""
 
@@ -819,7 +803,7 @@ ILLEGAL_HEADER = "Illegal header value"
 """How h11 (under httpx and httpx2) begins its refusal of a header value it cannot send."""
 
 
-def _send_remedy(err: BaseException) -> str:
+def send_remedy(err: BaseException) -> str:
     """What the warning of a live send that ``err`` ended tells to do: an outage is waited
     out; a closed event loop or pytest-recording's ``--block-network`` is no API's doing."""
     if _closed_loop(err):

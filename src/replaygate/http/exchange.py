@@ -49,7 +49,6 @@ from replaygate.errors import (
     UnservedRouteError,
     WireFormatError,
     exception_chain,
-    failed_send,
     raise_caught,
 )
 from replaygate.fixtures.diff import field_diff
@@ -75,6 +74,7 @@ from replaygate.http.envelope import (
     origin_of,
     request_envelope,
 )
+from replaygate.http.failed_sends import failed_send
 from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import RESPX_PLAYS

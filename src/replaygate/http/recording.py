@@ -18,11 +18,11 @@ from replaygate.errors import (
     ResponseLeftOpenWarning,
     WireFormatError,
     exception_chain,
-    failed_send,
     timed_out,
 )
 from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
 from replaygate.http.envelope import is_model_api
+from replaygate.http.failed_sends import failed_send
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import (
     StreamEnd,
