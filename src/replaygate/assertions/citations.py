@@ -4,8 +4,11 @@ Grammar (after NFKC, so full-width ``［doc-rag］`` counts, and a hyphen U+2010
 read as ``-``)::
 
     citation := "[" id ( ws* ("," | ";") ws* id )* "]"  not followed by "("; ws: whitespace
-    id       := a letter or digit, then letters, digits, "_", "-", ".", ":", "/",
-                ending in a letter, digit or "_"
+    id       := a letter or digit, then letters, digits, combining marks, "_", "-",
+                ".", ":", "/", ending in a letter, digit, combining mark or "_"
+
+A combining mark belongs to its letter: an Arabic id with its vowel marks
+(``[doc-عَرَبِيّ]``) or a Devanagari one (``[doc-हिन्दी]``) is one id.
 
 A Markdown link ``[text](url)`` is not a citation; neither is a bracket holding
 spaces inside an id (``[see above]``) or an empty one, nor one in Markdown code (a
@@ -17,12 +20,31 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+import regex
 
 from replaygate.assertions.text import HYPHENS, require_text
 
-_ID = r"[^\W_](?:[\w.:/-]*\w)?"
-CITATION = re.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
-"""A citation bracket; group 1 holds its ids and separators."""
+_ID = r"[^\W_\p{M}](?:[\w\p{M}.:/-]*[\w\p{M}])?"
+"""An id, in the ``regex`` module's dialect: its ``\\w`` and ``\\p{M}`` take the combining
+marks that Python's ``re`` leaves out of ``\\w`` (an id ending in a vowel mark was cut, or
+not read at all)."""
+
+
+@cache
+def _citation() -> regex.Pattern[str]:
+    """A citation bracket; group 1 holds its ids and separators (compiled once, when first
+    used: the ``regex`` module takes a while to import)."""
+    return regex.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
+
+
+@cache
+def _id_only() -> regex.Pattern[str]:
+    """One id, whole."""
+    return regex.compile(_ID)
+
+
 _SEPARATOR = re.compile(r"\s*[,;]\s*")
 _NOT_CITING = re.compile(
     r"^ {0,3}(?P<fence>(?P<mark>[`~])(?P=mark){2,})[^\n]*(?:\n|\Z).*?"  # a fenced block,
@@ -34,7 +56,6 @@ _NOT_CITING = re.compile(
 )
 """Markdown code, whose brackets are code's (``items[0]``), and the ``[x]`` of a task
 list's item done: never citations."""
-_ID_ONLY = re.compile(_ID)
 
 
 _AS_HYPHEN = str.maketrans(HYPHENS)
@@ -50,7 +71,7 @@ def citation_id(doc_id: str) -> str:
 def citable(doc_id: str) -> bool:
     """Whether ``[doc_id]`` in an answer is read as a citation of ``doc_id`` (NFKC): an id
     outside the grammar (``faq#3``, ``KB 12``) is never extracted, so never cited."""
-    return _ID_ONLY.fullmatch(citation_id(doc_id)) is not None
+    return _id_only().fullmatch(citation_id(doc_id)) is not None
 
 
 def extract_citations(text: str) -> tuple[str, ...]:
@@ -59,7 +80,7 @@ def extract_citations(text: str) -> tuple[str, ...]:
     passed over."""
     seen: dict[str, None] = {}
     cited = require_text(text, "the text to search for citations")
-    for match in CITATION.finditer(_NOT_CITING.sub(" ", citation_id(cited))):
+    for match in _citation().finditer(_NOT_CITING.sub(" ", citation_id(cited))):
         for doc_id in _SEPARATOR.split(match.group(1)):
             seen.setdefault(doc_id, None)
     return tuple(seen)

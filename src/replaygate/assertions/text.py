@@ -6,6 +6,8 @@ import re
 import unicodedata
 from typing import Any
 
+from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, ZERO_WIDTH
+
 _SPACE = re.compile(r"\s+")
 _PREVIEW = 160
 
@@ -26,15 +28,21 @@ _DRAWN_ALIKE = str.maketrans(
         "\u2019": "'",
         "\u201c": '"',
         "\u201d": '"',
+        # direction marks and controls (a model's Arabic answer holds them around its
+        # words), a zero-width space, a word joiner, a byte order mark: drawn as nothing
+        **dict.fromkeys(DIRECTION_MARKS + "\u061c" + "".join(BIDI_CONTROLS) + ZERO_WIDTH),
     }
 )
-"""What :func:`fold` drops or writes as ASCII: characters that say what another does."""
+"""What :func:`fold` drops or writes as ASCII: characters that say what another does, or
+are drawn as nothing and say nothing (the joiners U+200C and U+200D are kept: they make
+an emoji sequence, or a Persian word, what it is)."""
 
 
 def fold(text: str) -> str:
     """``text`` in NFKC (full and half width folded, ``ﬁ`` is ``fi``, ``cafe\u0301`` is
     ``café``), but for superscripts and subscripts, which would change what it says;
-    without the selectors of text or emoji presentation (``❤️`` is ``❤``); typographic
+    without the selectors of text or emoji presentation (``❤️`` is ``❤``), direction
+    marks and controls, zero-width spaces and word joiners; typographic
     hyphens, quotes and apostrophes as their ASCII ones (``don’t`` is ``don't``)."""
     if text.isascii():
         return text
@@ -51,9 +59,12 @@ def _folded_char(char: str) -> str:
 
 def normalize(text: str, *, ignore_case: bool = True) -> str:
     """:func:`fold` (NFKC, superscripts and subscripts kept, presentation selectors
-    dropped), whitespace runs collapsed, case folded if asked."""
+    dropped), whitespace runs collapsed, case folded if asked: Unicode's full case folding
+    (``ß`` is ``ss``), but for the dotted ``İ``, which is ``i`` (its lower case in Turkish,
+    where the default gives ``i`` and a combining dot, so ``İSTANBUL`` did not hold
+    ``istanbul``); the dotless ``ı`` stays a letter of its own."""
     folded = _SPACE.sub(" ", fold(text)).strip()
-    return folded.casefold() if ignore_case else folded
+    return folded.replace("\u0130", "i").casefold() if ignore_case else folded
 
 
 def require_text(text: Any, what: str) -> str:

@@ -1,0 +1,53 @@
+"""Containment and citations over text in many scripts: Turkish case, Arabic direction
+marks and vowel marks, Devanagari vowel signs."""
+
+from __future__ import annotations
+
+import pytest
+
+from replaygate.assertions import assert_contains, extract_citations, measure_contains
+from replaygate.evals.cases import citable
+
+
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("İSTANBUL güzel", "istanbul"),  # the dotted İ is i, not i and a combining dot
+        ("istanbul güzel", "İstanbul"),
+        ("I\u0307STANBUL", "istanbul"),  # İ written decomposed
+        ("STRASSE", "Straße"),
+        ("\u200fمرحبا\u200f بالعالم", "مرحبا بالعالم"),  # right-to-left marks after words
+        ("\u2067مرحبا\u2069 بالعالم", "مرحبا بالعالم"),  # an isolate around a word
+        ("rag\u200bbasics", "ragbasics"),
+    ],
+)
+def test_text_holds_what_it_shows(text: str, piece: str) -> None:
+    assert_contains(text, [piece])
+
+
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("DİYARBAKIR", "Diyarbakır"),  # the dotless ı is a letter of its own
+        ("kirmak", "kırmak"),
+        ("السعر ١٢٣", "123"),
+        ("👨\u200c👩", "👨\u200d👩"),  # the joiners are kept
+    ],
+)
+def test_text_does_not_hold_another_letter(text: str, piece: str) -> None:
+    assert not measure_contains(text, [piece]).passed
+
+
+def test_case_kept_when_asked() -> None:
+    assert not measure_contains("İSTANBUL", ["istanbul"], ignore_case=False).passed
+
+
+@pytest.mark.parametrize("doc_id", ["doc-عَرَبِيّ", "doc-हिन्दी", "doc-ก่", "doc-ラグ", "doc-cafe\u0301"])
+def test_an_id_with_combining_marks_is_cited_whole(doc_id: str) -> None:
+    assert citable(doc_id)
+    cited = extract_citations(f"answer [{doc_id}], and [see above].")
+    assert len(cited) == 1 and cited[0] in {doc_id, "doc-café"}
+
+
+def test_a_mark_does_not_start_an_id() -> None:
+    assert extract_citations("[\u0301doc] [_doc] [doc-]") == ()
