@@ -59,6 +59,19 @@ def test_a_baseline_reason_that_is_not_utf8_is_refused_and_nothing_written(
     assert not (project / "baseline.json").exists()
 
 
+def test_a_utf8_reason_given_under_an_ascii_locale_is_kept_as_its_text(project: Path) -> None:
+    # LC_ALL=C decodes the argument's UTF-8 bytes one by one as surrogates: it was refused
+    # as 'not UTF-8 text', though it is
+    reason = "caf\udcc3\udca9 \udce6\udc97\udca5"  # "café 日" as Python gives it there
+    done = replaygate(
+        "baseline", "update", "--results", "results.json", "--reason", reason,
+        "--baseline", "baseline.json", cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    (entry,) = json.loads((project / "baseline.json").read_text("utf-8"))["history"]
+    assert entry["reason"] == "café 日"
+
+
 def test_a_results_file_named_not_in_utf8_is_kept_in_the_baseline_as_its_escape(
     project: Path,
 ) -> None:

@@ -19,7 +19,7 @@ from replaygate.described import describe
 from replaygate.digits import a_decimal
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
-from replaygate.jsonfields import escape_surrogates, lone_surrogate
+from replaygate.jsonfields import escape_surrogates, lone_surrogate, names_as_utf8
 from replaygate.regular import unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
@@ -269,14 +269,18 @@ class TextParam(click.ParamType[str, Any]):
     """click's text type, refusing text that is not UTF-8: a byte such as ``\\xff`` in an
     argument reaches Python as half of a surrogate pair, which no fixture, baseline or
     request can hold (``record --note`` said "cannot fingerprint request" and exited 1,
-    ``baseline update --reason`` ended in a traceback)."""
+    ``baseline update --reason`` ended in a traceback).
+
+    UTF-8 text given under an ASCII locale (``LC_ALL=C``), which Python decodes byte by
+    byte as surrogates, is read as a UTF-8 locale reads it (``\\udcc3\\udca9`` as ``é``):
+    the same words are stored and sent on every machine."""
 
     name = "text"
 
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> str:
-        text = value if isinstance(value, str) else str(value)
+        text = names_as_utf8(value if isinstance(value, str) else str(value))
         if lone_surrogate(text) is not None:
             self.fail(
                 f"'{escape_surrogates(text)}' is not UTF-8 text (a byte that is not UTF-8 is "
