@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import orjson
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from replaygate.sanitize import secret_gate
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, compile_known_safe
 from replaygate.sanitize.secret_gate import (
     clean_together,
@@ -162,3 +164,24 @@ def test_a_planted_secret_in_a_written_line_is_found(family: str) -> None:
         found = written_secrets(fixtures, cuts)
         assert found == [find_fixture_secrets(fixture) for fixture in fixtures]
         assert [i for i, findings in enumerate(found) if findings] == [3, 7, 11]
+
+
+def test_a_long_conversation_recorded_at_the_http_layer_has_each_turn_searched_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searched: list[int] = []
+    anchored = secret_gate._anchored
+
+    def counted(text: bytes) -> bool:
+        searched.append(len(text))
+        return anchored(text)
+
+    monkeypatch.setattr(secret_gate, "_anchored", counted)
+    nonce = uuid.uuid4().hex
+    output = "\n".join(f"{row},user{row % 97},{nonce}" for row in range(300))
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "analyse the data"}]
+    for turn in range(12):
+        request = {"method": "POST", "path": "/v1/messages", "body": {"messages": messages}}
+        assert not may_hold_secret({"request": request})
+        messages = [*messages, {"role": "user", "content": f"{turn}\n{output}"}]
+    assert max(searched) < 2 * len(output)  # the new turn, not the whole history

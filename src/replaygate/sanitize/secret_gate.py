@@ -40,6 +40,8 @@ FIXTURE_KEY = "key"
 """The field of a fixture holding its own key (hex digits): no credential context."""
 _CLEAN_MIN_SIZE = 32
 """Smaller parts are searched again rather than looked up."""
+_CUT_LEVELS = 3
+"""How many levels down a value is cut into parts (:func:`_pending`)."""
 _CLEAN_MAX_ENTRIES = 8192
 """Parts remembered in each of two generations (a few MiB at most)."""
 _clean: dict[bytes, None] = {}
@@ -101,10 +103,12 @@ def _anchored(text: bytes) -> bool:
 def _pending(value: Any) -> list[bytes] | None:
     """The serialized parts of ``value`` not known clean; None when a field name flags it.
 
-    The parts are the containers two levels down, in order, then the other scalars
-    of those levels as one list of ``[name, value]`` pairs, then the names of the
-    containers of those levels as one list (a container is cut off from its name, which
-    a token may be).
+    The parts are the containers :data:`_CUT_LEVELS` levels down, in order, then the
+    other scalars of each object as one list of ``[name, value]`` pairs, then the names
+    of the containers cut off as one list (a container is cut off from its name, which
+    a token may be). Three levels reach the turns of a conversation recorded at the HTTP
+    layer (``request.body.messages``), so each turn is searched once, not again with
+    every later request that resends it.
     """
     parts: list[Any]
     if not isinstance(value, dict):
@@ -115,21 +119,9 @@ def _pending(value: Any) -> list[bytes] | None:
         parts, rest, names = [], [], []
         for key, child in value.items():
             if isinstance(child, dict):
-                if _flags_a_name(child, top=False):
-                    return None
                 names.append(key)
-                pairs = []
-                for name, item in child.items():
-                    if isinstance(item, dict):
-                        names.append(name)
-                        parts.append(item)
-                    elif isinstance(item, list):
-                        names.append(name)
-                        _add_list(parts, item)
-                    else:
-                        pairs.append([name, item])
-                if pairs:
-                    parts.append(pairs)
+                if not _cut_object(child, _CUT_LEVELS - 1, parts, names):
+                    return None
             elif isinstance(child, list):
                 names.append(key)
                 _add_list(parts, child)
@@ -154,6 +146,30 @@ def _pending(value: Any) -> list[bytes] | None:
     except TypeError:
         return None
     return pending
+
+
+def _cut_object(mapping: dict[Any, Any], levels: int, parts: list[Any], names: list[Any]) -> bool:
+    """Add the parts of ``mapping`` to ``parts``, its objects cut ``levels`` levels further
+    down, the names of the containers cut off to ``names``; False when a field name flags
+    it (:func:`_flags_a_name`)."""
+    if _flags_a_name(mapping, top=False):
+        return False
+    pairs = []
+    for name, item in mapping.items():
+        if isinstance(item, dict):
+            names.append(name)
+            if levels <= 1:
+                parts.append(item)
+            elif not _cut_object(item, levels - 1, parts, names):
+                return False
+        elif isinstance(item, list):
+            names.append(name)
+            _add_list(parts, item)
+        else:
+            pairs.append([name, item])
+    if pairs:
+        parts.append(pairs)
+    return True
 
 
 def _add_list(parts: list[Any], items: list[Any]) -> None:
