@@ -51,3 +51,16 @@ def test_an_id_with_combining_marks_is_cited_whole(doc_id: str) -> None:
 
 def test_a_mark_does_not_start_an_id() -> None:
     assert extract_citations("[\u0301doc] [_doc] [doc-]") == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[doc-a、doc-b]",  # the ideographic comma
+        "[doc-a، doc-b]",  # the Arabic comma
+        "[doc-a؛ doc-b]",  # the Arabic semicolon
+        "\u200f[doc-a\u200f, doc-b\u200f]",  # right-to-left marks inside the bracket
+    ],
+)
+def test_ids_of_an_answer_in_another_script(text: str) -> None:
+    assert extract_citations(text) == ("doc-a", "doc-b")

@@ -3,7 +3,9 @@ r"""Citations in an answer: ``[doc-id]``, and ``[doc-a, doc-b]`` for several.
 Grammar (after NFKC, so full-width ``［doc-rag］`` counts, and a hyphen U+2010 or U+2011
 read as ``-``)::
 
-    citation := "[" id ( ws* ("," | ";") ws* id )* "]"  not followed by "("; ws: whitespace
+    citation := "[" id ( ws* sep ws* id )* "]"  not followed by "("; ws: whitespace
+    sep      := "," | ";" | "、" | "،" | "؛"  (the ideographic comma, the Arabic comma
+                and semicolon)
     id       := a letter or digit, then letters, digits, combining marks, "_", "-",
                 ".", ":", "/", ending in a letter, digit, combining mark or "_"
 
@@ -24,7 +26,11 @@ from functools import cache
 
 import regex
 
-from replaygate.assertions.text import HYPHENS, require_text
+from replaygate.assertions.text import HYPHENS, UNSEEN, require_text
+
+_SEP = "[,;\u3001\u060c\u061b]"
+"""Between two ids of one bracket: a comma or semicolon, or the ideographic comma ``、``,
+the Arabic comma ``،`` or semicolon ``؛`` of an answer in those scripts."""
 
 _ID = r"[^\W_\p{M}](?:[\w\p{M}.:/-]*[\w\p{M}])?"
 """An id, in the ``regex`` module's dialect: its ``\\w`` and ``\\p{M}`` take the combining
@@ -36,7 +42,7 @@ not read at all)."""
 def _citation() -> regex.Pattern[str]:
     """A citation bracket; group 1 holds its ids and separators (compiled once, when first
     used: the ``regex`` module takes a while to import)."""
-    return regex.compile(rf"\[({_ID}(?:\s*[,;]\s*{_ID})*)\](?!\()")
+    return regex.compile(rf"\[({_ID}(?:\s*{_SEP}\s*{_ID})*)\](?!\()")
 
 
 @cache
@@ -45,7 +51,7 @@ def _id_only() -> regex.Pattern[str]:
     return regex.compile(_ID)
 
 
-_SEPARATOR = re.compile(r"\s*[,;]\s*")
+_SEPARATOR = re.compile(rf"\s*{_SEP}\s*")
 _NOT_CITING = re.compile(
     r"^ {0,3}(?P<fence>(?P<mark>[`~])(?P=mark){2,})[^\n]*(?:\n|\Z).*?"  # a fenced block,
     r"(?:^ {0,3}(?P=fence)(?P=mark)*[ \t]*$|\Z)"  # to its closing fence or the end
@@ -58,13 +64,17 @@ _NOT_CITING = re.compile(
 list's item done: never citations."""
 
 
-_AS_HYPHEN = str.maketrans(HYPHENS)
+_AS_HYPHEN = str.maketrans({**HYPHENS, **dict.fromkeys(UNSEEN)})
+"""A hyphen U+2010 or U+2011 as ``-``; what is drawn as nothing and says nothing
+(:data:`~replaygate.assertions.text.UNSEEN`) dropped (an Arabic answer's ``[doc-a]`` with a
+right-to-left mark inside its bracket cites ``doc-a``)."""
 
 
 def citation_id(doc_id: str) -> str:
     """``doc_id`` as :func:`extract_citations` gives it (NFKC, a non-breaking hyphen as
-    ``-``): an expected id compared with the cited ones is normalized the same way, so
-    ``doc-cafe\u0301`` matches itself, and ``doc‑rag`` (U+2011) is ``doc-rag``."""
+    ``-``, direction marks and zero-width characters dropped): an expected id compared
+    with the cited ones is normalized the same way, so ``doc-cafe\u0301`` matches itself,
+    and ``doc‑rag`` (U+2011) is ``doc-rag``."""
     return unicodedata.normalize("NFKC", doc_id).translate(_AS_HYPHEN)
 
 

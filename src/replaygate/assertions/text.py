@@ -16,6 +16,11 @@ _KEPT = ("<super>", "<sub>")
 """The compatibility forms :func:`fold` keeps: ``10⁶`` is not ``106``, nor ``x₂`` ``x2``."""
 
 
+UNSEEN = DIRECTION_MARKS + "\u061c" + "".join(BIDI_CONTROLS) + ZERO_WIDTH
+"""Characters drawn as nothing that say nothing, dropped before text is compared: the
+direction marks and controls a model's Arabic answer holds around its words (the Arabic
+letter mark U+061C among them), a zero-width space, a word joiner, a byte order mark."""
+
 HYPHENS = {"\u2010": "-", "\u2011": "-"}
 """A hyphen and a non-breaking hyphen, which models write in ``retrieval‑augmented`` or
 ``doc‑rag``: the hyphen-minus."""
@@ -28,9 +33,7 @@ _DRAWN_ALIKE = str.maketrans(
         "\u2019": "'",
         "\u201c": '"',
         "\u201d": '"',
-        # direction marks and controls (a model's Arabic answer holds them around its
-        # words), a zero-width space, a word joiner, a byte order mark: drawn as nothing
-        **dict.fromkeys(DIRECTION_MARKS + "\u061c" + "".join(BIDI_CONTROLS) + ZERO_WIDTH),
+        **dict.fromkeys(UNSEEN),
     }
 )
 """What :func:`fold` drops or writes as ASCII: characters that say what another does, or
