@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from replaygate.assertions import assert_contains, extract_citations, measure_contains
+from replaygate.assertions import (
+    JudgeReplyError,
+    assert_contains,
+    extract_citations,
+    measure_contains,
+)
+from replaygate.assertions.judge_prompt import parse_grade
 from replaygate.evals.cases import citable
 
 
@@ -64,3 +70,18 @@ def test_a_mark_does_not_start_an_id() -> None:
 )
 def test_ids_of_an_answer_in_another_script(text: str) -> None:
     assert extract_citations(text) == ("doc-a", "doc-b")
+
+
+def test_a_grade_line_among_direction_marks_is_read() -> None:
+    assert parse_grade("\u062c\u064a\u062f\n\u200fGRADE: 4\u200f", (1, 5)) == 4
+
+
+@pytest.mark.parametrize("line", ["GRADE: ５", "ＧＲＡＤＥ： 5", "GRADE: ٥"])
+def test_a_grade_in_other_digits_is_named(line: str) -> None:
+    with pytest.raises(JudgeReplyError, match=f"its line '{line}' writes it in other characters"):
+        parse_grade(f"good\n{line}", (1, 5))
+
+
+def test_a_reply_without_a_grade_line_says_only_that() -> None:
+    with pytest.raises(JudgeReplyError, match=r"no 'GRADE: n' line, so nothing was graded"):
+        parse_grade("good\ngrade: 4", (1, 5))

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 from replaygate.assertions.errors import JudgeReplyError
-from replaygate.assertions.text import preview
+from replaygate.assertions.text import UNSEEN, preview
 
 QUOTE = "| "
 GRADE_LINE = re.compile(r"[ \t]*GRADE:[ \t]*([+-]?[0-9]+(?:\.[0-9]+)?)[ \t]*")
 """A grade line; its number in ASCII digits only (``float`` would read ``٥`` as 5)."""
+_NOT_SHOWN = str.maketrans(dict.fromkeys(UNSEEN))
+"""Direction marks and zero-width characters, which a reply in a right-to-left script
+holds around its grade line unseen (``\u200fGRADE: 4``): dropped before it is read."""
 LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 """Every character that ends a line for some reader (``str.splitlines``'s): a text's
 ``\r`` or U+2028 started an unquoted line in a judge that reads it so."""
@@ -62,10 +66,12 @@ def build_prompt(rubric: str, text: str, scale: tuple[int, int]) -> str:
 
 def parse_grade(reply: str, scale: tuple[int, int]) -> float:
     """The last ``GRADE: n`` line of ``reply``; :class:`JudgeReplyError` if none or out of scale."""
-    found = [m[1] for line in reply.splitlines() if (m := GRADE_LINE.fullmatch(line))]
+    lines = reply.translate(_NOT_SHOWN).splitlines()
+    found = [m[1] for line in lines if (m := GRADE_LINE.fullmatch(line))]
     if not found:
         raise JudgeReplyError(
-            f"the judge's reply has no 'GRADE: n' line, so nothing was graded: {preview(reply)}"
+            f"the judge's reply has no 'GRADE: n' line{_other_digits(lines)}, so nothing was "
+            f"graded: {preview(reply)}"
         )
     grade = float(found[-1])
     low, high = scale
@@ -74,6 +80,22 @@ def parse_grade(reply: str, scale: tuple[int, int]) -> float:
             f"the judge's grade {grade:g} is outside the scale {low}..{high}: {preview(reply)}"
         )
     return grade
+
+
+def _other_digits(lines: list[str]) -> str:
+    """What a line that reads as a grade in full-width or another script's digits
+    (``GRADE: ５``, ``ＧＲＡＤＥ: 5``, ``GRADE: ٥``) is not, or nothing when none does."""
+    for line in reversed(lines):
+        ascii_line = "".join(
+            str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None else c
+            for c in unicodedata.normalize("NFKC", line)
+        )
+        if GRADE_LINE.fullmatch(ascii_line):
+            return (
+                f" in ASCII letters and digits: its line {line.strip()!r} writes it in other "
+                "characters, which are not read as a grade (ask for ASCII digits in the rubric)"
+            )
+    return ""
 
 
 def reasoning(reply: str) -> str:
