@@ -14,6 +14,45 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Generic, Literal, TypeVar, get_args
 
+__all__ = [
+    "BlockDroppedWarning",
+    "CanonicalFormError",
+    "CassetteAnsweredError",
+    "CredentialsRefusedError",
+    "FixtureFormatError",
+    "FixtureMismatchError",
+    "KeyTooShortError",
+    "LiveAPIError",
+    "LiveCallNotApproved",
+    "LiveSendFailedWarning",
+    "LocatedError",
+    "MissKind",
+    "MissingExtraError",
+    "MockAnsweredError",
+    "NetworkBlockedError",
+    "NoRuleMatchedError",
+    "NothingRecordedWarning",
+    "ProcessOutsideBlockWarning",
+    "ProxyRefusalError",
+    "RecordingStoppedError",
+    "ReplayErrorCaughtWarning",
+    "ReplaygateError",
+    "ReplaygateWarning",
+    "RequestsMergedWarning",
+    "ResponseLeftOpenWarning",
+    "ScriptExhaustedError",
+    "SecretInFixtureError",
+    "SimulatorRefusalError",
+    "SpendingCapError",
+    "StoreWriteError",
+    "TaskOutlivesBlockWarning",
+    "UnservedRouteError",
+    "UnstorableValueError",
+    "WireFormatError",
+]
+"""The errors and warnings a caller catches or filters, and the kind of a miss: what
+``from replaygate.errors import *`` gives, not the helpers that word them."""
+
 KEPT_ERRORS = 16
 """How many of the replay errors it raised a session or a replay model keeps, for the
 check that none was hidden (each holds its traceback's frames)."""

@@ -1,0 +1,70 @@
+"""Test code written from the docs type-checks under ``mypy --strict`` against the
+package as installed (it ships ``py.typed``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import replaygate.errors
+
+USER_MODULE = """
+from replaygate.errors import *
+from replaygate.http import intercept
+
+
+def timed_out(seconds: float) -> bool:  # a name of the user's own
+    return seconds > 1
+
+
+@intercept("x.jsonl")
+def sync_answer(n: int) -> str:
+    return str(n)
+
+
+@intercept("x.jsonl")
+async def async_answers(n: int) -> list[int]:
+    return [n]
+
+
+async def use() -> str:
+    numbers: list[int] = await async_answers(1)
+    try:
+        return sync_answer(numbers[0])
+    except FixtureMismatchError as err:
+        kind: MissKind = err.kind
+        return kind
+"""
+"""A user's test module: a star import of the errors beside a helper of its own, and
+``intercept`` decorating a function and a coroutine function."""
+
+
+def test_a_star_import_of_the_errors_gives_the_errors_warnings_and_kind_of_a_miss() -> None:
+    # Without __all__ it gave every helper and import of the module (os, sys, Any,
+    # timed_out, located...), shadowing or redefining the importer's own names.
+    names: dict[str, object] = {}
+    exec("from replaygate.errors import *", names)
+    given = set(names) - {"__builtins__"}
+    raised = {
+        name
+        for name, value in vars(replaygate.errors).items()
+        if isinstance(value, type)
+        and issubclass(value, BaseException)
+        and value.__module__ == "replaygate.errors"
+    }
+    assert given == raised | {"MissKind"}
+
+
+@pytest.mark.slow  # mypy reads the package and its imports: seconds of CPU
+def test_a_user_module_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+    from mypy import api
+
+    module = tmp_path / "test_user.py"
+    module.write_text(USER_MODULE, encoding="utf-8")
+    config = tmp_path / "mypy.ini"  # the user's settings, not those of this repository
+    config.write_text("[mypy]\n", encoding="utf-8")
+    cache = str(tmp_path / ".mypy_cache")
+    argv = ["--strict", "--config-file", str(config), "--cache-dir", cache, str(module)]
+    out, err, status = api.run(argv)
+    assert status == 0, out + err
