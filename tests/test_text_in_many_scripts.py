@@ -13,6 +13,8 @@ from replaygate.assertions import (
 )
 from replaygate.assertions.judge_prompt import parse_grade
 from replaygate.evals.cases import citable
+from replaygate.evals.giveups import KEPT, SHOWN, GaveUp
+from replaygate.unicode_forms import cut
 
 
 @pytest.mark.parametrize(
@@ -85,3 +87,30 @@ def test_a_grade_in_other_digits_is_named(line: str) -> None:
 def test_a_reply_without_a_grade_line_says_only_that() -> None:
     with pytest.raises(JudgeReplyError, match=r"no 'GRADE: n' line, so nothing was graded"):
         parse_grade("good\ngrade: 4", (1, 5))
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "start"),
+    [
+        ("cafe\u0301", 4, "caf"),  # the accent stays with its letter
+        ("ab🇩🇪🇫🇷", 3, "ab"),  # a flag is two characters
+        ("ab🇩🇪🇫🇷", 5, "ab🇩🇪"),
+        ("x👨\u200d👩\u200d👧", 3, "x"),  # a family, joined by U+200D
+        ("x👍🏽y", 2, "x"),  # a skin tone
+        ("abc", 2, "ab"),
+        ("abc", 5, "abc"),
+    ],
+)
+def test_a_text_is_cut_between_what_a_reader_sees_apart(text: str, limit: int, start: str) -> None:
+    assert cut(text, limit) == start
+
+
+def test_a_long_answer_is_shown_cut_before_an_accent() -> None:
+    message = measure_contains("a" * 153 + "cafe\u0301" + "b" * 10, ["thé"]).message
+    assert message.endswith("a" * 153 + "caf...'")
+
+
+def test_a_give_up_is_cut_before_an_accent() -> None:
+    error = "GiveUp: " + "a" * (SHOWN - 12) + "cafe\u0301" + "b" * 400
+    assert GaveUp(1, 1, error).words().endswith("caf...")
+    assert GaveUp(1, 1, "a" * (KEPT - 4) + "cafe\u0301 " * 9).to_json()["error"].endswith("caf...")

@@ -7,6 +7,7 @@ import unicodedata
 from typing import Any
 
 from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, ZERO_WIDTH
+from replaygate.unicode_forms import cut
 
 _SPACE = re.compile(r"\s+")
 _PREVIEW = 160
@@ -79,5 +80,6 @@ def require_text(text: Any, what: str) -> str:
 
 
 def preview(text: str) -> str:
-    """``text`` shortened for an error message, repr-quoted."""
-    return repr(text if len(text) <= _PREVIEW else text[: _PREVIEW - 3] + "...")
+    """``text`` shortened for an error message (never within a letter and its accent, nor
+    an emoji sequence), repr-quoted."""
+    return repr(text if len(text) <= _PREVIEW else cut(text, _PREVIEW - 3) + "...")

@@ -17,11 +17,13 @@ from typing import Any
 from replaygate.jsondoc import FieldError
 from replaygate.jsonfields import count, each, known_fields, mapping, text_field, within
 from replaygate.sampling import SampledResult
+from replaygate.unicode_forms import cut
 
 GAVE_UP = "gave_up"
 """The key of a history run's information holding its give-ups."""
 KEPT = 300
-"""Characters of an error the history keeps; a longer one is cut there."""
+"""Characters of an error the history keeps; a longer one is cut there (or before, not to
+cut an accent from its letter or an emoji sequence in two)."""
 SHOWN = 80
 """Characters of an error a case line shows; a longer one is cut there."""
 BREAKING = ("Cc", "Cf", "Zl", "Zp")
@@ -40,7 +42,7 @@ class GaveUp:
         """``gave up 3/3: GiveUp: <its message, cut short>``, on one line: a character
         that would break or garble it (a newline, an escape, a right-to-left override)
         written as its escape."""
-        error = self.error if len(self.error) <= SHOWN else f"{self.error[:SHOWN]}..."
+        error = self.error if len(self.error) <= SHOWN else f"{cut(self.error, SHOWN)}..."
         shown = "".join(
             f"\\u{ord(c):04x}" if unicodedata.category(c) in BREAKING else c for c in error
         )
@@ -48,7 +50,7 @@ class GaveUp:
 
     def to_json(self) -> dict[str, Any]:
         """As a run's information keeps it (the case's samples are the case's)."""
-        error = self.error if len(self.error) <= KEPT else f"{self.error[:KEPT]}..."
+        error = self.error if len(self.error) <= KEPT else f"{cut(self.error, KEPT)}..."
         return {"samples": self.samples, "error": error}
 
 
