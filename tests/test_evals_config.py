@@ -3,7 +3,10 @@ that name the file, the line and the key."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -644,3 +647,20 @@ def test_a_windows_style_path_is_refused_at_its_line(
     path = write(tmp_path, f'[tool.replaygate]\nmodel = "m"\nfixtures = {written}\n')
     with pytest.raises(ConfigError, match=rf"^{path}:3: .*fixtures.*{said}"):
         load_config(path)
+
+
+@pytest.mark.slow
+def test_a_path_named_outside_ascii_is_opened_in_an_ascii_locale(tmp_path: Path) -> None:
+    # under LC_ALL=C the ASCII file system encoding cannot encode 'évals/cases.jsonl' as
+    # TOML gives it: eval ended in a UnicodeEncodeError traceback opening the cases file
+    (tmp_path / "évals").mkdir()
+    (tmp_path / "évals" / "cases.jsonl").write_text("{}\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.replaygate]\ncases = "évals/cases.jsonl"\n', encoding="utf-8"
+    )
+    read = "from replaygate.evals import load_config; print(open(load_config().cases).read())"
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", read], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.stdout == "{}\n\n", done.stderr

@@ -4,6 +4,9 @@ is written as ``--json`` writes it (``caf\\udce9.jsonl``) and read back as the s
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +57,32 @@ def test_a_store_named_in_latin_1_is_logged_and_read_back(pytester: pytest.Pytes
     assert logged.test == "tests/test_latin1_named_store.py::test_replay"
     [file] = (pytester.path / hits.DEFAULT_DIR).glob("*.jsonl")
     assert b'"store":"tests/fixtures/caf\\udce9.jsonl"' in file.read_bytes()
+
+
+ASCII_LOCALE_HITS = """
+import os
+from pathlib import Path
+from replaygate.fixtures import hits
+store = Path(os.fsdecode("évals/x.jsonl".encode()))  # as the file system names it
+store.parent.mkdir()
+store.write_text("{}\\n")
+log = hits.HitLog(Path("hits"), "run-1", root=Path.cwd())
+log.note(store, "abc")
+log.flush()
+[hit] = hits.read_hits(Path("hits"))
+print(b'"store":"\\xc3\\xa9vals/x.jsonl"' in log.file.read_bytes(), open(hit.store).read())
+"""
+
+
+def test_a_store_named_in_utf8_is_logged_as_its_text_and_read_back_in_an_ascii_locale(
+    tmp_path: Path,
+) -> None:
+    # under LC_ALL=C the log held the name's bytes as escapes ("\udcc3\udca9vals"), where a
+    # UTF-8 locale writes évals; a log written so was read as a name the ASCII file system
+    # encoding cannot encode: patrol and prune ended in a UnicodeEncodeError traceback
+    (tmp_path / "hits_in_c.py").write_text(ASCII_LOCALE_HITS, encoding="utf-8")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+    done = subprocess.run(
+        [sys.executable, "hits_in_c.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.stdout == "True {}\n\n", done.stderr

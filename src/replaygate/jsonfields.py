@@ -31,22 +31,6 @@ def _escaped(found: re.Match[str]) -> str:
     return found.group().encode("unicode_escape").decode("ascii")
 
 
-_NAME_BYTES = re.compile("[\udc80-\udcff]+")
-"""Bytes of a file name Python decoded as surrogates (``os.fsdecode``, ``surrogateescape``)."""
-
-
-def _as_utf8(found: re.Match[str]) -> str:
-    """The bytes ``found`` holds as surrogates, read as UTF-8 where they are UTF-8."""
-    return found.group().encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
-
-
-def names_as_utf8(text: str) -> str:
-    """``text`` with the bytes of a file name held as surrogates read as UTF-8 where they
-    are (``\\udcc3\\udcbc`` as ``ü``): a name an ASCII locale (``LC_ALL=C``) decodes byte by
-    byte reads as a UTF-8 locale reads it; a byte that is not UTF-8 stays a surrogate."""
-    return _NAME_BYTES.sub(_as_utf8, text)
-
-
 def escape_surrogates(text: str) -> str:
     """``text`` with each half of a surrogate pair written as its escape ``\\ud800``."""
     return _SURROGATE.sub(_escaped, text)

@@ -29,7 +29,7 @@ from replaygate.evals.table import text_table
 from replaygate.fixtures.hits import DEFAULT_DIR, is_log_file
 from replaygate.fixtures.store import LOCK_NAME
 from replaygate.fixtures.store.side_files import is_side_file
-from replaygate.jsonfields import names_as_utf8
+from replaygate.locale_names import names_as_utf8
 from replaygate.pytest_plugin.rootdirs import config_below
 
 FIXTURES_CLASS = "fixtures"

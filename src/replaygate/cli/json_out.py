@@ -14,7 +14,8 @@ from typing import Any
 
 import click
 
-from replaygate.jsonfields import escape_surrogates, names_as_utf8
+from replaygate.jsonfields import escape_surrogates
+from replaygate.locale_names import names_as_utf8
 
 
 def json_text(document: Any, *, sort_keys: bool = False) -> str:

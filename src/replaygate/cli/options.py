@@ -19,7 +19,8 @@ from replaygate.described import describe
 from replaygate.digits import a_decimal
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
-from replaygate.jsonfields import escape_surrogates, lone_surrogate, names_as_utf8
+from replaygate.jsonfields import escape_surrogates, lone_surrogate
+from replaygate.locale_names import names_as_utf8
 from replaygate.regular import unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 

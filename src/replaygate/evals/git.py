@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from replaygate.evals.errors import EvalError
+from replaygate.locale_names import on_disk
 
 
 class GitError(EvalError):
@@ -86,14 +87,7 @@ def is_dirty(cwd: Path) -> bool:
 def repo_root(cwd: Path) -> Path:
     """The top directory of the repository holding ``cwd``, its name read as the file
     system names it (an ASCII locale's too, where a UTF-8 name is not the file's)."""
-    return Path(_on_disk(git(["rev-parse", "--show-toplevel"], cwd).strip()))
-
-
-def _on_disk(name: str) -> str:
-    """A file name git printed (read as UTF-8) as the file system names it: the same in
-    a UTF-8 locale; the surrogates of its bytes in an ASCII one (``LC_ALL=C``), which
-    can open it where a name of letters outside ASCII cannot be encoded."""
-    return os.fsdecode(name.encode("utf-8", "surrogateescape"))
+    return Path(on_disk(git(["rev-parse", "--show-toplevel"], cwd).strip()))
 
 
 def merge_base(rev: str, cwd: Path) -> str:
@@ -117,7 +111,7 @@ def _names(args: list[str], cwd: Path) -> list[str]:
     """The paths a git command lists with ``-z``: as they are, never quoted (a name with
     non-ASCII letters, a quote or a newline is not mangled)."""
     command, *rest = args
-    return [_on_disk(name) for name in git([command, "-z", *rest], cwd).split("\0") if name]
+    return [on_disk(name) for name in git([command, "-z", *rest], cwd).split("\0") if name]
 
 
 def changed_files(base: str, cwd: Path) -> list[Path]:

@@ -15,6 +15,7 @@ from typing import Any
 from replaygate.config import TomlFileError, described, line_of, meant_key, read_toml
 from replaygate.errors import has_control, located
 from replaygate.evals.errors import ConfigError
+from replaygate.locale_names import on_disk
 from replaygate.regular import backslashed, unexpanded_tilde
 
 
@@ -114,7 +115,9 @@ class TableReader:
         """A file or folder name: a string (with ``nonempty``, one that is not blank) that
         holds no NUL character (no file system takes one: the first use of the path would
         fail naming neither the file nor the key) and does not start with a ``~`` a shell
-        would have made a home folder (:func:`~replaygate.regular.unexpanded_tilde`)."""
+        would have made a home folder (:func:`~replaygate.regular.unexpanded_tilde`), as
+        the file system names it (:func:`~replaygate.locale_names.on_disk`: an ASCII locale
+        opens ``évals/cases.jsonl`` too)."""
         value = self.string(key, nonempty=nonempty)
         if value is None:
             return None
@@ -124,7 +127,7 @@ class TableReader:
         problem = _escaped(value) or backslashed(value) or unexpanded_tilde(value, folder)
         if problem is not None:
             raise self.error(key, problem)
-        return value
+        return on_disk(value)
 
     def integer(
         self, key: str, default: int, *, minimum: int = 0, maximum: int | None = None

@@ -6,7 +6,7 @@ import re
 
 from replaygate.evals.giveups import GaveUp
 from replaygate.evals.reference import CaseSummary
-from replaygate.jsonfields import names_as_utf8
+from replaygate.locale_names import names_as_utf8
 from replaygate.reasons import DIRECTION_MARKS, ZERO_WIDTH
 from replaygate.report.evidence import plural
 from replaygate.sampling import AssertionStats
