@@ -39,6 +39,18 @@ async def use() -> str:
 """A user's test module: a star import of the errors beside a helper of its own, and
 ``intercept`` decorating a function and a coroutine function."""
 
+TYPOS = """
+import replaygate.evals
+from replaygate import ReplayModle
+from replaygate.http import intercpet
+from replaygate.assertions import Problem, assert_contain
+from replaygate.evals import Recording
+
+replaygate.evals.run_evl
+"""
+"""Names misspelt: each an error to mypy, where a package's lazy ``__getattr__`` made it
+``Any``; the old name of a renamed class (``Problem``, ``Recording``) still type-checks."""
+
 
 def test_a_star_import_of_the_errors_gives_the_errors_warnings_and_kind_of_a_miss() -> None:
     # Without __all__ it gave every helper and import of the module (os, sys, Any,
@@ -57,14 +69,28 @@ def test_a_star_import_of_the_errors_gives_the_errors_warnings_and_kind_of_a_mis
 
 
 @pytest.mark.slow  # mypy reads the package and its imports: seconds of CPU
-def test_a_user_module_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+def test_a_user_module_type_checks_under_mypy_strict_and_a_misspelt_name_does_not(
+    tmp_path: Path,
+) -> None:
     from mypy import api
 
     module = tmp_path / "test_user.py"
     module.write_text(USER_MODULE, encoding="utf-8")
+    typos = tmp_path / "typos.py"
+    typos.write_text(TYPOS, encoding="utf-8")
     config = tmp_path / "mypy.ini"  # the user's settings, not those of this repository
     config.write_text("[mypy]\n", encoding="utf-8")
     cache = str(tmp_path / ".mypy_cache")
-    argv = ["--strict", "--config-file", str(config), "--cache-dir", cache, str(module)]
-    out, err, status = api.run(argv)
-    assert status == 0, out + err
+    argv = ["--strict", "--config-file", str(config), "--cache-dir", cache]
+    out, err, _ = api.run([*argv, str(module), str(typos)])
+    errors = [line.split(": ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert errors == [
+        'error: Module "replaygate" has no attribute "ReplayModle"; maybe "ReplayModel"?  '
+        "[attr-defined]",
+        'error: Module "replaygate.http" has no attribute "intercpet"; maybe "intercept"?  '
+        "[attr-defined]",
+        'error: Module "replaygate.assertions" has no attribute "assert_contain"; maybe '
+        '"assert_contains"?  [attr-defined]',
+        'error: Module has no attribute "run_evl"; maybe "run_eval"?  [attr-defined]',
+    ], out + err
+    assert all(str(typos) in line for line in out.splitlines() if ": error: " in line), out

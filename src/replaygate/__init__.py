@@ -122,4 +122,5 @@ __all__ = [
     "to_openai_response",
 ]
 
-__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, subpackages=True)
+if not TYPE_CHECKING:  # to a type checker, a name not declared above is an error
+    __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, subpackages=True)

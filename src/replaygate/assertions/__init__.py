@@ -54,6 +54,8 @@ if TYPE_CHECKING:
         measure_structure,
     )
 
+    Problem = StructureProblem  # its old name, kept for a release
+
 _EXPORTS = {
     "assert_contains": "replaygate.assertions.contains",
     "assert_json": "replaygate.assertions.structure",
@@ -127,4 +129,5 @@ __all__ = [
     "vendor_family",
 ]
 
-__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, renamed={"Problem": "StructureProblem"})
+if not TYPE_CHECKING:  # to a type checker, a name not declared above is an error
+    __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, renamed={"Problem": "StructureProblem"})

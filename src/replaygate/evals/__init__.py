@@ -58,6 +58,8 @@ if TYPE_CHECKING:
         with_shipped,
     )
     from replaygate.evals.recording import RecordPlan, RecordRecipe
+
+    Recording = RecordPlan  # its old name, kept for a release
     from replaygate.evals.reference import CaseSummary, Reference, load_reference
     from replaygate.evals.results import CaseResult, EvalResults, load_eval_results
     from replaygate.evals.runner import run_eval
@@ -177,4 +179,5 @@ __all__ = [
     "with_shipped",
 ]
 
-__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, renamed={"Recording": "RecordPlan"})
+if not TYPE_CHECKING:  # to a type checker, a name not declared above is an error
+    __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, renamed={"Recording": "RecordPlan"})

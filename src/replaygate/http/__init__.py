@@ -93,7 +93,8 @@ _BOUND: dict[str, tuple[str, str]] = {
 _exported, _names = lazy_names(__name__, _EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def _attribute(name: str) -> Any:
+    """The public name ``name``, imported on first use (an adapter, of its library)."""
     bound = _BOUND.get(name)
     if bound is None:
         return _exported(name)
@@ -108,6 +109,10 @@ def __getattr__(name: str) -> Any:
     value = getattr(binding(bound[0]), bound[1])
     globals()[name] = value
     return value
+
+
+if not TYPE_CHECKING:  # to a type checker, a name not declared above is an error
+    __getattr__ = _attribute
 
 
 def __dir__() -> list[str]:

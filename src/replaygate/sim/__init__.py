@@ -73,4 +73,5 @@ __all__ = [
     "openai_chunks",
 ]
 
-__getattr__, __dir__ = lazy_names(__name__, _EXPORTS)
+if not TYPE_CHECKING:  # to a type checker, a name not declared above is an error
+    __getattr__, __dir__ = lazy_names(__name__, _EXPORTS)
