@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +95,38 @@ def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_written_as_its_text() -> 
 
     held = os.fsencode("ü").decode("ascii", "surrogateescape") + os.fsdecode(NAME)
     assert json_text({"file": held}) == '{\n  "file": "ücaf\\udce9.jsonl"\n}'
+
+
+def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_named_in_results_as_its_text(
+    tmp_path: Path,
+) -> None:
+    # under LC_ALL=C a results file and a baseline named the store "\udcc3\udca9vals/fx.jsonl",
+    # where a UTF-8 locale names it "évals/fx.jsonl": two machines' shards differed
+    from replaygate.evals.results import project_path
+
+    held = os.fsencode("évals/").decode("ascii", "surrogateescape") + os.fsdecode(NAME)
+    assert project_path(f"{tmp_path}/{held}", tmp_path) == "évals/caf\udce9.jsonl"
+
+
+BASELINE_STORE_IN_C = """
+import json
+from pathlib import Path
+from replaygate.cli.hygiene_cmds import _baseline_fixtures
+Path("b.json").write_text(json.dumps({"source": {"fixtures": "évals/fx.jsonl"}}))
+store = Path(*_baseline_fixtures(Path("b.json"), ""))
+store.parent.mkdir()
+store.write_text("{}")
+print(open("évals/fx.jsonl".encode()).read())
+"""
+
+
+@pytest.mark.slow
+def test_a_store_a_baseline_names_in_utf8_is_opened_in_an_ascii_locale(tmp_path: Path) -> None:
+    # patrol and prune read a baseline's source.fixtures to tell the eval's stores: under
+    # LC_ALL=C the name ended them in a UnicodeEncodeError traceback
+    (tmp_path / "read_in_c.py").write_text(BASELINE_STORE_IN_C, encoding="utf-8")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+    done = subprocess.run(
+        [sys.executable, "read_in_c.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.stdout == "{}\n", done.stderr

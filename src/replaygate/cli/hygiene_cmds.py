@@ -60,6 +60,7 @@ from replaygate.hygiene.prune import LINKED, candidates, delete
 from replaygate.hygiene.refs import holds_code
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.usage import project_folder
+from replaygate.locale_names import on_disk
 from replaygate.outputs import write_text
 from replaygate.seed import SIMULATOR_SEED
 from replaygate.sim.behavior_option import behavior_option
@@ -489,7 +490,8 @@ def _eval_stores(path: Path, runs: int, then: str = "; nothing deleted") -> list
 
 
 def _baseline_fixtures(baseline: Path, then: str) -> list[str]:
-    """The store the run a baseline was made of played (its ``source.fixtures``)."""
+    """The store the run a baseline was made of played (its ``source.fixtures``), as the
+    file system names it (:func:`~replaygate.locale_names.on_disk`)."""
     from replaygate.evals.results import read_json
 
     try:
@@ -498,11 +500,12 @@ def _baseline_fixtures(baseline: Path, then: str) -> list[str]:
         raise HygieneError(f"{err}{_READ_TO_TELL}{then}") from None
     source = document.get("source") if isinstance(document, dict) else None
     name = source.get("fixtures") if isinstance(source, dict) else None
-    return [name] if _file_name(name) else []
+    return [on_disk(name)] if _file_name(name) else []
 
 
 def _history_fixtures(history: Path, runs: int, then: str) -> list[str]:
-    """The stores the last ``runs`` runs of a history played (each one's ``info.fixtures``)."""
+    """The stores the last ``runs`` runs of a history played (each one's ``info.fixtures``),
+    as the file system names them."""
     from replaygate.evals.history import History
 
     try:  # a damaged run is an error too: the store it names would be offered
@@ -511,7 +514,7 @@ def _history_fixtures(history: Path, runs: int, then: str) -> list[str]:
     except ReplaygateError as err:
         raise HygieneError(f"{err}{_READ_TO_TELL}{then}") from None
     names = (run.info.get("fixtures") for run in played)
-    return list(dict.fromkeys(n for n in names if _file_name(n)))
+    return list(dict.fromkeys(on_disk(n) for n in names if _file_name(n)))
 
 
 def _file_name(name: object) -> TypeGuard[str]:

@@ -33,6 +33,7 @@ from replaygate.evals.metrics import (
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
 from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
+from replaygate.locale_names import names_as_utf8
 from replaygate.regular import not_regular, unreadable
 
 When = Literal["every-commit", "pull-request", "merge-to-main"]
@@ -337,7 +338,7 @@ def _prices(top: TableReader, root: Path) -> PriceTable:
         if not target.is_file():
             raise reader.error("file", _not_a_price_file(target))
         # named from the project folder, as results keep it: alike in every checkout
-        return replace(load_price_file(target), source=Path(named).as_posix())
+        return replace(load_price_file(target), source=names_as_utf8(Path(named).as_posix()))
     return read_prices(reader, f"{Path(reader.file).name} [{reader.section}]")
 
 

@@ -50,6 +50,7 @@ from replaygate.jsonfields import (
     time_field,
     within,
 )
+from replaygate.locale_names import names_as_utf8
 from replaygate.outputs import write_text
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import (
@@ -467,15 +468,16 @@ def project_path(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> 
     it, so results and baselines name it alike on every machine and checkout (the shards
     of one run checked out at two paths merge); else its absolute path. A link is
     followed only where the path is not under ``root`` as written (a link loop is left
-    to the reader of the file to name)."""
+    to the reader of the file to name). A name in UTF-8 is its text in every locale
+    (:func:`~replaygate.locale_names.names_as_utf8`; an ASCII one holds its bytes)."""
     absolute = Path(os.path.abspath(path))
     top = Path(os.path.abspath(root))
     if absolute.is_relative_to(top):
-        return absolute.relative_to(top).as_posix()
+        return names_as_utf8(absolute.relative_to(top).as_posix())
     real, real_top = Path(os.path.realpath(absolute)), Path(os.path.realpath(top))
     if real.is_relative_to(real_top):
-        return real.relative_to(real_top).as_posix()
-    return str(absolute)
+        return names_as_utf8(real.relative_to(real_top).as_posix())
+    return names_as_utf8(str(absolute))
 
 
 def case_ids(results: Sequence[CaseResult]) -> list[str]:
