@@ -13,6 +13,7 @@ import sys
 import threading
 import unittest
 import warnings
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -254,6 +255,26 @@ def test_a_decorated_coroutine_function_runs_inside_its_block(tmp_path: Path) ->
     block = intercept(tmp_path / "none.jsonl")
     with block, pytest.raises(RuntimeError, match="entered already"), block:
         pass  # one object, one block at a time: a second would close the first's
+
+
+def test_a_decorated_generator_function_runs_inside_its_block(tmp_path: Path) -> None:
+    # @intercept(store) on a generator function (a pytest yield fixture) left the block as
+    # the generator was made: its body ran outside it, its request sent to the network
+    @intercept(tmp_path / "none.jsonl")
+    def ask() -> Iterator[str]:
+        yield "ready"
+        with httpx2.Client() as client:
+            client.get("https://api.example.invalid/v1/models")
+
+    asking = ask()
+    assert inspect.isgeneratorfunction(ask) and next(asking) == "ready"
+    with pytest.raises(FixtureMismatchError):
+        next(asking)
+    with pytest.raises(TypeError, match=r"<locals>\.agen, an async generator function"):
+
+        @intercept(tmp_path / "none.jsonl")
+        async def agen() -> AsyncIterator[int]:
+            yield 1
 
 
 def upload_traces() -> None:

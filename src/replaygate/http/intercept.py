@@ -26,7 +26,7 @@ import inspect
 import linecache
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from contextvars import Context
 from dataclasses import dataclass
@@ -411,7 +411,23 @@ class InterceptBlock(HeldBlock[Exchange]):
         super().__init__(make, "intercept(store)", AFTER_INTERCEPT)
 
     def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
-        """``func`` run inside a block of its own at each call."""
+        """``func`` run inside a block of its own at each call; a generator function's
+        block lasts while the generator runs (a pytest yield fixture's, until its teardown
+        ends). An async generator function is refused: its body would run outside."""
+        if inspect.isasyncgenfunction(func):
+            raise TypeError(
+                f"intercept() cannot decorate {func.__qualname__}, an async generator "
+                "function: its body runs after the call returns, outside the block; enter "
+                "`with intercept(...)` inside it instead"
+            )
+        if inspect.isgeneratorfunction(func):
+
+            @functools.wraps(func)
+            def inner_gen(*args: P.args, **kwargs: P.kwargs) -> Generator[Any, Any, Any]:
+                with self._make():
+                    return (yield from func(*args, **kwargs))
+
+            return cast(Callable[P, R], inner_gen)
         if inspect.iscoroutinefunction(func):
 
             @functools.wraps(func)
