@@ -79,3 +79,26 @@ def test_a_wrong_argument_on_the_module_mark_is_named(pytester: pytest.Pytester)
     result = pytester.runpytest("-p", "no:recording")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*match_host must be True or False*"])
+
+
+def test_a_store_named_outside_ascii_is_replayed_in_an_ascii_locale(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # under LC_ALL=C the ASCII file system encoding cannot encode "shared é.jsonl" as the
+    # test's code gives it: the test errored in a UnicodeEncodeError at its setup
+    record_echoes(pytester.path / "tests/fixtures/shared é.jsonl", ["again"])
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.replaygate(fixtures="shared é.jsonl")
+        def test_shared(anthropic_client):
+            reply = anthropic_client().messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "again"}]
+            )
+            assert reply.content[0].text == "echo: again"
+        """
+    )
+    for name, value in {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}.items():
+        monkeypatch.setenv(name, value)
+    pytester.runpytest_subprocess("-p", "no:recording").assert_outcomes(passed=1)

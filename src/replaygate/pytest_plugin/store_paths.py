@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.locale_names import on_disk
 from replaygate.pytest_plugin.options import stores_dir
 from replaygate.pytest_plugin.repeats import unrepeated
 from replaygate.pytest_plugin.store_names import (
@@ -97,8 +98,10 @@ def _doctest_name(node: pytest.Item) -> str | None:
 
 
 def chosen_store(config: pytest.Config, chosen: Any) -> Path:
-    """The store a marker's ``fixtures`` names."""
-    return fixtures_dir(config) / Path(os.fspath(chosen))
+    """The store a marker's ``fixtures`` names, as the file system names it: the same
+    file in every locale (:func:`~replaygate.locale_names.on_disk`; an ASCII one,
+    ``LC_ALL=C``, cannot encode ``"shared é.jsonl"`` as the test's code gives it)."""
+    return fixtures_dir(config) / on_disk(os.fspath(chosen))
 
 
 def chosen_problem(config: pytest.Config, chosen: Any) -> str | None:
