@@ -8,12 +8,16 @@ whole working tree as one store.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from echo_recording import record_echoes
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client, intercept
 from replaygate.models.fakes import ScriptedModel
@@ -74,3 +78,24 @@ def test_a_store_path_led_by_a_home_python_does_not_expand_is_refused(
     assert list(tmp_path.iterdir()) == []
     (tmp_path / "~").mkdir()  # a folder really named so is taken
     assert len(FixtureStore.open("~/rc.jsonl")) == 0
+
+
+OPENED_IN_C = """
+from replaygate.fixtures.store import FixtureStore
+from replaygate.http import intercept
+with intercept("café.jsonl") as exchange:
+    print(len(exchange.store), len(FixtureStore.open("café.jsonl")))
+"""
+
+
+@pytest.mark.slow
+def test_a_store_named_outside_ascii_in_python_opens_in_an_ascii_locale(tmp_path: Path) -> None:
+    # under LC_ALL=C the ASCII file system encoding cannot encode "café.jsonl" as the
+    # code gives it: intercept() ended in a UnicodeEncodeError
+    record_echoes(tmp_path / "café.jsonl", ["hello"])
+    (tmp_path / "open_in_c.py").write_text(OPENED_IN_C, encoding="utf-8")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+    done = subprocess.run(
+        [sys.executable, "open_in_c.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.stdout == "1 1\n", done.stderr
