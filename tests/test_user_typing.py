@@ -10,8 +10,21 @@ import pytest
 import replaygate.errors
 
 USER_MODULE = """
+from typing import assert_type
+
+from replaygate.assertions import assert_json
 from replaygate.errors import *
 from replaygate.http import intercept
+
+
+class Report:  # a pydantic model at run time; a plain class spares mypy reading pydantic
+    citations: list[str]
+
+
+def cited(text: str) -> list[str]:
+    report = assert_json(text, Report)
+    assert_type(report, Report)
+    return report.citations
 
 
 def timed_out(seconds: float) -> bool:  # a name of the user's own
@@ -36,8 +49,9 @@ async def use() -> str:
         kind: MissKind = err.kind
         return kind
 """
-"""A user's test module: a star import of the errors beside a helper of its own, and
-``intercept`` decorating a function and a coroutine function."""
+"""A user's test module: ``assert_json`` given a pydantic model, a star import of the
+errors beside a helper of its own, and ``intercept`` decorating a function and a
+coroutine function."""
 
 TYPOS = """
 import replaygate.evals

@@ -12,7 +12,7 @@ import math
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from replaygate import json_schema, json_where, jsondoc, strict_json
 from replaygate.assertions.text import fold
@@ -21,6 +21,8 @@ from replaygate.unicode_forms import told
 
 Schema = Mapping[str, Any] | type
 """A JSON Schema (a mapping) or a pydantic model class."""
+ModelT = TypeVar("ModelT")
+"""A pydantic model class given as the schema: the value asserted is an instance of it."""
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,10 @@ def measure_structure(payload: Any, schema: Schema) -> StructureResult:
     return StructureResult(tuple(_problems(found)), None if found else value)
 
 
+@overload
+def assert_structure(payload: Any, schema: type[ModelT]) -> ModelT: ...
+@overload
+def assert_structure(payload: Any, schema: Schema) -> Any: ...
 def assert_structure(payload: Any, schema: Schema) -> Any:
     """Raise :class:`AssertionError` listing every failing path; return the validated value.
 
@@ -307,6 +313,10 @@ def _json_path(field: str) -> str:
     return f"${field}" if field.startswith("[") else f"$.{field}"
 
 
+@overload
+def assert_json(text: str | bytes, schema: type[ModelT]) -> ModelT: ...
+@overload
+def assert_json(text: str | bytes, schema: Schema) -> Any: ...
 def assert_json(text: str | bytes, schema: Schema) -> Any:
     """Parse ``text`` as JSON, then :func:`assert_structure` it (a schema that is none is
     refused first, whatever the text: :func:`checked_schema`)."""
