@@ -56,8 +56,8 @@ test-frameworks: $(STAMP)
 	$(BIN)/python -m tests_frameworks.matrix
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests tests_newcomer bench
-	$(BIN)/ruff format --check src tests tests_newcomer bench
+	$(BIN)/ruff check src tests tests_newcomer tests_typing bench
+	$(BIN)/ruff format --check src tests tests_newcomer tests_typing bench
 	$(BIN)/mypy
 
 # Every benchmark in its quick form (about 15 minutes); each script's docstring gives
