@@ -110,25 +110,13 @@ def _pending(value: Any) -> list[bytes] | None:
     layer (``request.body.messages``), so each turn is searched once, not again with
     every later request that resends it.
     """
-    parts: list[Any]
+    parts: list[Any] = []
     if not isinstance(value, dict):
-        parts = [[["", value]]]
-    elif _flags_a_name(value, top=True):
-        return None
+        parts.append([["", value]])
     else:
-        parts, rest, names = [], [], []
-        for key, child in value.items():
-            if isinstance(child, dict):
-                names.append(key)
-                if not _cut_object(child, _CUT_LEVELS - 1, parts, names):
-                    return None
-            elif isinstance(child, list):
-                names.append(key)
-                _add_list(parts, child)
-            else:
-                rest.append([key, child])
-        if rest:
-            parts.append(rest)
+        names: list[Any] = []
+        if not _cut_object(value, _CUT_LEVELS, parts, names, top=True):
+            return None
         if names:
             parts.append(names)
     clean, before = _clean, _clean_before
@@ -148,11 +136,13 @@ def _pending(value: Any) -> list[bytes] | None:
     return pending
 
 
-def _cut_object(mapping: dict[Any, Any], levels: int, parts: list[Any], names: list[Any]) -> bool:
+def _cut_object(
+    mapping: dict[Any, Any], levels: int, parts: list[Any], names: list[Any], *, top: bool = False
+) -> bool:
     """Add the parts of ``mapping`` to ``parts``, its objects cut ``levels`` levels further
     down, the names of the containers cut off to ``names``; False when a field name flags
-    it (:func:`_flags_a_name`)."""
-    if _flags_a_name(mapping, top=False):
+    it (:func:`_flags_a_name`; ``top``: ``mapping`` is the whole value)."""
+    if _flags_a_name(mapping, top=top):
         return False
     pairs = []
     for name, item in mapping.items():
