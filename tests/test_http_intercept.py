@@ -277,6 +277,24 @@ def test_a_decorated_generator_function_runs_inside_its_block(tmp_path: Path) ->
             yield 1
 
 
+def test_a_decorated_generator_function_warns_of_a_caught_miss_at_its_decorator(
+    tmp_path: Path,
+) -> None:
+    # its block's warning named the line of the code driving the generator, not its own
+    @intercept(tmp_path / "none.jsonl")  # GENERATOR
+    def answers() -> Iterator[str]:
+        yield with_fallback(None)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)
+        assert list(answers()) == ["fallback answer"]
+    (warning,) = caught
+    assert warning.category is ReplayErrorCaughtWarning and warning.filename == __file__
+    source = Path(__file__).read_text(encoding="utf-8").splitlines()
+    assert source[warning.lineno - 1].endswith("# GENERATOR")
+
+
 def upload_traces() -> None:
     """An exporter that uploads spans and swallows its failure (the OpenAI Agents SDK's)."""
     with contextlib.suppress(Exception), httpx2.Client() as client:

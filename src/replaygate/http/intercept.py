@@ -192,7 +192,7 @@ def _decorated(frame: FrameType) -> FunctionType | None:
     context manager decorates (``ContextDecorator``'s ``inner``, or
     :class:`InterceptBlock`'s), or None."""
     code = frame.f_code
-    if code.co_name not in ("inner", "inner_sync") or code.co_filename not in (
+    if code.co_name not in ("inner", "inner_sync", "inner_gen") or code.co_filename not in (
         contextlib.__file__,
         __file__,
     ):
