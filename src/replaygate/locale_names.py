@@ -34,5 +34,6 @@ def on_disk(name: str) -> str:
     """A file name read as UTF-8 text (from a TOML file, git's output) as the file system
     names it: the same in a UTF-8 locale; the surrogates of its bytes in an ASCII one
     (``LC_ALL=C``), which can open it where a name of letters outside ASCII cannot be
-    encoded. The inverse of :func:`names_as_utf8`."""
-    return os.fsdecode(name.encode("utf-8", "surrogateescape"))
+    encoded. The inverse of :func:`names_as_utf8`. An ASCII name is the same in every
+    locale, as it is given (the hits log's names, read a line at a time, mostly are)."""
+    return name if name.isascii() else os.fsdecode(name.encode("utf-8", "surrogateescape"))
