@@ -100,8 +100,18 @@ EMPTY = "*--replaygate-dir is empty: name the folder of the fixture stores*"
         ((), "/dev/null", "*--replaygate-dir: /dev/null is a device, where a folder is expected"),
         ((), "loop/sub", "*loop/sub is under *loop, which is a symlink loop, where a folder is*"),
         ((), "gone", "*--replaygate-dir: *gone is a symlink to 'nowhere', which does not exist*"),
+        (RECORD, "tests\\fixtures", "*--replaygate-dir: *separates folders with a backslash*"),
     ],
-    ids=["empty", "empty, recording", "blank", "a file", "a device", "a loop", "a dangling link"],
+    ids=[
+        "empty",
+        "empty, recording",
+        "blank",
+        "a file",
+        "a device",
+        "a loop",
+        "a dangling link",
+        "a backslash, recording",
+    ],
 )
 def test_a_fixtures_folder_that_is_none_is_a_usage_error(
     pytester: pytest.Pytester, mode: tuple[str, ...], folder: str, message: str

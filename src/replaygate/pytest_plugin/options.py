@@ -22,7 +22,7 @@ import pytest
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
 from replaygate.pytest_plugin.store_names import DEFAULT_DIR
-from replaygate.regular import not_a_folder
+from replaygate.regular import backslashed, not_a_folder
 from replaygate.seed import SIMULATOR_SEED
 
 MODE = "replaygate_record_mode"
@@ -316,7 +316,8 @@ def check_fixtures_dir(config: pytest.Config) -> None:
     """Refuse a ``--replaygate-dir`` that names no folder: an empty one (which would be
     the rootdir itself), a relative one found only under the folder pytest runs from
     (it is taken from the rootdir; the default is not refused so: a folder of that name
-    where pytest runs may hold anything, and the run may use no store), or, replaying,
+    where pytest runs may hold anything, and the run may use no store), one whose folders
+    a backslash separates where only Windows reads it so, or, replaying,
     one naming a file, a FIFO, a device, a symlink loop or a symlink to nothing, or a
     path under one (each test would fail saying its store is missing and should be
     recorded; a recording test refuses it itself, naming its store, before anything is
@@ -327,8 +328,11 @@ def check_fixtures_dir(config: pytest.Config) -> None:
             "--replaygate-dir is empty: name the folder of the fixture stores "
             f"(default {DEFAULT_DIR}, under the rootdir)"
         )
-    refuse_unexpanded_tilde("--replaygate-dir", given, Path(config.rootpath))
     root = Path(config.rootpath)
+    refuse_unexpanded_tilde("--replaygate-dir", given, root)
+    slashed = backslashed(given) if os.sep == "/" and not os.path.lexists(root / given) else None
+    if slashed is not None:  # addopts a Windows checkout wrote: a new folder named so here
+        raise pytest.UsageError(f"--replaygate-dir: {slashed}")
     if config.getoption("replaygate_dir", None) is not None:
         _refuse_folder_meant_from_here(given, root, Path(config.invocation_params.dir))
     if config.getoption(MODE, "replay") != "replay":
