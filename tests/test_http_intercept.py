@@ -591,6 +591,33 @@ def test_a_block_whose_tasks_ended_inside_it_gives_no_such_warning(tmp_path: Pat
         asyncio.run(run())
 
 
+def test_a_task_outliving_its_block_is_not_answered_by_a_later_block(tmp_path: Path) -> None:
+    """A task one test's block started sent after that block ended, inside the next
+    test's block (pytest-asyncio's module loop): it was answered from, and recorded into,
+    the next test's store. Now no block answers it, and its refusal says why."""
+
+    async def run() -> tuple[str, int]:
+        go = asyncio.Event()
+
+        async def late() -> None:
+            await go.wait()
+            async with httpx2.AsyncClient(verify=False) as client:  # no TLS context to load
+                await client.post("http://api.anthropic.com/v1/messages", json={"n": 1})
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TaskOutlivesBlockWarning)
+            with intercept(tmp_path / "a.jsonl"):
+                task = asyncio.create_task(late())
+        with intercept(tmp_path / "b.jsonl") as later, pytest.raises(httpx2.ConnectError) as err:
+            go.set()
+            await task
+        return str(err.value), len(later.raised)
+
+    refused, missed = asyncio.run(run())
+    assert missed == 0
+    assert "made by a task started inside an intercept() block (or a pytest" in refused
+
+
 def test_a_task_another_block_started_is_not_warned_of_by_this_one(tmp_path: Path) -> None:
     """Two blocks open at once in two tasks: the one ending first warned of a task the
     other started, and awaited, inside its own block."""

@@ -134,6 +134,15 @@ NOT_INTERCEPTED = (
     "through with block_network(allow=[...])."
 )
 
+OUTLIVED_BLOCK = (
+    "this send was made by a task started inside an intercept() block (or a pytest test's "
+    "intercept) that has ended, so no block answers it, not even one open now: its "
+    "requests are not the later block's to answer or record. Await or cancel the task "
+    "before its block ends (a task a test starts, before the test returns: a module- or "
+    "session-scoped event loop keeps it running into the next tests)."
+)
+"""The remedy of a refusal of a task that outlived the blocks it was started in."""
+
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     (
         "dspy._vendor.lm15",
@@ -404,15 +413,17 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
         f"{what} {refusal.target} refused (from {refusal.caller}): {why}{remedy}"
         f"{own_transport_remedy(refusal.caller)}"
     )
-    error.unintercepted = remedy is NOT_INTERCEPTED
+    error.unintercepted = remedy is NOT_INTERCEPTED or remedy is OUTLIVED_BLOCK
     raise error
 
 
 def _how_to_fix() -> str:
-    """The remedies for a refusal: those of a connection no intercepted client made while
-    an ``intercept()`` block answers, else those the innermost block was given, else
-    every remedy (:data:`HOW_TO_FIX`)."""
+    """The remedies for a refusal: those of a task that outlived its ``intercept()``
+    block, or of a connection no intercepted client made while a block answers, else
+    those the innermost block was given, else every remedy (:data:`HOW_TO_FIX`)."""
     active = sys.modules.get("replaygate.http.active")  # not imported: no block is open
+    if active is not None and active.outlived():
+        return OUTLIVED_BLOCK
     if active is not None and active.only_answering():
         return NOT_INTERCEPTED
     given = [level.remedy for level in _levels if level.remedy is not None]

@@ -6,7 +6,8 @@ send. A block answers the sends made in its own context (its thread, its asyncio
 and the tasks started inside it): two blocks open at once in two tasks or threads
 answer each their own sends from their own store. A send made where no block was
 entered (a thread of a pool started elsewhere, which begins with an empty context) is
-answered by the block entered last in the process. While an intercepted send goes live
+answered by the block entered last in the process; one made in a task that outlived the
+block it was started in is answered by none. While an intercepted send goes live
 (:func:`live_call`), the sends it makes underneath are not intercepted again: a client
 whose transport is built on another intercepted library (an ``httpx`` client over an
 ``aiohttp`` transport, as LiteLLM's) is recorded once, where it was first seen, and
@@ -35,15 +36,27 @@ _live_sends = 0
 
 
 def answering() -> Exchange | None:
-    """The session answering a send made here and now, or None (not intercepted)."""
+    """The session answering a send made here and now, or None (not intercepted). A
+    send made where blocks were entered that have all ended (a task that outlived the
+    block it was started in, as a session-wide event loop lets one outlive its test) is
+    none of another block's: answered by the block open now, it would be recorded into
+    and replayed from the store of code it is not part of."""
     if _live.get():
         return None
     own = _own.get()
     with _lock:
-        for exchange in reversed(own):  # a task may outlive the block it was started in
+        for exchange in reversed(own):
             if exchange in _stack:
                 return exchange
-        return _stack[-1] if _stack else None
+        return _stack[-1] if _stack and not own else None
+
+
+def outlived() -> bool:
+    """Whether this context (a task's) was started inside blocks that have all ended, so
+    that no block answers its sends (:func:`answering`)."""
+    own = _own.get()
+    with _lock:
+        return bool(own) and not any(exchange in _stack for exchange in own)
 
 
 def entered_in(context: Context, exchange: Exchange) -> bool:
