@@ -99,6 +99,50 @@ class Aux(unittest.TestCase):
     ) in _errors(result)
 
 
+MARKED = """
+import pytest
+
+@pytest.mark.replaygate(fixtures="Shared.jsonl")
+def test_one(replaygate_store):
+    pass
+
+@pytest.mark.replaygate(fixtures="shared.jsonl")
+def test_two(replaygate_store):
+    pass
+
+@pytest.mark.replaygate(fixtures="aux/answers.jsonl")
+def test_aux(replaygate_store):
+    pass
+
+@pytest.mark.replaygate(fixtures="shared.jsonl")
+def test_three(replaygate_store):
+    pass
+"""
+
+
+def test_stores_named_by_markers_that_windows_cannot_hold_or_differ_in_case_are_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    # Recorded on Linux, a macOS checkout kept one of Shared/shared.jsonl, Windows no aux/.
+    pytester.makepyfile(test_m=MARKED)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=4)
+    errors = _errors(result)
+    shared = pytester.path / "tests" / "fixtures" / "shared.jsonl"
+    assert (
+        "cannot set up test_m.py::test_one: its fixture store "
+        f"{shared.with_name('Shared.jsonl')} is also that of test_m.py::test_two (whose store "
+        f"{shared} is that same file on macOS and Windows): a checkout there keeps one"
+    ) in errors
+    assert "cannot set up test_m.py::test_three: its fixture store" in errors
+    assert (
+        "cannot set up test_m.py::test_aux: its fixture store "
+        f"{shared.with_name('aux') / 'answers.jsonl'} cannot be checked out on Windows: 'aux' "
+        "is a device's name on Windows"
+    ) in errors
+    assert not shared.parent.exists()
+
+
 def test_a_store_named_by_the_marker_is_not_shared_by_accident(
     pytester: pytest.Pytester,
 ) -> None:

@@ -43,3 +43,14 @@ def test_a_device_name_or_a_trailing_dot_is_unfit_for_windows_whatever_its_suffi
         assert windows_unfit(PurePath(unfit)) is not None, unfit
     for fit in ["test_u/TestCon.test_x.jsonl", "test_u/test_p[CON].jsonl", "test_u/COM10.jsonl"]:
         assert windows_unfit(PurePath(fit)) is None, fit
+
+
+def test_a_character_windows_forbids_is_unfit_and_dot_folders_are_no_names() -> None:
+    # a marker's fixtures="odd/what?.jsonl" was written on Linux, and no Windows checkout had it
+    assert windows_unfit(PurePath("odd/what?.jsonl")) == (
+        "'what?.jsonl' holds '?', which no file name holds on Windows"
+    )
+    for unfit in ["a:b.jsonl", "x/<y>.jsonl", 'q"t.jsonl', "p|q/x.jsonl", "s*.jsonl"]:
+        assert windows_unfit(PurePath(unfit)) is not None, unfit
+    for fit in ["../shared/x.jsonl", "./x.jsonl", "/abs/x.jsonl"]:
+        assert windows_unfit(PurePath(fit)) is None, fit

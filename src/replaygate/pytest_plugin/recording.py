@@ -149,6 +149,7 @@ from replaygate.pytest_plugin.store_paths import (
     note_shared_stores,
     rootdir_problem,
     sharing_problem,
+    spelling_problem,
     windows_problem,
 )
 from replaygate.pytest_plugin.stores import close_shared, shared_store
@@ -706,7 +707,8 @@ def replaygate_store(
     shared = bool(chosen)
     path = store_path(request)
     if shared:
-        problem = chosen_problem(request.config, chosen)
+        problem = chosen_problem(request.config, chosen) or spelling_problem(request.node, path)
+        problem = problem or windows_problem(path, chosen)
     else:
         problem = sharing_problem(request.node, path) or windows_problem(path)
     problem = problem or rootdir_problem(request.config, request.node, path)

@@ -13,7 +13,9 @@ can so come to one store (``unit/test_api.py`` and ``integration/test_api.py``; 
 whose stores differ only in case (``test_A``, ``test_a``), one file on macOS and Windows
 (:func:`~replaygate.pytest_plugin.store_names.same_file_key`): such tests are found
 when they are collected together, and refused when they are set up, naming each other,
-until one is renamed or given a store of its own. A project with no pytest config file
+until one is renamed or given a store of its own. A store a marker names is refused so
+when another test's is that file spelled otherwise (``Shared.jsonl``, ``shared.jsonl``),
+and any test's when Windows cannot hold its name. A project with no pytest config file
 has the folder pytest runs from as its rootdir, and a monorepo with config files at its
 top and in its packages the folder of the one found from there: a test whose store is
 not under it but under another folder of its file is refused, naming that folder
@@ -45,6 +47,11 @@ from replaygate.regular import unexpanded_tilde
 _SHARING = pytest.StashKey[tuple[str, ...]]()
 """The other collected tests whose default store is this test's (on macOS and Windows
 too: one whose store differs in case is named with its store)."""
+
+_SPELLED = pytest.StashKey[tuple[str, ...]]()
+"""The other collected tests whose store is the one this test's marker names only on
+macOS and Windows, where case and composition make no difference (``Shared.jsonl``,
+``shared.jsonl``)."""
 
 
 def fixtures_dir(config: pytest.Config) -> Path:
@@ -127,19 +134,30 @@ def chosen_problem(config: pytest.Config, chosen: Any) -> str | None:
 
 def note_shared_stores(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
     """Note on each of ``items`` whose marker names no store the other items whose default
-    store is its own."""
+    store is its own; on each whose marker names one, the other items whose store is that
+    file only on macOS and Windows (``"Shared.jsonl"``, ``"shared.jsonl"``)."""
     by_store: dict[tuple[str, ...], dict[str, Path]] = defaultdict(dict)
+    spellings: dict[tuple[str, ...], dict[Path, str]] = defaultdict(dict)
     tests: list[tuple[pytest.Item, Path, tuple[str, ...]]] = []
+    chosen: list[tuple[pytest.Item, Path, tuple[str, ...]]] = []
     for item in items:
         try:
-            if marker_kwargs(item).get("fixtures"):
-                continue
+            marked = marker_kwargs(item).get("fixtures")
         except pytest.fail.Exception:  # a wrong mark: the test fails at its setup, named
             continue
-        store = default_store(config, item)
+        store = chosen_store(config, marked) if marked else default_store(config, item)
         key = same_file_key(store)
+        spellings[key].setdefault(store, unrepeated(item, item.nodeid))
+        if marked:
+            chosen.append((item, store, key))
+            continue
         by_store[key][unrepeated(item, item.nodeid)] = store  # its repetitions are one test
         tests.append((item, store, key))
+    for item, store, key in chosen:
+        spelled = spellings[key].items()
+        otherwise = [_other(test, path, store) for path, test in spelled if path != store]
+        if otherwise:
+            item.stash[_SPELLED] = tuple(sorted(otherwise))
     for item, store, key in tests:
         others = by_store[key]
         test = unrepeated(item, item.nodeid)
@@ -170,17 +188,36 @@ def sharing_problem(node: pytest.Item, store: Path) -> str | None:
     )
 
 
-def windows_problem(store: Path) -> str | None:
-    """Why the default store ``store`` (``<dir>/<module>/<test name>.jsonl``) cannot be
-    checked out on Windows under its name (:func:`~.store_names.windows_unfit`), or None."""
-    unfit = windows_unfit(PurePath(*store.parts[-2:]))
-    if unfit is None:
+def spelling_problem(node: pytest.Item, store: Path) -> str | None:
+    """Why ``node`` may not use the store ``store`` its marker names (another test's store
+    is that file, spelled otherwise, on macOS and Windows), or None."""
+    others = node.stash.get(_SPELLED, ())
+    if not others:
         return None
     return (
-        f"its fixture store {store} cannot be checked out on Windows: {unfit}. Rename the "
-        "test (or its class or module), or give it a store of its own: "
-        '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
+        f"its fixture store {store} is also that of {', '.join(others)}: a checkout there "
+        "keeps one of the two files, which both tests then replay and record into. Spell "
+        "the markers' fixtures alike, or name stores that differ in more than case"
     )
+
+
+def windows_problem(store: Path, chosen: Any = None) -> str | None:
+    """Why the test's store ``store`` cannot be checked out on Windows under its name
+    (:func:`~.store_names.windows_unfit`), or None: its default store's module folder and
+    file (``<module>/<test name>.jsonl``), or the path its marker's ``fixtures`` gives,
+    ``chosen`` (``"aux/answers.jsonl"``)."""
+    named = PurePath(*store.parts[-2:]) if chosen is None else PurePath(os.fspath(chosen))
+    unfit = windows_unfit(named)
+    if unfit is None:
+        return None
+    if chosen is None:
+        fix = (
+            "Rename the test (or its class or module), or give it a store of its own: "
+            '@pytest.mark.replaygate(fixtures="<path>.jsonl")'
+        )
+    else:
+        fix = f"Give its marker's fixtures={os.fspath(chosen)!r} another name"
+    return f"its fixture store {store} cannot be checked out on Windows: {unfit}. {fix}"
 
 
 def rootdir_problem(config: pytest.Config, node: pytest.Item, store: Path) -> str | None:
