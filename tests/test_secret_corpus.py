@@ -59,6 +59,9 @@ FAMILIES: dict[str, str] = {
     "Stripe sk_live": "sk_live_" + "51H8q2kLmN0pQrStUvWxYz12",
     "Stripe rk_live": "rk_live_" + "51H8q2kLmN0pQrStUvWxYz12",
     "Hugging Face": "hf_" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa",
+    "LangSmith": "lsv2_pt_" + "9f1c2b7a4e5d6c8b0a1f2e3d4c5b6a79" + "_a1b2c3d4e5",
+    "Langfuse": "sk-lf-" + "6f1c2b7a-4e5d-6c8b-0a1f-2e3d4c5b6a79",
+    "Logfire": "pylf_v1_us_" + "kx3vr2hmfbsjwqlt9pzn4c7y8d6g5",
     "SendGrid": "SG."
     + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8N"
     + "."
@@ -307,6 +310,18 @@ def test_a_provider_id_in_a_path_is_no_secret_and_hides_none_beside_it(path: str
     assert detect_in_text(path) is None
     key = "Zr2LxV9mT4wK7pB1nC6dH3qW8eR5tY0uI"
     assert detect_in_text(f"{path}/{key}") == "high-entropy token"
+
+
+@pytest.mark.parametrize(
+    ("family", "name"),
+    [
+        ("LangSmith", "LangSmith API key"),
+        ("Langfuse", "Langfuse secret key"),
+        ("Logfire", "Logfire token"),
+    ],
+)
+def test_a_tracing_service_key_is_named_for_its_service(family: str, name: str) -> None:
+    assert detect_in_text(f"the agent's environment: {FAMILIES[family]}.") == name
 
 
 def test_an_open_model_id_hides_no_key_beside_it() -> None:

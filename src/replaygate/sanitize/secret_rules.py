@@ -82,6 +82,12 @@ PEM_KEY = "PEM private key"
 
 DETECTORS: tuple[Detector, ...] = (
     _rule("Anthropic API key", _started("sk-ant-", r"[A-Za-z0-9_\-]{20,}"), "sk-ant-"),
+    # Before OpenAI's rule, whose sk- it starts with, so a match is named for Langfuse.
+    _rule(
+        "Langfuse secret key",
+        _started("sk-lf-", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+        "sk-lf-",
+    ),
     # The whole run after sk- is taken at once and then checked (_random_key): a search
     # for its digit from each sk- of a run would read the rest of the run each time (a run
     # of "sk-" repeated took seconds). A key of a kind (sk-proj-...) is in that run.
@@ -164,6 +170,14 @@ DETECTORS: tuple[Detector, ...] = (
         "whsec_",
     ),
     _rule("Hugging Face token", _started("hf_", "[A-Za-z0-9]{30,}"), "hf_"),
+    # Tracing services' keys, which a traced agent's environment holds: LangSmith's are
+    # lower-case hex, under the free-standing entropy rule's mix of cases.
+    _rule(
+        "LangSmith API key",
+        _started("lsv2_", r"(?:pt|sk)_[A-Za-z0-9]{32,}+(?:_[A-Za-z0-9]++)*+"),
+        "lsv2_",
+    ),
+    _rule("Logfire token", _started("pylf_v", r"[0-9]++_[a-z]++_[A-Za-z0-9_\-]{20,}"), "pylf_v"),
     _rule("npm token", _started("npm_", "[A-Za-z0-9]{36}(?![A-Za-z0-9])"), "npm_"),
     _rule("PyPI token", _started("pypi-AgE", r"[A-Za-z0-9_\-]{50,}"), "pypi-AgE"),
     _rule("SendGrid key", _started(r"SG\.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"), "SG."),

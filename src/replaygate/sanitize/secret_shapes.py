@@ -41,6 +41,12 @@ def _by_hand() -> list[tuple[str, str]]:
         ("Anthropic API key", "sk-ant-api03-" + f(93) + "AA"),
         ("Anthropic API key", "sk-ant-admin01-" + f(93) + "AA"),
         *(("OpenAI API key", f"sk-{kind}" + f(56)) for kind in ("proj-", "svcacct-", "admin-")),
+        ("Langfuse secret key", "sk-lf-" + "-".join(f(n, _HEX) for n in (8, 4, 4, 4, 12))),
+        *(
+            ("LangSmith API key", f"lsv2_{kind}_" + f(32, _HEX) + "_" + f(10, _HEX))
+            for kind in ("pt", "sk")
+        ),
+        ("Logfire token", "pylf_v1_us_" + f(40)),
         ("AWS access key id", "A3T" + f(1, _UPPER) + f(16, _UPPER)),
         *(("Slack token", f"xox{kind}-" + f(11, _DIGITS) + "-" + f(24)) for kind in "abposre"),
         ("Slack token", "xapp-1-" + f(11, _UPPER) + "-" + f(24)),
