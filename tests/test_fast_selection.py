@@ -175,10 +175,13 @@ def test_the_seconds_waited_for_a_cpu_are_none_where_the_kernel_keeps_no_count(
 ) -> None:
     if shares.SCHEDSTAT.exists():
         assert shares.run_queue_seconds() >= 0.0
-    monkeypatch.setattr(shares, "SCHEDSTAT", tmp_path / "schedstat")
+    monkeypatch.setattr(shares, "SCHEDSTAT", tmp_path / "absent")
     assert shares.run_queue_seconds() == 0.0
     (tmp_path / "schedstat").write_text("12\n")
+    monkeypatch.setattr(shares, "SCHEDSTAT", tmp_path / "schedstat")
     assert shares.run_queue_seconds() == 0.0
+    (tmp_path / "schedstat").write_text("12 3400000000 5\n")  # read anew at each call
+    assert shares.run_queue_seconds() == 3.4
 
 
 SDK_MODULES = ("anthropic", "openai", "google", "vcr", "aiohttp")
