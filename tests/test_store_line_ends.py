@@ -106,6 +106,23 @@ def test_writes_into_a_crlf_checkout_end_their_lines_in_crlf(tmp_path: Path) -> 
     assert len(again) == 4
 
 
+def test_a_one_fixture_file_of_a_crlf_checkout_is_written_again_in_crlf(tmp_path: Path) -> None:
+    # a re-record or a sample of a folder store's fixture wrote its .json file in LF
+    store = FixtureStore.open(tmp_path)
+    store.put(fixture(0))
+    (file,) = tmp_path.rglob("*.json")
+    file.write_bytes(file.read_bytes().replace(b"\n", b"\r\n"))
+    store = FixtureStore.open(tmp_path)
+    store.put(fixture(0, "answered again"), replace=True)
+    with store.lock():
+        store.add_sample(store.find(fixture(0).request)[0], 1, fixture(0, "two").responses[0])
+    assert line_ends(file) == {b"\r\n"}
+    assert FixtureStore.open(tmp_path).get(fixture(0).key)[0][1].responses == (
+        fixture(0, "answered again").responses[0],
+        fixture(0, "two").responses[0],
+    )
+
+
 def test_a_cut_utf8_character_at_the_end_is_still_a_partial_tail(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     line = fixture(1, "😀").to_line()
