@@ -40,6 +40,7 @@ from replaygate.fixtures.mismatch import (
     mismatch_error,
 )
 from replaygate.fixtures.nearest import features, nearest
+from replaygate.fixtures.tool_results import TOOL_RESULT_NOTE
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024
@@ -346,6 +347,100 @@ def test_the_agents_sdk_s_key_on_one_side_only_says_the_hosts_differ(
     text = str(mismatch_error(FixtureStore.open(path), sent(requested, route), "0123456789ab"))
     assert "body.prompt_cache_key: " in text
     assert (KEY_FOR_ANOTHER_HOST in text.splitlines()) is told
+
+
+def _tool_turn(result: str, question: str = "q") -> list[dict[str, object]]:
+    """An Anthropic conversation whose last turn hands back a tool's ``result``."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}
+    done = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
+    return [
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [done]},
+    ]
+
+
+def _sent(body: dict[str, object]) -> dict[str, object]:
+    return {"method": "POST", "path": "/v1/x", "headers": {}, "body": body}
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requested", "told"),
+    [  # a tool whose result holds a time: its next request missed, told only to record again
+        (
+            _sent({"messages": _tool_turn("t=1")}),
+            _sent({"messages": _tool_turn("t=2")}),
+            "body.messages[2].content[0].content",
+        ),
+        (
+            {"messages": _tool_turn("t=1")},
+            {"messages": _tool_turn("t=2")},
+            "messages[2].content[0].content",
+        ),
+        (
+            _sent({"messages": [{"role": "tool", "tool_call_id": "c", "content": "t=1"}]}),
+            _sent({"messages": [{"role": "tool", "tool_call_id": "c", "content": "t=2"}]}),
+            "body.messages[0].content",
+        ),
+        (
+            _sent(
+                {
+                    "input": [
+                        {
+                            "type": "function_call_output",
+                            "call_id": "c",
+                            "output": [{"type": "input_text", "text": "t=1"}],
+                        }
+                    ]
+                }
+            ),
+            _sent(
+                {
+                    "input": [
+                        {
+                            "type": "function_call_output",
+                            "call_id": "c",
+                            "output": [{"type": "input_text", "text": "t=2"}],
+                        }
+                    ]
+                }
+            ),
+            "body.input[0].output",
+        ),
+        (
+            _sent(
+                {
+                    "contents": [
+                        {"parts": [{"functionResponse": {"name": "now", "response": {"t": 1}}}]}
+                    ]
+                }
+            ),
+            _sent(
+                {
+                    "contents": [
+                        {"parts": [{"functionResponse": {"name": "now", "response": {"t": 2}}}]}
+                    ]
+                }
+            ),
+            "body.contents[0].parts[0].functionResponse",
+        ),
+        # the question changed too: the tool is not all that changed
+        (_sent({"messages": _tool_turn("t=1")}), _sent({"messages": _tool_turn("t=2", "r")}), None),
+        (
+            _sent({"messages": _tool_turn("t=1", "q")}),
+            _sent({"messages": _tool_turn("t=1", "r")}),
+            None,
+        ),
+    ],
+)
+def test_a_miss_in_a_tool_s_result_alone_says_a_tool_that_varies_never_replays(
+    tmp_path: Path, recorded: dict[str, object], requested: dict[str, object], told: str | None
+) -> None:
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
+    lines = str(mismatch_error(FixtureStore.open(path), requested, "0123456789ab")).splitlines()
+    said = [line for line in lines if line.startswith(TOOL_RESULT_NOTE[:40])]
+    assert said == ([TOOL_RESULT_NOTE.format(fields=told)] if told else [])
 
 
 def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:
