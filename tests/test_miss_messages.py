@@ -584,6 +584,15 @@ SIDE_FETCHES = [
         "https://os-api.agno.com/telemetry/runs",
         "Agno's telemetry: AGNO_TELEMETRY=false; ",
     ),
+    (  # Logfire's spans, exported during a test by its batch processor's thread
+        "https://logfire-us.pydantic.dev/v1/traces",
+        "Logfire: send_to_logfire=False in logfire.configure(), or "
+        "LOGFIRE_SEND_TO_LOGFIRE=false where configure() is not given it; ",
+    ),
+    (  # Langfuse's spans, exported through an OpenTelemetry exporter of its own
+        "https://cloud.langfuse.com/api/public/otel/v1/traces",
+        "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
+    ),
 ]
 
 

@@ -558,6 +558,11 @@ HAYSTACK_TELEMETRY_OFF = (
 OTEL_EXPORTER_OFF = (
     "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true"
 )
+LANGFUSE_OFF = "Langfuse: LANGFUSE_TRACING_ENABLED=false"
+LOGFIRE_OFF = (
+    "Logfire: send_to_logfire=False in logfire.configure(), or LOGFIRE_SEND_TO_LOGFIRE=false "
+    "where configure() is not given it"
+)
 
 
 @pytest.mark.parametrize(
@@ -575,6 +580,11 @@ OTEL_EXPORTER_OFF = (
             "lookup of 'otlp.example.com' (from opentelemetry.exporter.http.transport."
             "_requests) during t.py::test_ask",
             f"Turn off in tests: {OTEL_EXPORTER_OFF}.",
+        ),
+        (  # Langfuse's spans, sent by an OpenTelemetry exporter: its switch, not OTEL's
+            "lookup of 'cloud.langfuse.com' (from opentelemetry.exporter.http.transport."
+            "_requests) during t.py::test_ask",
+            f"Turn off in tests: {LANGFUSE_OFF}.",
         ),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
     ],
@@ -603,6 +613,9 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
         ("eu.i.posthog.com", "posthog.request", HAYSTACK_TELEMETRY_OFF),
         # Agno's telemetry, flushed by its dispatcher's thread as the interpreter exits
         ("os-api.agno.com", "agno.api.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
+        # Langfuse's and Logfire's spans, flushed by their exporters as the interpreter exits
+        ("cloud.langfuse.com", "opentelemetry.exporter.http.transport._requests", LANGFUSE_OFF),
+        ("logfire-us.pydantic.dev", "logfire._internal.exporters.otlp", LOGFIRE_OFF),
     ],
 )
 def test_telemetry_refused_at_interpreter_exit_names_the_switch_that_stops_it(

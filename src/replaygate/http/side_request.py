@@ -6,7 +6,8 @@ and Anthropic beta headers from ``raw.githubusercontent.com``; LangSmith's traci
 runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
 ``api.openai.com/v1/traces/ingest``; Haystack's telemetry goes through PostHog's client to
 ``eu.i.posthog.com``, as the process exits; Agno's its runs to ``os-api.agno.com`` from a
-thread of its own. Such a request is no model call: recorded, a store
+thread of its own; Langfuse's and Logfire's tracing their spans to ``cloud.langfuse.com``
+and ``logfire-us.pydantic.dev``. Such a request is no model call: recorded, a store
 would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
 one says so, with the remedy of the library whose host it names.
 """
@@ -43,6 +44,13 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)",
     ),
     ("agno.com", "agno.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
+    ("langfuse.com", "langfuse", "Langfuse: LANGFUSE_TRACING_ENABLED=false"),
+    (
+        "pydantic.dev",
+        "logfire",
+        "Logfire: send_to_logfire=False in logfire.configure(), or "
+        "LOGFIRE_SEND_TO_LOGFIRE=false where configure() is not given it",
+    ),
     (
         None,
         "opentelemetry.exporter",
@@ -56,14 +64,37 @@ provider's API host, only its telemetry's paths are side requests
 (:data:`~replaygate.http.envelope.PROVIDER_TELEMETRY`): the Agents SDK's trace upload."""
 
 
-def sender_remedy(module: str) -> str | None:
-    """How to stop what ``module`` (a refused attempt's sender, such as
-    ``agents.tracing.processors``) sends of its own, if it is a package of
-    :data:`REMEDIES`; else None."""
+def _host_remedy(host: str | None) -> str | None:
+    """How to stop what is sent to ``host`` of its own, if it is a host of :data:`REMEDIES`
+    or one of its subdomains; else None."""
     return next(
-        (r for _, package, r in REMEDIES if module == package or module.startswith(f"{package}.")),
+        (
+            r
+            for name, _, r in REMEDIES
+            if name and host and (host == name or host.endswith(f".{name}"))
+        ),
         None,
     )
+
+
+def sender_remedy(module: str, host: str | None = None) -> str | None:
+    """How to stop what ``module`` (a refused attempt's sender, such as
+    ``agents.tracing.processors``) sends of its own, if it is a package of
+    :data:`REMEDIES`; else None. A sender of no host of its own (an OpenTelemetry
+    exporter, which sends where the application set it up to) is told the remedy of the
+    service at ``host`` when it is known: Langfuse's spans go through one."""
+    found = next(
+        (
+            (name, r)
+            for name, package, r in REMEDIES
+            if module == package or module.startswith(f"{package}.")
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    name, remedy = found
+    return remedy if name else _host_remedy(host) or remedy
 
 
 def side_request_note(host: str | None) -> str:
@@ -72,14 +103,7 @@ def side_request_note(host: str | None) -> str:
     cloud metadata server's host, how to give the client a token instead."""
     if metadata_server(host):
         return METADATA_SERVER
-    known = next(
-        (
-            r
-            for name, _, r in REMEDIES
-            if name and host and (host == name or host.endswith(f".{name}"))
-        ),
-        None,
-    )
+    known = _host_remedy(host)
     remedy = f"{known}; " if known else ""
     return (
         f"{SIDE_REQUEST}: if the code under test sends it of its own (a framework fetching "

@@ -52,7 +52,7 @@ _exit_hold: list[AbstractContextManager[None]] = []
 
 
 def _tell_at_exit(refusal: Refusal) -> None:
-    remedy = sender_remedy(refusal.caller)
+    remedy = sender_remedy(refusal.caller, _refused_host(str(refusal)))
     stop = f"; turn it off in tests ({remedy})" if remedy else ""
     sys.stderr.write(
         f"replaygate: {refusal.what} {refusal.target} refused at interpreter exit "
@@ -122,6 +122,12 @@ CREDENTIAL_LOOKUP = (
 """What the list of refused attempts adds when one was to a metadata server."""
 
 
+def _refused_host(line: str) -> str | None:
+    """The host of a refusal's line, if it names one."""
+    found = _REFUSED_HOST.search(line)
+    return None if found is None else found.group(1)
+
+
 _REFUSED_BY = re.compile(r" \(from ([^\s)]+)\)")
 """The module that made a refusal's line's attempt (``... (from agents.tracing.processors)``)."""
 
@@ -133,18 +139,14 @@ def senders_told(lines: list[str]) -> str | None:
         remedy
         for line in lines
         if (found := _REFUSED_BY.search(line)) is not None
-        and (remedy := sender_remedy(found.group(1))) is not None
+        and (remedy := sender_remedy(found.group(1), _refused_host(line))) is not None
     )
     return f"Turn off in tests: {'; '.join(remedies)}." if remedies else None
 
 
 def _looked_for_credentials(lines: list[str]) -> bool:
     """Whether one of the refused attempts ``lines`` was to a cloud metadata server."""
-    return any(
-        metadata_server(found.group(1))
-        for line in lines
-        if (found := _REFUSED_HOST.search(line)) is not None
-    )
+    return any(metadata_server(_refused_host(line)) for line in lines)
 
 
 class OfflineSession:
