@@ -92,8 +92,29 @@ CHANGE = '[[tool.replaygate.ci.changes]]\nname = "code"\npaths = ["src/**"]\nsta
             "tool.replaygate.ci.changes[0].paths",
             "expected a list of non-empty strings, got list ['']",
         ),
+        (
+            STAGE + CHANGE.replace('["src/**"]', "['src\\app\\**']"),
+            6,
+            "tool.replaygate.ci.changes[0].paths",
+            "'src\\\\app\\\\**' separates folders with a backslash, where git names each "
+            "changed file with / on every system, Windows too, so it would match none: write "
+            "'src/app/**'",
+        ),
+        (
+            STAGE + "targets = ['tests/a.py::test_p[a\\b]', 'tests\\parse']\n",
+            4,
+            "tool.replaygate.ci.stages[0].targets",
+            "'tests\\\\parse' separates folders with a backslash",
+        ),
     ],
-    ids=["stage name", "change name", "change twice", "empty path"],
+    ids=[
+        "stage name",
+        "change name",
+        "change twice",
+        "empty path",
+        "backslashed glob",
+        "backslashed target",
+    ],
 )
 def test_ci_names_are_one_line_each_once_and_a_wrong_value_is_shown(
     tmp_path: Path, text: str, line: int, key: str, reason: str

@@ -34,7 +34,7 @@ from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
 from replaygate.fixtures.hits import DEFAULT_DIR, hits_folder_problem
 from replaygate.locale_names import names_as_utf8
-from replaygate.regular import not_regular, unreadable
+from replaygate.regular import backslashed, not_regular, unreadable
 
 When = Literal["every-commit", "pull-request", "merge-to-main"]
 WHEN: tuple[When, ...] = ("every-commit", "pull-request", "merge-to-main")
@@ -408,10 +408,28 @@ def _stage(reader: TableReader) -> Stage:
     return Stage(
         name=name,
         when=_when(when),
-        targets=reader.strings("targets"),
+        targets=reader.checked_strings("targets", _target_backslashed),
         markers=reader.string("markers"),
         samples=reader.integer("samples", 1, minimum=1),
         mock=reader.string("mock", "replay") or "replay",
+    )
+
+
+def _target_backslashed(target: str) -> str | None:
+    """Why a stage's pytest path or node id ``target`` is refused for a backslash in its
+    path (:func:`~replaygate.regular.backslashed`), or None; its test's id may hold one."""
+    return backslashed(target.partition("::")[0])
+
+
+def _glob_backslashed(glob: str) -> str | None:
+    """Why a change class's glob separating folders with a backslash is refused, or None:
+    git names a changed file with ``/`` on Windows too, so it would claim no file."""
+    if "\\" not in glob:
+        return None
+    slashed = glob.replace("\\", "/")
+    return (
+        f"{glob!r} separates folders with a backslash, where git names each changed file "
+        f"with / on every system, Windows too, so it would match none: write {slashed!r}"
     )
 
 
@@ -441,7 +459,8 @@ def _ci(reader: TableReader, root: Path, written: Path | None) -> CIConfig:
         for stage in wanted:
             if stage not in names:
                 raise entry.error("stages", f"no stage named {stage!r} (stages: {names})")
-        changes.append(ChangeClass(class_name, entry.strings("paths"), wanted))
+        paths = entry.checked_strings("paths", _glob_backslashed)
+        changes.append(ChangeClass(class_name, paths, wanted))
     unclassified = None
     if "unclassified" in reader.table:
         unclassified = reader.strings("unclassified")

@@ -8,7 +8,7 @@ itself), which is what a person needs to fix it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +175,16 @@ class TableReader:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise self.error(key, f"expected a list of non-empty strings, got {described(value)}")
         return tuple(value)
+
+    def checked_strings(self, key: str, why: Callable[[str], str | None]) -> tuple[str, ...]:
+        """A list of non-empty strings (:meth:`strings`), each refused at the key's line
+        when ``why`` gives a reason for it (a path whose folders a backslash separates)."""
+        values = self.strings(key)
+        for value in values:
+            problem = why(value)
+            if problem is not None:
+                raise self.error(key, problem)
+        return values
 
     def tables(self, key: str) -> list[TableReader]:
         """An array of tables (``[[section.key]]``), each as a reader."""
