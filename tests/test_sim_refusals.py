@@ -4,6 +4,7 @@ and the request fails with the simulator's message. Its scripted faults are reco
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,37 @@ def test_a_chat_completion_asked_in_audio_is_refused_not_answered_in_text(tmp_pa
             model="gpt-4o-audio-preview", messages=[{"role": "user", "content": heard}]
         )
     assert len(FixtureStore.open(store)) == 1  # audio in, text out: answered
+
+
+ROLL = {"tool_calls": [{"id": "toolu_1", "name": "roll", "arguments": {"dice": "2d4"}}]}
+MCP_SERVER = {"type": "url", "url": "https://mcp.example.com/mcp", "name": "dice"}
+ROLL_TOOL = {"name": "roll", "input_schema": {"type": "object"}}
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "refused"),
+    [  # the connector's tool was answered as a tool_use of a tool the code does not have
+        ("/v1/messages", {"mcp_servers": [MCP_SERVER]}, "mcp_servers"),
+        ("/v1/responses", {"tools": [{"type": "mcp", "server_label": "dice"}]}, "tools[0]"),
+        ("/v1/messages", {"mcp_servers": [MCP_SERVER], "tools": [ROLL_TOOL]}, None),
+        ("/v1/messages", {}, None),  # no MCP server: the script's call, as before
+    ],
+)
+def test_a_call_of_a_tool_an_mcp_server_of_the_api_s_would_run_is_refused(
+    tmp_path: Path, path: str, fields: dict[str, Any], refused: str | None
+) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps(ROLL) + "\n")
+    asking = {"input": "roll"} if path == "/v1/responses" else {"messages": QUESTION}
+    body = {"model": "m", "max_tokens": 64, **asking, **fields}
+    headers = {"x-api-key": "k", "authorization": "Bearer k", "anthropic-version": "2023-06-01"}
+    with Simulator(behavior=f"script:{script}") as sim:
+        reply = httpx2.post(f"{sim.url}{path}", json=body, headers=headers)
+    said = simulator_refusal({"status": reply.status_code, "body": reply.json()})
+    if refused is None:
+        assert reply.status_code == 200 and said is None
+    else:
+        assert reply.status_code == 400 and said is not None
+        assert said.startswith("The simulator runs no MCP server: the answer its behaviour")
+        assert "calls 'roll', which no tool of this request defines" in said
+        assert f"on a server that {refused} names" in said

@@ -55,7 +55,7 @@ from replaygate.sim.replies import (
 )
 from replaygate.sim.streaming import DEFAULT_CHUNK
 from replaygate.sim.tokens import calls_size, input_tokens, tokens
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import Invalid, mcp_call_unmade
 
 log = logging.getLogger(__name__)
 
@@ -398,6 +398,11 @@ class SimApp:
         for choice in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], offered)
+                called = [call.name for call in answer.tool_calls]
+                defined = [tool.name for tool in conversation[1]]
+                unmade = mcp_call_unmade(request.body, called, defined)
+                if unmade is not None:
+                    return refusal(invalid_reply(provider, unmade, request_id))
                 if forced:
                     call_id = f"call_sim_{draw.tag(self.seed, 'forced', choice)}"
                     answer = forced_call(answer, offered, conversation[0], call_id)

@@ -697,6 +697,50 @@ def custom_forced(body: Mapping[str, Any], nested: bool) -> Invalid | None:
     )
 
 
+REMOTE_MCP_TOOLS = frozenset({"mcp", "mcp_toolset"})
+"""The tool types by which a request asks the API to call an MCP server's tools itself:
+the Responses API's remote MCP tool, and the toolset of Anthropic's MCP connector."""
+
+
+def remote_mcp(body: Mapping[str, Any]) -> str | None:
+    """The parameter by which ``body`` asks the API to call MCP servers itself
+    (``mcp_servers``, Anthropic's MCP connector; ``tools[i]``, a tool of a type of
+    :data:`REMOTE_MCP_TOOLS`), or None."""
+    servers = body.get("mcp_servers")
+    if isinstance(servers, list) and servers:
+        return "mcp_servers"
+    tools = body.get("tools")
+    for i, tool in enumerate(tools if isinstance(tools, list) else []):
+        if isinstance(tool, Mapping) and tool.get("type") in REMOTE_MCP_TOOLS:
+            return f"tools[{i}]"
+    return None
+
+
+def mcp_call_unmade(
+    body: Mapping[str, Any], called: Sequence[str], defined: Sequence[str]
+) -> Invalid | None:
+    """The simulator's own refusal of an answer calling tools (``called``) that no tool of
+    the request defines (``defined``), where the request asks the API to call MCP servers
+    itself (:func:`remote_mcp`): the API would run such a call on the server and answer
+    with its result, which the simulator, running no MCP server, cannot; handed to the
+    code as a call of its own tool, it would be one the code has no tool for."""
+    where = remote_mcp(body)
+    unknown = [name for name in dict.fromkeys(called) if name not in defined]
+    if where is None or not unknown:
+        return None
+    names = ", ".join(repr(name) for name in unknown)
+    return Invalid(
+        f"The simulator runs no MCP server: the answer its behaviour gives calls {names}, "
+        f"which no tool of this request defines, and which the API would call itself on a "
+        f"server that {where} names, answering with the call and its result. Record this "
+        "request from the live API, or have the code call the MCP server itself (its tools "
+        "listed and passed as the request's tools), whose calls a recording records with "
+        "the model's.",
+        where,
+        own=True,
+    )
+
+
 def audio_asked(body: Mapping[str, Any]) -> Invalid | None:
     """The simulator's own refusal (the API answers it) of a Chat Completions request for
     an answer in audio (``modalities`` holding ``audio``), which no behaviour makes:
