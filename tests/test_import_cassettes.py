@@ -20,7 +20,7 @@ import sys
 import zlib
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import pytest
@@ -1136,6 +1136,15 @@ def test_the_note_names_the_cassette_by_its_path_under_the_folder_given(
     (fixture,) = FixtureStore.open(tmp_path / "c" / store.name)
     assert fixture.meta is not None
     assert fixture.meta["note"] == f"imported from vcrpy cassette {cassette.name}"
+
+
+def test_the_note_names_a_cassette_in_a_folder_with_a_slash_on_every_system() -> None:
+    # imported on Windows, the note said test_chat\\x.yaml: the store's bytes were not
+    # those of an import on Linux, where importing it again was refused as another's
+    from replaygate.migrate.importing import _note_name
+
+    named = PureWindowsPath("test_chat", "TestChat.test_says_hi.yaml")
+    assert _note_name(named) == "test_chat/TestChat.test_says_hi.yaml"
 
 
 def test_a_cassette_whose_name_is_not_utf8_is_imported_and_named_by_its_bytes(

@@ -426,11 +426,13 @@ def _check_replayable(cassette: Path, indexes: list[int], fixture: Fixture) -> N
             raise CassetteRefused(f"{_at(cassette)}: interaction {index}: {err}") from None
 
 
-def _note_name(cassette: Path) -> str:
-    """``cassette`` as the note of its fixtures names it: valid text, each byte of its
-    name that is not UTF-8 written as its escape (``caf\\xe9.yaml``), where Python holds
-    it as a character no store can write."""
-    return os.fsencode(cassette).decode("utf-8", "backslashreplace")
+def _note_name(cassette: PurePath) -> str:
+    """``cassette`` as the note of its fixtures names it: its folders separated by ``/``
+    on every system (Windows' ``test_chat\\x.yaml`` too, so a store imported there holds
+    the bytes one imported on Linux does), and valid text, each byte of its name that is
+    not UTF-8 written as its escape (``caf\\xe9.yaml``), where Python holds it as a
+    character no store can write."""
+    return os.fsencode(cassette.as_posix()).decode("utf-8", "backslashreplace")
 
 
 def _record(exchange: Exchange, interaction: Interaction) -> tuple[str, str]:
