@@ -149,6 +149,10 @@ def test_a_session_that_recorded_nothing_does_not_say_it_recorded(
     [
         ("--replaygate-simulator=parrot", "*unknown behavior 'parrot'*"),
         ("--replaygate-simulator=script:missing.jsonl", "*missing.jsonl: cannot read script*"),
+        (  # an ini written on Windows: no such file on Linux, said as such
+            "--replaygate-simulator=script:data\\answers.jsonl",
+            "*script:'data*answers.jsonl' separates folders with a backslash*",
+        ),
         ("--replaygate-sim-seed=x", "*--replaygate-sim-seed: invalid integer value: 'x'*"),
     ],
 )

@@ -199,6 +199,16 @@ def backslashed(path: str) -> str | None:
     )
 
 
+def backslashed_here(path: str, base: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` (from ``base``), given on Linux or macOS, is taken for a path written
+    on Windows (:func:`backslashed`), or None: on Windows, for a path without a backslash,
+    and for one naming what is there (a name holding a backslash, which these systems
+    allow)."""
+    if os.sep != "/" or os.path.lexists(os.path.join(base, path)):
+        return None
+    return backslashed(path)
+
+
 def same_file(one: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
     """Whether two paths name one file (through links too); a path yet to be made is
     compared by where it resolves to."""

@@ -22,7 +22,7 @@ import pytest
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
 from replaygate.pytest_plugin.store_names import DEFAULT_DIR
-from replaygate.regular import backslashed, not_a_folder
+from replaygate.regular import backslashed_here, not_a_folder
 from replaygate.seed import SIMULATOR_SEED
 
 MODE = "replaygate_record_mode"
@@ -330,7 +330,7 @@ def check_fixtures_dir(config: pytest.Config) -> None:
         )
     root = Path(config.rootpath)
     refuse_unexpanded_tilde("--replaygate-dir", given, root)
-    slashed = backslashed(given) if os.sep == "/" and not os.path.lexists(root / given) else None
+    slashed = backslashed_here(given, root)
     if slashed is not None:  # addopts a Windows checkout wrote: a new folder named so here
         raise pytest.UsageError(f"--replaygate-dir: {slashed}")
     if config.getoption("replaygate_dir", None) is not None:

@@ -35,6 +35,7 @@ from replaygate.pytest_plugin.options import (
 )
 from replaygate.pytest_plugin.repeats import repetitions, unrepeated
 from replaygate.pytest_plugin.reruns import item_reruns, session_reruns
+from replaygate.regular import backslashed_here
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -54,11 +55,17 @@ RAISE_WITH = f"--replaygate-max-cost, ini {MAX_COST}, or max_cost in [tool.repla
 
 
 def _behavior_spec(behavior: str, root: Path) -> str:
-    """``script:FILE`` with FILE resolved against the rootdir; other behaviours as given."""
+    """``script:FILE`` with FILE resolved against the rootdir; other behaviours as given.
+    A FILE whose folders a backslash separates, as an ini file written on Windows gives
+    it, is refused on Linux and macOS, naming the path to write (``ValueError``)."""
     prefix = "script:"
-    if behavior.startswith(prefix) and behavior[len(prefix) :]:
-        return prefix + str(root / behavior[len(prefix) :])
-    return behavior
+    script = behavior[len(prefix) :]
+    if not behavior.startswith(prefix) or not script:
+        return behavior
+    slashed = backslashed_here(script, root)
+    if slashed is not None:
+        raise ValueError(f"script:{slashed}")
+    return prefix + str(root / script)
 
 
 def _distributed(config: pytest.Config) -> str | None:
