@@ -139,6 +139,18 @@ def test_gathered_misses(anthropic_client):
 @pytest.mark.replaygate(fixtures="shared.jsonl", expect_caught_errors=True)
 def test_catching_it_is_the_point(anthropic_client):
     assert ask_with_fallback(anthropic_client(), "changed") == "fallback"
+
+
+LEFT_BEHIND = []
+
+
+def test_leaves_its_clients_behind(anthropic_client):
+    # as a task a test left running on a module-scoped event loop keeps them
+    LEFT_BEHIND.append(anthropic_client)
+
+
+def test_sends_through_an_ended_test_s_client(anthropic_client):
+    assert ask_with_fallback(LEFT_BEHIND[0](), "late") == "fallback"
 """
 )
 
@@ -173,8 +185,15 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_fails_on_a_consequence_of_the_hidden_miss"),
         ("FAILED", "test_gathered_misses"),
     }
-    result.assert_outcomes(passed=7, failed=6, errors=3)
+    result.assert_outcomes(passed=9, failed=6, errors=3)
     text = result.stdout.str()
+    # a send through an ended test's session, whose miss no test's teardown would see
+    result.stdout.fnmatch_lines(
+        [
+            "*replaygate: requests sent after their test ended*",
+            "test_caught.py::test_leaves_its_clients_behind: POST /v1/messages",
+        ]
+    )
     # the teardown error is the miss itself: its store, its diff, its re-record command
     result.stdout.fnmatch_lines(
         [

@@ -42,6 +42,7 @@ __all__ = [
     "ResponseLeftOpenWarning",
     "ScriptExhaustedError",
     "SecretInFixtureError",
+    "SessionEndedError",
     "SimulatorRefusalError",
     "SpendingCapError",
     "StoreWriteError",
@@ -745,6 +746,11 @@ class ScriptExhaustedError(ReplaygateError):
 
 class NoRuleMatchedError(ReplaygateError):
     """A :class:`~replaygate.models.fakes.RuleStub` has no rule for the conversation given."""
+
+
+class SessionEndedError(ReplaygateError):
+    """A request was sent through a session that is over: that of a pytest test which has
+    ended, sent by a task the test left running (its event loop outlives it)."""
 
 
 class NetworkBlockedError(ReplaygateError, ConnectionError):

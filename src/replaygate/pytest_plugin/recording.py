@@ -124,6 +124,8 @@ from replaygate.pytest_plugin.caught import (
     xfail_message,
 )
 from replaygate.pytest_plugin.fixture_info import fixture_defs, scope_of
+from replaygate.pytest_plugin.late_sends import PLUGIN as LATE_SENDS
+from replaygate.pytest_plugin.late_sends import LateSends
 from replaygate.pytest_plugin.options import (
     APPROVE,
     MODE,
@@ -204,6 +206,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     sends = "replay" if mode == "replay" else "simulator" if simulator_behavior(config) else "live"
     config.pluginmanager.register(key_note.KeyNote(sends), key_note.PLUGIN)
+    config.pluginmanager.register(LateSends(), LATE_SENDS)
 
     if mode == "replay":
         from replaygate.pytest_plugin.misses import PLUGIN, MissSummary
@@ -887,6 +890,9 @@ def replaygate_exchange(
     yield exchange
     del request.node.stash[_EXCHANGE]
     exchange.finish_open()  # a stream its reader left open: what it read, before the store closes
+    late = request.config.pluginmanager.get_plugin(LATE_SENDS)
+    if late is not None:  # a task the test left running sends through it no more
+        exchange.after_end = late.refusal(nodeid)
     raised = request.node.stash.get(_RAISED, None)  # cleared by the store's teardown, next
     if checked:
         del request.node.stash[CHECKED]  # the item outlives it: keep no session's errors
