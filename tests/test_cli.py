@@ -253,6 +253,25 @@ def test_show_on_a_terminal_cuts_an_embedding_s_numbers_to_their_start_and_lengt
     )
 
 
+def test_show_writes_a_character_that_reorders_or_hides_text_as_its_escape(
+    tmp_path: Path,
+) -> None:
+    """A stored answer holding U+202E was printed raw: a terminal showed what followed it
+    backwards, so a reviewer read another answer than the one stored. It is printed as
+    its escape, which a JSON reader reads back as the same character."""
+    answer = {"content": [{"type": "text", "text": "pay \u202e001$ \u2066ok\u2069 \u200b"}]}
+    store = tmp_path / "bidi.jsonl"
+    with FixtureStore.open(store) as opened:
+        opened.put(Fixture.create({"model": "m", "max_tokens": 8, "messages": []}, [answer]))
+    key = FixtureStore.open(store).keys()[0]
+    shown = CliRunner().invoke(main, ["show", key, "--fixtures", str(store)])
+    assert shown.exit_code == 0, shown.output
+    assert not set("\u202e\u2066\u2069\u200b") & set(shown.output)
+    assert r'"text": "pay \u202e001$ \u2066ok\u2069 \u200b"' in shown.output
+    document = json.loads(shown.output.split("\n", 1)[1])  # after the "# file:line" line
+    assert document["response"] == answer
+
+
 def test_verify_reports_every_problem_with_file_and_line(recorded: Path, tmp_path: Path) -> None:
     lines = recorded.read_bytes().splitlines(keepends=True)
     edited = json.loads(lines[1])

@@ -101,3 +101,25 @@ def reason_problem(reason: str | None) -> str | None:
             char = reason[at]
             return f"the reason holds U+{ord(char):04X} {names[char]} (at {at}), which {why}"
     return None
+
+
+_UNSEEN = str.maketrans(
+    {
+        char: f"\\u{ord(char):04x}"
+        for char in [*BIDI_CONTROLS, *DIRECTION_MARKS, *ZERO_WIDTH, *LINE_SEPARATORS]
+    }
+)
+"""Each bidirectional embedding, override or isolate, direction mark and character of no
+width written as its escape, as the reports and the commands' JSON write them (the
+escape reads back as the same character in JSON): a case id holding U+202E shows
+the rest of its line backwards on a terminal and in a pull-request comment (``FAIL case
+x`` then the reason, reversed), and ``rag``, U+200B, ``basics`` missing from the results
+beside ``ragbasics`` new in them read as one case said missing and new at once; a line
+or paragraph separator (U+2028, U+2029) breaks the line where a log is read line by line.
+A fixture's text holding U+202E, printed by ``show``, showed a reviewer another answer
+than the one stored."""
+
+
+def unseen_escaped(text: str) -> str:
+    """``text`` with each character of :data:`_UNSEEN` as its escape."""
+    return text.translate(_UNSEEN)

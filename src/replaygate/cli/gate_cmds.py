@@ -29,10 +29,9 @@ from replaygate.evals.errors import ResultsError
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import load_reference, load_run
-from replaygate.evals.rendered import unseen_escaped
 from replaygate.evals.results import load_eval_results, project_path
 from replaygate.evals.upgrade import classify_upgrade
-from replaygate.reasons import reason_problem
+from replaygate.reasons import reason_problem, unseen_escaped
 
 
 def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:

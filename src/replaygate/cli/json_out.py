@@ -16,6 +16,7 @@ import click
 
 from replaygate.jsonfields import escape_surrogates
 from replaygate.locale_names import names_as_utf8
+from replaygate.reasons import unseen_escaped
 
 
 def json_text(document: Any, *, sort_keys: bool = False) -> str:
@@ -24,9 +25,11 @@ def json_text(document: Any, *, sort_keys: bool = False) -> str:
     ``\\udcXX`` (``"caf\\udce9.jsonl"``; Python's ``os.fsencode`` of the parsed text gives
     back the name's bytes), never as the raw byte, which would make it no JSON; a UTF-8
     name is written as its text in any locale (an ASCII one holds its bytes as surrogates
-    too)."""
+    too). A character that reorders what follows it or is drawn as nothing is written as
+    its escape (``\\u202e``: :func:`~replaygate.reasons.unseen_escaped`), the same text
+    to a JSON reader."""
     text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=sort_keys)
-    return escape_surrogates(names_as_utf8(text))
+    return unseen_escaped(escape_surrogates(names_as_utf8(text)))
 
 
 def echo_json(document: Any, *, sort_keys: bool = False) -> None:

@@ -5,25 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, LINE_SEPARATORS, ZERO_WIDTH
-
-_UNSEEN = str.maketrans(
-    {
-        char: f"\\u{ord(char):04x}"
-        for char in [*BIDI_CONTROLS, *DIRECTION_MARKS, *ZERO_WIDTH, *LINE_SEPARATORS]
-    }
-)
-"""Each bidirectional embedding, override or isolate, direction mark and character of no
-width written as its escape, as the report writes them: a case id holding U+202E shows
-the rest of its line backwards on a terminal and in a pull-request comment (``FAIL case
-x`` then the reason, reversed), and ``rag``, U+200B, ``basics`` missing from the results
-beside ``ragbasics`` new in them read as one case said missing and new at once; a line
-or paragraph separator (U+2028, U+2029) breaks the line where a log is read line by line."""
-
-
-def unseen_escaped(text: str) -> str:
-    """``text`` with each character of :data:`_UNSEEN` as its escape."""
-    return text.translate(_UNSEEN)
+from replaygate.reasons import unseen_escaped
 
 
 class Forms(Protocol):
