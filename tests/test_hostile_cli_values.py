@@ -18,6 +18,7 @@ from replaygate.cli import main
 from replaygate.evals.ratelimit import RateLimiter
 from replaygate.evals.recording import RecordRecipe
 from replaygate.fixtures.fixture import make_meta
+from replaygate.fixtures.store.files import store_path
 from wire_shapes import EMPTY_ANSWER as RESPONSE
 
 REQUEST = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
@@ -193,6 +194,36 @@ def test_a_folder_really_named_tilde_is_still_taken(tmp_path: Path) -> None:
     (tmp_path / "~" / "rc.jsonl").touch()  # a store, or checksum refuses the folder
     done = replaygate("checksum", "~", cwd=tmp_path)
     assert done.returncode == 0, done
+
+
+AGENT = ("--agent", "replaygate.examples.research_copilot:copilot")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("record", *AGENT, "--fixtures", "evals\\rc.jsonl", "--approve-live", "--simulator", "q"),
+        ("verify", "evals\\rc.jsonl"),
+    ],
+    ids=["record", "verify"],
+)
+def test_a_path_written_on_windows_is_refused_naming_the_path_to_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    # record --fixtures 'evals\rc.jsonl' recorded into a new file of that name in the
+    # working folder, which no Windows checkout holds; verify said only "no such file"
+    from run_cli import replaygate
+
+    monkeypatch.chdir(tmp_path)
+    done = replaygate(*args)
+    assert done.returncode == 2, done
+    assert "'evals\\\\rc.jsonl' separates folders with a backslash" in done.stderr, done.stderr
+    assert "write 'evals/rc.jsonl'" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match=r"^store: 'evals.*rc\.jsonl' separates folders"):
+        store_path("evals\\rc.jsonl")  # ReplayModel, intercept(): in Python too
+    (tmp_path / "evals\\rc.jsonl").touch()  # a name Linux allows, there: taken
+    assert replaygate("verify", "evals\\rc.jsonl").returncode == 0
 
 
 @pytest.mark.parametrize(

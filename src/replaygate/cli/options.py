@@ -21,7 +21,7 @@ from replaygate.errors import ReplaygateError
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locale_names import names_as_utf8
-from replaygate.regular import unexpanded_tilde, unreadable
+from replaygate.regular import backslashed_here, unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
@@ -113,8 +113,11 @@ def errors_as_exit_2(fn: Callable[P, R]) -> Callable[P, R]:
 
 class PathParam(click.Path):
     """click's path type, refusing an empty path: ``Path("")`` is the current folder, so
-    ``--out ""`` or ``verify ""`` acted on the folder the command ran in; and a ``~`` no
-    shell expanded (``--out="~/report.html"``), which wrote into a new folder named ``~``."""
+    ``--out ""`` or ``verify ""`` acted on the folder the command ran in; a ``~`` no
+    shell expanded (``--out="~/report.html"``), which wrote into a new folder named ``~``;
+    and, on Linux and macOS, a path not there whose folders a backslash separates
+    (``--fixtures 'evals\\rc.jsonl'``, from a command written on Windows), which named a
+    new file of that name in the working folder."""
 
     def convert(
         self,
@@ -128,6 +131,8 @@ class PathParam(click.Path):
         if isinstance(text, str) and "\0" in text:  # only from Python: no argv holds one
             self.fail(f"a path cannot hold a NUL character (\\u0000), got {text!r}", param, ctx)
         problem = unexpanded_tilde(text, ".") if isinstance(text, str) else None
+        if problem is None and isinstance(text, str) and "\\" in text:
+            problem = backslashed_here(text, ".")
         if problem is not None:
             self.fail(problem, param, ctx)
         if self.exists and os.path.islink(text) and not os.path.exists(text):
