@@ -262,6 +262,17 @@ def test_a_sanitize_config_is_taken() -> None:
         assert config_settings({"sanitize": given}, "t")["sanitize"] is given
 
 
+def test_an_output_path_written_on_windows_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    # an addopts written on Windows wrote a file named 'reports\s.json' where pytest ran
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest("--sampling-results=reports\\s.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--sampling-results: 'reports*s.json' separates folders with a backslash*"]
+    )
+    assert not list(pytester.path.glob("reports*"))
+
+
 @pytest.mark.parametrize(
     "option", ["--replaygate-dir=~/fixtures", "--sampling-results=~/results.json"]
 )

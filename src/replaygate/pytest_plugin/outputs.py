@@ -24,6 +24,7 @@ from replaygate.errors import ReplaygateError
 from replaygate.outputs import close_fifos, open_fifo
 from replaygate.pytest_plugin.options import refuse_unexpanded_tilde, simulator_behavior
 from replaygate.pytest_plugin.store_paths import fixtures_dir
+from replaygate.regular import backslashed_here
 from replaygate.sampling.queue import DEFAULT_QUEUE, read_queue
 from replaygate.strict_json import plain_loads
 
@@ -156,6 +157,9 @@ def check_outputs(config: pytest.Config) -> None:
                 f"{flag}=out.json"
             )
         refuse_unexpanded_tilde(flag, raw, config.invocation_params.dir)
+        slashed = backslashed_here(raw, config.invocation_params.dir)
+        if slashed is not None:  # an addopts written on Windows: a file so named here
+            raise pytest.UsageError(f"{flag}: {slashed}")
         others = {f"the {other} file": path for other, path in written.items() if other != flag}
         try:
             _check_not_read(out, fixtures_dir(config))  # named as what it is, if it is
