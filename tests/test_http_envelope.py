@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import pytest
 
 from replaygate.errors import WireFormatError
@@ -59,6 +62,43 @@ def test_noise_headers_do_not_change_the_key() -> None:
     assert fixture_key(quiet) != fixture_key(
         envelope("POST", "/v1/messages", b"", [("openai-beta", "assistants=v2")], BODY)
     )
+
+
+def _connector(token: str) -> bytes:
+    server = {"type": "url", "url": "https://mcp.example.com/sse", "name": "x"}
+    return json.dumps(
+        {"model": "m", "mcp_servers": [{**server, "authorization_token": token}]}
+    ).encode()
+
+
+def _remote_mcp(token: str) -> bytes:
+    headers = {"Authorization": f"Bearer {token}", "X-Tenant": "acme"}
+    tool = {"type": "mcp", "server_label": "x", "authorization": token, "headers": headers}
+    return json.dumps({"model": "m", "tools": [tool, {"type": "function", "name": "f"}]}).encode()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "kept"),
+    [  # the MCP server's token was stored in the fixture and matched: a replay with another missed
+        (
+            "/v1/messages",
+            _connector,
+            {"type": "url", "url": "https://mcp.example.com/sse", "name": "x"},
+        ),
+        (
+            "/v1/responses",
+            _remote_mcp,
+            {"type": "mcp", "server_label": "x", "headers": {"X-Tenant": "acme"}},
+        ),
+    ],
+)
+def test_the_token_given_to_an_mcp_server_the_api_calls_is_neither_stored_nor_matched(
+    path: str, body: Callable[[str], bytes], kept: dict[str, object]
+) -> None:
+    recorded = envelope("POST", path, b"", [], body("dev-token-1234"))
+    assert "dev-token" not in json.dumps(recorded)
+    assert (recorded["body"].get("mcp_servers") or recorded["body"]["tools"])[0] == kept
+    assert fixture_key(recorded) == fixture_key(envelope("POST", path, b"", [], body("test")))
 
 
 def test_body_forms_never_collide() -> None:

@@ -509,6 +509,18 @@ def test_a_setting_object_given_in_part_is_stated_whole(sim: Simulator) -> None:
     assert (shaped.text.format.type, shaped.text.verbosity) == ("json_schema", "medium")
 
 
+def test_a_remote_mcp_tool_is_stated_back_without_its_credentials(sim: Simulator) -> None:
+    """The answer stated an ``mcp`` tool back with the ``authorization`` and ``headers``
+    it was given, a token the recording then refused as a secret in the answer, where the
+    API states it with ``headers`` null and no ``authorization``."""
+    given = {"headers": {"Authorization": "Bearer t"}, "authorization": "t"}
+    tool = {"type": "mcp", "server_label": "dice", "server_url": "https://mcp.example/mcp"}
+    body = {"model": MODEL, "input": QUESTION, "tools": [{**tool, **given}]}
+    auth = {"authorization": f"Bearer {KEY}"}
+    stated = httpx2.post(f"{sim.openai_base_url}/responses", json=body, headers=auth).json()
+    assert stated["tools"] == [{**tool, "headers": None}]
+
+
 def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulator) -> None:
     """``responses.stream(response_id=..., starting_after=N)`` got the stored response as
     JSON, of which the SDK read no event: the resumed stream was empty, and so recorded."""

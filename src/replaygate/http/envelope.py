@@ -20,7 +20,9 @@ An envelope is a JSON object::
   written to disk and never break a match;
 - ``body`` is the parsed JSON body (``null`` when empty; integers kept exact, however
   large: :mod:`~replaygate.exact_json`; a body sent with a ``content-encoding`` is
-  decoded first: :func:`~replaygate.http.codings.decoded_body`); a body that is not JSON is
+  decoded first: :func:`~replaygate.http.codings.decoded_body`), less the credentials it
+  gives the MCP servers a model API calls itself (:func:`without_mcp_credentials`), which,
+  like auth headers, are never written and never break a match; a body that is not JSON is
   kept as ``"text"`` instead (or ``"base64"`` when it is not UTF-8; a multipart body with
   its boundary replaced by :data:`MULTIPART_BOUNDARY`), so a JSON string
   and a text body never share a fingerprint;
@@ -48,6 +50,7 @@ from replaygate.errors import UnstorableValueError, WireFormatError, not_utf8_te
 from replaygate.http.base_path import api_route
 from replaygate.http.codings import decoded_body
 from replaygate.interfaces import interface_of
+from replaygate.sanitize.secret_entropy import auth_like
 
 MEANINGFUL_HEADERS: frozenset[str] = frozenset(
     {"anthropic-version", "anthropic-beta", "openai-beta"}
@@ -355,6 +358,49 @@ def raw_body_field(body: bytes) -> tuple[str, str]:
         return "base64", base64.b64encode(body).decode("ascii")
 
 
+MCP_TOOL_TYPES = frozenset({"mcp"})
+"""The Responses API tool types that name an MCP server the API calls itself."""
+
+
+def _without(entry: dict[str, Any], name: str) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != name}
+
+
+def _mcp_tool(tool: Any) -> Any:
+    """A Responses API ``mcp`` tool without its ``authorization`` and the auth headers of
+    its ``headers`` (:func:`~replaygate.sanitize.secret_entropy.auth_like` names); any
+    other tool as it is."""
+    if not isinstance(tool, dict) or tool.get("type") not in MCP_TOOL_TYPES:
+        return tool
+    kept = _without(tool, "authorization")
+    headers = kept.get("headers")
+    if isinstance(headers, dict):
+        kept["headers"] = {k: v for k, v in headers.items() if not auth_like(k)}
+    return kept
+
+
+def without_mcp_credentials(body: Any) -> Any:
+    """``body`` (a request's parsed JSON) without the credentials it gives the MCP servers
+    a model API calls itself: the ``authorization_token`` of each of ``mcp_servers``
+    (Anthropic's MCP connector), and the ``authorization`` and auth headers of each tool of
+    type ``mcp`` (the Responses API's remote MCP tool). They say nothing of what is asked,
+    and the token a replay runs with is not the recording's: as an auth header, such a
+    value is neither stored nor matched. Anything else is returned as it is."""
+    if not isinstance(body, dict):
+        return body
+    servers, tools = body.get("mcp_servers"), body.get("tools")
+    if not isinstance(servers, list) and not isinstance(tools, list):
+        return body
+    out = dict(body)
+    if isinstance(servers, list):
+        out["mcp_servers"] = [
+            _without(s, "authorization_token") if isinstance(s, dict) else s for s in servers
+        ]
+    if isinstance(tools, list):
+        out["tools"] = [_mcp_tool(tool) for tool in tools]
+    return out
+
+
 def envelope(
     method: str,
     path: str,
@@ -390,7 +436,7 @@ def envelope(
         "method": method.upper(),
         "path": canonical_path(path, query, host=sent_to),
         "headers": headers if isinstance(headers, dict) else meaningful_headers(headers),
-        field: value,
+        field: without_mcp_credentials(value) if field == "body" else value,
     }
     if host is not None:
         env["host"] = host

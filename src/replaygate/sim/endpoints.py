@@ -287,6 +287,16 @@ class Threads:
         self._held.put(str(wire["id"]), (fields, [*body.get("messages", []), answer]))
 
 
+def _echoed_tool(tool: Any) -> Any:
+    """A Responses request's tool as its answer echoes it: an ``mcp`` tool with no
+    ``authorization`` and ``headers`` null, as the API answers it (the credentials it was
+    given for the MCP server are not sent back); any other tool as it was given."""
+    if not isinstance(tool, Mapping) or tool.get("type") != "mcp":
+        return tool
+    kept = {name: value for name, value in tool.items() if name != "authorization"}
+    return {**kept, "headers": None}
+
+
 def _chosen(
     tools: Sequence[ToolSpec], *, none: bool, name: Any, allowed: Sequence[str] = ()
 ) -> list[ToolSpec]:
@@ -715,7 +725,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         wire = to_responses_response(response, model=request.model, response_id=f"resp_sim_{tag}")
         body = request.body
         wire.update(_settings(body, request.model))
-        wire["tools"] = body.get("tools") or []
+        wire["tools"] = [_echoed_tool(tool) for tool in body.get("tools") or []]
         wire["background"] = body.get("background") is True
         wire["created_at"] = created_at(len(conversation[0]))
         wire["completed_at"] = wire["created_at"] if wire["status"] == "completed" else None
