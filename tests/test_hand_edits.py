@@ -16,6 +16,7 @@ from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
 from replaygate.hygiene.verify import MISSING_META
+from replaygate.json_where import field_line, field_lines
 from replaygate.jsonl_spread import ONE_A_LINE
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
 
@@ -281,3 +282,31 @@ def test_a_line_cut_and_joined_to_the_next_names_where_the_whole_fixture_starts(
     )
     store.write_bytes(cut + b'{"key": 1}\n')  # no whole fixture after the cut
     assert "cut short" not in verify(store)[1][0]
+
+
+def test_a_field_edited_in_a_one_fixture_file_is_named_at_its_line(tmp_path: Path) -> None:
+    # named the file and the field but no line, where the file is one field a line
+    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
+    folder.mkdir(parents=True)
+    one = fixture("one")
+    path = folder / f"{one.key}.json"
+    pretty = orjson.dumps(one.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    lines = pretty.decode().splitlines()
+    at = next(n for n, text in enumerate(lines, 1) if '"recorded_at"' in text)
+    path.write_text(pretty.decode().replace(one.meta["recorded_at"], ""))
+    code, shown = verify(tmp_path / "fold")
+    assert code == 1 and shown[0].startswith(f"{path}:{at}: meta.recorded_at must be ")
+    path.write_bytes(orjson.dumps({**one.to_json(), "meta": {**one.meta, "recorded_at": ""}}))
+    assert verify(tmp_path / "fold")[1][0].startswith(f"{path}: meta.recorded_at")  # one line
+
+
+def test_the_line_of_each_field_of_a_pretty_document_is_found() -> None:
+    text = '{\n "a": [\n  1,\n  {"b:c": "d: e", "k\\"q": [[], 2]}\n ],\n "z": {}\n}'
+    assert field_lines(text) == {
+        "a": 2, "a[0]": 3, "a[1]": 4, "a[1].b:c": 4, 'a[1]["k\\"q"]': 4,
+        'a[1]["k\\"q"][0]': 4, 'a[1]["k\\"q"][1]': 4, "z": 6,
+    }  # fmt: skip
+    assert field_line(text, 'a value at a[1]["k\\"q"][1] and at a[0]') == 4  # the deepest
+    assert field_line(text, "z: a word (a, z) that is no path") is None
+    assert field_line(text, "a[1].b:c: expected a number") == 4
+    assert field_line("]}{", "a.b") is None and field_line(b"\xff", "a.b") is None

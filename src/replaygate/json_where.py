@@ -4,15 +4,19 @@ deepest nesting.
 :func:`replaygate.strict_json.loads` refuses ``NaN``, ``Infinity``, ``1e999`` and an
 integer of more digits than are read while Python's reader parses, which tells no
 position; a text nested too deeply ends in a ``RecursionError``, which tells none either.
-These find the place again, as a line and a column counted as a syntax error's are.
+These find the place again, as a line and a column counted as a syntax error's are; and
+:func:`field_line` finds the line of a field a reason names in a pretty JSON file (a
+one-fixture ``.json`` file, where a line number of the whole file would tell nothing).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from replaygate import strict_json
+from replaygate.json_paths import path_step
 
 _TOKEN = re.compile(
     r'"(?:[^"\\]|\\.)*"'  # a string, skipped whole: what it holds is no value
@@ -66,3 +70,79 @@ def deepest(text: str | bytes | bytearray) -> str:
         elif match.group("close"):
             depth -= 1
     return f"{most:,} levels, the deepest opening at {line_and_column(doc, at)}"
+
+
+_STEP = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]', re.DOTALL)
+"""A string (a key or a value) or a bracket, a colon or a comma: the tokens that tell a
+field's path; a number, ``true``, ``false`` and ``null`` are passed over."""
+
+_VALUE_START = re.compile(r"[^\s]")
+
+_NAME = r'[^\s.:\[\]"\'(),]+(?::[^\s.:\[\]"\'(),]+)*'  # a colon inside, not at its end
+_NAMED_PATH = re.compile(rf'{_NAME}(?:\.{_NAME}|\[\d+\]|\["(?:[^"\\]|\\.)*"\])+')
+"""A field path as a reason writes it (:func:`~replaygate.json_paths.path_step`), of two
+steps or more: ``response.status``, ``messages[0].content``, ``headers["x.y"]``."""
+
+
+@dataclass
+class _Open:
+    """A container open at a point of the walk: its path, and the item or member in it."""
+
+    path: str
+    index: int | None  # a list's item; None in an object
+    key: str = ""
+
+    def step(self) -> str:
+        """The path of the item or member the walk is at."""
+        return (
+            f"{self.path}[{self.index}]"
+            if self.index is not None
+            else path_step(self.path, self.key)
+        )
+
+
+def field_lines(text: str | bytes | bytearray) -> dict[str, int]:
+    """The line (1-based) where each field of the JSON document ``text`` is: an object's
+    member at its key, a list's item where it starts, by path as reasons write them."""
+    doc = _text(text)
+    lines: dict[str, int] = {}
+    stack: list[_Open] = []
+
+    def mark(pos: int) -> None:
+        lines.setdefault(stack[-1].step(), doc.count("\n", 0, pos) + 1)
+
+    def next_char(after: int) -> tuple[str, int]:
+        found = _VALUE_START.search(doc, after)
+        return ("", after) if found is None else (found.group(), found.start())
+
+    for match in _STEP.finditer(doc):
+        token = match.group()
+        if token in "{[":
+            path = stack[-1].step() if stack else ""
+            stack.append(_Open(path, 0 if token == "[" else None))
+            char, at = next_char(match.end())
+            if token == "[" and char not in ("]", ""):
+                mark(at)
+        elif token in "}]":
+            if stack:  # else a bracket too many: the reader's own reason tells where
+                stack.pop()
+        elif not stack:
+            continue
+        elif token == "," and stack[-1].index is not None:
+            stack[-1].index += 1
+            mark(next_char(match.end())[1])
+        elif token[0] == '"' and stack[-1].index is None and next_char(match.end())[0] == ":":
+            stack[-1].key = json.loads(token)  # a key, not a member's value
+            mark(match.start())
+    return lines
+
+
+def field_line(text: str | bytes | bytearray, reason: str) -> int | None:
+    """The line of ``text`` (a pretty JSON document) where the deepest field ``reason``
+    names by its path is, or None when it names none the document holds."""
+    try:
+        lines = field_lines(text)
+    except ValueError:  # not text, or not JSON: a reason of its own tells why
+        return None
+    named = [path for path in _NAMED_PATH.findall(reason) if path in lines]
+    return lines[max(named, key=len)] if named else None

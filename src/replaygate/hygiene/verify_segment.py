@@ -7,6 +7,7 @@ where each sample line applies and whether its response replays.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
 from replaygate.hygiene.verify_checks import KEY_RANK, Prepared, check_sample, finish, prepare
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_segments import Segment, segment_lines
+from replaygate.json_where import field_line
 from replaygate.regular import is_blank
 from replaygate.sanitize.secret_allow import KnownSafe
 
@@ -76,7 +78,7 @@ def check_segment(segment: Segment, require_meta: bool, safe: KnownSafe) -> Segm
             batch.problem(StoreProblem(err.file, err.line, err.reason))
         else:  # written as a line, the secret scan clears it as it clears a JSONL line
             batch.add(0, 0, fixture, orjson.dumps(fixture.to_json()), None)
-        return batch.done()
+        return _at_field_lines(batch.done(), data)
     result = batch.result
     offset = segment.start
     try:
@@ -182,3 +184,17 @@ def _read_line(
         return None
     entry, form = read_line(text, name, line, complete=complete)
     return entry, None if form is None else text, form
+
+
+def _at_field_lines(result: SegmentResult, data: bytes) -> SegmentResult:
+    """``result`` of a one-fixture ``.json`` file (``data``), each problem of the whole
+    file that names a field the file holds put at that field's line
+    (:func:`~replaygate.json_where.field_line`): as the store writes it, the file is
+    pretty, a field a line (one written on one line is named alone, as before)."""
+    if b"\n" not in data.strip():
+        return result
+    for at, (rank, problem) in enumerate(result.problems):
+        line = None if problem.line else field_line(data, problem.reason)
+        if line is not None:
+            result.problems[at] = (rank, dataclasses.replace(problem, line=line))
+    return result
