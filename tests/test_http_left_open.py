@@ -27,7 +27,12 @@ import replaygate.http
 import replaygate.http.exchange as exchange_module
 from forked_cli import Forker
 from loopback import ChunkedEvents, serving
-from replaygate.errors import ResponseLeftOpenWarning, StoreWriteError, WireFormatError
+from replaygate.errors import (
+    ResponseLeftOpenWarning,
+    SessionEndedError,
+    StoreWriteError,
+    WireFormatError,
+)
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, intercept
 from replaygate.sim import Simulator
@@ -63,6 +68,23 @@ def test_a_stream_left_open_is_recorded_where_its_reader_stopped(tmp_path: Path)
         replayed, words = first_words(openai.OpenAI(api_key="k", base_url="http://sim.invalid/v1"))
         replayed.close()
     assert (words, replaying.replays) == (live, 1)
+
+
+def test_a_stream_read_on_after_its_session_ended_is_refused(tmp_path: Path) -> None:
+    """A stream a pytest test left open, recorded as closed at the test's end, read on by
+    the next test (a module-scoped event loop): the recording passed with what its replay
+    ends before."""
+    store = tmp_path / "s.jsonl"
+    with Simulator(behavior="echo") as sim:
+        client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url)
+        with intercept(store, "record-missing", approve_live=True, source="sim") as session:
+            stream, _ = first_words(client)
+        session.after_end = lambda request, done: SessionEndedError(f"{request} was {done}")
+        with pytest.raises(SessionEndedError, match="POST /v1/chat/completions was read on"):
+            list(stream)
+        stream.close()
+    (fixture,) = FixtureStore.open(store)
+    assert fixture.responses[0]["stream_end"] == "closed"
 
 
 def test_a_plain_body_left_unread_is_named_and_not_recorded(tmp_path: Path) -> None:

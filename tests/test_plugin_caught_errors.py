@@ -191,7 +191,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     result.stdout.fnmatch_lines(
         [
             "*replaygate: requests sent after their test ended*",
-            "test_caught.py::test_leaves_its_clients_behind: POST /v1/messages",
+            "test_caught.py::test_leaves_its_clients_behind: POST /v1/messages sent",
         ]
     )
     # the teardown error is the miss itself: its store, its diff, its re-record command

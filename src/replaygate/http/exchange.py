@@ -409,10 +409,11 @@ class Exchange:
         is not recorded (:meth:`~replaygate.http.recording.Recording.cut_short`)."""
         self._kept: list[Exception] = []
         """Refusals made where raising them would lose them (:meth:`keeping_refusal`)."""
-        self.after_end: Callable[[str], ReplaygateError] | None = None
+        self.after_end: Callable[[str, str], ReplaygateError] | None = None
         """Set once the session is over (the pytest test it served has ended): given a
-        request sent after that (``POST /v1/messages``), the error it gets instead of an
-        answer, neither replayed nor recorded."""
+        request (``POST /v1/messages``) and what was done with it after that (``sent``, or
+        its stream, recorded as closed where the session left it, ``read on``), the error it
+        gets, neither replayed nor recorded."""
 
     @classmethod
     def of(
@@ -494,7 +495,7 @@ class Exchange:
 
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
         if self.after_end is not None:
-            raise self.after_end(f"{request.method} {request.url.path}")
+            raise self.after_end(f"{request.method} {request.url.path}", "sent")
         sent = request_envelope(request, match_host=self.match_host)
         envelope = self.session.stored_request(sent)
         form = _match_form(envelope, parsed=envelope is sent)

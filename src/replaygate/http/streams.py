@@ -252,6 +252,7 @@ class TeeByteStream:
         __tracebackhide__ = True
         with self._recorded():
             for chunk in self._chunks():
+                self._past_end()
                 self._recording.feed(chunk)
                 yield chunk
 
@@ -259,8 +260,19 @@ class TeeByteStream:
         __tracebackhide__ = True
         with self._recorded():
             async for chunk in self._achunks():
+                self._past_end()
                 self._recording.feed(chunk)
                 yield chunk
+
+    def _past_end(self) -> None:
+        """Refuse a chunk of a stream recorded as closed where its reader stopped as its
+        session ended (a pytest test's, read further by a task the test left running):
+        its replay ends there, so a recording that read on would replay otherwise."""
+        recording = self._recording
+        after_end = recording.exchange.after_end
+        if recording.done and recording.stream and after_end is not None:
+            done = "read on (its stream, recorded as closed where the test left it)"
+            raise passthrough(after_end(recording.slot.request, done))
 
     def close(self) -> None:
         """Record what is still unrecorded, then close the live response."""

@@ -7,7 +7,9 @@ error) sends into the tests after it. Its clients are the ended test's (an
 ``async_anthropic_client`` factory's): answered from that test's store, or recorded into
 it, at a moment that depends on the tests that followed, its miss reached no test. Such a
 send now gets :class:`~replaygate.errors.SessionEndedError`, and the run lists it at its
-end and fails, as a miss nothing reported would otherwise pass (law 2).
+end and fails, as a miss nothing reported would otherwise pass (law 2). So does a stream
+the test left open, recorded as closed where its reader stopped as the test ended, read
+further then: its replay would end there.
 """
 
 from __future__ import annotations
@@ -30,17 +32,19 @@ class LateSends:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
-    def refusal(self, nodeid: str) -> Callable[[str], SessionEndedError]:
-        """What the session of the test ``nodeid`` does with a request sent after the
-        test ended: note it for the run's end and give the error it raises."""
+    def refusal(self, nodeid: str) -> Callable[[str, str], SessionEndedError]:
+        """What the session of the test ``nodeid`` does with a request sent (or its stream
+        read further) after the test ended: note it for the run's end and give the error
+        it raises."""
 
-        def refuse(request: str) -> SessionEndedError:
-            self.lines.append(f"{nodeid}: {request}")
+        def refuse(request: str, done: str) -> SessionEndedError:
+            self.lines.append(f"{nodeid}: {request} {done}")
             return SessionEndedError(
-                f"replaygate: {request} was sent through the session of {nodeid} after that "
-                "test ended, by a task it left running (an event loop of module or session "
-                "scope keeps such a task running into the next tests): neither replayed nor "
-                "recorded. Await or cancel the task before the test returns."
+                f"replaygate: {request} was {done} after the test whose session it went "
+                f"through, {nodeid}, had ended: a task or a stream the test left behind, "
+                "which an event loop of module or session scope keeps into the next tests. "
+                "Neither replayed nor recorded. Await or cancel such a task, and read such a "
+                "stream to its end or close it, before the test returns."
             )
 
         return refuse
@@ -68,7 +72,8 @@ class LateSends:
         for line in self.lines:
             terminalreporter.line(line)
         terminalreporter.line(
-            f"{len(self.lines)} request(s) sent by tasks their test left running, neither "
-            "replayed nor recorded: await or cancel each such task before its test returns",
+            f"{len(self.lines)} request(s) sent, or streams read, after their test ended, "
+            "neither replayed nor recorded: await or cancel each task, and finish or close "
+            "each stream, before its test returns",
             red=True,
         )
