@@ -117,6 +117,10 @@ def test_aux(replaygate_store):
 @pytest.mark.replaygate(fixtures="shared.jsonl")
 def test_three(replaygate_store):
     pass
+
+@pytest.mark.replaygate(fixtures=__file__ + "/../aux/outside.jsonl")
+def test_absolute(replaygate_store):
+    pass  # in no checkout: taken
 """
 
 
@@ -126,7 +130,7 @@ def test_stores_named_by_markers_that_windows_cannot_hold_or_differ_in_case_are_
     # Recorded on Linux, a macOS checkout kept one of Shared/shared.jsonl, Windows no aux/.
     pytester.makepyfile(test_m=MARKED)
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(errors=4)
+    result.assert_outcomes(errors=4, passed=1)
     errors = _errors(result)
     shared = pytester.path / "tests" / "fixtures" / "shared.jsonl"
     assert (

@@ -204,10 +204,10 @@ def spelling_problem(node: pytest.Item, store: Path) -> str | None:
 def windows_problem(store: Path, chosen: Any = None) -> str | None:
     """Why the test's store ``store`` cannot be checked out on Windows under its name
     (:func:`~.store_names.windows_unfit`), or None: its default store's module folder and
-    file (``<module>/<test name>.jsonl``), or the path its marker's ``fixtures`` gives,
-    ``chosen`` (``"aux/answers.jsonl"``)."""
+    file (``<module>/<test name>.jsonl``), or the relative path its marker's ``fixtures``
+    gives, ``chosen`` (``"aux/answers.jsonl"``; an absolute one is in no checkout)."""
     named = PurePath(*store.parts[-2:]) if chosen is None else PurePath(os.fspath(chosen))
-    unfit = windows_unfit(named)
+    unfit = None if named.is_absolute() else windows_unfit(named)  # absolute: no checkout's
     if unfit is None:
         return None
     if chosen is None:
