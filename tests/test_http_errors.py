@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import bdb
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -420,13 +421,18 @@ def _stop(interrupt: type[BaseException]) -> None:
     raise interrupt
 
 
-@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit, pytest.fail.Exception])
+@pytest.mark.parametrize(
+    "interrupt",
+    [KeyboardInterrupt, SystemExit, pytest.fail.Exception, bdb.BdbQuit, pytest.exit.Exception],
+)
 def test_a_stream_closed_by_an_interrupt_is_not_recorded_and_records_whole_next_time(
     tmp_path: Path, interrupt: type[BaseException]
 ) -> None:
     # Ctrl-C mid-stream was stored as the client's own close: the next record-missing
     # run failed on it ("the client closed this stream after 3 event(s)"); so was a stream
-    # pytest-timeout's limit stopped (--timeout-method=signal), cut where the clock was
+    # pytest-timeout's limit stopped (--timeout-method=signal), cut where the clock was,
+    # and one a debugger's quit stopped (q in pdb: BdbQuit; under pytest --pdb, --trace or
+    # at a breakpoint(): the Exit of pytest.exit)
     store = tmp_path / "interrupted.jsonl"
     question = [{"role": "user", "content": "word " * 300}]
 

@@ -46,3 +46,35 @@ def test_a_strict_replay_interrupted_before_its_store_is_used_ends_as_interrupte
     with FixtureStore.open(store) as opened:  # a fixture the test never gets to ask for
         opened.put(Fixture.create(request, [answer], make_meta("anthropic.messages", "1", "hand")))
     assert _interrupted_run(pytester, "--replaygate-strict") == pytest.ExitCode.INTERRUPTED
+
+
+QUIT_MID_STREAM = """
+import pytest
+
+def test_quit(anthropic_client):
+    question = [{"role": "user", "content": "a long one"}]
+    events = anthropic_client(max_retries=0).messages.create(
+        model="claude-sonnet-4-5", max_tokens=64, stream=True, messages=question)
+    for number, event in enumerate(events):
+        if number == 3:
+            pytest.exit("Quitting debugger")  # what q raises at a breakpoint() or --pdb
+"""
+
+
+@pytest.mark.slow  # a pytest session of the plugin
+def test_a_stream_left_unread_by_a_debugger_s_quit_is_not_recorded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # q at a breakpoint() in a test reading a stream outside a with block (Ctrl-C too): the
+    # stream, held by the test's traceback, was closed by the client's teardown and stored
+    # as closed by its reader after 3 events: every later record-missing run and replay
+    # failed on it
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
+    pytester.makepyfile(test_a=QUIT_MID_STREAM)
+    recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live",
+                 "--replaygate-simulator=echo")  # fmt: skip
+    result = pytester.inline_run("-p", "no:cacheprovider", *recording)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    store = pytester.path / "tests/fixtures/test_a/test_quit.jsonl"
+    assert not store.exists() or store.read_bytes() == b""

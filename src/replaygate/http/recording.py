@@ -117,9 +117,9 @@ class Recording:
     def finish(self, end: StreamEnd, error: BaseException | None = None) -> None:
         """Write the fixture (once): the whole body, or the events and how the stream ended.
         A stream closed by an interrupt on its way out (Ctrl-C, SIGTERM, ``sys.exit``,
-        pytest-timeout's limit while its events were read) is not written: its reader did
-        not choose to stop, and a recording that does not hold it records it whole next
-        time."""
+        pytest-timeout's limit while its events were read, a debugger's quit) is not
+        written: its reader did not choose to stop, and a recording that does not hold it
+        records it whole next time."""
         __tracebackhide__ = True
         if self.done:
             return
@@ -167,10 +167,10 @@ class Recording:
         client's): that body cannot be read further and the part read is no answer (a
         replay would hand it over as the whole), so nothing is stored. An error warns as a
         body that broke off does; a cancellation or an interrupt does not, as a send they
-        stop before its answer does not."""
+        stop before its answer does not (a debugger's quit too)."""
         if self.done:
             return
-        if isinstance(error, Exception):
+        if isinstance(error, Exception) and not _quit(error):
             self._broke_off(error)
             return
         self._over()
@@ -232,14 +232,31 @@ class Recording:
         self.exchange.record(self.slot, record)
 
 
+QUITS = (("bdb", "BdbQuit"), ("_pytest.outcomes", "Exit"))
+"""The exceptions a debugger's quit raises where the code it stopped is (module, class):
+``q`` in pdb (``breakpoint()``, ``python -m pdb``), and in pytest's debugger (a
+``breakpoint()`` in a test, ``--trace``), which raises the ``Exit`` of ``pytest.exit``."""
+
+
 def _interrupted() -> bool:
     """Whether the exception being handled, or one it was raised while handling, is an
-    interrupt (not an error of the code reading the stream): Ctrl-C, SIGTERM, ``sys.exit``
-    or pytest-timeout's limit, which stops the reader wherever the clock finds it."""
+    interrupt (not an error of the code reading the stream): Ctrl-C, SIGTERM, ``sys.exit``,
+    pytest-timeout's limit, which stops the reader wherever the clock finds it, or a
+    debugger's quit (:data:`QUITS`)."""
     return any(
-        isinstance(error, KeyboardInterrupt | SystemExit) or timed_out(error)
+        isinstance(error, KeyboardInterrupt | SystemExit) or timed_out(error) or _quit(error)
         for error in exception_chain(sys.exc_info()[1] or Exception())
     )
+
+
+def _quit(error: BaseException) -> bool:
+    """Whether ``error`` is a debugger's quit (:data:`QUITS`; a module not imported raised
+    none)."""
+    for module, name in QUITS:
+        quits = getattr(sys.modules.get(module), name, None)
+        if isinstance(quits, type) and isinstance(error, quits):
+            return True
+    return False
 
 
 def _left_encoded(headers: list[tuple[str, str]], decoded: Collection[str] | None) -> None:

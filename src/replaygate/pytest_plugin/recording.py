@@ -922,6 +922,21 @@ def replaygate_exchange(
         raise failure
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """A test that Ctrl-C or a debugger's quit (``q`` at a ``breakpoint()`` or a step of
+    ``--trace``) stopped has its session cut short: a stream it was reading outside a
+    ``with`` block, closed later by its client's teardown, is not recorded where the
+    interrupt cut it (the next recording records it whole)."""
+    try:
+        return (yield)
+    except (KeyboardInterrupt, pytest.exit.Exception):
+        exchange = item.stash.get(_EXCHANGE, None)
+        if exchange is not None:
+            exchange.cut_short = True
+        raise
+
+
 @pytest.hookimpl(optionalhook=True, wrapper=True)
 def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Generator[None, Any, Any]:
     """Once pytest-timeout has set its signal for ``item`` (its ``signal`` method), mark the
