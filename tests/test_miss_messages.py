@@ -593,6 +593,10 @@ SIDE_FETCHES = [
         "https://cloud.langfuse.com/api/public/otel/v1/traces",
         "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
     ),
+    (  # an OTLP exporter's spans to a collector of the application's, here a local one
+        "http://127.0.0.1:4318/v1/traces",
+        "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true; ",
+    ),
 ]
 
 

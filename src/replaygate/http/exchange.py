@@ -311,11 +311,11 @@ def _side_request_told(host: str | None, path: str) -> Iterator[None]:
     except SpendingCapError as err:
         if is_api_call(host, path):
             raise
-        raise SpendingCapError(f"{err}\n{side_request_note(host)}") from None
+        raise SpendingCapError(f"{err}\n{side_request_note(host, path)}") from None
     except SecretInFixtureError as err:
         if is_api_call(host, path) or err.remedy == TOKEN_FETCH:
             raise
-        remedy = f"{side_request_note(host)} {err.remedy}"
+        remedy = f"{side_request_note(host, path)} {err.remedy}"
         raise SecretInFixtureError(
             err.path, err.detector, before_send=err.before_send, remedy=remedy
         ) from None
@@ -702,10 +702,10 @@ class Exchange:
                     store=str(self.store.path),
                     differences=tuple(d.render() for d in differences),
                 )
-        host = urlsplit(origin).hostname
-        if is_api_call(host, str(envelope.get("path", ""))):
+        host, path = urlsplit(origin).hostname, str(envelope.get("path", ""))
+        if is_api_call(host, path):
             return self.session.miss(envelope, origin, sent)
-        told = TOKEN_FETCH if token_fetch(envelope) is not None else side_request_note(host)
+        told = TOKEN_FETCH if token_fetch(envelope) is not None else side_request_note(host, path)
         return self.session.miss(envelope, origin, sent, stop=told)
 
     # -- recording ---------------------------------------------------------------------

@@ -14,10 +14,19 @@ one says so, with the remedy of the library whose host it names.
 
 from __future__ import annotations
 
+import re
+
 from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
 
 SIDE_REQUEST = "This request is to no model API"
 """How a miss of a request to no provider's API begins its note, whatever its host."""
+
+OTEL_EXPORTER = "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true"
+"""How to stop an OpenTelemetry exporter the application set up, wherever it sends."""
+
+OTLP_PATH = re.compile(r"/v1/(?:traces|metrics|logs)/?(?:\?|$)")
+"""Where an OpenTelemetry exporter sends spans, metrics and logs (OTLP over HTTP), under any
+base path and on any host: a collector of the application's choosing, a loopback one too."""
 
 REMEDIES: tuple[tuple[str | None, str, str], ...] = (
     (
@@ -51,11 +60,7 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "Logfire: send_to_logfire=False in logfire.configure(), or "
         "LOGFIRE_SEND_TO_LOGFIRE=false where configure() is not given it",
     ),
-    (
-        None,
-        "opentelemetry.exporter",
-        "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true",
-    ),
+    (None, "opentelemetry.exporter", OTEL_EXPORTER),
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
 ``eu.api.smith.langchain.com``; None for a host the application chooses, as an
@@ -97,13 +102,14 @@ def sender_remedy(module: str, host: str | None = None) -> str | None:
     return remedy if name else _host_remedy(host) or remedy
 
 
-def side_request_note(host: str | None) -> str:
-    """What a miss of a request to ``host``, a host of no provider's API, adds: to stop it
-    at its source, with the remedy of the library sending there, if one is known; for a
-    cloud metadata server's host, how to give the client a token instead."""
+def side_request_note(host: str | None, path: str = "") -> str:
+    """What a miss of a request to ``host`` and ``path``, of no provider's API, adds: to stop
+    it at its source, with the remedy of the library sending there, if one is known (by its
+    host, else an OpenTelemetry exporter's by its path, :data:`OTLP_PATH`); for a cloud
+    metadata server's host, how to give the client a token instead."""
     if metadata_server(host):
         return METADATA_SERVER
-    known = _host_remedy(host)
+    known = _host_remedy(host) or (OTEL_EXPORTER if OTLP_PATH.search(path) else None)
     remedy = f"{known}; " if known else ""
     return (
         f"{SIDE_REQUEST}: if the code under test sends it of its own (a framework fetching "
