@@ -382,6 +382,11 @@ def test_a_line_changed_in_place_after_indexing_is_never_served(tmp_path: Path) 
             line({"key": "k" * 12, "request": {}, "response": {}, "note": "x", "tags": []}),
             "unknown field(s) 'note', 'tags'",
         ),
+        (  # coverage.py's coverage.json: a `meta` of its own, no field only a fixture has
+            line({"meta": {"version": "7.6"}, "files": {}, "totals": {}}),
+            "not a fixture: none of its fields ('files', 'meta', 'totals') is a fixture's "
+            "(key, request, response)",
+        ),
         (
             line({**fixture(2).to_json(), "trace": {}, "meta": {"replaygate_version": "0.10.0"}}),
             "unknown field(s) 'trace': this line was written by replaygate 0.10.0 "
