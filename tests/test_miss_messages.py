@@ -586,8 +586,9 @@ SIDE_FETCHES = [
     ),
     (  # Logfire's spans, exported during a test by its batch processor's thread
         "https://logfire-us.pydantic.dev/v1/traces",
-        "Logfire: send_to_logfire=False in logfire.configure(), or "
-        "LOGFIRE_SEND_TO_LOGFIRE=false where configure() is not given it; ",
+        "Logfire: send_to_logfire=False in logfire.configure() (LOGFIRE_SEND_TO_LOGFIRE=false "
+        "where it is not given one), and --no-logfire for its pytest plugin, on in CI when "
+        "LOGFIRE_TOKEN is set; ",
     ),
     (  # Langfuse's spans, exported through an OpenTelemetry exporter of its own
         "https://cloud.langfuse.com/api/public/otel/v1/traces",

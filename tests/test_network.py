@@ -560,8 +560,9 @@ OTEL_EXPORTER_OFF = (
 )
 LANGFUSE_OFF = "Langfuse: LANGFUSE_TRACING_ENABLED=false"
 LOGFIRE_OFF = (
-    "Logfire: send_to_logfire=False in logfire.configure(), or LOGFIRE_SEND_TO_LOGFIRE=false "
-    "where configure() is not given it"
+    "Logfire: send_to_logfire=False in logfire.configure() (LOGFIRE_SEND_TO_LOGFIRE=false "
+    "where it is not given one), and --no-logfire for its pytest plugin, on in CI when "
+    "LOGFIRE_TOKEN is set"
 )
 
 

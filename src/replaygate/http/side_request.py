@@ -57,8 +57,9 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
     (
         "pydantic.dev",
         "logfire",
-        "Logfire: send_to_logfire=False in logfire.configure(), or "
-        "LOGFIRE_SEND_TO_LOGFIRE=false where configure() is not given it",
+        "Logfire: send_to_logfire=False in logfire.configure() (LOGFIRE_SEND_TO_LOGFIRE=false "
+        "where it is not given one), and --no-logfire for its pytest plugin, on in CI when "
+        "LOGFIRE_TOKEN is set",
     ),
     (None, "opentelemetry.exporter", OTEL_EXPORTER),
 )
