@@ -36,7 +36,7 @@ from replaygate.errors import (
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
-from replaygate.network import network_blocked
+from replaygate.network import network_blocked, refusals
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -616,6 +616,9 @@ def test_a_task_outliving_its_block_is_not_answered_by_a_later_block(tmp_path: P
     refused, missed = asyncio.run(run())
     assert missed == 0
     assert "made by a task started inside an intercept() block (or a pytest" in refused
+    assert str(refusals()[-1]).endswith(
+        "a task left running by an intercept() block that has ended)"
+    )
 
 
 def test_a_task_another_block_started_is_not_warned_of_by_this_one(tmp_path: Path) -> None:

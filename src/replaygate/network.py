@@ -403,15 +403,19 @@ def _task_name() -> str:
 
 
 def _refuse(what: str, target: Any, why: str = "") -> None:
-    refusal = Refusal(what, _describe(target), _caller())
+    caller = _caller()
+    remedy = _how_to_fix()
+    listed = caller  # at a run's end, under the test running then: say it is not that one's
+    if remedy is OUTLIVED_BLOCK:
+        listed += ", a task left running by an intercept() block that has ended"
+    refusal = Refusal(what, _describe(target), listed)
     _refused.append(refusal)
     for level in list(_levels):
         if level.on_refusal is not None:
             level.on_refusal(refusal)
-    remedy = _how_to_fix()
     error = NetworkBlockedError(
-        f"{what} {refusal.target} refused (from {refusal.caller}): {why}{remedy}"
-        f"{own_transport_remedy(refusal.caller)}"
+        f"{what} {refusal.target} refused (from {caller}): {why}{remedy}"
+        f"{own_transport_remedy(caller)}"
     )
     error.unintercepted = remedy is NOT_INTERCEPTED or remedy is OUTLIVED_BLOCK
     raise error
