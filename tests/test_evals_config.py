@@ -637,13 +637,16 @@ def test_a_price_table_as_of_no_date_is_refused_at_its_line(tmp_path: Path, writ
     [
         ("'evals\\fixtures.jsonl'", "separates folders with a backslash"),
         ('"evals\\fixtures.jsonl"', "holds a control character: in a double-quoted TOML"),
+        ('"evals/aux/fixtures.jsonl"', "cannot be checked out on Windows: 'aux' is a device"),
+        ('"evals/what?.jsonl"', "cannot be checked out on Windows: 'what.*' holds '.'"),
     ],
 )
 def test_a_windows_style_path_is_refused_at_its_line(
     tmp_path: Path, written: str, said: str
 ) -> None:
     """A path written with a backslash names another file on Linux and macOS, and in
-    double quotes TOML reads ``\\f`` as a form feed: both refused, naming the key."""
+    double quotes TOML reads ``\\f`` as a form feed: both refused, naming the key; so is
+    one no Windows checkout can hold, which a recording on Linux made without a word."""
     path = write(tmp_path, f'[tool.replaygate]\nmodel = "m"\nfixtures = {written}\n')
     with pytest.raises(ConfigError, match=rf"^{path}:3: .*fixtures.*{said}"):
         load_config(path)

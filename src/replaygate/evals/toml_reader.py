@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from replaygate.config import TomlFileError, described, line_of, meant_key, read_toml
 from replaygate.errors import has_control, located
 from replaygate.evals.errors import ConfigError
 from replaygate.locale_names import on_disk
+from replaygate.pytest_plugin.store_names import windows_unfit
 from replaygate.regular import backslashed, unexpanded_tilde
 
 
@@ -125,6 +126,7 @@ class TableReader:
             raise self.error(key, f"a path cannot hold a NUL character (\\u0000), got {value!r}")
         folder = os.path.dirname(self.file) or "."  # the project's
         problem = _escaped(value) or backslashed(value) or unexpanded_tilde(value, folder)
+        problem = problem or _windows_unfit(value)
         if problem is not None:
             raise self.error(key, problem)
         return on_disk(value)
@@ -193,6 +195,17 @@ class TableReader:
             raise self.error(key, f"expected an array of tables ([[...]]), got {described(value)}")
         section = f"{self.section}.{key}" if self.section else key
         return [TableReader(self.file, self.text, section, v, i) for i, v in enumerate(value)]
+
+
+def _windows_unfit(path: str) -> str | None:
+    """Why the project's relative ``path`` cannot be checked out on Windows (a device's
+    name, ``evals/aux/cases.jsonl``; a name holding ``?``), or None; an absolute one is in
+    no checkout."""
+    named = PurePath(path)
+    unfit = None if named.is_absolute() else windows_unfit(named)
+    if unfit is None:
+        return None
+    return f"{path!r} cannot be checked out on Windows: {unfit}; choose another name"
 
 
 def _escaped(path: str) -> str | None:
