@@ -8,7 +8,8 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import orjson
 import pytest
@@ -40,7 +41,8 @@ from replaygate.fixtures.mismatch import (
     mismatch_error,
 )
 from replaygate.fixtures.nearest import features, nearest
-from replaygate.fixtures.tool_results import TOOL_RESULT_NOTE
+from replaygate.fixtures.tool_results import IN_TOOL_RESULTS, TOOL_RESULT_LEAD, TOOL_RESULT_NOTE
+from replaygate.pytest_plugin.misses import miss_of
 
 MODEL = "claude-sonnet-4-5"
 MAX_TOKENS = 1024
@@ -438,9 +440,13 @@ def test_a_miss_in_a_tool_s_result_alone_says_a_tool_that_varies_never_replays(
 ) -> None:
     path = tmp_path / "s.jsonl"
     FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
-    lines = str(mismatch_error(FixtureStore.open(path), requested, "0123456789ab")).splitlines()
-    said = [line for line in lines if line.startswith(TOOL_RESULT_NOTE[:40])]
+    error = mismatch_error(FixtureStore.open(path), requested, "0123456789ab")
+    said = [line for line in str(error).splitlines() if line.startswith(TOOL_RESULT_LEAD)]
     assert said == ([TOOL_RESULT_NOTE.format(fields=told)] if told else [])
+    # the run's list of misses said only to record the test again, or to revert the change
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = (miss_of(test, error) or ("",))[0]
+    assert listed.endswith(f" ({IN_TOOL_RESULTS})") is (told is not None)
 
 
 def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:

@@ -65,6 +65,7 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if not isinstance(error, FixtureMismatchError):
         return None
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
+    from replaygate.fixtures.tool_results import IN_TOOL_RESULTS, TOOL_RESULT_LEAD
 
     said = str(error)
     fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
@@ -79,6 +80,8 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     built = "" if side else _built(said)  # such a request is stopped, not recorded
     if side:
         fields = CREDENTIALS if credentials else NO_MODEL_API
+    elif TOOL_RESULT_LEAD in said:
+        fields = f"{fields} ({IN_TOOL_RESULTS})"
     return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed, side
 
 
