@@ -218,6 +218,28 @@ def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path
     assert "simulator" not in str(missed.value)
 
 
+def test_a_prompt_sent_with_other_line_ends_names_the_checkout_and_its_fix(
+    tmp_path: Path,
+) -> None:
+    # a prompt file read as bytes in a core.autocrlf checkout (Windows) sent CRLF where the
+    # recording had LF: the miss said only "if the change was meant, re-record"
+    store, question = tmp_path / "s.jsonl", [Message.user("What is RAG?")]
+    settings = {"model": "m", "max_tokens": 8}
+    live = ScriptedModel([ModelResponse(text="RAG.")])
+    RecordingModel(
+        live, store, approve_live=True, system="Be brief.\nCite.\n", **settings
+    ).complete(question, [])
+    replay = ReplayModel(store, system="Be brief.\r\nCite.\r\n", **settings)
+    with pytest.raises(FixtureMismatchError) as missed:
+        replay.complete(question, [])
+    assert (
+        "system differs only in line ends, sent with CRLF where the recording has LF: text "
+        "read from a file of the project whose line ends git converts on checkout "
+        "(core.autocrlf=true, as on Windows)"
+    ) in str(missed.value)
+    assert "`*.txt text eol=lf`" in str(missed.value)
+
+
 @pytest.mark.parametrize("there", [None, "an empty file"])
 def test_a_miss_of_a_store_never_recorded_is_of_its_own_kind(
     tmp_path: Path, there: str | None
@@ -594,6 +616,7 @@ SIDE_FETCHES = [
         "https://cloud.langfuse.com/api/public/otel/v1/traces",
         "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
     ),
+    ("https://trace.wandb.ai/server_info", "W&B Weave: WEAVE_DISABLED=true; "),
     (  # an OTLP exporter's spans to a collector of the application's, here a local one
         "http://127.0.0.1:4318/v1/traces",
         "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true; ",
