@@ -73,18 +73,28 @@ def test_a_stream_left_open_is_recorded_where_its_reader_stopped(tmp_path: Path)
 def test_a_stream_read_on_after_its_session_ended_is_refused(tmp_path: Path) -> None:
     """A stream a pytest test left open, recorded as closed at the test's end, read on by
     the next test (a module-scoped event loop): the recording passed with what its replay
-    ends before."""
+    ends before, and the replay asked to record anew what would be recorded the same."""
     store = tmp_path / "s.jsonl"
+
+    def ended(request: str, done: str) -> SessionEndedError:
+        return SessionEndedError(f"{request} was {done}")
+
+    read_on = "POST /v1/chat/completions was read on"
     with Simulator(behavior="echo") as sim:
         client = openai.OpenAI(api_key="k", base_url=sim.openai_base_url)
         with intercept(store, "record-missing", approve_live=True, source="sim") as session:
             stream, _ = first_words(client)
-        session.after_end = lambda request, done: SessionEndedError(f"{request} was {done}")
-        with pytest.raises(SessionEndedError, match="POST /v1/chat/completions was read on"):
+        session.after_end = ended
+        with pytest.raises(SessionEndedError, match=read_on):
             list(stream)
         stream.close()
     (fixture,) = FixtureStore.open(store)
     assert fixture.responses[0]["stream_end"] == "closed"
+    with intercept(store) as session:
+        stream, _ = first_words(openai.OpenAI(api_key="k", base_url="http://sim.invalid/v1"))
+    session.after_end = ended
+    with pytest.raises(SessionEndedError, match=read_on):
+        list(stream)
 
 
 def test_a_plain_body_left_unread_is_named_and_not_recorded(tmp_path: Path) -> None:

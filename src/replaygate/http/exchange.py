@@ -21,6 +21,7 @@ versions. A recording never keeps the server's 404 for a route it does not serve
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import os
 import sys
@@ -79,7 +80,7 @@ from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import RESPX_PLAYS
 from replaygate.http.passthrough import passthrough
-from replaygate.http.recorded import Replayed, replayed
+from replaygate.http.recorded import READ_ON, Replayed, replayed
 from replaygate.http.routes import (
     proxy_refusal,
     simulator_refusal,
@@ -547,6 +548,7 @@ class Exchange:
                 model_api=model_api,
                 head=envelope.get("method") == "HEAD",
                 raised=self.note_raised,
+                read_on=functools.partial(self._read_on, f"{request.method} {request.url.path}"),
             )
         except WireFormatError as err:
             where = (str(location.file), location.line)
@@ -555,6 +557,11 @@ class Exchange:
         if self.mode != "replay":
             self._teach(request, sent, response)
         return answer
+
+    def _read_on(self, request: str) -> ReplaygateError | None:
+        """The error of ``request``'s replayed stream read past where it was recorded as
+        closed, after this session ended (:attr:`after_end`); None while it lasts."""
+        return None if self.after_end is None else self.after_end(request, READ_ON)
 
     def _null_answer(self, location: Location, fixture: Fixture, repeat: int) -> ReplaygateError:
         """The error of a send whose recorded answer is ``null`` (a sample that did not send

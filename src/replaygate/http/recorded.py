@@ -173,6 +173,10 @@ def retryable(status: int) -> bool:
     return status in (408, 409, 429) or status >= 500
 
 
+READ_ON = "read on (its stream, recorded as closed where the test left it)"
+"""What was done with a request whose stream is read on after its session ended."""
+
+
 class Replayed(NamedTuple):
     """A recorded response ready to be replayed: status, headers and body chunks.
 
@@ -184,7 +188,9 @@ class Replayed(NamedTuple):
     it anew (empty: the generic flags), ``from_simulator`` how to record it from the
     simulator again (empty: it was not recorded from it, or the command names it), for
     error messages; ``raised`` is told a replay error the stream raises (a read past
-    where it was closed), so its session fails a run whose code caught it. A named tuple:
+    where it was closed), so its session fails a run whose code caught it, and ``read_on``
+    gives the error of such a read made after its session ended (a pytest test's, whose
+    reader a task the test left running is), or None while the session lasts. A named tuple:
     one is made per replayed send, and a tuple is made several times faster than a frozen
     dataclass.
     """
@@ -202,6 +208,7 @@ class Replayed(NamedTuple):
     store: str | os.PathLike[str] = ""
     at: Location | None = None
     raised: Callable[[ReplaygateError], None] | None = None
+    read_on: Callable[[], ReplaygateError | None] | None = None
 
     @property
     def body(self) -> bytes:
@@ -434,6 +441,7 @@ def replayed(
     head: bool = False,
     live: bool = False,
     raised: Callable[[ReplaygateError], None] | None = None,
+    read_on: Callable[[], ReplaygateError | None] | None = None,
 ) -> Replayed:
     """The replay form of a recorded response (to ``HEAD`` when ``head``: see
     :func:`_lengthed`); :class:`WireFormatError` names a bad field.
@@ -447,7 +455,7 @@ def replayed(
     success stream with no event, where the SDK would fail on them naming no fixture.
     ``live`` says ``record`` is what a server just sent, not a stored answer an edit or a
     cassette's recorder could have broken; ``raised`` is told a replay error a stream
-    raises (:class:`Replayed`)."""
+    raises, and ``read_on`` gives one raised after its session ended (:class:`Replayed`)."""
     if not _is_mapping(record):
         raise WireFormatError("response", "expected an object with status, headers and a body")
     status = record.get("status")
@@ -509,4 +517,5 @@ def replayed(
         store,
         at,
         raised,
+        read_on,
     )
