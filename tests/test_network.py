@@ -587,6 +587,11 @@ LOGFIRE_OFF = (
             "_requests) during t.py::test_ask",
             f"Turn off in tests: {LANGFUSE_OFF}.",
         ),
+        (  # W&B Weave's weave.init(), asking its server before it traces anything
+            "lookup of 'trace.wandb.ai' (from weave.vendor.weave_server_sdk._base_client) "
+            "during t.py::test_ask",
+            "Turn off in tests: W&B Weave: WEAVE_DISABLED=true.",
+        ),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
     ],
 )
@@ -617,6 +622,13 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
         # Langfuse's and Logfire's spans, flushed by their exporters as the interpreter exits
         ("cloud.langfuse.com", "opentelemetry.exporter.http.transport._requests", LANGFUSE_OFF),
         ("logfire-us.pydantic.dev", "logfire._internal.exporters.otlp", LOGFIRE_OFF),
+        # W&B Weave's error reports, which Sentry's client flushes as the interpreter exits
+        (
+            "o151352.ingest.us.sentry.io",
+            "sentry_sdk.transport",
+            "Sentry's error reports (the application's sentry_sdk.init(), or W&B Weave's: "
+            "WANDB_ERROR_REPORTING=false)",
+        ),
     ],
 )
 def test_telemetry_refused_at_interpreter_exit_names_the_switch_that_stops_it(

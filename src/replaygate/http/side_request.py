@@ -7,7 +7,8 @@ runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
 ``api.openai.com/v1/traces/ingest``; Haystack's telemetry goes through PostHog's client to
 ``eu.i.posthog.com``, as the process exits; Agno's its runs to ``os-api.agno.com`` from a
 thread of its own; Langfuse's and Logfire's tracing their spans to ``cloud.langfuse.com``
-and ``logfire-us.pydantic.dev``. Such a request is no model call: recorded, a store
+and ``logfire-us.pydantic.dev``, W&B Weave's its calls to ``trace.wandb.ai`` and its
+errors to Sentry (``*.sentry.io``). Such a request is no model call: recorded, a store
 would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
 one says so, with the remedy of the library whose host it names.
 """
@@ -60,6 +61,13 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "Logfire: send_to_logfire=False in logfire.configure() (LOGFIRE_SEND_TO_LOGFIRE=false "
         "where it is not given one), and --no-logfire for its pytest plugin, on in CI when "
         "LOGFIRE_TOKEN is set",
+    ),
+    ("wandb.ai", "weave", "W&B Weave: WEAVE_DISABLED=true"),
+    (
+        "sentry.io",
+        "sentry_sdk",
+        "Sentry's error reports (the application's sentry_sdk.init(), or W&B Weave's: "
+        "WANDB_ERROR_REPORTING=false)",
     ),
     (None, "opentelemetry.exporter", OTEL_EXPORTER),
 )
