@@ -218,7 +218,7 @@ def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path
     assert "simulator" not in str(missed.value)
 
 
-def test_a_prompt_sent_with_other_line_ends_names_the_checkout_and_its_fix(
+def test_a_prompt_sent_with_other_line_ends_or_a_bom_names_the_cause_and_its_fix(
     tmp_path: Path,
 ) -> None:
     # a prompt file read as bytes in a core.autocrlf checkout (Windows) sent CRLF where the
@@ -238,6 +238,13 @@ def test_a_prompt_sent_with_other_line_ends_names_the_checkout_and_its_fix(
         "(core.autocrlf=true, as on Windows)"
     ) in str(missed.value)
     assert "`*.txt text eol=lf`" in str(missed.value)
+    saved = ReplayModel(store, system="\ufeffBe brief.\nCite.\n", **settings)  # Notepad's
+    with pytest.raises(FixtureMismatchError) as missed:
+        saved.complete(question, [])
+    assert (
+        "system differs only by a byte order mark (U+FEFF) at the start of the text sent: "
+        "an editor saving a file as 'UTF-8 with BOM'"
+    ) in str(missed.value)
 
 
 @pytest.mark.parametrize("there", [None, "an empty file"])
