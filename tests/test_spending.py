@@ -265,6 +265,25 @@ def test_a_cancellation_is_free(path: str) -> None:
     assert (cap.spent, cap.reserved, cap.calls) == (0, 0, 1)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "now"}},
+        [{"jsonrpc": "2.0", "method": "notifications/initialized"}],
+    ],
+)
+def test_an_mcp_server_s_call_is_free(body: Any) -> None:
+    """A live recording under pytest's default cap of an agent whose tools are an MCP
+    server's, over HTTP, failed at its first tool: 'POST /mcp names no model'."""
+    cap = SpendingCap(5.0, shipped_prices())
+    request = {"method": "POST", "path": "/mcp", "body": body}
+    cap.reserve(request)
+    assert cap.charge(request, {"status": 200, "body": {"jsonrpc": "2.0", "id": 3}}) == 0
+    assert (cap.spent, cap.reserved, cap.calls) == (0, 0, 1)
+    with pytest.raises(SpendingCapError, match="POST /mcp names no model"):
+        cap.reserve({**request, "body": {"jsonrpc": "1.0", "method": "tools/call"}})
+
+
 @pytest.mark.parametrize("audio", [b"RIFF\xff\xfe\x00WAVE", b"plain words"])
 def test_the_model_an_upload_s_form_names_is_the_one_priced(audio: bytes) -> None:
     """Recording client.audio.transcriptions.create live under the default cap failed:

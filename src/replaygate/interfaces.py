@@ -3,6 +3,7 @@ envelope, the sanitizer and the hygiene commands alike."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 INTERFACES: tuple[tuple[str, str], ...] = (
@@ -34,3 +35,12 @@ def array_stream(body: Any, interface: str) -> TypeGuard[list[Any]]:
     ``curl`` command, a client of another language) answers so, where the SDKs read
     server-sent events."""
     return interface == GEMINI and isinstance(body, list)
+
+
+def json_rpc(body: Any) -> bool:
+    """Whether ``body``, a request's JSON, is a JSON-RPC 2.0 message or a batch of them
+    (``{"jsonrpc": "2.0", "method": "tools/call", ...}``): what an MCP client sends its
+    server over HTTP (``initialize``, ``tools/list``, ``tools/call``), which no model API
+    speaks."""
+    items = body if isinstance(body, list) and body else [body]
+    return all(isinstance(item, Mapping) and item.get("jsonrpc") == "2.0" for item in items)
