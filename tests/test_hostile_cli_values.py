@@ -226,6 +226,14 @@ def test_a_path_written_on_windows_is_refused_naming_the_path_to_write(
     assert replaygate("verify", "evals\\rc.jsonl").returncode == 0
 
 
+def test_a_new_file_in_a_folder_whose_name_holds_a_backslash_is_taken(tmp_path: Path) -> None:
+    from replaygate.regular import backslashed_here
+
+    (tmp_path / "a\\b").mkdir()  # a Linux folder of that name, not a Windows path
+    assert backslashed_here("a\\b/new.jsonl", tmp_path) is None
+    assert backslashed_here("a\\c/new.jsonl", tmp_path) is not None
+
+
 @pytest.mark.parametrize(
     "args", [("gate", "--results", "a\0b"), ("report", "--out", "r\0.html"), ("verify", "x\0")]
 )

@@ -202,9 +202,13 @@ def backslashed(path: str) -> str | None:
 def backslashed_here(path: str, base: str | os.PathLike[str]) -> str | None:
     """Why ``path`` (from ``base``), given on Linux or macOS, is taken for a path written
     on Windows (:func:`backslashed`), or None: on Windows, for a path without a backslash,
-    and for one naming what is there (a name holding a backslash, which these systems
-    allow)."""
-    if os.sep != "/" or os.path.lexists(os.path.join(base, path)):
+    and for one whose names holding a backslash are there (these systems allow one in a
+    name: ``a\\b/new.jsonl`` in a folder ``a\\b``)."""
+    if os.sep != "/" or "\\" not in path:
+        return None
+    parts = path.split("/")
+    last = max(i for i, part in enumerate(parts) if "\\" in part)
+    if os.path.lexists(os.path.join(base, *parts[: last + 1])):
         return None
     return backslashed(path)
 
