@@ -28,7 +28,7 @@ from replaygate.cli import main
 from replaygate.errors import FixtureFormatError, FixtureMismatchError, SecretInFixtureError
 from replaygate.examples.research_copilot import SETTINGS, answer
 from replaygate.fixtures.fixture import InterfaceVersionError
-from replaygate.fixtures.mismatch import FROM_SIMULATOR, SIMULATOR_OPTIONS
+from replaygate.fixtures.mismatch import FROM_SIMULATOR, RECORD_FIRST, SIMULATOR_OPTIONS
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.http.envelope import request_envelope
@@ -726,6 +726,20 @@ def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
     # source as a framework's side request (a price file's download, telemetry); so was a
     # transcription sent to a speech server of the OpenAI audio API's (a local Whisper)
     assert "no model API" not in str(_replay_missed(tmp_path, "POST", url, content=b"--x--"))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "now"}},
+        [{"jsonrpc": "2.0", "method": "notifications/initialized"}],
+    ],
+)
+def test_a_miss_of_an_mcp_server_s_call_says_how_to_record_it(tmp_path: Path, body: Any) -> None:
+    # an agent's MCP tool call over HTTP, missed, was told to be stopped at its source as a
+    # framework's side request (a price file, telemetry), with no command to record it
+    said = str(_replay_missed(tmp_path, "POST", "http://127.0.0.1:8000/mcp", json=body))
+    assert "no model API" not in said and RECORD_FIRST in said
 
 
 def _replay_missed(tmp_path: Path, method: str, url: str, **options: Any) -> FixtureMismatchError:

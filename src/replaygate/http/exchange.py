@@ -90,7 +90,7 @@ from replaygate.http.routes import (
 )
 from replaygate.http.side_request import side_request_note
 from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
-from replaygate.interfaces import interface_of
+from replaygate.interfaces import interface_of, json_rpc
 from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.ids import free_answer
@@ -300,8 +300,17 @@ async def checkpoint() -> None:
     await trio.lowlevel.checkpoint()
 
 
+def _a_call(host: str | None, path: str, body: Any) -> bool:
+    """Whether a request to ``host`` and ``path`` with ``body`` is a call to record, not a
+    side request to stop at its source: a provider's API's
+    (:func:`~replaygate.http.envelope.is_api_call`), or an MCP server's
+    (:func:`~replaygate.interfaces.json_rpc`), which an agent's tool sends beside the model
+    calls and whose miss said to stop it at its source."""
+    return is_api_call(host, path) or json_rpc(body)
+
+
 @contextmanager
-def _side_request_told(host: str | None, path: str) -> Iterator[None]:
+def _side_request_told(host: str | None, path: str, body: Any) -> Iterator[None]:
     """A spending cap's refusal of a request to no model API (a framework's telemetry, the
     Agents SDK's trace upload, which names no model to price) says what it is and how to
     stop it at its source (:func:`~replaygate.http.side_request.side_request_note`), where
@@ -310,11 +319,11 @@ def _side_request_told(host: str | None, path: str) -> Iterator[None]:
     try:
         yield
     except SpendingCapError as err:
-        if is_api_call(host, path):
+        if _a_call(host, path, body):
             raise
         raise SpendingCapError(f"{err}\n{side_request_note(host, path)}") from None
     except SecretInFixtureError as err:
-        if is_api_call(host, path) or err.remedy == TOKEN_FETCH:
+        if _a_call(host, path, body) or err.remedy == TOKEN_FETCH:
             raise
         remedy = f"{side_request_note(host, path)} {err.remedy}"
         raise SecretInFixtureError(
@@ -505,7 +514,8 @@ class Exchange:
             # A send's count, its lookup and its going live are one step: a send counted
             # before another went live but looking up after that one's answer was written
             # would be answered with it (one live answer served twice, one never recorded).
-            with self._deciding, _side_request_told(request.url.host, request.url.path):
+            side = _side_request_told(request.url.host, request.url.path, sent.get("body"))
+            with self._deciding, side:
                 decided = self._decide(envelope, form, identity, sent)
         else:
             decided = self._decide(envelope, form, identity, sent)
@@ -710,7 +720,7 @@ class Exchange:
                     differences=tuple(d.render() for d in differences),
                 )
         host, path = urlsplit(origin).hostname, str(envelope.get("path", ""))
-        if is_api_call(host, path):
+        if _a_call(host, path, envelope.get("body")):
             return self.session.miss(envelope, origin, sent)
         told = TOKEN_FETCH if token_fetch(envelope) is not None else side_request_note(host, path)
         return self.session.miss(envelope, origin, sent, stop=told)
