@@ -167,6 +167,17 @@ def test_broad_clause_around_a_recorded_request(anthropic_client):
         raise ValueError("the API's answer was refused")
 
 
+def test_typed_at_the_debugger_s_prompt(anthropic_client):
+    # at (Pdb) after a breakpoint(): pdb runs the statement and shows its miss
+    import io, pdb, sys
+    client = anthropic_client()
+    prompt = pdb.Pdb(stdout=io.StringIO())
+    prompt.reset()
+    prompt.setup(sys._getframe(), None)
+    prompt.onecmd('ask(client, "changed")')
+    assert "FixtureMismatchError" in prompt.stdout.getvalue()
+
+
 @pytest.mark.replaygate(expect_caught_errors=True)
 def test_marked_to_catch_it(anthropic_client):
     with pytest.raises(anthropic.AnthropicError):
@@ -227,13 +238,15 @@ def test_a_miss_the_test_catches_reaches_it_only_where_the_clause_names_it(
     """A test of an API error that catches the SDK's base class, ``Exception`` or
     anything else that is not replaygate's (with ``pytest.raises``, ``except``,
     ``contextlib.suppress``, then a skip or an xfail among them) fails at teardown with
-    the miss, naming the clause and where it is; one that names the miss passes."""
+    the miss, naming the clause and where it is; one that names the miss passes, and so
+    does one whose miss a debugger's prompt showed (it had failed at teardown, as caught
+    by the code under test)."""
     result = run(pytester, recorded, test_catches=CATCHES)
     assert outcomes(result, "test_catches") == {
         *(("ERROR", name) for name in UNNAMED),
         ("XFAIL", "test_xfails_when_the_api_fails"),  # and its teardown errs
     }
-    result.assert_outcomes(passed=19, errors=11, skipped=2, xfailed=1)
+    result.assert_outcomes(passed=20, errors=11, skipped=2, xfailed=1)
     text = result.stdout.str()
     for name, clause in UNNAMED.items():
         section = text.split(f"_ ERROR at teardown of {name} _", 1)[1].split("\n___", 1)[0]

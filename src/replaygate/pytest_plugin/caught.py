@@ -29,6 +29,7 @@ import contextlib
 import functools
 import inspect
 import linecache
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,6 +240,8 @@ def _where(error: BaseException, test: frozenset[CodeType]) -> tuple[bool, str |
     if traceback is None:
         return False, None
     frame = traceback.tb_frame
+    if _debugger(frame):
+        return True, None
     if frame.f_code in test:
         sites = _sites(frame.f_code)
         if sites is None:
@@ -266,6 +269,15 @@ def _where(error: BaseException, test: frozenset[CodeType]) -> tuple[bool, str |
         return took == "error", EXPECTED_FAILURE if took == "expected" else None
     module = frame.f_globals.get("__name__")
     return isinstance(module, str) and module.startswith("_pytest."), None
+
+
+def _debugger(frame: FrameType) -> bool:
+    """Whether ``frame``, where an error stopped, is a debugger's (a method of a ``bdb``
+    debugger: pdb's, pytest's, ipdb's): one that ran a statement typed at its prompt (at a
+    ``breakpoint()``, under ``--pdb`` or ``--trace``) and showed its error to the person who
+    typed it, not code under test going on from it."""
+    debugger = getattr(sys.modules.get("bdb"), "Bdb", None)
+    return isinstance(debugger, type) and isinstance(frame.f_locals.get("self"), debugger)
 
 
 EXPECTED_FAILURE = (
