@@ -624,6 +624,7 @@ SIDE_FETCHES = [
         "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
     ),
     ("https://trace.wandb.ai/server_info", "W&B Weave: WEAVE_DISABLED=true; "),
+    ("https://api.wandb.ai/graphql", ""),  # wandb's own API: no switch of Weave's stops it
     (  # an OTLP exporter's spans to a collector of the application's, here a local one
         "http://127.0.0.1:4318/v1/traces",
         "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true; ",

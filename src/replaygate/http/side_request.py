@@ -62,7 +62,7 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "where it is not given one), and --no-logfire for its pytest plugin, on in CI when "
         "LOGFIRE_TOKEN is set",
     ),
-    ("wandb.ai", "weave", "W&B Weave: WEAVE_DISABLED=true"),
+    ("trace.wandb.ai", "weave", "W&B Weave: WEAVE_DISABLED=true"),
     (
         "sentry.io",
         "sentry_sdk",
