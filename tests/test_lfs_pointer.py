@@ -61,3 +61,23 @@ def test_gate_names_a_pointer_where_its_baseline_should_be(tmp_path: Path) -> No
     assert done.returncode == 2
     assert "a Git LFS pointer, not " in done.stderr and "git lfs pull" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["answers.jsonl", "folder/0123456789ab.json"])
+def test_a_symlink_checked_out_as_a_file_is_named_with_how_to_turn_links_on(
+    tmp_path: Path, name: str
+) -> None:
+    # git writes a link's target in its place where symlinks are off (Windows): verify
+    # and every replay said "malformed JSON: no digit after sign at column 1"
+    store = tmp_path / name
+    store.parent.mkdir(exist_ok=True)
+    store.write_bytes(b"../../shared/copilot.jsonl")
+    done = replaygate("verify", str(tmp_path / name.split("/")[0]))
+    assert done.returncode == 1
+    assert (
+        f"{store}:1: holds only the path '../../shared/copilot.jsonl': a symbolic link"
+        if name.endswith(".jsonl")
+        else f"{store}: holds only the path"
+    ) in done.stdout, done.stdout
+    assert "core.symlinks=false, the default on Windows" in done.stdout
+    assert "malformed" not in done.stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import shlex
 import sys
 import unicodedata
@@ -357,6 +358,29 @@ def conflict_line(raw: bytes) -> int:
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 """How the file git holds for a Git LFS file begins (the pointer to its content)."""
+
+
+_LINK_TEXT = re.compile(rb"[^\s\"'{}\[\],:;]+")
+"""What a symbolic link checked out as a file holds: its target's path, on one line."""
+
+
+def checked_out_link(raw: bytes) -> str | None:
+    """Why ``raw``, a whole file read where JSON was expected, is refused when it holds
+    only a path (``../../shared/copilot.jsonl``, no newline: what git writes in place of
+    a symbolic link where symlinks are off, ``core.symlinks=false`` as on Windows by
+    default), or None for any other text."""
+    if len(raw) > 4096 or not _LINK_TEXT.fullmatch(raw):
+        return None
+    if b"/" not in raw and not raw.endswith((b".json", b".jsonl")):
+        return None
+    target = raw.decode("utf-8", "replace")
+    return (
+        f"holds only the path {target!r}: a symbolic link to it that git checked out as a "
+        "file holding its target's path, as it does where symlinks are off "
+        "(core.symlinks=false, the default on Windows). Turn them on there (Windows' "
+        "Developer Mode, then `git config core.symlinks true`, and check the file out "
+        "again), or commit the file itself in place of the link"
+    )
 
 
 def lfs_pointer_reason(what: str) -> str:
