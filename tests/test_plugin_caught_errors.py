@@ -18,6 +18,7 @@ sessions_find_their_modules = sessions_loading(anthropic)
 CODE_UNDER_TEST = """
 import asyncio
 import concurrent.futures
+import contextvars
 
 import anthropic
 import pytest
@@ -151,6 +152,18 @@ def test_leaves_its_clients_behind(anthropic_client):
 
 def test_sends_through_an_ended_test_s_client(anthropic_client):
     assert ask_with_fallback(LEFT_BEHIND[0](), "late") == "fallback"
+
+
+@pytest.mark.replaygate
+def test_leaves_its_intercept_behind():
+    # the context a task started in the test runs in, intercepted by the test's marker
+    LEFT_BEHIND.append(contextvars.copy_context())
+
+
+@pytest.mark.replaygate
+def test_sends_in_an_ended_test_s_intercept():
+    client = anthropic.Anthropic(api_key="k", max_retries=0, base_url="http://127.0.0.1:9")
+    assert LEFT_BEHIND[1].run(ask_with_fallback, client, "late") == "fallback"
 """
 )
 
@@ -185,13 +198,14 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_fails_on_a_consequence_of_the_hidden_miss"),
         ("FAILED", "test_gathered_misses"),
     }
-    result.assert_outcomes(passed=9, failed=6, errors=3)
+    result.assert_outcomes(passed=11, failed=6, errors=3)
     text = result.stdout.str()
     # a send through an ended test's session, whose miss no test's teardown would see
     result.stdout.fnmatch_lines(
         [
             "*replaygate: requests sent after their test ended*",
             "test_caught.py::test_leaves_its_clients_behind: POST /v1/messages sent",
+            "test_caught.py::test_leaves_its_intercept_behind: POST /v1/messages sent",
         ]
     )
     # the teardown error is the miss itself: its store, its diff, its re-record command

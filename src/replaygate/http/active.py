@@ -7,11 +7,11 @@ and the tasks started inside it): two blocks open at once in two tasks or thread
 answer each their own sends from their own store. A send made where no block was
 entered (a thread of a pool started elsewhere, which begins with an empty context) is
 answered by the block entered last in the process; one made in a task that outlived the
-block it was started in is answered by none. While an intercepted send goes live
-(:func:`live_call`), the sends it makes underneath are not intercepted again: a client
-whose transport is built on another intercepted library (an ``httpx`` client over an
-``aiohttp`` transport, as LiteLLM's) is recorded once, where it was first seen, and
-answered there on replay.
+block it was started in is answered by none (refused by an ended pytest test's session).
+While an intercepted send goes live (:func:`live_call`), the sends it makes underneath
+are not intercepted again: a client whose transport is built on another intercepted
+library (an ``httpx`` client over an ``aiohttp`` transport, as LiteLLM's) is recorded
+once, where it was first seen, and answered there on replay.
 """
 
 from __future__ import annotations
@@ -40,13 +40,15 @@ def answering() -> Exchange | None:
     send made where blocks were entered that have all ended (a task that outlived the
     block it was started in, as a session-wide event loop lets one outlive its test) is
     none of another block's: answered by the block open now, it would be recorded into
-    and replayed from the store of code it is not part of."""
+    and replayed from the store of code it is not part of. A pytest test's session that
+    has ended takes it, and refuses it naming the test
+    (:attr:`~replaygate.http.exchange.Exchange.after_end`)."""
     if _live.get():
         return None
     own = _own.get()
     with _lock:
         for exchange in reversed(own):
-            if exchange in _stack:
+            if exchange in _stack or exchange.after_end is not None:
                 return exchange
         return _stack[-1] if _stack and not own else None
 
