@@ -81,3 +81,17 @@ def test_a_symlink_checked_out_as_a_file_is_named_with_how_to_turn_links_on(
     ) in done.stdout, done.stdout
     assert "core.symlinks=false, the default on Windows" in done.stdout
     assert "malformed" not in done.stdout
+
+
+def test_a_folder_symlink_checked_out_as_a_file_is_named_where_a_store_is_under_it(
+    tmp_path: Path,
+) -> None:
+    # "no fixture store can be there: fixtures/shared is a file", naming no link
+    (tmp_path / "shared").write_bytes(b"../../stores/shared")
+    store = tmp_path / "shared" / "copilot.jsonl"
+    done = replaygate("verify", str(store))
+    assert done.returncode == 2
+    assert (
+        f"{tmp_path / 'shared'} is a file, where a folder is expected: it holds only the path "
+        "'../../stores/shared': a symbolic link to it that git checked out as a file"
+    ) in done.stderr, done.stderr

@@ -18,6 +18,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from replaygate.errors import checked_out_link
+
 
 class NotRegularFileError(OSError):
     """A path that is there but is not a regular file (its ``strerror`` says what it is,
@@ -66,13 +68,26 @@ def unreadable(path: str | os.PathLike[str], err: OSError, what: str) -> str:
 
 def not_a_folder(path: str | os.PathLike[str]) -> str:
     """What ``path``, found to be no folder, is where a folder is expected: a file, a
-    FIFO, a symlink to nothing, a symlink loop (``is a file, where a folder is expected``)."""
+    FIFO, a symlink to nothing, a symlink loop (``is a file, where a folder is expected``);
+    a file holding only a path is named as the symlink to a folder git checked out so
+    (:func:`~replaygate.errors.checked_out_link`)."""
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except OSError as err:
         return unreadable(path, err, "folder")
-    kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
-    return f"is {kind}, where a folder is expected"
+    if not stat.S_ISREG(info.st_mode):
+        return f"is {file_kind(info.st_mode)}, where a folder is expected"
+    link = _link_held(path) if info.st_size <= 4096 else None
+    return "is a file, where a folder is expected" + (f": it {link}" if link else "")
+
+
+def _link_held(path: str | os.PathLike[str]) -> str | None:
+    """Why the small regular file ``path`` is a symlink git checked out as a file, or None."""
+    try:
+        with open(path, "rb") as file:
+            return checked_out_link(file.read(4097))
+    except OSError:
+        return None
 
 
 def blocked_folder(path: str | os.PathLike[str]) -> str | None:
