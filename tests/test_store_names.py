@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from replaygate.pytest_plugin.store_names import (
-    MAX_NAME,
-    same_file_key,
-    store_name,
-    windows_unfit,
-)
+from replaygate.pytest_plugin.store_names import MAX_NAME, same_file_key, store_name
+from replaygate.regular import windows_unfit
 
 
 def test_a_short_name_keeps_its_safe_characters() -> None:

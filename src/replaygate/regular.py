@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import select
 import stat
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from replaygate.errors import checked_out_link
 
@@ -198,6 +199,38 @@ def unexpanded_tilde(path: str, base: str | os.PathLike[str], why: str = SHELL_L
         f"name a new folder called {first} in {os.fspath(base) or '.'}: write the home "
         "folder's path itself, or a relative one"
     )
+
+
+_WINDOWS_DEVICES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", *(f"{port}{n}" for port in ("COM", "LPT") for n in "123456789")}
+)
+"""The names Windows gives its devices: no file or folder is so named, whatever its suffix."""
+
+
+_WINDOWS_FORBIDDEN = re.compile(r'[<>:"|?*]')
+"""The printable characters no Windows file name holds (a backslash and a control
+character aside, refused where a path is given)."""
+
+
+def windows_unfit(path: PurePath) -> str | None:
+    """Why Windows cannot hold a part of ``path`` under its name, or None: a device's name
+    up to the part's first dot (``CON``, ``nul.txt``, ``Com1.test_x.jsonl``), a part
+    ending in a dot or a space, which Windows drops, or one holding a character Windows
+    forbids (``what?.jsonl``). ``.`` and ``..`` are no names, and the root no part."""
+    for part in path.relative_to(path.anchor).parts:
+        if part in (".", ".."):
+            continue
+        forbidden = _WINDOWS_FORBIDDEN.search(part)
+        if forbidden is not None:
+            return f"{part!r} holds {forbidden.group()!r}, which no file name holds on Windows"
+        if part.split(".", 1)[0].rstrip(" ").upper() in _WINDOWS_DEVICES:
+            return (
+                f"{part!r} is a device's name on Windows (CON, PRN, AUX, NUL, COM1-9, "
+                "LPT1-9, whatever follows a dot)"
+            )
+        if part.endswith((".", " ")):
+            return f"{part!r} ends in a dot or a space, which Windows drops from a name"
+    return None
 
 
 def backslashed(path: str) -> str | None:

@@ -16,8 +16,7 @@ from replaygate.config import TomlFileError, described, line_of, meant_key, read
 from replaygate.errors import has_control, located
 from replaygate.evals.errors import ConfigError
 from replaygate.locale_names import on_disk
-from replaygate.pytest_plugin.store_names import windows_unfit
-from replaygate.regular import backslashed, unexpanded_tilde
+from replaygate.regular import backslashed, unexpanded_tilde, windows_unfit
 
 
 def load_toml(path: Path) -> tuple[Mapping[str, Any], str]:

@@ -11,8 +11,8 @@ there, its end a digest of the whole test name, so the store, its lock and the
 temporary file of a rewrite all fit in a file name. Two stores are one file on macOS
 and Windows when their paths differ only in case, or in how a letter is composed
 (:func:`same_file_key`); a name Windows cannot hold (``CON``, ``Aux.test_x``, a
-folder ending in a dot, ``what?``) is found by :func:`windows_unfit`. This module imports no
-pytest, so
+folder ending in a dot, ``what?``) is found by
+:func:`~replaygate.regular.windows_unfit`. This module imports no pytest, so
 ``replaygate import-cassettes`` names the store of a cassette as the plugin names the
 store of its test.
 """
@@ -35,10 +35,6 @@ MAX_NAME = 230
 longest file written beside a store, the temporary file of a rewrite of a backup
 (``.<name>.jsonl.bak<n>.<pid>.tmp``), adds up to 25."""
 _DIGEST = 12
-_WINDOWS_DEVICES = frozenset(
-    {"CON", "PRN", "AUX", "NUL", *(f"{port}{n}" for port in ("COM", "LPT") for n in "123456789")}
-)
-"""The names Windows gives its devices: no file or folder is so named, whatever its suffix."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]")
 
 
@@ -74,29 +70,3 @@ def same_file_key(path: PurePath) -> tuple[str, ...]:
         unicodedata.normalize("NFC", unicodedata.normalize("NFD", part).casefold()).rstrip(". ")
         for part in path.parts
     )
-
-
-_WINDOWS_FORBIDDEN = re.compile(r'[<>:"|?*]')
-"""The printable characters no Windows file name holds (a backslash and a control
-character aside, refused where a path is given)."""
-
-
-def windows_unfit(path: PurePath) -> str | None:
-    """Why Windows cannot hold a part of ``path`` under its name, or None: a device's name
-    up to the part's first dot (``CON``, ``nul.txt``, ``Com1.test_x.jsonl``), a part
-    ending in a dot or a space, which Windows drops, or one holding a character Windows
-    forbids (``what?.jsonl``). ``.`` and ``..`` are no names, and the root no part."""
-    for part in path.relative_to(path.anchor).parts:
-        if part in (".", ".."):
-            continue
-        forbidden = _WINDOWS_FORBIDDEN.search(part)
-        if forbidden is not None:
-            return f"{part!r} holds {forbidden.group()!r}, which no file name holds on Windows"
-        if part.split(".", 1)[0].rstrip(" ").upper() in _WINDOWS_DEVICES:
-            return (
-                f"{part!r} is a device's name on Windows (CON, PRN, AUX, NUL, COM1-9, "
-                "LPT1-9, whatever follows a dot)"
-            )
-        if part.endswith((".", " ")):
-            return f"{part!r} ends in a dot or a space, which Windows drops from a name"
-    return None

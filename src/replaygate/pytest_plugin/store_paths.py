@@ -40,9 +40,8 @@ from replaygate.pytest_plugin.store_names import (
     SAFE_CHARACTERS,
     default_store_path,
     same_file_key,
-    windows_unfit,
 )
-from replaygate.regular import unexpanded_tilde
+from replaygate.regular import unexpanded_tilde, windows_unfit
 
 _SHARING = pytest.StashKey[tuple[str, ...]]()
 """The other collected tests whose default store is this test's (on macOS and Windows
@@ -203,7 +202,7 @@ def spelling_problem(node: pytest.Item, store: Path) -> str | None:
 
 def windows_problem(store: Path, chosen: Any = None) -> str | None:
     """Why the test's store ``store`` cannot be checked out on Windows under its name
-    (:func:`~.store_names.windows_unfit`), or None: its default store's module folder and
+    (:func:`~replaygate.regular.windows_unfit`), or None: its default store's module folder and
     file (``<module>/<test name>.jsonl``), or the relative path its marker's ``fixtures``
     gives, ``chosen`` (``"aux/answers.jsonl"``; an absolute one is in no checkout)."""
     named = PurePath(*store.parts[-2:]) if chosen is None else PurePath(os.fspath(chosen))
