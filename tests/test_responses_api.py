@@ -645,6 +645,26 @@ def test_a_stored_prompt_without_input_is_the_simulator_s_own_refusal(sim: Simul
     assert simulator_refusal({"body": reply.json()}) is not None  # a recording keeps none
 
 
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
+        {"type": "mcp_call", "id": "mcp_1", "server_label": "dice", "name": "roll"},
+        {"type": "item_reference", "id": "msg_1"},
+    ],
+)
+def test_an_item_the_api_takes_and_the_simulator_does_not_is_its_own_refusal(
+    sim: Simulator, item: dict[str, Any]
+) -> None:
+    """An MCP approval given back (the Agents SDK's HostedMCPTool) was refused as the API's
+    own 'Invalid value ... Supported values are', which a recording stored as the API's."""
+    reply = _post(sim, _body([{"role": "user", "content": "roll"}, item]))
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert error["message"].startswith(f"input[1].type: the simulator takes no {item['type']!r}")
+    assert simulator_refusal({"body": reply.json()}) is not None  # a recording keeps none
+
+
 def test_simulator_needs_a_bearer_key_and_serves_only_post(sim: Simulator) -> None:
     unauthenticated = httpx2.post(f"{sim.openai_base_url}/responses", json={"model": MODEL})
     assert unauthenticated.status_code == 401

@@ -987,6 +987,30 @@ _RESPONSES_ITEM_TYPES = (
     "compaction",
 )
 _RESPONSES_ROLES = ("assistant", "system", "developer", "user")
+API_ITEM_TYPES = frozenset(
+    {
+        "item_reference",
+        "file_search_call",
+        "web_search_call",
+        "computer_call",
+        "computer_call_output",
+        "code_interpreter_call",
+        "image_generation_call",
+        "local_shell_call",
+        "local_shell_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "mcp_list_tools",
+        "mcp_call",
+        "mcp_approval_request",
+        "mcp_approval_response",
+    }
+)
+"""Input item types the Responses API takes that the simulator does not (its hosted tools'
+calls, a remote MCP server's tool list, calls and approvals, a reference to a stored
+item): a request holding one is refused as the simulator's own error, which a recording
+does not keep, not as the API's, which would be recorded as an answer the API never
+gives."""
 INCLUDABLE = (
     "file_search_call.results",
     "web_search_call.results",
@@ -1011,6 +1035,14 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
     if not isinstance(item, Mapping):
         return Invalid(f"Invalid type for '{where}': expected an object.", where, "invalid_type")
     kind = item.get("type", "message")
+    if kind in API_ITEM_TYPES:
+        return Invalid(
+            f"{where}.type: the simulator takes no {kind!r} item, which the Responses API "
+            f"takes; it takes only {', '.join(_RESPONSES_ITEM_TYPES)} items. Record this "
+            "request from the live API, whose answers such items come from.",
+            f"{where}.type",
+            own=True,
+        )
     if kind not in _RESPONSES_ITEM_TYPES:
         return _invalid_value(kind, _RESPONSES_ITEM_TYPES, f"{where}.type")
     if kind == "message" and item.get("role") not in _RESPONSES_ROLES:
