@@ -95,3 +95,29 @@ def test_a_folder_symlink_checked_out_as_a_file_is_named_where_a_store_is_under_
         f"{tmp_path / 'shared'} is a file, where a folder is expected: it holds only the path "
         "'../../stores/shared': a symbolic link to it that git checked out as a file"
     ) in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("reader", ["cases", "baseline", "script"])
+def test_the_other_files_a_checkout_may_link_name_a_symlink_checked_out_as_a_file(
+    tmp_path: Path, reader: str
+) -> None:
+    # "invalid JSON: Expecting value at column 1", "not JSON: ...", where a link was
+    link = tmp_path / "linked.jsonl"
+    link.write_bytes(b"../shared/linked.jsonl")
+    if reader == "script":
+        from replaygate.sim.behaviors import ScriptBehavior, ScriptFormatError
+
+        with pytest.raises(ScriptFormatError) as raised:
+            ScriptBehavior.from_file(link)
+        said = str(raised.value)
+    else:
+        args = (
+            ["eval", "--cases", str(link), "--fixtures", str(tmp_path / "f.jsonl")]
+            if reader == "cases"
+            else ["gate", "--baseline", str(link), "--results", str(link)]
+        )
+        done = replaygate(*args)
+        assert done.returncode == 2, done
+        said = done.stderr
+    assert f"{link}{':1' if reader != 'baseline' else ''}: holds only the path " in said, said
+    assert "core.symlinks=false" in said

@@ -20,6 +20,7 @@ import orjson
 
 from replaygate.errors import (
     LFS_POINTER,
+    checked_out_link,
     conflict_line,
     lfs_pointer_reason,
     looks_like_wide_text,
@@ -147,6 +148,9 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         raise error(f"{name}: {_encoding_reason(raw, name)}")
     if raw.startswith(LFS_POINTER):
         raise error(f"{name}: {lfs_pointer_reason(what)}")
+    link = checked_out_link(raw)
+    if link is not None:
+        raise error(f"{name}: {link}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -31,6 +31,7 @@ from replaygate import json_schema, jsondoc, strict_json
 from replaygate.assertions.citations import citable
 from replaygate.errors import (
     LFS_POINTER,
+    checked_out_link,
     has_control,
     jsonl_not_utf8,
     lfs_pointer_reason,
@@ -112,6 +113,9 @@ def load_eval_cases(path: str | os.PathLike[str]) -> list[EvalCase]:
         raise CaseFormatError(name, 0, f"cannot read cases: {err.strerror}") from None
     if data.startswith(LFS_POINTER):
         raise CaseFormatError(name, 1, lfs_pointer_reason("eval cases"))
+    link = checked_out_link(data)
+    if link is not None:
+        raise CaseFormatError(name, 1, link)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -15,6 +15,7 @@ from replaygate import strict_json
 from replaygate.errors import (
     LocatedError,
     ScriptExhaustedError,
+    checked_out_link,
     kind_of,
     line_encoding_reason,
     undecodable_byte,
@@ -179,9 +180,13 @@ class ScriptBehavior:
         refuses them (:func:`~replaygate.errors.line_encoding_reason`)."""
         file = str(path)
         try:
-            lines = read_regular_bytes(path).split(b"\n")
+            data = read_regular_bytes(path)
         except OSError as err:
             raise ScriptFormatError(file, 0, f"cannot read script: {err.strerror}") from None
+        link = checked_out_link(data)
+        if link is not None:
+            raise ScriptFormatError(file, 1, link)
+        lines = data.split(b"\n")
         responses = []
         for number, raw in enumerate(lines, start=1):
             if is_blank(raw):
