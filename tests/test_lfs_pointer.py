@@ -97,7 +97,7 @@ def test_a_folder_symlink_checked_out_as_a_file_is_named_where_a_store_is_under_
     ) in done.stderr, done.stderr
 
 
-@pytest.mark.parametrize("reader", ["cases", "baseline", "script"])
+@pytest.mark.parametrize("reader", ["cases", "baseline", "script", "pyproject"])
 def test_the_other_files_a_checkout_may_link_name_a_symlink_checked_out_as_a_file(
     tmp_path: Path, reader: str
 ) -> None:
@@ -109,6 +109,12 @@ def test_the_other_files_a_checkout_may_link_name_a_symlink_checked_out_as_a_fil
 
         with pytest.raises(ScriptFormatError) as raised:
             ScriptBehavior.from_file(link)
+        said = str(raised.value)
+    elif reader == "pyproject":  # a monorepo's shared one: "not valid TOML"
+        from replaygate.config import TomlFileError, read_toml
+
+        with pytest.raises(TomlFileError) as raised:
+            read_toml(link)
         said = str(raised.value)
     else:
         args = (

@@ -30,6 +30,7 @@ from typing import Any
 from replaygate.collector import collector_paused
 from replaygate.errors import (
     ReplaygateError,
+    checked_out_link,
     located,
     lone_cr,
     lone_cr_reason,
@@ -106,6 +107,9 @@ def read_toml(path: StrPath) -> TomlDocument:
         line = int(found.group(1)) if found else 0
         if line and lone_cr(text.split("\n")[line - 1].encode("utf-8", "surrogatepass")):
             raise TomlFileError(file, line, lone_cr_reason(str(file))) from None
+        link = checked_out_link(text.encode("utf-8", "surrogatepass"))
+        if link is not None:  # a monorepo's shared pyproject.toml, linked
+            raise TomlFileError(file, 1, link) from None
         raise TomlFileError(file, line, f"not valid TOML: {err}") from None
     except RecursionError:
         raise TomlFileError(
