@@ -1,6 +1,7 @@
 """A store checked out without Git LFS: the file holds the pointer git keeps for it, and
 every reader says so, with the commands that fetch the fixtures, instead of calling its
-lines malformed JSON."""
+lines malformed JSON. So for a file kept as a symlink, which git checks out where
+symlinks are off (Windows) as a file holding its target's path."""
 
 from __future__ import annotations
 
