@@ -219,6 +219,8 @@ def test_under_pytest_what_a_forked_worker_records_is_the_test_s(pytester: pytes
     recording = ["--replaygate-record-mode=record-missing", "--replaygate-approve-live"]
     result = pytester.runpytest(*recording, "--replaygate-simulator=echo")
     result.assert_outcomes(passed=3)  # none "recorded nothing"
+    # what the workers replayed is the test's too: no fixture unused, "never requested"
+    pytester.runpytest("--replaygate-strict").assert_outcomes(passed=3)
 
 
 def test_under_pytest_a_miss_a_forked_worker_caught_fails_the_test(

@@ -410,7 +410,8 @@ class Exchange:
         """Whether an error of ``raised`` reached the code of the ``intercept()`` block
         this session answers (its own ``pytest.raises`` or ``except``), which
         :meth:`raise_caught` passes over; None outside such a block."""
-        self._forked = ForkReports()
+        self._forked = ForkReports(used=self.session.count_told_use)
+        self.session.tell_use = self._forked.tell_used
         """What the processes forked from this one with a copy of this session did there."""
         self.unfinished: set[Unfinished] = set()
         self.cut_short = False
@@ -441,14 +442,14 @@ class Exchange:
     @property
     def recorded(self) -> int:
         """How many responses this session has written (its forked copies' counted)."""
-        self._collect()
+        self.collect_forked()
         return self.session.recorded + self._forked.recorded
 
     @property
     def sent(self) -> int:
         """How many requests this session has been asked to answer (replayed, live or
         missed; its forked copies' counted)."""
-        self._collect()
+        self.collect_forked()
         with self._lock:
             return sum(self._sent.values()) + self._forked.sent
 
@@ -456,11 +457,12 @@ class Exchange:
     def raised(self) -> list[ReplaygateError]:
         """The first :data:`KEPT_ERRORS` replay errors this session's sends raised, in the
         order this process raised them or read them from its forked copies."""
-        self._collect()
+        self.collect_forked()
         return self._raised
 
-    def _collect(self) -> None:
-        """Take up the errors this session's forked copies told since it last asked."""
+    def collect_forked(self) -> None:
+        """Take up what this session's forked copies told since it last asked: their
+        errors, and the fixtures they answered from (counted among the store's uses)."""
         for error in self._forked.collect():
             self._keep(error)
 

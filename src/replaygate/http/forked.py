@@ -13,6 +13,8 @@ session lives, and removed as the session ends. Each line is one of::
 
     s              a send the copy was asked to answer
     r              a response it recorded
+    u <key>        an answer it gave from fixture key, or recorded into it (the session's
+                   process counts it for ``--replaygate-strict``)
     e <base64>     a replay error it raised, pickled (its first KEPT_ERRORS only)
     l <n>          its n-th error left the process, pickled by multiprocessing
 
@@ -33,6 +35,7 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +45,7 @@ __all__ = ["ForkReports"]
 
 SENT = b"s"
 RECORDED = b"r"
+USED = b"u"
 RAISED = b"e"
 LEFT = b"l"
 
@@ -74,10 +78,12 @@ class ForkReports:
     """The reports of the processes forked, with a copy of a session, from the process it
     was made in (:attr:`pid`): told there (:meth:`tell_sent`, :meth:`tell_recorded`,
     :meth:`tell_raised`, each nothing in that process itself), read in it
-    (:meth:`collect`), which counts :attr:`sent` and :attr:`recorded`."""
+    (:meth:`collect`), which counts :attr:`sent` and :attr:`recorded`, and gives ``used``
+    each fixture key a forked process told it answered from."""
 
-    def __init__(self) -> None:
+    def __init__(self, used: Callable[[str], None] | None = None) -> None:
         self.pid = _pid
+        self.used = used
         self.folder: str | None = None
         self.sent = 0
         self.recorded = 0
@@ -97,6 +103,11 @@ class ForkReports:
         """The session wrote a response here."""
         if _pid != self.pid:
             self._tell(RECORDED)
+
+    def tell_used(self, key: str) -> None:
+        """The session answered from fixture ``key`` here, or recorded into it."""
+        if _pid != self.pid:
+            self._tell(USED + b" " + key.encode("utf-8"))
 
     def tell_raised(self, error: ReplaygateError) -> None:
         """A send of the session raised ``error`` here."""
@@ -193,6 +204,8 @@ class ForkReports:
                 self.sent += 1
             elif event == RECORDED:
                 self.recorded += 1
+            elif event == USED and self.used is not None:
+                self.used(rest.decode("utf-8"))
             elif event == RAISED:
                 told[read.errors] = _loaded(rest, name.rpartition("-")[2])
                 read.errors += 1
