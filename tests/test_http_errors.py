@@ -515,6 +515,29 @@ def test_a_stream_read_further_than_recorded_that_the_code_caught_is_raised_agai
         session.raise_caught()
 
 
+@pytest.mark.parametrize("first", ["endpoint", "message"])
+def test_an_mcp_sse_transport_read_past_its_recording_says_it_cannot_replay(
+    tmp_path: Path, first: str
+) -> None:
+    # an MCP server's SSE transport, recorded green, failed every replay asking to record
+    # it anew, which records the same stream again
+    store = tmp_path / "sse.jsonl"
+    request = {"method": "GET", "path": "/sse", "headers": {}, "body": None}
+    posts = "/messages/?session_id=1"
+    events = [{"event": first, "data": posts}, {"event": "message", "data": "{}"}]
+    answer = {"status": 200, "headers": {"content-type": "text/event-stream"}, "events": events}
+    FixtureStore.open(store).put(Fixture.create(request, [{**answer, "stream_end": "closed"}]))
+    with (
+        httpx2_client(store) as client,
+        client.stream("GET", "http://127.0.0.1:9/sse") as sse,
+        pytest.raises(FixtureMismatchError) as caught,
+    ):
+        list(sse.iter_lines())
+    told = str(caught.value)
+    assert ("streamable HTTP instead" in told) is (first == "endpoint")
+    assert ("Re-record it" in told) is (first != "endpoint")
+
+
 def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path) -> None:
     store = tmp_path / "bad.jsonl"
     envelope = {

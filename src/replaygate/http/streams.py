@@ -27,6 +27,17 @@ from replaygate.http.recording import Recording
 from replaygate.http.sse import SSEEvent, parse_events
 from replaygate.jsondoc import syntax_error
 
+MCP_SSE_TRANSPORT = (
+    "It is an MCP server's SSE transport (its first event, `endpoint`, names where the "
+    "client posts), which answers each post on this stream as it comes, while the client "
+    "keeps the stream open: a replay hands over a stream's events at once, so no recording "
+    "of it replays, recorded anew or not. Connect to the server over streamable HTTP "
+    "instead (mcp's streamable_http_client, the OpenAI Agents SDK's MCPServerStreamableHttp, "
+    "pydantic-ai's MCPToolset given its /mcp URL), which answers each post on its own."
+)
+"""What the error of a replayed MCP SSE transport's stream read past its recorded end
+says, in place of recording it anew."""
+
 
 class StreamErrors(Protocol):
     """Where a library's stream errors are found: its base transport error, the error of a
@@ -137,7 +148,7 @@ class ReplayByteStream:
             message = (
                 f"fixture {key} of {self._replayed.store}: the client closed this stream "
                 f"after {count} event(s) while it was recorded, and this run reads further. "
-                f"{self._rerecord()}"
+                f"{MCP_SSE_TRANSPORT if self._mcp_sse() else self._rerecord()}"
             )
             error = passthrough(
                 FixtureMismatchError(message, key=key, kind="other", record_mode="rerecord")
@@ -155,6 +166,14 @@ class ReplayByteStream:
             f"(the stream broke off after {count} event(s) while it was recorded), not a "
             f"network failure now. {self._rerecord(' to record it whole')}"
         )
+
+    def _mcp_sse(self) -> bool:
+        """Whether this is the stream of an MCP server's SSE transport: its first event is
+        ``endpoint``, naming where the client posts its messages."""
+        if not self._replayed.streamed:
+            return False
+        events = _events_of(self._replayed)
+        return bool(events) and events[0].event == "endpoint"
 
     def _rerecord(self, purpose: str = "") -> str:
         """How to record this fixture anew (``purpose``: what for), as a replay error
