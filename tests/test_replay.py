@@ -42,6 +42,8 @@ from replaygate.fixtures.mismatch import (
 )
 from replaygate.fixtures.nearest import features, nearest
 from replaygate.fixtures.tool_results import IN_TOOL_RESULTS, TOOL_RESULT_LEAD, TOOL_RESULT_NOTE
+from replaygate.http import Exchange
+from replaygate.pytest_plugin.caught import CHECKED
 from replaygate.pytest_plugin.misses import miss_of
 
 MODEL = "claude-sonnet-4-5"
@@ -447,6 +449,11 @@ def test_a_miss_in_a_tool_s_result_alone_says_a_tool_that_varies_never_replays(
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
     listed = (miss_of(test, error) or ("",))[0]
     assert listed.endswith(f" ({IN_TOOL_RESULTS})") is (told is not None)
+    # a tool whose own call missed, caught and made its output: that miss is the change
+    caught = FixtureMismatchError("no fixture for tools/call", key="k", differences=("body.x: 1",))
+    test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[caught, error]))
+    listed = (miss_of(test, error) or ("",))[0]
+    assert IN_TOOL_RESULTS not in listed and listed.endswith("caught: body.x")
 
 
 def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:

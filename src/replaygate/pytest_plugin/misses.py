@@ -75,13 +75,13 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if first is not None and _fields(first):
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
         changed = True
+    elif TOOL_RESULT_LEAD in said:  # not a result a caught miss made: a tool that varies
+        fields = f"{fields} ({IN_TOOL_RESULTS})"
     credentials = GIVE_TOKEN in said  # a token fetch, a metadata server's probe
     side = credentials or SIDE_REQUEST in said
     built = "" if side else _built(said)  # such a request is stopped, not recorded
     if side:
         fields = CREDENTIALS if credentials else NO_MODEL_API
-    elif TOOL_RESULT_LEAD in said:
-        fields = f"{fields} ({IN_TOOL_RESULTS})"
     return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed, side
 
 
