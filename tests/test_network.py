@@ -320,6 +320,41 @@ def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
 
 
 @pytest.mark.slow
+def test_a_replaying_command_keeps_the_network_blocked_to_the_process_s_end(
+    tmp_path: Path,
+) -> None:
+    # replaygate run of a traced agent: LangSmith's thread uploaded the replayed runs once
+    # the command's blocks had ended, to the real host, from a command that promises
+    # nothing leaves the process
+    from replaygate.examples.research_copilot import shipped_fixtures
+
+    (tmp_path / "traced.py").write_text(
+        "import atexit\n"
+        "from network_escapes import send_telemetry\n"
+        "from replaygate.examples.research_copilot import copilot\n"
+        "atexit.register(send_telemetry)\n",
+        encoding="utf-8",
+    )
+    store = tmp_path / "rc.jsonl"
+    store.write_bytes(shipped_fixtures().read_bytes())
+    command = ["run", "--agent", "traced:copilot", "--fixtures", str(store), "What is RAG?"]
+    done = subprocess.run(
+        [sys.executable, "-m", "replaygate", *command],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "replaygate: lookup of '192.0.2.1' refused after the command (from network_escapes): "
+        "replaygate keeps the network blocked until the process ends\n"
+    ) in done.stderr
+
+
+@pytest.mark.slow
 def test_a_background_thread_finds_no_gap_between_the_session_and_the_exit(
     pytester: pytest.Pytester,
 ) -> None:

@@ -19,6 +19,7 @@ import click
 from replaygate._version import __version__
 from replaygate.cli.closed_stdout import reader_may_leave
 from replaygate.cli.interrupts import end_interrupted, signals_ignored_from_now, sigterm_as_ctrl_c
+from replaygate.cli.program import command_ended, program_runs
 from replaygate.click_once import OnceGroup
 
 COMMANDS: dict[str, str] = {
@@ -173,11 +174,15 @@ def run() -> None:
     replaygate``; ``python -m replaygate.sim.cli`` runs ``python -m replaygate sim``):
     :func:`main`, a reader of its output that goes away (``| head``) ending only the
     printing (:mod:`~.closed_stdout`), then a Ctrl-C or SIGTERM while the process ends
-    changes its exit status no more (:func:`~.interrupts.signals_ignored_from_now`)."""
+    changes its exit status no more (:func:`~.interrupts.signals_ignored_from_now`). A
+    replaying command keeps the network blocked to the process's end
+    (:mod:`~.offline_exit`)."""
     reader_may_leave()
+    program_runs()
     try:
         main()
     finally:
+        command_ended()
         signals_ignored_from_now()
 
 

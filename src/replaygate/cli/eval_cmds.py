@@ -293,6 +293,10 @@ def eval_cmd(
         unlogged: list[str] = []
         with contextlib.ExitStack() as stack:
             stack.enter_context(_hits_logged(config, unlogged))  # played: not unused
+            if recipe is None or recipe.simulator:
+                from replaygate.cli.offline_exit import offline_to_exit  # after network
+
+                offline_to_exit()
             stack.enter_context(offline_block(recipe))  # nothing leaves (law 3)
             bar = reporter(len(cases), progress)
             stack.enter_context(bar)

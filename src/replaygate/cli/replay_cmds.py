@@ -145,6 +145,9 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
     """
     entry, settings, fixtures, to_ask = inputs.resolve()
     store = recorded_store(fixtures, inputs.record_command(*inputs.questions))
+    from replaygate.cli.offline_exit import offline_to_exit  # after network: its docstring
+
+    offline_to_exit()
     all_identical = True
     for question in to_ask:
         commands = inputs.record_command(question), inputs.record_command(question, mode="rerecord")
@@ -222,6 +225,9 @@ def record(
     cap = spending_cap(max_cost, config.max_cost, with_shipped(config.prices), simulator)
     with contextlib.ExitStack() as stack:
         if simulator:  # the loopback simulator: nothing else leaves the process (law 3)
+            from replaygate.cli.offline_exit import offline_to_exit  # after network
+
+            offline_to_exit()
             stack.enter_context(block_network(remedy=SIMULATOR_BLOCK))
         # opened first: a store that cannot be one is refused before the SDK is loaded
         store = stack.enter_context(FixtureStore.open(fixtures))

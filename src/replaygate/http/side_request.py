@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
+from replaygate.network import Refusal
 
 SIDE_REQUEST = "This request is to no model API"
 """How a miss of a request to no provider's API begins its note, whatever its host."""
@@ -109,6 +110,23 @@ def sender_remedy(module: str, host: str | None = None) -> str | None:
         return None
     name, remedy = found
     return remedy if name else _host_remedy(host) or remedy
+
+
+_REFUSED_HOST = re.compile(r" '?\[?([^\s'\]]+?)\]?'?(?::\d+)? \(from ")
+"""The host of a refusal's line (``lookup of 'host' (from ...)``, ``connect to host:80
+(from ...)``)."""
+
+
+def refused_host(line: str) -> str | None:
+    """The host of a refusal's line (``str(refusal)`` of a
+    :class:`~replaygate.network.Refusal`, a line of the list of refusals), if it names one."""
+    found = _REFUSED_HOST.search(line)
+    return None if found is None else found.group(1)
+
+
+def refusal_remedy(refusal: Refusal) -> str | None:
+    """How to stop the sender of ``refusal`` (:func:`sender_remedy`), if it is known."""
+    return sender_remedy(refusal.caller, refused_host(str(refusal)))
 
 
 def side_request_note(host: str | None, path: str = "") -> str:

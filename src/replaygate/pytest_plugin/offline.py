@@ -35,7 +35,7 @@ import pytest
 # Loaded before this module, not on first use: at interpreter exit module globals are
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.errors import first_few
-from replaygate.http.side_request import sender_remedy
+from replaygate.http.side_request import refusal_remedy, refused_host, sender_remedy
 from replaygate.http.token_fetch import metadata_server
 from replaygate.network import Refusal, block_network, refusals
 
@@ -52,7 +52,7 @@ _exit_hold: list[AbstractContextManager[None]] = []
 
 
 def _tell_at_exit(refusal: Refusal) -> None:
-    remedy = sender_remedy(refusal.caller, _refused_host(str(refusal)))
+    remedy = refusal_remedy(refusal)
     stop = f"; turn it off in tests ({remedy})" if remedy else ""
     sys.stderr.write(
         f"replaygate: {refusal.what} {refusal.target} refused at interpreter exit "
@@ -108,10 +108,6 @@ def _pytest_recording(fixturedef: pytest.FixtureDef[Any]) -> bool:
     return getattr(fixturedef.func, "__module__", "").startswith("pytest_recording")
 
 
-_REFUSED_HOST = re.compile(r" '?\[?([^\s'\]]+?)\]?'?(?::\d+)? \(from ")
-"""The host of a refusal's line (``lookup of 'host' (from ...)``, ``connect to host:80
-(from ...)``)."""
-
 CREDENTIAL_LOOKUP = (
     "A cloud metadata server (169.254.169.254, metadata.google.internal) is where an SDK "
     "looks for credentials it was not given (botocore for anthropic.AnthropicBedrock, "
@@ -120,12 +116,6 @@ CREDENTIAL_LOOKUP = (
     'aws_region=...), AnthropicVertex(access_token="test", ...)).'
 )
 """What the list of refused attempts adds when one was to a metadata server."""
-
-
-def _refused_host(line: str) -> str | None:
-    """The host of a refusal's line, if it names one."""
-    found = _REFUSED_HOST.search(line)
-    return None if found is None else found.group(1)
 
 
 _REFUSED_BY = re.compile(r" \(from ([^\s)]+)\)")
@@ -139,14 +129,14 @@ def senders_told(lines: list[str]) -> str | None:
         remedy
         for line in lines
         if (found := _REFUSED_BY.search(line)) is not None
-        and (remedy := sender_remedy(found.group(1), _refused_host(line))) is not None
+        and (remedy := sender_remedy(found.group(1), refused_host(line))) is not None
     )
     return f"Turn off in tests: {'; '.join(remedies)}." if remedies else None
 
 
 def _looked_for_credentials(lines: list[str]) -> bool:
     """Whether one of the refused attempts ``lines`` was to a cloud metadata server."""
-    return any(metadata_server(_refused_host(line)) for line in lines)
+    return any(metadata_server(refused_host(line)) for line in lines)
 
 
 class OfflineSession:
