@@ -101,6 +101,7 @@ EMPTY = "*--replaygate-dir is empty: name the folder of the fixture stores*"
         ((), "loop/sub", "*loop/sub is under *loop, which is a symlink loop, where a folder is*"),
         ((), "gone", "*--replaygate-dir: *gone is a symlink to 'nowhere', which does not exist*"),
         (RECORD, "tests\\fixtures", "*--replaygate-dir: *separates folders with a backslash*"),
+        ((), "Stores", "*--replaygate-dir Stores: *Stores is not there, but *stores is: their*"),
     ],
     ids=[
         "empty",
@@ -111,6 +112,7 @@ EMPTY = "*--replaygate-dir is empty: name the folder of the fixture stores*"
         "a loop",
         "a dangling link",
         "a backslash, recording",
+        "another case",
     ],
 )
 def test_a_fixtures_folder_that_is_none_is_a_usage_error(
@@ -120,6 +122,7 @@ def test_a_fixtures_folder_that_is_none_is_a_usage_error(
     pytester.path.joinpath("notes.txt").write_text("my notes\n")
     pytester.path.joinpath("loop").symlink_to("loop")
     pytester.path.joinpath("gone").symlink_to("nowhere")
+    pytester.path.joinpath("stores").mkdir()  # the folder a macOS checkout took Stores for
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")
     result = pytester.runpytest(*mode, f"--replaygate-dir={folder}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

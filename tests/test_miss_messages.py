@@ -247,6 +247,21 @@ def test_a_prompt_sent_with_other_line_ends_or_a_bom_names_the_cause_and_its_fix
     ) in str(missed.value)
 
 
+def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
+    # recorded as Rag.jsonl and asked for as rag.jsonl: one file on macOS and Windows,
+    # while Linux said "there is no store at .../rag.jsonl: record it first"
+    (tmp_path / "Rag.jsonl").touch()
+    with pytest.raises(FixtureMismatchError) as missed:
+        ReplayModel(tmp_path / "rag.jsonl", model="m", max_tokens=8).complete(
+            [Message.user("What is RAG?")], []
+        )
+    assert (
+        f"there is no store at {tmp_path / 'rag.jsonl'}, but there is {tmp_path / 'Rag.jsonl'}: "
+        "their names differ in case only"
+    ) in str(missed.value)
+    assert "record it first" not in str(missed.value)
+
+
 @pytest.mark.parametrize("there", [None, "an empty file"])
 def test_a_miss_of_a_store_never_recorded_is_of_its_own_kind(
     tmp_path: Path, there: str | None

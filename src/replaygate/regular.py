@@ -233,6 +233,28 @@ def windows_unfit(path: PurePath) -> str | None:
     return None
 
 
+def spelled_otherwise(path: str | os.PathLike[str]) -> Path | None:
+    """The path that is there and differs from ``path``, which is not, in the case of its
+    names only (``Tests/Fixtures`` for ``tests/fixtures``): one file on macOS and
+    Windows, which do not tell case apart, and two names on Linux; None when there is
+    none (or ``path`` is there)."""
+    path = Path(path)
+    if os.path.lexists(path):
+        return None
+    found = Path(path.anchor) if path.is_absolute() else Path()
+    for part in path.relative_to(path.anchor).parts:
+        if not os.path.lexists(found / part):
+            try:
+                names = os.listdir(found)
+            except OSError:
+                return None
+            part = next((name for name in names if name.casefold() == part.casefold()), "")
+            if not part:
+                return None
+        found = found / part
+    return found
+
+
 def backslashed(path: str) -> str | None:
     """Why ``path``, written where every system reads it (a test's marker, shared through
     git), cannot be taken: it separates folders with a backslash, which only Windows reads

@@ -22,7 +22,7 @@ import pytest
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
 from replaygate.pytest_plugin.store_names import DEFAULT_DIR
-from replaygate.regular import backslashed_here, not_a_folder
+from replaygate.regular import backslashed_here, not_a_folder, spelled_otherwise
 from replaygate.seed import SIMULATOR_SEED
 
 MODE = "replaygate_record_mode"
@@ -317,7 +317,9 @@ def check_fixtures_dir(config: pytest.Config) -> None:
     the rootdir itself), a relative one found only under the folder pytest runs from
     (it is taken from the rootdir; the default is not refused so: a folder of that name
     where pytest runs may hold anything, and the run may use no store), one whose folders
-    a backslash separates where only Windows reads it so, or, replaying,
+    a backslash separates where only Windows reads it so, one not there whose name differs
+    in case only from one there (:func:`~replaygate.regular.spelled_otherwise`), or,
+    replaying,
     one naming a file, a FIFO, a device, a symlink loop or a symlink to nothing, or a
     path under one (each test would fail saying its store is missing and should be
     recorded; a recording test refuses it itself, naming its store, before anything is
@@ -333,7 +335,16 @@ def check_fixtures_dir(config: pytest.Config) -> None:
     slashed = backslashed_here(given, root)
     if slashed is not None:  # addopts a Windows checkout wrote: a new folder named so here
         raise pytest.UsageError(f"--replaygate-dir: {slashed}")
-    if config.getoption("replaygate_dir", None) is not None:
+    given_here = config.getoption("replaygate_dir", None) is not None  # not the default
+    meant = spelled_otherwise(root / given) if given_here else None
+    if meant is not None:  # addopts a macOS checkout wrote: found there, not on Linux
+        spelled = os.path.relpath(meant, root) if not Path(given).is_absolute() else meant
+        raise pytest.UsageError(
+            f"--replaygate-dir {given}: {root / given} is not there, but {meant} is: their "
+            "names differ in case only, one folder on macOS and Windows, which do not tell "
+            f"case apart, and two on Linux: write --replaygate-dir={spelled}"
+        )
+    if given_here:
         _refuse_folder_meant_from_here(given, root, Path(config.invocation_params.dir))
     if config.getoption(MODE, "replay") != "replay":
         return
