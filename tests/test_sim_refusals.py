@@ -275,6 +275,12 @@ def test_a_chat_completion_asked_in_audio_is_refused_not_answered_in_text(tmp_pa
 ROLL = {"tool_calls": [{"id": "toolu_1", "name": "roll", "arguments": {"dice": "2d4"}}]}
 MCP_SERVER = {"type": "url", "url": "https://mcp.example.com/mcp", "name": "dice"}
 ROLL_TOOL = {"name": "roll", "input_schema": {"type": "object"}}
+MCP_HEADERS = {
+    "x-api-key": "k",
+    "authorization": "Bearer k",
+    "anthropic-version": "2023-06-01",
+    "anthropic-beta": "mcp-client-2025-04-04",
+}
 
 
 @pytest.mark.parametrize(
@@ -293,9 +299,8 @@ def test_a_call_of_a_tool_an_mcp_server_of_the_api_s_would_run_is_refused(
     script.write_text(json.dumps(ROLL) + "\n")
     asking = {"input": "roll"} if path == "/v1/responses" else {"messages": QUESTION}
     body = {"model": "m", "max_tokens": 64, **asking, **fields}
-    headers = {"x-api-key": "k", "authorization": "Bearer k", "anthropic-version": "2023-06-01"}
     with Simulator(behavior=f"script:{script}") as sim:
-        reply = httpx2.post(f"{sim.url}{path}", json=body, headers=headers)
+        reply = httpx2.post(f"{sim.url}{path}", json=body, headers=MCP_HEADERS)
     said = simulator_refusal({"status": reply.status_code, "body": reply.json()})
     if refused is None:
         assert reply.status_code == 200 and said is None
@@ -304,3 +309,21 @@ def test_a_call_of_a_tool_an_mcp_server_of_the_api_s_would_run_is_refused(
         assert said.startswith("The simulator runs no MCP server: the answer its behaviour")
         assert "calls 'roll', which no tool of this request defines" in said
         assert f"on a server that {refused} names" in said
+
+
+@pytest.mark.parametrize("beta", ["mcp-client-2025-04-04", "files-api-2025-04-14", None])
+def test_the_mcp_connector_without_its_beta_is_refused_as_the_api_refuses_it(
+    beta: str | None,
+) -> None:
+    # answered without the beta, a recording from the simulator failed live at once
+    body = {"model": "m", "max_tokens": 8, "messages": QUESTION, "mcp_servers": [MCP_SERVER]}
+    headers = {k: v for k, v in MCP_HEADERS.items() if k != "anthropic-beta"}
+    with Simulator(behavior="echo") as sim:
+        given = {**headers, "anthropic-beta": f"x, {beta}"} if beta else headers
+        reply = httpx2.post(f"{sim.url}/v1/messages", json=body, headers=given)
+    said = simulator_refusal({"status": reply.status_code, "body": reply.json()})
+    if beta is not None and beta.startswith("mcp-client-"):
+        assert reply.status_code == 200 and said is None
+    else:
+        assert reply.status_code == 400 and said is not None
+        assert said.startswith("mcp_servers: the Messages API takes the MCP connector only")

@@ -237,7 +237,7 @@ class SimApp:
         if isinstance(endpoint, ResourceEndpoint):
             reply = self._resource(endpoint, method, route, query, fault, body, request_id)
         else:
-            reply = self._answer(endpoint, route, query, fault, body, request_id)
+            reply = self._answer(endpoint, route, query, fault, body, request_id, headers)
         if fault == "slow":
             return dataclasses.replace(reply, delay=self.faults.slow_delay)
         return reply
@@ -369,6 +369,7 @@ class SimApp:
         fault: FaultKind | None,
         raw: bytes,
         request_id: str,
+        headers: Mapping[str, str],
     ) -> Reply:
         provider = endpoint.provider
         failed = self._fault_reply(provider, fault, request_id)
@@ -378,7 +379,7 @@ class SimApp:
         if isinstance(body, Invalid):
             return invalid_reply(provider, body, request_id)
         request = endpoint.request(route, body)
-        problem = endpoint.validate(request)
+        problem = endpoint.validate(request) or endpoint.beta_problem(headers, request)
         if problem is not None:
             return invalid_reply(provider, problem, request_id)
         try:

@@ -69,6 +69,7 @@ from replaygate.sim.validation import (
     audio_asked,
     custom_forced,
     google_authenticated,
+    mcp_beta_missing,
     openai_authenticated,
     unanswered_outputs,
     validate_anthropic,
@@ -142,6 +143,11 @@ class Endpoint(ABC):
     def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
         """Why the API would refuse the request's headers (a version it does not know),
         checked once the caller is authenticated; None for none."""
+        return None
+
+    def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
+        """Why the API would refuse a field of the (valid) request that only a beta its
+        headers do not name lets through; None for none."""
         return None
 
     def choices(self, request: SimRequest) -> int:
@@ -389,6 +395,9 @@ class AnthropicMessages(Endpoint):
 
     def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
         return anthropic_version_problem(headers)
+
+    def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
+        return mcp_beta_missing(headers, request.body)
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_tokens")

@@ -741,6 +741,29 @@ def mcp_call_unmade(
     )
 
 
+MCP_CLIENT_BETA = "mcp-client-"
+"""How the betas of Anthropic's MCP connector are named (``mcp-client-2025-04-04``)."""
+
+
+def mcp_beta_missing(headers: Mapping[str, str], body: Any) -> Invalid | None:
+    """The simulator's own refusal of a Messages API request giving ``mcp_servers`` (the
+    MCP connector) with no ``anthropic-beta`` of :data:`MCP_CLIENT_BETA`, which the API
+    takes only with one: answered here, its recording failed live at its first call."""
+    if not isinstance(body, Mapping) or "mcp_servers" not in body:
+        return None
+    betas = headers.get("anthropic-beta", "").split(",")
+    if any(beta.strip().startswith(MCP_CLIENT_BETA) for beta in betas):
+        return None
+    return Invalid(
+        "mcp_servers: the Messages API takes the MCP connector only with its beta header "
+        f"(anthropic-beta: {MCP_CLIENT_BETA}2025-04-04, or a later {MCP_CLIENT_BETA} beta; "
+        "the anthropic SDK sends it given betas=[...]), and refuses it without one: give "
+        "the beta, then record.",
+        "mcp_servers",
+        own=True,
+    )
+
+
 def audio_asked(body: Mapping[str, Any]) -> Invalid | None:
     """The simulator's own refusal (the API answers it) of a Chat Completions request for
     an answer in audio (``modalities`` holding ``audio``), which no behaviour makes:
