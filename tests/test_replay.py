@@ -911,6 +911,21 @@ def test_a_changed_image_before_the_question_is_compared_with_the_same_question(
     assert nearest(features(asking(9, "Which way does the road turn?")), stored) == 1
 
 
+def test_an_mcp_server_s_call_is_compared_with_the_call_of_another_tool() -> None:
+    # a tools/call that missed was compared with the store's first line, the initialize
+    # (its id, method and params all differing), not with the call of another tool
+    def call(id_: int, method: str, **params: Any) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}
+        return {"method": "POST", "path": "/mcp", "headers": {}, "body": body}
+
+    stored = [
+        (0, features(call(1, "initialize", protocolVersion="2025-06-18"))),
+        (1, features(call(2, "tools/list"))),
+        (2, features(call(3, "tools/call", name="get_weather", arguments={"city": "Paris"}))),
+    ]
+    assert nearest(features(call(4, "tools/call", name="now", arguments={})), stored) == 2
+
+
 def test_a_question_in_another_unicode_form_is_compared_with_the_one_it_differs_from(
     tmp_path: Path,
 ) -> None:
