@@ -5,6 +5,9 @@ with a traceback."""
 
 from __future__ import annotations
 
+import io
+import sys
+
 import pytest
 
 from replaygate import Fixture, FixtureStore
@@ -72,6 +75,36 @@ def test_a_stream_left_unread_by_a_debugger_s_quit_is_not_recorded(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
     pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
     pytester.makepyfile(test_a=QUIT_MID_STREAM)
+    recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live",
+                 "--replaygate-simulator=echo")  # fmt: skip
+    result = pytester.inline_run("-p", "no:cacheprovider", *recording)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    store = pytester.path / "tests/fixtures/test_a/test_quit.jsonl"
+    assert not store.exists() or store.read_bytes() == b""
+
+
+QUIT_AT_THE_PROMPT = """
+import pytest
+
+def test_quit(anthropic_client):
+    question = [{"role": "user", "content": "a long one"}]
+    for number, event in enumerate(anthropic_client(max_retries=0).messages.create(
+            model="claude-sonnet-4-5", max_tokens=64, stream=True, messages=question)):
+        if number == 3:
+            pytest.set_trace()  # breakpoint(), and q typed at its prompt
+"""
+
+
+@pytest.mark.slow  # a pytest session of the plugin
+def test_a_stream_a_loop_held_alone_when_the_debugger_was_quit_is_not_recorded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # q at the prompt raised as the loop held the stream: dropped, and closed, as the
+    # test's frame unwound, it was stored as closed by its reader after 4 events
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
+    pytester.makepyfile(test_a=QUIT_AT_THE_PROMPT)
     recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live",
                  "--replaygate-simulator=echo")  # fmt: skip
     result = pytester.inline_run("-p", "no:cacheprovider", *recording)

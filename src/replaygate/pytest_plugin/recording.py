@@ -887,7 +887,9 @@ def replaygate_exchange(
     if checked:
         request.node.stash[CHECKED] = exchange
     request.node.stash[_EXCHANGE] = exchange
+    _RUNNING.append(exchange)
     yield exchange
+    _RUNNING.remove(exchange)
     del request.node.stash[_EXCHANGE]
     exchange.finish_open()  # a stream its reader left open: what it read, before the store closes
     exchange.collect_forked()  # what its forked workers answered, before the strict check
@@ -921,6 +923,30 @@ def replaygate_exchange(
         )
         request.node.stash[_CAUGHT] = failure  # the store's strict check stands aside
         raise failure
+
+
+_RUNNING: list[Exchange] = []
+"""The sessions of the tests this process runs now (set up, not yet torn down)."""
+
+
+@pytest.hookimpl
+def pytest_enter_pdb(config: pytest.Config, pdb: Any) -> None:
+    """A debugger entered while tests run (a ``breakpoint()``, ``--trace``, ``--pdb``):
+    quitting it (``q``) cuts their sessions short before the test unwinds, so a stream a
+    ``for`` loop held alone (``for chunk in client.chat.completions.create(...,
+    stream=True)``), dropped and closed as the test's frame unwinds, is not recorded
+    where ``q`` stopped its reader. Continuing, or stepping on, changes nothing."""
+    quit_now = getattr(pdb, "set_quit", None)
+    if not _RUNNING or not callable(quit_now):
+        return
+    running = list(_RUNNING)
+
+    def set_quit() -> None:
+        for exchange in running:
+            exchange.cut_short = True
+        quit_now()
+
+    pdb.set_quit = set_quit
 
 
 @pytest.hookimpl(wrapper=True)
