@@ -26,6 +26,7 @@ from loopback import EchoesMessages, serving
 from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning, NothingRecordedWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import (
+    active,
     block_network,
     httpx2_async_client,
     httpx2_client,
@@ -591,6 +592,9 @@ def test_overlapping_intercepts_keep_the_patches_until_the_last_ends(
     via_requests(sim.url, "after the first", False)
     second.__exit__(None, None, None)
     assert originals() == before
+    # ended in another order than entered: nothing of either is left to this context
+    # (which would take its later sends for those of a task that outlived its block)
+    assert active.answering() is None and not active.outlived()
     (fixture,) = FixtureStore.open(tmp_path / "second.jsonl")
     assert fixture.request["body"]["messages"][0]["content"] == "after the first"
 

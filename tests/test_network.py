@@ -360,13 +360,15 @@ def test_a_background_thread_finds_no_gap_between_the_session_and_the_exit(
 ) -> None:
     # between the session's end (pytest_unconfigure closed its block) and the interpreter's
     # exit (where the exit's block began), a tracing exporter's thread looked names up and
-    # connected unblocked
+    # connected unblocked. The thread is not a daemon, so the exit waits for it: it tries
+    # on through the gap and the exit whatever the machine's speed (a daemon thread may not
+    # run again before the process ends)
     pytester.makepyfile(
         test_gap="""
-        import socket, sys, threading
+        import socket, sys, threading, time
 
-        def probe():
-            while True:
+        def probe(until):
+            while time.monotonic() < until:
                 try:
                     socket.getaddrinfo("192.0.2.1", 443)
                     sys.stderr.write("LOOKED UP\\n")
@@ -374,7 +376,7 @@ def test_a_background_thread_finds_no_gap_between_the_session_and_the_exit(
                     pass
 
         def test_replays(replaygate_store):
-            threading.Thread(target=probe, daemon=True).start()
+            threading.Thread(target=probe, args=(time.monotonic() + 0.5,)).start()
         """
     )
     done = subprocess.run(

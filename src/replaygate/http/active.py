@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from contextvars import Context, ContextVar
 from typing import TYPE_CHECKING
 
@@ -95,12 +95,16 @@ def answering_with(exchange: Exchange) -> Iterator[None]:
     and those made where no block was entered."""
     with _lock:
         _stack.append(exchange)
-    token = _own.set((*_own.get(), exchange))
+    _own.set((*_own.get(), exchange))
     try:
         yield
     finally:
-        with suppress(ValueError):  # left in another context than it was entered in
-            _own.reset(token)
+        # Taken out rather than reset to what it was on entry: blocks may end in another
+        # order than they were entered (a reset would bring an ended one back), or in
+        # another context (where a reset fails).
+        own = _own.get()
+        if exchange in own:
+            _own.set(tuple(entered for entered in own if entered is not exchange))
         with _lock:
             for i in range(len(_stack) - 1, -1, -1):
                 if _stack[i] is exchange:
