@@ -17,7 +17,7 @@ import sys
 from contextlib import AbstractContextManager
 
 from replaygate.cli.program import PROGRAM
-from replaygate.http.side_request import refusal_remedy
+from replaygate.http.side_request import refusal_told
 from replaygate.network import Refusal, block_network
 
 _held: list[AbstractContextManager[None]] = []
@@ -39,10 +39,11 @@ def offline_to_exit() -> None:
 def _tell_after_command(refusal: Refusal) -> None:
     if not PROGRAM.ended:
         return  # the command's own runs: refused as their blocks refuse them
-    remedy = refusal_remedy(refusal)
-    stop = f"; turn it off ({remedy})" if remedy else ""
     sys.stderr.write(
-        f"replaygate: {refusal.what} {refusal.target} refused after the command (from "
-        f"{refusal.caller}): replaygate keeps the network blocked until the process "
-        f"ends{stop}\n"
+        refusal_told(
+            refusal,
+            "after the command",
+            "replaygate keeps the network blocked until the process ends",
+            "turn it off",
+        )
     )

@@ -129,6 +129,18 @@ def refusal_remedy(refusal: Refusal) -> str | None:
     return sender_remedy(refusal.caller, refused_host(str(refusal)))
 
 
+def refusal_told(refusal: Refusal, when: str, kept: str, turn_off: str) -> str:
+    """The line telling ``refusal``, made ``when`` no run of replaygate's was going on
+    (after a session or a command): why it was refused (``kept``), and ``turn_off`` with the
+    switch that stops its sender, if it is known."""
+    remedy = refusal_remedy(refusal)
+    stop = f"; {turn_off} ({remedy})" if remedy else ""
+    return (
+        f"replaygate: {refusal.what} {refusal.target} refused {when} (from {refusal.caller}): "
+        f"{kept}{stop}\n"
+    )
+
+
 def side_request_note(host: str | None, path: str = "") -> str:
     """What a miss of a request to ``host`` and ``path``, of no provider's API, adds: to stop
     it at its source, with the remedy of the library sending there, if one is known (by its

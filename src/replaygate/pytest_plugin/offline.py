@@ -35,7 +35,7 @@ import pytest
 # Loaded before this module, not on first use: at interpreter exit module globals are
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.errors import first_few
-from replaygate.http.side_request import refusal_remedy, refused_host, sender_remedy
+from replaygate.http.side_request import refusal_told, refused_host, sender_remedy
 from replaygate.http.token_fetch import metadata_server
 from replaygate.network import Refusal, block_network, refusals
 
@@ -52,12 +52,13 @@ _exit_hold: list[AbstractContextManager[None]] = []
 
 
 def _tell_at_exit(refusal: Refusal) -> None:
-    remedy = refusal_remedy(refusal)
-    stop = f"; turn it off in tests ({remedy})" if remedy else ""
     sys.stderr.write(
-        f"replaygate: {refusal.what} {refusal.target} refused at interpreter exit "
-        f"(from {refusal.caller}): replaygate keeps the network blocked after the "
-        f"session{stop}\n"
+        refusal_told(
+            refusal,
+            "at interpreter exit",
+            "replaygate keeps the network blocked after the session",
+            "turn it off in tests",
+        )
     )
 
 
