@@ -1163,6 +1163,7 @@ def test_cli_serves_until_terminated() -> None:
         ({"seed": 1.5}, TypeError, "seed: expected an integer"),
         ({"faults": 5}, FaultSpecError, "faults: expected rates"),
         ({"faults": [429]}, FaultSpecError, "unknown fault 429 (as text: '429')"),
+        ({"faults": ["503"]}, FaultSpecError, "fault 529, answered 503 on OpenAI's"),
         ({"drift": 5}, DriftSpecError, "drift: expected a spec"),
         ({"drift": ["drop-field:id", None]}, DriftSpecError, "a list of such rules"),
         ({"chunk_size": 0}, ValueError, "chunk_size: expected the characters"),

@@ -71,9 +71,15 @@ def announced_retry(err: BaseException) -> float | None:
     return None
 
 
+_OVERLOADED = "503"
+"""OpenAI's and Gemini's overloaded status, which the fault ``529`` answers on their routes."""
+
+
 def _kind(name: str) -> FaultKind:
     if name not in FAULT_KINDS:
         text = f" (as text: {str(name)!r})" if str(name) in FAULT_KINDS else ""
+        if str(name) == _OVERLOADED:
+            text = " (an overload is the fault 529, answered 503 on OpenAI's and Gemini's routes)"
         known = ", ".join(FAULT_KINDS)
         raise FaultSpecError(f"unknown fault {name!r}{text}; expected one of {known}")
     return name
