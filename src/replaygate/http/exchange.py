@@ -26,7 +26,6 @@ import hashlib
 import os
 import sys
 import threading
-import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,7 +39,6 @@ from replaygate.errors import (
     PAST_SIMULATOR,
     FixtureFormatError,
     FixtureMismatchError,
-    LiveSendFailedWarning,
     NetworkBlockedError,
     ProxyRefusalError,
     ReplaygateError,
@@ -75,7 +73,7 @@ from replaygate.http.envelope import (
     origin_of,
     request_envelope,
 )
-from replaygate.http.failed_sends import failed_send
+from replaygate.http.failed_sends import failed_send, warn_failed_send
 from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import RESPX_PLAYS
@@ -897,11 +895,7 @@ class Exchange:
             if isinstance(err, Exception) and not ours:
                 # refused by replaygate (the network blocked), whatever the library wrapped it in
                 past = PAST_SIMULATOR if slot.source is not None else ""
-                warnings.warn(
-                    failed_send(slot.request, err) + past,
-                    LiveSendFailedWarning,
-                    stacklevel=application_level(3),
-                )
+                warn_failed_send(failed_send(slot.request, err) + past, err, application_level(3))
             raise
         refusals = (guard.after(slot, noted) for guard, noted in zip(guards, before, strict=True))
         refused = next((r for r in refusals if r is not None), None)

@@ -8,7 +8,9 @@ module is one every package imports.
 
 from __future__ import annotations
 
-from replaygate.errors import send_remedy
+import warnings
+
+from replaygate.errors import LiveSendFailedWarning, send_remedy
 from replaygate.sanitize.secret_mask import masked_texts
 
 
@@ -24,3 +26,17 @@ def failed_send(request: str, err: BaseException, how: str = "failed before any 
         f"where a retry of it was answered, sends it once less than this recording did. "
         f"{send_remedy(err)}"
     )
+
+
+def warn_failed_send(message: str, err: BaseException, stacklevel: int) -> None:
+    """Warn :class:`~replaygate.errors.LiveSendFailedWarning` ``message`` of the live send
+    ``err`` ended, at ``stacklevel`` of the caller. Where a filter makes the warning an
+    error (``-W error``, pytest's ``filterwarnings = ["error"]``), the message becomes a
+    note of ``err`` instead, which the client gets as live: raised in its place, the
+    warning would be the client's error, which an SDK takes for another (a timeout's
+    ``APITimeoutError`` becomes ``APIConnectionError: Connection error.``), so recording
+    would change the branch the code under test takes."""
+    try:
+        warnings.warn(message, LiveSendFailedWarning, stacklevel=stacklevel + 1)
+    except LiveSendFailedWarning:
+        err.add_note(f"replaygate: {message}")

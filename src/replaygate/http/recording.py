@@ -14,7 +14,6 @@ import orjson
 from replaygate.caller import application_level
 from replaygate.errors import (
     CredentialsRefusedError,
-    LiveSendFailedWarning,
     ResponseLeftOpenWarning,
     WireFormatError,
     exception_chain,
@@ -22,7 +21,7 @@ from replaygate.errors import (
 )
 from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
 from replaygate.http.envelope import is_model_api
-from replaygate.http.failed_sends import failed_send
+from replaygate.http.failed_sends import failed_send, warn_failed_send
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import (
     StreamEnd,
@@ -183,11 +182,7 @@ class Recording:
         self._over()
         self.exchange.gave_up(self.slot, answered=True)
         how = "got an answer that broke off before its end"
-        warnings.warn(
-            failed_send(self.slot.request, error, how),
-            LiveSendFailedWarning,
-            stacklevel=application_level(5),
-        )
+        warn_failed_send(failed_send(self.slot.request, error, how), error, application_level(5))
 
     def _write(self, end: StreamEnd, error: BaseException | None) -> None:
         __tracebackhide__ = True
