@@ -1,7 +1,8 @@
 """intercept(): a test's call of its own app in process (ASGI, WSGI) is no model call.
 
-A web service's tests call it through ``httpx.ASGITransport(app)``, ``WSGITransport`` or
-Starlette's ``TestClient``; what the app sends inside (its model calls) is what is
+A web service's tests call it through ``httpx.ASGITransport(app)``, ``WSGITransport``,
+Starlette's ``TestClient``, or over loopback from a server of the test's process
+(Django's live server); what the app sends inside (its model calls) is what is
 recorded and replayed, and the app itself runs on replay, so a change to it is seen.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import wsgiref.simple_server
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -38,7 +41,8 @@ def ask_model(question: str, live: bool) -> str:
 
 def wsgi_app(prefix: str, live: bool) -> Callable[..., Iterable[bytes]]:
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        question = environ["wsgi.input"].read().decode()
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        question = environ["wsgi.input"].read(length).decode()
         start_response("200 OK", [("content-type", "text/plain")])
         return [ask_model(prefix + question, live).encode()]
 
@@ -70,7 +74,39 @@ def call_asgi(prefix: str, live: bool) -> str:
     return asyncio.run(call())
 
 
-@pytest.mark.parametrize("call", [call_wsgi, call_asgi], ids=["wsgi", "asgi"])
+class _Quiet(wsgiref.simple_server.WSGIRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def call_live_server(prefix: str, live: bool) -> str:
+    """The app served from a thread on a loopback port, as Django's live server does; an
+    error of the app is raised to the caller, as the server's log shows it."""
+    app, errors = wsgi_app(prefix, live), []
+
+    def serving(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        try:
+            return app(environ, start_response)
+        except Exception as err:
+            errors.append(err)
+            raise
+
+    server = wsgiref.simple_server.make_server("127.0.0.1", 0, serving, handler_class=_Quiet)
+    thread = threading.Thread(target=server.handle_request)
+    thread.start()
+    try:
+        answer = httpx2.post(f"http://127.0.0.1:{server.server_port}/ask", content=b"RAG")
+    finally:
+        thread.join()
+        server.server_close()
+    if errors:
+        raise errors[0]
+    return answer.text
+
+
+@pytest.mark.parametrize(
+    "call", [call_wsgi, call_asgi, call_live_server], ids=["wsgi", "asgi", "live-server"]
+)
 def test_the_app_runs_and_its_model_calls_are_recorded(
     tmp_path: Path, call: Callable[[str, bool], str]
 ) -> None:

@@ -64,6 +64,7 @@ import os
 import socket
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -190,6 +191,10 @@ _levels: list[_Level] = []
 _refused: list[Refusal] = []
 _originals: dict[str, Any] = {}
 _hooked = False
+_bound: weakref.WeakKeyDictionary[socket.socket, Callable[[], Any]] = weakref.WeakKeyDictionary()
+"""The stream sockets of this process bound since the audit hook was installed
+(:func:`watch_listeners`), blocked or not, each with the object that bound it (a
+server's ``self``), held weakly: the servers the process runs."""
 
 
 def _exact(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -534,7 +539,10 @@ def _check_family(family: int) -> None:
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    """The audit hook: the checks of the current block, idle outside one."""
+    """The audit hook: the checks of the current block, idle outside one but for noting
+    the stream sockets bound (:func:`server_at`)."""
+    if event == "socket.bind" and getattr(args[0], "type", None) == socket.SOCK_STREAM:
+        _note_bound(args[0])
     if not _levels or not event.startswith("socket."):
         return
     if event == "socket.__new__":
@@ -662,11 +670,47 @@ async def _looked_up_in_task(loop: Any, host: Any, *args: Any, **kwargs: Any) ->
     return await _lookup_before[0][1](loop, host, *args, **kwargs)
 
 
-def _install() -> None:
+def watch_listeners() -> None:
+    """Install the audit hook (idle outside a block) so that the servers this process
+    starts from now on are known to :func:`server_at`."""
     global _hooked
     if not _hooked:
         sys.addaudithook(_audit)
         _hooked = True
+
+
+def _note_bound(sock: socket.socket) -> None:
+    """Keep ``sock`` with the nearest caller's ``self`` that is not a socket: the server
+    binding it (``socketserver``'s ``server_bind``, uvicorn's ``Config.bind_socket``)."""
+    frame: FrameType | None = sys._getframe(2)  # past this function and the audit hook
+    owner: Any = None
+    for _ in range(8):
+        if frame is None:
+            break
+        me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
+        if me is not None and not isinstance(me, socket.socket):
+            owner = me
+            break
+        frame = frame.f_back
+    with contextlib.suppress(TypeError):  # a socket or an owner of no weak reference
+        _bound[sock] = weakref.ref(owner) if owner is not None else lambda: None
+
+
+def server_at(port: int | None) -> Any:
+    """The object that bound the open stream socket of this process on ``port`` (a
+    server: Django's live server, an app run in a thread of the test), if one was bound
+    since :func:`watch_listeners`; None for another process's port or an unknown one."""
+    if port is None:
+        return None
+    for sock, owner in list(_bound.items()):
+        with contextlib.suppress(OSError):
+            if sock.fileno() != -1 and sock.getsockname()[1] == port:
+                return owner()
+    return None
+
+
+def _install() -> None:
+    watch_listeners()
     for name, wrapper in _WRAPPERS.items():
         _originals[name] = socket.socket.__dict__.get(name)
         setattr(socket.socket, name, wrapper)

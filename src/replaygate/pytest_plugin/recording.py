@@ -201,6 +201,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except LiveCallNotApproved as err:
         raise pytest.UsageError(str(err)) from None
     _start_hits(config)
+    from replaygate.network import watch_listeners
+
+    watch_listeners()  # a live server the tests start serves their app: reached, not recorded
     from replaygate.pytest_plugin import key_note
     from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
 

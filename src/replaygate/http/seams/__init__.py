@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from replaygate.network import is_loopback
+from replaygate.network import is_loopback, watch_listeners
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange
@@ -108,6 +108,7 @@ _patches = _Patches()
 @contextmanager
 def patched() -> Iterator[None]:
     """Every installed library's client methods patched while inside (nested blocks share)."""
+    watch_listeners()  # an app this process serves from now on is reached, not recorded
     with _patches.lock:
         if _patches.users == 0:
             try:

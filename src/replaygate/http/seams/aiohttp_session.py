@@ -31,6 +31,7 @@ from yarl import URL
 
 from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
+from replaygate.http.own_app import own_app
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch, moving_for, unproxied
@@ -291,6 +292,8 @@ async def _request_of(request: aiohttp.ClientRequest) -> WireRequest:
 def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: bool) -> Any:
     async def answer(request: aiohttp.ClientRequest, handler: Handler) -> aiohttp.ClientResponse:
         __tracebackhide__ = True
+        if own_app(str(request.url)):
+            return await handler(request)
         plan = await exchange.aplan(await _request_of(request))
         if isinstance(plan, Replayed):
             return _replayed(plan, request, session)

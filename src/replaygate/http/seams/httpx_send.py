@@ -27,6 +27,7 @@ from replaygate.http.active import answering, live_call
 from replaygate.http.adapter import FixtureTransportBase, point_at
 from replaygate.http.bindings import binding
 from replaygate.http.exchange import Exchange, LiveSlot
+from replaygate.http.own_app import own_app
 from replaygate.http.recorded import Replayed
 from replaygate.http.seams import Patch, moving, moving_for, unproxied
 from replaygate.http.transport import Library
@@ -60,7 +61,9 @@ def _app_transport(transport: Any) -> bool:
 def _session_for(client: Any, request: Any) -> Exchange | None:
     """The session answering ``request`` at the client level, or None to send it as is:
     a client with a fixture transport of its own answers from its own store, and one
-    calling an app in this process reaches the app, whose own sends are answered."""
+    calling an app in this process (through its transport, or over loopback:
+    :func:`~replaygate.http.own_app.own_app`) reaches the app, whose own sends are
+    answered."""
     exchange = answering()
     if exchange is None:
         return None
@@ -68,7 +71,7 @@ def _session_for(client: Any, request: Any) -> Exchange | None:
     transport = pick(request.url) if pick is not None else None
     if isinstance(transport, FixtureTransportBase) or _app_transport(transport):
         return None
-    return exchange
+    return None if own_app(str(request.url)) else exchange
 
 
 def _replayed(library: Library[Any], answer: Replayed, request: Any, start: float) -> Any:
