@@ -410,6 +410,38 @@ def test_chat_tool_call_without_its_function_names_the_param(sim: Simulator) -> 
     assert error["message"] == "messages[1].tool_calls[0].function: missing field"
 
 
+def calling(*ids: str) -> dict[str, Any]:
+    """An assistant message calling a tool once per id."""
+    calls = [
+        {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids
+    ]
+    return {"role": "assistant", "tool_calls": calls}
+
+
+@pytest.mark.parametrize(
+    ("after", "missing", "param"),
+    [
+        ([calling("c1")], "c1", "messages.[1].role"),
+        (
+            [calling("c1", "c2"), {"role": "tool", "tool_call_id": "c1", "content": "r"}],
+            "c2",
+            "messages.[1].role",
+        ),
+        ([calling("c1"), {"role": "user", "content": "and?"}], "c1", "messages.[2].role"),
+    ],
+    ids=["calls last", "last of two calls unanswered", "a user message after the calls"],
+)
+def test_chat_tool_calls_left_unanswered_are_refused(
+    sim: Simulator, after: list[dict[str, Any]], missing: str, param: str
+) -> None:
+    """A conversation ending on calls no tool message answered (a tool node that answers
+    only the first of parallel calls) is refused as the API refuses it, not answered."""
+    body = {"model": "gpt", "messages": [{"role": "user", "content": "hi"}, *after]}
+    status, error = openai_error(sim, "/v1/chat/completions", body)
+    assert (status, error["param"]) == (400, param)
+    assert error["message"].endswith(f"did not have response messages: {missing}")
+
+
 def test_chat_role_not_a_string_is_quoted_as_json(sim: Simulator) -> None:
     body = {"model": "gpt", "messages": [{"role": None, "content": "hi"}]}
     status, error = openai_error(sim, "/v1/chat/completions", body)

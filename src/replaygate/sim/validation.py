@@ -987,19 +987,28 @@ def _openai_tool_pairs(messages: list[Any]) -> Invalid | None:
                 )
             answered.add(str(call_id))
             continue
-        if open_at >= 0:
-            missing = [c for c in pending if c not in answered]
-            if missing:
-                return Invalid(
-                    "An assistant message with 'tool_calls' must be followed by tool messages "
-                    "responding to each 'tool_call_id'. The following tool_call_ids did not "
-                    f"have response messages: {', '.join(missing)}",
-                    f"messages.[{i}].role",
-                )
+        if open_at >= 0 and (problem := _unanswered_calls(pending, answered, i)):
+            return problem
         pending, answered, open_at = [], set(), -1
         if role == "assistant" and _call_ids(item):
             pending, open_at = _call_ids(item), i
-    return None
+    # A conversation may not end on tool calls left unanswered either (the last of
+    # parallel calls dropped by a tool node, or the assistant's calls as its last message).
+    return _unanswered_calls(pending, answered, open_at) if open_at >= 0 else None
+
+
+def _unanswered_calls(pending: list[str], answered: set[str], at: int) -> Invalid | None:
+    """OpenAI's error for the ``pending`` tool calls no tool message answered, at message
+    ``at``; None if each was answered."""
+    missing = [c for c in pending if c not in answered]
+    if not missing:
+        return None
+    return Invalid(
+        "An assistant message with 'tool_calls' must be followed by tool messages "
+        "responding to each 'tool_call_id'. The following tool_call_ids did not "
+        f"have response messages: {', '.join(missing)}",
+        f"messages.[{at}].role",
+    )
 
 
 _RESPONSES_ITEM_TYPES = (
