@@ -639,6 +639,11 @@ SIDE_FETCHES = [
         "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
     ),
     ("https://trace.wandb.ai/server_info", "W&B Weave: WEAVE_DISABLED=true; "),
+    (  # CrewAI's telemetry, exported during a test by its span processor's thread
+        "https://telemetry.crewai.com:4319/v1/traces",
+        "CrewAI's telemetry: CREWAI_DISABLE_TELEMETRY=true (its traces to app.crewai.com: "
+        "tracing=False on the Crew or Flow); ",
+    ),
     ("https://api.wandb.ai/graphql", ""),  # wandb's own API: no switch of Weave's stops it
     (  # an OTLP exporter's spans to a collector of the application's, here a local one
         "http://127.0.0.1:4318/v1/traces",

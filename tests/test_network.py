@@ -601,6 +601,10 @@ LOGFIRE_OFF = (
     "where it is not given one), and --no-logfire for its pytest plugin, on in CI when "
     "LOGFIRE_TOKEN is set"
 )
+CREWAI_TELEMETRY_OFF = (
+    "CrewAI's telemetry: CREWAI_DISABLE_TELEMETRY=true (its traces to app.crewai.com: "
+    "tracing=False on the Crew or Flow)"
+)
 
 
 @pytest.mark.parametrize(
@@ -628,6 +632,10 @@ LOGFIRE_OFF = (
             "lookup of 'trace.wandb.ai' (from weave.vendor.weave_server_sdk._base_client) "
             "during t.py::test_ask",
             "Turn off in tests: W&B Weave: WEAVE_DISABLED=true.",
+        ),
+        (  # CrewAI's install pixel, sent from a thread it starts as it is imported
+            "lookup of 'api.scarf.sh' (from crewai) during t.py::test_ask",
+            f"Turn off in tests: {CREWAI_TELEMETRY_OFF}.",
         ),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
     ],
@@ -659,6 +667,12 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
         # Langfuse's and Logfire's spans, flushed by their exporters as the interpreter exits
         ("cloud.langfuse.com", "opentelemetry.exporter.http.transport._requests", LANGFUSE_OFF),
         ("logfire-us.pydantic.dev", "logfire._internal.exporters.otlp", LOGFIRE_OFF),
+        # CrewAI's telemetry, an OpenTelemetry exporter of its own: its switch, not OTEL's
+        (
+            "telemetry.crewai.com",
+            "opentelemetry.exporter.http.transport._requests",
+            CREWAI_TELEMETRY_OFF,
+        ),
         # W&B Weave's error reports, which Sentry's client flushes as the interpreter exits
         (
             "o151352.ingest.us.sentry.io",

@@ -8,9 +8,11 @@ runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
 ``eu.i.posthog.com``, as the process exits; Agno's its runs to ``os-api.agno.com`` from a
 thread of its own; Langfuse's and Logfire's tracing their spans to ``cloud.langfuse.com``
 and ``logfire-us.pydantic.dev``, W&B Weave's its calls to ``trace.wandb.ai`` and its
-errors to Sentry (``*.sentry.io``). Such a request is no model call: recorded, a store
-would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss of
-one says so, with the remedy of the library whose host it names.
+errors to Sentry (``*.sentry.io``); CrewAI's telemetry its spans to ``telemetry.crewai.com``
+and, as it is imported, a pixel to ``api.scarf.sh`` from a thread of its own. Such a
+request is no model call: recorded, a store would hold a tokenizer or price file, so it is
+stopped where it is sent instead. A miss of one says so, with the remedy of the library
+whose host it names.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "LOGFIRE_TOKEN is set",
     ),
     ("trace.wandb.ai", "weave", "W&B Weave: WEAVE_DISABLED=true"),
+    (
+        "crewai.com",
+        "crewai",
+        "CrewAI's telemetry: CREWAI_DISABLE_TELEMETRY=true (its traces to app.crewai.com: "
+        "tracing=False on the Crew or Flow)",
+    ),
     (
         "sentry.io",
         "sentry_sdk",
