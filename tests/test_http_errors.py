@@ -553,6 +553,17 @@ def test_a_malformed_http_fixture_is_reported_with_file_and_line(tmp_path: Path)
         pytest.raises(FixtureFormatError, match=r"bad\.jsonl:1: .*response\.status"),
     ):
         client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
+    # a one-fixture .json file, one field a line: named at the field's line, not at line 1
+    with FixtureStore.open(tmp_path / "fold") as folder:
+        folder.put(fixture)
+    (pretty,) = (tmp_path / "fold").rglob("*.json")
+    lines = pretty.read_text().splitlines()
+    at = next(n for n, text in enumerate(lines, 1) if '"status": "teapot"' in text)
+    with (
+        httpx2_client(tmp_path / "fold") as client,
+        pytest.raises(FixtureFormatError, match=rf"{pretty.name}:{at}: .*response\.status"),
+    ):
+        client.post("https://api.anthropic.com/v1/messages", json={"model": "m"})
 
 
 async def _closing(client: Any, call: Callable[[Any], Awaitable[Any]]) -> Any:

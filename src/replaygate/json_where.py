@@ -139,9 +139,11 @@ def field_lines(text: str | bytes | bytearray) -> dict[str, int]:
 
 def field_line(text: str | bytes | bytearray, reason: str) -> int | None:
     """The line of ``text`` (a pretty JSON document) where the deepest field ``reason``
-    names by its path is, or None when it names none the document holds."""
+    names by its path is, or None when it names none the document holds, or the document
+    is on one line (which its line would not tell)."""
     try:
-        lines = field_lines(text)
+        doc = _text(text)
+        lines = field_lines(doc) if "\n" in doc.strip() else {}
     except ValueError:  # not text, or not JSON: a reason of its own tells why
         return None
     named = [path for path in _NAMED_PATH.findall(reason) if path in lines]

@@ -62,6 +62,7 @@ from replaygate.fixtures.mismatch import (
 from replaygate.fixtures.rerecorded import recorded_anew
 from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, StoreArg
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.fixtures.store.files import line_to_name
 from replaygate.fixtures.store.index import Location
 from replaygate.http.base_path import api_route
 from replaygate.http.envelope import (
@@ -561,8 +562,9 @@ class Exchange:
                 read_on=functools.partial(self._read_on, f"{request.method} {request.url.path}"),
             )
         except WireFormatError as err:
-            where = (str(location.file), location.line)
-            raise FixtureFormatError(*where, f"its response cannot be replayed: {err}") from None
+            reason = f"its response cannot be replayed: {err}"
+            line = line_to_name(location.file, location.line, reason)
+            raise FixtureFormatError(str(location.file), line, reason) from None
         self.replays += 1
         if self.mode != "replay":
             self._teach(request, sent, response)

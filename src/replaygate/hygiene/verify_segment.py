@@ -191,8 +191,6 @@ def _at_field_lines(result: SegmentResult, data: bytes) -> SegmentResult:
     file that names a field the file holds put at that field's line
     (:func:`~replaygate.json_where.field_line`): as the store writes it, the file is
     pretty, a field a line (one written on one line is named alone, as before)."""
-    if b"\n" not in data.strip():
-        return result
     for at, (rank, problem) in enumerate(result.problems):
         line = None if problem.line else field_line(data, problem.reason)
         if line is not None:
