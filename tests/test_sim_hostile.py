@@ -74,6 +74,48 @@ def anthropic_message(sim: Simulator, content: Any, **fields: Any) -> tuple[int,
 
 
 @pytest.mark.parametrize(
+    ("reply", "refused"),
+    [
+        (["text", "toolu_1", "toolu_2"], True),
+        (["toolu_1", "text", "toolu_2"], True),
+        (["toolu_2", "toolu_1", "text"], False),
+    ],
+    ids=["text first", "text between", "text after"],
+)
+def test_anthropic_tool_results_must_begin_their_message(
+    sim: Simulator, reply: list[str], refused: bool
+) -> None:
+    """A reply to tool calls that puts a text block before their results (LangChain's
+    merge of a human message sent between a tool call and its ToolMessage) is refused as
+    the API refuses it; text after the results is taken."""
+    calls = [
+        {"type": "tool_use", "id": i, "name": "f", "input": {}} for i in ("toolu_1", "toolu_2")
+    ]
+    blocks = [
+        {"type": "text", "text": "in celsius"}
+        if b == "text"
+        else {"type": "tool_result", "tool_use_id": b, "content": "20"}
+        for b in reply
+    ]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": calls},
+        {"role": "user", "content": blocks},
+    ]
+    status, answer = post(
+        sim, "/v1/messages", {"model": "m", "max_tokens": 10, "messages": messages}
+    )
+    expected = (
+        "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. "
+        "Messages following `tool_use` blocks must begin with a matching number of "
+        "`tool_result` blocks."
+    )
+    assert (status, answer.get("error", {}).get("message")) == (
+        (400, expected) if refused else (200, None)
+    )
+
+
+@pytest.mark.parametrize(
     ("block", "message"),
     [
         ({"type": "image"}, "messages.0.content.0.image.source: Field required"),

@@ -51,6 +51,11 @@ _USES_WITHOUT_RESULT = (
     "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
     "message."
 )
+_RESULTS_NOT_FIRST = (
+    "messages.{i}: Did not find {n} `tool_result` block(s) at the beginning of this message. "
+    "Messages following `tool_use` blocks must begin with a matching number of `tool_result` "
+    "blocks."
+)
 
 
 def anthropic_authenticated(headers: Mapping[str, str]) -> bool:
@@ -308,9 +313,22 @@ def _anthropic_tool_pairs(messages: list[Any]) -> Invalid | None:
         if problem is None and i + 1 < len(messages):
             answered = _tool_results(messages[i + 1])
             problem = _unpaired(_tool_uses(item), answered, _USES_WITHOUT_RESULT, i)
+            problem = problem or _results_not_first(_tool_uses(item), messages[i + 1], i + 1)
         if problem is not None:
             return problem
     return None
+
+
+def _results_not_first(uses: list[str], reply: Any, i: int) -> Invalid | None:
+    """The API's error for message ``i``, the reply to ``uses``, when it does not begin with
+    as many ``tool_result`` blocks (a text block put before them, as LangChain does with a
+    human message sent between the tool call and its result); None if it does."""
+    content = reply["content"]
+    head = content[: len(uses)] if isinstance(content, list) else []
+    kinds = [b.get("type") if isinstance(b, Mapping) else None for b in head]
+    if not uses or kinds == ["tool_result"] * len(uses):
+        return None
+    return Invalid(_RESULTS_NOT_FIRST.format(i=i, n=len(uses)))
 
 
 _ANTHROPIC_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
