@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 import wsgiref.simple_server
 from collections.abc import Callable, Iterable
@@ -119,3 +121,26 @@ def test_the_app_runs_and_its_model_calls_are_recorded(
         assert call("", False) == "about RAG"
     with intercept(store), pytest.raises(FixtureMismatchError, match="'RAG' != 'new RAG'"):
         call("new ", False)  # a change to the app reaches its model call, and misses
+
+
+@pytest.mark.slow
+def test_an_app_served_before_the_first_block_is_reached(tmp_path: Path) -> None:
+    """A ``LiveServerTestCase`` starts its server in ``setUpClass``, before its tests enter
+    ``intercept()``: a server bound after ``intercept`` was imported is known as the app."""
+    script = f"""
+import threading, wsgiref.simple_server, httpx2
+from replaygate.http import intercept
+
+def app(environ, start_response):
+    start_response("200 OK", [("content-type", "text/plain")])
+    return [b"from the app"]
+
+server = wsgiref.simple_server.make_server("127.0.0.1", 0, app)
+threading.Thread(target=server.handle_request, daemon=True).start()
+with intercept({str(tmp_path / "none.jsonl")!r}):
+    print(httpx2.get(f"http://127.0.0.1:{{server.server_port}}/page").text)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "from the app", done.stderr

@@ -39,6 +39,11 @@ SEAMS: dict[str, str] = {
 }
 """Intercepted library -> the module of this package that patches it."""
 
+# From here on, an application this process serves (Django's live server, started by a
+# LiveServerTestCase before its tests enter intercept()) is known to own_app(): a test's
+# request to it reaches it.
+watch_listeners()
+
 Patch = tuple[type, str, Callable[[Any], Any]]
 """A class, the name of one of its methods, and what makes the replacement from the original."""
 
@@ -108,7 +113,6 @@ _patches = _Patches()
 @contextmanager
 def patched() -> Iterator[None]:
     """Every installed library's client methods patched while inside (nested blocks share)."""
-    watch_listeners()  # an app this process serves from now on is reached, not recorded
     with _patches.lock:
         if _patches.users == 0:
             try:
