@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.errors import LiveSendFailedWarning
 from replaygate.evals import AgentEntry, RecordPlan, load_eval_cases, run_eval, shipped_prices
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.errors import AgentRunError
@@ -25,6 +26,7 @@ from replaygate.examples.research_copilot import (
     shipped_eval_cases,
 )
 from replaygate.examples.research_copilot.defaults import shipped_fixtures
+from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Model, ModelResponse, ToolCall, ToolSpec, Usage
 from replaygate.sim import Simulator
@@ -142,3 +144,30 @@ def test_a_fetched_id_not_in_nfkc_form_is_not_a_fabricated_citation(
     counts = results.cases[0].counts
     assert (counts.cited, counts.correct, counts.fabricated) == (1, 1, 0)
     assert results.metrics["fabricated"] == 0.0
+
+
+def test_a_run_that_gave_up_on_a_failed_live_call_warns_that_its_replay_misses(
+    tmp_path: Path,
+) -> None:
+    # A 429 the agent declares a failure recorded a green eval (the sample gave up), and
+    # nothing for that call, so the replay stopped at it: "sample 0 did not send this request".
+    def answer(model: Model, question: str) -> RunResult:
+        response = model.complete([Message.user(question)], [])
+        return RunResult(final=response.text, steps=[], messages=[], usage=response.usage)
+
+    live = ScriptedModel([ConnectionError("reset by peer"), ModelResponse(text="RAG [doc-rag]")])
+    (case,) = _first_cases(1)
+    agent = AgentEntry(answer, SETTINGS, failures=(ConnectionError,))
+    plan = RecordPlan(live, approve_live=True)
+    with pytest.warns(LiveSendFailedWarning, match=r"failed \(ConnectionError: reset by peer\)"):
+        recorded = run_eval(
+            [dataclasses.replace(case, samples=2)],
+            tmp_path / "f.jsonl",
+            agent=agent,
+            recording=plan,
+            prices=shipped_prices(),
+        )
+    assert [s.output["error"] for s in recorded.cases[0].sampled.samples] == [
+        "ConnectionError: reset by peer",
+        None,
+    ]

@@ -65,6 +65,17 @@ def test_a_live_call_that_got_no_answer_gives_its_place_to_the_next_send(
     recorder = RecordingModel(_FailsFirst(error), store, approve_live=True, **SETTINGS)
     with pytest.raises(type(error)):
         recorder.complete(QUESTION, [])
+    # an error, not an interrupt: an agent that gives up on it records green what replay misses
+    assert recorder.failed_live == (
+        [
+            "the live send of an anthropic.messages call to 'claude-x' failed (ConnectionError: "
+            "refused), so nothing was recorded for it: its replay misses the request, or, where "
+            "a retry of it was answered, sends it once less than this recording did. Record it "
+            "again once the live API answers it."
+        ]
+        if isinstance(error, Exception)
+        else []
+    )
     assert recorder.complete(QUESTION, []).text == "answered"
     assert recorder.recorded == 1
     assert ReplayModel(store, **SETTINGS).complete(QUESTION, []).text == "answered"

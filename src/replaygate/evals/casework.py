@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaygate.errors import LiveSendFailedWarning
 from replaygate.evals.agents import AgentEntry, agent_name, call_agent
 from replaygate.evals.cases import EvalCase
 from replaygate.evals.errors import AgentRunError, CaseFormatError
@@ -285,6 +287,9 @@ def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
         output = _answer(setup.agent, model, case.question, spent)
         if isinstance(model, ReplayModel):
             model.raise_caught()
+        if isinstance(model, SampleRecorder):  # the run went on from a call not recorded
+            for said in model.recorder.failed_live:
+                warnings.warn(said, LiveSendFailedWarning, stacklevel=2)
         return output
 
     sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)

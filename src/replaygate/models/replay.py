@@ -27,6 +27,7 @@ from replaygate.errors import (
     KeepsRaised,
     ReplaygateError,
     WireFormatError,
+    exception_chain,
 )
 from replaygate.fixtures.fingerprint import digest, fixture_key, match_form
 from replaygate.fixtures.fixture import MAX_SAMPLE, InterfaceVersionError, version_mismatch
@@ -34,6 +35,7 @@ from replaygate.fixtures.modes import MODES, RECORDING_MODES, Mode
 from replaygate.fixtures.rerecorded import recorded_anew
 from replaygate.fixtures.session import FixtureSession, Hit, Position, Repeat, Sample, StoreArg
 from replaygate.fixtures.spending import SpendingCap
+from replaygate.http.failed_sends import failed_send
 from replaygate.http.routes import credentials_refused, refusal_note
 from replaygate.models.providers import Interface, get_interface
 from replaygate.models.types import (
@@ -376,6 +378,10 @@ class RecordingModel(_FixtureModel):
         super().__init__(session, settings, sample)
         self.live = live
         self.mode = mode
+        self.failed_live: list[str] = []
+        """What :class:`~replaygate.errors.LiveSendFailedWarning` says of each live call that
+        failed (an API's error answer, a timeout): nothing was recorded for it, so code that
+        went on from it (an agent giving up, retrying, falling back) replays a miss there."""
         self._one_at_a_time = threading.RLock()
 
     @property
@@ -446,6 +452,12 @@ class RecordingModel(_FixtureModel):
             refused = credentials_refused(status, getattr(err, "details", None))
             if refused is not None:
                 err.add_note(refusal_note(refused, wire.name))
+            elif isinstance(err, Exception) and not any(
+                isinstance(e, ReplaygateError) for e in exception_chain(err)
+            ):
+                # an agent that gives up on it, or retries it, records green what replay misses
+                call = f"an {wire.name} call to {self.settings.model!r}"
+                self.failed_live.append(failed_send(call, err, "failed"))
             raise
         try:  # read as its replay will read it: no fixture is written that none can serve
             wire.from_response(response)
