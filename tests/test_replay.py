@@ -510,6 +510,7 @@ def test_sample_index_selects_the_recorded_response(tmp_path: Path) -> None:
         f"fixture {fixture_key(request)} in {path} has no response for sample 3 "
         "(recorded samples: [0, 1, 2])" in str(caught.value)
     )
+    assert "its call failed (nothing is recorded for an error raised" in str(caught.value)
 
 
 # -- recording -----------------------------------------------------------------------
