@@ -188,6 +188,25 @@ def test_a_store_under_a_file_or_a_symlink_to_nothing_is_named_so_not_sent_to_re
         assert f"{folder} is {kind}" in str(missed.value) and "record it" not in str(missed.value)
 
 
+def test_a_store_whose_name_no_file_system_holds_is_named_so_not_sent_to_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # run and a replay's miss said to record it first; the recording then failed with
+    # "File name too long"
+    monkeypatch.chdir(tmp_path)
+    most = os.pathconf(tmp_path, "PC_NAME_MAX")
+    store = "a" * most + ".jsonl"
+    told = f"a name in it is {most + 6:,} bytes long (aaaaaaaaaaaaaaaaaaaaaaaa...), longer"
+    done = CliRunner().invoke(main, [*RUN, "--fixtures", store, "hi"])
+    assert done.exit_code == 2 and told in done.output, done.output
+    assert "record them first" not in done.output
+    with pytest.raises(ValueError, match="bytes long") as refused:  # opening it tracebacked
+        ReplayModel(store, model="m", max_tokens=8).complete([Message.user("hi")], [])
+    assert str(refused.value).startswith(f"store: {store}: {told}")
+    done = CliRunner().invoke(main, [*RUN, "--fixtures", "a" * (most - 6) + ".jsonl", "hi"])
+    assert "record them first" in done.output  # a name the file system holds
+
+
 CASSETTE = "interactions: []\nversion: 1\n"
 
 

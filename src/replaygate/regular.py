@@ -92,12 +92,34 @@ def _link_held(path: str | os.PathLike[str]) -> str | None:
 
 
 def blocked_folder(path: str | os.PathLike[str]) -> str | None:
-    """What stands where the folder of ``path`` should be: the nearest of its parents that
-    is there, when it is no folder (``afile is a file, where a folder is expected``); None
-    when that one is a folder, so a file could be there."""
+    """What keeps a file from being at ``path``: the nearest of its parents that is there,
+    when it is no folder (``afile is a file, where a folder is expected``), or a name of
+    it longer than the file system holds (:func:`name_too_long`); None when a file could
+    be there."""
     for folder in Path(path).parents:
         if os.path.lexists(folder):
-            return None if folder.is_dir() else f"{folder} {not_a_folder(folder)}"
+            if not folder.is_dir():
+                return f"{folder} {not_a_folder(folder)}"
+            break
+    return name_too_long(path)
+
+
+def name_too_long(path: str | os.PathLike[str]) -> str | None:
+    """Why no file can be at ``path``, one of whose names is longer than the file system
+    of its nearest folder that is there holds, or None (a recording to it failed with
+    "File name too long" after a replay had said to record it)."""
+    there = next((folder for folder in Path(path).parents if os.path.isdir(folder)), Path("."))
+    try:
+        most = os.pathconf(there, "PC_NAME_MAX")
+    except (OSError, ValueError):  # no such figure on this system
+        return None
+    for name in Path(path).parts:
+        size = len(os.fsencode(name))
+        if size > most and name != Path(path).anchor:
+            return (
+                f"a name in it is {size:,} bytes long ({name[:24]}...), longer than the "
+                f"{most:,} bytes this file system holds in a name: give a shorter one"
+            )
     return None
 
 
