@@ -380,6 +380,12 @@ def test_chat_token_limits_not_positive_integers_are_refused(
             "messages",
         ),
         (
+            chat("hi", tools=[]),
+            "Invalid 'tools': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            "tools",
+        ),
+        (
             {"model": 4, "messages": [{"role": "user", "content": "hi"}]},
             "Invalid type for 'model': expected a string, but got an integer instead.",
             "model",

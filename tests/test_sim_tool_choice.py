@@ -337,7 +337,7 @@ LONG = "f" * 65
         ),
         (
             "/chat/completions",
-            {"tools": [], "parallel_tool_calls": False},
+            {"parallel_tool_calls": False},
             "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed "
             "when 'tools' are specified.",
             "parallel_tool_calls",

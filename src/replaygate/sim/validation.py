@@ -623,7 +623,9 @@ def _invalid_value(value: Any, supported: Sequence[str], param: str) -> Invalid:
 def _chat_tools(tools: Any) -> Invalid | None:
     """OpenAI's error for the first tool (when ``tools`` is a list) whose ``type`` is
     missing or not one OpenAI knows, or whose function or its name is missing or a name
-    it would not take."""
+    it would not take; or for an empty list (``bind_tools([])``), which it refuses too."""
+    if tools == []:
+        return _empty_array("tools")
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
         if not isinstance(tool, Mapping):
             continue
