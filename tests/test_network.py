@@ -694,3 +694,18 @@ def test_telemetry_refused_at_interpreter_exit_names_the_switch_that_stops_it(
         f"{sender}): replaygate keeps the network blocked after the session; "
         f"turn it off in tests ({remedy})\n"
     )
+
+
+def test_a_replay_s_refused_connection_says_how_to_let_a_service_of_its_own_through() -> None:
+    # a Django project's database at CI's host "postgres": the list said only to wire the
+    # client to replaygate or turn the sender off, neither of which a database can be
+    from types import SimpleNamespace
+
+    from replaygate.pytest_plugin.offline import OfflineSession
+
+    offline = OfflineSession()
+    offline.from_workers = ["lookup of 'postgres' (from asyncpg.connect_utils) during t.py::t"]
+    offline.users = {"t.py::t": None}
+    said: list[str] = []
+    offline.pytest_terminal_summary(SimpleNamespace(section=said.append, line=said.append))  # type: ignore[arg-type]
+    assert "block_network(allow=['HOST'])" in said[2]

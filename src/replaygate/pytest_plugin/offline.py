@@ -140,6 +140,14 @@ def _looked_for_credentials(lines: list[str]) -> bool:
     return any(metadata_server(refused_host(line)) for line in lines)
 
 
+LET_THROUGH = (
+    "let a service the tests own through for the session (the project's database or "
+    "cache at a host of CI's, reached by a Python client: an autouse session-scoped "
+    "fixture in conftest.py entering replaygate.http.block_network(allow=['HOST']))"
+)
+"""The remedy of a refused connection to a service of the project's own beyond loopback."""
+
+
 class OfflineSession:
     """The session-wide block of a session that replays (``why`` ``"in replay"``) or
     records from the simulator, and its report."""
@@ -251,7 +259,7 @@ class OfflineSession:
             terminalreporter.line(line)
         terminalreporter.line(
             f"{len(lines)} attempt(s) refused: the session is offline {self.because()}; wire the "
-            "client to replaygate, or turn the sender off in tests"
+            f"client to replaygate, turn the sender off in tests, or {LET_THROUGH}"
         )
         if (senders := senders_told(lines)) is not None:
             terminalreporter.line(senders)
