@@ -380,6 +380,18 @@ def test_chat_token_limits_not_positive_integers_are_refused(
             "messages",
         ),
         (
+            {
+                "model": "gpt",
+                "messages": [
+                    {"role": "assistant", "content": "hi", "tool_calls": []},
+                    {"role": "user", "content": "and?"},
+                ],
+            },
+            "Invalid 'messages[0].tool_calls': empty array. Expected an array with minimum "
+            "length 1, but got an empty array instead.",
+            "messages[0].tool_calls",
+        ),
+        (
             chat("hi", tools=[]),
             "Invalid 'tools': empty array. Expected an array with minimum length 1, but got "
             "an empty array instead.",

@@ -524,6 +524,8 @@ def validate_openai(body: Any) -> Invalid | None:
         if role not in _OPENAI_ROLES:
             return _invalid_value(role, _OPENAI_ROLES, f"messages[{i}].role")
         problem = problem or _wrong_type(item, "tool_calls", list, "an array", f"messages[{i}].")
+        if problem is None and item.get("tool_calls") == []:
+            problem = _empty_array(f"messages[{i}].tool_calls")
         problem = problem or _chat_content(item, f"messages[{i}]")
     problem = problem or _chat_tools(body.get("tools"))
     problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
