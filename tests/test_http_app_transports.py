@@ -144,3 +144,21 @@ with intercept({str(tmp_path / "none.jsonl")!r}):
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "from the app", done.stderr
+
+
+def test_a_tool_server_served_in_process_is_recorded_not_reached(tmp_path: Path) -> None:
+    """An MCP server the test runs in a thread (a JSON-RPC body) is a tool's, recorded and
+    replayed with the model calls, whatever application serves it."""
+
+    def tools(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        start_response("200 OK", [("content-type", "application/json")])
+        return [b'{"jsonrpc": "2.0", "id": 1, "result": {"served": true}}']
+
+    server = wsgiref.simple_server.make_server("127.0.0.1", 0, tools, handler_class=_Quiet)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    url, call = f"http://127.0.0.1:{server.server_port}/mcp", {"jsonrpc": "2.0", "id": 1}
+    store = tmp_path / "tools.jsonl"
+    with server, intercept(store, mode="record-missing", approve_live=True):
+        assert httpx2.post(url, json={**call, "method": "tools/list"}).json()["result"]
+    with intercept(store):  # the server answers no more: the store does
+        assert httpx2.post(url, json={**call, "method": "tools/list"}).json()["result"]

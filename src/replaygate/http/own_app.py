@@ -7,15 +7,20 @@ test's call of the code under test, as a ``TestClient``'s is, never a model call
 reaches the app, in replay too, and is neither recorded nor answered from the store; the
 model calls the app makes while serving it are. A server that runs no application (an
 ``http.server`` handler standing in for a remote API), a model API's path served there
-(a fake model server of the test's own) and the simulator are recorded as before.
+(a fake model server of the test's own), an MCP server's calls (a JSON-RPC body, an
+``mcp-session-id`` header: a tool server run in a thread, whose answers a replay takes
+from the store) and the simulator are recorded as before.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Container
 from urllib.parse import urlsplit
 
 from replaygate.http.envelope import is_api_call
 from replaygate.http.learners import learner_at
+from replaygate.interfaces import json_rpc
 from replaygate.network import is_loopback, server_at
 
 APP_ATTRIBUTES = ("application", "app")
@@ -23,10 +28,28 @@ APP_ATTRIBUTES = ("application", "app")
 live server), werkzeug's and uvicorn's (its ``Config``)."""
 
 
-def own_app(url: str) -> bool:
+MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
+"""Headers an MCP client sends its server after the handshake, on bodiless sends too."""
+
+
+def _tool_server_call(headers: Container[str], body: bytes) -> bool:
+    """Whether a request is an MCP client's call of its server (:data:`MCP_HEADERS`, or
+    a JSON-RPC body: :func:`~replaygate.interfaces.json_rpc`)."""
+    if any(name in headers for name in MCP_HEADERS):
+        return True
+    if b'"jsonrpc"' not in body:
+        return False
+    try:
+        return json_rpc(json.loads(body))
+    except ValueError:
+        return False
+
+
+def own_app(url: str, headers: Container[str], body: bytes) -> bool:
     """Whether a request to ``url`` is the test's call of an application this process
     serves on a loopback port (:func:`~replaygate.network.server_at`), at a path of no
-    model API and not the simulator's."""
+    model API, to no tool server and not the simulator; ``headers`` a case-insensitive
+    mapping, ``body`` what it sends (empty where it streams)."""
     try:
         parts = urlsplit(url)
         host, port = parts.hostname, parts.port
@@ -37,4 +60,6 @@ def own_app(url: str) -> bool:
     server = server_at(port)
     if not any(getattr(server, name, None) is not None for name in APP_ATTRIBUTES):
         return False
-    return learner_at(host, port) is None and not is_api_call(host, parts.path)
+    if learner_at(host, port) is not None or is_api_call(host, parts.path):
+        return False
+    return not _tool_server_call(headers, body)

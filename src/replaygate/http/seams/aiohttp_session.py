@@ -292,9 +292,10 @@ async def _request_of(request: aiohttp.ClientRequest) -> WireRequest:
 def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: bool) -> Any:
     async def answer(request: aiohttp.ClientRequest, handler: Handler) -> aiohttp.ClientResponse:
         __tracebackhide__ = True
-        if own_app(str(request.url)):
+        sent = await _request_of(request)
+        if own_app(str(request.url), request.headers, sent.content):
             return await handler(request)
-        plan = await exchange.aplan(await _request_of(request))
+        plan = await exchange.aplan(sent)
         if isinstance(plan, Replayed):
             return _replayed(plan, request, session)
         moved = exchange.live_url(str(request.url))

@@ -71,7 +71,15 @@ def _session_for(client: Any, request: Any) -> Exchange | None:
     transport = pick(request.url) if pick is not None else None
     if isinstance(transport, FixtureTransportBase) or _app_transport(transport):
         return None
-    return None if own_app(str(request.url)) else exchange
+    return None if own_app(str(request.url), request.headers, _sent(request)) else exchange
+
+
+def _sent(request: Any) -> bytes:
+    """What ``request`` sends, if it was read (empty for a stream not read yet)."""
+    try:
+        return bytes(request.content)
+    except Exception:  # the library's RequestNotRead, a body that streams
+        return b""
 
 
 def _replayed(library: Library[Any], answer: Replayed, request: Any, start: float) -> Any:

@@ -246,10 +246,13 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
     ) -> requests.Response:
         __tracebackhide__ = True
         exchange = answering()
-        if exchange is None or own_app(request.url or ""):
+        if exchange is None:
             return original(session, request, **options)
         start = time.perf_counter()
-        plan = exchange.plan(_request_of(request))
+        sent = _request_of(request)
+        if own_app(request.url or "", request.headers, sent.content):
+            return original(session, request, **options)
+        plan = exchange.plan(sent)
         follow = options.pop("allow_redirects", True)
         if isinstance(plan, Replayed):
             response = _replayed(plan, request, start)
