@@ -448,6 +448,34 @@ def test_responses_item_of_an_unknown_type_is_refused(sim: Simulator) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("items", "unanswered"),
+    [
+        (["c1"], "c1"),
+        (["c1", "c2", "out c1"], "c2"),
+        (["c1", "user"], "c1"),
+    ],
+    ids=["call last", "last of two calls unanswered", "a user message after the call"],
+)
+def test_responses_calls_left_unanswered_are_refused(
+    sim: Simulator, items: list[str], unanswered: str
+) -> None:
+    """An input holding a function call no output answers (a tool node that ran only the
+    first of parallel calls) is refused as the API refuses it, not answered."""
+    shapes = {
+        "user": {"role": "user", "content": "and?"},
+        "out c1": {"type": "function_call_output", "call_id": "c1", "output": "r"},
+    }
+    given = [
+        shapes.get(i) or {"type": "function_call", "call_id": i, "name": "f", "arguments": "{}"}
+        for i in items
+    ]
+    body = {"model": "gpt", "input": [{"role": "user", "content": "hi"}, *given]}
+    status, error = openai_error(sim, "/v1/responses", body)
+    assert (status, error["param"]) == (400, "input")
+    assert error["message"] == f"No tool output found for function call {unanswered}."
+
+
 def test_responses_include_of_an_unknown_entry_is_refused(sim: Simulator) -> None:
     include = ["reasoning.encrypted_content", "reasoning.encrypted"]
     body = {"model": "o4-mini", "input": "hi", "store": False, "include": include}

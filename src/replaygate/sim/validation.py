@@ -1231,17 +1231,24 @@ def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
 
 def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
     """A ``function_call_output`` of ``items`` whose call is neither among ``offered`` (the
-    calls of the previous response) nor a ``function_call`` item before it."""
-    calls = set(offered)
+    calls of the previous response) nor a ``function_call`` item before it; or a call of
+    either that no output answers (a tool node that ran only the first of parallel calls)."""
+    calls = sorted(offered)
+    answered: set[str] = set()
     for item in items if isinstance(items, list) else []:
         kind = item.get("type")
         if kind == "function_call":
-            calls.add(str(item.get("call_id")))
+            calls.append(str(item.get("call_id")))
         elif kind == "function_call_output" and item.get("call_id") not in calls:
             return Invalid(
                 f"No tool call found for function call output with call_id {item.get('call_id')}.",
                 "input",
             )
+        elif kind == "function_call_output":
+            answered.add(str(item.get("call_id")))
+    unanswered = [c for c in calls if c not in answered]
+    if unanswered:
+        return Invalid(f"No tool output found for function call {unanswered[0]}.", "input")
     return None
 
 
