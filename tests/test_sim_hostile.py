@@ -509,11 +509,11 @@ def calling(*ids: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("after", "missing", "param"),
     [
-        ([calling("c1")], "c1", "messages.[1].role"),
+        ([calling("c1")], "c1", "messages"),
         (
             [calling("c1", "c2"), {"role": "tool", "tool_call_id": "c1", "content": "r"}],
             "c2",
-            "messages.[1].role",
+            "messages",
         ),
         ([calling("c1"), {"role": "user", "content": "and?"}], "c1", "messages.[2].role"),
     ],

@@ -1009,19 +1009,22 @@ def _openai_tool_pairs(messages: list[Any]) -> Invalid | None:
                 )
             answered.add(str(call_id))
             continue
-        if open_at >= 0 and (problem := _unanswered_calls(pending, answered, i)):
+        if open_at >= 0 and (
+            problem := _unanswered_calls(pending, answered, f"messages.[{i}].role")
+        ):
             return problem
         pending, answered, open_at = [], set(), -1
         if role == "assistant" and _call_ids(item):
             pending, open_at = _call_ids(item), i
     # A conversation may not end on tool calls left unanswered either (the last of
-    # parallel calls dropped by a tool node, or the assistant's calls as its last message).
-    return _unanswered_calls(pending, answered, open_at) if open_at >= 0 else None
+    # parallel calls dropped by a tool node, or the assistant's calls as its last message):
+    # the API names no message then.
+    return _unanswered_calls(pending, answered, "messages") if open_at >= 0 else None
 
 
-def _unanswered_calls(pending: list[str], answered: set[str], at: int) -> Invalid | None:
-    """OpenAI's error for the ``pending`` tool calls no tool message answered, at message
-    ``at``; None if each was answered."""
+def _unanswered_calls(pending: list[str], answered: set[str], param: str) -> Invalid | None:
+    """OpenAI's error, naming ``param``, for the ``pending`` tool calls no tool message
+    answered; None if each was answered."""
     missing = [c for c in pending if c not in answered]
     if not missing:
         return None
@@ -1029,7 +1032,7 @@ def _unanswered_calls(pending: list[str], answered: set[str], at: int) -> Invali
         "An assistant message with 'tool_calls' must be followed by tool messages "
         "responding to each 'tool_call_id'. The following tool_call_ids did not "
         f"have response messages: {', '.join(missing)}",
-        f"messages.[{at}].role",
+        param,
     )
 
 
