@@ -245,6 +245,18 @@ def test_a_prompt_sent_with_other_line_ends_or_a_bom_names_the_cause_and_its_fix
         "system differs only by a byte order mark (U+FEFF) at the start of the text sent: "
         "an editor saving a file as 'UTF-8 with BOM'"
     ) in str(missed.value)
+    dated = tmp_path / "dated.jsonl"  # CrewAI's inject_date=True, replayed a day later
+    RecordingModel(
+        ScriptedModel([ModelResponse(text="RAG.")]), dated, approve_live=True, **settings
+    ).complete([Message.user("What is RAG?\nCurrent Date: 2026-12-06 21:11")], [])
+    with pytest.raises(FixtureMismatchError) as missed:
+        ReplayModel(dated, **settings).complete(
+            [Message.user("What is RAG?\nCurrent Date: 2026-12-07 09:30")], []
+        )
+    assert (
+        "messages[0].content[0].text differs only in a date or time: one the clock writes into "
+        "a prompt (CrewAI's inject_date=True"
+    ) in str(missed.value)
 
 
 def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
