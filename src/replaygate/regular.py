@@ -104,6 +104,15 @@ def blocked_folder(path: str | os.PathLike[str]) -> str | None:
     return name_too_long(path)
 
 
+def _name_bytes(name: str) -> bytes:
+    """``name`` as the file system holds it: in the locale's encoding, or in UTF-8 where
+    the locale cannot encode it (``LC_ALL=C``: replaygate writes such a name in UTF-8)."""
+    try:
+        return os.fsencode(name)
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape")
+
+
 def name_too_long(path: str | os.PathLike[str]) -> str | None:
     """Why no file can be at ``path``, one of whose names is longer than the file system
     of its nearest folder that is there holds, or None (a recording to it failed with
@@ -114,7 +123,7 @@ def name_too_long(path: str | os.PathLike[str]) -> str | None:
     except (OSError, ValueError):  # no such figure on this system
         return None
     for name in Path(path).parts:
-        size = len(os.fsencode(name))
+        size = len(_name_bytes(name))
         if size > most and name != Path(path).anchor:
             return (
                 f"a name in it is {size:,} bytes long ({name[:24]}...), longer than the "
