@@ -73,14 +73,7 @@ def test_a_stream_left_unread_by_a_debugger_s_quit_is_not_recorded(
     # as closed by its reader after 3 events: every later record-missing run and replay
     # failed on it
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
-    pytester.makepyfile(test_a=QUIT_MID_STREAM)
-    recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live",
-                 "--replaygate-simulator=echo")  # fmt: skip
-    result = pytester.inline_run("-p", "no:cacheprovider", *recording)
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    store = pytester.path / "tests/fixtures/test_a/test_quit.jsonl"
-    assert not store.exists() or store.read_bytes() == b""
+    _quit_while_recording(pytester, QUIT_MID_STREAM)
 
 
 QUIT_AT_THE_PROMPT = """
@@ -103,8 +96,14 @@ def test_a_stream_a_loop_held_alone_when_the_debugger_was_quit_is_not_recorded(
     # test's frame unwound, it was stored as closed by its reader after 4 events
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    _quit_while_recording(pytester, QUIT_AT_THE_PROMPT)
+
+
+def _quit_while_recording(pytester: pytest.Pytester, test: str) -> None:
+    """Record ``test`` (a module quitting half-way through a stream) from the simulator:
+    the run ends interrupted, and nothing of the stream is stored."""
     pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
-    pytester.makepyfile(test_a=QUIT_AT_THE_PROMPT)
+    pytester.makepyfile(test_a=test)
     recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live",
                  "--replaygate-simulator=echo")  # fmt: skip
     result = pytester.inline_run("-p", "no:cacheprovider", *recording)
