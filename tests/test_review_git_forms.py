@@ -307,3 +307,16 @@ def test_a_git_repository_inside_the_store_that_is_no_submodule_is_refused(repo:
     assert "fx/inner is a git repository of its own inside this one, not a submodule" in (
         done.output
     )
+
+
+def test_a_store_left_out_of_a_sparse_checkout_is_refused_not_removed(repo: Path) -> None:
+    put(repo / "tests" / "fixtures" / "rc.jsonl", "What is RAG?", "Retrieval.")
+    (repo / "README.md").write_text("app\n", encoding="utf-8")
+    commit(repo)
+    git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/tests/fixtures/")
+    assert not (repo / "tests" / "fixtures" / "rc.jsonl").exists()
+    result = diff("tests/fixtures")
+    assert result.exit_code == 2, result.output
+    assert "removed" not in result.output
+    assert "tests/fixtures/rc.jsonl: left out of this sparse checkout" in result.output
+    assert "`git sparse-checkout add tests/fixtures`" in result.output

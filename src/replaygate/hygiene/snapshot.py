@@ -7,6 +7,7 @@ files that did not change between two sides are compared by id and never parsed.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -204,10 +205,14 @@ def worktree(repo: Repo, relpath: str) -> Side:
     symlinks followed as the store follows them, and the files of the git submodules
     there as they are checked out (:func:`_worktree_files`)."""
     contents: dict[str, tuple[Repo, str, bytes]] = {}
+    missing: dict[str, tuple[Repo, str]] = {}
     for name, (holder, real, file) in _worktree_files(repo, relpath).items():
         data = _read_worktree_file(file, name)
-        if data is not None:
+        if data is None:
+            missing[name] = (holder, real)
+        else:
             contents[name] = (holder, real, data)
+    _refuse_left_out(missing)
     clean: dict[tuple[Repo, str], str] = {}
     for holder in dict.fromkeys(holder for holder, _, _ in contents.values()):
         converted = holder.converted(r for h, r, _ in contents.values() if h == holder)
@@ -218,6 +223,24 @@ def worktree(repo: Repo, relpath: str) -> Side:
         for name, (holder, real, data) in contents.items()
     }
     return Side("working tree", files, lambda paths: {p: contents[p][2] for p in paths})
+
+
+def _refuse_left_out(missing: dict[str, tuple[Repo, str]]) -> None:
+    """Refuse a fixture file git holds but a sparse checkout leaves out of the working
+    tree (its skip-worktree bit set), which would read as deleted, its fixtures removed."""
+    for holder in dict.fromkeys(holder for holder, _ in missing.values()):
+        reals = sorted(real for h, real in missing.values() if h == holder)
+        listed = run_git(["ls-files", "-z", "-t", "--full-name", "--", *reals], holder.root)
+        left_out = {os.fsdecode(r[2:]) for r in listed.split(b"\0") if r.startswith(b"S ")}
+        for name, (h, real) in sorted(missing.items()):
+            if h == holder and real in left_out:
+                folder = posixpath.dirname(real) or "."
+                raise HygieneError(
+                    f"{name}: left out of this sparse checkout (git holds it, the working "
+                    "tree does not), so its fixtures cannot be compared with the working "
+                    f"tree: add its folder, `git sparse-checkout add {folder}`, or compare "
+                    "two revisions with --head"
+                )
 
 
 def _listed(repo: Repo, relpath: str) -> list[str]:
