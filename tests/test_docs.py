@@ -402,6 +402,14 @@ def test_every_python_block_of_the_docs_parses() -> None:
         ast.parse(code, where)
 
 
+def test_the_pre_commit_hook_of_the_docs_checks_a_merge_git_completes_too() -> None:
+    yaml = pytest.importorskip("yaml")
+    page = (ROOT / "docs" / "sanitize.md").read_text(encoding="utf-8")
+    [config] = re.findall(r"^```yaml\n(# \.pre-commit-config\.yaml\n.*?)^```", page, re.S | re.M)
+    hook_types = yaml.safe_load(config)["default_install_hook_types"]
+    assert {"pre-commit", "pre-merge-commit"} <= set(hook_types)
+
+
 def test_every_fence_of_the_docs_stands_on_a_line_of_its_own() -> None:
     # text after a closing fence leaves the block open: the rest of the page renders as code
     stray = [
