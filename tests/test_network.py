@@ -22,7 +22,7 @@ import sys
 import tempfile
 import textwrap
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -142,6 +142,33 @@ def test_a_refusal_inside_intercept_names_the_ways_it_does_not_answer(tmp_path: 
             with block_network():  # an inner block given none keeps the outer one's
                 assert refused().endswith(network.SIMULATOR_BLOCK)
         assert refused().endswith(network.HOW_TO_FIX)
+
+
+def test_a_refused_websocket_says_it_is_neither_recorded_nor_replayed(tmp_path: Path) -> None:
+    """A WebSocket connection (the OpenAI Realtime API's, Gemini Live's) is refused saying
+    no fixture answers it and how to test it, not to wire the client to replaygate or
+    record it: inside intercept(), under a bare block, while recording from the
+    simulator, opened in a thread or by a coroutine."""
+    from websockets.asyncio.client import connect as connect_async
+    from websockets.sync.client import connect
+
+    async def opened_async() -> None:
+        async with connect_async("wss://api.example.invalid/v1/realtime"):
+            pass
+
+    def refused(open_it: Callable[[], object]) -> NetworkBlockedError:
+        with pytest.raises(NetworkBlockedError) as error:
+            open_it()
+        return error.value
+
+    opened = functools.partial(connect, "wss://api.example.invalid/v1/realtime")
+    with intercept(tmp_path / "none.jsonl"):
+        errors = [refused(opened), refused(lambda: asyncio.run(opened_async()))]
+    with block_network(remedy=network.SIMULATOR_BLOCK):
+        errors.append(refused(opened))
+    for error in errors:
+        assert str(error).endswith(network.WEBSOCKET)
+        assert error.unintercepted
 
 
 def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+# Loaded here once: a store class that a nested session loads anew is not the one a later
+# nested session's plugin (loaded before) checks a store against.
+import replaygate.fixtures.store  # noqa: F401
+
 pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
 
 # Each test runs pytest itself on a project of its own (pytester).
@@ -37,6 +41,24 @@ def test_a_refused_client_of_a_test_asking_for_a_fixture_over_its_store_names_th
             "asks for gemini_client: *Add replaygate_intercept to the test's arguments*"
         ]
     )
+
+
+def test_a_refused_websocket_of_a_test_asking_for_a_client_factory_is_not_sent_to_intercept(
+    pytester: pytest.Pytester,
+) -> None:
+    """A Realtime API session of a marked test that asks for a client factory: no
+    intercept would answer it, so the failure says what a WebSocket is owed, not to add
+    replaygate_intercept."""
+    pytester.makepyfile(
+        test_voice=OWN_FIXTURE_OVER_THE_STORE.replace(
+            'httpx.get("http://192.0.2.1/v1/models", timeout=0.5)',
+            'connect("ws://192.0.2.1/v1/realtime", open_timeout=0.5)',
+        ).replace("import httpx", "from websockets.sync.client import connect")
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*this is a WebSocket connection*neither records nor replays*"])
+    result.stdout.no_fnmatch_line("*Add replaygate_intercept*")
 
 
 OVERRIDING_A_SAMPLED_FIXTURE = """

@@ -791,9 +791,9 @@ class NetworkBlockedError(ReplaygateError, ConnectionError):
     goes where it is addressed, not to the simulator, and is refused there."""
 
     unintercepted: bool = False
-    """Whether the attempt was made while an ``intercept()`` block answered, by no client
-    it intercepts (a transport of the sender's own, a websocket): where the client was
-    built does not matter then."""
+    """Whether the attempt was made by a WebSocket client, or while an ``intercept()``
+    block answered, by no client it intercepts (a transport of the sender's own): where
+    the client was built, and which block answers, do not matter then."""
 
     @property
     def strerror(self) -> str:  # type: ignore[override]  # read from the message

@@ -144,6 +144,20 @@ OUTLIVED_BLOCK = (
 )
 """The remedy of a refusal of a task that outlived the blocks it was started in."""
 
+WEBSOCKET_LIBRARIES = frozenset(["websockets", "websocket", "wsproto"])
+"""The WebSocket clients (``websocket`` is websocket-client's) whose connections a
+refusal names as such."""
+
+WEBSOCKET = (
+    "this is a WebSocket connection (the OpenAI Realtime API, Gemini Live, the Responses "
+    "API over a websocket), which replaygate neither records nor replays: no fixture can "
+    "answer it, and recording with approval sends it live, unrecorded. In tests, give the "
+    "code a fake of the session, or point the client at a WebSocket server of the test's "
+    "own on loopback (OpenAI(websocket_base_url='ws://127.0.0.1:PORT/v1')); see "
+    "docs/http.md#websockets."
+)
+"""The remedy of a refusal of a connection a WebSocket client opened."""
+
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     (
         "dspy._vendor.lm15",
@@ -422,21 +436,36 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
         f"{what} {refusal.target} refused (from {caller}): {why}{remedy}"
         f"{own_transport_remedy(caller)}"
     )
-    error.unintercepted = remedy is NOT_INTERCEPTED or remedy is OUTLIVED_BLOCK
+    error.unintercepted = remedy in (NOT_INTERCEPTED, OUTLIVED_BLOCK, WEBSOCKET)
     raise error
 
 
 def _how_to_fix() -> str:
     """The remedies for a refusal: those of a task that outlived its ``intercept()``
-    block, or of a connection no intercepted client made while a block answers, else
-    those the innermost block was given, else every remedy (:data:`HOW_TO_FIX`)."""
+    block, of a WebSocket connection, or of a connection no intercepted client made
+    while a block answers, else those the innermost block was given, else every remedy
+    (:data:`HOW_TO_FIX`)."""
     active = sys.modules.get("replaygate.http.active")  # not imported: no block is open
     if active is not None and active.outlived():
         return OUTLIVED_BLOCK
+    if _through_websocket():
+        return WEBSOCKET
     if active is not None and active.only_answering():
         return NOT_INTERCEPTED
     given = [level.remedy for level in _levels if level.remedy is not None]
     return given[-1] if given else HOW_TO_FIX
+
+
+def _through_websocket() -> bool:
+    """Whether the attempt is made by a WebSocket client (:data:`WEBSOCKET_LIBRARIES`):
+    one of its frames is on the stack (so are the coroutines awaiting a running one)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.split(".", 1)[0] in WEBSOCKET_LIBRARIES:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _describe(target: Any) -> str:

@@ -49,7 +49,13 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
             "again does not reach a client replaygate does not see."
         )
     asked = next(iter(needing(item, USES_REPLAYGATE)), None)  # the test's own, say a factory
-    if item.get_closest_marker("replaygate") is not None and asked and INTERCEPT not in names:
+    unintercepted = refused[0].unintercepted  # no intercept of the test's would answer it
+    if (
+        item.get_closest_marker("replaygate") is not None
+        and asked
+        and INTERCEPT not in names
+        and not unintercepted
+    ):
         lines.append(
             f"replaygate: the marker intercepts no client of {item.nodeid}, since it asks "
             f"for {asked}: only the clients wired to its store (those the factories make) "
@@ -64,7 +70,7 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
             'that selects no test using replaygate (pytest -m "not replaygate", when those '
             "are marked)."
         )
-    elif recording and not refused[0].unintercepted:
+    elif recording and not unintercepted:
         lines.append(
             "replaygate: the client that sent it was built outside the test's intercept (a "
             f"module- or session-scoped fixture, a setUpClass, a test without {INTERCEPT} or "
