@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 import re
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -250,6 +251,28 @@ def test_a_missing_relative_store_names_the_working_folder(
     assert (
         "there is no store at answers.jsonl (a relative path, read from the working folder, "
         f"{tmp_path / 'tests'}): record it first"
+    ) in str(caught.value)
+
+
+@pytest.mark.slow  # makes a git repository with a sparse checkout
+def test_a_store_left_out_of_a_sparse_checkout_is_named_as_one(tmp_path: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", *args],
+                       cwd=tmp_path, capture_output=True, check=True)  # fmt: skip
+
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "rc.jsonl").write_text("", encoding="utf-8")
+    git("init", "-q", "--template=")
+    git("add", "-A")
+    git("commit", "-q", "-m", "fixtures")
+    git("sparse-checkout", "set", "--no-cone", "/*", "!/fixtures/")
+    model = ReplayModel(tmp_path / "fixtures" / "rc.jsonl", model=MODEL, max_tokens=8)
+    with pytest.raises(FixtureMismatchError) as caught:
+        model.complete([Message.user("hi")], [])
+    assert "record it first" not in str(caught.value)
+    assert (
+        "git holds it, but this sparse checkout leaves it out: run `git sparse-checkout add "
+        "fixtures` (from the repository's top folder), not a recording"
     ) in str(caught.value)
 
 
