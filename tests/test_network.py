@@ -171,6 +171,41 @@ def test_a_refused_websocket_says_it_is_neither_recorded_nor_replayed(tmp_path: 
         assert error.unintercepted
 
 
+def test_a_websocket_opened_by_an_http_client_is_sent_as_it_is(tmp_path: Path) -> None:
+    """A WebSocket handshake of aiohttp (ws_connect) or httpx (httpx-ws) inside
+    intercept() reaches a server of the test's own on loopback, where it missed as an HTTP
+    request no fixture answered; beyond loopback it is refused as a WebSocket."""
+    import aiohttp
+    import httpx
+    from websockets.asyncio.server import ServerConnection, serve
+
+    handshake = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13"}
+    handshake["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
+
+    async def echo(ws: ServerConnection) -> None:
+        async for message in ws:
+            await ws.send(message)
+
+    async def talk(url: str) -> object:
+        async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
+            await ws.send_str("hi")
+            return (await ws.receive()).data
+
+    async def served() -> tuple[object, int]:
+        async with serve(echo, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            url = f"ws://127.0.0.1:{port}/v1/realtime"
+            async with httpx.AsyncClient() as client:
+                upgraded = await client.get(url.replace("ws:", "http:"), headers=handshake)
+            return await talk(url), upgraded.status_code
+
+    with intercept(tmp_path / "none.jsonl"):
+        assert asyncio.run(served()) == ("hi", 101)
+        with pytest.raises(aiohttp.ClientConnectorError) as error:
+            asyncio.run(talk("wss://api.example.invalid/v1/realtime"))
+    assert str(error.value).endswith(f"{network.WEBSOCKET}]")
+
+
 def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(
     tmp_path: Path,
 ) -> None:

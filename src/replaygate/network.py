@@ -60,6 +60,7 @@ import _socket
 import contextlib
 import functools
 import ipaddress
+import itertools
 import os
 import socket
 import sys
@@ -144,9 +145,13 @@ OUTLIVED_BLOCK = (
 )
 """The remedy of a refusal of a task that outlived the blocks it was started in."""
 
-WEBSOCKET_LIBRARIES = frozenset(["websockets", "websocket", "wsproto"])
+WEBSOCKET_LIBRARIES = frozenset(["websockets", "websocket", "wsproto", "httpx_ws"])
 """The WebSocket clients (``websocket`` is websocket-client's) whose connections a
 refusal names as such."""
+
+WEBSOCKET_OPENERS = frozenset([("aiohttp.client", "_ws_connect")])
+"""The functions of HTTP clients that open a WebSocket (module, name): aiohttp's
+``ClientSession.ws_connect``."""
 
 WEBSOCKET = (
     "this is a WebSocket connection (the OpenAI Realtime API, Gemini Live, the Responses "
@@ -353,20 +358,29 @@ def _ours(module: str) -> bool:
 
 def _awaiting() -> str | None:
     """The innermost module of an application among the coroutines of the tasks awaiting
-    the current asyncio task (:func:`_awaits`), nearest first; None when there is none."""
+    the current asyncio task (:func:`_awaiting_frames`); None when there is none."""
+    for frame in _awaiting_frames():
+        module = str(frame.f_globals.get("__name__", ""))
+        if _ours(module):
+            return module
+    return None
+
+
+def _awaiting_frames() -> Iterator[FrameType]:
+    """The frames of the coroutines of the tasks awaiting the current asyncio task
+    (:func:`_awaits`), each task's innermost first, the nearest task first."""
     import asyncio
 
-    task = asyncio.current_task()
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop runs in this thread
+        return
     seen: set[int] = set()
     while task is not None and id(task) not in seen:
         seen.add(id(task))
         awaited = task
         task = next((t for t in asyncio.all_tasks() if _awaits(t, awaited)), None)
-        for frame in reversed(_coroutine_frames(task)):
-            module = str(frame.f_globals.get("__name__", ""))
-            if _ours(module):
-                return module
-    return None
+        yield from reversed(_coroutine_frames(task))
 
 
 def _awaits(task: Any, awaited: Any) -> bool:
@@ -457,15 +471,24 @@ def _how_to_fix() -> str:
 
 
 def _through_websocket() -> bool:
-    """Whether the attempt is made by a WebSocket client (:data:`WEBSOCKET_LIBRARIES`):
-    one of its frames is on the stack (so are the coroutines awaiting a running one)."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
+    """Whether the attempt is made by a WebSocket client (:data:`WEBSOCKET_LIBRARIES`,
+    :data:`WEBSOCKET_OPENERS`): one of its frames is on the stack (so are the coroutines
+    awaiting a running one) or in a task awaiting this one (:func:`_awaiting_frames`: a
+    lookup aiohttp runs in a task of its own)."""
+    for frame in itertools.chain(_stack(sys._getframe(1)), _awaiting_frames()):
         module = str(frame.f_globals.get("__name__", ""))
         if module.split(".", 1)[0] in WEBSOCKET_LIBRARIES:
             return True
-        frame = frame.f_back
+        if (module, frame.f_code.co_name) in WEBSOCKET_OPENERS:
+            return True
     return False
+
+
+def _stack(frame: FrameType | None) -> Iterator[FrameType]:
+    """``frame`` and those below it, innermost first."""
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
 
 
 def _describe(target: Any) -> str:

@@ -15,7 +15,7 @@ from the store) and the simulator are recorded as before.
 from __future__ import annotations
 
 import json
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from urllib.parse import urlsplit
 
 from replaygate.http.envelope import is_api_call
@@ -63,3 +63,17 @@ def own_app(url: str, headers: Container[str], body: bytes) -> bool:
     if learner_at(host, port) is not None or is_api_call(host, parts.path):
         return False
     return not _tool_server_call(headers, body)
+
+
+def websocket_handshake(headers: Mapping[str, str]) -> bool:
+    """Whether a request opens a WebSocket (``Upgrade: websocket``: aiohttp's
+    ``ws_connect``, httpx-ws), which no fixture can stand for: it is sent as it is, to a
+    server of the test's own on loopback, or refused beyond it while replaying."""
+    return "websocket" in headers.get("upgrade", "").lower()
+
+
+def sent_as_is(url: str, headers: Mapping[str, str], body: bytes) -> bool:
+    """Whether a request is sent as it is, neither recorded nor answered from the store:
+    the test's call of its own app (:func:`own_app`) or a WebSocket handshake
+    (:func:`websocket_handshake`)."""
+    return websocket_handshake(headers) or own_app(url, headers, body)

@@ -31,7 +31,7 @@ from yarl import URL
 
 from replaygate.http.active import answering, live_call
 from replaygate.http.exchange import Exchange, LiveSlot
-from replaygate.http.own_app import own_app
+from replaygate.http.own_app import sent_as_is
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch, moving_for, unproxied
@@ -293,7 +293,7 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: 
     async def answer(request: aiohttp.ClientRequest, handler: Handler) -> aiohttp.ClientResponse:
         __tracebackhide__ = True
         sent = await _request_of(request)
-        if own_app(str(request.url), request.headers, sent.content):
+        if sent_as_is(str(request.url), request.headers, sent.content):
             return await handler(request)
         plan = await exchange.aplan(sent)
         if isinstance(plan, Replayed):

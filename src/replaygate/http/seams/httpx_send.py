@@ -27,7 +27,7 @@ from replaygate.http.active import answering, live_call
 from replaygate.http.adapter import FixtureTransportBase, point_at
 from replaygate.http.bindings import binding
 from replaygate.http.exchange import Exchange, LiveSlot
-from replaygate.http.own_app import own_app
+from replaygate.http.own_app import sent_as_is
 from replaygate.http.recorded import Replayed
 from replaygate.http.seams import Patch, moving, moving_for, unproxied
 from replaygate.http.transport import Library
@@ -63,7 +63,7 @@ def _session_for(client: Any, request: Any) -> Exchange | None:
     a client with a fixture transport of its own answers from its own store, and one
     calling an app in this process (through its transport, or over loopback:
     :func:`~replaygate.http.own_app.own_app`) reaches the app, whose own sends are
-    answered."""
+    answered; a WebSocket handshake (httpx-ws) is sent as it is."""
     exchange = answering()
     if exchange is None:
         return None
@@ -71,7 +71,7 @@ def _session_for(client: Any, request: Any) -> Exchange | None:
     transport = pick(request.url) if pick is not None else None
     if isinstance(transport, FixtureTransportBase) or _app_transport(transport):
         return None
-    return None if own_app(str(request.url), request.headers, _sent(request)) else exchange
+    return None if sent_as_is(str(request.url), request.headers, _sent(request)) else exchange
 
 
 def _sent(request: Any) -> bytes:
