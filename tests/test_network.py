@@ -162,6 +162,7 @@ def test_a_refused_websocket_says_it_is_neither_recorded_nor_replayed(tmp_path: 
         return error.value
 
     opened = functools.partial(connect, "wss://api.example.invalid/v1/realtime")
+    before = len(refusals())
     with intercept(tmp_path / "none.jsonl"):
         errors = [refused(opened), refused(lambda: asyncio.run(opened_async()))]
     with block_network(remedy=network.SIMULATOR_BLOCK):
@@ -169,6 +170,8 @@ def test_a_refused_websocket_says_it_is_neither_recorded_nor_replayed(tmp_path: 
     for error in errors:
         assert str(error).endswith(network.WEBSOCKET)
         assert error.unintercepted
+    listed = [r.caller for r in refusals()[before:]]  # what a run's summary lists
+    assert listed == [f"{__name__}, a WebSocket, which replaygate neither records nor replays"] * 3
 
 
 def test_a_websocket_opened_by_an_http_client_is_sent_as_it_is(tmp_path: Path) -> None:

@@ -441,6 +441,8 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
     listed = caller  # at a run's end, under the test running then: say it is not that one's
     if remedy is OUTLIVED_BLOCK:
         listed += ", a task left running by an intercept() block that has ended"
+    elif remedy is WEBSOCKET:  # said where a caller swallows the error too
+        listed += ", a WebSocket, which replaygate neither records nor replays"
     refusal = Refusal(what, _describe(target), listed)
     _refused.append(refusal)
     for level in list(_levels):
