@@ -5,6 +5,7 @@ shell) is missing for that reason, which a bare "no such file" would hide."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 CWD_GONE = (
     "the current folder no longer exists (it was removed while this shell was in it): "
@@ -24,7 +25,11 @@ def cwd_gone() -> bool:
 
 def missing(path: str | os.PathLike[str], reason: str = "no such file or folder") -> str:
     """Why ``path`` is not there: ``reason``, or :data:`CWD_GONE` for a relative path
-    while the current folder no longer exists."""
+    while the current folder no longer exists; for a path git holds that a sparse
+    checkout leaves out, ``reason`` and what to run to check it out."""
     if not os.path.isabs(path) and cwd_gone():
         return CWD_GONE
-    return reason
+    from replaygate.fixtures.store.modules import left_out_of_sparse_checkout
+
+    left_out = left_out_of_sparse_checkout(Path(path))
+    return reason if left_out is None else f"{reason}: {left_out}"
