@@ -64,6 +64,7 @@ def test_each_sample_line_problem_names_its_own_line(tmp_path: Path) -> None:
     assert len(found) == 5, found
     assert found[0].startswith(f"{path}:1: sample line for key {digest(request(0))[:12]}")
     assert "no fixture of that request above it" in found[0]
+    assert "or by a merge that kept this sample line of a fixture another branch" in found[0]
     assert found[1].startswith(f"{path}:3: response is not a valid anthropic.messages response")
     assert found[2] == f"{path}:4: AWS access key id at response.content[0].text"
     assert found[3].startswith(f"{path}:5: meta.source 'nowhere' is not one of")
