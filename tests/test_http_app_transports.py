@@ -16,6 +16,7 @@ import threading
 import wsgiref.simple_server
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -25,6 +26,7 @@ import pytest
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
+from replaygate.http.own_app import own_app
 
 MODEL = "https://api.example.com/v1/messages"
 
@@ -130,6 +132,7 @@ def test_an_app_served_before_the_first_block_is_reached(tmp_path: Path) -> None
     script = f"""
 import threading, wsgiref.simple_server, httpx2
 from replaygate.http import intercept
+from replaygate.http.own_app import own_app
 
 def app(environ, start_response):
     start_response("200 OK", [("content-type", "text/plain")])
@@ -162,3 +165,24 @@ def test_a_tool_server_served_in_process_is_recorded_not_reached(tmp_path: Path)
         assert httpx2.post(url, json={**call, "method": "tools/list"}).json()["result"]
     with intercept(store):  # the server answers no more: the store does
         assert httpx2.post(url, json={**call, "method": "tools/list"}).json()["result"]
+
+
+def test_an_app_served_by_an_event_loop_s_server_is_the_test_s_own() -> None:
+    """uvicorn's ``Server`` (run in a thread of the test) binds its port through the event
+    loop's ``create_server``, its application in its ``config``: it is the test's app."""
+
+    class Served:  # as uvicorn.Server
+        def __init__(self) -> None:
+            self.config = SimpleNamespace(app=asgi_app("", False))
+
+        async def startup(self) -> asyncio.Server:
+            loop = asyncio.get_running_loop()
+            return await loop.create_server(asyncio.Protocol, "127.0.0.1", 0)
+
+    async def served() -> bool:
+        served = Served()  # kept while it serves, as a test keeps its server
+        async with await served.startup() as server:
+            port = server.sockets[0].getsockname()[1]
+            return own_app(f"http://127.0.0.1:{port}/page", {}, b"")
+
+    assert asyncio.run(served())

@@ -734,15 +734,20 @@ def watch_listeners() -> None:
 
 
 def _note_bound(sock: socket.socket) -> None:
-    """Keep ``sock`` with the nearest caller's ``self`` that is not a socket: the server
-    binding it (``socketserver``'s ``server_bind``, uvicorn's ``Config.bind_socket``)."""
+    """Keep ``sock`` with the nearest caller's ``self`` that is neither a socket nor an
+    event loop: the server binding it (``socketserver``'s ``server_bind``, uvicorn's
+    ``Config.bind_socket``, or its ``Server`` awaiting the loop's ``create_server``)."""
     frame: FrameType | None = sys._getframe(2)  # past this function and the audit hook
     owner: Any = None
+    asyncio = sys.modules.get("asyncio")
+    passed_over: tuple[type, ...] = (socket.socket,)
+    if asyncio is not None:
+        passed_over += (asyncio.AbstractEventLoop,)
     for _ in range(8):
         if frame is None:
             break
         me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
-        if me is not None and not isinstance(me, socket.socket):
+        if me is not None and not isinstance(me, passed_over):
             owner = me
             break
         frame = frame.f_back

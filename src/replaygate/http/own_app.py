@@ -25,7 +25,14 @@ from replaygate.network import is_loopback, server_at
 
 APP_ATTRIBUTES = ("application", "app")
 """Where a server keeps the application it serves: ``wsgiref``'s ``WSGIServer`` (Django's
-live server), werkzeug's and uvicorn's (its ``Config``)."""
+live server), werkzeug's and uvicorn's (its ``Config``, which its ``Server`` holds)."""
+
+
+def _serves_app(server: object) -> bool:
+    """Whether ``server`` holds an application (:data:`APP_ATTRIBUTES`), itself or in its
+    ``config`` (uvicorn's ``Server``)."""
+    holders = (server, getattr(server, "config", None))
+    return any(getattr(h, name, None) is not None for h in holders for name in APP_ATTRIBUTES)
 
 
 MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
@@ -58,7 +65,7 @@ def own_app(url: str, headers: Container[str], body: bytes) -> bool:
     if host is None or port is None or not is_loopback(host):
         return False
     server = server_at(port)
-    if not any(getattr(server, name, None) is not None for name in APP_ATTRIBUTES):
+    if not _serves_app(server):
         return False
     if learner_at(host, port) is not None or is_api_call(host, parts.path):
         return False
