@@ -172,6 +172,12 @@ def test_a_refused_websocket_says_it_is_neither_recorded_nor_replayed(tmp_path: 
         assert error.unintercepted
     listed = [r.caller for r in refusals()[before:]]  # what a run's summary lists
     assert listed == [f"{__name__}, a WebSocket, which replaygate neither records nor replays"] * 3
+    with block_network(), pytest.raises(NetworkBlockedError) as error:  # a server's handler
+        exec(
+            "socket.getaddrinfo('api.example.invalid', 443)",
+            {"__name__": "websockets.server", "socket": socket},
+        )
+    assert not str(error.value).endswith(network.WEBSOCKET)
 
 
 def test_a_websocket_opened_by_an_http_client_is_sent_as_it_is(tmp_path: Path) -> None:

@@ -145,9 +145,17 @@ OUTLIVED_BLOCK = (
 )
 """The remedy of a refusal of a task that outlived the blocks it was started in."""
 
-WEBSOCKET_LIBRARIES = frozenset(["websockets", "websocket", "wsproto", "httpx_ws"])
-"""The WebSocket clients (``websocket`` is websocket-client's) whose connections a
-refusal names as such."""
+WEBSOCKET_CLIENTS = (
+    "websockets.sync.client",
+    "websockets.asyncio.client",
+    "websockets.legacy.client",
+    "websockets.client",
+    "websocket",
+    "httpx_ws",
+)
+"""The modules of the WebSocket clients (``websocket`` is websocket-client's) whose
+connections a refusal names as such; a server's are not: a test's own server on
+loopback may call a model from its handler."""
 
 WEBSOCKET_OPENERS = frozenset([("aiohttp.client", "_ws_connect")])
 """The functions of HTTP clients that open a WebSocket (module, name): aiohttp's
@@ -473,13 +481,13 @@ def _how_to_fix() -> str:
 
 
 def _through_websocket() -> bool:
-    """Whether the attempt is made by a WebSocket client (:data:`WEBSOCKET_LIBRARIES`,
+    """Whether the attempt is made by a WebSocket client (:data:`WEBSOCKET_CLIENTS`,
     :data:`WEBSOCKET_OPENERS`): one of its frames is on the stack (so are the coroutines
     awaiting a running one) or in a task awaiting this one (:func:`_awaiting_frames`: a
     lookup aiohttp runs in a task of its own)."""
     for frame in itertools.chain(_stack(sys._getframe(1)), _awaiting_frames()):
         module = str(frame.f_globals.get("__name__", ""))
-        if module.split(".", 1)[0] in WEBSOCKET_LIBRARIES:
+        if any(module == c or module.startswith(f"{c}.") for c in WEBSOCKET_CLIENTS):
             return True
         if (module, frame.f_code.co_name) in WEBSOCKET_OPENERS:
             return True
