@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from replaygate.checkouts import left_out_of_sparse_checkout
+
 CWD_GONE = (
     "the current folder no longer exists (it was removed while this shell was in it): "
     "cd into an existing folder and run the command again"
@@ -29,7 +31,5 @@ def missing(path: str | os.PathLike[str], reason: str = "no such file or folder"
     checkout leaves out, ``reason`` and what to run to check it out."""
     if not os.path.isabs(path) and cwd_gone():
         return CWD_GONE
-    from replaygate.fixtures.store.modules import left_out_of_sparse_checkout
-
     left_out = left_out_of_sparse_checkout(Path(path))
     return reason if left_out is None else f"{reason}: {left_out}"

@@ -76,11 +76,11 @@ def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
     is there but holds no fixture store file: a source folder, a store's lock, the hits
     log's folder (:func:`~replaygate.fixtures.store.given.require_store`, given the walk
     :func:`note_other_files` made, when it made one), or holds a git submodule that is
-    not checked out (:func:`~replaygate.fixtures.store.modules.unchecked_out_module`). A
+    not checked out (:func:`~replaygate.checkouts.unchecked_out_module`). A
     path that is not there is left for the command to name, as it does."""
+    from replaygate.checkouts import unchecked_out_module
     from replaygate.fixtures.store.files import existing_store
     from replaygate.fixtures.store.given import require_store
-    from replaygate.fixtures.store.modules import unchecked_out_module
 
     if not os.path.lexists(path):
         return
