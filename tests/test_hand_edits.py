@@ -34,6 +34,14 @@ def line(obj: dict[str, Any]) -> bytes:
     return orjson.dumps(obj) + b"\n"
 
 
+def fixture_folder(tmp_path: Path) -> Path:
+    """The interface folder of the folder store ``tmp_path / "fold"``, made, where its
+    one-fixture ``.json`` files go."""
+    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
+    folder.mkdir(parents=True)
+    return folder
+
+
 def verify(path: Path) -> tuple[int, list[str]]:
     result = CliRunner().invoke(main, ["verify", str(path)])
     return result.exit_code, result.output.splitlines()
@@ -140,8 +148,7 @@ def test_a_fixture_whose_last_brace_was_cut_says_to_add_it_not_that_it_is_lost(
     # moved the whole fixture aside, where adding the brace back was all it needed
     store = tmp_path / "s.jsonl"
     store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-3])  # cut "}}\n"
-    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
-    folder.mkdir(parents=True)
+    folder = fixture_folder(tmp_path)
     three = fixture("three")
     cut = folder / f"{three.key}.json"
     cut.write_bytes(orjson.dumps(three.to_json(), option=orjson.OPT_INDENT_2)[:-1] + b"\n")
@@ -233,8 +240,7 @@ def test_repairing_a_fixture_whose_last_brace_was_cut_says_how_to_keep_it(
     # the repair said of it "the fixture it held is lost: re-record it"
     store = tmp_path / "s.jsonl"
     store.write_bytes(fixture("one").to_line() + fixture("two").to_line()[:-2])  # cut "}\n"
-    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
-    folder.mkdir(parents=True)
+    folder = fixture_folder(tmp_path)
     cut = folder / f"{fixture('three').key}.json"
     cut.write_bytes(orjson.dumps(fixture("three").to_json(), option=orjson.OPT_INDENT_2)[:-1])
     keep = "it lacked only its closing }: to keep its fixture, add } at its end in the backup"
@@ -249,8 +255,7 @@ def test_repairing_a_fixture_whose_last_brace_was_cut_says_how_to_keep_it(
 
 def test_a_fixture_file_holding_both_sides_of_a_merge_says_to_keep_one(tmp_path: Path) -> None:
     # said only "malformed JSON: unexpected content after document at line 30, column 1"
-    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
-    folder.mkdir(parents=True)
+    folder = fixture_folder(tmp_path)
     one = orjson.dumps(fixture("one").to_json(), option=orjson.OPT_INDENT_2) + b"\n"
     both = folder / f"{fixture('one').key}.json"
     both.write_bytes(one + one.replace(b'"text": "a"', b'"text": "b"'))
@@ -286,8 +291,7 @@ def test_a_line_cut_and_joined_to_the_next_names_where_the_whole_fixture_starts(
 
 def test_a_field_edited_in_a_one_fixture_file_is_named_at_its_line(tmp_path: Path) -> None:
     # named the file and the field but no line, where the file is one field a line
-    folder = tmp_path / "fold" / "anthropic.messages@2023-06-01"
-    folder.mkdir(parents=True)
+    folder = fixture_folder(tmp_path)
     one = fixture("one")
     path = folder / f"{one.key}.json"
     pretty = orjson.dumps(one.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)

@@ -374,19 +374,26 @@ def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
             atexit.register(send_telemetry)
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS],
-        cwd=pytester.path,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = python_with_escapes(
+        ["-m", "pytest", "-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS], pytester.path
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         "replaygate: lookup of '192.0.2.1' refused at interpreter exit (from network_escapes)"
         in done.stderr
+    )
+
+
+def python_with_escapes(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A Python process run with ``args`` in ``cwd``, :mod:`network_escapes` on its path."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -409,15 +416,7 @@ def test_a_replaying_command_keeps_the_network_blocked_to_the_process_s_end(
     store = tmp_path / "rc.jsonl"
     store.write_bytes(shipped_fixtures().read_bytes())
     command = ["run", "--agent", "traced:copilot", "--fixtures", str(store), "What is RAG?"]
-    done = subprocess.run(
-        [sys.executable, "-m", "replaygate", *command],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = python_with_escapes(["-m", "replaygate", *command], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         "replaygate: lookup of '192.0.2.1' refused after the command (from network_escapes): "
