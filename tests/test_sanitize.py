@@ -203,6 +203,20 @@ def test_only_id_fields_with_volatile_prefixes_change() -> None:
     assert out["doc_id"] == body["doc_id"]  # '?' is not an id character
 
 
+def test_an_id_the_answer_names_in_a_url_takes_its_stable_form() -> None:
+    batch = "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d"
+    body = {
+        "results_url": f"https://api.anthropic.com/v1/messages/batches/{batch}/results",
+        "id": batch,
+        "note": f"{batch}x stays",
+    }
+    out = Sanitizer(SanitizeConfig(ids=True)).response(body, key="eeeeeeeeeeee", interface="x")
+    stable = "msgbatch_rg_eeeeeeeeeeee_1"
+    assert out["id"] == stable
+    assert out["results_url"] == f"https://api.anthropic.com/v1/messages/batches/{stable}/results"
+    assert out["note"] == body["note"]
+
+
 def test_an_openrouter_answer_s_id_becomes_stable() -> None:
     body = {"id": "gen-1749812345-sQ3xYpR4mN7kL2vB9cD1", "object": "chat.completion"}
     out = Sanitizer(SanitizeConfig(ids=True)).response(body, key="dddddddddddd", interface="x")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from replaygate import exact_json
@@ -114,32 +114,36 @@ class IdMap:
             return dict(self._ids)
 
     def rewrite(self, value: Any) -> Any:
-        """``value`` with each id this map replaced given its stable form: a string that is
-        the id, and the id standing as a whole token (no id character either side) in a
-        longer string (copy-on-write). A string holding none of :func:`anchors` of the ids
-        (a megabyte of base64, most text) is passed over in one search per anchor."""
-        ids = self.snapshot()
-        if not ids:
-            return value
-        get = ids.get
-        found = anchors(ids)
+        """``value`` with each id this map replaced given its stable form (:func:`replace_ids`)."""
+        return replace_ids(value, self.snapshot())
 
-        def token(match: re.Match[str]) -> str:
-            text = match.group()
-            stable = get(text)
-            if stable is None or (len(text) < _SHORTEST_BARE_TOKEN and not volatile_prefix(text)):
-                return text
-            return stable
 
-        def rewritten(text: str) -> str:
-            whole = get(text)
-            if whole is not None:
-                return whole
-            if not any(anchor in text for anchor in found):
-                return text
-            return _TOKEN.sub(token, text)
+def replace_ids(value: Any, ids: Mapping[str, str]) -> Any:
+    """``value`` with each id of ``ids`` (``real -> stable``) given its stable form: a
+    string that is the id, and the id standing as a whole token (no id character either
+    side) in a longer string (copy-on-write). A string holding none of :func:`anchors` of
+    the ids (a megabyte of base64, most text) is passed over in one search per anchor."""
+    if not ids:
+        return value
+    get = ids.get
+    found = anchors(ids)
 
-        return map_strings(value, rewritten)
+    def token(match: re.Match[str]) -> str:
+        text = match.group()
+        stable = get(text)
+        if stable is None or (len(text) < _SHORTEST_BARE_TOKEN and not volatile_prefix(text)):
+            return text
+        return stable
+
+    def rewritten(text: str) -> str:
+        whole = get(text)
+        if whole is not None:
+            return whole
+        if not any(anchor in text for anchor in found):
+            return text
+        return _TOKEN.sub(token, text)
+
+    return map_strings(value, rewritten)
 
 
 def anchors(ids: Collection[str]) -> set[str]:
@@ -200,11 +204,14 @@ class IdRewriter:
         return earlier
 
     def rewrite(self, value: Any) -> Any:
-        """``value`` with the volatile ids of its id fields replaced (copy-on-write)."""
-        return map_fields(
+        """``value`` with the volatile ids of its id fields replaced, and then wherever else
+        it names one of them as a whole token (a batch's ``results_url``, which the client
+        fetches next), copy-on-write."""
+        value = map_fields(
             value,
             lambda text, field: self.stable(text, field) if field and is_id_field(field) else text,
         )
+        return replace_ids(value, self._local)
 
     def headers(self, headers: dict[str, Any]) -> dict[str, Any]:
         """Recorded response headers with the request id made stable."""
