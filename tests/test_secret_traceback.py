@@ -1,6 +1,7 @@
 """A recording refused for a secret the answer holds shows none of replaygate's frames in a
 pytest report: their locals hold the live answer, which ``pytest -l`` (``--showlocals``)
-would print to the terminal and the CI log, key included."""
+would print to the terminal and the CI log, key included. The plugin clears the locals of
+the other frames the answer went through (the HTTP client's, the SDK's)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from replaygate.errors import SecretInFixtureError
 from replaygate.http import httpx2_async_client, httpx2_client
 from replaygate.models.types import ModelResponse
+from replaygate.pytest_plugin.refused_answers import forget_answer_locals
 from replaygate.sim import Simulator
 from replaygate.sim.behaviors import ScriptBehavior
 from sdks import anthropic
@@ -41,6 +43,17 @@ def shown_replaygate_frames(traceback: TracebackType | None) -> list[str]:
     return shown
 
 
+def locals_holding(traceback: TracebackType | None, value: str) -> list[str]:
+    """The frames whose locals, as ``pytest -l`` prints them, hold ``value``."""
+    holding = []
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if any(value in repr(local) for local in frame.f_locals.values()):
+            holding.append(f"{frame.f_code.co_filename}:{traceback.tb_lineno}")
+        traceback = traceback.tb_next
+    return holding
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["body", "stream"])
 def test_a_refused_answer_leaves_no_frame_of_replaygate_in_the_report(
     sim: Simulator, tmp_path: Path, stream: bool
@@ -57,6 +70,9 @@ def test_a_refused_answer_leaves_no_frame_of_replaygate_in_the_report(
         else:
             client.messages.create(**request)  # type: ignore[arg-type]
     assert shown_replaygate_frames(err.value.__traceback__) == []
+    forget_answer_locals(err.value)
+    assert err.value.__traceback__ is not None  # from this test's frame, still running
+    assert locals_holding(err.value.__traceback__.tb_next, KEY[20:60]) == []
 
 
 def test_a_refused_answer_streamed_to_an_async_client_leaves_no_frame_of_replaygate(
