@@ -113,3 +113,24 @@ def test_a_cache_ttl_the_api_refuses_is_refused_not_answered(client: Any) -> Non
     assert late.value.body["error"]["message"].startswith(
         "messages.0.content.0.cache_control.ttl: '1h' comes after the shorter '5m' of tools.0;"
     )
+
+
+@pytest.mark.parametrize(
+    ("mark", "said"),
+    [
+        ("ephemeral", "system.0.cache_control: 'ephemeral' is not an object;"),
+        ({"type": "persistent"}, "system.0.cache_control.type: 'persistent' is not a cache"),
+        ({"ttl": "1h"}, "system.0.cache_control.type: None is not a cache_control type"),
+    ],
+    ids=["text", "other-type", "no-type"],
+)
+def test_a_cache_mark_of_no_type_the_api_takes_is_refused(
+    client: Any, mark: Any, said: str
+) -> None:
+    """A mark given as the text "ephemeral", or of another type, was answered as if cached
+    and recorded, and the recording failed on its first live request."""
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        client.messages.create(**{**_marked_ttls(None, None, None), "system": [
+            {"type": "text", "text": "rule", "cache_control": mark}]})  # fmt: skip
+    assert refused.value.body["replaygate_simulator_refusal"] is True
+    assert refused.value.body["error"]["message"].startswith(said)

@@ -5,7 +5,8 @@ arrive in, and a seeded recording must not. So it answers as the API answers a r
 that caches nothing, with the cache's counts in its usage at 0 (code summing
 ``usage.cache_read_input_tokens`` gets a number, as live, not None), and refuses what
 the API refuses of ``cache_control``: more than :data:`MAX_BREAKPOINTS` blocks marked, a
-``ttl`` other than those of :data:`TTLS`, a mark of a longer ``ttl`` after one of a shorter.
+mark that is no object of the type ``ephemeral``, a ``ttl`` other than those of
+:data:`TTLS`, a mark of a longer ``ttl`` after one of a shorter.
 """
 
 from __future__ import annotations
@@ -69,9 +70,9 @@ def _marks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
     """The refusal of ``body``'s ``cache_control`` marks, or None: the API's of more than
     :data:`MAX_BREAKPOINTS` blocks marked; the simulator's own (the API's wording is not
-    known here, and a recording keeps none) of a ``ttl`` not in :data:`TTLS` (a block's,
-    or the request's own ``cache_control``), or of a ``1h`` mark after a ``5m`` one,
-    either of which a recording from it would store where the live API refuses the
+    known here, and a recording keeps none) of a mark :func:`_mark_refused` names (a
+    block's, or the request's own ``cache_control``), or of a ``1h`` mark after a ``5m``
+    one, either of which a recording from it would store where the live API refuses the
     request."""
     marks = _marks(body)
     if len(marks) > MAX_BREAKPOINTS:
@@ -80,13 +81,13 @@ def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
             f"Found {len(marks)}."
         )
     automatic = body.get("cache_control")  # the request's own mark (automatic caching)
-    if automatic is not None and _ttl(automatic) not in TTLS:
-        return _unknown_ttl("cache_control.ttl", _ttl(automatic))
+    if automatic is not None and (refused := _mark_refused("cache_control", automatic)):
+        return refused
     shortest: tuple[str, int] | None = None
     for path, mark in marks:
+        if refused := _mark_refused(f"{path}.cache_control", mark):
+            return refused
         ttl = _ttl(mark)
-        if ttl not in TTLS:
-            return _unknown_ttl(f"{path}.cache_control.ttl", ttl)
         rank = TTLS.index(ttl)
         if shortest is not None and rank < shortest[1]:
             return Invalid(
@@ -103,13 +104,30 @@ def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
 
 def _ttl(mark: Any) -> Any:
     """The ``ttl`` of a ``cache_control`` mark: ``5m`` when it names none."""
-    return mark.get("ttl", TTLS[-1]) if isinstance(mark, Mapping) else TTLS[-1]
+    return mark.get("ttl", TTLS[-1])
 
 
-def _unknown_ttl(field: str, ttl: Any) -> Invalid:
-    """The simulator's refusal of a ``ttl`` (at ``field``) not in :data:`TTLS`."""
-    return Invalid(
-        f"{field}: {ttl!r} is not a lifetime the Messages API takes "
-        f"({' or '.join(map(repr, TTLS))}) {_OWN_WORDING}",
-        own=True,
-    )
+def _mark_refused(field: str, mark: Any) -> Invalid | None:
+    """The simulator's refusal of the ``cache_control`` ``mark`` at ``field``, or None: one
+    that is no object (``"ephemeral"`` given as a text), of a ``type`` other than
+    ``ephemeral``, or of a ``ttl`` not in :data:`TTLS`."""
+    if not isinstance(mark, Mapping):
+        return Invalid(
+            f"{field}: {mark!r} is not an object; the Messages API takes "
+            f'{{"type": "ephemeral"}} (and an optional ttl) {_OWN_WORDING}',
+            own=True,
+        )
+    if mark.get("type") != "ephemeral":
+        return Invalid(
+            f"{field}.type: {mark.get('type')!r} is not a cache_control type the Messages API "
+            f"takes ('ephemeral') {_OWN_WORDING}",
+            own=True,
+        )
+    ttl = _ttl(mark)
+    if ttl not in TTLS:
+        return Invalid(
+            f"{field}.ttl: {ttl!r} is not a lifetime the Messages API takes "
+            f"({' or '.join(map(repr, TTLS))}) {_OWN_WORDING}",
+            own=True,
+        )
+    return None
