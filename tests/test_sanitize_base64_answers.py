@@ -119,3 +119,28 @@ def test_streamed_partial_images_and_signature_deltas_are_stored_as_they_came() 
     }
     stored = Sanitizer(RULES).recorded(recorded, key="k", interface="http")
     assert [json.loads(e["data"]) for e in stored["events"]] == events
+
+
+def test_a_batch_s_results_file_keeps_its_json_and_embeddings() -> None:
+    """A batch's results file (``files.content``, JSON lines kept as text) went through
+    the rules as plain text: ``"status_code": 200`` became ``"status_code": N``, which no
+    JSON reader takes, and the digits of its base64 embeddings were rewritten (the secret
+    scan then refused the line as a high-entropy token). Its string values are rewritten
+    as a JSON body's are, and nothing else."""
+    data = base64.b64encode(struct.pack("<64f", *(0.0123 * k for k in range(64)))).decode()
+    data = data[:40] + "123" + data[43:]
+    line = {
+        "custom_id": "order 4567",
+        "response": {
+            "status_code": 200,
+            "body": {"data": [{"object": "embedding", "index": 0, "embedding": data}]},
+        },
+    }
+    text = json.dumps(line) + "\nnot json 890\n" + json.dumps(line) + "\n"
+    stored = Sanitizer(RULES).recorded(
+        {"status": 200, "headers": {}, "text": text}, key="k", interface="http"
+    )["text"]
+    first, plain, last = stored.splitlines()
+    assert plain == "not json N"
+    assert json.loads(first) == json.loads(last) == {**line, "custom_id": "order N"}
+    assert first == json.dumps(line).replace("order 4567", "order N")

@@ -13,6 +13,7 @@ Gemini stream sent as one JSON array is read as its chunks, as events are).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,6 +31,7 @@ from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
 from replaygate.sanitize.protocol import rewritten_word
 from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES, encoded_field
+from replaygate.sanitize.secret_held import held_json
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
 from replaygate.sanitize.times import fix_times
 from replaygate.sanitize.trim import dropped_fields, trim_event, trim_object
@@ -204,10 +206,36 @@ class Sanitizer:
         elif body is not None:
             out["body"] = self._json(body, dropped, rewriter)
         if isinstance(record.get("text"), str) and self.text:
-            out["text"] = self.text.apply(record["text"])
+            out["text"] = self._text_body(record["text"])
         if isinstance(record.get("events"), list):
             out["events"] = self._events(record["events"], dropped, rewriter)
         return out
+
+    def _text_body(self, text: str) -> str:
+        """A response's ``text`` body through the text rules. The JSON it holds (a batch's
+        results file, an answer a line) is read as a JSON body is: the rules rewrite its
+        string values, never its field names, numbers or punctuation (``"status_code":
+        200``), nor an answer's encoded data (its base64 embeddings, :func:`answer_data`)."""
+        pieces: list[str] = []
+        at = 0
+        for start, end, value, _ in held_json(text):
+            encoded = set(_answer_data(value))
+            pieces.append(self.text.apply(text[at:start]))
+            at = start
+            for match in _JSON_STRING.finditer(text, start, end):
+                inner = match.group(1)
+                if match.group(2) or inner in encoded:  # a field name, or encoded data
+                    continue
+                changed = self.text.apply(inner)
+                if changed != inner:
+                    pieces += (text[at : match.start(1)], changed)
+                    at = match.end(1)
+            pieces.append(text[at:end])
+            at = end
+        if not at:
+            return self.text.apply(text)
+        pieces.append(self.text.apply(text[at:]))
+        return "".join(pieces)
 
     def _events(
         self, events: list[Any], dropped: frozenset[str] | None, rewriter: IdRewriter
@@ -243,6 +271,24 @@ class Sanitizer:
         if dropped:
             event = trim_event(event, dropped)
         return _fresh(self._json(event, None, rewriter, text=False))
+
+
+_JSON_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"(\s*:)?')
+"""A string of JSON written as text, its content, and the colon after it if it names a field."""
+
+
+def _answer_data(value: Any) -> list[str]:
+    """Each string of ``value`` that is an answer's encoded data (:func:`answer_data`)."""
+    found: list[str] = []
+
+    def keep(name: str, siblings: Mapping[str, Any], holder: str, outer: str) -> bool:
+        if answer_data(name, siblings, holder, outer):
+            found.append(siblings[name])
+            return True
+        return False
+
+    map_text(value, str, keep)
+    return found
 
 
 def _fresh(value: Any) -> Any:
