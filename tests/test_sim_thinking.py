@@ -227,6 +227,17 @@ def test_no_thought_unless_extended_thinking_is_asked_for(sim: Simulator, thinki
     assert [block.type for block in answer.content] == ["text"]
 
 
+def test_interleaved_thinking_takes_a_budget_over_max_tokens(sim: Simulator) -> None:
+    """With the interleaved thinking beta the budget is the whole turn's, which the API
+    lets pass ``max_tokens``: the simulator refused it, and nothing could be recorded."""
+    over = {"type": "enabled", "budget_tokens": 4096}
+    answer = _claude(sim).beta.messages.create(
+        model="claude-sim", max_tokens=ROOM, thinking=over, messages=ASKED,
+        tools=[LOOKUP], betas=["interleaved-thinking-2025-05-14"],
+    )  # fmt: skip
+    assert [block.type for block in answer.content] == ["thinking", "tool_use"]
+
+
 def test_counting_tokens_takes_thinking_without_max_tokens(sim: Simulator) -> None:
     counted = _claude(sim).messages.count_tokens(model="claude-sim", messages=ASKED, thinking=THINK)
     assert counted.input_tokens > 0

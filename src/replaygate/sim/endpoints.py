@@ -67,6 +67,7 @@ from replaygate.sim.validation import (
     anthropic_authenticated,
     anthropic_version_problem,
     audio_asked,
+    budget_over_max,
     custom_forced,
     google_authenticated,
     mcp_beta_missing,
@@ -397,7 +398,8 @@ class AnthropicMessages(Endpoint):
         return anthropic_version_problem(headers)
 
     def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
-        return mcp_beta_missing(headers, request.body)
+        body = request.body
+        return mcp_beta_missing(headers, body) or budget_over_max(headers, body)
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_tokens")

@@ -267,7 +267,7 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         or _anthropic_tools(body.get("tools"))
         or _anthropic_tool_choice(body.get("tool_choice"), body.get("tools"))
         or _thinking_with_forced_tool(body)
-        or _anthropic_thinking(body, counting=counting)
+        or _anthropic_thinking(body)
         or _thinking_seals(messages)
         or _thinking_kept(body.get("thinking"), messages)
     )
@@ -420,22 +420,41 @@ def _extended(thinking: Any) -> bool:
     return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
 
 
-def _anthropic_thinking(body: Mapping[str, Any], *, counting: bool) -> Invalid | None:
+def _anthropic_thinking(body: Mapping[str, Any]) -> Invalid | None:
     """The Messages API's error for a ``thinking`` of no known kind, or a budget under
-    :data:`~replaygate.sim.thinking.MIN_BUDGET` or (an answer asked for) not under
-    ``max_tokens``."""
+    :data:`~replaygate.sim.thinking.MIN_BUDGET` (:func:`budget_over_max` checks it against
+    ``max_tokens``, which hangs on the betas)."""
     thinking = body.get("thinking")
     if thinking is None:
         return None
     problem = _anthropic_tagged(thinking, "thinking", _THINKING_KINDS)
     if problem is not None or not _extended(thinking):
         return problem
-    budget = thinking["budget_tokens"]
-    if budget < MIN_BUDGET:
+    if thinking["budget_tokens"] < MIN_BUDGET:
         return Invalid(
             f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_BUDGET}"
         )
-    return None if counting or body["max_tokens"] > budget else Invalid(_BUDGET_OVER_MAX)
+    return None
+
+
+INTERLEAVED_BETA = "interleaved-thinking-"
+"""How the betas of interleaved thinking are named (``interleaved-thinking-2025-05-14``)."""
+
+
+def budget_over_max(headers: Mapping[str, str], body: Any) -> Invalid | None:
+    """The Messages API's error for an answer asked for with a valid extended thinking
+    budget not under ``max_tokens``, unless an ``anthropic-beta`` of
+    :data:`INTERLEAVED_BETA` is sent: then the budget is that of the whole turn's
+    thoughts, and may pass ``max_tokens``, as the API takes it."""
+    if not isinstance(body, Mapping) or not _extended(body.get("thinking")):
+        return None
+    limit = body.get("max_tokens")  # none in a token count
+    if not isinstance(limit, int) or limit > body["thinking"]["budget_tokens"]:
+        return None
+    betas = headers.get("anthropic-beta", "").split(",")
+    if any(beta.strip().startswith(INTERLEAVED_BETA) for beta in betas):
+        return None
+    return Invalid(_BUDGET_OVER_MAX)
 
 
 def _thinking_seals(messages: list[Any]) -> Invalid | None:
