@@ -58,6 +58,7 @@ from replaygate.regular import not_regular, unreadable
 from replaygate.sampling import SampledResult
 from replaygate.sampling.results import document_text, read_back
 from replaygate.strict_json import loads
+from replaygate.wall_clock import wall_now
 
 NO_CASE = (
     "holds no case: a run's metrics are those of its cases, so a run without one shows "
@@ -312,7 +313,7 @@ def check_not_future(time: str, now: datetime | None = None) -> None:
     present) by more than :data:`FUTURE_MARGIN` (the clock was wrong where it ran), or
     that names no instant in UTC (``0001-01-01T00:00:00+01:00``, in year 0 there, which
     the report could not place)."""
-    moment = now or datetime.now(UTC)
+    moment = now or wall_now()
     try:
         when = parse_time(time)
     except NoUtcTimeError as err:

@@ -40,6 +40,7 @@ from replaygate.hygiene.refs import find_references
 from replaygate.hygiene.stored import each_fixture_metas
 from replaygate.hygiene.usage import read_usage, within
 from replaygate.regular import file_kind, unreadable
+from replaygate.wall_clock import wall_now
 
 
 def shown(path: Path) -> str:
@@ -294,7 +295,7 @@ def patrol(
         problem = _refs_problem(folder)
         if problem is not None:
             raise HygieneError(f"--refs {folder}: {problem}")
-    moment = now or datetime.now(UTC)
+    moment = now or wall_now()
     seen = [(loc, f.key, metas) for loc, f, metas in each_fixture_metas(path)]
     usage = read_usage(hits_dir, runs, root)
     own = {resolved(f) for f in store_files(path)}

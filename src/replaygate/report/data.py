@@ -12,6 +12,7 @@ from replaygate.evals.history import FUTURE_MARGIN, HistoryRun
 from replaygate.fixtures.store import FixtureStore
 from replaygate.jsonfields import parse_time
 from replaygate.report.evidence import case_evidence
+from replaygate.wall_clock import wall_now
 
 
 def week_of(text: str) -> str:
@@ -86,7 +87,7 @@ def fixture_ages(stores: Iterable[str | os.PathLike[str]], *, now: datetime | No
     """The age of every fixture of ``stores`` at ``now`` (default: the current time); one
     dated more than :data:`~replaygate.evals.history.FUTURE_MARGIN` later is counted
     apart, not drawn as a fixture recorded today."""
-    moment = now or datetime.now(UTC)
+    moment = now or wall_now()
     days: list[float] = []
     undated = future = 0
     for path in stores:

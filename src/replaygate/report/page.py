@@ -30,6 +30,7 @@ from replaygate.report.plots import ages_plot, metrics_plot, weekly_plot
 from replaygate.report.signals import Signal, find_signals
 from replaygate.report.suites import NAMING_NONE, Suite, suite_runs
 from replaygate.report.words import case_words, failed_assertions, visible
+from replaygate.wall_clock import wall_now
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
@@ -256,7 +257,7 @@ def build_report(
     runs of other cases files are named as left out.
     """
     config = config or ReportConfig()
-    moment = now or datetime.now(UTC)
+    moment = now or wall_now()
     suite = suite_runs(runs, cases, prefer=prefer)
     runs = suite.runs
     labels = run_labels(runs)
@@ -344,7 +345,7 @@ def write_report(
             raise HistoryError(f"no history at {history}: run `replaygate eval` first")
         with History.open(history, read_only=True) as opened:
             runs = opened.runs(skipped=notes)
-    moment = now or datetime.now(UTC)
+    moment = now or wall_now()
     runs = [run for run in runs if _dated(run, moment, notes)]
     left_out_cases = suite_runs(runs, cases, prefer=prefer).left_out()  # --cases no run ran
     if other_cases is not None:
