@@ -9,6 +9,7 @@ import importlib.machinery
 import inspect
 import multiprocessing
 import runpy
+import socket
 import sys
 import threading
 import unittest
@@ -23,12 +24,13 @@ import httpx
 import httpx2
 import pytest
 
-from replaygate import held_blocks
+from replaygate import held_blocks, network
 from replaygate.errors import (
     CAUGHT_NOTE,
     BlockDroppedWarning,
     FixtureMismatchError,
     LiveCallNotApproved,
+    NetworkBlockedError,
     ProcessOutsideBlockWarning,
     ReplayErrorCaughtWarning,
     StoreWriteError,
@@ -712,6 +714,33 @@ def test_a_process_that_does_not_share_the_block_is_warned_of_as_it_starts(
         "initializer)"
     ]
     assert_restored()
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_a_refusal_in_a_process_started_afresh_says_no_block_answers_it(
+    method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a spawned worker's refused model call told it to record with approval (or from the
+    # live API), which sends it live unrecorded: no block of the test reaches the worker
+    def look_up() -> str:
+        with pytest.raises(NetworkBlockedError) as refused:
+            socket.getaddrinfo("api.anthropic.com", 443)
+        return str(refused.value)
+
+    started: list[Any] = []  # the target the process would run
+
+    def popen(process: BaseProcess) -> _Started:
+        started.append(process._target)  # type: ignore[attr-defined]
+        return _Started()
+
+    process_class = type(multiprocessing.get_context(method).Process())  # type: ignore[attr-defined]
+    monkeypatch.setattr(process_class, "_Popen", staticmethod(popen))
+    with warnings.catch_warnings(), intercept(tmp_path / "s.jsonl"):
+        warnings.simplefilter("ignore", ProcessOutsideBlockWarning)
+        process_class(target=look_up).start()
+    said = started[0]()  # as the worker runs it, its own process holding no block
+    assert said.endswith(f"refused (from {__name__}): {network.started_afresh(method)}")
+    assert f"started by {method!r} (a pool's or an executor's worker)" in said
 
 
 def test_a_process_started_while_recording_live_is_told_it_reaches_the_network(

@@ -241,14 +241,14 @@ def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 def test_a_worker_started_afresh_inside_a_block_runs_its_work_blocked(method: str) -> None:
     # a spawn or forkserver worker began with no block, and reached the network as
-    # addressed from a replaying run (law 3)
+    # addressed from a replaying run (law 3); its refusals say why no block answers there
     context = multiprocessing.get_context(method)
     with (
         block_network(remedy=network.SIMULATOR_BLOCK),
         ProcessPoolExecutor(1, mp_context=context) as pool,
     ):
         refused = pool.submit(network_escapes.looked_up).result(timeout=120)
-    assert refused == f"refused: ...{network.SIMULATOR_BLOCK[-60:]}"  # its remedy too
+    assert refused == f"refused: ...{network.started_afresh(method)[-60:]}"
     assert network_escapes.looked_up().startswith("not refused")  # the block is gone
 
 

@@ -171,6 +171,22 @@ WEBSOCKET = (
 )
 """The remedy of a refusal of a connection a WebSocket client opened."""
 
+
+def started_afresh(method: str) -> str:
+    """The remedy of a refusal in a process started by ``method`` (``spawn``,
+    ``forkserver``) inside a block: it runs blocked, but no block of the process that
+    started it answers or records what it sends, replaying or recording."""
+    return (
+        f"this process was started by {method!r} (a pool's or an executor's worker) "
+        "inside a block of the process that started it, which it does not share: it runs "
+        "with the network blocked as that block did, but nothing answers or records what "
+        "it sends, and recording with approval does not reach it either. Enter "
+        "intercept() in this process (the pool's initializer: "
+        "docs/http.md#one-line-per-client), start it by 'fork', or let a host it needs "
+        "through with block_network(allow=[...])."
+    )
+
+
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     (
         "dspy._vendor.lm15",
@@ -682,7 +698,7 @@ class BlockedTarget:
     """The target of a process started inside a block by ``spawn`` or ``forkserver``,
     which begins afresh, with no block of its own: run with the network blocked beyond
     loopback and ``allow``, as in the process that started it (law 3). ``remedy`` is
-    what its refusals say to do, as there."""
+    what its refusals say to do (:func:`started_afresh`)."""
 
     target: Callable[..., Any]
     allow: frozenset[str]
@@ -701,7 +717,8 @@ patch, kept)."""
 def _started_blocked(process: BaseProcess) -> None:
     """``BaseProcess.start`` inside a block: a process that will not be a copy of this
     one (started by ``spawn`` or ``forkserver``: a pool's or an executor's workers) runs
-    its target with the block (:class:`BlockedTarget`); a forked one keeps it anyway."""
+    its target with the block (:class:`BlockedTarget`), its refusals saying why nothing
+    answers there (:func:`started_afresh`); a forked one keeps it anyway."""
     from replaygate.start_methods import start_method
 
     target = getattr(process, "_target", None)
@@ -712,8 +729,7 @@ def _started_blocked(process: BaseProcess) -> None:
         and start_method(process) != "fork"
     ):
         allow = frozenset().union(*(level.allow for level in _levels))
-        given = [level.remedy for level in _levels if level.remedy is not None]
-        remedy = given[-1] if given else None
+        remedy = started_afresh(start_method(process))
         process._target = BlockedTarget(target, allow, remedy)  # type: ignore[attr-defined]
     _start_before[0][1](process)
 
