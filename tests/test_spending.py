@@ -251,6 +251,24 @@ def test_a_call_by_get_or_delete_is_free_and_a_post_naming_no_model_says_so() ->
     assert "<no model named>" not in str(refused.value)
 
 
+def test_a_message_batch_is_bounded_by_its_requests_at_their_models_prices() -> None:
+    """client.messages.batches.create(...) under a cap was refused: 'POST
+    /v1/messages/batches names no model', though each of its requests names one."""
+    cap = SpendingCap(0.01, PriceTable({"a": Price(0.0, 1.0), "b": Price(0.0, 2.0)}, "USD", "t"))
+    asked = [{"role": "user", "content": "hi"}]
+    requests = [
+        {"custom_id": name, "params": {"model": name, "max_tokens": 1000, "messages": asked}}
+        for name in ("a", "b")
+    ]
+    request = {"method": "POST", "path": "/v1/messages/batches", "body": {"requests": requests}}
+    cap.reserve(request)
+    assert cap.reserved == pytest.approx(3000 / 1_000_000)  # 1000 tokens of a, 1000 of b
+    assert cap.charge(request, {"status": 200, "body": {"id": "msgbatch_1"}}) == cap.spent > 0
+    many = {**request, "body": {"requests": requests * 2000}}
+    with pytest.raises(SpendingCapError, match=r"the next call to 'a, b' could cost up to 6\.0"):
+        cap.reserve(many)
+
+
 @pytest.mark.parametrize(
     "path",
     ["/v1/responses/resp_1/cancel", "/v1/batches/batch_1/cancel", "/v1/messages/batches/b/cancel"],
