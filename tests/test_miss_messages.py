@@ -750,6 +750,8 @@ def test_the_list_of_misses_offers_no_recording_of_a_request_to_no_model_api(
         "http://127.0.0.1:8000/v1/audio/transcriptions",
         "https://api.groq.com/openai/v1/audio/translations",
         "http://localhost:8880/v1/audio/speech",
+        "https://llm-gateway.example/v1/images/generations",
+        "http://127.0.0.1:4000/v1/moderations",
     ],
 )
 def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
@@ -757,7 +759,8 @@ def test_a_miss_of_a_call_to_a_provider_s_api_says_nothing_of_side_requests(
 ) -> None:
     # a file upload, a batch: the user's own call of the API was told to be stopped at its
     # source as a framework's side request (a price file's download, telemetry); so was a
-    # transcription sent to a speech server of the OpenAI audio API's (a local Whisper)
+    # transcription sent to a speech server of the OpenAI audio API's (a local Whisper), and
+    # an image or a moderation asked of a gateway
     assert "no model API" not in str(_replay_missed(tmp_path, "POST", url, content=b"--x--"))
 
 

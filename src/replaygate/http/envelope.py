@@ -168,24 +168,30 @@ upload of a run's traces (``POST api.openai.com/v1/traces/ingest``), which its e
 sends from a background thread every few seconds and at exit, a side request like
 LangSmith's (:mod:`~replaygate.http.side_request`)."""
 
-AUDIO_API_ENDINGS: tuple[str, ...] = (
+OPENAI_MODEL_ENDINGS: tuple[str, ...] = (
     "/v1/audio/transcriptions",
     "/v1/audio/translations",
     "/v1/audio/speech",
+    "/v1/images/generations",
+    "/v1/images/edits",
+    "/v1/images/variations",
+    "/v1/moderations",
 )
-"""OpenAI's audio API (speech to text, its translation, text to speech), read from the
-provider's route on (:func:`~.base_path.api_route`), which OpenAI-compatible speech servers
-serve too (a local Whisper server on loopback, Groq's ``/openai/v1/audio/...``): a call of
-a model API on any host, never a framework's side request."""
+"""OpenAI's model calls beyond text: its audio API (speech to text, its translation, text
+to speech), images (made, edited, varied) and moderations, read from the provider's route
+on (:func:`~.base_path.api_route`), which OpenAI-compatible servers serve too (a local
+Whisper server on loopback, Groq's ``/openai/v1/audio/...``, a gateway's
+``/v1/images/generations``): a call of a model API on any host, never a framework's side
+request."""
 
 
 def is_api_call(host: str | None, path: str) -> bool:
     """Whether a request to ``host`` and ``path`` calls a provider's API: a model API's
     path (:func:`is_model_api`), or any path of a provider's host (:data:`PROVIDER_API_HOST`)
-    but its telemetry's (:data:`PROVIDER_TELEMETRY`), or an audio call on any host
-    (:data:`AUDIO_API_ENDINGS`)."""
+    but its telemetry's (:data:`PROVIDER_TELEMETRY`), or an audio, image or moderation call
+    on any host (:data:`OPENAI_MODEL_ENDINGS`)."""
     if is_model_api(path) or api_route(path.split("?", 1)[0]).rstrip("/").endswith(
-        AUDIO_API_ENDINGS
+        OPENAI_MODEL_ENDINGS
     ):
         return True
     return bool(host and PROVIDER_API_HOST.search(host)) and not PROVIDER_TELEMETRY.match(path)
