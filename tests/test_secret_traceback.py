@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
+import httpx2
 import pytest
 
-from replaygate.errors import SecretInFixtureError
-from replaygate.http import httpx2_async_client, httpx2_client
+from replaygate.errors import ReplayErrorCaughtWarning, SecretInFixtureError
+from replaygate.http import httpx2_async_client, httpx2_client, intercept
 from replaygate.models.types import ModelResponse
 from replaygate.pytest_plugin.refused_answers import forget_answer_locals
 from replaygate.sim import Simulator
@@ -25,7 +26,7 @@ KEY = "sk-ant-api03-" + "Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef7Gh" * 3 + "AA-AbCdEfAA"
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[Simulator]:
-    answers = [ModelResponse(text=f"your key is {KEY}")] * 3
+    answers = [ModelResponse(text=f"your key is {KEY}")] * 4
     with Simulator(behavior=ScriptBehavior(answers)) as server:
         yield server
 
@@ -91,3 +92,26 @@ def test_a_refused_answer_streamed_to_an_async_client_leaves_no_frame_of_replayg
     with pytest.raises(SecretInFixtureError, match="Anthropic API key found at response") as err:
         asyncio.run(ask())
     assert shown_replaygate_frames(err.value.__traceback__) == []
+
+
+def test_a_refused_answer_the_code_caught_is_raised_again(sim: Simulator, tmp_path: Path) -> None:
+    # code that fell back on any error went on green, its answer recorded nowhere
+    def ask(client: httpx2.Client) -> str:
+        body = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "x"}]}
+        try:
+            return client.post("/v1/messages", json=body).text
+        except Exception:
+            return "fallback"
+
+    store = tmp_path / "c.jsonl"
+    with (
+        pytest.warns(ReplayErrorCaughtWarning, match="Anthropic API key found at response"),
+        intercept(store, "record-missing", approve_live=True) as session,
+        httpx2.Client(
+            base_url=sim.url, headers={"x-api-key": "t", "anthropic-version": "2023-06-01"}
+        ) as client,
+    ):
+        assert ask(client) == "fallback"
+    (refused,) = session.raised
+    assert isinstance(refused, SecretInFixtureError)
+    assert not store.exists()

@@ -14,6 +14,7 @@ import orjson
 from replaygate.caller import application_level
 from replaygate.errors import (
     CredentialsRefusedError,
+    ReplaygateError,
     ResponseLeftOpenWarning,
     WireFormatError,
     exception_chain,
@@ -76,12 +77,25 @@ class Recording:
         if self.stream:
             if not self._events:
                 self._body.append(chunk)
-            with self._refused(self._parser.WHY):
+            with self._told(), self._refused(self._parser.WHY):
                 self._events.extend(self._parser.feed(chunk))
             if self._events and self._body:
                 self._body.clear()
         else:
             self._body.append(chunk)
+
+    @contextmanager
+    def _told(self) -> Iterator[None]:
+        """A refusal of this response (a secret in it, the API refusing the key, a body no
+        fixture can keep) raised to its reader is kept by the session as a replay error is
+        (:meth:`Exchange.note_raised`): code that catches it and goes on (a fallback, an
+        ``except Exception``) still fails the run, which recorded nothing for it."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except ReplaygateError as err:
+            self.exchange.note_raised(err)
+            raise
 
     @contextmanager
     def _refused(self, why: str) -> Iterator[None]:
@@ -125,7 +139,8 @@ class Recording:
         if end == "closed" and (self.exchange.cut_short or _interrupted()):
             self.cut_short()
             return
-        self._write(end, error)
+        with self._told():
+            self._write(end, error)
 
     def cut_short(self) -> None:
         """End a recording whose reader an interrupt stopped (Ctrl-C, pytest-timeout's

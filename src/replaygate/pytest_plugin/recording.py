@@ -57,15 +57,15 @@ intercepted: its client sends through something replaygate does not see, and not
 would be replayed. A test that only asks for ``replaygate_store``, or is marked
 ``expect_requests=False``, is not checked.
 
-Caught errors (law 2): a replay error (a miss, a damaged store) that the code under test
-caught on its way to the test (a framework's fallback, an ``except`` clause), or that the
-test caught with a clause that does not name it (``pytest.raises(anthropic.AnthropicError)``,
-``except Exception``, then maybe a skip), fails the test at teardown with that error
-(:mod:`replaygate.pytest_plugin.caught`), unless the test is marked
-``expect_caught_errors=True``; a test that fails on another replay error after one was
-caught gets a note on its error naming the caught one. A test marked ``xfail`` that fails
-on a replay error fails, unless the mark's ``raises=`` names it, and so does its teardown
-error for a caught one (never ``XFAIL at teardown``).
+Caught errors (law 2): a replay error (a miss, a damaged store, a refused live answer)
+that the code under test caught on its way to the test (a framework's fallback, an
+``except`` clause), or that the test caught with a clause that does not name it
+(``pytest.raises(anthropic.AnthropicError)``, ``except Exception``, then maybe a skip),
+fails the test at teardown with that error (:mod:`replaygate.pytest_plugin.caught`),
+unless the test is marked ``expect_caught_errors=True``; a test that fails on another
+replay error after one was caught gets a note on its error naming the caught one. A test
+marked ``xfail`` that fails on a replay error fails, unless the mark's ``raises=`` names
+it, and so does its teardown error for a caught one (never ``XFAIL at teardown``).
 
 Sanitizing: a store is recorded and matched with the ``[tool.replaygate.sanitize]`` of
 the project that owns it (the nearest ``pyproject.toml`` above it, else the rootdir's),
