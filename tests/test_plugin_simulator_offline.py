@@ -244,3 +244,53 @@ def test_a_client_the_intercept_does_not_answer_is_not_said_to_be_built_outside_
     recorded.assert_outcomes(failed=1)
     recorded.stdout.fnmatch_lines(["*recording again does not reach a client replaygate does*"])
     assert "built outside the test's intercept" not in recorded.stdout.str()
+
+
+SOCKETS_REFUSED = """
+import pytest
+
+from replaygate.sim import Simulator
+
+
+class SocketBlockedError(RuntimeError):
+    "As pytest-socket's --disable-socket raises it where the simulator makes its socket."
+
+
+SocketBlockedError.__module__ = "pytest_socket"
+tries = []
+
+
+def refused(self):
+    tries.append(self)
+    raise SocketBlockedError("A test tried to use socket.socket.")
+
+
+Simulator.start = refused
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_agent(openai_client, n):
+    openai_client()
+
+
+def test_tried_once():
+    assert len(tries) == 1
+"""
+
+
+def test_a_simulator_pytest_socket_refuses_fails_each_test_with_one_line_naming_the_remedy(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_refused=SOCKETS_REFUSED)
+    result = pytester.runpytest(*RECORD)
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "replaygate: the simulator could not start its server on 127.0.0.1 (SocketBlockedError:"
+            " A test tried to use socket.socket.); pytest-socket's --disable-socket (or its "
+            "disable_socket marker) refuses every socket, the simulator's own too: add "
+            "--allow-hosts=127.0.0.1, which lets sockets be made and connect to loopback only"
+        ]
+        * 2
+    )
+    assert "Traceback" not in result.stdout.str()

@@ -170,6 +170,20 @@ def _worker_share(cap: SpendingCap, workers: int) -> SpendingCap:
     )
 
 
+def _not_started(err: Exception) -> str:
+    """Why the simulator could not start its server, for a person; pytest-socket's
+    ``--disable-socket``, which refuses the socket it listens on, named with the remedy."""
+    why = "replaygate: the simulator could not start its server on 127.0.0.1"
+    why += f" ({type(err).__name__}: {err})"
+    if type(err).__module__.partition(".")[0] == "pytest_socket":
+        why += (
+            "; pytest-socket's --disable-socket (or its disable_socket marker) refuses every "
+            "socket, the simulator's own too: add --allow-hosts=127.0.0.1, which lets sockets "
+            "be made and connect to loopback only"
+        )
+    return why
+
+
 class RecordingRun:
     """The simulator (if asked for) and the spending cap of a recording session."""
 
@@ -203,6 +217,8 @@ class RecordingRun:
         self._from_workers: list[tuple[float, int]] = []
         self._answered_by_workers = 0
         self._started = False
+        self._not_started: str | None = None
+        """Why the simulator could not start, once it failed to."""
         self._tls: dict[str, ssl.SSLContext | None] = {}
 
     def _build_simulator(self, root: Path) -> Simulator | None:
@@ -224,10 +240,18 @@ class RecordingRun:
         return "sim" if self._simulator is not None else None
 
     def simulator(self) -> Simulator | None:
-        """The session's simulator, started on first use; None when recording from the API."""
+        """The session's simulator, started on first use; None when recording from the API.
+        One that could not start fails the test asking for it, and each later one, with
+        one line saying why (:func:`_not_started`), without trying again."""
         if self._simulator is not None and not self._started:
-            self._simulator.start()
-            self._started = True
+            if self._not_started is None:
+                try:
+                    self._simulator.start()
+                    self._started = True
+                except Exception as err:  # its thread's error, raised again here
+                    self._not_started = _not_started(err)
+            if self._not_started is not None:
+                pytest.fail(self._not_started, pytrace=False)
         return self._simulator
 
     def live_transport(self, *, is_async: bool, library: str = "httpx2") -> Any:
