@@ -218,6 +218,30 @@ def test_a_thinking_config_the_api_refuses_is_refused(
     assert _refusal(refused) == message
 
 
+@pytest.mark.parametrize(
+    ("sampling", "refused"),
+    [
+        ({"temperature": 0}, "`temperature` may only be set to 1 when thinking is enabled."),
+        ({"top_p": 0.9}, "`top_p` must be greater than or equal to 0.95 or unset when thinking"),
+        ({"top_k": 5}, "`top_k` must be unset when thinking is enabled."),
+        ({"temperature": 1, "top_p": 0.95}, None),
+    ],
+    ids=["temperature", "top_p", "top_k", "taken"],
+)
+def test_sampling_settings_beside_extended_thinking_are_refused_as_the_api_refuses_them(
+    sim: Simulator, sampling: dict[str, Any], refused: str | None
+) -> None:
+    """temperature=0 for repeatable answers beside extended thinking was answered, so its
+    recording passed and failed live on its first request."""
+    ask = {"model": "claude-sim", "max_tokens": ROOM, "thinking": THINK, "messages": ASKED}
+    if refused is None:
+        _claude(sim).messages.create(**ask, extra_body=sampling)
+        return
+    with pytest.raises(anthropic.BadRequestError) as error:
+        _claude(sim).messages.create(**ask, extra_body=sampling)
+    assert _refusal(error).startswith(refused)
+
+
 @pytest.mark.parametrize("thinking", [{"type": "disabled"}, {"type": "adaptive"}, None])
 def test_no_thought_unless_extended_thinking_is_asked_for(sim: Simulator, thinking: Any) -> None:
     asked = {} if thinking is None else {"thinking": thinking}

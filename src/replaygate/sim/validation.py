@@ -268,6 +268,7 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         or _anthropic_tool_choice(body.get("tool_choice"), body.get("tools"))
         or _thinking_with_forced_tool(body)
         or _anthropic_thinking(body)
+        or _thinking_with_sampling(body)
         or _thinking_seals(messages)
         or _thinking_kept(body.get("thinking"), messages)
     )
@@ -391,6 +392,35 @@ def _thinking_with_forced_tool(body: Mapping[str, Any]) -> Invalid | None:
         return None
     if isinstance(choice, Mapping) and choice.get("type") in ("any", "tool"):
         return Invalid("Thinking may not be enabled when tool_choice forces tool use.")
+    return None
+
+
+_THINKING_SAMPLING = (
+    "Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/"
+    "extended-thinking#important-considerations-when-using-extended-thinking"
+)
+MIN_THINKING_TOP_P = 0.95
+"""The smallest ``top_p`` the Messages API takes beside extended thinking."""
+
+
+def _thinking_with_sampling(body: Mapping[str, Any]) -> Invalid | None:
+    """The Messages API's error for extended thinking (``thinking.type`` ``enabled``)
+    beside a ``temperature`` other than 1, a ``top_p`` under :data:`MIN_THINKING_TOP_P`
+    or any ``top_k``, which a model that thinks does not take."""
+    if not _extended(body.get("thinking")):
+        return None
+    temperature, top_p = body.get("temperature"), body.get("top_p")
+    if temperature is not None and temperature != 1:
+        return Invalid(
+            f"`temperature` may only be set to 1 when thinking is enabled. {_THINKING_SAMPLING}"
+        )
+    if isinstance(top_p, int | float) and top_p < MIN_THINKING_TOP_P:
+        return Invalid(
+            f"`top_p` must be greater than or equal to {MIN_THINKING_TOP_P} or unset when "
+            f"thinking is enabled. {_THINKING_SAMPLING}"
+        )
+    if body.get("top_k") is not None:
+        return Invalid(f"`top_k` must be unset when thinking is enabled. {_THINKING_SAMPLING}")
     return None
 
 
