@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from replaygate.evals.agents import call_agent
+from replaygate.evals.agents import call_agent, run_agent
 from replaygate.evals.errors import AgentRunError
+from replaygate.evals.jobs import describe_failure
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.types import Model
 
@@ -33,3 +34,20 @@ def test_ctrl_c_in_the_agent_still_stops_the_command() -> None:
 
     with pytest.raises(KeyboardInterrupt):
         call_agent(agent, ScriptedModel([]), "q")
+
+
+def test_what_the_agent_raised_is_said_with_a_key_it_quotes_masked() -> None:
+    # eval and run printed the error an agent raised whole, with the key an API's error
+    # quoted in it, to the terminal and the CI log
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+    def agent(model: Model, question: str) -> Any:
+        raise RuntimeError(f"upstream said: invalid token {token}")
+
+    with pytest.raises(AgentRunError) as ran:
+        run_agent(agent, ScriptedModel([]), "q")
+    with pytest.raises(RuntimeError) as evaluated:
+        call_agent(agent, ScriptedModel([]), "q")
+    for said in (str(ran.value), describe_failure(evaluated.value)):
+        assert "RuntimeError: upstream said: invalid token <GitHub token #1, 40" in said
+        assert token not in said

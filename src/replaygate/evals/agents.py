@@ -26,6 +26,7 @@ from replaygate.evals.errors import AgentLoadError, AgentRunError
 from replaygate.evals.output import RunLike, checked_run
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Model
+from replaygate.sanitize.secret_mask import masked_error
 
 Agent = Callable[[Model, str], RunLike]
 """An agent entry point: answer ``question`` with ``model``."""
@@ -196,7 +197,7 @@ def run_agent(
         if note is None:
             raise
         where = note.replace(AGENT_RAISED, "at ", 1) if note.startswith(AGENT_RAISED) else note
-        raise AgentRunError(f"the agent raised {type(err).__name__}: {err} ({where})") from None
+        raise AgentRunError(f"the agent raised {masked_error(err)} ({where})") from None
     return checked_run(result, agent_name(agent))
 
 

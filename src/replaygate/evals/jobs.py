@@ -58,6 +58,7 @@ from replaygate.evals.results import CaseResult
 from replaygate.fixtures import hits
 from replaygate.fixtures.hits import HitLog
 from replaygate.models.replay import RequestSettings
+from replaygate.sanitize.secret_mask import masked_error
 from replaygate.signals import ctrl_c_left_to_parent, end_with_parent, held
 from replaygate.start_methods import workers_context
 from replaygate.warning_lines import warnings_as_lines
@@ -327,12 +328,12 @@ class Batch:
 
 
 def describe_failure(err: Exception) -> str:
-    """What went wrong in a process, for a person: the message, with the kind of an
-    unexpected exception and where it was raised (its notes), never a traceback; a
-    replaygate error (a miss) as a serial run says it, its notes on lines of their own
-    (``raised in sample i of n of case c``)."""
+    """What went wrong in a process, for a person: the message (a key it holds masked, as
+    CI logs keep it), with the kind of an unexpected exception and where it was raised
+    (its notes), never a traceback; a replaygate error (a miss) as a serial run says it,
+    its notes on lines of their own (``raised in sample i of n of case c``)."""
     notes = getattr(err, "__notes__", ())
     if isinstance(err, ReplaygateError):
         return "\n".join([str(err), *notes])
     notes = "".join(f" ({note})" for note in notes)
-    return f"{type(err).__name__}: {err}{notes}"
+    return f"{masked_error(err)}{notes}"

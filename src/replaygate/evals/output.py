@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from replaygate.assertions import extract_citations
 from replaygate.evals.errors import AgentRunError
 from replaygate.models.types import ToolCall, Usage
-from replaygate.sanitize.secret_mask import masked_texts
+from replaygate.sanitize.secret_mask import masked_error
 from replaygate.strict_json import plain_loads
 from replaygate.type_names import a_type
 
@@ -223,5 +223,5 @@ def failed_output(error: BaseException) -> dict[str, Any]:
         "tool_errors": 0,
         "input_tokens": 0,
         "output_tokens": 0,
-        "error": masked_texts([f"{type(error).__name__}: {error}"])[0],
+        "error": masked_error(error),
     }

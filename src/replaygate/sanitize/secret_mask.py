@@ -116,3 +116,10 @@ def masked_texts(texts: Iterable[str]) -> tuple[str, ...]:
     sent) with their secrets masked as :func:`masked_pair` masks them, numbered over all."""
     shown, _ = masked_pair(list(texts), [])
     return tuple(shown)
+
+
+def masked_error(error: BaseException) -> str:
+    """``<kind>: <message>`` of ``error``, as a message or a report shows it, with the secrets
+    its message holds masked as :func:`masked_texts` masks them (an API's error echoing the
+    key it was sent, an agent's error quoting one)."""
+    return masked_texts([f"{type(error).__name__}: {error}"])[0]
