@@ -8,6 +8,8 @@ import importlib
 import importlib.machinery
 import inspect
 import multiprocessing
+import multiprocessing.reduction
+import pickle
 import runpy
 import socket
 import sys
@@ -740,7 +742,44 @@ def test_a_refusal_in_a_process_started_afresh_says_no_block_answers_it(
         process_class(target=look_up).start()
     said = started[0]()  # as the worker runs it, its own process holding no block
     assert said.endswith(f"refused (from {__name__}): {network.started_afresh(method)}")
-    assert f"started by {method!r} (a pool's or an executor's worker)" in said
+    assert f"this process was started by {method!r} inside a block" in said
+
+
+REFUSED: list[str] = []
+"""What the model's host looked up in :class:`_OwnRun` said."""
+
+
+class _OwnRun(multiprocessing.context.SpawnProcess):
+    """A process whose class has a ``run()`` of its own, no target."""
+
+    def run(self) -> None:
+        with pytest.raises(NetworkBlockedError) as refused:
+            socket.getaddrinfo("api.anthropic.com", 443)
+        REFUSED.append(str(refused.value))
+
+
+def test_a_process_with_a_run_of_its_own_started_afresh_runs_it_blocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a Process subclass overriding run(), started by spawn in a replaying test, reached
+    # the network as addressed (law 3): only a target was run blocked
+    sent: list[bytes] = []  # the process as it goes to the worker
+
+    def popen(process: BaseProcess) -> _Started:
+        multiprocessing.context.set_spawning_popen(process)  # as spawn's Popen pickles it
+        try:
+            sent.append(multiprocessing.reduction.ForkingPickler.dumps(process))
+        finally:
+            multiprocessing.context.set_spawning_popen(None)
+        return _Started()
+
+    monkeypatch.setattr(_OwnRun, "_Popen", staticmethod(popen))
+    REFUSED.clear()
+    with warnings.catch_warnings(), intercept(tmp_path / "s.jsonl"):
+        warnings.simplefilter("ignore", ProcessOutsideBlockWarning)
+        _OwnRun().start()
+    pickle.loads(sent[0]).run()  # as the worker runs it, its own process holding no block
+    assert [said.split(": ", 1)[1] for said in REFUSED] == [network.started_afresh("spawn")]
 
 
 def test_a_process_started_while_recording_live_is_told_it_reaches_the_network(

@@ -177,13 +177,12 @@ def started_afresh(method: str) -> str:
     ``forkserver``) inside a block: it runs blocked, but no block of the process that
     started it answers or records what it sends, replaying or recording."""
     return (
-        f"this process was started by {method!r} (a pool's or an executor's worker) "
-        "inside a block of the process that started it, which it does not share: it runs "
-        "with the network blocked as that block did, but nothing answers or records what "
-        "it sends, and recording with approval does not reach it either. Enter "
-        "intercept() in this process (the pool's initializer: "
-        "docs/http.md#one-line-per-client), start it by 'fork', or let a host it needs "
-        "through with block_network(allow=[...])."
+        f"this process was started by {method!r} inside a block of the process that "
+        "started it, which it does not share: it runs with the network blocked as that "
+        "block did, but nothing answers or records what it sends, and recording with "
+        "approval does not reach it either. Enter intercept() in this process (a pool's "
+        "initializer: docs/http.md#one-line-per-client), start it by 'fork', or let a "
+        "host it needs through with block_network(allow=[...])."
     )
 
 
@@ -717,20 +716,24 @@ patch, kept)."""
 def _started_blocked(process: BaseProcess) -> None:
     """``BaseProcess.start`` inside a block: a process that will not be a copy of this
     one (started by ``spawn`` or ``forkserver``: a pool's or an executor's workers) runs
-    its target with the block (:class:`BlockedTarget`), its refusals saying why nothing
-    answers there (:func:`started_afresh`); a forked one keeps it anyway."""
+    its target with the block (:class:`BlockedTarget`), or its ``run`` where its class
+    overrides it and it has no target, its refusals saying why nothing answers there
+    (:func:`started_afresh`); a forked one keeps it anyway."""
+    from multiprocessing.process import BaseProcess
+
     from replaygate.start_methods import start_method
 
-    target = getattr(process, "_target", None)
-    if (
-        _levels
-        and callable(target)
-        and not isinstance(target, BlockedTarget)
-        and start_method(process) != "fork"
-    ):
+    if _levels and start_method(process) != "fork":
         allow = frozenset().union(*(level.allow for level in _levels))
         remedy = started_afresh(start_method(process))
-        process._target = BlockedTarget(target, allow, remedy)  # type: ignore[attr-defined]
+        target = getattr(process, "_target", None)
+        if callable(target):
+            if not isinstance(target, BlockedTarget):
+                process._target = BlockedTarget(target, allow, remedy)  # type: ignore[attr-defined]
+        elif type(process).run is not BaseProcess.run and "run" not in vars(process):
+            # pickled with the process, the class's own run found by its name there
+            run = functools.partial(type(process).run, process)
+            process.run = BlockedTarget(run, allow, remedy)  # type: ignore[method-assign]
     _start_before[0][1](process)
 
 

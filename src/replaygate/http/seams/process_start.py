@@ -4,8 +4,9 @@ A process started by ``fork`` is a copy of this one, patches and open blocks inc
 (:mod:`replaygate.http.forked`). One started by ``spawn`` or ``forkserver`` (a ``Pool``
 or a ``ProcessPoolExecutor`` given that context, the default one outside Linux) begins
 afresh: no client of its is patched, so what it sends is neither answered from the
-store nor recorded; while the network is blocked (replaying) its target runs blocked
-too (:class:`~replaygate.network.BlockedTarget`), so that is refused. Starting one
+store nor recorded; while the network is blocked (replaying) its target, or the ``run``
+of its class's own, runs blocked too (:class:`~replaygate.network.BlockedTarget`), so
+that is refused. Starting one
 inside a block warns (:class:`~replaygate.errors.ProcessOutsideBlockWarning`), where a
 recording lost its answers, or a replay failed, unseen.
 """
@@ -67,7 +68,7 @@ def _watched(original: Callable[[BaseProcess], None]) -> Callable[[BaseProcess],
         method = start_method(self)
         if method != "fork" and answering() is not None:
             level = _caller_level()
-            blocked = network_blocked() and callable(getattr(self, "_target", None))
+            blocked = network_blocked()
             said = not_shared(method, blocked)
             warnings.warn(said, ProcessOutsideBlockWarning, stacklevel=level)
         original(self)
