@@ -561,6 +561,16 @@ def test_a_config_object_or_none_resolves(tmp_path: Path, monkeypatch: pytest.Mo
         resolve({"ids": True})  # type: ignore[arg-type]
 
 
+BATCH_UPLOAD = (
+    '--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\n'
+    'Content-Disposition: form-data; name="file"; filename="in.jsonl"\r\n'
+    "Content-Type: application/octet-stream\r\n\r\n"
+    '{"custom_id": "order 1", "body": {"max_tokens": 1000}}\n\r\n--b--\r\n'
+)
+"""A file of requests uploaded for a batch (``files.create(purpose="batch")``): a rule
+matching a number rewrote its line into no JSON, where JSON held in a whole string was
+refused."""
+
 WORDS = {
     # rule, side, what was recorded: the path and text the refusal names
     "role": (
@@ -587,6 +597,12 @@ WORDS = {
         "response",
         {"arguments": json.dumps({"customer_id": "c-1"})},
         r"the key 'customer_id' at response\.arguments\.customer_id of JSON held as text",
+    ),
+    "a file of requests uploaded for a batch": (
+        {"pattern": "[0-9]{3,}", "replace": "N"},
+        "request",
+        {"method": "POST", "path": "/v1/files", "text": BATCH_UPLOAD},
+        r"rewrites the JSON held as text at request\.text \(line 9\) into text that is no JSON",
     ),
     "route": (
         {"literal": "messages", "replace": "msgs"},

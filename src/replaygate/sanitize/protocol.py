@@ -20,6 +20,7 @@ from replaygate.interfaces import interface_of
 from replaygate.json_paths import path_step
 from replaygate.sanitize.config import SECTION
 from replaygate.sanitize.pii import TextRules
+from replaygate.sanitize.secret_held import held_json
 
 PROTOCOL_FIELDS = frozenset(
     {"role", "type", "object", "model", "stop_reason", "finish_reason", "status", "content-type"}
@@ -107,16 +108,38 @@ def _text(
     if protocol and _is_word(key, parent):
         return before, _word(str(key), path, before)
     if before.lstrip()[:1] not in ("{", "["):
-        return None
+        return _held_lines(before, after, path)
     try:
         old = json.loads(before)
     except (ValueError, RecursionError):
-        return None
+        return _held_lines(before, after, path)
     try:
         new = json.loads(after)
     except (ValueError, RecursionError):
         return before, f"the JSON held as text at {path} into text that is no JSON"
     return _walk(old, new, path, key, None, protocol and key == "data")
+
+
+def _held_lines(before: str, after: str, path: str) -> Found | None:
+    """JSON held in the lines of a text that is not one JSON value (a JSONL body, a file of
+    requests uploaded for a batch in a multipart form: :func:`.secret_held.held_json`)
+    whose shape the rules changed, a line at a time (they do not add or remove lines)."""
+    written = after.split("\n")
+    for start, end, value, _ in held_json(before):
+        line = before.count("\n", 0, start)
+        old = before[start:end]
+        new = "\n".join(written[line : line + old.count("\n") + 1])
+        if new == old:
+            continue
+        try:
+            changed = json.loads(new)
+        except (ValueError, RecursionError):
+            where = f"{path} (line {line + 1})"
+            return old, f"the JSON held as text at {where} into text that is no JSON"
+        found = _walk(value, changed, f"{path} (line {line + 1})", None, None, False)
+        if found:
+            return found
+    return None
 
 
 def _word(name: str, path: str, text: str) -> str:
