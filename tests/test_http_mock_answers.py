@@ -77,3 +77,41 @@ def test_a_model_call_httpx_mock_answered_is_not_recorded(tmp_path: Path) -> Non
         with pytest.raises(MockAnsweredError, match="answered by pytest-httpx's httpx_mock"):
             client.post("https://api.openai.com/v1/chat/completions", json=question)
     assert [f.request["path"] for f in FixtureStore.open(store)] == ["/today"]
+
+
+class Registered:
+    """A response registered with a mock of responses: the calls it answered."""
+
+    passthrough = False
+
+    def __init__(self) -> None:
+        self.calls: list[SimpleNamespace] = []
+
+
+def test_a_model_call_responses_answered_is_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    requests = pytest.importorskip("requests")
+    registered = Registered()
+    mock: Any = type("RequestsMock", (), {"__module__": "responses"})()
+    mock.registered = lambda: [registered]
+
+    def send(adapter: Any, request: Any, **kwargs: Any) -> Any:
+        """responses' stand-in for ``HTTPAdapter.send``, closing over its mock."""
+        assert mock.registered() == [registered]
+        response = requests.Response()
+        response.status_code, response.request, response.url = 200, request, request.url
+        response._content, response._content_consumed = b'{"sky": "blue"}', True
+        response.headers["content-type"] = "application/json"
+        registered.calls.append(SimpleNamespace(request=request, response=response))
+        return response
+
+    monkeypatch.setitem(sys.modules, "responses", types.ModuleType("responses"))
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", send)
+    store = tmp_path / "app.jsonl"
+    question = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
+    with intercept(store, mode="record-missing", approve_live=True):
+        assert requests.get("https://weather.example.com/today").json() == {"sky": "blue"}
+        with pytest.raises(MockAnsweredError, match="chat/completions was answered by responses"):
+            requests.post("https://api.openai.com/v1/chat/completions", json=question)
+    assert [f.request["path"] for f in FixtureStore.open(store)] == ["/today"]

@@ -77,7 +77,7 @@ from replaygate.http.envelope import (
 from replaygate.http.failed_sends import failed_send, warn_failed_send
 from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
-from replaygate.http.mock_answers import RESPX_PLAYS
+from replaygate.http.mock_answers import MOCK_PLAYS
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import READ_ON, Replayed, replayed
 from replaygate.http.routes import (
@@ -882,9 +882,9 @@ class Exchange:
         itself (not refused by replaygate, not interrupted) warns
         (:class:`~replaygate.errors.LiveSendFailedWarning`): code that catches the error,
         or an SDK that retries, would leave a green recording that replays otherwise. A
-        send whose answer :attr:`live_guard` or :data:`RESPX_PLAYS` refuses gives its
+        send whose answer :attr:`live_guard` or one of :data:`MOCK_PLAYS` refuses gives its
         place up too, and raises that refusal (nothing is stored)."""
-        guards = [g for g in (self.live_guard, RESPX_PLAYS) if g is not None]
+        guards = [g for g in (self.live_guard, *MOCK_PLAYS) if g is not None]
         before = [guard.before(slot) for guard in guards]
         try:
             yield
