@@ -125,8 +125,9 @@ def _held_lines(before: str, after: str, path: str) -> Found | None:
     requests uploaded for a batch in a multipart form: :func:`.secret_held.held_json`)
     whose shape the rules changed, a line at a time (they do not add or remove lines)."""
     written = after.split("\n")
+    line = at = 0
     for start, end, value, _ in held_json(before):
-        line = before.count("\n", 0, start)
+        line, at = line + before.count("\n", at, start), start
         old = before[start:end]
         new = "\n".join(written[line : line + old.count("\n") + 1])
         if new == old:
