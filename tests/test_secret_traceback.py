@@ -13,10 +13,12 @@ from types import TracebackType
 import httpx2
 import pytest
 
-from replaygate.errors import ReplayErrorCaughtWarning, SecretInFixtureError
+from replaygate.errors import FixtureMismatchError, ReplayErrorCaughtWarning, SecretInFixtureError
+from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_async_client, httpx2_client, intercept
 from replaygate.models.types import ModelResponse
-from replaygate.pytest_plugin.refused_answers import forget_answer_locals
+from replaygate.pytest_plugin.secret_locals import forget_secret_locals
 from replaygate.sim import Simulator
 from replaygate.sim.behaviors import ScriptBehavior
 from sdks import anthropic
@@ -71,7 +73,7 @@ def test_a_refused_answer_leaves_no_frame_of_replaygate_in_the_report(
         else:
             client.messages.create(**request)  # type: ignore[arg-type]
     assert shown_replaygate_frames(err.value.__traceback__) == []
-    forget_answer_locals(err.value)
+    forget_secret_locals(err.value)
     assert err.value.__traceback__ is not None  # from this test's frame, still running
     assert locals_holding(err.value.__traceback__.tb_next, KEY[20:60]) == []
 
@@ -115,3 +117,24 @@ def test_a_refused_answer_the_code_caught_is_raised_again(sim: Simulator, tmp_pa
     (refused,) = session.raised
     assert isinstance(refused, SecretInFixtureError)
     assert not store.exists()
+
+
+def test_a_miss_of_a_request_holding_a_key_leaves_no_locals_in_the_report(tmp_path: Path) -> None:
+    # its message masked the key, but pytest --tb=long and -l printed the SDK's and the
+    # HTTP client's locals and arguments, the request's body among them
+    store = tmp_path / "m.jsonl"
+    recorded = {"messages": [{"role": "user", "content": "x"}]}
+    request = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": recorded}
+    FixtureStore.open(store).put(Fixture.create(request, [{"status": 200, "body": {}}]))
+    missed = {}
+    for content in (f"my key is {KEY}", "y"):
+        with httpx2_client(store) as client, pytest.raises(FixtureMismatchError) as err:
+            client.post("http://127.0.0.1:9/v1/messages", json={"messages": [{"content": content}]})
+        assert err.value.__traceback__ is not None  # from this test's frame, still running
+        forget_secret_locals(err.value)
+        missed[content[:1]] = (
+            err.value.masked,
+            locals_holding(err.value.__traceback__.tb_next, content),
+        )
+    assert missed["m"] == (True, [])
+    assert missed["y"][0] is False and missed["y"][1]  # a miss holding no key keeps its locals

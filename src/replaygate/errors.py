@@ -704,7 +704,9 @@ class FixtureMismatchError(ReplaygateError, RuntimeError):
     the nearest recorded request) let a test inspect it, ``kind`` says which miss it
     is (one of :data:`MISS_KINDS`), and ``record_mode`` the record mode its advice names
     (``record-missing``, which records what the store lacks, or ``rerecord``, which
-    records the fixture anew).
+    records the fixture anew). ``masked`` says that the message masks a secret the
+    request (or the nearest recorded one) holds, which the frames the miss went through
+    hold unmasked.
     """
 
     record_mode: RecordAdvice = "record-missing"
@@ -718,12 +720,14 @@ class FixtureMismatchError(ReplaygateError, RuntimeError):
         differences: tuple[str, ...] = (),
         kind: MissKind = "changed",
         record_mode: RecordAdvice | None = None,
+        masked: bool = False,
     ) -> None:
         super().__init__(message)
         self.key = key
         self.store = store
         self.differences = differences
         self.kind = kind
+        self.masked = masked
         if record_mode is not None:
             self.record_mode = record_mode
 

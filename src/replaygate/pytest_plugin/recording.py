@@ -140,9 +140,9 @@ from replaygate.pytest_plugin.options import (
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.refusals import fail_refused
-from replaygate.pytest_plugin.refused_answers import forget_answer_locals
 from replaygate.pytest_plugin.repeats import unrepeated
 from replaygate.pytest_plugin.sampling_state import SPEC
+from replaygate.pytest_plugin.secret_locals import forget_secret_locals
 from replaygate.pytest_plugin.store_paths import (
     chosen_problem,
     chosen_store,
@@ -387,14 +387,15 @@ def pytest_runtest_makereport(
     the failure it is (:func:`_not_expected`). A refusal of the network block gets a note
     naming its cause where the plugin knows it (:mod:`.blocked`), and a send through a
     client a factory closed, what to ask for (:func:`_closed_client_note`). A live answer
-    refused for a secret leaves no locals in the report (:mod:`.refused_answers`)."""
+    refused for a secret, or a miss of a request holding one, leaves no locals in the
+    report (:mod:`.secret_locals`)."""
     raised = checked_raised(item)
     if raised and call.excinfo is not None:
         failed = call.excinfo.value
         hidden = hidden_errors(raised, failed, test_code(getattr(item, "function", None)))
         _note(failed, hidden_note(hidden) if hidden else None)
     if call.excinfo is not None:
-        forget_answer_locals(call.excinfo.value)
+        forget_secret_locals(call.excinfo.value)
         run = _run(item.config)
         recording = run is not None and run.source == "sim"
         _note(call.excinfo.value, blocked_note(item, call.excinfo.value, recording=recording))
