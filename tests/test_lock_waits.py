@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,11 +108,17 @@ def _held(lock: Path) -> Iterator[None]:
         holder.release()
 
 
-@pytest.mark.parametrize("repair", [False, True], ids=["compact", "verify --repair"])
+@pytest.mark.parametrize(
+    ("repair", "frozen"),
+    [(False, False), (True, False), (False, True)],
+    ids=["compact", "verify --repair", "compact, time.monotonic frozen as freezegun does"],
+)
 def test_a_rewrite_waits_for_the_lock_says_so_once_and_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repair: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repair: bool, frozen: bool
 ) -> None:
     stderr = _caught_stderr(monkeypatch)
+    if frozen:
+        monkeypatch.setattr(time, "monotonic", lambda: 1.0)
     store = _with_a_sample_line(tmp_path / "s.jsonl")
     if repair:
         store.write_bytes(store.read_bytes() + b'{"key": "cut')

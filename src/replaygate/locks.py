@@ -22,13 +22,14 @@ import os
 import secrets
 import sys
 import threading
-import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
 from filelock import AcquireReturnProxy, FileLock, Timeout
+
+from replaygate.wall_clock import steady_seconds
 
 WAIT_SAID_AFTER = 1.0
 """Seconds a lock another process holds is waited for before the wait is said on stderr
@@ -214,9 +215,10 @@ os.register_at_fork(after_in_child=_free_turns_in_child)
 
 
 def _after(seconds: float) -> Callable[[], bool]:
-    """Whether ``seconds`` have passed since this was called."""
-    end = time.monotonic() + seconds
-    return lambda: time.monotonic() >= end
+    """Whether ``seconds`` have passed since this was called (by a clock a test's frozen
+    one does not stop: :func:`~replaygate.wall_clock.steady_seconds`)."""
+    end = steady_seconds() + seconds
+    return lambda: steady_seconds() >= end
 
 
 def _why(err: OSError, lock: str) -> str:
