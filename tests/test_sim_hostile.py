@@ -252,6 +252,26 @@ def test_anthropic_image_and_document_sources_of_each_kind_are_read(sim: Simulat
         assert anthropic_message(sim, [{"type": kind, "source": source}]) == (200, "")
 
 
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+    ],
+)
+def test_anthropic_server_tool_results_sent_back_are_read(sim: Simulator, kind: str) -> None:
+    """An assistant turn of the code execution tool (20250825) or of tool search, sent back
+    as the API gave it, was refused as a block of no known kind, which the API takes."""
+    call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "bash_code_execution",
+            "input": {"command": "ls"}}  # fmt: skip
+    result = {"type": kind, "tool_use_id": "srvtoolu_1", "content": {}}
+    turns = [{"role": "user", "content": "Run it."},
+             {"role": "assistant", "content": [call, result]},
+             {"role": "user", "content": "And then?"}]  # fmt: skip
+    assert anthropic_message(sim, "x", messages=turns) == (200, "")
+
+
 def test_anthropic_unknown_block_kind_is_refused(sim: Simulator) -> None:
     status, message = anthropic_message(sim, [{"type": "hologram"}])
     assert status == 400
