@@ -150,6 +150,10 @@ def test_anthropic_tool_results_must_begin_their_message(
             {"type": "tool_result"},
             "messages.0.content.0.tool_result.tool_use_id: Field required",
         ),
+        (
+            {"type": "search_result", "source": "https://example.com/rag", "title": "RAG"},
+            "messages.0.content.0.search_result.content: Field required",
+        ),
         ("not a block", "messages.0.content.0: Input should be a valid dictionary or object"),
     ],
 )

@@ -126,7 +126,7 @@ _ANTHROPIC_BLOCKS: dict[str, _Fields] = {
     "text": {"text": _TEXT},
     "image": {"source": _OBJECT},
     "document": {"source": _OBJECT},
-    "search_result": {"source": _TEXT, "title": _TEXT},
+    "search_result": {"source": _TEXT, "title": _TEXT, "content": (list, "a valid list")},
     "tool_use": {"id": _TEXT, "name": _TEXT, "input": _OBJECT},
     "tool_result": {"tool_use_id": _TEXT},
     "thinking": {"thinking": _TEXT, "signature": _TEXT},
