@@ -95,6 +95,24 @@ def test_two_keys_read_apart_and_one_key_the_same_on_both_sides() -> None:
     assert masked_pair("no key", [1]) == ("no key", [1])
 
 
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        (
+            "/bot" + "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawX/sendMessage",
+            "/<Telegram bot token #1, 48 characters>/sendMessage",
+        ),
+        ("/services/T0A1B2C3D/B0A1B2C3D4E/" + "aB3dE5fG7hJ9kL1mN3pQ5rS7", "<Slack webhook #1, 56 "),
+    ],
+    ids=["telegram", "slack"],
+)
+def test_a_miss_masks_a_token_in_the_path_a_url_holds_it_in(path: str, shown: str) -> None:
+    # a notification the agent sent (Telegram's /bot<token>/sendMessage, a Slack webhook)
+    # missed with its token in the URL it printed: the rules knew the token, not that form
+    _, asked = masked_pair(None, {"method": "POST", "path": path})
+    assert asked["method"] == "POST" and asked["path"].startswith(shown)
+
+
 BEARER = "q8Zr3xN1vB7pLk2mW9tY4hC6dF0sJ5gAe1Ru"
 
 

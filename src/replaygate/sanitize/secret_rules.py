@@ -140,10 +140,13 @@ DETECTORS: tuple[Detector, ...] = (
         "xapp-",
         flags=re.IGNORECASE,
     ),
+    # Also as a request's path, without its host: a replay miss prints the path read apart.
     _rule(
         "Slack webhook",
-        r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_/]+",
+        r"hooks\.slack\.com/(?:services|workflows)/T[A-Za-z0-9_]+/[A-Za-z0-9_/]+"
+        r"|/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24}(?![A-Za-z0-9])",
         "hooks.slack.com",
+        "/services/T",
     ),
     _rule("Google API key", _started("AIza", r"[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), "AIza"),
     _rule(
@@ -184,7 +187,13 @@ DETECTORS: tuple[Detector, ...] = (
     _rule("Twilio key", _started("(?:AC|SK)", "[a-f0-9]{32}(?![A-Za-z0-9])"), "AC", "SK"),
     _rule("Mailchimp key", _started("[0-9a-f]", "[0-9a-f]{31}-us[0-9]{1,2}(?![0-9])"), "-us"),
     _rule("Square token", _started("sq0", r"(?:csp|atp)-[0-9A-Za-z\-_]{22,}"), "sq0"),
-    _rule("Telegram bot token", _started("[0-9]", r"[0-9]{7,9}:AA[0-9A-Za-z_\-]{33}"), ":AA"),
+    # Also after the "bot" that the Bot API's URLs put before it (/bot<token>/sendMessage).
+    _rule(
+        "Telegram bot token",
+        _started("[0-9]", r"[0-9]{7,9}:AA[0-9A-Za-z_\-]{33}")
+        + r"|bot[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}",
+        ":AA",
+    ),
     _rule(
         "Azure storage key",
         r"AccountKey=[A-Za-z0-9+/=]{86,88}",
