@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from replaygate.errors import FixtureFormatError
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.http import httpx2_client
 from replaygate.hygiene.verify import verify_store
@@ -53,3 +56,21 @@ def test_a_path_of_no_model_api_keeps_its_text_as_recorded(tmp_path: Path) -> No
     }
     store.write_text(json.dumps(fixture) + "\n")
     assert verify_store(store) == (1, [])
+
+
+def test_a_base64_vector_an_edit_broke_is_named_by_verify_and_replay(tmp_path: Path) -> None:
+    """The SDK decodes base64 vectors itself: one cut short (a hand edit, a rule of an
+    older replaygate that rewrote its digits) failed the replay with the SDK's
+    ``binascii.Error: Incorrect padding``, naming no fixture, and verify found nothing."""
+    store = recorded_embeddings(tmp_path / "vectors.jsonl")
+    fixture = json.loads(store.read_text())
+    vector = fixture["response"]["body"]["data"][0]["embedding"]
+    fixture["response"]["body"]["data"][0]["embedding"] = vector[:-1]
+    fixture.pop("seal", None)
+    store.write_text(json.dumps(fixture) + "\n")
+    count, problems = verify_store(store)
+    assert count == 1 and [(p.file, p.line) for p in problems] == [(str(store), 1)]
+    assert "response.body.data[0].embedding: not base64 text" in problems[0].reason
+    client = openai.OpenAI(api_key="k", http_client=httpx2_client(store), max_retries=0)
+    with pytest.raises(FixtureFormatError, match=r"vectors\.jsonl:1: .*data\[0\]\.embedding"):
+        client.embeddings.create(model="text-embedding-3-small", input="hello")

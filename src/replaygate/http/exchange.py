@@ -79,7 +79,7 @@ from replaygate.http.forked import ForkReports
 from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import MOCK_PLAYS
 from replaygate.http.passthrough import passthrough
-from replaygate.http.recorded import READ_ON, Replayed, replayed
+from replaygate.http.recorded import READ_ON, Replayed, base64_embeddings, replayed
 from replaygate.http.routes import (
     proxy_refusal,
     simulator_refusal,
@@ -533,14 +533,15 @@ class Exchange:
         if refused is not None:
             reason = stored_refusal_reason(refused, self.session.replace_hint())
             raise FixtureFormatError(str(location.file), location.line, f"its answer {reason}")
-        # read only for a body kept as text or bytes, an empty one, or a stream of no
-        # event (the path is not looked at for the usual JSON and streams)
+        # read only for a body kept as text or bytes, an empty one, base64 embeddings, or
+        # a stream of no event (the path is not looked at for the usual JSON and streams)
         model_api = (
             isinstance(response, dict)
             and (
                 "text" in response
                 or "base64" in response
                 or ("body" in response and response["body"] is None)
+                or base64_embeddings(response.get("body"))
                 or response.get("events") == []
             )
             and is_model_api(str(envelope.get("path", "")))

@@ -407,6 +407,46 @@ def _check_json_text(
     )
 
 
+def base64_embeddings(body: Any) -> bool:
+    """Whether ``body``, a recorded JSON body, is an embeddings answer whose vectors are
+    base64 text (``encoding_format: "base64"``, which the openai SDK asks for and decodes):
+    its first entry of ``data`` holds its ``embedding`` as a string."""
+    if type(body) is not dict:
+        return False
+    data = body.get("data")
+    return (
+        type(data) is list
+        and bool(data)
+        and type(data[0]) is dict
+        and type(data[0].get("embedding")) is str
+    )
+
+
+def _check_embeddings(body: Any, guess: str) -> None:
+    """Refuse an embeddings answer (:func:`base64_embeddings`) one of whose base64 vectors
+    the openai SDK cannot decode as float32 numbers (``base64.b64decode``, then 4 bytes a
+    number), where it would fail naming no fixture (``Incorrect padding``, ``buffer size
+    must be a multiple of element size``); ``guess`` says where it likely came from."""
+    if not base64_embeddings(body):
+        return
+    for i, entry in enumerate(body["data"]):
+        vector = entry.get("embedding") if type(entry) is dict else None
+        if type(vector) is not str:
+            continue
+        try:
+            size = len(base64.b64decode(vector))
+        except (binascii.Error, ValueError) as err:
+            problem = f"not base64 text ({err})"
+        else:
+            if not size % 4:
+                continue
+            problem = f"{size} bytes, not a whole number of 4-byte float32 numbers"
+        raise WireFormatError(
+            f"response.body.data[{i}].embedding",
+            f"{problem}, where the openai SDK decodes base64 embeddings as float32 ({guess})",
+        )
+
+
 def _lengthed(
     headers: list[tuple[str, str]], status: int, head: bool, body: bytes
 ) -> tuple[tuple[str, str], ...]:
@@ -477,8 +517,12 @@ def replayed(
         kept_as = "text" if "text" in record else "base64" if "base64" in record else None
         if kept_as is None and not body and status not in (204, 205) and not head:
             kept_as = "body"  # none: an answer that carries one, recorded empty
-        if model_api and kept_as is not None and 200 <= status < 300:
-            _check_json_text(body, out, kept_as, _SENT if live else "an edit broke it?")
+        if model_api and 200 <= status < 300:
+            guess = _SENT if live else "an edit broke it?"
+            if kept_as is not None:
+                _check_json_text(body, out, kept_as, guess)
+            else:
+                _check_embeddings(record.get("body"), guess)
         return Replayed(
             status, _lengthed(out, status, head, body), (body,) if body else (), key=key
         )
