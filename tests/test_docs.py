@@ -144,11 +144,12 @@ OTHER_TOOLS = {
     "--global", "--reuse-venv", "--block-network", "--allowed-hosts", "--reruns", "--force-reruns",
     "--count", "--dist", "--keep-duplicates", "--collect-only", "--setup-only", "--setup-plan",
     "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf", "--showlocals",
-    "--full-trace", "--rootdir", "--pdb", "--trace", "--junitxml",  # pytest's
+    "--full-trace", "--rootdir", "--pdb", "--trace", "--junitxml", "--tb",  # pytest's
     "--randomly-dont-reorganize", "--randomly-dont-reset-seed",  # pytest-randomly's
     "--timeout", "--timeout-method",  # pytest-timeout's
     "--logfire", "--no-logfire",  # Logfire's pytest plugin's
     "--disable-socket", "--allow-hosts",  # pytest-socket's
+    "--benchmark-disable",  # pytest-benchmark's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add",  # git's
 }  # fmt: skip
 

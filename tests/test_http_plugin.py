@@ -147,6 +147,35 @@ def test_strict_on_a_test_that_requested_none_of_its_fixtures_names_a_response_c
     )
 
 
+def test_strict_on_a_fixture_requested_fewer_times_than_recorded_names_recording_anew(
+    pytester: pytest.Pytester,
+) -> None:
+    """A test that now sends its request once where it was recorded sending it twice (a
+    loop, pytest-benchmark's rounds) played the fixture: prune keeps it, so the strict
+    error names recording the test anew, not prune."""
+    record_echoes(pytester.path / "tests/fixtures/test_rounds/test_rounds.jsonl", ["one"] * 2)
+    pytester.makepyfile(
+        test_rounds="""
+        def test_rounds(anthropic_client):
+            anthropic_client().messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "one"}]
+            )
+        """
+    )
+    strict = pytester.runpytest("--replaygate-strict")
+    strict.assert_outcomes(passed=1, errors=1)
+    strict.stdout.fnmatch_lines(
+        [
+            "*(POST /v1/messages): requested 1 time(s), 2 responses recorded",
+            "A fixture requested fewer times than it holds responses is one the test now sends "
+            "less often: * prune keeps it, since it was played: record the test anew, `pytest "
+            "'test_rounds.py::test_rounds' --replaygate-record-mode=rerecord "
+            "--replaygate-approve-live`, so that it holds as many responses as the test sends.",
+        ]
+    )
+    assert "replaygate prune" not in strict.stdout.str()
+
+
 def test_strict_does_not_fail_again_a_test_that_failed_on_a_miss(
     pytester: pytest.Pytester,
 ) -> None:

@@ -756,16 +756,43 @@ def replaygate_store(
             lines = unused(store)
             reset_uses(store)
             if lines and not failed:  # a test that failed (a miss, say) said why itself
-                from replaygate.pytest_plugin.strict_shared import prune_hint
-
                 pytest.fail(
                     f"{STRICT_UNUSED}{len(lines)} recorded fixture(s) of {store.path} "
                     "unused by this test:\n  "
                     + "\n  ".join(lines)
                     + ("" if requested else _NONE_REQUESTED)
-                    + (_partly(request.config) or prune_hint(store.path, request.config.rootpath)),
+                    + (_partly(request.config) or _unused_hint(request, store, lines)),
                     pytrace=False,
                 )
+
+
+def _unused_hint(request: pytest.FixtureRequest, store: FixtureStore, lines: list[str]) -> str:
+    """What removes the unused fixtures of a test's own ``store`` (``lines``, as
+    :func:`~replaygate.fixtures.uses.unused_http_lines` says them): ``prune`` for one never
+    requested; for one requested fewer times than it has responses, which ``prune`` keeps
+    (it was played), recording the test anew (from the simulator, where it came from)."""
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
+    from replaygate.fixtures.uses import NEVER_REQUESTED
+    from replaygate.pytest_plugin.strict_shared import prune_hint
+
+    never = any(line.endswith(NEVER_REQUESTED) for line in lines)
+    fewer = not all(line.endswith(NEVER_REQUESTED) for line in lines)
+    hint = prune_hint(store.path, request.config.rootpath) if never else ""
+    if fewer:
+        nodeid = request.node.nodeid
+        command = rerecord_command(request.config, nodeid, "rerecord")
+        simulated = any((f.meta or {}).get("source") == "sim" for f in store)
+        if simulated and simulator_behavior(request.config) is None:
+            command += f" ({PYTEST_SIMULATOR_OPTION})"
+        hint += (
+            "\nA fixture requested fewer times than it holds responses is one the test now "
+            "sends less often: a loop or a retry that no longer runs as often, or "
+            "pytest-benchmark's rounds, which its timing decides unless they are given "
+            "(benchmark.pedantic(..., rounds=N, warmup_rounds=0)) and --benchmark-disable "
+            "makes one. prune keeps it, since it was played: record the test anew, "
+            f"{command}, so that it holds as many responses as the test sends."
+        )
+    return hint
 
 
 _NONE_REQUESTED = (
