@@ -507,6 +507,14 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
         }
 
 
+SocketBlockedError = type("SocketBlockedError", (RuntimeError,), {"__module__": "pytest_socket"})
+"""As pytest-socket raises it for a socket its --disable-socket or --allow-hosts refuses."""
+AllMockedAssertionError = type(
+    "AllMockedAssertionError", (AssertionError,), {"__module__": "respx.models"}
+)
+"""As respx raises it for a request no route of its mock matches."""
+
+
 @pytest.mark.parametrize(
     ("refusal", "told"),
     [
@@ -543,11 +551,28 @@ def test_a_live_send_that_fails_before_any_answer_warns_and_is_not_recorded(
                 "a header value holds a line break",
             ],
         ),
+        (
+            SocketBlockedError("A test tried to use socket.getaddrinfo."),
+            ["pytest-socket refused the socket", "--allow-hosts=127.0.0.1 for the simulator"],
+        ),
+        (
+            AllMockedAssertionError(
+                "RESPX: <Request('POST', 'http://127.0.0.1:1/v1')> not mocked!"
+            ),
+            ["respx refused the request", 'respx.route(host="127.0.0.1").pass_through()'],
+        ),
     ],
-    ids=["closed-loop", "other-loop", "pytest-recording-block", "key-with-a-line-break"],
+    ids=[
+        "closed-loop",
+        "other-loop",
+        "pytest-recording-block",
+        "key-with-a-line-break",
+        "pytest-socket",
+        "respx-not-mocked",
+    ],
 )
 def test_a_send_that_failed_before_any_api_answered_names_its_cause(
-    tmp_path: Path, refusal: str, told: list[str]
+    tmp_path: Path, refusal: str | Exception, told: list[str]
 ) -> None:
     """A live send that failed before any API saw it is told with its cause and remedy,
     not as an API to wait for: an async client used from a second event loop
@@ -558,11 +583,14 @@ def test_a_send_that_failed_before_any_api_answered_names_its_cause(
     ``--replaygate-simulator``)."""
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        raise RuntimeError(refusal)
+        raise refusal if isinstance(refusal, Exception) else RuntimeError(refusal)
 
     with intercept(tmp_path / "failed.jsonl", "record-missing", approve_live=True):
         client = httpx2.Client(transport=httpx2.MockTransport(handler))
-        with pytest.warns(LiveSendFailedWarning) as warned, pytest.raises(RuntimeError):
+        with (
+            pytest.warns(LiveSendFailedWarning) as warned,
+            pytest.raises((RuntimeError, AssertionError)),
+        ):
             client.get("https://example.test/answer")
     (message,) = [str(warning.message) for warning in warned]
     assert all(words in message for words in told), message

@@ -499,8 +499,19 @@ class LocatedError(ReplaygateError):
 class FixtureFormatError(LocatedError):
     """A fixture store holds something that is not a valid fixture.
 
-    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason.
+    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason. The
+    message masks a secret the reason quotes (a field name or a value a hand edit put in
+    the store), as ``replaygate verify`` masks it: it goes to test output and CI logs.
+    ``reason`` is kept as read.
     """
+
+    def __init__(self, file: str, line: int, reason: str) -> None:
+        super().__init__(file, line, reason)
+        from replaygate.sanitize.secret_mask import masked_texts  # imports errors
+
+        (shown,) = masked_texts([reason])
+        if shown != reason:
+            self.args = (f"{located(file, line)}: {shown}",)
 
 
 class StoreWriteError(LocatedError):
@@ -896,7 +907,25 @@ def send_remedy(err: BaseException) -> str:
             "HTTP does not allow (an API key read from a file with its line break: strip "
             "it), then record it again."
         )
-    return OUTAGE_REMEDY
+    return _TEST_TOOL_REMEDIES.get(type(err).__module__.partition(".")[0], OUTAGE_REMEDY)
+
+
+_TEST_TOOL_REMEDIES = {
+    "pytest_socket": (
+        "The API did not fail: pytest-socket refused the socket (its --disable-socket, "
+        "--allow-hosts or disable_socket marker). Allow the host for the run "
+        "(--allow-hosts=127.0.0.1 for the simulator, which --replaygate-simulator serves "
+        "there; the API's host for the live API), then record it again."
+    ),
+    "respx": (
+        "The API did not fail: respx refused the request, which no route of its mock "
+        "matches. Give the mock a pass-through route for the host "
+        '(`respx.route(host="127.0.0.1").pass_through()` for the simulator), then record '
+        "it again."
+    ),
+}
+"""What a live send refused by a test tool's mock or socket guard (by the module of its
+error) tells to do, in place of waiting for the API."""
 
 
 class ReplayErrorCaughtWarning(ReplaygateWarning):
