@@ -949,7 +949,8 @@ def replaygate_exchange(
             "nothing was recorded: the test sent no request replaygate saw. Its client may "
             "use a transport replaygate does not intercept (intercepted: "
             f"{', '.join(installed())}); {RESPONSE_CACHE}; or the test calls no model API "
-            "(a local model, such as pydantic-ai's TestModel or FunctionModel, a fake): "
+            "(a local model, such as pydantic-ai's TestModel or FunctionModel, a fake, the "
+            "SDK method it would call patched: pytest-mock's mocker.patch, unittest.mock.patch): "
             "mark such a test "
             "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
             "mark on its class or module",
