@@ -89,6 +89,22 @@ def test_a_key_named_twice_is_refused_with_file_line_and_path(
     ]
 
 
+def test_a_key_named_twice_that_is_a_token_is_masked_in_the_message(tmp_path: Path) -> None:
+    # verify masked it, but a replay (a test's output, the CI log), run and show printed it
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    store = tmp_path / "s.jsonl"
+    store.write_text(
+        f'{{"key":"{"k" * KEY_LENGTH}","request":{{"{token}":1,"{token}":2}},"response":{{}}}}\n'
+    )
+    with pytest.raises(FixtureFormatError) as err:
+        FixtureStore.open(store)
+    assert str(err.value).endswith(
+        ":1: duplicate key request.<GitHub token #1, 40 characters>: an object names it "
+        "twice; keep one"
+    )
+    assert token in err.value.reason  # as read, for verify to number over its report
+
+
 def test_a_one_file_fixture_naming_a_key_twice_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "store"
     folder.mkdir()
