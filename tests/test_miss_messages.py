@@ -259,6 +259,31 @@ def test_a_prompt_sent_with_other_line_ends_or_a_bom_names_the_cause_and_its_fix
     ) in str(missed.value)
 
 
+def test_an_upload_sent_with_another_guessed_content_type_names_the_cause(tmp_path: Path) -> None:
+    # a file given as a path is sent with the type the machine's MIME table guesses from its
+    # name: recorded where /etc/mime.types knows .m4a, replayed on a slim container image,
+    # the miss said only "if the change was meant, re-record", which no change explains
+    store = tmp_path / "s.jsonl"
+
+    def upload(client: httpx2.Client, kind: str) -> None:
+        files = {"file": ("clip.m4a", b"\xff\xf1m4a", kind)}
+        client.post("https://api.openai.com/v1/audio/transcriptions", files=files)
+
+    answer = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"text": "hi"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=answer) as client:
+        upload(client, "audio/mp4")
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        upload(client, "application/octet-stream")
+    assert (
+        "base64 (multipart file content-type) differs in the content type of an uploaded file, "
+        "sent as 'application/octet-stream' where the recording has 'audio/mp4'"
+    ) in str(missed.value)
+
+
 def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
     # recorded as Rag.jsonl and asked for as rag.jsonl: one file on macOS and Windows,
     # while Linux said "there is no store at .../rag.jsonl: record it first"
