@@ -561,6 +561,10 @@ AllMockedAssertionError = type(
             ),
             ["respx refused the request", 'respx.route(host="127.0.0.1").pass_through()'],
         ),
+        (
+            "No response can be found for POST request on http://127.0.0.1:1/v1/messages",
+            ["pytest-httpx's httpx_mock refused the request", "should_mock=lambda request"],
+        ),
     ],
     ids=[
         "closed-loop",
@@ -569,6 +573,7 @@ AllMockedAssertionError = type(
         "key-with-a-line-break",
         "pytest-socket",
         "respx-not-mocked",
+        "httpx-mock-no-response",
     ],
 )
 def test_a_send_that_failed_before_any_api_answered_names_its_cause(

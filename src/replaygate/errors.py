@@ -907,7 +907,19 @@ def send_remedy(err: BaseException) -> str:
             "HTTP does not allow (an API key read from a file with its line break: strip "
             "it), then record it again."
         )
+    if text.startswith(HTTPX_MOCK_REFUSAL):
+        return (
+            "The API did not fail: pytest-httpx's httpx_mock refused the request, for which "
+            "the test gave it no response. Leave the host to the network "
+            "(`@pytest.mark.httpx_mock(should_mock=lambda request: request.url.host != "
+            '"127.0.0.1")` for the simulator), then record it again.'
+        )
     return _TEST_TOOL_REMEDIES.get(type(err).__module__.partition(".")[0], OUTAGE_REMEDY)
+
+
+HTTPX_MOCK_REFUSAL = "No response can be found for "
+"""How pytest-httpx's refusal of a request it has no response for begins (it raises it as
+``httpx.TimeoutException``)."""
 
 
 _TEST_TOOL_REMEDIES = {
