@@ -14,7 +14,12 @@ from typing import Any
 import pytest
 
 from replaygate import FixtureStore, Message, ModelResponse, RecordingModel, ToolCall, ToolSpec
-from replaygate.errors import FixtureFormatError, NoRuleMatchedError, ScriptExhaustedError
+from replaygate.errors import (
+    FixtureFormatError,
+    NoRuleMatchedError,
+    ScriptExhaustedError,
+    SecretInFixtureError,
+)
 from replaygate.examples.research_copilot import ResearchPolicy, build_registry, run
 from replaygate.fixtures.fingerprint import fixture_key
 from replaygate.fixtures.fixture import Fixture
@@ -452,6 +457,21 @@ def test_a_fake_raises_again_the_error_of_its_own_an_agent_caught(
     with pytest.raises(kept) as info:
         model.raise_caught()
     assert "the code under test caught this error and went on" in info.value.__notes__[0]
+
+
+def test_a_recording_model_raises_again_a_refusal_an_agent_caught(tmp_path: Path) -> None:
+    # eval and record from an agent that fell back on any error went on green, the
+    # refused answer recorded nowhere, and the next replay missed
+    live = ScriptedModel(
+        [ModelResponse(text="your token is ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5")]
+    )
+    store = tmp_path / "s.jsonl"
+    recorder = RecordingModel(live, store, approve_live=True, model="m", max_tokens=8)
+    assert _swallowing(recorder) == "Sorry, something went wrong."
+    with pytest.raises(SecretInFixtureError, match="GitHub token found at response") as info:
+        recorder.raise_caught()
+    assert "the code under test caught this error and went on" in info.value.__notes__[0]
+    assert recorder.recorded == 0
 
 
 def test_an_error_a_function_model_is_given_to_raise_is_not_kept() -> None:

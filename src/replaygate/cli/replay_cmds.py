@@ -248,7 +248,9 @@ def record(
                 **asdict(settings),
             )
             try:
-                print_run(question, run_agent(entry, recorder, question, live_errors()))
+                result = run_agent(entry, recorder, question, live_errors())
+                recorder.raise_caught()  # a refusal the agent caught: nothing recorded
+                print_run(question, result)
             except (SpendingCapError, LocatedError):
                 raise  # exit 2: what was spent, or the file or setting to fix, is in the message
             except AgentRunError as err:

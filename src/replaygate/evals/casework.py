@@ -290,6 +290,7 @@ def _run_case(case: EvalCase, model_for: ModelFor, setup: Setup) -> CaseResult:
         if isinstance(model, SampleRecorder):  # the run went on from a call not recorded
             for said in model.recorder.failed_live:
                 warnings.warn(said, LiveSendFailedWarning, stacklevel=2)
+            model.recorder.raise_caught()  # a refusal the agent caught: nothing recorded
         return output
 
     sampled = run_sampled(sample, case.samples, case.floor, checks_for(case), case=case.id)

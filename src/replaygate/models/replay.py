@@ -319,7 +319,7 @@ class ReplayModel(_FixtureModel, KeepsRaised[ReplaygateError]):
             return self._replayed(hit, at)
 
 
-class RecordingModel(_FixtureModel):
+class RecordingModel(_FixtureModel, KeepsRaised[ReplaygateError]):
     """Records a live model's responses as fixtures, on explicit approval only.
 
     ``record-missing`` replays what is recorded and calls ``live`` for the rest;
@@ -340,7 +340,10 @@ class RecordingModel(_FixtureModel):
     exactly what replay will give it (stable tool-use ids, constructed personal data),
     and its next request already carries them. ``cap`` bounds what the live calls may
     spend (:class:`~replaygate.fixtures.spending.SpendingCap`): a call that could pass it
-    is not sent.
+    is not sent. What it refuses (a request or an answer holding a secret, an answer no
+    fixture can keep, the cap) is kept in :attr:`raised`, as a replay's miss is: an agent
+    that catches it and goes on recorded nothing for that call, and :meth:`raise_caught`
+    raises it once the agent returned.
     """
 
     def __init__(
@@ -378,6 +381,7 @@ class RecordingModel(_FixtureModel):
         super().__init__(session, settings, sample)
         self.live = live
         self.mode = mode
+        self.raised: list[ReplaygateError] = []
         self.failed_live: list[str] = []
         """What :class:`~replaygate.errors.LiveSendFailedWarning` says of each live call that
         failed (an API's error answer, a timeout): nothing was recorded for it, so code that
@@ -400,7 +404,7 @@ class RecordingModel(_FixtureModel):
         sharing the model complete one at a time: the answers of identical sends are
         stored in the order the sends took their places, each where replay looks for it
         (in parallel they were stored out of place, lost, or read back before written)."""
-        with self._one_at_a_time:
+        with self._one_at_a_time, self.keeping(ReplaygateError):
             return self._complete(messages, tools)
 
     def _complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
