@@ -284,6 +284,31 @@ def test_an_upload_sent_with_another_guessed_content_type_names_the_cause(tmp_pa
     ) in str(missed.value)
 
 
+def test_a_list_sent_in_another_order_names_the_cause(tmp_path: Path) -> None:
+    # the openai SDK's file_batches.upload_and_poll lists its files in the order their
+    # concurrent uploads end: most replays missed, told only "if the change was meant,
+    # re-record", which records another order again
+    store = tmp_path / "s.jsonl"
+    url = "https://api.openai.com/v1/vector_stores/vs_1/file_batches"
+    answer = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "vsfb_1"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=answer) as client:
+        client.post(url, json={"file_ids": ["file-a", "file-b"]})
+    notes = []
+    for path in (url, "https://api.example.com/v1/merge"):
+        with (
+            block_network(),
+            httpx2_client(store) as client,
+            pytest.raises(FixtureMismatchError) as missed,
+        ):
+            client.post(path, json={"file_ids": ["file-b", "file-a"]})
+        notes.append(str(missed.value).splitlines()[-1])
+    assert notes[0].startswith(
+        "body.file_ids holds the values recorded, in another order: the openai SDK's "
+        "vector_stores.file_batches.upload_and_poll lists the files in the order their uploads end"
+    )
+    assert "a list built in the order concurrent work ends" in notes[1]
+
+
 def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
     # recorded as Rag.jsonl and asked for as rag.jsonl: one file on macOS and Windows,
     # while Linux said "there is no store at .../rag.jsonl: record it first"
