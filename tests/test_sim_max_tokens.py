@@ -169,3 +169,50 @@ def test_claude_cut_after_its_thinking_keeps_the_thinking_first(sim: Simulator) 
         assert (cut.stop_reason, cut.usage.output_tokens) == ("max_tokens", 1100)
         assert [block.type for block in cut.content] == ["thinking", "text"]
         assert f"echo: {LONG * 100}".startswith(cut.content[1].text)
+
+
+GEMINI = {"x-goog-api-key": "AIza-k"}
+STOPPED = [{"role": "user", "content": "one STOP two"}]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "headers", "read", "expected"),
+    [
+        (
+            "/v1/messages",
+            {"model": "m", "max_tokens": 64, "stop_sequences": ["two", "STOP"],
+             "messages": STOPPED},
+            ANTHROPIC,
+            lambda a: (a["content"][0]["text"], a["stop_reason"], a["stop_sequence"]),
+            ("echo: one ", "stop_sequence", "STOP"),
+        ),
+        (
+            "/v1/chat/completions",
+            {"model": "g", "stop": "STOP", "messages": STOPPED},
+            OPENAI,
+            lambda a: (a["choices"][0]["message"]["content"], a["choices"][0]["finish_reason"]),
+            ("echo: one ", "stop"),
+        ),
+        (
+            "/v1beta/models/gemini-2.5-flash:generateContent",
+            {"contents": [{"role": "user", "parts": [{"text": "one STOP two"}]}],
+             "generationConfig": {"stopSequences": ["STOP"]}},
+            GEMINI,
+            lambda a: (a["candidates"][0]["content"]["parts"][0]["text"],
+                       a["candidates"][0]["finishReason"]),
+            ("echo: one ", "STOP"),
+        ),
+    ],
+    ids=["anthropic", "chat", "gemini"],
+)  # fmt: skip
+def test_an_answer_stops_at_the_first_stop_sequence_it_holds(
+    sim: Simulator,
+    path: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    read: Any,
+    expected: tuple[str, ...],
+) -> None:
+    """The simulator ignored stop sequences: a ReAct agent's "Observation:" came back with
+    what follows it, which the API never sends, and the recording stored it."""
+    assert read(_post(sim, path, body, headers)) == expected

@@ -78,6 +78,20 @@ def estimate_usage(
     return ModelResponse(response.text, response.tool_calls, response.stop_reason, usage)
 
 
+def stopped_at(
+    response: ModelResponse, sequences: Sequence[str]
+) -> tuple[ModelResponse, str | None]:
+    """``response`` stopped at the first of ``sequences`` its text holds, as the APIs stop
+    an answer there (its text before it, no tool call after it, ``stop_reason``
+    ``stop_sequence``; the usage a behaviour gave kept), and the sequence it stopped at;
+    else itself and None."""
+    found = [(response.text.find(s), s) for s in sequences if s in response.text]
+    if not found:
+        return response, None
+    at, sequence = min(found)
+    return ModelResponse(response.text[:at], (), "stop_sequence", response.usage), sequence
+
+
 def cut_at(response: ModelResponse, limit: int | None) -> ModelResponse:
     """``response`` cut at ``limit`` output tokens, as the APIs cut an answer (its text to
     the characters of that many tokens, ``stop_reason`` ``max_tokens``), when its text
@@ -396,6 +410,7 @@ class SimApp:
         one_call, forced = endpoint.one_call(request), endpoint.forced(request)
         schema = endpoint.json_schema(request)
         draw = self._answers.peek(conversation[0], conversation[1])
+        sequence: str | None = None  # the stop sequence the first answer stopped at
         for choice in range(endpoint.choices(request)):
             try:
                 answer = self.behavior.respond(conversation[0], offered)
@@ -418,6 +433,8 @@ class SimApp:
                 return self._failed(provider, err, request_id)
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
+            answer, stopped = stopped_at(answer, endpoint.stop_sequences(request))
+            sequence = stopped if choice == 0 else sequence
             answers.append(cut_at(estimate_usage(answer, *conversation), limit))
         self._answers.take(draw)
         sentences = endpoint.thinking(request)
@@ -427,6 +444,8 @@ class SimApp:
         try:
             tag = draw.tag(self.seed, response)
             wire = endpoint.render(request, conversation, response, tag, thought)
+            if sequence is not None and response.stop_reason == "stop_sequence":
+                wire = endpoint.stopped_by(wire, sequence)
             if more:
                 wire = endpoint.with_choices(request, wire, more)
         except ValueError as err:  # an answer this API cannot give (pause_turn but Anthropic's)

@@ -159,6 +159,14 @@ class Endpoint(ABC):
         """The most output tokens the (valid) request allows, or None for no limit."""
         return None
 
+    def stop_sequences(self, request: SimRequest) -> tuple[str, ...]:
+        """The texts at which the (valid) request asks the answer to stop, none by default."""
+        return ()
+
+    def stopped_by(self, wire: dict[str, Any], sequence: str) -> dict[str, Any]:
+        """``wire`` naming the stop sequence its answer stopped at, where the API names it."""
+        return wire
+
     def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         """The tools of ``tools`` the request's tool choice lets the model call."""
         return list(tools)
@@ -367,6 +375,12 @@ def _limit(body: Mapping[str, Any], *names: str) -> int | None:
     return None
 
 
+def _texts(given: Any) -> tuple[str, ...]:
+    """The stop sequences a request gives (one text, or a list of them), empty ones left out."""
+    given = [given] if isinstance(given, str) else given
+    return tuple(t for t in given if isinstance(t, str) and t) if isinstance(given, list) else ()
+
+
 def _thread_problem(thread: Any) -> Invalid | None:
     if thread is None or (isinstance(thread, Mapping) and thread.get("type") == "create"):
         return None
@@ -403,6 +417,12 @@ class AnthropicMessages(Endpoint):
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_tokens")
+
+    def stop_sequences(self, request: SimRequest) -> tuple[str, ...]:
+        return _texts(request.body.get("stop_sequences"))
+
+    def stopped_by(self, wire: dict[str, Any], sequence: str) -> dict[str, Any]:
+        return {**wire, "stop_sequence": sequence}
 
     def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         choice = request.body.get("tool_choice")
@@ -522,6 +542,9 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_completion_tokens", "max_tokens")
+
+    def stop_sequences(self, request: SimRequest) -> tuple[str, ...]:
+        return _texts(request.body.get("stop"))
 
     def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
         choice = request.body.get("tool_choice")
@@ -1219,6 +1242,10 @@ class GeminiGenerateContent(Endpoint):
     def output_limit(self, request: SimRequest) -> int | None:
         config = request.body.get("generationConfig")
         return _limit(config, "maxOutputTokens") if isinstance(config, Mapping) else None
+
+    def stop_sequences(self, request: SimRequest) -> tuple[str, ...]:
+        config = request.body.get("generationConfig")
+        return _texts(config.get("stopSequences")) if isinstance(config, Mapping) else ()
 
     def choices(self, request: SimRequest) -> int:
         config = request.body.get("generationConfig")
