@@ -138,3 +138,18 @@ def test_a_miss_of_a_request_holding_a_key_leaves_no_locals_in_the_report(tmp_pa
         )
     assert missed["m"] == (True, [])
     assert missed["y"][0] is False and missed["y"][1]  # a miss holding no key keeps its locals
+
+
+def test_a_request_refused_for_a_key_leaves_no_locals_in_the_report(tmp_path: Path) -> None:
+    # recording, its message named the field alone, but --tb=long and -l printed the key
+    # from the frames that held the request
+    store = tmp_path / "r.jsonl"
+    body = {"messages": [{"content": f"my key is {KEY}"}]}
+    with (
+        httpx2_client(store, "record-missing", approve_live=True) as client,
+        pytest.raises(SecretInFixtureError, match="refusing to send this request") as err,
+    ):
+        client.post("http://127.0.0.1:9/v1/messages", json=body)
+    assert err.value.__traceback__ is not None  # from this test's frame, still running
+    forget_secret_locals(err.value)
+    assert locals_holding(err.value.__traceback__.tb_next, KEY[20:60]) == []

@@ -2,12 +2,13 @@
 
 A live answer refused for a secret went through the frames of the HTTP client, the SDK
 and the code under test (a body's chunks, a stream's events, the text joined so far); a
-request that holds a key misses on replay (no recording could have stored it), and the
-same frames hold the request. ``pytest -l`` (``--showlocals``), and ``--tb=long`` for each
-function's arguments, would print them to the terminal, a ``--junitxml`` report and the
-CI log, key included, where the error's own message masks it. The frames of such an error
-are cleared before pytest reports it, so the report shows their code and the message (the
-field and the rule, the masked diff), no value.
+request that holds a key is refused while recording and misses on replay (no recording
+could have stored it), and the same frames hold the request. ``pytest -l``
+(``--showlocals``), and ``--tb=long`` for each function's arguments, would print them to
+the terminal, a ``--junitxml`` report and the CI log, key included, where the error's own
+message masks it or names only its field. The frames of such an error are cleared before
+pytest reports it, so the report shows their code and the message (the field and the
+rule, the masked diff), no value.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from replaygate.errors import FixtureMismatchError, SecretInFixtureError, except
 
 
 def about_a_secret(failed: BaseException) -> bool:
-    """Whether ``failed``, or an error it was raised from, refused a live answer holding a
-    secret (not a request, which the test's own code built and nothing sent), or is a miss
-    whose message masks a secret the request holds."""
+    """Whether ``failed``, or an error it was raised from, refused a request or a live
+    answer holding a secret, or is a miss whose message masks a secret the request holds."""
     return any(
-        (isinstance(error, SecretInFixtureError) and not error.before_send)
+        isinstance(error, SecretInFixtureError)
         or (isinstance(error, FixtureMismatchError) and error.masked)
         for error in exception_chain(failed)
     )
