@@ -11,10 +11,12 @@ import types
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 
 from replaygate.fixtures import hits
 from replaygate.fixtures.fixture import make_meta, now_iso
+from replaygate.sim import FaultPlan, Simulator
 from replaygate.wall_clock import wall_now, wall_seconds
 
 FROZEN = datetime(2020, 1, 1, tzinfo=UTC).timestamp()
@@ -53,3 +55,23 @@ def test_a_travelling_time_machine_is_read_through_its_escape_hatch(
     assert wall_now().timestamp() == pytest.approx(real)
     travelling[0] = False  # its hatch refuses to be read then: the system's clock is
     assert wall_seconds() == FROZEN
+
+
+def test_the_simulator_ends_a_slow_reply_s_pause_while_time_monotonic_is_frozen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """freezegun stops ``time.monotonic``, which asyncio's loops read: the in-process
+    simulator's pause before a slow reply never ended, and the client timed out."""
+    question = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
+    with Simulator(
+        behavior="echo", faults=FaultPlan.from_rates({"slow": 1.0}, slow_delay=0.01)
+    ) as sim:
+        monkeypatch.setattr(time, "monotonic", lambda: 1.0)
+        reply = httpx.post(
+            f"{sim.url}/v1/chat/completions",
+            json=question,
+            headers={"authorization": "Bearer k"},
+            timeout=3,
+        )
+        monkeypatch.undo()
+    assert reply.json()["choices"][0]["message"]["content"] == "echo: hi"

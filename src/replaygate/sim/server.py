@@ -28,6 +28,7 @@ from replaygate.sim.drift import DriftPlan, DriftRule, DriftSpec
 from replaygate.sim.faults import FaultPlan, FaultSpec
 from replaygate.sim.replies import MAX_BODY, Reply
 from replaygate.sim.streaming import DEFAULT_CHUNK
+from replaygate.wall_clock import steady_seconds
 
 log = logging.getLogger(__name__)
 _READ_SIZE = 65536
@@ -258,7 +259,8 @@ class Simulator:
 
     def _run(self) -> None:
         try:
-            asyncio.run(self._main())
+            with asyncio.Runner(loop_factory=_steady_loop) as runner:
+                runner.run(self._main())
         except BaseException as err:  # reported to start() when it happens before ready
             if not self._ready.is_set():
                 self._error = err
@@ -476,6 +478,15 @@ async def _refuse(
         async with asyncio.timeout(_LINGER):
             while await reader.read(_READ_SIZE):
                 pass
+
+
+def _steady_loop() -> asyncio.AbstractEventLoop:
+    """The simulator's event loop, timed by a clock a test's frozen one does not stop
+    (freezegun stops ``time.monotonic``, which asyncio's loops read): a slow reply's pause
+    and its other waits end while the code under test runs at a frozen time."""
+    loop = asyncio.new_event_loop()
+    loop.time = steady_seconds  # type: ignore[method-assign]
+    return loop
 
 
 async def _send(conn: h11.Connection, writer: asyncio.StreamWriter, reply: Reply) -> bool:
