@@ -13,10 +13,10 @@ from types import TracebackType
 import httpx2
 import pytest
 
-from replaygate.errors import FixtureMismatchError, ReplayErrorCaughtWarning, SecretInFixtureError
+from replaygate.errors import FixtureMismatchError, SecretInFixtureError
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import httpx2_async_client, httpx2_client, intercept
+from replaygate.http import Exchange, httpx2_async_client, httpx2_client
 from replaygate.models.types import ModelResponse
 from replaygate.pytest_plugin.secret_locals import forget_secret_locals
 from replaygate.sim import Simulator
@@ -106,16 +106,14 @@ def test_a_refused_answer_the_code_caught_is_raised_again(sim: Simulator, tmp_pa
             return "fallback"
 
     store = tmp_path / "c.jsonl"
-    with (
-        pytest.warns(ReplayErrorCaughtWarning, match="Anthropic API key found at response"),
-        intercept(store, "record-missing", approve_live=True) as session,
-        httpx2.Client(
-            base_url=sim.url, headers={"x-api-key": "t", "anthropic-version": "2023-06-01"}
-        ) as client,
-    ):
+    exchange = Exchange(store, mode="record-missing", approve_live=True)
+    headers = {"x-api-key": "t", "anthropic-version": "2023-06-01"}
+    with httpx2_client(exchange, base_url=sim.url, headers=headers) as client:
         assert ask(client) == "fallback"
-    (refused,) = session.raised
+    (refused,) = exchange.raised
     assert isinstance(refused, SecretInFixtureError)
+    with pytest.raises(SecretInFixtureError, match="Anthropic API key found at response"):
+        exchange.raise_caught()
     assert not store.exists()
 
 
