@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
+import struct
 from typing import Any
 
 import pytest
@@ -128,6 +130,20 @@ def test_a_file_s_base64_in_a_tool_s_text_result_is_no_token(start: bytes) -> No
     assert _found(beside, {"status": 200}) == [("request.messages[0].content", FREE)]
     unknown = {"messages": [{"role": "tool", "content": _file(b"\x00\x01\x02\x03")}]}
     assert _found(unknown, {"status": 200}) == [("request.messages[0].content", FREE)]
+
+
+def test_a_vector_of_numbers_sent_as_base64_is_no_token() -> None:
+    """An embedding sent as base64 to a vector database or a search service (an upsert, a
+    query vector), in a field of any name or a line of a file, was refused as a
+    high-entropy token, and no known_safe entry let it through: it is read as a file's
+    base64 is. Random bytes as long (a key), or a key beside it, are still refused."""
+    vector = struct.pack("<256f", *(math.sin(k) / 16 for k in range(256)))
+    data = base64.b64encode(vector).decode()
+    sent = {"points": [{"id": "a", "vector": data}], "file": f"id,vector\n1,{data}\n"}
+    assert _found(sent, {"status": 200}) == []
+    for value in (base64.b64encode(os.urandom(1024)).decode(), f"{data} {KEY}"):
+        found = _found({"points": [{"id": "a", "vector": value}]}, {"status": 200})
+        assert found == [("request.points[0].vector", FREE)]
 
 
 def test_a_plain_text_document_s_data_is_read_as_text() -> None:

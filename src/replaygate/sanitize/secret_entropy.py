@@ -18,7 +18,8 @@ A credential without a known prefix is found two ways:
   (:func:`name_list`: a PDF font's glyph names). Values of fields that hold encoded data
   (by the object they stand in, :func:`encoded_field`, and by where they stand,
   :func:`is_encoded_path`), data URLs (:data:`DATA_URL`) and the base64 of an image, an
-  audio or a PDF file (:func:`file_run`) wherever they stand, and JSON held as text (read
+  audio or a PDF file (:func:`file_run`) or of a vector of numbers (:func:`vector_run`)
+  wherever they stand, and JSON held as text (read
   string by string with its field names, :mod:`.secret_held`) are left to the token
   families and the credential contexts.
 
@@ -35,6 +36,7 @@ import binascii
 import math
 import re
 import string
+import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -204,9 +206,39 @@ def file_run(run: str) -> bool:
     return binary_file(head) or head.startswith(PDF_START)
 
 
+VECTOR_READ = 128
+"""The characters of a base64 run read as float32 numbers by :func:`vector_run` (96 bytes,
+24 numbers)."""
+VECTOR_EXPONENTS = range(127 - 24, 127 + 17)
+"""The biased exponents of float32 numbers from 2^-24 to just under 2^17 in magnitude."""
+
+
+def vector_run(run: str) -> bool:
+    """Whether a base64 run (:data:`FILE_RUN`) is a vector of float32 numbers, as an
+    embedding is sent as base64 (to a vector database, a search service) or kept in a file:
+    a whole number of them, the first (up to :data:`VECTOR_READ` characters) each 0 or of a
+    magnitude from 2^-24 to 2^17 (:data:`VECTOR_EXPONENTS`). Random bytes (a key) read so
+    give such a number about one time in six: the 12 of the shortest run, about one key in
+    3 billion."""
+    if len(run) % 4 or len(run.rstrip("=")) * 3 // 4 % 4:
+        return False
+    try:
+        raw = base64.b64decode(run[:VECTOR_READ], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    words = struct.unpack(f"<{len(raw) // 4}I", raw[: len(raw) // 4 * 4])
+    return all(
+        (word & 0x7FFFFFFF) == 0 or ((word >> 23) & 0xFF) in VECTOR_EXPONENTS for word in words
+    )
+
+
 def _without_files(text: str) -> str:
-    """``text`` with the base64 of each file in it (:func:`file_run`) taken out."""
-    return FILE_RUN.sub(lambda run: " " if file_run(run.group()) else run.group(), text)
+    """``text`` with the base64 of each file (:func:`file_run`) and vector of numbers
+    (:func:`vector_run`) in it taken out."""
+    return FILE_RUN.sub(
+        lambda run: " " if file_run(run.group()) or vector_run(run.group()) else run.group(),
+        text,
+    )
 
 
 ENCODED_TEXT_LEAST = 1024
@@ -613,7 +645,8 @@ def detect_context(
     """The credential-context or entropy finding in ``text`` (under ``field_name``), or None.
     Encoded data (``encoded``: :func:`encoded_field`, :func:`is_encoded_path`) gets no
     free-standing check, nor does the base64 of a data URL (:data:`DATA_URL`) or of an
-    image, audio or PDF file (:func:`file_run`) anywhere in the text, nor, when ``held``
+    image, audio or PDF file (:func:`file_run`) or of a vector of float32 numbers
+    (:func:`vector_run`) anywhere in the text, nor, when ``held``
     (the caller reads its strings with their field names), the JSON held in it
     (:func:`~.secret_held.outside_held_json`).
 
