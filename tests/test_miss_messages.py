@@ -306,7 +306,7 @@ def test_a_list_sent_in_another_order_names_the_cause(tmp_path: Path) -> None:
         "body.file_ids holds the values recorded, in another order: the openai SDK's "
         "vector_stores.file_batches.upload_and_poll lists the files in the order their uploads end"
     )
-    assert "a list built in the order concurrent work ends" in notes[1]
+    assert "a list built from a set (whose order of strings changes" in notes[1]
 
 
 def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
