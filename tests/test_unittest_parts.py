@@ -7,17 +7,20 @@ import unittest
 
 import pytest
 
-from replaygate.errors import ReplaygateError
+from replaygate.errors import FixtureMismatchError, ReplaygateError, SecretInFixtureError
 from replaygate.pytest_plugin.caught import caught_message
 from replaygate.unittest_parts import unittest_took
 
 
-def _left(test: str) -> tuple[ReplaygateError, unittest.TestResult]:
-    """The replay error that left ``test`` of a unittest case, and the case's result."""
+def _left(
+    test: str, made: ReplaygateError | None = None
+) -> tuple[ReplaygateError, unittest.TestResult]:
+    """The replay error (a miss, else ``made``) that left ``test`` of a unittest case, and
+    the case's result."""
     raised: list[ReplaygateError] = []
 
     def miss() -> None:
-        error = ReplaygateError("no fixture recorded for this request")
+        error = made or FixtureMismatchError("no fixture recorded for this request")
         raised.append(error)
         raise error
 
@@ -66,3 +69,14 @@ def test_a_miss_an_expected_failure_passed_is_named_as_that() -> None:
         "takes any error for the failure the test expects and passes it, so the miss did not "
         "fail it: a miss must reach the test."
     )
+
+
+def test_an_error_other_than_a_miss_is_named_by_its_class() -> None:
+    # a refusal of a live answer (kept as a replay error) was called a miss, and the test
+    # told to catch FixtureMismatchError, which would not catch it
+    refused = SecretInFixtureError("response.body.key", "Anthropic API key")
+    error, _ = _left("test_expected", refused)
+    said = caught_message([error], frozenset())
+    assert "so the replay error did not fail it: a replay error must reach the test." in said
+    assert "(pytest.raises(SecretInFixtureError), except SecretInFixtureError)" in said
+    assert "miss" not in said.split("The first:")[0]

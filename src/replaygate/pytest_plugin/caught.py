@@ -40,7 +40,7 @@ import pytest
 from _pytest.outcomes import Failed
 
 from replaygate.code_objects import code_within
-from replaygate.errors import ReplaygateError, exception_chain, request_of
+from replaygate.errors import FixtureMismatchError, ReplaygateError, exception_chain, request_of
 from replaygate.unittest_parts import unittest_took
 
 if TYPE_CHECKING:
@@ -362,18 +362,25 @@ def hidden_note(errors: list[ReplaygateError]) -> str:
     )
 
 
+def _kind(error: ReplaygateError) -> str:
+    """What ``error`` is called in the message: a miss of the store, or any other replay
+    error (a live answer the recording refused, a send the network block stopped)."""
+    return "miss" if isinstance(error, FixtureMismatchError) else "replay error"
+
+
 def caught_message(errors: list[ReplaygateError], test: frozenset[CodeType]) -> str:
     """Why the test fails: the first caught error (where the test caught it, when it did),
     and whether there were more."""
     more = " (the first of several)" if len(errors) > 1 else ""
     how = _where(errors[0], test)[1]
     if how is not None:
+        what, name = _kind(errors[0]), type(errors[0]).__name__
         return (
-            f"replaygate: the test caught a replay error{more} {how}, so the miss did not "
-            "fail it: a miss must reach the test. The first:\n"
+            f"replaygate: the test caught a replay error{more} {how}, so the {what} did not "
+            f"fail it: a {what} must reach the test. The first:\n"
             f"{errors[0]}\n"
-            "If the miss is what the test checks, catch it by name "
-            "(pytest.raises(FixtureMismatchError), except FixtureMismatchError) or mark it "
+            f"If the {what} is what the test checks, catch it by name "
+            f"(pytest.raises({name}), except {name}) or mark it "
             f"@pytest.mark.replaygate({ALLOW_FLAG}=True)."
         )
     return (
