@@ -948,7 +948,10 @@ def replaygate_exchange(
         failure = pytest.fail.Exception(
             "nothing was recorded: the test sent no request replaygate saw. Its client may "
             "use a transport replaygate does not intercept (intercepted: "
-            f"{', '.join(installed())}); {RESPONSE_CACHE}; or the test calls no model API "
+            f"{', '.join(installed())}); {RESPONSE_CACHE}; a job it queued may have sent "
+            "after it returned (a task queue's worker thread: wait for the job in the test, "
+            "else its request is recorded into the next test's store); or the test calls no "
+            "model API "
             "(a local model, such as pydantic-ai's TestModel or FunctionModel, a fake, the "
             "SDK method it would call patched: pytest-mock's mocker.patch, unittest.mock.patch): "
             "mark such a test "
