@@ -243,10 +243,10 @@ def test_a_call_by_get_or_delete_is_free_and_a_post_naming_no_model_says_so() ->
     for method in ("GET", "DELETE"):
         cap.reserve({"method": method, "path": "/v1/models?limit=5", "body": None})
         assert cap.charge({"method": method, "path": "/v1/files/file_1", "body": None}, {}) == 0
-    with pytest.raises(SpendingCapError) as refused:
-        cap.reserve({"method": "POST", "path": "/v1/files", "body": {"base64": "AAAA"}})
+    with pytest.raises(SpendingCapError) as refused:  # an OpenAI batch: its file holds them
+        cap.reserve({"method": "POST", "path": "/v1/batches", "body": {"input_file_id": "f"}})
     assert str(refused.value).startswith(
-        "POST /v1/files names no model (in its body, its form or its path)"
+        "POST /v1/batches names no model (in its body, its form or its path)"
     )
     assert "<no model named>" not in str(refused.value)
 
@@ -267,6 +267,29 @@ def test_a_message_batch_is_bounded_by_its_requests_at_their_models_prices() -> 
     many = {**request, "body": {"requests": requests * 2000}}
     with pytest.raises(SpendingCapError, match=r"the next call to 'a, b' could cost up to 6\.0"):
         cap.reserve(many)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/files",
+        "/upload/v1beta/files?uploadType=multipart",
+        "/v1/uploads",
+        "/v1/uploads/upload_1/parts",
+        "/v1/uploads/upload_1/complete",
+    ],
+)
+def test_a_file_s_upload_is_free(path: str) -> None:
+    """A live recording under pytest's default cap of client.beta.files.upload(...) or
+    client.files.create(...) failed: 'POST /v1/files names no model', so an agent reading
+    a document could be recorded with no cap only, its model calls unbounded too."""
+    cap = SpendingCap(5.0, shipped_prices())
+    request = {"method": "POST", "path": path, "body": {"base64": "AAAA"}}
+    cap.reserve(request)
+    assert cap.charge(request, {"status": 200, "body": {"id": "file_1"}}) == 0
+    assert (cap.spent, cap.reserved, cap.calls) == (0, 0, 1)
+    with pytest.raises(SpendingCapError, match="names no model"):  # not any path's end
+        cap.reserve({**request, "path": path.split("?")[0] + "x"})
 
 
 @pytest.mark.parametrize(
