@@ -799,7 +799,9 @@ _NONE_REQUESTED = (
     "\nThe test requested none of its fixtures: if its code still calls a model, a response "
     "cache of its own answered it (DSPy's, kept on disk between runs; LiteLLM's "
     "litellm.cache): turn it off in tests (docs/frameworks.md) rather than prune what a "
-    "replay without that cache needs."
+    "replay without that cache needs; or a worker process it started by spawn or "
+    "forkserver played them through an intercept() of its own, which the test does not "
+    "see (docs/frameworks.md#background-jobs-and-worker-processes)."
 )
 """What a test's own store found wholly unused adds to ``--replaygate-strict``'s error."""
 
