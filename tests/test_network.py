@@ -237,6 +237,19 @@ def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(
     assert "DSPy" not in str(other.value)
 
 
+def test_a_lookup_of_pytest_socket_s_allowed_host_names_says_to_give_addresses() -> None:
+    """pytest-socket looks up the host names of its --allow-hosts as each test is set up,
+    which an offline session refuses for every test: the refusal says to give addresses."""
+    sender = {"__name__": "pytest_socket", "socket": socket}
+    with block_network(), pytest.raises(NetworkBlockedError) as error:
+        exec("socket.gethostbyname('db.example.com')", sender)
+    assert str(error.value).endswith(
+        "pytest-socket looks up each host name its --allow-hosts gives as every test is set "
+        "up, a lookup this offline session refuses: give it addresses "
+        "(--allow-hosts=127.0.0.1,10.0.0.5), which need no lookup."
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 def test_a_worker_started_afresh_inside_a_block_runs_its_work_blocked(method: str) -> None:

@@ -193,9 +193,17 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
         "sockets of its own: give the tests' models dspy.LM(..., engine='litellm'), which "
         "sends through LiteLLM's httpx clients.",
     ),
+    (
+        "pytest_socket",
+        " pytest-socket looks up each host name its --allow-hosts gives as every test is set "
+        "up, a lookup this offline session refuses: give it addresses "
+        "(--allow-hosts=127.0.0.1,10.0.0.5), which need no lookup.",
+    ),
 )
-"""Packages that send model calls through an HTTP client of their own, and how to have
-them send through one replaygate intercepts: a refusal made by one ends with it."""
+"""Packages whose refusals a word of their own explains, and that word: a refusal made by
+one ends with it. Those that send model calls through an HTTP client of their own (how to
+have them send through one replaygate intercepts), and pytest-socket, whose allow-list of
+host names is looked up before each test."""
 
 
 def own_transport_remedy(caller: str) -> str:
