@@ -174,6 +174,34 @@ def test_a_response_that_cannot_be_replayed_is_reported(clean: Path, tmp_path: P
     ]
 
 
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda r: r.pop("headers"), "request.headers: missing; every HTTP request's envelope"),
+        (lambda r: r.pop("body"), "request: holds no body; every HTTP request's envelope"),
+        (lambda r: r.update(text="hi"), "request: holds body and text both; every"),
+        (lambda r: r.update(method="post"), "request.method: 'post' is not upper case"),
+        (lambda r: r.update(query="a=1"), "request.query: no HTTP request's envelope holds"),
+    ],
+    ids=["no-headers", "no-body", "two-bodies", "lower-case-method", "unknown-field"],
+)
+def test_an_http_request_no_send_can_match_is_reported(
+    clean: Path, tmp_path: Path, edit: Any, said: str
+) -> None:
+    """A fixture written by hand with its key computed from its request, but lacking a
+    field every envelope holds ("headers": {}, "body": null), passed verify, and every
+    replay of it missed."""
+    http = next(f for f in FixtureStore.open(clean) if "method" in f.request)
+    request = json.loads(json.dumps(http.request))
+    edit(request)
+    store = tmp_path / "hand.jsonl"
+    store.write_bytes(Fixture.create(request, list(http.responses), http.meta).to_line())
+    code, lines = verify(str(store))
+    assert code == 1
+    assert lines[0].startswith(f"{store}:1: {said}"), lines
+    assert lines[0].endswith(", so no request sent can match this fixture"), lines
+
+
 def test_a_fixture_in_the_folder_of_another_version_is_reported(tmp_path: Path) -> None:
     root = tmp_path / "fixtures"
     loc = FixtureStore.open(root).put(engine_fixture("q"))

@@ -449,6 +449,44 @@ def envelope(
     return env
 
 
+BODY_FIELDS = ("body", "text", "base64")
+"""The field an envelope holds its body in: JSON, else UTF-8 text, else base64
+(:func:`body_field`)."""
+_ENVELOPE_FIELDS = frozenset({"method", "path", "headers", "host", *BODY_FIELDS})
+
+
+def envelope_problems(request: dict[str, Any]) -> list[str]:
+    """Why ``request``, a stored HTTP envelope (one with a method and a path), can match
+    no request sent, each reason naming its field: a field every envelope holds is missing
+    or of another kind, one no envelope holds is there, or the method is not written as
+    sent (a fixture written by hand, or edited). Empty for an envelope :func:`envelope`
+    could make."""
+    problems = []
+    method = request.get("method")
+    if not isinstance(method, str) or method != method.upper():
+        problems.append(f"request.method: {method!r} is not upper case, as every method sent is")
+    headers = request.get("headers")
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        got = "missing" if "headers" not in request else f"not an object of texts: {headers!r}"
+        problems.append(
+            f"request.headers: {got}; every HTTP request's envelope holds the headers it "
+            "kept ({} for none)"
+        )
+    bodies = [name for name in BODY_FIELDS if name in request]
+    if len(bodies) != 1:
+        got = f"{' and '.join(bodies)} both" if bodies else "no body"
+        problems.append(
+            f"request: holds {got}; every HTTP request's envelope holds its body in exactly "
+            'one of body, text and base64 ("body": null for an empty one)'
+        )
+    problems.extend(
+        f"request.{name}: no HTTP request's envelope holds this field (it holds method, "
+        "path, headers, body, text or base64, and host)"
+        for name in sorted(set(request) - _ENVELOPE_FIELDS)
+    )
+    return [f"{reason}, so no request sent can match this fixture" for reason in problems]
+
+
 def _too_deep(body: bytes) -> UnstorableValueError:
     """The refusal of a JSON request ``body`` nested deeper than a store line holds,
     naming its deepest field as a recording names it: no fixture can hold the request,

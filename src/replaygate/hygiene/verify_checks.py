@@ -28,10 +28,12 @@ from replaygate.fixtures.fixture import (
 )
 from replaygate.fixtures.store import SampleLine
 from replaygate.fixtures.store.added import NULL_SAMPLE
+from replaygate.http.envelope import envelope_problems
 from replaygate.hygiene.number_forms import floats_written_whole
 from replaygate.hygiene.verify_key import request_digest
 from replaygate.hygiene.verify_replay import (
     NO_READER,
+    is_http_reader,
     reader_of,
     replays_plainly,
     response_problems,
@@ -116,7 +118,7 @@ def prepare(
     except CanonicalFormError as err:
         return Prepared(key, b"", NO_READER, False, ((KEY_RANK, str(err)),), (), None, None, False)
     reader = reader_of(request, fixture.meta)
-    before = _other(_response_problems(fixture, reader))
+    before = _other(_request_problems(request, reader) + _response_problems(fixture, reader))
     if full is None:  # vouched for by the writer's seal
         key_matches, scanned = True, _without_seal(line, fixture.seal)
     else:
@@ -309,6 +311,14 @@ def check_sample(sample: SampleLine, safe: KnownSafe) -> list[tuple[int, str]]:
 NOTHING_RECORDED = f"{NO_RESPONSE} (a hand edit?); re-record the fixture"
 """A fixture whose every response is ``null`` (one that never sent the request), with
 no sample line filling one below it (decided across the store)."""
+
+
+def _request_problems(request: Any, reader: int) -> tuple[str, ...]:
+    """Why an HTTP envelope stored as a request can match no request sent, if it cannot
+    (:func:`~replaygate.http.envelope.envelope_problems`)."""
+    if not is_http_reader(reader) or not isinstance(request, dict):
+        return ()
+    return tuple(envelope_problems(request))
 
 
 def _response_problems(fixture: Fixture, reader: int) -> tuple[str, ...]:

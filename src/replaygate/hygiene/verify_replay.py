@@ -54,6 +54,11 @@ def reader_of(request: Mapping[str, Any], meta: Mapping[str, Any] | None) -> int
     return _interface_reader(meta)
 
 
+def is_http_reader(reader: int) -> bool:
+    """Whether ``reader`` reads the answers of an HTTP envelope."""
+    return reader in _HTTP_READERS
+
+
 def sample_reader(base: int, meta: Mapping[str, Any] | None) -> int:
     """How a sample line with ``meta`` is read, applied to a fixture read by ``base``."""
     if base in _HTTP_READERS or meta is None:
