@@ -499,19 +499,8 @@ class LocatedError(ReplaygateError):
 class FixtureFormatError(LocatedError):
     """A fixture store holds something that is not a valid fixture.
 
-    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason. The
-    message masks a secret the reason quotes (a field name or a value a hand edit put in
-    the store), as ``replaygate verify`` masks it: it goes to test output and CI logs.
-    ``reason`` is kept as read.
+    Names the file, the line (1-based, or 0 for a whole-file problem) and the reason.
     """
-
-    def __init__(self, file: str, line: int, reason: str) -> None:
-        super().__init__(file, line, reason)
-        from replaygate.sanitize.secret_mask import masked_texts  # imports errors
-
-        (shown,) = masked_texts([reason])
-        if shown != reason:
-            self.args = (f"{located(file, line)}: {shown}",)
 
 
 class StoreWriteError(LocatedError):
