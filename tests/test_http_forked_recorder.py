@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from loopback import EchoesMessages, serving
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, SessionEndedError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, httpx2_client
 from sdks import anthropic
@@ -70,10 +70,15 @@ _FORKED: list[Exchange] = []
 """The session a forked worker asks through (its copy, made before the fork)."""
 
 
+def ask_forked(base: str, question: str) -> str:
+    """``question`` asked over the copy of the session in :data:`_FORKED`."""
+    return ask(_FORKED[0], base, question)
+
+
 def ask_twice(base: str, question: str) -> None:
     """``question`` asked twice over the copy of the session in :data:`_FORKED`."""
-    ask(_FORKED[0], base, question)
-    ask(_FORKED[0], base, question)
+    ask_forked(base, question)
+    ask_forked(base, question)
 
 
 def test_a_forked_worker_sending_past_the_recording_says_it_counts_its_own(
@@ -94,3 +99,28 @@ def test_a_forked_worker_sending_past_the_recording_says_it_counts_its_own(
     assert "Each process forked from a session (a multiprocessing pool's worker)" in str(
         missed.value
     )
+
+
+def test_a_worker_forked_from_a_session_that_has_ended_refuses_what_it_is_sent(
+    tmp_path: Path,
+) -> None:
+    # a ProcessPoolExecutor of a session-scoped fixture forks its worker in the first test
+    # that uses it: the worker kept that test's session after it ended, and recorded the
+    # next test's request into the first test's store (replayed from there, green)
+    store = tmp_path / "store.jsonl"
+    exchange = Exchange(store, mode="record-missing", approve_live=True)
+    _FORKED[:] = [exchange]
+    pool = multiprocessing.get_context("fork").Pool(1)
+    with serving(EchoesMessages) as base, pool:
+        assert pool.apply(ask_forked, (base, "first")) == "echo: first"
+        exchange.after_end = lambda request, done: SessionEndedError(f"{request} {done}")
+        with pytest.raises(SessionEndedError) as refused:
+            pool.apply(ask_forked, (base, "second"))
+    _FORKED.clear()
+    assert "POST /v1/messages was sent in process " in str(refused.value)
+    assert str(refused.value).endswith(
+        "Neither replayed nor recorded. Make such a pool in the test, or in a fixture of "
+        "function scope."
+    )
+    asked = [f.request["body"]["messages"][0]["content"] for f in FixtureStore.open(store)]
+    assert asked == ["first"]

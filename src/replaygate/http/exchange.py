@@ -43,6 +43,7 @@ from replaygate.errors import (
     ProxyRefusalError,
     ReplaygateError,
     SecretInFixtureError,
+    SessionEndedError,
     SimulatorRefusalError,
     SpendingCapError,
     UnservedRouteError,
@@ -75,7 +76,7 @@ from replaygate.http.envelope import (
     request_envelope,
 )
 from replaygate.http.failed_sends import failed_send, warn_failed_send
-from replaygate.http.forked import ForkReports
+from replaygate.http.forked import ForkReports, forked_after_end
 from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import MOCK_PLAYS
 from replaygate.http.passthrough import passthrough
@@ -419,11 +420,22 @@ class Exchange:
         is not recorded (:meth:`~replaygate.http.recording.Recording.cut_short`)."""
         self._kept: list[Exception] = []
         """Refusals made where raising them would lose them (:meth:`keeping_refusal`)."""
-        self.after_end: Callable[[str, str], ReplaygateError] | None = None
+        self._after_end: Callable[[str, str], ReplaygateError] | None = None
+
+    @property
+    def after_end(self) -> Callable[[str, str], ReplaygateError] | None:
         """Set once the session is over (the pytest test it served has ended): given a
         request (``POST /v1/messages``) and what was done with it after that (``sent``, or
         its stream, recorded as closed where the session left it, ``read on``), the error it
-        gets, neither replayed nor recorded."""
+        gets, neither replayed nor recorded. Its forked copies are told
+        (:meth:`~replaygate.http.forked.ForkReports.end`)."""
+        return self._after_end
+
+    @after_end.setter
+    def after_end(self, refusal: Callable[[str, str], ReplaygateError] | None) -> None:
+        self._after_end = refusal
+        if refusal is not None:
+            self._forked.end()
 
     @classmethod
     def of(
@@ -507,6 +519,8 @@ class Exchange:
     def _plan(self, request: RequestLike) -> Replayed | LiveSlot:
         if self.after_end is not None:
             raise self.after_end(f"{request.method} {request.url.path}", "sent")
+        if self._forked.ended():
+            raise SessionEndedError(forked_after_end(f"{request.method} {request.url.path}"))
         sent = request_envelope(request, match_host=self.match_host)
         envelope = self.session.stored_request(sent)
         form = _match_form(envelope, parsed=envelope is sent)

@@ -18,6 +18,10 @@ session lives, and removed as the session ends. Each line is one of::
     e <base64>     a replay error it raised, pickled (its first KEPT_ERRORS only)
     l <n>          its n-th error left the process, pickled by multiprocessing
 
+The session's process says in the folder when the session is over (:meth:`ForkReports.end`,
+a file :data:`ENDED`), so a forked copy still at work (a pool's worker forked in one
+pytest test, sent another test's requests) refuses what it is asked from then on.
+
 An error that left (a pool's worker sending back the error its task raised, which the
 parent raises again) is the parent's to see, as itself, and is not told as one the
 worker caught (:func:`_leaving`). A ``spawn`` or ``forkserver`` worker builds sessions
@@ -27,6 +31,7 @@ of its own, and tells nothing.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import pickle
 import shutil
@@ -41,13 +46,16 @@ from typing import Any
 
 from replaygate.errors import KEPT_ERRORS, ReplaygateError
 
-__all__ = ["ForkReports"]
+__all__ = ["ForkReports", "forked_after_end"]
 
 SENT = b"s"
 RECORDED = b"r"
 USED = b"u"
 RAISED = b"e"
 LEFT = b"l"
+
+ENDED = "ended"
+"""The file the session's process makes in its folder once the session is over."""
 
 _pid = os.getpid()
 """This process's id, renewed in a forked child: every send asks it, and ``os.getpid()``
@@ -186,7 +194,7 @@ class ForkReports:
         if folder is None or _pid != self.pid:
             return []
         with self._lock:
-            names = sorted(os.listdir(folder))
+            names = sorted(name for name in os.listdir(folder) if name != ENDED)
             return [error for name in names for error in self._new(folder, name)]
 
     def _new(self, folder: str, name: str) -> list[ReplaygateError]:
@@ -226,10 +234,39 @@ class ForkReports:
             return
         weakref.finalize(self, _removed, self.folder, self.pid)
 
+    def end(self) -> None:
+        """The session is over: its forked copies refuse what they are asked from now on
+        (:meth:`ended`). Nothing in a forked process, or with no copy forked."""
+        if self.folder is None or _pid != self.pid:
+            return
+        with contextlib.suppress(OSError):  # its folder gone: the copies find none (ended)
+            os.close(os.open(os.path.join(self.folder, ENDED), os.O_WRONLY | os.O_CREAT, 0o600))
+
+    def ended(self) -> bool:
+        """In a forked process: whether the session's process said the session is over
+        (or removed its folder, as it does once the session is gone)."""
+        if _pid == self.pid or self.folder is None:
+            return False
+        return os.path.exists(os.path.join(self.folder, ENDED)) or not os.path.isdir(self.folder)
+
     def after_fork(self) -> None:
         """In a forked process: it has told nothing yet, and no thread holds the lock."""
         self._lock = threading.Lock()
         self._log = None
+
+
+def forked_after_end(request: str) -> str:
+    """What a forked copy of a session that is over says of ``request`` (``POST
+    /v1/messages``) it was asked to send."""
+    return (
+        f"replaygate: {request} was sent in process {_pid}, forked from process "
+        f"{os.getppid()} with a copy of an HTTP session that has ended there (a pytest "
+        "test's): a pool of worker processes that outlives the test it forked them in (a "
+        "ProcessPoolExecutor of a session- or module-scoped fixture, which forks its "
+        "workers at its first submit) keeps that test's session, and would answer a later "
+        "test from that test's store. Neither replayed nor recorded. Make such a pool in "
+        "the test, or in a fixture of function scope."
+    )
 
 
 def _pickled(error: ReplaygateError) -> bytes:
