@@ -5,6 +5,7 @@ its store takes a write lock of that process's own, and nothing recorded is lost
 from __future__ import annotations
 
 import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
@@ -113,11 +114,13 @@ def test_a_worker_forked_from_a_session_that_has_ended_refuses_what_it_is_sent(
     pool = multiprocessing.get_context("fork").Pool(1)
     with serving(EchoesMessages) as base, pool:
         assert pool.apply(ask_forked, (base, "first")) == "echo: first"
+        pid = pool.apply(os.getpid)
         exchange.after_end = lambda request, done: SessionEndedError(f"{request} {done}")
         with pytest.raises(SessionEndedError) as refused:
             pool.apply(ask_forked, (base, "second"))
     _FORKED.clear()
-    assert "POST /v1/messages was sent in process " in str(refused.value)
+    said = f"POST /v1/messages was sent in process {pid}, forked from process {os.getpid()} "
+    assert said in str(refused.value)
     assert str(refused.value).endswith(
         "Neither replayed nor recorded. Make such a pool in the test, or in a fixture of "
         "function scope."

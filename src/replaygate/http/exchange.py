@@ -520,7 +520,8 @@ class Exchange:
         if self.after_end is not None:
             raise self.after_end(f"{request.method} {request.url.path}", "sent")
         if self._forked.ended():
-            raise SessionEndedError(forked_after_end(f"{request.method} {request.url.path}"))
+            asked = f"{request.method} {request.url.path}"
+            raise SessionEndedError(forked_after_end(asked, self._forked.pid))
         sent = request_envelope(request, match_host=self.match_host)
         envelope = self.session.stored_request(sent)
         form = _match_form(envelope, parsed=envelope is sent)

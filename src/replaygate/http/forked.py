@@ -255,12 +255,12 @@ class ForkReports:
         self._log = None
 
 
-def forked_after_end(request: str) -> str:
-    """What a forked copy of a session that is over says of ``request`` (``POST
-    /v1/messages``) it was asked to send."""
+def forked_after_end(request: str, session_pid: int) -> str:
+    """What a forked copy of a session that is over in process ``session_pid`` says of
+    ``request`` (``POST /v1/messages``) it was asked to send."""
     return (
         f"replaygate: {request} was sent in process {_pid}, forked from process "
-        f"{os.getppid()} with a copy of an HTTP session that has ended there (a pytest "
+        f"{session_pid} with a copy of an HTTP session that has ended there (a pytest "
         "test's): a pool of worker processes that outlives the test it forked them in (a "
         "ProcessPoolExecutor of a session- or module-scoped fixture, which forks its "
         "workers at its first submit) keeps that test's session, and would answer a later "
