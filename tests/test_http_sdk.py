@@ -9,6 +9,7 @@ SDK produced: same events, same final message.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -366,3 +367,34 @@ def test_a_polling_interval_written_in_capitals_is_replayed_without_the_wait() -
 
     written = {"content-type": "application/json", "OpenAI-Poll-After-Ms": "5000"}  # by hand
     assert dict(replay_headers(written, 200))["openai-poll-after-ms"] == "1"
+
+
+def test_a_poll_recorded_without_its_interval_is_replayed_without_the_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer recorded from a gateway (or written by hand) without openai-poll-after-ms
+    made the SDK's poll helper wait its default second at each replayed poll."""
+    import httpx2
+
+    store = tmp_path / "poll.jsonl"
+    file = {"id": "file-1", "object": "vector_store.file", "vector_store_id": "vs_1"}
+    statuses = iter(["in_progress", "in_progress", "completed"])
+    live = httpx2.MockTransport(
+        lambda _: httpx2.Response(200, json={**file, "status": next(statuses)})
+    )
+
+    def create_and_poll(http: Any) -> str:
+        client = openai.OpenAI(api_key="k", http_client=http, max_retries=0)
+        return client.vector_stores.files.create_and_poll("file-1", vector_store_id="vs_1").status
+
+    waits: list[float] = []
+    monkeypatch.setattr(time, "sleep", waits.append)
+    assert (
+        create_and_poll(httpx2_client(store, "record-missing", approve_live=True, transport=live))
+        == "completed"
+    )
+    assert waits == [1.0]  # the SDK's default, the gateway having said none
+    waits.clear()
+    with block_network():
+        assert create_and_poll(httpx2_client(store)) == "completed"
+    assert waits == [0.001]

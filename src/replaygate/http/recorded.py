@@ -28,7 +28,10 @@ A recorded response is a JSON object::
 On replay a response the SDKs would retry (408, 409, 429, 5xx) carries
 ``retry-after-ms: 1`` (and a recorded ``retry-after`` becomes ``0``), so a replayed
 retry waits a millisecond instead of the recorded delay or the SDK's backoff; a
-recorded ``openai-poll-after-ms`` becomes ``1`` too, so a replayed poll does not wait.
+recorded ``openai-poll-after-ms`` becomes ``1`` too, and an answer of work not done yet
+(its ``status`` ``queued``, ``in_progress``, ...) carries it, recorded or not, so a
+replayed poll of the OpenAI SDK does not wait (without the header, as in an answer
+written by hand or recorded from a gateway, it waits a second a poll).
 """
 
 from __future__ import annotations
@@ -272,12 +275,17 @@ def _check_headers(headers: Mapping[str, Any]) -> None:
     )
 
 
-def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, str]]:
-    """Recorded headers with the retry timing shortened (see the module docstring);
-    :class:`WireFormatError` names one that no client could be handed."""
+def replay_headers(
+    headers: Mapping[str, Any], status: int, *, pending: bool = False
+) -> list[tuple[str, str]]:
+    """Recorded headers with the retry and polling timing shortened (see the module
+    docstring), ``pending`` saying the answer is of work not done yet, which a client may
+    poll; :class:`WireFormatError` names one that no client could be handed."""
     _check_headers(headers)
     out = [(k.lower(), v) for k, v in headers.items()]
-    out = [(k, REPLAYED_RETRY_AFTER_MS if k == _POLL_AFTER else v) for k, v in out]
+    if pending or any(k == _POLL_AFTER for k, _ in out):
+        out = [(k, v) for k, v in out if k != _POLL_AFTER]
+        out.append((_POLL_AFTER, REPLAYED_RETRY_AFTER_MS))
     if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
         out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
         out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
@@ -285,6 +293,14 @@ def replay_headers(headers: Mapping[str, Any], status: int) -> list[tuple[str, s
 
 
 _RETRY_TIMING = frozenset({"retry-after", "retry-after-ms"})
+_PENDING = frozenset({"queued", "in_progress", "cancelling", "validating", "finalizing"})
+"""The statuses of work not done yet, which the OpenAI SDK's poll helpers ask again for
+(a vector store's file, a file batch, a run, a batch)."""
+
+
+def _pending(body: Any) -> bool:
+    """Whether ``body``, a recorded JSON body, is of work not done yet (:data:`_PENDING`)."""
+    return type(body) is dict and body.get("status") in _PENDING
 
 
 def _is_mapping(value: Any) -> bool:
@@ -505,7 +521,7 @@ def replayed(
     headers = {} if headers is None else headers
     if not _is_mapping(headers):
         raise WireFormatError("response.headers", "expected an object")
-    out = replay_headers(headers, status)
+    out = replay_headers(headers, status, pending=_pending(record.get("body")))
     # status, headers and one body (and a stream's end): no room for a second body
     held = [] if len(record) <= 3 + ("stream_end" in record) else _bodies(record)
     if len(held) > 1:  # one would be replayed and the others never seen
