@@ -684,7 +684,8 @@ SIDE_FETCHES = [
     ),
     (  # Haystack's telemetry, sent through PostHog's client
         "https://eu.i.posthog.com/batch/",
-        "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False); ",
+        "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False; DeepEval's: "
+        "DEEPEVAL_TELEMETRY_OPT_OUT=1); ",
     ),
     (  # Agno's telemetry, posted from a thread of its own after each run
         "https://os-api.agno.com/telemetry/runs",

@@ -672,8 +672,9 @@ def test_a_replay_s_refused_credential_lookup_says_to_give_the_client_credential
 AGENTS_TRACING_OFF = (
     "the OpenAI Agents SDK's tracing: set_tracing_disabled(True) or OPENAI_AGENTS_DISABLE_TRACING=1"
 )
-HAYSTACK_TELEMETRY_OFF = (
-    "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)"
+POSTHOG_TELEMETRY_OFF = (
+    "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False; DeepEval's: "
+    "DEEPEVAL_TELEMETRY_OPT_OUT=1)"
 )
 OTEL_EXPORTER_OFF = (
     "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true"
@@ -699,7 +700,7 @@ CREWAI_TELEMETRY_OFF = (
         ),
         (  # Haystack's telemetry, sent through PostHog's client
             "lookup of 'eu.i.posthog.com' (from posthog.request) during t.py::test_ask",
-            f"Turn off in tests: {HAYSTACK_TELEMETRY_OFF}.",
+            f"Turn off in tests: {POSTHOG_TELEMETRY_OFF}.",
         ),
         (  # an OpenTelemetry exporter a test session set up, Semantic Kernel's spans in it
             "lookup of 'otlp.example.com' (from opentelemetry.exporter.http.transport."
@@ -744,7 +745,9 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
     [
         ("api.openai.com", "agents.tracing.processors", AGENTS_TRACING_OFF),
         # Haystack's telemetry, which PostHog's client flushes as the interpreter exits
-        ("eu.i.posthog.com", "posthog.request", HAYSTACK_TELEMETRY_OFF),
+        ("eu.i.posthog.com", "posthog.request", POSTHOG_TELEMETRY_OFF),
+        # DeepEval's telemetry, through PostHog's client too: its switch, not Haystack's alone
+        ("us.i.posthog.com", "posthog.request", POSTHOG_TELEMETRY_OFF),
         # Agno's telemetry, flushed by its dispatcher's thread as the interpreter exits
         ("os-api.agno.com", "agno.api.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
         # Langfuse's and Logfire's spans, flushed by their exporters as the interpreter exits

@@ -4,15 +4,15 @@ tiktoken (``ChatOpenAI.get_num_tokens``, ``OpenAIEmbeddings``) downloads its enc
 ``openaipublic.blob.core.windows.net`` on first use; LiteLLM fetches its model cost map
 and Anthropic beta headers from ``raw.githubusercontent.com``; LangSmith's tracing sends
 runs to ``api.smith.langchain.com``, the OpenAI Agents SDK's its traces to
-``api.openai.com/v1/traces/ingest``; Haystack's telemetry goes through PostHog's client to
-``eu.i.posthog.com``, as the process exits; Agno's its runs to ``os-api.agno.com`` from a
-thread of its own; Langfuse's and Logfire's tracing their spans to ``cloud.langfuse.com``
-and ``logfire-us.pydantic.dev``, W&B Weave's its calls to ``trace.wandb.ai`` and its
-errors to Sentry (``*.sentry.io``); CrewAI's telemetry its spans to ``telemetry.crewai.com``
-and, as it is imported, a pixel to ``api.scarf.sh`` from a thread of its own. Such a
-request is no model call: recorded, a store would hold a tokenizer or price file, so it is
-stopped where it is sent instead. A miss of one says so, with the remedy of the library
-whose host it names.
+``api.openai.com/v1/traces/ingest``; Haystack's and DeepEval's telemetry go through PostHog's
+client to ``eu.i.posthog.com`` and ``us.i.posthog.com``, as the process exits; Agno's its runs
+to ``os-api.agno.com`` from a thread of its own; Langfuse's and Logfire's tracing their spans
+to ``cloud.langfuse.com`` and ``logfire-us.pydantic.dev``, W&B Weave's its calls to
+``trace.wandb.ai`` and its errors to Sentry (``*.sentry.io``); CrewAI's telemetry its spans to
+``telemetry.crewai.com`` and, as it is imported, a pixel to ``api.scarf.sh`` from a thread of
+its own. Such a request is no model call: recorded, a store would hold a tokenizer or price
+file, so it is stopped where it is sent instead. A miss of one says so, with the remedy of the
+library whose host it names.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
     (
         "posthog.com",
         "posthog",
-        "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False)",
+        "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False; DeepEval's: "
+        "DEEPEVAL_TELEMETRY_OPT_OUT=1)",
     ),
     ("agno.com", "agno.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
     ("langfuse.com", "langfuse", "Langfuse: LANGFUSE_TRACING_ENABLED=false"),
