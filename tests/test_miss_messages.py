@@ -309,6 +309,34 @@ def test_a_list_sent_in_another_order_names_the_cause(tmp_path: Path) -> None:
     assert "a list built from a set (whose order of strings changes" in notes[1]
 
 
+def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_path: Path) -> None:
+    # the OpenAI Agents SDK's SQLiteSession(session_id, "conversations.db") kept the
+    # recording's turns: each replay sent them before its own first turn, and the miss said
+    # only "if the change was meant, re-record", which records a history the next run outgrows
+    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/responses"
+    hi, answer = {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}
+    again = {"role": "user", "content": "And again?"}
+    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "resp_1"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(url, json={"input": [hi]})
+        client.post(url, json={"input": [hi, answer, again]})
+    notes = []
+    for sent in ([hi, answer, again, answer, hi], [hi, answer, again, answer, again]):
+        with (
+            block_network(),
+            httpx2_client(store) as client,
+            pytest.raises(FixtureMismatchError) as missed,
+        ):
+            client.post(url, json={"input": sent})
+        notes.append(str(missed.value))
+    assert (
+        "body.input holds the whole conversation recorded and goes on to a turn that starts it "
+        "over (body.input[4] repeats body.input[0]): a history kept from an earlier run"
+    ) in notes[0]
+    assert "SQLiteSession(session_id) keeps it in memory" in notes[0]
+    assert "starts it over" not in notes[1]  # a turn added to the conversation
+
+
 def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
     # recorded as Rag.jsonl and asked for as rag.jsonl: one file on macOS and Windows,
     # while Linux said "there is no store at .../rag.jsonl: record it first"
