@@ -265,7 +265,9 @@ def refused(self):
     raise SocketBlockedError("A test tried to use socket.socket.")
 
 
-Simulator.start = refused
+@pytest.fixture(autouse=True)
+def sockets_refused(monkeypatch):  # undone after each test: the run shares this process
+    monkeypatch.setattr(Simulator, "start", refused)
 
 
 @pytest.mark.parametrize("n", [1, 2])
