@@ -337,6 +337,27 @@ def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_pat
     assert "starts it over" not in notes[1]  # a turn added to the conversation
 
 
+def test_a_run_the_agents_sdk_did_not_group_says_a_trace_s_group_is_not_the_run_s(
+    tmp_path: Path,
+) -> None:
+    # a run inside trace("wf", group_id=...) sends a prompt_cache_key of its own on every
+    # run: told to group the run, its author answered that the trace grouped it
+    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/responses"
+    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "resp_1"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(url, json={"input": "Hi", "prompt_cache_key": f"agents-sdk:run:{'a' * 32}"})
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        client.post(url, json={"input": "Hi", "prompt_cache_key": f"agents-sdk:run:{'b' * 32}"})
+    assert (
+        "`run_config=RunConfig(group_id=...)`, a session or a conversation, then record it "
+        "(a trace(..., group_id=...) around the run groups its spans, not its requests)."
+    ) in str(missed.value)
+
+
 def test_a_store_asked_for_in_another_case_names_the_one_there(tmp_path: Path) -> None:
     # recorded as Rag.jsonl and asked for as rag.jsonl: one file on macOS and Windows,
     # while Linux said "there is no store at .../rag.jsonl: record it first"
