@@ -128,6 +128,20 @@ def test_the_test_expects_the_miss_in_its_coroutine(async_anthropic_client):
     asyncio.run(main())
 
 
+def test_every_fallback_misses(anthropic_client):
+    # as pydantic-ai's FallbackModel fails when every model missed: a group of the misses,
+    # the first model's (the change) before the next's, which differs in its model too
+    client, misses = anthropic_client(), []
+    for model in ("m", "fallback"):
+        try:
+            client.messages.create(
+                model=model, max_tokens=8, messages=[{"role": "user", "content": "changed"}]
+            )
+        except FixtureMismatchError as miss:
+            misses.append(miss)
+    raise ExceptionGroup("all models failed", misses)
+
+
 def test_gathered_misses(anthropic_client):
     # a miss in a thread whose error is read by nobody (as asyncio.gather leaves all but
     # the first error it gets), then the test fails with another
@@ -177,6 +191,7 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         "test_fallback_hides_the_miss",
         "test_fails_on_a_consequence_of_the_hidden_miss",
         "test_the_test_expects_another_miss",
+        "test_every_fallback_misses",
     ):
         record_echoes(folder / f"test_caught/{name}.jsonl", ["hi"])
     record_echoes(folder / "shared.jsonl", ["hi"])
@@ -196,9 +211,10 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
         ("FAILED", "test_wrapped_with_its_message"),
         ("FAILED", "test_retried_then_reached"),
         ("FAILED", "test_fails_on_a_consequence_of_the_hidden_miss"),
+        ("FAILED", "test_every_fallback_misses"),
         ("FAILED", "test_gathered_misses"),
     }
-    result.assert_outcomes(passed=11, failed=6, errors=3)
+    result.assert_outcomes(passed=11, failed=7, errors=3)
     text = result.stdout.str()
     # a send through an ended test's session, whose miss no test's teardown would see
     result.stdout.fnmatch_lines(
@@ -238,6 +254,10 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
             "body.messages?0?.content; after a miss the code under test caught: "
             "body.messages?0?.content"
         ]
+    )
+    # a group of misses (every fallback model's): the list names the first one's change
+    result.stdout.fnmatch_lines(
+        ["test_caught.py::test_every_fallback_misses: body.messages?0?.content"]
     )
     # two misses at once: the one nobody read is named as such, not as caught
     gathered = text.split("_ test_gathered_misses _", 1)[1].split("\n___", 1)[0]

@@ -99,7 +99,9 @@ class KeepsRaised(Generic[KeptT]):
 
 
 def exception_chain(error: BaseException) -> Iterator[BaseException]:
-    """``error``, its causes and contexts, and the members of exception groups among them."""
+    """``error``, its causes and contexts, and the members of exception groups among them,
+    a group's members first and in their order: the first of them is the first that
+    failed (a ``FallbackExceptionGroup``'s first model), whose miss names the change."""
     seen: set[int] = set()
     stack = [error]
     while stack:
@@ -110,7 +112,7 @@ def exception_chain(error: BaseException) -> Iterator[BaseException]:
         yield current
         stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
         if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
+            stack.extend(reversed(current.exceptions))  # popped in the group's order
 
 
 def request_of(error: ReplaygateError) -> tuple[str, str]:
