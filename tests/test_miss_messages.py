@@ -736,6 +736,10 @@ SIDE_FETCHES = [
         "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False; DeepEval's: "
         "DEEPEVAL_TELEMETRY_OPT_OUT=1); ",
     ),
+    (  # ragas's usage tracking, posted as an evaluation ends (its evaluate(), a metric's score)
+        "https://t.explodinggradients.com/",
+        "ragas's usage tracking: RAGAS_DO_NOT_TRACK=true; ",
+    ),
     (  # Agno's telemetry, posted from a thread of its own after each run
         "https://os-api.agno.com/telemetry/runs",
         "Agno's telemetry: AGNO_TELEMETRY=false; ",

@@ -676,6 +676,7 @@ POSTHOG_TELEMETRY_OFF = (
     "PostHog analytics (Haystack's telemetry: HAYSTACK_TELEMETRY_ENABLED=False; DeepEval's: "
     "DEEPEVAL_TELEMETRY_OPT_OUT=1)"
 )
+RAGAS_TRACKING_OFF = "ragas's usage tracking: RAGAS_DO_NOT_TRACK=true"
 OTEL_EXPORTER_OFF = (
     "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true"
 )
@@ -748,6 +749,8 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
         ("eu.i.posthog.com", "posthog.request", POSTHOG_TELEMETRY_OFF),
         # DeepEval's telemetry, through PostHog's client too: its switch, not Haystack's alone
         ("us.i.posthog.com", "posthog.request", POSTHOG_TELEMETRY_OFF),
+        # ragas's usage tracking, flushed by its batcher as the interpreter exits
+        ("t.explodinggradients.com", "ragas._analytics", RAGAS_TRACKING_OFF),
         # Agno's telemetry, flushed by its dispatcher's thread as the interpreter exits
         ("os-api.agno.com", "agno.api.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
         # Langfuse's and Logfire's spans, flushed by their exporters as the interpreter exits

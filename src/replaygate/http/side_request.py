@@ -10,7 +10,8 @@ to ``os-api.agno.com`` from a thread of its own; Langfuse's and Logfire's tracin
 to ``cloud.langfuse.com`` and ``logfire-us.pydantic.dev``, W&B Weave's its calls to
 ``trace.wandb.ai`` and its errors to Sentry (``*.sentry.io``); CrewAI's telemetry its spans to
 ``telemetry.crewai.com`` and, as it is imported, a pixel to ``api.scarf.sh`` from a thread of
-its own. Such a request is no model call: recorded, a store would hold a tokenizer or price
+its own; ragas its usage to ``t.explodinggradients.com`` as an evaluation ends and as the process
+exits. Such a request is no model call: recorded, a store would hold a tokenizer or price
 file, so it is stopped where it is sent instead. A miss of one says so, with the remedy of the
 library whose host it names.
 """
@@ -58,6 +59,7 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "DEEPEVAL_TELEMETRY_OPT_OUT=1)",
     ),
     ("agno.com", "agno.api", "Agno's telemetry: AGNO_TELEMETRY=false"),
+    ("explodinggradients.com", "ragas", "ragas's usage tracking: RAGAS_DO_NOT_TRACK=true"),
     ("langfuse.com", "langfuse", "Langfuse: LANGFUSE_TRACING_ENABLED=false"),
     (
         "pydantic.dev",
