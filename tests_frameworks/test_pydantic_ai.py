@@ -63,7 +63,7 @@ from tests_frameworks.harness import (
     run_replay_errors,
     weather,
 )
-from tests_frameworks.page import assert_page_imports_resolve
+from tests_frameworks.page import assert_page_imports_resolve, python_blocks
 
 PROVIDERS = {"anthropic": "Anthropic model", "openai": "OpenAI model"}
 
@@ -473,8 +473,16 @@ def page_example() -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
+def page_conftest() -> str:
+    """The ``conftest.py`` of the page's pydantic-ai section: pydantic-ai's guard against
+    model requests (``ALLOW_MODEL_REQUESTS = False``), lifted for tests marked replaygate."""
+    blocks = python_blocks("pydantic-ai")
+    return next(block for block in blocks if block.startswith("# tests/conftest.py"))
+
+
 def test_the_marker_alone_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
-    more = {"test_weather_agent.py": page_example()}  # the page's example, run beside
+    # the page's example, run beside, under the section's conftest.py
+    more = {"test_weather_agent.py": page_example(), "conftest.py": page_conftest()}
     assert_marker_alone_records_and_replays(tmp_path, USER_TESTS, fixtures=2, more=more)
 
 
