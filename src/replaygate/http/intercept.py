@@ -82,8 +82,10 @@ def simulator_at(origin: str) -> bool:
 RESPONSE_CACHE = (
     "a response cache of the code under test may have answered (DSPy's, on by default and "
     "kept on disk between runs: dspy.configure_cache(enable_disk_cache=False, "
-    "enable_memory_cache=False); LiteLLM's litellm.cache): turn it off in tests, since a "
-    "replay without it has nothing to answer with"
+    "enable_memory_cache=False); LiteLLM's litellm.cache; DeepEval's, kept in .deepeval/ "
+    "between runs: no cache_config=CacheConfig(use_cache=True) given to evaluate(), no -c "
+    "given to deepeval test run): turn it off in tests, since a replay without it has "
+    "nothing to answer with"
 )
 """The cause of a recording that saw no request other than a client it does not see."""
 
