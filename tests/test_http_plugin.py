@@ -140,8 +140,8 @@ def test_strict_on_a_test_that_requested_none_of_its_fixtures_names_a_response_c
         [
             "*(POST /v1/messages): never requested",
             "The test requested none of its fixtures: if its code still calls a model, a "
-            "response cache of its own answered it (DSPy's and DeepEval's, *): turn it off in "
-            "tests "
+            "response cache of its own answered it (DSPy's, DeepEval's and ragas's, *): turn it "
+            "off in tests "
             "(docs/frameworks.md) rather than prune what a replay without that cache needs; "
             "or a worker process it started by spawn or forkserver played them through an "
             "intercept() of its own, which the test does not see "
@@ -461,7 +461,8 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
         "default and kept on disk between runs: dspy.configure_cache(enable_disk_cache=False, "
         "enable_memory_cache=False); LiteLLM's litellm.cache; DeepEval's, kept in .deepeval/ "
         "between runs: no cache_config=CacheConfig(use_cache=True) given to evaluate(), no -c "
-        "given to deepeval test run): turn it off in tests, since a replay without it has "
+        "given to deepeval test run; ragas's, kept in .cache/: no cache=DiskCacheBackend() "
+        "given to its LLM's wrapper): turn it off in tests, since a replay without it has "
         "nothing to answer with; a job it queued may have sent after "
         "it returned (a task queue's worker thread: wait for the job in the test, else its "
         "request is recorded into the next test's store); or the test calls no model API (a "

@@ -426,13 +426,14 @@ def test_the_official_sdks_record_and_replay_over_the_patched_send(
 
 def test_a_recording_that_sees_no_request_warns(tmp_path: Path, sim: Simulator) -> None:
     """It names the transports intercepted, and a response cache of the code under test
-    (DSPy's, DeepEval's, kept on disk between runs) as the other cause of a request never
-    sent."""
+    (DSPy's, DeepEval's, ragas's, kept on disk between runs) as the other cause of a request
+    never sent."""
     store = tmp_path / "nothing.jsonl"
     expected = (
         "nothing was recorded: .* \\(intercepted: httpx2, httpx, aiohttp, requests\\), or a "
         "response cache of the code under test may have answered \\(DSPy's, .*; DeepEval's, "
-        "kept in \\.deepeval/ between runs: .*\\): turn it off in tests"
+        "kept in \\.deepeval/ between runs: .*; ragas's, kept in \\.cache/: .*\\): turn it "
+        "off in tests"
     )
     with (
         pytest.warns(NothingRecordedWarning, match=expected),

@@ -84,8 +84,9 @@ RESPONSE_CACHE = (
     "kept on disk between runs: dspy.configure_cache(enable_disk_cache=False, "
     "enable_memory_cache=False); LiteLLM's litellm.cache; DeepEval's, kept in .deepeval/ "
     "between runs: no cache_config=CacheConfig(use_cache=True) given to evaluate(), no -c "
-    "given to deepeval test run): turn it off in tests, since a replay without it has "
-    "nothing to answer with"
+    "given to deepeval test run; ragas's, kept in .cache/: no cache=DiskCacheBackend() given "
+    "to its LLM's wrapper): turn it off in tests, since a replay without it has nothing to "
+    "answer with"
 )
 """The cause of a recording that saw no request other than a client it does not see."""
 
