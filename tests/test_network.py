@@ -250,6 +250,22 @@ def test_a_lookup_of_pytest_socket_s_allowed_host_names_says_to_give_addresses()
     )
 
 
+def test_a_lookup_of_pydantic_ai_before_a_download_says_to_give_the_file_s_bytes(
+    tmp_path: Path,
+) -> None:
+    """pydantic-ai looks up the host of a DocumentUrl it downloads for an OpenAI chat model
+    (from a thread of ``pydantic_ai._utils``) before it sends: the refusal said only that the
+    connection came another way than an intercepted client (a websocket, gRPC, ...)."""
+    sender = {"__name__": "pydantic_ai._utils", "socket": socket}
+    with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
+        exec("socket.getaddrinfo('example.com', None)", sender)
+    said = str(error.value)
+    assert " pydantic-ai looks up the host of a file it downloads for the model" in said
+    assert said.endswith(
+        "give the tests' agent the file's bytes instead (BinaryContent(data=..., media_type=...))."
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 def test_a_worker_started_afresh_inside_a_block_runs_its_work_blocked(method: str) -> None:

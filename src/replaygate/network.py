@@ -186,7 +186,19 @@ def started_afresh(method: str) -> str:
     )
 
 
+PYDANTIC_AI_DOWNLOAD = (
+    " pydantic-ai looks up the host of a file it downloads for the model (a DocumentUrl, or an "
+    "ImageUrl, AudioUrl or VideoUrl that the model's API does not take by URL or that is given "
+    "force_download=True), to refuse private addresses, and downloads it from the address it "
+    "found, over an intercepted client but after a lookup no block answers: give the tests' "
+    "agent the file's bytes instead (BinaryContent(data=..., media_type=...))."
+)
+"""The word of a refusal of pydantic-ai's lookup before a download (its SSRF guard, run in
+a thread by ``pydantic_ai._utils.run_in_executor``)."""
+
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
+    ("pydantic_ai._ssrf", PYDANTIC_AI_DOWNLOAD),
+    ("pydantic_ai._utils", PYDANTIC_AI_DOWNLOAD),
     (
         "dspy._vendor.lm15",
         " DSPy's lm15 engine, which dspy.LM picks by default (engine='auto'), sends through "
@@ -202,8 +214,9 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
 )
 """Packages whose refusals a word of their own explains, and that word: a refusal made by
 one ends with it. Those that send model calls through an HTTP client of their own (how to
-have them send through one replaygate intercepts), and pytest-socket, whose allow-list of
-host names is looked up before each test."""
+have them send through one replaygate intercepts), pytest-socket, whose allow-list of
+host names is looked up before each test, and pydantic-ai, which looks up the host of a
+file it downloads before sending."""
 
 
 def own_transport_remedy(caller: str) -> str:
