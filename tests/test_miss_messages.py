@@ -32,6 +32,7 @@ from replaygate.fixtures.mismatch import FROM_SIMULATOR, RECORD_FIRST, SIMULATOR
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.http.envelope import request_envelope
+from replaygate.http.side_request import TOOL_SERVICE
 from replaygate.http.token_fetch import METADATA_SERVER, TOKEN_FETCH, token_fetch
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
@@ -788,10 +789,12 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
             client.post(counted, content=b'{"model":"n"}', headers={"anthropic-version": "1"})
     assert str(fetched.value).startswith(f"no fixture recorded for this HTTP request (GET {side})")
     assert "re-record" not in str(fetched.value)  # the opposite of stopping it
+    # a host no known library sends to may be a tool's own service (a weather API the
+    # agent's tool calls), whose call was told only to be stopped at its source
     assert str(fetched.value).endswith(
         "\nThis request is to no model API: if the code under test sends it of its own (a "
         "framework fetching a price or tokenizer file, telemetry), stop it at its source "
-        f"rather than record it ({remedy}see docs/frameworks.md)."
+        f"rather than record it ({remedy}see docs/frameworks.md).{'' if remedy else TOOL_SERVICE}"
     )
     assert "no model API" not in str(model_call.value)
 

@@ -164,8 +164,17 @@ def side_request_note(host: str | None, path: str = "") -> str:
     return (
         f"{SIDE_REQUEST}: if the code under test sends it of its own (a framework fetching "
         "a price or tokenizer file, telemetry), stop it at its source rather than record it "
-        f"({remedy}see docs/frameworks.md)."
+        f"({remedy}see docs/frameworks.md).{'' if known else TOOL_SERVICE}"
     )
+
+
+TOOL_SERVICE = (
+    " If a tool of the agent calls this service, give the tool a fake in tests, or record "
+    "the service's answers with the model's: a recording from the live API, with approval, "
+    "reaches the service; one from the simulator does not (nothing leaves loopback)."
+)
+"""What a miss of a request to a host no known library sends to adds: it may be a tool's
+call of its own service, for which stopping it at its source is not the remedy."""
 
 
 def side_request_told(said: str) -> str | None:
