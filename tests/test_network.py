@@ -260,6 +260,10 @@ def test_a_lookup_of_pydantic_ai_before_a_download_says_to_give_the_file_s_bytes
     with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
         exec("socket.getaddrinfo('example.com', None)", sender)
     said = str(error.value)
+    assert (
+        "refused (from pydantic_ai._utils): an intercept() block is open, and answers what " in said
+    )
+    assert "came another way" not in said  # not a websocket, gRPC or a raw socket
     assert " pydantic-ai looks up the host of a file it downloads for the model" in said
     assert said.endswith(
         "give the tests' agent the file's bytes instead (BinaryContent(data=..., media_type=...))."

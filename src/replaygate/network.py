@@ -196,6 +196,17 @@ PYDANTIC_AI_DOWNLOAD = (
 """The word of a refusal of pydantic-ai's lookup before a download (its SSRF guard, run in
 a thread by ``pydantic_ai._utils.run_in_executor``)."""
 
+LOOKED_UP_FIRST = (
+    "an intercept() block is open, and answers what is sent through an intercepted client, "
+    "but not a lookup of the host made before it."
+)
+"""What a refusal inside a block says instead of :data:`NOT_INTERCEPTED` where its sender
+looks a host up before sending to it through an intercepted client (:data:`LOOKS_UP_FIRST`)."""
+
+LOOKS_UP_FIRST = (PYDANTIC_AI_DOWNLOAD,)
+"""The words of :data:`OWN_TRANSPORTS` whose senders send through an intercepted client, after
+a lookup of their own."""
+
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     ("pydantic_ai._ssrf", PYDANTIC_AI_DOWNLOAD),
     ("pydantic_ai._utils", PYDANTIC_AI_DOWNLOAD),
@@ -492,9 +503,10 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
     for level in list(_levels):
         if level.on_refusal is not None:
             level.on_refusal(refusal)
+    word = own_transport_remedy(caller)
+    told = LOOKED_UP_FIRST if remedy is NOT_INTERCEPTED and word in LOOKS_UP_FIRST else remedy
     error = NetworkBlockedError(
-        f"{what} {refusal.target} refused (from {caller}): {why}{remedy}"
-        f"{own_transport_remedy(caller)}"
+        f"{what} {refusal.target} refused (from {caller}): {why}{told}{word}"
     )
     error.unintercepted = remedy in (NOT_INTERCEPTED, OUTLIVED_BLOCK, WEBSOCKET)
     raise error
