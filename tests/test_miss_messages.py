@@ -1144,3 +1144,22 @@ def test_a_miss_of_another_endpoint_shows_its_path_first(tmp_path: Path) -> None
         replaying.post(f"{base}/v1/messages", json={"model": "claude"})
     assert missed.value.differences[0] == "path: '/v1/chat/completions' != '/v1/messages'"
     assert "path: '/v1/chat/completions'" in str(missed.value).splitlines()[2]
+
+
+def test_a_sender_trying_again_after_the_session_is_told_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DeepEval's telemetry: PostHog's client tries three times as the interpreter exits, and
+    # each refusal was told, the same line three times at the end of every run
+    from replaygate.http import side_request
+    from replaygate.network import Refusal
+    from replaygate.pytest_plugin.offline import _tell_at_exit
+
+    monkeypatch.setattr(side_request, "_TOLD", set())
+    for host in ("us.i.posthog.com", "us.i.posthog.com", "eu.i.posthog.com", "us.i.posthog.com"):
+        _tell_at_exit(Refusal("lookup of", f"'{host}'", "posthog.request"))
+    told = [line.split(" refused ")[0] for line in capsys.readouterr().err.splitlines()]
+    assert told == [
+        "replaygate: lookup of 'us.i.posthog.com'",
+        "replaygate: lookup of 'eu.i.posthog.com'",
+    ]

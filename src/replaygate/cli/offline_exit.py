@@ -13,11 +13,10 @@ on stderr with the switch that stops its sender. A command run in a process that
 
 from __future__ import annotations
 
-import sys
 from contextlib import AbstractContextManager
 
 from replaygate.cli.program import PROGRAM
-from replaygate.http.side_request import refusal_told
+from replaygate.http.side_request import refusal_told, tell_once
 from replaygate.network import Refusal, block_network
 
 _held: list[AbstractContextManager[None]] = []
@@ -39,7 +38,7 @@ def offline_to_exit() -> None:
 def _tell_after_command(refusal: Refusal) -> None:
     if not PROGRAM.ended:
         return  # the command's own runs: refused as their blocks refuse them
-    sys.stderr.write(
+    tell_once(
         refusal_told(
             refusal,
             "after the command",

@@ -19,6 +19,7 @@ library whose host it names.
 from __future__ import annotations
 
 import re
+import sys
 
 from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
 from replaygate.network import Refusal
@@ -150,6 +151,19 @@ def refusal_told(refusal: Refusal, when: str, kept: str, turn_off: str) -> str:
         f"replaygate: {refusal.what} {refusal.target} refused {when} (from {refusal.caller}): "
         f"{kept}{stop}\n"
     )
+
+
+_TOLD: set[str] = set()
+"""The lines :func:`tell_once` wrote."""
+
+
+def tell_once(line: str) -> None:
+    """Write ``line`` (of :func:`refusal_told`) on stderr unless it was written already: a
+    sender that tries again (PostHog's client, three times as the interpreter exits) is told
+    once."""
+    if line not in _TOLD:
+        _TOLD.add(line)
+        sys.stderr.write(line)
 
 
 def side_request_note(host: str | None, path: str = "") -> str:

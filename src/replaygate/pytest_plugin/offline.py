@@ -35,7 +35,7 @@ import pytest
 # Loaded before this module, not on first use: at interpreter exit module globals are
 # cleared in reverse order of loading, so the hold below ends while network's are intact.
 from replaygate.errors import first_few
-from replaygate.http.side_request import refusal_told, refused_host, sender_remedy
+from replaygate.http.side_request import refusal_told, refused_host, sender_remedy, tell_once
 from replaygate.http.token_fetch import metadata_server
 from replaygate.network import Refusal, block_network, refusals
 
@@ -52,7 +52,7 @@ _exit_hold: list[AbstractContextManager[None]] = []
 
 
 def _tell_at_exit(refusal: Refusal) -> None:
-    sys.stderr.write(
+    tell_once(
         refusal_told(
             refusal,
             "at interpreter exit",
