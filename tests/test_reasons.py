@@ -120,6 +120,17 @@ def test_diff_refuses_an_invisible_reason_to_allow_a_response_change(reason: str
     assert "--reason: the reason" in done.output
 
 
+def test_diff_refuses_a_reason_holding_a_key_to_allow_a_response_change() -> None:
+    # it printed the reason, key included, in the report a pull request shows and the CI
+    # log keeps, where baseline update refused the same reason
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    args = ["diff", "--allow-response-change", "--reason", f"rotated {key}"]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2
+    assert "--reason holds a secret-looking value (GitHub token)" in done.output
+    assert key not in done.output
+
+
 def test_baseline_update_refuses_a_reason_holding_a_key(tmp_path: Path) -> None:
     # the history keeps the reason in a committed file: a key pasted into it is refused,
     # named by its kind, never echoed

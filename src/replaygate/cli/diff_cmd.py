@@ -80,6 +80,13 @@ def diff(
             f"--reason: {problem}; the report shows it to the reviewer as why the recorded "
             "responses changed"
         )
+    from replaygate.sanitize.secret_scan import secret_detector  # the scanner: when asked
+
+    if allow_response_change and (detector := secret_detector(reason or "")) is not None:
+        raise click.UsageError(
+            f"--reason holds a secret-looking value ({detector}), which the report would "
+            "show to the reviewer and the CI log keep (law 4): say why without it"
+        )
     try:
         result = review_store(path, base, head)
     except ReplaygateError as err:

@@ -129,15 +129,6 @@ def metric_changes(before: Metrics, after: Metrics) -> dict[str, dict[str, float
     }
 
 
-def _secret_in_reason(reason: str) -> str | None:
-    """What finds a secret-looking value in ``reason`` (a key pasted into it), or None:
-    the scan a fixture's note is refused by, since the history keeps the reason as given."""
-    from replaygate.sanitize.secret_scan import find_secrets
-
-    found = find_secrets(reason)
-    return found[0].detector if found else None
-
-
 def update_baseline(
     path: str | os.PathLike[str],
     results: EvalResults,
@@ -166,7 +157,9 @@ def update_baseline(
             f"refusing to update {target}: {problem}; a changed baseline must say why in text "
             "a reviewer can read (law 9). Nothing was written."
         )
-    if (detector := _secret_in_reason(reason)) is not None:
+    from replaygate.sanitize.secret_scan import secret_detector  # the scan of a fixture's note
+
+    if (detector := secret_detector(reason)) is not None:
         raise BaselineError(
             f"refusing to update {target}: the reason holds a secret-looking value "
             f"({detector}), which the baseline's history would keep in a file that is "

@@ -342,10 +342,9 @@ def secret_in_id(nodeid: str) -> str | None:
     """What finds a secret-looking value in test id ``nodeid``, or None. Kept for the last
     ids asked about: a test using replaygate is asked about as it is set up and again as
     its outcome is noted."""
-    from replaygate.sanitize.secret_scan import find_secrets
+    from replaygate.sanitize.secret_scan import secret_detector
 
-    found = find_secrets(nodeid)
-    return found[0].detector if found else None
+    return secret_detector(nodeid)
 
 
 def _refuse_a_secret_id(item: pytest.Item) -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "find_secrets",
     "find_stream_secrets",
     "may_hold_secret",
+    "secret_detector",
 ]
 
 _MAX_DEPTH = 3
@@ -261,6 +262,13 @@ def find_secrets(
         if name is not None:
             found.append(SecretFinding(path, name))
     return found
+
+
+def secret_detector(text: str) -> str | None:
+    """What finds a secret-looking value in ``text`` (a reason, a test's id: something a
+    person typed that is written where it is kept or shown), or None."""
+    found = find_secrets(text)
+    return found[0].detector if found else None
 
 
 def find_stream_secrets(
