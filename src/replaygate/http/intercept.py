@@ -85,7 +85,10 @@ RESPONSE_CACHE = (
     "enable_memory_cache=False); LiteLLM's litellm.cache; DeepEval's, kept in .deepeval/ "
     "between runs: no cache_config=CacheConfig(use_cache=True) given to evaluate(), no -c "
     "given to deepeval test run; ragas's, kept in .cache/: no cache=DiskCacheBackend() given "
-    "to its LLM's wrapper): turn it off in tests, since a replay without it has nothing to "
+    "to its LLM's wrapper; LangChain's, set by set_llm_cache(InMemoryCache()) or "
+    "SQLiteCache, used by each model not given cache=False, or given to a model's cache=: "
+    "set_llm_cache(None), no cache= given): "
+    "turn it off in tests, since a replay without it has nothing to "
     "answer with"
 )
 """The cause of a recording that saw no request other than a client it does not see."""
