@@ -15,6 +15,7 @@ import contextlib
 import os
 import tempfile
 import threading
+import types
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ from replaygate.errors import (
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, block_network, intercept
+from replaygate.http.streams import TeeByteStream
 from replaygate.sim import Simulator
 from sdks import openai
 
@@ -518,3 +520,23 @@ def test_every_stream_left_open_is_recorded_when_one_of_them_cannot_be(
     assert session.unfinished == set()
     closed_where_read(store)
     assert len(kept) == 2
+
+
+def test_a_recorded_stream_closed_after_its_library_s_module_was_emptied_ends_quietly() -> None:
+    """A stream a test module's global held was closed as the interpreter exited, after it
+    emptied httpx2's module: 'Exception ignored in: <generator object
+    BoundSyncStream.__iter__>' and a TypeError (catching classes that do not inherit from
+    BaseException), as the errors that end a body were read from the module then."""
+    library = types.SimpleNamespace(
+        TransportError=httpx2.TransportError, DecodingError=httpx2.DecodingError
+    )
+
+    class Tee(TeeByteStream):
+        pass
+
+    Tee.library = library
+    recording = types.SimpleNamespace(stream=False)
+    stream = Tee(types.SimpleNamespace(), recording)  # type: ignore[arg-type]
+    library.TransportError = library.DecodingError = None  # as the interpreter empties it
+    with pytest.raises(GeneratorExit), stream._recorded():
+        raise GeneratorExit

@@ -214,6 +214,9 @@ class TeeByteStream:
         self._live = live
         self._recording = recording
         self._on_close = on_close
+        self._ends = body_errors(self.library)
+        """The errors that end the body, read now: a stream a module global holds is
+        closed as the interpreter exits, when the library's module may be emptied."""
         self._sync: Iterator[bytes] | None = None
         self._async: AsyncIterator[bytes] | None = None
 
@@ -237,7 +240,7 @@ class TeeByteStream:
         __tracebackhide__ = True
         try:
             yield
-        except body_errors(self.library) as err:
+        except self._ends as err:
             self._recording.finish("cut", err)
             raise
         except GeneratorExit:
@@ -264,7 +267,7 @@ class TeeByteStream:
         __tracebackhide__ = True
         try:
             yield
-        except body_errors(self.library) as err:
+        except self._ends as err:
             self._recording.finish("cut", err)
         except BaseException as err:
             self._recording.stopped(err)
