@@ -37,6 +37,7 @@ from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
     KEY_FOR_ANOTHER_HOST,
+    PYDANTIC_LINK_NOTE,
     PYTEST_SIMULATOR_OPTION,
     SIMULATOR_OPTIONS,
     mismatch_error,
@@ -391,6 +392,48 @@ def _sent(body: dict[str, object]) -> dict[str, object]:
     return {"method": "POST", "path": "/v1/x", "headers": {}, "body": body}
 
 
+def _reask(error: str, version: str | None = "2.14") -> str:
+    """The text Instructor sends back after a failed validation: pydantic's error saying
+    ``error``, ended with pydantic's link of ``version`` (none for None)."""
+    link = (
+        f"\n    For further information visit https://errors.pydantic.dev/{version}/v/value_error"
+    )
+    return (
+        "Validation Error found:\n1 validation error for City\npopulation\n"
+        f"  Value error, {error} [type=value_error, input_value=-1, input_type=int]"
+        f"{link if version else ''}\nRecall the function correctly, fix the errors"
+    )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requested", "told"),
+    [  # pydantic upgraded, or its link turned off: every retry recorded missed
+        (_reask("no"), _reask("no", "2.15"), "pydantic 2.14 recorded, pydantic 2.15 sent"),
+        (_reask("no"), _reask("no", None), "pydantic 2.14 recorded, no link sent"),
+        (_reask("no", None), _reask("no"), "no link recorded, pydantic 2.14 sent"),
+        (_reask("no"), _reask("not", "2.15"), None),  # the validator's words changed too
+    ],
+)
+def test_a_miss_in_pydantic_s_error_link_alone_names_its_version(
+    tmp_path: Path, recorded: str, requested: str, told: str | None
+) -> None:
+    path = tmp_path / "s.jsonl"
+    asked = _sent({"messages": [{"role": "user", "content": requested}]})
+    FixtureStore.open(path).put(
+        Fixture.create(
+            _sent({"messages": [{"role": "user", "content": recorded}]}),
+            [{"status": 200, "body": {}}],
+        )
+    )
+    lines = str(mismatch_error(FixtureStore.open(path), asked, "0123456789ab")).splitlines()
+    lead = PYDANTIC_LINK_NOTE.split(" ({recorded}", 1)[0].format(
+        fields="body.messages[0].content", s="s"
+    )
+    said = [line for line in lines if line.startswith(lead)]
+    assert len(said) == (told is not None)
+    assert told is None or f"({told})" in said[0]
+
+
 @pytest.mark.parametrize(
     ("recorded", "requested", "told"),
     [  # a tool whose result holds a time: its next request missed, told only to record again
@@ -450,6 +493,12 @@ def _sent(body: dict[str, object]) -> dict[str, object]:
                 }
             ),
             "body.contents[0].parts[0].functionResponse",
+        ),
+        # Instructor asking again with pydantic's error, a validator's words changed: no tool
+        (
+            _sent({"messages": _tool_turn(_reask("must be positive"))}),
+            _sent({"messages": _tool_turn(_reask("must be above zero"))}),
+            None,
         ),
         # the question changed too: the tool is not all that changed
         (_sent({"messages": _tool_turn("t=1")}), _sent({"messages": _tool_turn("t=2", "r")}), None),
