@@ -553,6 +553,10 @@ AllMockedAssertionError = type(
                 "a header value holds a line break",
             ],
         ),
+        (  # an SDK or a framework given no key (ChatAnthropic, OpenAI(api_key=""))
+            "Illegal header value b'Bearer '",
+            ["the client sent an empty API key", "ANTHROPIC_API_KEY=test"],
+        ),
         (
             SocketBlockedError("A test tried to use socket.getaddrinfo."),
             ["pytest-socket refused the socket", "--allow-hosts=127.0.0.1 for the simulator"],
@@ -573,6 +577,7 @@ AllMockedAssertionError = type(
         "other-loop",
         "pytest-recording-block",
         "key-with-a-line-break",
+        "empty-key",
         "pytest-socket",
         "respx-not-mocked",
         "httpx-mock-no-response",

@@ -878,6 +878,10 @@ ILLEGAL_HEADER = "Illegal header value"
 """How h11 (under httpx and httpx2) begins its refusal of a header value it cannot send."""
 
 
+_EMPTY_KEY = "b'Bearer '"
+"""How h11 quotes an ``Authorization`` header of an empty key (its trailing space refused)."""
+
+
 def send_remedy(err: BaseException) -> str:
     """What the warning of a live send that ``err`` ended tells to do: an outage is waited
     out; a closed event loop or pytest-recording's ``--block-network`` is no API's doing."""
@@ -893,6 +897,13 @@ def send_remedy(err: BaseException) -> str:
             "docs/migrating.md), then record it again."
         )
     if ILLEGAL_HEADER in text:
+        if _EMPTY_KEY in text:
+            return (
+                "The API did not fail: the client sent an empty API key (a header "
+                "'Bearer ' with nothing after it, which HTTP does not allow): give it "
+                "one (a placeholder does for the simulator: ANTHROPIC_API_KEY=test, "
+                "OPENAI_API_KEY=test), then record it again."
+            )
         return (
             "The API did not fail: a header value holds a line break or another character "
             "HTTP does not allow (an API key read from a file with its line break: strip "
