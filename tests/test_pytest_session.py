@@ -354,6 +354,32 @@ def test_the_cap_defaults_to_the_project_then_to_five(
     )
 
 
+def test_tests_recording_with_the_cap_turned_off_are_counted_apart(
+    pytester: pytest.Pytester,
+) -> None:
+    # the summary said "0.0000 of 5.00 USD spent on 0 recorded calls" whatever a test
+    # given "cap": None recorded, as if it had spent nothing
+    pytester.makepyfile(
+        test_cap="""
+        import pytest
+
+        @pytest.fixture
+        def replaygate_config():
+            return {"cap": None}
+
+        def test_x(replaygate_exchange):
+            pass
+        """
+    )
+    pytester.runpytest(*RECORD).stdout.fnmatch_lines(
+        [
+            "0.0000 of 5.00 USD spent on 0 recorded calls*",
+            '1 test(s) recorded with the cap turned off ("cap": None in their '
+            "replaygate_config): what they spent is not counted above",
+        ]
+    )
+
+
 def test_a_miss_names_the_pytest_command_that_records_the_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_miss=SIM_TESTS)
     pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)

@@ -903,6 +903,8 @@ def replaygate_exchange(
         )
     except ReplaygateError as err:
         refuse_setup(request, err)
+    if run is not None and run.cap is not None and exchange.recording and settings["cap"] is None:
+        run.uncapped += 1
     if exchange.recording and request.node.get_closest_marker("vcr") is not None:
         from replaygate.pytest_plugin.cassettes import CassettePlays
 

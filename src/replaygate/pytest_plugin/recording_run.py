@@ -49,6 +49,8 @@ RUN = "replaygate-recording-run"
 SPENT = "replaygate_spent"
 """Where a pytest-xdist worker hands what it spent to the controller."""
 SIM_ANSWERED = "replaygate_simulator_answered"
+UNCAPPED = "replaygate_uncapped"
+"""The key a pytest-xdist worker sends how many of its tests recorded with no cap."""
 """Where a pytest-xdist worker hands how many requests its simulator answered."""
 RAISE_WITH = f"--replaygate-max-cost, ini {MAX_COST}, or max_cost in [tool.replaygate]"
 """How the session's cap is raised under pytest, as its message says."""
@@ -216,6 +218,10 @@ class RecordingRun:
             self.cap = _worker_share(self.cap, self.workers)
         self._from_workers: list[tuple[float, int]] = []
         self._answered_by_workers = 0
+        self.uncapped = 0
+        """How many tests recorded with the cap turned off (``"cap": None`` in their
+        ``replaygate_config``): what they spent is not the cap's to count."""
+        self._uncapped_by_workers = 0
         self._started = False
         self._not_started: str | None = None
         """Why the simulator could not start, once it failed to."""
@@ -314,6 +320,7 @@ class RecordingRun:
             output[SPENT] = (self.cap.spent, self.cap.calls)
         if output is not None:
             output[SIM_ANSWERED] = self._answered()
+            output[UNCAPPED] = self.uncapped
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -323,6 +330,7 @@ class RecordingRun:
         if spent is not None:
             self._from_workers.append((float(spent[0]), int(spent[1])))
         self._answered_by_workers += int(output.get(SIM_ANSWERED, 0))
+        self._uncapped_by_workers += int(output.get(UNCAPPED, 0))
 
     def _answered(self) -> int:
         """How many requests this process's simulator answered (not those it refused of
@@ -351,6 +359,12 @@ class RecordingRun:
             limit = cap.limit * self.workers
             status = spending_status(spent, limit, calls, cap.prices.currency)
             lines.append(f"{status} (prices: {cap.prices.source})")
+            uncapped = self.uncapped + self._uncapped_by_workers
+            if uncapped:
+                lines.append(
+                    f'{uncapped} test(s) recorded with the cap turned off ("cap": None in '
+                    "their replaygate_config): what they spent is not counted above"
+                )
         if lines:
             terminalreporter.section("replaygate recording")
             for line in lines:
