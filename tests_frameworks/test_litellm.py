@@ -703,6 +703,33 @@ def test_a_router_s_retry_policy_sends_a_miss_again_as_the_page_says(
     assert f"`{policy}`" in section("LiteLLM")
 
 
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["completion", "acompletion"])
+@pytest.mark.parametrize("models", [2, 1], ids=["two-models", "two-keys"])
+def test_a_miss_through_a_router_of_several_models_says_it_picks_at_random(
+    store: Path, models: int, asynchronous: bool
+) -> None:
+    """A Router whose model group has deployments of several models sends each call to one
+    picked at random, so a replay misses at random: its miss says so and how to make it
+    deterministic; deployments of one model (other keys) send the same request, no note."""
+    second = f"openai/{GPT}" if models == 2 else f"anthropic/{CLAUDE}"
+    chat = litellm.Router(
+        model_list=[
+            {"model_name": "chat", "litellm_params": {"model": f"anthropic/{CLAUDE}"}},
+            {"model_name": "chat", "litellm_params": {"model": second, "api_key": "other"}},
+        ],
+        num_retries=0,
+    )
+    given: dict[str, Any] = {"model": "chat", "messages": [{"role": "user", "content": CHANGED}]}
+    with pytest.raises(MISS_RAISES) as raised, replaygate.http.intercept(store):
+        if asynchronous:
+            asyncio.run(chat.acompletion(**given))
+        else:
+            chat.completion(**given)
+    told = "LiteLLM's Router, whose model group 'chat' has deployments of several models"
+    assert (told in str(raised.value)) == (models == 2)
+    assert "one deployment per model group" in section("LiteLLM")
+
+
 def responses_miss(provider: str, stream: bool, asynchronous: bool) -> None:
     """One call of LiteLLM's Responses API that is not recorded."""
     model = f"anthropic/{CLAUDE}" if provider == "anthropic" else f"openai/{GPT}"

@@ -81,6 +81,7 @@ from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import MOCK_PLAYS
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import READ_ON, Replayed, base64_embeddings, replayed
+from replaygate.http.routed import tell_route
 from replaygate.http.routes import (
     proxy_refusal,
     simulator_refusal,
@@ -539,9 +540,17 @@ class Exchange:
             return replace(decided, source="live") if self.past_origin(request.url) else decided
         hit, repeat = decided
         if hit is None:
-            raise self._miss(envelope, fixture_key(envelope), origin_of(request.url), sent)
+            missed = self._miss(envelope, fixture_key(envelope), origin_of(request.url), sent)
+            tell_route(missed)
+            raise missed
         location, fixture = hit
-        response = self.session.answer(fixture.key, fixture.responses, Repeat(repeat), fixture.meta)
+        try:
+            response = self.session.answer(
+                fixture.key, fixture.responses, Repeat(repeat), fixture.meta
+            )
+        except FixtureMismatchError as err:  # sent more often than recorded
+            tell_route(err)
+            raise
         if response is None:
             raise self._null_answer(location, fixture, repeat)
         refused = stored_refusal(response, envelope, fixture.meta)
