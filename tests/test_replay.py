@@ -39,6 +39,7 @@ from replaygate.fixtures.mismatch import (
     KEY_FOR_ANOTHER_HOST,
     PYDANTIC_LINK_NOTE,
     PYTEST_SIMULATOR_OPTION,
+    SET_TEXT_NOTE,
     SIMULATOR_OPTIONS,
     mismatch_error,
 )
@@ -432,6 +433,31 @@ def test_a_miss_in_pydantic_s_error_link_alone_names_its_version(
     said = [line for line in lines if line.startswith(lead)]
     assert len(said) == (told is not None)
     assert told is None or f"({told})" in said[0]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requested", "told"),
+    [  # a validator's error listing a set of strings: another order in each process
+        (
+            _reask("unknown {'doc-a', 'doc-b', 'doc-c'}"),
+            _reask("unknown {'doc-c', 'doc-a', 'doc-b'}"),
+            True,
+        ),
+        (_reask("unknown {'doc-a', 'doc-b'}"), _reask("unknown {'doc-a', 'doc-c'}"), False),
+        (_reask('args {"a": 1, "b": 2}'), _reask('args {"b": 2, "a": 1}'), False),  # a dict
+        (_reask("unknown {'doc-a', 'doc-b'}"), _reask("unknown {'doc-b', 'doc-a'}", "2.15"), False),
+    ],
+)
+def test_a_miss_in_the_order_of_a_set_s_items_alone_says_it_varies_from_run_to_run(
+    tmp_path: Path, recorded: str, requested: str, told: bool
+) -> None:
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(
+        Fixture.create({"messages": [recorded]}, [{"status": 200, "body": {}}])
+    )
+    error = mismatch_error(FixtureStore.open(path), {"messages": [requested]}, "0123456789ab")
+    note = SET_TEXT_NOTE.format(fields="messages[0]", s="s")
+    assert (note in str(error).splitlines()) is told
 
 
 @pytest.mark.parametrize(
