@@ -140,8 +140,8 @@ def test_strict_on_a_test_that_requested_none_of_its_fixtures_names_a_response_c
         [
             "*(POST /v1/messages): never requested",
             "The test requested none of its fixtures: if its code still calls a model, a "
-            "response cache of its own answered it (DSPy's, DeepEval's and ragas's, *): turn it "
-            "off in tests "
+            "response cache of its own answered it (DSPy's, DeepEval's and ragas's, "
+            "*Instructor's*): turn it off in tests "
             "(docs/frameworks.md) rather than prune what a replay without that cache needs; "
             "or a worker process it started by spawn or forkserver played them through an "
             "intercept() of its own, which the test does not see "
@@ -464,7 +464,8 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
         "given to deepeval test run; ragas's, kept in .cache/: no cache=DiskCacheBackend() "
         "given to its LLM's wrapper; LangChain's, set by set_llm_cache(InMemoryCache()) or "
         "SQLiteCache, used by each model not given cache=False, or given to a model's cache=: "
-        "set_llm_cache(None), no cache= given): "
+        "set_llm_cache(None), no cache= given; Instructor's, given to its client's cache= "
+        "(AutoCache, or DiskCache, kept on disk between runs): no cache= given): "
         "turn it off in tests, since a replay without it has "
         "nothing to answer with; a job it queued may have sent after "
         "it returned (a task queue's worker thread: wait for the job in the test, else its "

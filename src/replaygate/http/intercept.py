@@ -87,7 +87,8 @@ RESPONSE_CACHE = (
     "given to deepeval test run; ragas's, kept in .cache/: no cache=DiskCacheBackend() given "
     "to its LLM's wrapper; LangChain's, set by set_llm_cache(InMemoryCache()) or "
     "SQLiteCache, used by each model not given cache=False, or given to a model's cache=: "
-    "set_llm_cache(None), no cache= given): "
+    "set_llm_cache(None), no cache= given; Instructor's, given to its client's cache= "
+    "(AutoCache, or DiskCache, kept on disk between runs): no cache= given): "
     "turn it off in tests, since a replay without it has nothing to "
     "answer with"
 )
