@@ -76,11 +76,13 @@ def get_weather(city: str) -> str:
     return weather(city)
 
 
-def model(hosts: Hosts, provider: str) -> BaseChatModel:
-    """The provider's chat model, with the SDK's retries on."""
+def model(hosts: Hosts, provider: str, max_retries: int = 3) -> BaseChatModel:
+    """The provider's chat model, with the SDK's retries on unless told."""
     if provider == "anthropic":
-        return ChatAnthropic(model=CLAUDE, base_url=hosts.anthropic, max_retries=3, max_tokens=64)
-    return ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=3)
+        return ChatAnthropic(
+            model=CLAUDE, base_url=hosts.anthropic, max_retries=max_retries, max_tokens=64
+        )
+    return ChatOpenAI(model=GPT, base_url=hosts.openai, max_retries=max_retries)
 
 
 def text(message: BaseMessage) -> str:
@@ -244,6 +246,20 @@ def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:
     with intercept(store) as exchange, pytest.raises(FixtureMismatchError):
         chain.invoke(CHANGED)
     assert exchange.sent == 3
+
+
+def retried_by_langchain(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
+    """``.with_retry()`` retrying the 429 itself, the SDK's retries off, without its backoff
+    (``wait_exponential_jitter``, on by default, waits a second and more in a replay too)."""
+    chain = model(hosts, provider, max_retries=0).with_retry(
+        retry_if_exception_type=TRANSIENT, wait_exponential_jitter=False
+    )
+    return text(chain.invoke(question))
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_429_with_retry_retries_replays_at_once(store: Path, provider: str) -> None:
+    assert_retry_replayed_at_once(store, partial(retried_by_langchain, provider), UNUSED_LOOPBACK)
 
 
 def asked_in_its_own_loop(chat: ChatAnthropic, question: str) -> Any:
