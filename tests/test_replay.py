@@ -36,6 +36,7 @@ from replaygate.examples.research_copilot import Corpus, Document, build_registr
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
+    IN_SET_ORDER,
     KEY_FOR_ANOTHER_HOST,
     PYDANTIC_LINK_NOTE,
     PYTEST_SIMULATOR_OPTION,
@@ -458,6 +459,10 @@ def test_a_miss_in_the_order_of_a_set_s_items_alone_says_it_varies_from_run_to_r
     error = mismatch_error(FixtureStore.open(path), {"messages": [requested]}, "0123456789ab")
     note = SET_TEXT_NOTE.format(fields="messages[0]", s="s")
     assert (note in str(error).splitlines()) is told
+    # the run's list of misses says so too, rather than only to record the test again
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = (miss_of(test, error) or ("",))[0]
+    assert listed.endswith(f" ({IN_SET_ORDER})") is told
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     error = replay_failure(failed, raised)
     if not isinstance(error, FixtureMismatchError):
         return None
-    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
+    from replaygate.fixtures.mismatch import IN_SET_ORDER, PYTEST_SIMULATOR, SET_TEXT_LEAD
     from replaygate.fixtures.tool_results import IN_TOOL_RESULTS, TOOL_RESULT_LEAD
 
     said = str(error)
@@ -77,6 +77,8 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
         changed = True
     elif TOOL_RESULT_LEAD in said:  # not a result a caught miss made: a tool that varies
         fields = f"{fields} ({IN_TOOL_RESULTS})"
+    elif SET_TEXT_LEAD in said:  # a set's repr, its order the hash seed's
+        fields = f"{fields} ({IN_SET_ORDER})"
     credentials = GIVE_TOKEN in said  # a token fetch, a metadata server's probe
     side = credentials or SIDE_REQUEST in said
     built = "" if side else _built(said)  # such a request is stopped, not recorded
