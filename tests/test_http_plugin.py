@@ -141,7 +141,8 @@ def test_strict_on_a_test_that_requested_none_of_its_fixtures_names_a_response_c
             "*(POST /v1/messages): never requested",
             "The test requested none of its fixtures: if its code still calls a model, a "
             "response cache of its own answered it (DSPy's, DeepEval's and ragas's, "
-            "*Instructor's*): turn it off in tests "
+            "*Instructor's*; LangChain's, set_llm_cache(...) or a model's cache=): turn it "
+            "off in tests "
             "(docs/frameworks.md) rather than prune what a replay without that cache needs; "
             "or a worker process it started by spawn or forkserver played them through an "
             "intercept() of its own, which the test does not see "

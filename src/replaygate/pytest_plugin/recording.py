@@ -797,7 +797,8 @@ def _unused_hint(request: pytest.FixtureRequest, store: FixtureStore, lines: lis
 _NONE_REQUESTED = (
     "\nThe test requested none of its fixtures: if its code still calls a model, a response "
     "cache of its own answered it (DSPy's, DeepEval's and ragas's, kept on disk between runs; "
-    "LiteLLM's litellm.cache; Instructor's, given to its client's cache=): turn it off in "
+    "LiteLLM's litellm.cache; Instructor's, given to its client's cache=; LangChain's, "
+    "set_llm_cache(...) or a model's cache=): turn it off in "
     "tests (docs/frameworks.md) rather than prune what a "
     "replay without that cache needs; or a worker process it started by spawn or "
     "forkserver played them through an intercept() of its own, which the test does not "
