@@ -704,18 +704,25 @@ def test_a_router_s_retry_policy_sends_a_miss_again_as_the_page_says(
 
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["completion", "acompletion"])
-@pytest.mark.parametrize("models", [2, 1], ids=["two-models", "two-keys"])
+@pytest.mark.parametrize(
+    ("second", "told"),
+    [
+        ({"model": f"openai/{GPT}"}, True),
+        ({"model": f"anthropic/{CLAUDE}", "api_key": "other"}, False),
+        ({"model": f"anthropic/{CLAUDE}", "api_base": "https://eu.example.com"}, False),
+    ],
+    ids=["two-models", "two-keys", "two-hosts"],
+)
 def test_a_miss_through_a_router_of_several_models_says_it_picks_at_random(
-    store: Path, models: int, asynchronous: bool
+    store: Path, second: dict[str, str], told: bool, asynchronous: bool
 ) -> None:
     """A Router whose model group has deployments of several models sends each call to one
     picked at random, so a replay misses at random: its miss says so and how to make it
-    deterministic; deployments of one model (other keys) send the same request, no note."""
-    second = f"openai/{GPT}" if models == 2 else f"anthropic/{CLAUDE}"
+    deterministic; deployments of one model (other keys, hosts) send the same request."""
     chat = litellm.Router(
         model_list=[
             {"model_name": "chat", "litellm_params": {"model": f"anthropic/{CLAUDE}"}},
-            {"model_name": "chat", "litellm_params": {"model": second, "api_key": "other"}},
+            {"model_name": "chat", "litellm_params": second},
         ],
         num_retries=0,
     )
@@ -725,8 +732,8 @@ def test_a_miss_through_a_router_of_several_models_says_it_picks_at_random(
             asyncio.run(chat.acompletion(**given))
         else:
             chat.completion(**given)
-    told = "LiteLLM's Router, whose model group 'chat' has deployments of several models"
-    assert (told in str(raised.value)) == (models == 2)
+    note = "LiteLLM's Router, whose model group 'chat' has deployments of several models"
+    assert (note in str(raised.value)) == told
     assert "one deployment per model group" in section("LiteLLM")
 
 

@@ -13,18 +13,20 @@ import sys
 from collections.abc import Iterator, Mapping
 from types import FrameType
 from typing import Any
+from urllib.parse import urlsplit
 
 ROUTER_MODULES = "litellm.router"
 """The prefix of the modules of LiteLLM's Router (``litellm.router``, its Rust core's
 ``litellm.router_rust.core``)."""
 
 RANDOM_ROUTE = (
-    "This request was sent by LiteLLM's Router, whose model group{s} {groups} ha{ve} deployments "
-    "of several models: it picks one for each call (at random under its default routing_strategy, "
-    "simple-shuffle; by the latency, usage or load earlier calls measured under the others), "
-    "so a replay sends a call to another deployment than the recording did, or in another "
-    "order, and misses at random, recorded again or not. Give the tests' Router one "
-    "deployment per model group (the one under test), then record it."
+    "This request was sent by LiteLLM's Router, whose model group{s} {groups} ha{ve} "
+    "deployments of several models or base paths: it picks one for each call (at random "
+    "under its default routing_strategy, simple-shuffle; by the latency, usage or load "
+    "earlier calls measured under the others), so a replay sends a call to another "
+    "deployment than the recording did, or in another order, and misses at random, recorded "
+    "again or not. Give the tests' Router one deployment per model group (the one under "
+    "test), then record it."
 )
 
 
@@ -37,15 +39,18 @@ def _stack(frame: FrameType | None) -> Iterator[FrameType]:
 
 def shared_groups(model_list: Any) -> list[str]:
     """The model names of ``model_list`` (a Router's deployments, each a mapping with a
-    ``model_name`` and ``litellm_params``) whose deployments name more than one model,
-    sorted: those whose deployments differ only in key or base URL send the same request."""
-    models: dict[str, set[str]] = {}
+    ``model_name`` and ``litellm_params``) whose deployments name more than one model, or
+    base URLs of more than one path, sorted: deployments that differ only in key or in the
+    host of their base URL send the same request, which a replay matches without its host."""
+    models: dict[str, set[tuple[str, str]]] = {}
     try:
         for deployment in model_list:
             if isinstance(deployment, Mapping) and "model_name" in deployment:
                 params = deployment.get("litellm_params")
-                model = params.get("model") if isinstance(params, Mapping) else None
-                models.setdefault(str(deployment["model_name"]), set()).add(str(model))
+                params = params if isinstance(params, Mapping) else {}
+                base = urlsplit(str(params.get("api_base") or "")).path.rstrip("/")
+                sent = (str(params.get("model")), base)
+                models.setdefault(str(deployment["model_name"]), set()).add(sent)
     except Exception:  # a list of another shape: no note rather than an error in a miss
         return []
     return sorted(name for name, named in models.items() if len(named) > 1)
