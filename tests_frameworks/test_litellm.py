@@ -710,8 +710,9 @@ def test_a_router_s_retry_policy_sends_a_miss_again_as_the_page_says(
         ({"model": f"openai/{GPT}"}, True),
         ({"model": f"anthropic/{CLAUDE}", "api_key": "other"}, False),
         ({"model": f"anthropic/{CLAUDE}", "api_base": "https://eu.example.com"}, False),
+        ({"model": f"anthropic/{CLAUDE}", "api_base": "https://gw.example.com/claude"}, True),
     ],
-    ids=["two-models", "two-keys", "two-hosts"],
+    ids=["two-models", "two-keys", "two-hosts", "two-paths"],
 )
 def test_a_miss_through_a_router_of_several_models_says_it_picks_at_random(
     store: Path, second: dict[str, str], told: bool, asynchronous: bool
@@ -732,7 +733,7 @@ def test_a_miss_through_a_router_of_several_models_says_it_picks_at_random(
             asyncio.run(chat.acompletion(**given))
         else:
             chat.completion(**given)
-    note = "LiteLLM's Router, whose model group 'chat' has deployments of several models"
+    note = "LiteLLM's Router, whose model group 'chat' has deployments of several models or"
     assert (note in str(raised.value)) == told
     assert "one deployment per model group" in section("LiteLLM")
 
