@@ -14,6 +14,7 @@ import os
 import site
 import sys
 import sysconfig
+from collections.abc import Iterator
 from types import FrameType
 
 
@@ -47,3 +48,11 @@ def application_level(default: int) -> int:
             return level
         frame, level = frame.f_back, level + 1
     return default
+
+
+def frames_out(frame: FrameType | None) -> Iterator[FrameType]:
+    """``frame`` and its callers, innermost first (a running coroutine's awaiting
+    callers too: they are its ``f_back``)."""
+    while frame is not None:
+        yield frame
+        frame = frame.f_back

@@ -73,6 +73,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from replaygate.caller import frames_out
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.modes import RECORD_COMMAND
 from replaygate.held_blocks import HeldBlock
@@ -533,20 +534,13 @@ def _through_websocket() -> bool:
     :data:`WEBSOCKET_OPENERS`): one of its frames is on the stack (so are the coroutines
     awaiting a running one) or in a task awaiting this one (:func:`_awaiting_frames`: a
     lookup aiohttp runs in a task of its own)."""
-    for frame in itertools.chain(_stack(sys._getframe(1)), _awaiting_frames()):
+    for frame in itertools.chain(frames_out(sys._getframe(1)), _awaiting_frames()):
         module = str(frame.f_globals.get("__name__", ""))
         if any(module == c or module.startswith(f"{c}.") for c in WEBSOCKET_CLIENTS):
             return True
         if (module, frame.f_code.co_name) in WEBSOCKET_OPENERS:
             return True
     return False
-
-
-def _stack(frame: FrameType | None) -> Iterator[FrameType]:
-    """``frame`` and those below it, innermost first."""
-    while frame is not None:
-        yield frame
-        frame = frame.f_back
 
 
 def _describe(target: Any) -> str:

@@ -10,10 +10,11 @@ misses at random, recorded again or not. A miss sent from inside such a Router s
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
-from types import FrameType
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
+
+from replaygate.caller import frames_out
 
 ROUTER_MODULES = "litellm.router"
 """The prefix of the modules of LiteLLM's Router (``litellm.router``, its Rust core's
@@ -28,13 +29,6 @@ RANDOM_ROUTE = (
     "again or not. Give the tests' Router one deployment per model group (the one under "
     "test), then record it."
 )
-
-
-def _stack(frame: FrameType | None) -> Iterator[FrameType]:
-    """``frame`` and those below it, innermost first (a running coroutine's callers too)."""
-    while frame is not None:
-        yield frame
-        frame = frame.f_back
 
 
 def shared_groups(model_list: Any) -> list[str]:
@@ -60,7 +54,7 @@ def random_route_note() -> str | None:
     """:data:`RANDOM_ROUTE` when the caller runs inside a LiteLLM Router (a frame of
     :data:`ROUTER_MODULES` whose ``self`` holds a ``model_list``) with a model group of
     several deployments, else None."""
-    for frame in _stack(sys._getframe(1)):
+    for frame in frames_out(sys._getframe(1)):
         if not str(frame.f_globals.get("__name__", "")).startswith(ROUTER_MODULES):
             continue
         groups = shared_groups(getattr(frame.f_locals.get("self"), "model_list", None))
