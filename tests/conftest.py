@@ -209,8 +209,10 @@ GC_THRESHOLDS = (20_000, 20, 20)
 before an older one (default: 10 each)."""
 
 
-REPLAYGATE_PLUGINS = ("replaygate.pytest_plugin.recording", "replaygate.pytest_plugin.sampling")
-"""replaygate's two pytest plugins, as its entry points name them (``-p`` module names)."""
+REPLAYGATE_PLUGINS = "replaygate.pytest_plugin.recording,replaygate.pytest_plugin.sampling"
+"""replaygate's two pytest plugins, the modules its entry points name, as ``PYTEST_PLUGINS``
+lists them: a session imports them as ``-p MODULE`` would, without the look through every
+installed package's entry points that ``-p`` makes for each name (about 5 ms a session)."""
 
 
 UNUSED_BUILTINS = ("junitxml", "pastebin", "legacypath", "stepwise")
@@ -243,7 +245,7 @@ def pytester(
     added = []
     if request.node.get_closest_marker("autoload_plugins") is None:
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-        added += [f"-p {plugin}" for plugin in REPLAYGATE_PLUGINS]
+        monkeypatch.setenv("PYTEST_PLUGINS", REPLAYGATE_PLUGINS)
         added += [f"-p no:{plugin}" for plugin in UNUSED_BUILTINS]
     if request.node.get_closest_marker("native_tracebacks") is not None:
         added.append("--tb=native")

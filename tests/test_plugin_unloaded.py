@@ -36,6 +36,7 @@ def test_plain():
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """A project of a module-marked test and one of a decorated, a sampled and a plain
     test; its sessions load plugins by the names the entry points give them."""
+    monkeypatch.delenv("PYTEST_PLUGINS")  # the modules the pytester fixture loads
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p replaygate -p replaygate_sampling")
     pytester.makepyfile(test_marked=MARKED, test_decorated=DECORATED)
     return pytester
