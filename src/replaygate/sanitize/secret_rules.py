@@ -11,6 +11,7 @@ an LLM application meets. To add a rule, append a :class:`Detector` to
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from collections.abc import Callable, Iterator
@@ -231,15 +232,27 @@ _CASES = tuple((detector, bool(detector.pattern.flags & re.IGNORECASE)) for dete
 _SHORTEST_ANCHOR = min(len(anchor) for detector in DETECTORS for anchor in detector.anchors)
 """The length of the shortest anchor: every match holds one, so no shorter text matches."""
 
+
+def _spellings(anchor: str) -> list[str]:
+    """``anchor`` in each mix of upper and lower case of its ASCII letters."""
+    return [
+        "".join(letters) for letters in itertools.product(*({c.lower(), c.upper()} for c in anchor))
+    ]
+
+
 _ANY_ANCHOR = re.compile(
-    "|".join(re.escape(a) for d, folds in _CASES if not folds for a in d.anchors)
-    + "|(?i:"
-    + "|".join(re.escape(a) for d, folds in _CASES if folds for a in d.anchors)
-    + ")"
+    "|".join(
+        re.escape(spelled)
+        for d, folds in _CASES
+        for a in d.anchors
+        for spelled in (sorted(_spellings(a)) if folds else [a])
+    )
 )
 """Any rule's anchor, in its case or in any case as its rule reads it: in ASCII text, where
 ignoring case is lowering it (:func:`~.secret_prefilter.folded`), no match means no rule
-can match."""
+can match. An anchor read in any case is written in each of its spellings: a pattern whose
+every branch starts with a literal character skips, in C, to where one of those starts (a
+branch ignoring case would have it try every branch at every character)."""
 
 LONG_TEXT = 1 << 20
 """Characters from which a text's anchors are looked for in its runs (:func:`candidates`)."""
