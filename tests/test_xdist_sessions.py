@@ -69,6 +69,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
+from forked_xdist_workers import workers_forked
 from nested_pytest import UNUSED_PLUGINS, NoClosingCollection, conftest_sharing_tls
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.fixtures.store import FixtureStore
@@ -296,8 +297,15 @@ def make_project(root: Path) -> Path:
 
 
 def run_sessions(root: Path) -> dict[str, Any]:
-    """Make the project in ``root``, run both sessions; what the tests check of them."""
-    project = make_project(root)
+    """Make the project in ``root``, run both sessions, their workers forked
+    (tests/forked_xdist_workers.py); what the tests check of them."""
+    with workers_forked():
+        return sessions_in(make_project(root))
+
+
+def sessions_in(project: Path) -> dict[str, Any]:
+    """Both sessions run in ``project``: what the tests check of them."""
+    root = project.parent
     recorded = project / "recorded"
     folder = ("--replaygate-dir", str(recorded))
     with Simulator(behavior="echo") as shared_sim, Simulator(behavior="echo") as sim:
