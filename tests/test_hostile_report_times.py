@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import report_cmd
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError
 from replaygate.evals.scorers import CaseCounts
 from replaygate.sampling import SampledResult, SampleResult
+from unplotted_reports import unplotted  # noqa: F401  (a pytest fixture)
 
 EDGE = "0001-01-01T00:00:00+01:00"  # 0000-12-31T23:00:00Z: a year no datetime holds
 
@@ -35,8 +35,7 @@ def test_a_run_whose_time_has_no_utc_equivalent_is_refused(tmp_path: Path) -> No
         assert len(opened) == 1
 
 
-@needs_matplotlib
-@pytest.mark.slow
+@pytest.mark.usefixtures("unplotted")  # the run is left out before any plot is drawn
 def test_such_a_stored_run_is_left_out_of_the_report_with_a_note(tmp_path: Path) -> None:
     # Stored before add refused it, it ended every report in an OverflowError.
     history = tmp_path / "history.db"

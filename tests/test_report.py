@@ -46,6 +46,7 @@ from replaygate.report.page import run_labels
 from replaygate.report.plots import LABELLED_LINES, ages_plot, metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
+from unplotted_reports import unplotted  # noqa: F401  (a pytest fixture)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -134,14 +135,6 @@ def write_store(path: Path) -> Path:
             }
             opened.put(Fixture.create(request, [{"text": "x"}], meta))
     return path
-
-
-@pytest.fixture
-def unplotted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reports drawn without their plots, for tests of the page's words alone (the plots
-    are drawn, and checked, by the tests that read :func:`page` and the plots' own)."""
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from extras import needs_matplotlib
 from replaygate.assertions.kinds import Outcome
 from replaygate.evals import CaseResult, EvalResults, History, HistoryError
 from replaygate.evals.scorers import CaseCounts
 from replaygate.report import build_report
 from replaygate.sampling import SampledResult, SampleResult
+from unplotted_reports import unplotted  # noqa: F401  (a pytest fixture)
 
 REASON = "GiveUp: gave up after calling the model on What is the speed of light? " + "x" * 60
 
@@ -45,8 +45,7 @@ def test_the_case_line_names_the_give_up_with_its_reason_cut_short() -> None:
     assert one_line.endswith("; gave up 1/3: GiveUp: two\\u000alines \\u001b[2J")
 
 
-@pytest.mark.slow
-@needs_matplotlib
+@pytest.mark.usefixtures("unplotted")  # what failed is in the page's words
 def test_the_report_names_the_give_up_in_what_failed(tmp_path: Path) -> None:
     with History.open(tmp_path / "h.db") as history:
         history.append(results(2))

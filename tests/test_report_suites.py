@@ -17,6 +17,7 @@ from replaygate.evals.history import HistoryRun
 from replaygate.evals.scorers import CaseCounts
 from replaygate.report.suites import same_cases_file, suite_runs
 from replaygate.sampling import SampledResult, SampleResult
+from unplotted_reports import unplot
 
 FULL = "evals/cases.jsonl"
 
@@ -171,8 +172,7 @@ def test_report_shows_the_configured_suite_and_names_the_smoke_run_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a 1-case smoke run was "the latest run", a new recording and a point of the trends
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):  # the words alone are checked
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch)  # the words alone are checked
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(f'[tool.replaygate]\ncases = "{FULL}"\n')
     write_history(tmp_path / ".replaygate" / "history.db")
@@ -232,8 +232,7 @@ def test_report_cases_is_the_file_given_from_the_working_directory(
 ) -> None:
     # a project's cases.jsonl and smoke/cases.jsonl: `report --cases cases.jsonl` showed
     # the smoke suite's runs; from smoke/, cases.jsonl is the smoke suite's
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):  # the words alone are checked
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch)  # the words alone are checked
     (tmp_path / "smoke").mkdir()
     (tmp_path / "pyproject.toml").write_text('[tool.replaygate]\ncases = "cases.jsonl"\n')
     write_two_suites(tmp_path / ".replaygate" / "history.db")

@@ -20,16 +20,9 @@ from replaygate.evals.history import History, HistoryRun
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report
 from replaygate.report.plots import weekly_plot
+from unplotted_reports import unplot, unplotted  # noqa: F401  (unplotted: a pytest fixture)
 
 pytestmark = needs_matplotlib
-
-
-@pytest.fixture
-def unplotted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The report without its plots, for the tests of its words (ids and file names are in
-    no plot; the plots are drawn and checked in test_report.py)."""
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
 
 
 IDS = [
@@ -164,11 +157,7 @@ def test_costs_of_other_prices_are_left_out_of_the_plot_and_named(
 ) -> None:
     # the cost per run plotted USD and JPY on one axis, and nothing said so
     plotted: list[tuple[object, ...]] = []
-    monkeypatch.setattr(
-        "replaygate.report.page.metrics_plot", lambda *given: plotted.append(given) or ""
-    )
-    for plot in ("weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch, metrics_plot=lambda *given: plotted.append(given) or "")
     runs = [priced_run(day, 0.0042, USD) for day in (1, 2, 3)]
     runs += [priced_run(day, 0.676, JPY) for day in (4, 5)]
     html = build_report(runs, now=datetime(2026, 12, 1, tzinfo=UTC))

@@ -14,6 +14,7 @@ from replaygate.evals.metrics import METRICS
 from replaygate.evals.reference import CaseSummary
 from replaygate.report import build_report, write_report
 from replaygate.report.data import week_of
+from unplotted_reports import unplot
 
 
 @pytest.mark.parametrize(
@@ -37,9 +38,7 @@ def test_the_metrics_plot_labels_each_run_by_its_time_in_utc(
         drawn.append(labels)
         return ""
 
-    monkeypatch.setattr("replaygate.report.page.metrics_plot", metrics_plot)
-    monkeypatch.setattr("replaygate.report.page.weekly_plot", lambda *_: "")
-    monkeypatch.setattr("replaygate.report.page.ages_plot", lambda *_: "")
+    unplot(monkeypatch, metrics_plot=metrics_plot)
     cases = (CaseSummary("rag", 5, 4, 5),)
     runs = [
         HistoryRun("east", "2026-11-30T10:00:00+05:00", None, {"success": 1.0}, cases),
@@ -53,8 +52,7 @@ def test_a_stored_run_dated_after_the_report_is_left_out_with_a_note(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # It stood as the latest run for ever, every new run drawn before it.
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch)
     path = tmp_path / "history.db"
     cases = (CaseSummary("rag", 5, 4, 5),)
     metrics = {name: None for name in METRICS} | {"success": 1.0}  # every run holds each
