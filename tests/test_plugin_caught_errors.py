@@ -3,6 +3,8 @@ real SDK over loopback, in pytest sessions of their own."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from echo_recording import record_echoes
@@ -186,15 +188,17 @@ def test_a_caught_miss_fails_the_test_unless_it_reached_the_test(
     pytester: pytest.Pytester,
 ) -> None:
     folder = pytester.path / "tests/fixtures"
+    shared = folder / "shared.jsonl"
+    record_echoes(shared, ["hi"])
+    (folder / "test_caught").mkdir()
     for name in (
         "test_recorded",
         "test_fallback_hides_the_miss",
         "test_fails_on_a_consequence_of_the_hidden_miss",
         "test_the_test_expects_another_miss",
         "test_every_fallback_misses",
-    ):
-        record_echoes(folder / f"test_caught/{name}.jsonl", ["hi"])
-    record_echoes(folder / "shared.jsonl", ["hi"])
+    ):  # each test's store holds that one recording: copied, not recorded again
+        shutil.copyfile(shared, folder / f"test_caught/{name}.jsonl")
     pytester.makepyfile(test_caught=TESTS)
     result = pytester.runpytest("-rfE")
     summary = {
