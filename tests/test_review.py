@@ -487,14 +487,24 @@ def test_a_damaged_json_fixture_file_is_named_as_the_store_names_it(
 TOO_LONG = f"longer than the maximum of {MAX_LINE_BYTES:,} bytes"
 
 
-def with_long_note(fixture: bytes, indent: int | None = None) -> bytes:
-    """The fixture ``fixture`` with a meta note of ``MAX_LINE_BYTES`` characters, as
-    ``json.dumps`` writes it (the note put in as bytes: encoding it takes a while)."""
+def write_with_long_note(
+    path: Path, fixture: bytes, indent: int | None = None, before: bytes = b"", after: bytes = b""
+) -> None:
+    """``before``, the fixture ``fixture`` with a meta note of ``MAX_LINE_BYTES`` characters
+    (as ``json.dumps`` writes it) and ``after``, written to ``path``: the note a mebibyte at
+    a time, never encoded, held whole or copied."""
     obj = json.loads(fixture)
     obj["meta"]["note"] = "NOTE"
     written = json.dumps(obj, indent=indent).encode()
     assert written.count(b'"NOTE"') == 1
-    return written.replace(b'"NOTE"', b'"' + b"x" * MAX_LINE_BYTES + b'"')
+    head, _, tail = written.partition(b'"NOTE"')
+    piece = b"x" * (1 << 20)
+    assert MAX_LINE_BYTES % len(piece) == 0
+    with path.open("wb") as out:
+        out.write(before + head + b'"')
+        for _ in range(MAX_LINE_BYTES // len(piece)):
+            out.write(piece)
+        out.write(b'"' + tail + after)
 
 
 @pytest.mark.parametrize("committed", [False, True], ids=["working tree", "committed"])
@@ -508,7 +518,7 @@ def test_a_line_over_the_maximum_is_refused_as_the_store_refuses_it(
     recordings.record(store, [OTHER])
     commit(repo)
     first, second = store.read_bytes().splitlines(keepends=True)
-    store.write_bytes(first + with_long_note(second) + b"\n")
+    write_with_long_note(store, second, before=first, after=b"\n")
     if committed:
         commit(repo)
         done = diff(str(store), "--base", "HEAD~1", "--head", "HEAD")
@@ -528,7 +538,7 @@ def test_a_json_fixture_file_over_the_maximum_is_refused(
     recordings.record(store, [QUESTION])
     commit(repo)
     (file,) = store.rglob("*.json")
-    file.write_bytes(with_long_note(file.read_bytes(), indent=2))
+    write_with_long_note(file, file.read_bytes(), indent=2)
     done = diff(str(store))
     assert done.exit_code == 2, done.output[:500]
     assert f"Error: {file.relative_to(repo)}: {TOO_LONG}" in done.output
