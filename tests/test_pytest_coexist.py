@@ -24,13 +24,28 @@ from test_http_plugin import NO_CAP
 pytestmark = [pytest.mark.slow, pytest.mark.autoload_plugins, pytest.mark.native_tracebacks]
 
 
+SESSIONS_IMPORT = (
+    "multiprocessing.context",
+    "replaygate.http.bindings",
+    "replaygate.http.seams.aiohttp_session",
+    "replaygate.http.seams.httpx_send",
+    "replaygate.http.seams.requests_session",
+    "replaygate.pytest_plugin.rootdirs",
+    "vcr.stubs.aiohttp_stubs",
+    "vcr.stubs.urllib3_stubs",
+)
+"""What else each ``pytest`` process imported as its session ran: the seams replaygate
+binds the clients' sending through, the rootdir check, vcrpy's stubs (about a tenth of
+each process's CPU)."""
+
+
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
     """The interpreter the ``pytest`` processes are forked from, pytest and the installed
     plugins loaded once (tests/pytest_preloaded.py), with the modules replaygate's plugins
     and the generated tests import as a session runs (each session imported them again)."""
     tests = str(Path(__file__).parent)
-    preload = ["pytest_preloaded", *PLUGIN_IMPORTS, "replaygate.http.bindings"]
+    preload = ["pytest_preloaded", *PLUGIN_IMPORTS, *SESSIONS_IMPORT]
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.getenv("PYTHONPATH")])))
         forker = Forker(preload, freeze=True)
