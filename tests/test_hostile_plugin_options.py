@@ -181,6 +181,7 @@ def _replaying_project(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(REPLAYS)
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures in Python's form: the plugin's words
 @pytest.mark.parametrize("where", [".replaygate", ".replaygate/hits", ".replaygate/hits/proc"])
 def test_a_hits_log_that_cannot_be_written_fails_the_session_saying_so(
     pytester: pytest.Pytester, where: str
