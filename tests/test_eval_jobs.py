@@ -11,8 +11,6 @@ import json
 import multiprocessing
 import os
 import signal
-import subprocess
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -240,20 +238,21 @@ def _ended(pid: int) -> bool:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_a_process_ends_when_its_parent_is_killed_outright(tmp_path: Path) -> None:
+def test_a_process_ends_when_its_parent_is_killed_outright(forker: Forker, tmp_path: Path) -> None:
     # its parent killed with SIGKILL (out of memory, a CI job's cancel), a process went on
     # running its share: recording, calling the live API for a run nobody waited for
     store, marker = tmp_path / "fixtures.jsonl", tmp_path / "worker.pid"
     store.touch()
-    parent = subprocess.Popen(
-        [sys.executable, "-c", WAITING_PARENT, str(marker), str(store), str(Path(__file__).parent)]
-    )
+    args = [str(marker), str(store), str(Path(__file__).parent)]
+    with (tmp_path / "stderr").open("wb") as stderr:  # `python -c WAITING_PARENT ARGS`, forked
+        parent = forker.start(args, stdout=stderr.fileno(), stderr=stderr.fileno(),
+                              cwd=tmp_path, code=WAITING_PARENT)  # fmt: skip
     deadline = time.monotonic() + 30
     while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)
     worker = int(marker.read_text())
-    parent.kill()
-    parent.wait()
+    os.kill(parent.pid, signal.SIGKILL)
+    assert parent.wait(60) == -signal.SIGKILL
     deadline = time.monotonic() + 10
     while not _ended(worker) and time.monotonic() < deadline:
         time.sleep(0.05)
