@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import io
 import os
 import re
@@ -335,17 +336,20 @@ _FENCED = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
 backticks inside a line are inline code: ```` ```json ```` names a fence)."""
 
 
+@functools.cache
 def _prose(page: Path) -> str:
-    """The page without its fenced blocks and inline code (where `[text](url)` is text)."""
+    """The page without its fenced blocks and inline code (where `[text](url)` is text);
+    worked out once per page (the pages do not change while the tests read them)."""
     text = _FENCED.sub("", page.read_text(encoding="utf-8"))
     return re.sub(r"(`+).*?\1", "", text, flags=re.S)  # a span closes on as many backticks
 
 
-def _anchors(page: Path) -> set[str]:
+@functools.cache
+def _anchors(page: Path) -> frozenset[str]:
     """The ids GitHub gives the page's headings: lower case, punctuation dropped, spaces
-    made hyphens."""
+    made hyphens (worked out once per page, not once per link to it)."""
     headings = re.findall(r"^#+ (.*)$", _FENCED.sub("", page.read_text("utf-8")), re.M)
-    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+    return frozenset(re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings)
 
 
 def test_every_link_of_the_docs_reaches_its_page_and_heading() -> None:
