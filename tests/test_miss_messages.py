@@ -543,6 +543,7 @@ def test_own(tmp_path):
 """
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures, as Python prints them
 @pytest.mark.slow  # runs pytest on a project of its own
 @pytest.mark.parametrize(
     ("recorded", "missed"),
@@ -587,6 +588,7 @@ class Agent(unittest.TestCase):
 """
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures, as Python prints them
 @pytest.mark.slow  # runs pytest on a project of its own
 def test_the_list_of_misses_says_its_command_reaches_a_block_a_test_enters_only_as_recording(
     pytester: pytest.Pytester,

@@ -40,6 +40,7 @@ def test_sampled(replaygate_sample, replaygate_checks, anthropic_client):
 """
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures, as Python prints them
 @pytest.mark.parametrize("given_by", ["replaygate_config", "mark"])
 def test_an_unrecorded_sample_is_a_miss_whatever_repeat_last_says(
     pytester: pytest.Pytester, given_by: str

@@ -217,6 +217,7 @@ def test_a_scripted_status_error_answers_with_the_retry_timing_its_own_response_
     assert (headers["retry-after"], headers.get("retry-after-ms")) == sent
 
 
+@pytest.mark.native_tracebacks  # the sessions' failures, as Python prints them
 @pytest.mark.slow
 def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_it(
     pytester: pytest.Pytester,
