@@ -29,8 +29,19 @@ from execnet.gateway_base import ExecModel
 from forked_cli import Forked, Forker
 from nested_pytest import PLUGIN_IMPORTS
 
-PRELOAD = ["pytest_preloaded", *PLUGIN_IMPORTS, "execnet.gateway_base", "xdist.remote"]
-"""What a worker imports as its session starts (the generated projects' libraries too)."""
+PRELOAD = [
+    "pytest_preloaded",
+    *PLUGIN_IMPORTS,
+    "execnet.gateway_base",
+    "httpcore2",
+    "multiprocessing.context",
+    "replaygate.assertions.checks",
+    "replaygate.examples.research_copilot",
+    "replaygate.pytest_plugin.rootdirs",
+    "xdist.remote",
+]
+"""What a worker imports as its session runs: pytest, its plugins and replaygate's modules,
+and what the generated projects' tests import (the example agent, the assertions)."""
 
 
 class _ForkedWorker:

@@ -35,7 +35,7 @@ SESSIONS_IMPORT = (
     "vcr.stubs.urllib3_stubs",
 )
 """What else each ``pytest`` process imported as its session ran: the seams replaygate
-binds the clients' sending through, the rootdir check, vcrpy's stubs (about a tenth of
+binds the clients' sending through, the rootdir check, vcrpy's stubs (some 10 to 20 ms of
 each process's CPU)."""
 
 

@@ -1,9 +1,10 @@
 """The features that only a pytest session with real xdist workers shows, checked on
 one generated project in two nested sessions of two workers each.
 
-Each nested session starts a controller and two worker interpreters (pytest, replaygate
-and the plugins loaded three times over: seconds of CPU), so the project holds one test
-module per feature and the sessions are shared by every test below:
+Each nested session starts a controller and two worker processes (forked from one
+interpreter that loaded pytest, replaygate and the plugins: tests/forked_xdist_workers.py;
+still seconds of CPU), so the project holds one test module per feature and the sessions
+are shared by every test below:
 
 - ``recording`` (``--replaygate-record-mode=record-missing``, from two loopback
   simulators): ``test_generated.py`` records 48 tests at once, two tests sending each
