@@ -4,16 +4,24 @@ full disk, a file size limit) leaves the old baseline whole, its history of reas
 from __future__ import annotations
 
 import json
-import subprocess
+import multiprocessing
+import resource
+import signal
 import sys
-import textwrap
 import warnings
 from dataclasses import replace
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
 
-from replaygate.evals import EvalResults, load_eval_cases, run_eval, update_baseline
+from replaygate.evals import (
+    EvalResults,
+    load_eval_cases,
+    load_eval_results,
+    run_eval,
+    update_baseline,
+)
 from replaygate.evals.errors import BaselineError
 from replaygate.examples.research_copilot import copilot, shipped_eval_cases, shipped_fixtures
 from replaygate.sampling.advice import SamplingWarning
@@ -23,17 +31,17 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning"),
 ]
 
-UPDATE_UNDER_A_LIMIT = """
-import resource, signal, sys
-from replaygate.evals import load_eval_results, update_baseline
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
-resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
-try:
-    update_baseline(sys.argv[1], load_eval_results(sys.argv[2]), reason="second")
-except OSError as err:
-    print(err.errno, err.filename)
-    sys.exit(3)
-"""
+
+def _update_under_a_limit(baseline: Path, results: Path, said: Connection) -> None:
+    """``baseline update`` in a process whose files may grow to 1024 bytes: exit status 3,
+    the error's number and file name sent on ``said``, when the write fails (EFBIG)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+    try:
+        update_baseline(baseline, load_eval_results(results), reason="second")
+    except OSError as err:
+        said.send((err.errno, err.filename))
+        sys.exit(3)
 
 
 def test_a_write_that_fails_half_way_leaves_the_old_baseline(tmp_path: Path) -> None:
@@ -43,14 +51,15 @@ def test_a_write_that_fails_half_way_leaves_the_old_baseline(tmp_path: Path) -> 
     update_baseline(baseline, run_eval(cases, shipped_fixtures(), agent=copilot), reason="first")
     before = baseline.read_bytes()
     assert len(before) > 1024
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(UPDATE_UNDER_A_LIMIT), str(baseline), str(results)],
-        capture_output=True,
-        text=True,
-        check=False,
+    # the limit is the process's: a child forked from this one, which imported replaygate
+    heard, said = multiprocessing.Pipe(duplex=False)
+    limited = multiprocessing.get_context("fork").Process(
+        target=_update_under_a_limit, args=(baseline, results, said)
     )
-    assert done.returncode == 3, done.stdout + done.stderr
-    assert done.stdout.split()[1] == str(baseline)  # the error names the baseline
+    limited.start()
+    limited.join(60)
+    assert limited.exitcode == 3
+    assert str(heard.recv()[1]) == str(baseline)  # the error names the baseline
     assert baseline.read_bytes() == before
     assert [e["reason"] for e in json.loads(before)["history"]] == ["first"]
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
