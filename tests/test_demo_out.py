@@ -12,16 +12,16 @@ folder's lock for its whole run and a second one is refused.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
 
-from replaygate.demo import LOCK, MARK, WRITTEN, claim_out, foreign_files, mark
+from replaygate.demo import LOCK, MARK, RESULTS, WRITTEN, claim_out, foreign_files, mark
 from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import replaygate
@@ -98,14 +98,12 @@ def test_a_second_demo_on_a_folder_another_demo_holds_is_refused_before_it_runs(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "cc"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(out)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    # the lock is held by another process: a child forked from this one, which imported it
+    heard, told = multiprocessing.Pipe()
+    holder = multiprocessing.get_context("fork").Process(target=_hold, args=(out, told))
+    holder.start()
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert heard.poll(60) and heard.recv() == "held"
         before = {p.name: p.read_bytes() for p in out.iterdir()}
         done = replaygate("demo", "--out", str(out))
         assert done.returncode == 2, done
@@ -116,26 +114,20 @@ def test_a_second_demo_on_a_folder_another_demo_holds_is_refused_before_it_runs(
         assert "Recording" not in done.stdout
         assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     finally:
-        holder.communicate("")
-    assert holder.returncode == 0
+        heard.send("done")
+        holder.join(60)
+    assert holder.exitcode == 0
     with claim_out(out):  # the first demo has ended: the folder is free
         pass
 
 
-_HOLD = """
-import sys
-from pathlib import Path
-
-from replaygate.demo import RESULTS, claim_out
-
-out = Path(sys.argv[1])
-with claim_out(out) as claim, claim.writing(RESULTS) as results:
-    results.write_text("{}")
-    print("held", flush=True)
-    sys.stdin.read()
-"""
-"""A demo midway through its run in another process: it holds the folder and writes its
-results (marked as being written) until its stdin closes."""
+def _hold(out: Path, told: Connection) -> None:
+    """A demo midway through its run: it holds ``out`` and writes its results (marked as
+    being written), says ``held`` on ``told``, and keeps them until told it is done."""
+    with claim_out(out) as claim, claim.writing(RESULTS) as results:
+        results.write_text("{}")
+        told.send("held")
+        told.recv()
 
 
 def test_a_mark_file_that_is_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
