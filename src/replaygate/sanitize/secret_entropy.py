@@ -664,9 +664,10 @@ def detect_context(
     free = DATA_URL_BASE64.sub(r"\1 ", text) if "base64," in text else text
     if not _free_token(free):
         return None
-    free = _without_files(free)  # a file's base64 in text, as a data URL's
-    if not _free_token(free):
+    kept = _without_files(free)  # a file's base64 in text, as a data URL's
+    if kept != free and not _free_token(kept):  # the same text reads the same: not again
         return None
+    free = kept
     if held:  # a token that stands in held JSON is read there, with its field's rules
         outside = outside_held_json(free)  # the text itself when it holds no JSON
         return FREE if outside is free or _free_token(outside) else None
