@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import math
 import re
 import string
@@ -423,7 +424,22 @@ AUTH_LIKE_NAMES: dict[str, bool] = {}
 def entropy(text: str) -> float:
     """Shannon entropy of ``text`` in bits per character."""
     size = len(text)
-    return -sum(n / size * math.log2(n / size) for n in Counter(text).values())
+    counts = Counter(text).values()
+    if size > _TERMS_MAX:
+        return -sum(n / size * math.log2(n / size) for n in counts)
+    return -sum(map(_terms(size).__getitem__, counts))
+
+
+_TERMS_MAX = 512
+"""The longest text whose terms :func:`entropy` looks up (:func:`_terms`)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _terms(size: int) -> tuple[float, ...]:
+    """Each count's term of the entropy of a text of ``size`` characters, by count: the
+    same numbers, summed in the same order, as computing each term anew (a token's
+    entropy is asked of thousands of tokens of a few lengths)."""
+    return (0.0, *(n / size * math.log2(n / size) for n in range(1, size + 1)))
 
 
 def open_model_id(value: str) -> bool:
