@@ -58,12 +58,47 @@ def git(args: list[str], cwd: Path) -> str:
     return done.stdout
 
 
+GIT_DIR_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+"""What points git at a repository other than one it finds from its working folder."""
+
+
+def outside_any_repository(cwd: Path) -> bool:
+    """Whether git run in ``cwd`` would find no repository, known without running it: none
+    of :data:`GIT_DIR_VARIABLES` is set, and neither ``cwd`` (as the file system names
+    it, its links followed, as git sees it) nor any folder above it holds a ``.git`` or a
+    ``HEAD`` (a bare repository's), each known to be absent. Git looks no further (and a
+    ceiling or a file system boundary makes it look less far); a name that cannot be
+    looked up leaves the answer to git.
+
+    Every eval and baseline update asks for the commit: outside a repository, a git
+    process (milliseconds) only said "not a git repository"."""
+    if any(name in os.environ for name in GIT_DIR_VARIABLES):
+        return False
+    folder = Path(os.path.realpath(cwd))
+    return all(_absent(above / name) for above in (folder, *folder.parents)
+               for name in (".git", "HEAD"))  # fmt: skip
+
+
+def _absent(path: Path) -> bool:
+    """Whether nothing is at ``path`` (a link, even a broken one, is something); False
+    where it cannot be told."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def head_commit(cwd: Path) -> str | None:
     """The commit checked out in ``cwd``, or None outside a repository, before its first
     commit, or without git. A repository git refuses to read (``detected dubious
     ownership``: a checkout another user owns, as in a CI container) is a
     :class:`GitError` naming it and git's fix, never taken for no repository: its
     commit would be written as null, and a baseline's tree as clean."""
+    if outside_any_repository(cwd):
+        return None
     try:
         return git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd).strip() or None
     except GitError as err:
@@ -78,6 +113,8 @@ def head_commit(cwd: Path) -> str | None:
 
 def is_dirty(cwd: Path) -> bool:
     """True when tracked files differ from the commit (False outside a repository)."""
+    if outside_any_repository(cwd):
+        return False
     try:
         return bool(git(["status", "--porcelain", "--untracked-files=no"], cwd).strip())
     except GitError:
