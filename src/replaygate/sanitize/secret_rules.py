@@ -240,19 +240,43 @@ def _spellings(anchor: str) -> list[str]:
     ]
 
 
+def _branches(words: list[str]) -> list[str]:
+    """The alternatives of a pattern of ``words`` (none starting another): one a first
+    character, followed by what follows it in those words, as a tree."""
+    by_first: dict[str, list[str]] = {}
+    for word in words:
+        by_first.setdefault(word[0], []).append(word[1:])
+    return [
+        re.escape(first)
+        + (re.escape(rest[0]) if len(rest) == 1 else f"(?:{'|'.join(_branches(rest))})")
+        for first, rest in by_first.items()
+    ]
+
+
+def _any_of(words: set[str]) -> str:
+    """A pattern matching where any of ``words`` starts: a word that starts with another
+    is left to that one, and the rest branch on each character in turn, so that re tries
+    one branch a character at each place, not every word (a third of the time)."""
+    least = sorted(w for w in words if not any(w.startswith(v) and v != w for v in words))
+    return "|".join(_branches(least))
+
+
 _ANY_ANCHOR = re.compile(
-    "|".join(
-        re.escape(spelled)
-        for d, folds in _CASES
-        for a in d.anchors
-        for spelled in (sorted(_spellings(a)) if folds else [a])
+    _any_of(
+        {
+            spelled
+            for d, folds in _CASES
+            for a in d.anchors
+            for spelled in (_spellings(a) if folds else [a])
+        }
     )
 )
 """Any rule's anchor, in its case or in any case as its rule reads it: in ASCII text, where
 ignoring case is lowering it (:func:`~.secret_prefilter.folded`), no match means no rule
-can match. An anchor read in any case is written in each of its spellings: a pattern whose
-every branch starts with a literal character skips, in C, to where one of those starts (a
-branch ignoring case would have it try every branch at every character)."""
+can match. An anchor read in any case is written in each of its spellings: every branch
+of the pattern starts with a literal character, so the search skips, in C, to where one
+of those stands (a branch ignoring case would have it try every branch at every
+character)."""
 
 LONG_TEXT = 1 << 20
 """Characters from which a text's anchors are looked for in its runs (:func:`candidates`)."""
