@@ -35,6 +35,8 @@ from hypothesis import strategies as st
 
 import network_escapes
 from audited import socket_events
+from conftest import REPLAYGATE_PLUGINS
+from forked_cli import Forker
 from nested_pytest import UNUSED_PLUGINS
 from network_escapes import RAW_SOCKET
 from replaygate import network
@@ -395,7 +397,7 @@ def test_a_replaying_pytest_session_blocks_every_escape_and_reports_late_senders
 
 @pytest.mark.slow
 def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, pytest_forker: Forker
 ) -> None:
     pytester.makepyfile(
         test_exporter="""
@@ -407,14 +409,61 @@ def test_an_exporter_sending_at_interpreter_exit_is_refused_and_named(
             atexit.register(send_telemetry)
         """
     )
-    done = python_with_escapes(
-        ["-m", "pytest", "-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS], pytester.path
-    )
+    done = forked_pytest(pytest_forker, pytester.path, {"PYTHONPATH": str(Path(__file__).parent)})
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         "replaygate: lookup of '192.0.2.1' refused at interpreter exit (from network_escapes)"
         in done.stderr
     )
+
+
+SESSION_IMPORTS = [
+    "pytest",
+    *REPLAYGATE_PLUGINS.split(","),
+    "pdb",
+    "replaygate.pytest_plugin.offline",
+    "replaygate.pytest_plugin.settings",
+    "replaygate.pytest_plugin.strict_shared",
+    "replaygate.pytest_plugin.misses",
+    "replaygate.fixtures.store",
+    "replaygate.http",
+    "httpx2",
+]
+"""What a replaying ``python -m pytest`` of the tests below imports (pytest, replaygate's
+plugins and what they load as its test asks for a store; httpx2, which
+:mod:`network_escapes` imports), in the order it imports them."""
+
+
+@pytest.fixture(scope="module")
+def pytest_forker() -> Iterator[Forker]:
+    """The interpreter the pytest sessions' processes are forked from, what they import
+    (:data:`SESSION_IMPORTS`) imported once and frozen out of the collector's reach: what
+    the tests look at is how such a process ends (tests/forked_cli.py), not how its
+    interpreter starts (a fresh one: about 0.6 s of CPU; a fork about 0.15 s)."""
+    forker = Forker(SESSION_IMPORTS, freeze=True)
+    yield forker
+    forker.close()
+
+
+PYTHON_M_PYTEST = "import runpy\nrunpy.run_module('pytest', run_name='__main__', alter_sys=True)"
+
+
+def forked_pytest(
+    forker: Forker, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest -p no:cacheprovider -q`` (without the plugins no session of the
+    suite uses) run in ``cwd`` with ``env`` added to this process's environment, its
+    process forked from ``forker``: it ends as that interpreter would."""
+    args = ["-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS]
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        status = forker.start(
+            args, stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=cwd,
+            env={**os.environ, **env}, code=PYTHON_M_PYTEST,
+        ).wait(60)  # fmt: skip
+        stdout.seek(0)
+        stderr.seek(0)
+        said = stdout.read().decode(), stderr.read().decode()
+    return subprocess.CompletedProcess(["python", "-m", "pytest", *args], status, *said)
 
 
 def python_with_escapes(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -459,37 +508,36 @@ def test_a_replaying_command_keeps_the_network_blocked_to_the_process_s_end(
 
 @pytest.mark.slow
 def test_a_background_thread_finds_no_gap_between_the_session_and_the_exit(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, pytest_forker: Forker
 ) -> None:
     # between the session's end (pytest_unconfigure closed its block) and the interpreter's
     # exit (where the exit's block began), a tracing exporter's thread looked names up and
     # connected unblocked. The thread is not a daemon, so the exit waits for it: it tries
     # on through the gap and the exit whatever the machine's speed (a daemon thread may not
-    # run again before the process ends)
+    # run again before the process ends), until a lookup goes through or one made after
+    # the main thread ended is refused (by the exit's block: the exit's hooks that begin
+    # it run before the main thread is marked ended)
     pytester.makepyfile(
         test_gap="""
         import socket, sys, threading, time
 
         def probe(until):
             while time.monotonic() < until:
+                exiting = not threading.main_thread().is_alive()
                 try:
                     socket.getaddrinfo("192.0.2.1", 443)
-                    sys.stderr.write("LOOKED UP\\n")
                 except OSError:
-                    pass
+                    if exiting:
+                        return
+                else:
+                    sys.stderr.write("LOOKED UP\\n")
+                    return
 
         def test_replays(replaygate_store):
-            threading.Thread(target=probe, args=(time.monotonic() + 0.5,)).start()
+            threading.Thread(target=probe, args=(time.monotonic() + 30,)).start()
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *UNUSED_PLUGINS],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = forked_pytest(pytest_forker, pytester.path, {})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "refused at interpreter exit" in done.stderr
     assert "LOOKED UP" not in done.stderr
