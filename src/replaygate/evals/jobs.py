@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaygate.errors import ReplaygateError
 from replaygate.evals.agents import agent_search_folder, load_agent, shadowed
@@ -52,7 +52,6 @@ from replaygate.evals.cases import EvalCase
 from replaygate.evals.casework import Setup, chains, run_cases
 from replaygate.evals.errors import EvalError
 from replaygate.evals.prices import PriceTable
-from replaygate.evals.progress import Reporter
 from replaygate.evals.recording import RecordRecipe, offline_block
 from replaygate.evals.results import CaseResult
 from replaygate.fixtures import hits
@@ -62,6 +61,9 @@ from replaygate.sanitize.secret_mask import masked_error
 from replaygate.signals import ctrl_c_left_to_parent, end_with_parent, held
 from replaygate.start_methods import workers_context
 from replaygate.warning_lines import warnings_as_lines
+
+if TYPE_CHECKING:  # rich, which the processes never draw with, is not imported for them
+    from replaygate.evals.progress import Reporter
 
 POLL = 0.2
 """Seconds between looks at the processes (and for a Ctrl-C) while no result comes in."""

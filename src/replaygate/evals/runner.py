@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaygate._version import __version__
 from replaygate.evals.agents import Agent, AgentEntry, agent_search_folder, as_entry
@@ -25,7 +25,6 @@ from replaygate.evals.casework import EVAL_RERECORD, Setup, check_case, run_case
 from replaygate.evals.giveups import GAVE_UP
 from replaygate.evals.jobs import Work, run_in_processes
 from replaygate.evals.prices import PriceTable
-from replaygate.evals.progress import Reporter
 from replaygate.evals.recording import RecordPlan, RecordRecipe
 from replaygate.evals.results import CaseResult, EvalResults, read_back_text
 from replaygate.fixtures import hits
@@ -34,6 +33,9 @@ from replaygate.fixtures.mismatch import read_from
 from replaygate.fixtures.modes import require_approval
 from replaygate.fixtures.store.files import store_path
 from replaygate.models.replay import RequestSettings
+
+if TYPE_CHECKING:  # a progress bar is the command line's (rich): not imported for a run
+    from replaygate.evals.progress import Reporter
 
 __all__ = ["RecordPlan", "RecordRecipe", "run_eval"]
 
