@@ -7,6 +7,7 @@ Skipped, with the reason, when chromium is not installed; CI installs it with
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -223,6 +224,14 @@ class Rendered:
     probe: dict[str, Any]
     screenshot: Path
 
+    @functools.cached_property
+    def gray(self) -> Any:
+        """The screenshot in shades of gray, read once for the checks of all the frames
+        (each read decodes the whole image)."""
+        image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
+        with image_module.open(self.screenshot) as image:
+            return image.convert("L")
+
     def plots(self, runs: int) -> list[dict[str, Any]]:
         """The plots of the report of ``runs`` runs: titles, sizes, shapes and texts."""
         plots: list[dict[str, Any]] = self.probe[f"runs-{runs}"]["plots"]
@@ -352,15 +361,13 @@ def check_long_gate_messages_are_shown_whole(rendered: Rendered) -> None:
 
 
 def check_the_screenshot_shows_the_plots(rendered: Rendered, runs: int) -> None:
-    image_module = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
+    screenshot = rendered.gray
+    assert screenshot.size == (WIDTH, HEIGHT * len(RUNS))
     top = RUNS.index(runs) * HEIGHT  # this report's frame
-    with image_module.open(rendered.screenshot) as image:
-        assert image.size == (WIDTH, HEIGHT * len(RUNS))
-        gray = image.crop((0, top, WIDTH, top + HEIGHT)).convert("L")
-        width, height = gray.size
-        lower = gray.crop((0, height // 2, width, height))  # where the plots are
-        histogram = lower.histogram()
-    dark = sum(histogram[:200])
+    gray = screenshot.crop((0, top, WIDTH, top + HEIGHT))
+    width, height = gray.size
+    lower = gray.crop((0, height // 2, width, height))  # where the plots are
+    dark = sum(lower.histogram()[:200])
     assert dark / (width * (height - height // 2)) > 0.01, "the plot area is blank"
 
 
