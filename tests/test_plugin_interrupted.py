@@ -10,9 +10,12 @@ import sys
 
 import pytest
 
+from nested_pytest import sessions_loading
 from replaygate import Fixture, FixtureStore
 from replaygate.fixtures.fixture import make_meta
-from replaygate.http import httpx2_client  # noqa: F401  loaded once for the nested sessions
+from sdks import anthropic
+
+sessions_find_their_modules = sessions_loading(anthropic)
 
 INTERRUPTED = """
 def test_cut_short(anthropic_client):
