@@ -97,27 +97,23 @@ class _ForkedIO(execnet.gateway_io.Popen2IOMaster):
 @contextmanager
 def workers_forked() -> Iterator[None]:
     """While in the block, the workers of the nested sessions this process controls are
-    forked (popen gateways started from this interpreter). As it ends, the interpreter
-    forked from has reaped every worker, so that their CPU counts as that of its
-    process's children."""
+    forked (popen gateways started from this interpreter). The interpreter forked from
+    waits for them all as it ends, so that their CPU counts as that of this process's
+    children."""
     started = execnet.gateway_io.create_io
     tests = str(Path(__file__).parent)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.getenv("PYTHONPATH")])))
         forker = Forker(PRELOAD, freeze=True)
+
+    def create_io(spec: execnet.XSpec, execmodel: ExecModel) -> Any:
+        if spec.popen and not spec.python and not spec.via:
+            return _ForkedIO(forker, execmodel)
+        return started(spec, execmodel)
+
     try:
-
-        def create_io(spec: execnet.XSpec, execmodel: ExecModel) -> Any:
-            if spec.popen and not spec.python and not spec.via:
-                return _ForkedIO(forker, execmodel)
-            return started(spec, execmodel)
-
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(execnet.gateway_io, "create_io", create_io)
             yield
-        # the forking interpreter reaps the processes that ended as it takes a request
-        with open(os.devnull, "wb") as nowhere:
-            fd = nowhere.fileno()
-            forker.start([], stdout=fd, stderr=fd, cwd=Path(tests), code="pass").wait(60)
     finally:
         forker.close()
