@@ -320,11 +320,18 @@ with Simulator(behavior="echo", chunk_size=3) as sim:
 
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
-    """The interpreter the scripts' processes are forked from, openai, replaygate's
-    recording and the simulator imported once and frozen out of the collector's reach:
-    what the tests look at is how such a process ends (tests/forked_cli.py), with what it
-    made after the fork, not how its interpreter starts."""
-    forker = Forker(["openai", "replaygate.http", "replaygate.sim"], freeze=True)
+    """The interpreter the scripts' processes are forked from, openai (and its chat
+    completions, which every script streams), replaygate's recording and the simulator's
+    server imported once and frozen out of the collector's reach: what the tests look at
+    is how such a process ends (tests/forked_cli.py), with what it made after the fork,
+    not how its interpreter starts."""
+    preload = [
+        "openai",
+        "openai.resources.chat.completions",
+        "replaygate.http",
+        "replaygate.sim.server",
+    ]
+    forker = Forker(preload, freeze=True)
     yield forker
     forker.close()
 
@@ -351,7 +358,6 @@ def test_a_stream_of_a_client_never_closed_is_recorded_as_the_interpreter_exits(
 IN_A_WORKER = """
 import multiprocessing, sys
 import openai, replaygate.http
-from replaygate.sim import Simulator
 
 def stop_early(url):
     http = replaygate.http.httpx2_client("s.jsonl", "record-missing", approve_live=True)
@@ -363,6 +369,8 @@ def stop_early(url):
             break  # left open as the worker ends, its client never closed
 
 if __name__ == "__main__":
+    from replaygate.sim import Simulator  # not imported again by forkserver's server
+
     with Simulator(behavior="echo", chunk_size=3) as sim:
         worker = multiprocessing.get_context(sys.argv[1]).Process(
             target=stop_early, args=(sim.openai_base_url,)
