@@ -53,8 +53,9 @@ def write_cases(path: Path, cases: list[dict[str, Any]]) -> Path:
 
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
-    """The interpreter the interrupted commands' processes are forked from."""
-    forker = Forker(["replaygate.cli.eval_cmds"])
+    """The interpreter the interrupted commands' processes are forked from, what it imported
+    frozen: neither the collections of a process nor its interpreter's exit walk it."""
+    forker = Forker(["replaygate.cli.eval_cmds"], freeze=True)
     yield forker
     forker.close()
 

@@ -172,8 +172,9 @@ def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
 
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from."""
-    forker = Forker(["replaygate.cli.eval_cmds"])
+    """The interpreter the commands' processes are forked from, what it imported
+    frozen: neither the collections of a process nor its interpreter's exit walk it."""
+    forker = Forker(["replaygate.cli.eval_cmds"], freeze=True)
     yield forker
     forker.close()
 
