@@ -24,12 +24,14 @@ pytestmark = pytest.mark.slow  # processes of their own, signalled
 
 PRELOADED = [
     "anthropic._base_client",
+    "httpcore2",
     "replaygate.cli.live",
     "replaygate.cli.replay_cmds",
     "replaygate.examples.research_copilot",
-    "replaygate.sim",
+    "replaygate.sim.server",
 ]
-"""What ``record --simulator`` imports, imported before the tests fork its processes."""
+"""What ``record --simulator`` imports (its client's connection pool, the simulator's
+server), imported before the tests fork its processes."""
 
 
 @pytest.fixture(scope="module")
