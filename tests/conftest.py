@@ -240,12 +240,27 @@ UNUSED_BUILTINS = ("junitxml", "pastebin", "legacypath", "stepwise")
 session about a millisecond (their hooks, options and fixtures parsed once more)."""
 
 
+@pytest.fixture(scope="session")
+def plugin_modules_loaded() -> None:
+    """What replaygate's plugins import as a nested session needs it, imported once in this
+    process before the first ``pytester``: pytester forgets the modules imported after it
+    was made, and each session the modules it imported, so that each imported them again
+    (:func:`nested_pytest.loaded_for_sessions`)."""
+    from nested_pytest import loaded_for_sessions
+
+    loaded_for_sessions()
+
+
 @pytest.fixture
 def pytester(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+    plugin_modules_loaded: None,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> pytest.Pytester:
     """``pytester`` whose sessions (in process, and the ``pytest`` processes a test starts)
-    load replaygate's plugins and no other installed one.
+    load replaygate's plugins and no other installed one, finding the modules those import
+    already loaded (:func:`plugin_modules_loaded`).
 
     Each installed plugin a nested session loads (pytest-recording, xdist, hypothesis,
     rerunfailures, anyio, platformdirs) costs it tens of milliseconds: a quarter of the

@@ -44,6 +44,8 @@ class NoClosingCollection:
 
 
 PLUGIN_IMPORTS = (
+    "configparser",  # by the rootdir check, for a setup.cfg or tox.ini
+    "replaygate.base_url",
     "replaygate.evals.config",
     "replaygate.evals.preflight",
     "replaygate.evals.prices",
@@ -55,10 +57,13 @@ PLUGIN_IMPORTS = (
     "replaygate.http.adapter",
     "replaygate.http.bindings",
     "replaygate.http.intercept",
+    "replaygate.http.wire",
     "replaygate.models.live",
     "replaygate.pytest_plugin.offline",
+    "replaygate.pytest_plugin.rootdirs",
     "replaygate.pytest_plugin.settings",
     "replaygate.pytest_plugin.strict_shared",
+    "replaygate.pytest_plugin.vcr_rewrite",
     "replaygate.regular",
     "replaygate.sampling.recorder",
     "replaygate.sampling.results",
@@ -66,9 +71,9 @@ PLUGIN_IMPORTS = (
     "replaygate.sanitize",
     "replaygate.sim.server",
 )
-"""The modules replaygate's pytest plugins import as a session needs them (a test's store,
-the exchange, the sanitizer, the simulator, the spending cap's prices, the output
-options' checks, the sampled tests' results)."""
+"""The modules replaygate's pytest plugins import as a session needs them (the rootdir and
+base-URL checks, a test's store, the exchange, the sanitizer, the simulator, the spending
+cap's prices, the output options' checks, the sampled tests' results)."""
 
 SDK_IMPORTS = {
     "anthropic": ("httpcore2",),  # its clients' connection pool
