@@ -47,8 +47,9 @@ AGENT = "replaygate.examples.research_copilot:copilot"
 
 @pytest.fixture(scope="module")
 def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from."""
-    forker = Forker(["replaygate.cli.replay_cmds"])
+    """The interpreter the commands' processes are forked from, what it imported frozen
+    out of the collector's reach (each process's collections and exit walked it again)."""
+    forker = Forker(["replaygate.cli.replay_cmds"], freeze=True)
     yield forker
     forker.close()
 
