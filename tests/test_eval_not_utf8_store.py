@@ -16,6 +16,7 @@ from replaygate.evals.errors import HistoryError
 from replaygate.evals.history import History
 from replaygate.examples.research_copilot import shipped_eval_cases
 from run_cli import Done, replaygate
+from unplotted_reports import unplot
 
 # Records an eval from the simulator into a store named in Latin-1, and runs it: end to end.
 pytestmark = pytest.mark.slow
@@ -77,8 +78,7 @@ def test_the_run_is_stored_with_the_name_results_hold(folder: Path) -> None:
 
 
 def test_the_results_are_gated_and_reported(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):  # the page's words are checked
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch)  # the page's words are checked
     _run(folder, *_eval_args(), "--out", "gated.json", "--history", "report.db")
     _run(folder, "baseline", "update", "--results", "gated.json", "--baseline", "base.json",
          "--reason", "first")  # fmt: skip

@@ -16,6 +16,7 @@ from replaygate.cli import main
 from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.outputs import NO_READER, atomic_write, close_fifos, open_fifo, write_text
+from unplotted_reports import unplot
 
 
 def test_a_write_that_fails_keeps_the_old_file_whole_and_names_it(
@@ -110,8 +111,7 @@ def test_a_read_only_file_is_refused_not_replaced(
     History.open(history).close()
     # The page is refused as it is written, after its plots (drawn and checked in
     # test_report.py), which hold nothing of the file: they are left out here.
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch)
     done = CliRunner().invoke(main, ["report", "--history", str(history), "--out", str(out)])
     assert done.exit_code == 2, done.output
     assert f"{out}: permission denied" in done.output and out.read_text() == "kept\n"
