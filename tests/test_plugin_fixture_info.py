@@ -11,7 +11,8 @@ import pytest
 # nested session's plugin (loaded before) checks a store against.
 import replaygate.fixtures.store  # noqa: F401
 
-pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+# each test runs a pytest session of its own, whose failures are read for the plugin's words
+pytestmark = [pytest.mark.slow, pytest.mark.native_tracebacks]
 
 # Each test runs pytest itself on a project of its own (pytester).
 

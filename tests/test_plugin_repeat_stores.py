@@ -13,8 +13,14 @@ from typing import Any
 
 import pytest
 
+from nested_pytest import sessions_loading
 from replaygate.pytest_plugin.repeats import REPEAT_PARAM, unrepeated
 from replaygate.pytest_plugin.store_paths import default_store
+from sdks import anthropic
+
+# what the slow test's session imports, loaded before it: a store class or an SDK a session
+# loaded anew was not the one the plugin, loaded before, checked a store or a client against
+sessions_find_their_modules = sessions_loading(anthropic, slow_only=True)
 
 
 def _item(name: str, step: int | None, count: int, cls: type | None = None) -> Any:
@@ -86,6 +92,7 @@ def test_ask(anthropic_client):
 
 
 @pytest.mark.slow  # pytest runs on a project of its own (pytester)
+@pytest.mark.native_tracebacks  # the misses' words, not the SDK's source
 def test_repetitions_share_their_test_s_store_and_its_miss_names_the_test(
     pytester: pytest.Pytester,
 ) -> None:

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import pytest
 
+from nested_pytest import sessions_loading
+from sdks import anthropic
+
 pytestmark = pytest.mark.slow  # each test runs a pytest session of its own
+
+# what the sessions import, loaded once: a store class or an SDK a session loaded anew,
+# kept by a module loaded before, was not the one a later session checked against
+sessions_find_their_modules = sessions_loading(anthropic)
 
 # Each test runs pytest itself on a project of its own (pytester).
 
@@ -310,6 +317,7 @@ def test_ask(anthropic_client):
 
 
 @pytest.mark.slow
+@pytest.mark.native_tracebacks  # the miss's words, not the SDK's source
 def test_the_command_to_record_a_monorepo_package_s_test_from_its_top_keeps_the_rootdir(
     pytester: pytest.Pytester,
 ) -> None:

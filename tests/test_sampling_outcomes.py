@@ -357,6 +357,7 @@ def test_strict_marker_blocks(replaygate_sample, replaygate_checks):
 )
 
 
+@pytest.mark.native_tracebacks  # the samples' words, not the source of each frame
 def test_an_xfail_in_one_sample_is_a_failed_sample_that_says_so(
     pytester: pytest.Pytester,
 ) -> None:
