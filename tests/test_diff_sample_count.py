@@ -28,6 +28,7 @@ pytestmark = pytest.mark.slow  # a real git repository
 
 MODEL = "claude-test-model"
 QUESTION = Message.user("What is RAG?")
+STORE = Path("tests", "fixtures", "rc.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -37,22 +38,22 @@ def sim() -> Iterator[Simulator]:
 
 
 @pytest.fixture(scope="module")
-def new_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An empty repository, copied for each test (a copy is faster than ``git init``)."""
-    root = tmp_path_factory.mktemp("new-repo")
+def committed(tmp_path_factory: pytest.TempPathFactory, sim: Simulator) -> Path:
+    """A repository whose one commit holds a store of one recorded sample, made once and
+    copied for each test (a copy is faster than recording and two git commands)."""
+    root = tmp_path_factory.mktemp("committed")
     git(root, "init", "-q", "-b", "main", "--template=")
-    return root / ".git"
+    record(sim, root / STORE, 0)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one sample")
+    return root
 
 
 @pytest.fixture
-def store(tmp_path: Path, new_repo: Path, sim: Simulator) -> Path:
+def store(tmp_path: Path, committed: Path) -> Path:
     """A store of one recorded sample, committed."""
-    shutil.copytree(new_repo, tmp_path / ".git")
-    path = tmp_path / "tests" / "fixtures" / "rc.jsonl"
-    record(sim, path, 0)
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "one sample")
-    return path
+    shutil.copytree(committed, tmp_path, dirs_exist_ok=True)
+    return tmp_path / STORE
 
 
 def record(sim: Simulator, store: Path, sample: int) -> None:
