@@ -17,8 +17,11 @@ from replaygate.sim import Simulator
 from sdks import openai
 
 
-def recorded_embeddings(store: Path) -> Path:
-    """An embeddings call recorded from the simulator into ``store``."""
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The store of an embeddings call recorded from the simulator, recorded once for the
+    module's tests (each writes it to a store of its own: :func:`recorded_embeddings`)."""
+    store = tmp_path_factory.mktemp("recording") / "embed.jsonl"
     http = httpx2_client(store, "record-missing", approve_live=True)
     with (
         Simulator(behavior="echo") as sim,
@@ -26,11 +29,17 @@ def recorded_embeddings(store: Path) -> Path:
     ):
         client.embeddings.create(model="text-embedding-3-small", input="hello")
     assert verify_store(store) == (1, [])
+    return store.read_bytes()
+
+
+def recorded_embeddings(store: Path, recording: bytes) -> Path:
+    """``store`` holding the embeddings call of :func:`recording`."""
+    store.write_bytes(recording)
     return store
 
 
-def test_a_broken_embeddings_answer_is_named_by_verify(tmp_path: Path) -> None:
-    store = recorded_embeddings(tmp_path / "embed.jsonl")
+def test_a_broken_embeddings_answer_is_named_by_verify(tmp_path: Path, recording: bytes) -> None:
+    store = recorded_embeddings(tmp_path / "embed.jsonl", recording)
     fixture = json.loads(store.read_text())
     fixture["response"] = {
         "status": 200,
@@ -43,8 +52,10 @@ def test_a_broken_embeddings_answer_is_named_by_verify(tmp_path: Path) -> None:
     assert "labelled application/json, but not JSON" in problems[0].reason
 
 
-def test_a_path_of_no_model_api_keeps_its_text_as_recorded(tmp_path: Path) -> None:
-    store = recorded_embeddings(tmp_path / "other.jsonl")
+def test_a_path_of_no_model_api_keeps_its_text_as_recorded(
+    tmp_path: Path, recording: bytes
+) -> None:
+    store = recorded_embeddings(tmp_path / "other.jsonl", recording)
     fixture = json.loads(store.read_text())
     fixture["request"]["path"] = "/v1/status"  # a service beside the API, answering as it likes
     fixture.pop("seal", None)
@@ -58,11 +69,13 @@ def test_a_path_of_no_model_api_keeps_its_text_as_recorded(tmp_path: Path) -> No
     assert verify_store(store) == (1, [])
 
 
-def test_a_base64_vector_an_edit_broke_is_named_by_verify_and_replay(tmp_path: Path) -> None:
+def test_a_base64_vector_an_edit_broke_is_named_by_verify_and_replay(
+    tmp_path: Path, recording: bytes
+) -> None:
     """The SDK decodes base64 vectors itself: one cut short (a hand edit, a rule of an
     older replaygate that rewrote its digits) failed the replay with the SDK's
     ``binascii.Error: Incorrect padding``, naming no fixture, and verify found nothing."""
-    store = recorded_embeddings(tmp_path / "vectors.jsonl")
+    store = recorded_embeddings(tmp_path / "vectors.jsonl", recording)
     fixture = json.loads(store.read_text())
     vector = fixture["response"]["body"]["data"][0]["embedding"]
     fixture["response"]["body"]["data"][0]["embedding"] = vector[:-1]
