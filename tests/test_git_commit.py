@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from replaygate.cli import main
 from replaygate.evals import load_eval_cases, run_eval
-from replaygate.evals.git import GitError, head_commit
+from replaygate.evals.git import GitError, head_commit, is_dirty
 from replaygate.examples.research_copilot import copilot, shipped_eval_cases, shipped_fixtures
 from replaygate.sampling.advice import SamplingWarning
 
@@ -42,6 +42,40 @@ def test_no_repository_and_no_commit_keep_no_commit(tmp_path: Path) -> None:
     assert head_commit(tmp_path / "plain") is None
     assert head_commit(_repo(tmp_path / "empty", commit=False)) is None
     assert len(head_commit(_repo(tmp_path / "repo", commit=True)) or "") == 40
+
+
+def test_git_runs_only_where_a_repository_may_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no ``.git`` nor ``HEAD`` is in a folder or above it and no ``GIT_DIR`` is set,
+    git could only say "not a git repository": no git process is started. A folder git may
+    take for a repository's (in a work tree, a bare repository, reached through a link, or
+    named by ``GIT_DIR``) is left to git: here one on ``PATH`` that notes each run."""
+    repo = _repo(tmp_path / "repo", commit=True)
+    (repo / "sub").mkdir()
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "link").symlink_to(repo / "sub")
+    (tmp_path / "plain").mkdir()
+    tools, runs = tmp_path / "tools", tmp_path / "runs"
+    tools.mkdir()
+    noting = tools / "git"
+    noting.write_text(
+        f"#!/bin/sh\necho \"$PWD\" >> '{runs}'\necho 'fatal: not a git repository' >&2\nexit 128\n"
+    )
+    noting.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+
+    def asked(folder: Path) -> bool:
+        runs.unlink(missing_ok=True)
+        assert head_commit(folder) is None and is_dirty(folder) is False
+        return runs.exists()
+
+    assert not asked(tmp_path / "plain")
+    for folder in (repo / "sub", tmp_path / "bare", tmp_path / "link"):
+        assert asked(folder), folder
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    assert asked(tmp_path / "plain")
 
 
 def test_a_repository_git_refuses_is_named_with_its_fix(
