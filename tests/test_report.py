@@ -42,7 +42,7 @@ from replaygate.report import (
     write_report,
 )
 from replaygate.report.evidence import distinct_runs
-from replaygate.report.page import run_labels
+from replaygate.report.page import SCOPE, run_labels
 from replaygate.report.plots import LABELLED_LINES, ages_plot, metrics_plot, weekly_plot
 from replaygate.report.words import assertion_words
 from replaygate.sampling import AssertionStats, SampledResult, SampleResult
@@ -172,6 +172,20 @@ def test_the_report_is_one_self_contained_file(page: str) -> None:
     assert "Run <code>" in page and "commit <code>0123456789ab</code>" in page
     assert "2 fixture(s) in:" in page and "1 without a date" in page
     assert "from 5 distinct recordings.</p>" in page
+
+
+def test_the_report_styles_nothing_but_itself(page: str) -> None:
+    """Shown inside another page (a notebook's ``IPython.display.HTML``), the report leaves
+    that page's body, tables and headings as they were: each rule of its styles, the plots'
+    too, names the report's element or a plot."""
+    body = page[page.index("<body>") : page.index("</body>")]
+    assert body.startswith(f"<body><div class='{SCOPE}'>") and body.endswith("</div>")
+    styles = "".join(re.findall(r"<style[^>]*>(.*?)</style>", page, re.DOTALL))
+    selectors = [
+        each.strip() for rule in re.findall(r"([^{}]+)\{", styles) for each in rule.split(",")
+    ]
+    assert len(selectors) > 15
+    assert [s for s in selectors if not s.startswith((f".{SCOPE}", "svg.plot "))] == []
 
 
 def test_the_report_lists_the_maintenance_signals(page: str) -> None:

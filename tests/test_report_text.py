@@ -52,7 +52,8 @@ def test_case_ids_are_shown_as_text() -> None:
     # whole: its first 1,000 characters, then its rest behind a <details> that says so
     assert f"<td>{'é' * 1000}<details><summary>2,000 more characters</summary>" in html
     assert f"</summary>{'é' * 2000}</details></td>" in html
-    assert "p, td, li, figcaption { overflow-wrap: anywhere; }" in html  # a long word wraps
+    wraps = ".replaygate-report td, .replaygate-report li, .replaygate-report figcaption"
+    assert f"{wraps} {{ overflow-wrap: anywhere; }}" in html  # a long word wraps
 
 
 UNTRACED = (

@@ -32,21 +32,27 @@ from replaygate.report.suites import NAMING_NONE, Suite, suite_runs
 from replaygate.report.words import case_words, failed_assertions, visible
 from replaygate.wall_clock import wall_now
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222;
-       padding: 0 1rem; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
-table { border-collapse: collapse; margin: .5rem 0; max-width: 100%; }
-th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: left; font-size: .9rem; }
-p, td, li, figcaption { overflow-wrap: anywhere; }
-td { max-width: 25rem; }
-tr.failed td { background: #fdecee; }
-summary { color: #555; cursor: pointer; }
-th { background: #f3f3f3; }
-.fail { color: #b00020; font-weight: bold; } .ok { color: #1b7f3b; }
-figure { margin: 1rem 0; } figure svg { width: 100%; height: auto; }
-figcaption { font-size: .85rem; color: #555; }
-.muted { color: #666; }
+SCOPE = "replaygate-report"
+"""The class of the element that holds the page's content, and that each rule of its style
+names: shown inside another page (a notebook's output, ``IPython.display.HTML``), the
+report restyles nothing of that page (its body, tables, headings)."""
+
+_STYLE = f"""
+.{SCOPE} {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem;
+  color: #222; padding: 0 1rem; }}
+.{SCOPE} h1 {{ font-size: 1.6rem; }} .{SCOPE} h2 {{ font-size: 1.2rem; margin-top: 2rem; }}
+.{SCOPE} table {{ border-collapse: collapse; margin: .5rem 0; max-width: 100%; }}
+.{SCOPE} th, .{SCOPE} td {{ border: 1px solid #ccc; padding: .25rem .6rem; text-align: left;
+  font-size: .9rem; }}
+.{SCOPE} p, .{SCOPE} td, .{SCOPE} li, .{SCOPE} figcaption {{ overflow-wrap: anywhere; }}
+.{SCOPE} td {{ max-width: 25rem; }}
+.{SCOPE} tr.failed td {{ background: #fdecee; }}
+.{SCOPE} summary {{ color: #555; cursor: pointer; }}
+.{SCOPE} th {{ background: #f3f3f3; }}
+.{SCOPE} .fail {{ color: #b00020; font-weight: bold; }} .{SCOPE} .ok {{ color: #1b7f3b; }}
+.{SCOPE} figure {{ margin: 1rem 0; }} .{SCOPE} figure svg {{ width: 100%; height: auto; }}
+.{SCOPE} figcaption {{ font-size: .85rem; color: #555; }}
+.{SCOPE} .muted {{ color: #666; }}
 """
 
 
@@ -272,7 +278,8 @@ def build_report(
     parts = [
         "<!doctype html>",
         "<html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<title>{_text(title)}</title><style>{_STYLE}</style></head>",
+        f"<body><div class='{SCOPE}'>",
         f"<h1>{_text(title)}</h1>",
         f"<p class='muted'>Generated {moment.strftime('%Y-%m-%d %H:%M UTC')} from "
         f"{_text(recordings_text(len(distinct_runs(runs)), len(runs)))}.</p>",
@@ -302,7 +309,7 @@ def build_report(
             f"Days since each fixture's meta.recorded_at; {len(ages.days)} fixture(s) "
             f"in: {store_names}.{_future_fixtures(ages.future)}",
         ),
-        "</body></html>",
+        "</div></body></html>",
     ]
     return "\n".join(parts) + "\n"
 

@@ -168,7 +168,8 @@ def _keep_title(ax: Axes) -> None:
 
 
 def to_svg(figure: Figure, *, title: str, prefix: str) -> str:
-    """``figure`` as an inline ``<svg>`` element with ``title`` and unique ids."""
+    """``figure`` as an inline ``<svg>`` element with ``title`` and unique ids, the rule of
+    its style that names every element (``*``) kept to its own."""
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None})
     svg = buffer.getvalue()
@@ -177,6 +178,7 @@ def to_svg(figure: Figure, *, title: str, prefix: str) -> str:
     svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
     svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", svg)
     svg = re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', svg)
+    svg = re.sub(r"(<style[^>]*>)\s*\*\s*\{", r"\1svg.plot * {", svg)  # not the page's
     escaped = title.replace("&", "&amp;").replace("<", "&lt;")
     svg = re.sub(
         r"<svg\b([^>]*)>",
