@@ -910,3 +910,23 @@ def test_a_network_block_entered_and_dropped_unleft_says_it_ends_there() -> None
     assert network_blocked()
     held.__exit__(None, None, None)
     assert not network_blocked()
+
+
+def test_a_replay_whose_working_folder_changed_reads_the_store_it_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A notebook's %cd after the cell that entered the block: each answer failed with
+    # "removed from disk since the store was indexed", and a miss said "0 fixtures ...
+    # there is no store at rc.jsonl: record it first".
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    client = httpx2.Client(transport=httpx2.MockTransport(lambda _: httpx2.Response(200, json=1)))
+    with intercept("rc.jsonl", "record-missing", approve_live=True):
+        client.post("https://api.example.com/v1/ask", json={"q": 1})
+    with intercept("rc.jsonl"):
+        monkeypatch.chdir(tmp_path / "sub")
+        assert client.post("https://api.example.com/v1/ask", json={"q": 1}).json() == 1
+        with pytest.raises(FixtureMismatchError) as missed:
+            client.post("https://api.example.com/v1/ask", json={"q": 2})
+    assert "not in rc.jsonl (1 fixture)\nnearest recorded request: key " in str(missed.value)
+    assert list((tmp_path / "sub").iterdir()) == []
