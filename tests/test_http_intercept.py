@@ -850,6 +850,19 @@ def test_a_block_left_open_across_notebook_cells_warns_only_of_misses_no_cell_sh
     assert cells["answer"] == "fallback answer"
 
 
+def test_a_block_left_open_as_the_interpreter_exits_says_what_it_caught(tmp_path: Path) -> None:
+    # A script or notebook that entered a block by hand and never left it: a miss its
+    # fallback caught went unsaid, the block ended by the exit without a word (exit status 0)
+    cells: dict[str, Any] = {"__name__": "__main__", "store": str(tmp_path / "none.jsonl")}
+    run = "from replaygate.http import intercept\nblock = intercept(store)\nblock.__enter__()"
+    exec(compile(run, "<cell>", "exec"), cells)
+    fallback = "from test_http_intercept import with_fallback\nwith_fallback(None)"
+    exec(compile(fallback, "<cell>", "exec"), cells)
+    with pytest.warns(ReplayErrorCaughtWarning, match="the code under test caught them"):
+        held_blocks.end_open_blocks()  # what the exit runs (atexit), the namespace still whole
+    assert not network_blocked() and httpx2.Client.send.__module__ == "httpx2._client"
+
+
 def test_a_block_entered_by_code_run_in_globals_of_no_name_warns(tmp_path: Path) -> None:
     # exec(code, {...}) gives the code globals with no __name__: the warning was given a
     # module of None, which warnings drops without a word
