@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import os
 import sys
 import threading
 import warnings
@@ -31,18 +32,21 @@ _EXITING = threading.Event()
 """Set as the interpreter exits: handlers registered before this module's (IPython's, which
 clears the namespace holding a notebook's blocks) run after it."""
 
-_OPEN: weakref.WeakKeyDictionary[HeldBlock[Any], tuple[int, int]] = weakref.WeakKeyDictionary()
-"""The blocks entered and not left: the thread each was entered in, and its turn."""
+_OPEN: weakref.WeakKeyDictionary[HeldBlock[Any], tuple[tuple[int, int], int]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The blocks entered and not left: the process and thread each was entered in (a process
+forked from it ends none of them), and its turn."""
 _TURNS = itertools.count()
 
 
 def end_open_blocks() -> None:
-    """End each block this thread entered and has not left, as if left there, the first
-    entered first (one a block entered inside it, by ``with``, ends with it): what a block
-    says as it ends is said. Each is ended, whatever another raised; the first error
-    raised is raised again after."""
-    here = threading.get_ident()
-    entered = sorted(((turn, b) for b, (thread, turn) in _OPEN.items() if thread == here))
+    """End each block this thread of this process entered and has not left, as if left
+    there, the first entered first (one a block entered inside it, by ``with``, ends with
+    it): what a block says as it ends is said. Each is ended, whatever another raised; the
+    first error raised is raised again after."""
+    here = _here()
+    entered = sorted(((turn, b) for b, (where, turn) in _OPEN.items() if where == here))
     errors: list[Exception] = []
     for _, block in entered:
         if block not in _OPEN:  # ended by the block it was entered inside
@@ -53,6 +57,11 @@ def end_open_blocks() -> None:
             errors.append(err)
     if errors:
         raise errors[0]
+
+
+def _here() -> tuple[int, int]:
+    """This process and thread."""
+    return os.getpid(), threading.get_ident()
 
 
 def _exiting() -> None:
@@ -88,7 +97,7 @@ class HeldBlock(AbstractContextManager[T]):
         block = self._make()
         entered = block.__enter__()
         self._entered = block
-        _OPEN[self] = (threading.get_ident(), turn)
+        _OPEN[self] = (_here(), turn)
         return entered
 
     def __exit__(self, *exc: Any) -> bool | None:
