@@ -182,6 +182,23 @@ def test_errors_of_a_run_without_a_case_name_name_no_case() -> None:
     assert run_sampled(lambda i: CITED, 3, 2, [CITES]).case == "case"
 
 
+def test_an_async_fn_is_refused_not_its_coroutine_judged() -> None:
+    # An async agent's answer (a notebook's code is often async): the checks judged the
+    # coroutine, "the text to search must be a string, got coroutine ... raised by check",
+    # and Python warned that it was never awaited.
+    async def answer(sample: int) -> str:
+        return CITED
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # closed: no "never awaited"
+        with pytest.raises(TypeError) as err:
+            run_sampled(answer, 3, 2, [CITES], case="rag")
+    assert str(err.value).startswith(
+        "fn returned a coroutine, not its output: run_sampled calls fn(i) without await"
+    )
+    assert err.value.__notes__ == ["raised in sample 0 of 3 of case rag"]
+
+
 def test_checks_given_as_a_generator_are_all_evaluated() -> None:
     result = run_sampled(lambda i: CITED, 3, 2, (c for c in [CITES]), case="rag")
     assert [o.name for o in result.samples[0].outcomes] == [CITES.name]
