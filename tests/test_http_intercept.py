@@ -863,6 +863,31 @@ def test_a_block_left_open_as_the_interpreter_exits_says_what_it_caught(tmp_path
     assert not network_blocked() and httpx2.Client.send.__module__ == "httpx2._client"
 
 
+def test_a_block_entered_by_hand_warns_of_a_fallback_of_its_own_module(tmp_path: Path) -> None:
+    # A script (or a notebook cell) that entered the block by hand and defined its agent's
+    # fallback itself: every function of the module was taken for the block's own code,
+    # so the miss that fallback caught was said nowhere.
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from replaygate.http import intercept\n"
+        "from test_http_intercept import user_code\n"
+        "def ask():\n"
+        "    try:\n"
+        "        return user_code(None)\n"
+        "    except Exception:\n"
+        "        return 'fallback answer'\n"
+        "block = intercept(store)\n"
+        "block.__enter__()\n"
+        "answer = ask()\n",
+        encoding="utf-8",
+    )
+    ran: dict[str, Any] = {"__name__": "__main__", "store": str(tmp_path / "none.jsonl")}
+    exec(compile(script.read_text("utf-8"), str(script), "exec"), ran)
+    with pytest.warns(ReplayErrorCaughtWarning, match="the code under test caught them"):
+        ran["block"].__exit__(None, None, None)
+    assert ran["answer"] == "fallback answer"
+
+
 def test_a_block_entered_by_code_run_in_globals_of_no_name_warns(tmp_path: Path) -> None:
     # exec(code, {...}) gives the code globals with no __name__: the warning was given a
     # module of None, which warnings drops without a word

@@ -213,10 +213,13 @@ def _block_code(code: CodeType, line: int) -> frozenset[CodeType]:
     the functions defined between the statement's first and last lines (a closure, a
     lambda, a comprehension). A function defined elsewhere in ``code`` (one of a module
     whose top level holds the block) is code under test, whose ``except`` hides a miss.
-    Where the statement is not found (no source, an ``ExitStack``), every function
-    defined in ``code``."""
+    A module's top level that entered the block by hand (``block.__enter__()``, an
+    ``ExitStack``) is the block's code alone. Where the statement is not found otherwise
+    (no source, an ``ExitStack`` of a function), every function defined in ``code``."""
     span = with_statement_lines(code.co_filename, line)
     if span is None:
+        if code.co_name == "<module>" and linecache.getlines(code.co_filename):
+            return frozenset((code,))
         return code_within(code)
     first, last = span
     defined = (c for c in code_within(code) if first <= c.co_firstlineno <= last)
