@@ -252,6 +252,22 @@ def test_a_lookup_of_pytest_socket_s_allowed_host_names_says_to_give_addresses()
     )
 
 
+@pytest.mark.parametrize("remedy", ["HOW_TO_FIX", "SIMULATOR_BLOCK"])
+def test_a_refusal_of_tiktoken_s_download_says_to_fill_its_cache(remedy: str) -> None:
+    """tiktoken's download of its encoding (a LlamaIndex or LangChain token count inside an
+    intercept() block recording from the simulator) is no model call: its refusal said to
+    record from the live API or let the host through; it says to fill tiktoken's cache."""
+    sender = {"__name__": "tiktoken.load", "socket": socket}
+    blocked = block_network(remedy=getattr(network, remedy))
+    with blocked, pytest.raises(NetworkBlockedError) as error:
+        exec("socket.getaddrinfo('openaipublic.blob.core.windows.net', 443)", sender)
+    assert str(error.value).endswith(
+        "refused (from tiktoken.load): replaygate blocks the network here, and tiktoken.load "
+        "sends this of its own, no model call to record: stop it at its source (tiktoken: "
+        "fill TIKTOKEN_CACHE_DIR beforehand; see docs/frameworks.md)."
+    )
+
+
 def test_a_lookup_of_pydantic_ai_before_a_download_says_to_give_the_file_s_bytes(
     tmp_path: Path,
 ) -> None:

@@ -506,11 +506,28 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
             level.on_refusal(refusal)
     word = own_transport_remedy(caller)
     told = LOOKED_UP_FIRST if remedy is NOT_INTERCEPTED and word in LOOKS_UP_FIRST else remedy
+    if remedy in (HOW_TO_FIX, SIMULATOR_BLOCK):
+        told = _side_sender(refusal) or told
     error = NetworkBlockedError(
         f"{what} {refusal.target} refused (from {caller}): {why}{told}{word}"
     )
     error.unintercepted = remedy in (NOT_INTERCEPTED, OUTLIVED_BLOCK, WEBSOCKET)
     raise error
+
+
+def _side_sender(refusal: Refusal) -> str | None:
+    """What a refusal of a known sender of requests to no model API (tiktoken's download of
+    its encoding, a framework's telemetry) says in place of recording or letting its host
+    through: to stop it at its source, with its switch; None for any other sender."""
+    from replaygate.http.side_request import refusal_remedy
+
+    remedy = refusal_remedy(refusal)
+    if remedy is None:
+        return None
+    return (
+        f"replaygate blocks the network here, and {refusal.caller} sends this of its own, no "
+        f"model call to record: stop it at its source ({remedy}; see docs/frameworks.md)."
+    )
 
 
 def _how_to_fix() -> str:
