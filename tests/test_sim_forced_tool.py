@@ -216,6 +216,36 @@ def test_gemini_answers_json_of_the_schema_it_is_given(sim: Simulator, field: st
     assert json.loads(text) == {"name": "echo: Paris", "rank": 0}
 
 
+def test_gemini_s_schema_keywords_in_snake_case_are_followed(sim: Simulator) -> None:
+    """google-genai sends its Schema's keywords in snake_case (an ADK agent's
+    ``output_schema`` with ``Field(min_length=2)`` on a list as ``min_items``), which the
+    API reads as their camelCase: ``tags: []`` was answered, and the agent's validation
+    failed; a property's name stays as it is."""
+    text = {"type": "STRING", "min_length": 12}
+    schema = {
+        "type": "OBJECT",
+        "properties": {
+            "tags": {"type": "ARRAY", "items": text, "min_items": 2},
+            "min_items": {"any_of": [{"type": "INTEGER", "minimum": 3}, text]},
+        },
+        "property_ordering": ["tags", "min_items"],
+        "required": ["tags", "min_items"],
+    }
+    config = {"responseMimeType": "application/json", "responseSchema": schema}
+    ask = [{"role": "user", "parts": [{"text": "Paris"}]}]
+    body: dict[str, Any] = {"contents": ask, "generationConfig": config}
+    path = f"{sim.url}/v1beta/models/gemini-sim:generateContent"
+    reply = httpx2.post(path, json=body, headers={"x-goog-api-key": "k"}).json()
+    text = reply["candidates"][0]["content"]["parts"][0]["text"]
+    assert json.loads(text) == {"tags": ["echo: Parisx", "echo: Parisx"], "min_items": 3}
+    declared = {"name": "tag", "parameters": schema}  # a forced call's arguments alike
+    body = {**body, "generationConfig": {}, "tools": [{"functionDeclarations": [declared]}]}
+    body["toolConfig"] = {"functionCallingConfig": {"mode": "ANY"}}
+    reply = httpx2.post(path, json=body, headers={"x-goog-api-key": "k"}).json()
+    (part,) = reply["candidates"][0]["content"]["parts"]
+    assert part["functionCall"]["args"] == json.loads(text)
+
+
 @pytest.mark.parametrize("given", ["oops", [1]])
 def test_a_json_schema_field_of_the_wrong_kind_is_answered_not_dropped(
     sim: Simulator, given: Any

@@ -22,6 +22,7 @@ from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import from_anthropic_request, to_anthropic_response
 from replaygate.models.providers.google_gemini import (
     camel_case_request,
+    camel_case_schema,
     from_gemini_request,
     to_gemini_response,
 )
@@ -1282,7 +1283,7 @@ class GeminiGenerateContent(Endpoint):
         for name in ("responseJsonSchema", "responseSchema"):
             schema = config.get(name)
             if isinstance(schema, Mapping):
-                return schema
+                return camel_case_schema(schema) if name == "responseSchema" else schema
         return JSON_OBJECT if config.get("responseMimeType") == "application/json" else None
 
     def validate(self, request: SimRequest) -> Invalid | None:

@@ -257,10 +257,42 @@ def camel_case_request(body: Any) -> Any:
     }
 
 
+_SCHEMA_CAMEL_CASE = {
+    "any_of": "anyOf",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "min_properties": "minProperties",
+    "max_properties": "maxProperties",
+    "property_ordering": "propertyOrdering",
+}
+"""The keywords of the API's own ``Schema`` (``responseSchema``, a declaration's
+``parameters``) in snake_case -> in camelCase: the API reads either, and google-genai
+sends snake_case (a pydantic ``Field(min_length=2)`` of a list as ``min_items``)."""
+
+
+def camel_case_schema(schema: Any) -> Any:
+    """An API ``Schema`` with its keywords of :data:`_SCHEMA_CAMEL_CASE` in camelCase, in
+    it and in the schemas it holds (``properties``, ``items``, ``anyOf``); the names of its
+    properties and its values (``enum``, ``example``, ``default``) are kept."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {_SCHEMA_CAMEL_CASE.get(name, name): value for name, value in schema.items()}
+    if isinstance(out.get("properties"), Mapping):
+        out["properties"] = {k: camel_case_schema(v) for k, v in out["properties"].items()}
+    if "items" in out:
+        out["items"] = camel_case_schema(out["items"])
+    if isinstance(out.get("anyOf"), list):
+        out["anyOf"] = [camel_case_schema(part) for part in out["anyOf"]]
+    return out
+
+
 def _schema(declared: Mapping[str, Any], path: str) -> dict[str, Any]:
     for name in _SCHEMA_FIELDS:
         if declared.get(name) is not None:
-            return dict(field_of(declared, name, dict, path))
+            schema = dict(field_of(declared, name, dict, path))
+            return camel_case_schema(schema) if name == "parameters" else schema
     return {}
 
 
