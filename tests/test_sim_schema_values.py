@@ -300,6 +300,19 @@ def test_a_description_s_constraints_are_read_from_its_last_paragraph_alone() ->
     assert described(odd) == {**odd, "pattern": "^a, b$"}
 
 
+def test_constraints_litellm_moved_into_a_note_are_kept(clients: Clients) -> None:
+    """LiteLLM sends an Anthropic model's structured output (an ADK agent's
+    ``output_schema``) with the constraints Anthropic does not take in a note ending each
+    description: ``tags: []`` was answered and the agent's validation failed."""
+    note = "Note: minimum number of items: 3, all array items must be unique."
+    tags = {"type": "array", "items": {"type": "string"}, "description": f"Tags {note}"}
+    size = {"type": "number", "description": "Note: must be a multiple of 0.25, minimum value: 1."}
+    made = _anthropic(clients, _object(tags=tags, size=size))
+    assert len(set(made["tags"])) == 3 and made["size"] == 1.0
+    prose = {"type": "integer", "description": "Note: minimum value: 5. Or more."}
+    assert described(prose) == prose
+
+
 def test_unique_items_take_each_alternative(clients: Clients) -> None:
     states = {"type": "string", "pattern": r"^(draft|final|review)$"}
     schema = _object(states={"type": "array", "items": states, "minItems": 3, "uniqueItems": True})
