@@ -518,10 +518,11 @@ def _refuse(what: str, target: Any, why: str = "") -> None:
 def _side_sender(refusal: Refusal) -> str | None:
     """What a refusal of a known sender of requests to no model API (tiktoken's download of
     its encoding, a framework's telemetry) says in place of recording or letting its host
-    through: to stop it at its source, with its switch; None for any other sender."""
-    from replaygate.http.side_request import refusal_remedy
-
-    remedy = refusal_remedy(refusal)
+    through: to stop it at its source, with its switch; None for any other sender. Its
+    table is read where an intercepted client or the simulator loaded it (the network
+    module imports nothing of replaygate.http)."""
+    side_request = sys.modules.get("replaygate.http.side_request")
+    remedy = None if side_request is None else side_request.refusal_remedy(refusal)
     if remedy is None:
         return None
     return (
