@@ -174,15 +174,17 @@ class Forker:
         env: Mapping[str, str] | None = None,
         session: bool = False,
         code: str | None = None,
+        stdin: int | None = None,
     ) -> Forked:
         """Start ``python -m replaygate ARGS`` (with ``code``: ``python -c CODE ARGS``) in
-        ``cwd`` with the file descriptors ``stdout`` and ``stderr``, stdin at ``/dev/null``,
-        the environment ``env`` (None: the forking interpreter's), in a session of its
-        own with ``session``."""
+        ``cwd`` with the file descriptors ``stdout`` and ``stderr``, and ``stdin`` (None:
+        ``/dev/null``), the environment ``env`` (None: the forking interpreter's), in a
+        session of its own with ``session``."""
         answer, reply = socket.socketpair()
         request = {"args": args, "cwd": str(cwd), "env": env, "session": session, "code": code}
-        with reply, open(os.devnull, "rb") as stdin:
-            fds = [reply.fileno(), stdin.fileno(), stdout, stderr]
+        with reply, open(os.devnull, "rb") as null:
+            given = null.fileno() if stdin is None else stdin
+            fds = [reply.fileno(), given, stdout, stderr]
             socket.send_fds(self._requests, [json.dumps(request).encode()], fds)
         return Forked(answer)
 

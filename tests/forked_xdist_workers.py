@@ -13,10 +13,8 @@ ran in the interpreter forked from.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +24,7 @@ import execnet.gateway_io
 import pytest
 from execnet.gateway_base import ExecModel
 
-from forked_cli import Forked, Forker
+from forked_cli import Forker
 from nested_pytest import PLUGIN_IMPORTS
 
 PRELOAD = [
@@ -52,21 +50,18 @@ class _ForkedWorker:
         to_worker, self._stdin = os.pipe()
         self._stdout, from_worker = os.pipe()
         try:
-            answer, reply = socket.socketpair()
-            request = {
-                "args": [],
-                "cwd": os.getcwd(),
-                "env": dict(os.environ),
-                "session": False,
-                "code": execnet.gateway_io.popen_bootstrapline,
-            }
-            with reply:
-                fds = [reply.fileno(), to_worker, from_worker, 2]
-                socket.send_fds(forker._requests, [json.dumps(request).encode()], fds)
+            self._process = forker.start(
+                [],
+                stdout=from_worker,
+                stderr=2,
+                cwd=Path.cwd(),
+                env=dict(os.environ),
+                code=execnet.gateway_io.popen_bootstrapline,
+                stdin=to_worker,
+            )
         finally:
             os.close(to_worker)
             os.close(from_worker)
-        self._process = Forked(answer)
         self.pid = self._process.pid
         self.stdin: IO[bytes] = os.fdopen(self._stdin, "wb", 0)
         self.stdout: IO[bytes] = os.fdopen(self._stdout, "rb", 0)
