@@ -29,6 +29,7 @@ from replaygate.sampling import run_sampled, write_results
 from replaygate.sampling.calibration import CELL_LIMIT
 from run_cli import replaygate
 from test_history import run
+from unplotted_reports import unplot
 
 LONG = "RAG retrieves context. " * 9_000  # 207,000 characters
 
@@ -272,11 +273,7 @@ def test_a_blob_where_the_history_holds_text_is_read_as_its_text(
     # The report's plots (drawn and checked in test_report.py) are left out: the metrics
     # plot is given the metrics as read, checked for their names here.
     plotted: list[dict[str, list[float | None]]] = []
-    monkeypatch.setattr(
-        "replaygate.report.page.metrics_plot", lambda series, *_: plotted.append(series) or ""
-    )
-    for plot in ("weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch, metrics_plot=lambda series, *_: plotted.append(series) or "")
     path = tmp_path / "h.db"
     with History.open(path) as history:
         history.append(run("2026-11-01T10:00:00Z", 5), run_id="r1")

@@ -22,6 +22,7 @@ from replaygate.evals.errors import BaselineError
 from replaygate.examples.research_copilot import shipped_fixtures
 from run_cli import replaygate
 from test_history import run
+from unplotted_reports import unplot
 
 NAME = os.fsdecode(b"\xff\xfe-store.jsonl")  # how Python gives such a name: as surrogates
 
@@ -39,8 +40,7 @@ def test_the_report_names_a_store_whose_name_is_not_utf8_by_its_bytes(
 ) -> None:
     # The page's words name the store; its plots (drawn and checked in test_report.py)
     # hold no name, so they are left out here.
-    for plot in ("metrics_plot", "weekly_plot", "ages_plot"):
-        monkeypatch.setattr(f"replaygate.report.page.{plot}", lambda *_: "")
+    unplot(monkeypatch)
     shutil.copy(shipped_fixtures(), project / NAME)
     monkeypatch.chdir(project)  # the name as a command line gives it: relative, as surrogates
     args = ["report", "--history", "history.db", "--fixtures", NAME, "--out", "r.html"]
