@@ -404,6 +404,24 @@ def test_unserved_route_404_is_refused_and_nothing_is_written(
     assert not store.exists() or not FixtureStore.open(store)
 
 
+def test_a_route_the_simulator_lacks_is_said_so_when_the_session_was_not_told_of_it(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """A client sent to the simulator by its base URL alone (no ``source="sim"``): its 404
+    for text to speech is told by its request id, not taken for a wrong base URL."""
+    store = tmp_path / "r.jsonl"
+    http = httpx2_client(store, "record-missing", approve_live=True)
+    base = sim.openai_base_url
+    with (
+        openai.OpenAI(api_key=KEY, http_client=http, max_retries=0, base_url=base) as c,
+        pytest.raises(UnservedRouteError) as caught,
+    ):
+        c.audio.speech.create(model="tts-1", voice="alloy", input="hello")
+    assert "replaygate's simulator does not serve it" in str(caught.value)
+    assert "check its base URL" not in str(caught.value)
+    assert not store.exists()
+
+
 def stored_then_deleted(c: openai.OpenAI) -> list[Any]:
     """A background response polled until done, retrieved, deleted; then neither
     retrieved nor continued."""

@@ -84,6 +84,7 @@ from replaygate.http.recorded import READ_ON, Replayed, base64_embeddings, repla
 from replaygate.http.routed import tell_route
 from replaygate.http.routes import (
     proxy_refusal,
+    simulator_answered,
     simulator_refusal,
     stored_refusal,
     stored_refusal_reason,
@@ -872,7 +873,7 @@ class Exchange:
         refused."""
         method = str(slot.envelope.get("method", ""))
         if unserved_route(str(slot.envelope.get("path", "")), response):
-            simulator = self.session.source == "sim"
+            simulator = self.session.source == "sim" or simulator_answered(response)
             raise UnservedRouteError(method, slot.path, response["status"], simulator=simulator)
         refusal = simulator_refusal(response)
         if refusal is not None:

@@ -37,6 +37,22 @@ SIMULATOR_REFUSAL = "replaygate_simulator_refusal"
 """The field (``true``) of an error body with which replaygate's simulator marks an
 error of its own, not a model's answer."""
 
+SIMULATOR_REQUEST_ID = "req_sim_"
+"""How the request id of each answer of replaygate's simulator begins (its
+``request-id`` or ``x-request-id`` header), whichever process it runs in."""
+
+
+def simulator_answered(record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` (a recorded HTTP response) is an answer of replaygate's
+    simulator, by its request id (:data:`SIMULATOR_REQUEST_ID`): a client sent to it by its
+    base URL, or to a ``replaygate sim serve`` of another process, in a session that does
+    not say it records from the simulator."""
+    headers = record.get("headers")
+    if not isinstance(headers, Mapping):
+        return False
+    ids = (headers.get(name) for name in ("request-id", "x-request-id"))
+    return any(isinstance(i, str) and i.startswith(SIMULATOR_REQUEST_ID) for i in ids)
+
 
 def _error_field(body: Any, name: str) -> str | None:
     """The ``error.<name>`` text of a JSON error body, or None when it has none."""

@@ -27,6 +27,7 @@ import orjson
 
 from replaygate import exact_json
 from replaygate.errors import ReplaygateError, ScriptExhaustedError, WireFormatError
+from replaygate.http.routes import SIMULATOR_REQUEST_ID
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import thinking
 from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
@@ -217,7 +218,7 @@ class SimApp:
         this method, route and JSON body (in any spelling), the digits come from the seed
         and the request, so a request gets the same id in any order of the others."""
         digest = request_digest(method.encode(), route, body)
-        return f"req_sim_{self._requests.counted(digest).tag(self.seed)}"
+        return f"{SIMULATOR_REQUEST_ID}{self._requests.counted(digest).tag(self.seed)}"
 
     def _endpoint(
         self, route: str, headers: Mapping[str, str] | None = None, query: str = ""
