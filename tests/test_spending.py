@@ -202,11 +202,13 @@ def test_the_largest_output_limit_a_request_gives_bounds_it() -> None:
         "/v1/messages/count_tokens?beta=true",
         "/v1/responses/input_tokens",
         "/v1beta/models/gemini-2.5-pro:countTokens",
+        "/v1/moderations",
     ],
 )
 def test_a_token_count_is_free_whatever_its_model(path: str) -> None:
     """A count answers no usage: it was charged its bound (8192 output tokens of Opus,
-    0.61 USD), and a few counts before each request stopped a recording that spent nothing."""
+    0.61 USD), and a few counts before each request stopped a recording that spent nothing.
+    So is OpenAI's moderation, free, whose unpriced model stopped its recording."""
     cap = SpendingCap(0.01, PriceTable({"m": Price(15.0, 75.0)}, "USD", "t"))
     for model in ("m", "unpriced"):
         request = {"method": "POST", "path": path, "body": {"model": model, "messages": []}}
