@@ -7,6 +7,7 @@ and the other fields are matched as sent, so a changed file is still a miss.
 from __future__ import annotations
 
 import asyncio
+import base64
 import http.server
 import json
 import random
@@ -232,3 +233,31 @@ def test_a_form_value_quoting_the_kept_boundary_does_not_read_as_another_body(
         requests.post(f"{server}/v1/files", files={"purpose": (None, quoted)})
     with intercept(store):  # the upload recorded still replays
         assert requests.post(f"{server}/v1/files", **two_parts).ok  # type: ignore[arg-type]
+
+
+def test_an_upload_kept_as_text_and_one_kept_as_base64_are_compared_part_by_part() -> None:
+    """A text file recorded, one byte of it no longer UTF-8 on replay: the miss showed the
+    whole recorded body as ``text`` against ``<missing>`` and the new one as base64."""
+    part = '--replaygate-boundary\r\nContent-Disposition: form-data; name="file"; filename="{}"'
+    recorded = f"{part.format('réunion.mp3')}\r\n\r\nword word\r\n--replaygate-boundary--\r\n"
+    changed = recorded.encode().replace(b"word word", b"word \xfford")
+    requested = {"method": "POST", "base64": base64.b64encode(changed).decode()}
+    shown = [d.render() for d in field_diff({"method": "POST", "text": recorded}, requested)]
+    assert shown == [
+        "base64 (multipart file, réunion.mp3): at byte 5 (lengths 9, 9): "
+        "b'word word' != b'word \\xfford'"
+    ]
+    renamed = {"method": "POST", "text": recorded.replace("réunion", "reunion")}
+    shown = [d.render() for d in field_diff({"method": "POST", "text": recorded}, renamed)]
+    assert shown == ["text (multipart file filename): 'réunion.mp3' != 'reunion.mp3'"]
+
+
+def test_a_body_kept_as_text_and_one_kept_as_base64_are_compared_as_bytes() -> None:
+    """A download recorded as text, re-recorded holding a byte that is not UTF-8."""
+    changed = base64.b64encode("café au lait".encode()[:-1] + b"\xff").decode()
+    left = {"status": 200, "text": "café au lait"}
+    right = {"status": 200, "base64": changed}
+    shown = [d.render() for d in field_diff({"response": left}, {"response": right})]
+    assert shown == [
+        "response.base64: at byte 12 (lengths 13, 13): ...b'u lait' != ...b'u lai\\xff'"
+    ]
