@@ -94,6 +94,7 @@ def test_a_fixture_over_the_line_maximum_is_refused_and_the_store_still_opens(
         store.put(Fixture.create(other, [huge], META))
     assert caught.value.path == "response"
     assert f"maximum of {SMALLER_LINE:,} bytes" in str(caught.value)
+    assert "have the test ask for a smaller one" in str(caught.value)  # what to do
     assert "nothing was written" in str(caught.value)
     assert _files(tmp_path) == before
     with FixtureStore.open(path) as store:

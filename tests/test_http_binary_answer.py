@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from replaygate.errors import SecretInFixtureError
-from replaygate.fixtures.store import FixtureStore
+from replaygate.errors import SecretInFixtureError, UnstorableValueError
+from replaygate.fixtures.store import FixtureStore, writing
 from replaygate.http import httpx2_client
 from sdks import openai
 
@@ -81,3 +81,24 @@ def test_a_download_whose_compact_json_is_its_bytes_keeps_its_structure(tmp_path
     (fixture,) = FixtureStore.open(store)
     assert fixture.responses[0]["body"] == {"custom_id": "r1", "score": 1.5}
     assert _download(store, b"never sent") == file
+
+
+def test_an_upload_no_line_could_hold_is_not_sent_and_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tens of MB of audio to transcribe, kept as base64 past a line's maximum (lowered
+    here): refused before it is sent, saying how to make it fit."""
+    monkeypatch.setattr(writing, "MAX_LINE_BYTES", 4096)
+    sent: list[httpx2.Request] = []
+    live = httpx2.MockTransport(lambda r: sent.append(r) or httpx2.Response(200, json={}))
+    store = tmp_path / "a.jsonl"
+    http = httpx2_client(store, mode="record-missing", approve_live=True, transport=live)
+    with (
+        openai.OpenAI(api_key="k", http_client=http, max_retries=0) as client,
+        pytest.raises(UnstorableValueError) as caught,
+    ):
+        client.audio.transcriptions.create(model="whisper-1", file=("a.mp3", AUDIO, "audio/mpeg"))
+    assert "nothing was sent" in str(caught.value) and "such as a clip of the audio" in str(
+        caught.value
+    )
+    assert not sent and not store.exists()
