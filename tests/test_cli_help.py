@@ -111,3 +111,11 @@ def test_the_show_example_shows_what_the_record_example_recorded(tmp_path: Path)
     shown = replaygate(*shlex.split(show)[1:], cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("# rc.jsonl:1\n")
+
+
+def test_sim_help_names_the_apis_the_simulator_does_not_serve() -> None:
+    """``replaygate sim --help`` said it speaks "the OpenAI wire format": a recording of
+    text to speech or a file upload from it stopped with a 404."""
+    said = " ".join((EVERY[("sim",)].help or "").split())
+    assert "not OpenAI's audio, images, moderations, Files or Batch APIs" in said
+    assert "Anthropic's Message Batches or Files API" in said

@@ -39,7 +39,10 @@ def sim_group() -> None:
     """A loopback server speaking the Anthropic, OpenAI and Gemini wire formats.
 
     Point a client's base URL at it to record without an API key, or to break a
-    replay on purpose (faults, drift).
+    replay on purpose (faults, drift). It serves the model calls (Messages, Chat
+    Completions, Responses, generateContent, embeddings, token counts, the models'
+    lists), not OpenAI's audio, images, moderations, Files or Batch APIs nor
+    Anthropic's Message Batches or Files API: docs/providers.md, "The simulator".
 
     Example:
 
