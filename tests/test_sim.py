@@ -1249,3 +1249,21 @@ def test_openai_sdk_image_without_url_is_a_bad_request(echo: Simulator) -> None:
     assert "Missing required parameter: 'messages[0].content[0].image_url.url'." in str(
         caught.value
     )
+
+
+def test_a_request_to_a_route_it_does_not_serve_is_counted_apart_from_its_answers() -> None:
+    """A recording of text to speech and a Message Batch from the simulator: pytest's
+    summary said "recorded from the simulator: it answered 2 request(s)" where nothing
+    was recorded, both answered with the 404 no recording keeps."""
+    with Simulator(behavior="echo") as sim:
+        headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        assert httpx2.post(f"{sim.url}/v1/messages/batches", json={}, headers=headers).is_error
+        speech = {"model": "tts-1", "voice": "alloy", "input": "hi"}
+        auth = {"authorization": "Bearer k"}
+        spoken = httpx2.post(f"{sim.openai_base_url}/audio/speech", json=speech, headers=auth)
+        assert spoken.status_code == 404
+        asked = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+        assert httpx2.post(f"{sim.url}/v1/messages", json=asked, headers=headers).is_success
+        assert (len(sim.requests), sim.refused, sim.unserved) == (3, 0, 2)
+        sim.clear_requests()
+        assert sim.unserved == 0

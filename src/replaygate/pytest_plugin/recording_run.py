@@ -334,10 +334,12 @@ class RecordingRun:
 
     def _answered(self) -> int:
         """How many requests this process's simulator answered (not those it refused of
-        its own accord, a script run out: nothing was recorded of them)."""
+        its own accord, a script run out, nor those to a route it does not serve: nothing
+        was recorded of them)."""
         if self._simulator is None or not self._started:
             return 0
-        return len(self._simulator.requests) - self._simulator.refused
+        simulator = self._simulator
+        return len(simulator.requests) - simulator.refused - simulator.unserved
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Say where the session recorded from and what it spent (its workers' included)."""

@@ -238,11 +238,13 @@ class SimApp:
         if endpoint is None:
             guess = caller(headers, query)
             message = None if guess != "openai" else f"Invalid URL ({method} {route})"
-            return status_error(guess, 404, request_id, message=message)
+            reply = status_error(guess, 404, request_id, message=message)
+            return dataclasses.replace(reply, unserved=True)
         provider = endpoint.provider
         if method not in endpoint.methods:
             message = None if provider != "openai" else f"Invalid URL ({method} {route})"
-            return status_error(provider, 405, request_id, message=message)
+            reply = status_error(provider, 405, request_id, message=message)
+            return dataclasses.replace(reply, unserved=True)
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return status_error(provider, 401, request_id)

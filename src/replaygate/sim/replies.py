@@ -29,7 +29,8 @@ class Reply:
     A streamed reply has ``events``; ``cut_after`` (a number of events) closes the
     connection abruptly after sending that many, without ending the body. ``delay``
     is a pause, in seconds, before anything is sent. ``refused`` marks an error the
-    simulator made of its own accord (:func:`refusal`), no answer of the API's.
+    simulator made of its own accord (:func:`refusal`), no answer of the API's;
+    ``unserved`` its 404 or 405 for a route it does not serve, which no recording keeps.
     """
 
     status: int
@@ -39,6 +40,7 @@ class Reply:
     cut_after: int | None = None
     delay: float = 0.0
     refused: bool = False
+    unserved: bool = False
 
 
 def request_id_header(provider: Provider) -> str:

@@ -134,6 +134,7 @@ class Simulator:
         self._port: int | None = None
         self._requests: list[ReceivedRequest] = []
         self._refused = 0
+        self._unserved = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
@@ -176,16 +177,24 @@ class Simulator:
         with self._lock:
             return self._refused
 
+    @property
+    def unserved(self) -> int:
+        """How many of :attr:`requests` were to a route it does not serve (OpenAI's audio,
+        Anthropic's Message Batches), answered with the 404 or 405 no recording keeps."""
+        with self._lock:
+            return self._unserved
+
     def unmatched_drift(self) -> tuple[DriftRule, ...]:
         """The rules of its ``drift`` that have changed no answer this simulator sent (a
         misspelt field): a drift check that injected nothing proves nothing."""
         return self.app.drift.unmatched()
 
     def clear_requests(self) -> None:
-        """Forget the requests received so far (and how many were refused)."""
+        """Forget the requests received so far (and how many were refused or unserved)."""
         with self._lock:
             self._requests.clear()
             self._refused = 0
+            self._unserved = 0
 
     def start(self) -> Simulator:
         """Start serving in a background thread; returns once the port is bound."""
@@ -366,9 +375,10 @@ class Simulator:
             await _refuse(conn, reader, writer, self.app.too_large(method, path, headers))
             return False
         reply = self.app.handle(method, path, headers, data)
-        if reply.refused:
+        if reply.refused or reply.unserved:
             with self._lock:
-                self._refused += 1
+                self._refused += reply.refused
+                self._unserved += reply.unserved
         if method == "HEAD":
             reply = dataclasses.replace(reply, body=b"")
         complete = await _send(conn, writer, reply)
