@@ -45,7 +45,14 @@ from replaygate.fixtures.mismatch import (
     mismatch_error,
 )
 from replaygate.fixtures.nearest import features, nearest
-from replaygate.fixtures.tool_results import IN_TOOL_RESULTS, TOOL_RESULT_LEAD, TOOL_RESULT_NOTE
+from replaygate.fixtures.tool_results import (
+    CALL_ID_LEAD,
+    CALL_ID_NOTE,
+    IN_CALL_IDS,
+    IN_TOOL_RESULTS,
+    TOOL_RESULT_LEAD,
+    TOOL_RESULT_NOTE,
+)
 from replaygate.http import Exchange
 from replaygate.pytest_plugin.caught import CHECKED
 from replaygate.pytest_plugin.misses import miss_of
@@ -557,6 +564,72 @@ def test_a_miss_in_a_tool_s_result_alone_says_a_tool_that_varies_never_replays(
     test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[caught, error]))
     listed = (miss_of(test, error) or ("",))[0]
     assert IN_TOOL_RESULTS not in listed and listed.endswith("caught: body.x")
+
+
+def _chat_call_turn(call_id: str, question: str = "q") -> list[dict[str, object]]:
+    """A Chat Completions conversation handing back a tool's result under ``call_id``, as
+    magentic's prompt_chain sends it (the id its FunctionCall made, not the model's)."""
+    call = {"id": call_id, "type": "function", "function": {"name": "w", "arguments": "{}"}}
+    return [
+        {"role": "user", "content": question},
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": "sunny"},
+    ]
+
+
+def _anthropic_call_turn(call_id: str) -> list[dict[str, object]]:
+    """:func:`_tool_turn` with the tool's call and result paired by ``call_id``."""
+    turn = _tool_turn("sunny")
+    turn[1]["content"] = [{"type": "tool_use", "id": call_id, "name": "now", "input": {}}]
+    turn[2]["content"] = [{"type": "tool_result", "tool_use_id": call_id, "content": "sunny"}]
+    return turn
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requested", "told"),
+    [
+        (
+            _sent({"messages": _chat_call_turn("9d9ed5796")}),
+            _sent({"messages": _chat_call_turn("a1523c1c7")}),
+            "body.messages[1].tool_calls[0].id, body.messages[2].tool_call_id",
+        ),
+        (
+            {"messages": _anthropic_call_turn("5f0e1a2b3")},
+            {"messages": _anthropic_call_turn("77c0d4e91")},
+            "messages[1].content[0].id, messages[2].content[0].tool_use_id",
+        ),
+        (
+            _sent({"input": [{"type": "function_call_output", "call_id": "a", "output": "x"}]}),
+            _sent({"input": [{"type": "function_call_output", "call_id": "b", "output": "x"}]}),
+            "body.input[0].call_id",
+        ),
+        # the question changed too: the ids are not all that changed
+        (
+            _sent({"messages": _chat_call_turn("9d9ed5796")}),
+            _sent({"messages": _chat_call_turn("a1523c1c7", "r")}),
+            None,
+        ),
+        # an id of no tool call (a message's name) is no pairing id
+        (
+            _sent({"messages": [{"role": "user", "content": "q", "name": "a"}]}),
+            _sent({"messages": [{"role": "user", "content": "q", "name": "b"}]}),
+            None,
+        ),
+    ],
+)
+def test_a_miss_in_tool_call_ids_alone_says_the_code_under_test_makes_them_anew(
+    tmp_path: Path, recorded: dict[str, object], requested: dict[str, object], told: str | None
+) -> None:
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
+    error = mismatch_error(FixtureStore.open(path), requested, "0123456789ab")
+    said = [line for line in str(error).splitlines() if line.startswith(CALL_ID_LEAD)]
+    assert said == ([CALL_ID_NOTE.format(fields=told)] if told else [])
+    assert not any(line.startswith(TOOL_RESULT_LEAD) for line in str(error).splitlines())
+    # the run's list of misses says so too, rather than only to record the test again
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = (miss_of(test, error) or ("",))[0]
+    assert listed.endswith(f" ({IN_CALL_IDS})") is (told is not None)
 
 
 def test_a_long_diff_is_cut_to_its_first_lines(tmp_path: Path) -> None:

@@ -65,7 +65,12 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if not isinstance(error, FixtureMismatchError):
         return None
     from replaygate.fixtures.mismatch import IN_SET_ORDER, PYTEST_SIMULATOR, SET_TEXT_LEAD
-    from replaygate.fixtures.tool_results import IN_TOOL_RESULTS, TOOL_RESULT_LEAD
+    from replaygate.fixtures.tool_results import (
+        CALL_ID_LEAD,
+        IN_CALL_IDS,
+        IN_TOOL_RESULTS,
+        TOOL_RESULT_LEAD,
+    )
 
     said = str(error)
     fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
@@ -77,6 +82,8 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
         changed = True
     elif TOOL_RESULT_LEAD in said:  # not a result a caught miss made: a tool that varies
         fields = f"{fields} ({IN_TOOL_RESULTS})"
+    elif CALL_ID_LEAD in said:  # ids the code under test makes anew on each run
+        fields = f"{fields} ({IN_CALL_IDS})"
     elif SET_TEXT_LEAD in said:  # a set's repr, its order the hash seed's
         fields = f"{fields} ({IN_SET_ORDER})"
     credentials = GIVE_TOKEN in said  # a token fetch, a metadata server's probe
