@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 from replaygate import RecordingModel
 from replaygate.errors import SpendingCapError
 from replaygate.evals.prices import Price, PriceTable, shipped_prices
-from replaygate.fixtures.spending import CHARS_PER_TOKEN, CLI_RAISE_WITH, SpendingCap, usage_of
+from replaygate.fixtures.spending import (
+    CHARS_PER_TOKEN,
+    CLI_RAISE_WITH,
+    SpendingCap,
+    costs_nothing,
+    usage_of,
+)
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http.envelope import request_envelope
 from replaygate.models.live import AnthropicModel
@@ -202,13 +208,11 @@ def test_the_largest_output_limit_a_request_gives_bounds_it() -> None:
         "/v1/messages/count_tokens?beta=true",
         "/v1/responses/input_tokens",
         "/v1beta/models/gemini-2.5-pro:countTokens",
-        "/v1/moderations",
     ],
 )
 def test_a_token_count_is_free_whatever_its_model(path: str) -> None:
     """A count answers no usage: it was charged its bound (8192 output tokens of Opus,
-    0.61 USD), and a few counts before each request stopped a recording that spent nothing.
-    So is OpenAI's moderation, free, whose unpriced model stopped its recording."""
+    0.61 USD), and a few counts before each request stopped a recording that spent nothing."""
     cap = SpendingCap(0.01, PriceTable({"m": Price(15.0, 75.0)}, "USD", "t"))
     for model in ("m", "unpriced"):
         request = {"method": "POST", "path": path, "body": {"model": model, "messages": []}}
@@ -217,6 +221,19 @@ def test_a_token_count_is_free_whatever_its_model(path: str) -> None:
         cap.reserve(request)
         cap.release(request)
     assert (cap.spent, cap.reserved, cap.calls) == (0.0, 0.0, 2)
+
+
+def test_openai_s_moderation_is_free_and_another_server_s_is_priced() -> None:
+    """OpenAI's moderation is free: its models' missing price stopped its recording."""
+    cap = SpendingCap(0.01, PriceTable({"mistral-moderation-latest": Price(0.1, 0.1)}, "USD", "t"))
+    for model in ("omni-moderation-latest", "text-moderation-stable", None):
+        body = {"input": "hi"} if model is None else {"input": "hi", "model": model}
+        assert costs_nothing({"method": "POST", "path": "/v1/moderations", "body": body})
+    mistral = {"model": "mistral-moderation-latest", "input": "hi"}
+    billed = {"method": "POST", "path": "/v1/moderations", "body": mistral}
+    assert not costs_nothing(billed)
+    cap.reserve(billed)
+    assert cap.reserved > 0
 
 
 @pytest.mark.parametrize(
