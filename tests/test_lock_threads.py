@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from filelock import Timeout
+from filelock import FileLock, Timeout
 
 from replaygate.locks import Lock, lock_at
 
@@ -79,6 +79,41 @@ def test_a_thread_takes_a_lock_it_holds_again_and_lets_it_go_at_its_last_level(
     assert not lock.is_locked
     with lock:  # free again for this thread and the others
         pass
+
+
+def test_a_lock_taken_again_asks_nothing_of_filelock_and_a_forced_release_frees_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    takes = {"count": 0}
+    take = FileLock.acquire
+
+    def counted(self: FileLock, *args: Any, **kwargs: Any) -> Any:
+        takes["count"] += 1
+        return take(self, *args, **kwargs)
+
+    monkeypatch.setattr(FileLock, "acquire", counted)
+    lock = lock_at(tmp_path / "x.lock")
+    with lock, lock, lock:
+        assert (lock.lock_counter, takes["count"]) == (3, 1)
+        other = threading.Thread(target=lock.release)  # a thread not holding it
+        other.start()
+        other.join()
+        assert lock.lock_counter == 3 and lock.is_locked
+    assert (lock.lock_counter, lock.is_locked) == (0, False)
+    lock.acquire()
+    lock.acquire()
+    lock.release(force=True)
+    assert (lock.lock_counter, lock.is_locked) == (0, False)
+    freed: list[int] = []
+
+    def take_and_let_go() -> None:
+        with lock.acquire(timeout=5):
+            freed.append(lock.lock_counter)
+
+    taker = threading.Thread(target=take_and_let_go)
+    taker.start()
+    taker.join()
+    assert freed == [1]
 
 
 @pytest.mark.parametrize("how", ["timeout", "not blocking"])

@@ -52,6 +52,8 @@ class Lock(FileLock):
         """Held by the thread of this process that holds the lock (its first level)."""
         self._turn_owner: int | None = None
         self._hold = 0
+        self._levels = 0
+        """How many times the thread holding the lock took it (released as often)."""
 
     def acquire(
         self,
@@ -63,14 +65,19 @@ class Lock(FileLock):
         cancel_check: Callable[[], bool] | None = None,
     ) -> AcquireReturnProxy[Self]:
         """Take the lock (:meth:`_acquire_file`), after this process's other threads: a
-        thread taking it again (it holds it already) is let in at once."""
+        thread taking it again (it holds it already) is let in at once, one level more,
+        asking nothing of filelock (whose every take, taken again or not, resolves the
+        path and checks the process: about 100 µs, four times in each fixture written)."""
+        if self._levels and self._turn_owner == threading.get_ident():
+            self._levels += 1
+            return AcquireReturnProxy(lock=self)
         first = not self.is_locked
         if first:
             wait = self.timeout if timeout is None else timeout
             if not self._take_turn(blocking is not False, wait):
                 raise Timeout(self.lock_file)
         try:
-            return self._acquire_file(
+            taken = self._acquire_file(
                 timeout,
                 poll_interval,
                 poll_intervall=poll_intervall,
@@ -83,6 +90,14 @@ class Lock(FileLock):
             if isinstance(err, OSError) and (named := self._as_given(err)) is not err:
                 raise named from None
             raise
+        self._levels += 1
+        return taken
+
+    @property
+    def lock_counter(self) -> int:
+        """How many times this thread took the lock and has not let it go (0: it does not
+        hold it)."""
+        return self._levels if self._turn_owner == threading.get_ident() else 0
 
     def _as_given(self, err: OSError) -> OSError:
         """``err`` naming the lock file as it was given, where filelock names it by its
@@ -97,6 +112,11 @@ class Lock(FileLock):
     def release(self, force: bool = False) -> None:
         """Let the lock go (all its levels, ``force``); this process's next thread is let
         in once this thread holds it no more."""
+        if self._turn_owner == threading.get_ident():
+            if self._levels > 1 and not force:
+                self._levels -= 1
+                return
+            self._levels = 0
         super().release(force)
         if self._turn_owner == threading.get_ident() and not self.is_locked:
             self._give_turn()
