@@ -1024,3 +1024,25 @@ def test_put_refuses_a_secret_split_across_stream_events(tmp_path: Path) -> None
     with pytest.raises(SecretInFixtureError, match=r"GitHub token .*response\.events"):
         FixtureStore.open(path).put(Fixture.create(request("q"), [recorded], META))
     assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    ("response", "meta", "path"),
+    [
+        ({"body": {"score": float("nan")}}, None, "response.body.score"),
+        ({"body": [1, float("inf")]}, None, "response.body[1]"),
+        ({"body": "ok"}, {"note": "half \ud800 a pair"}, "meta.note"),
+    ],
+    ids=["NaN in the response", "infinity in a list", "lone surrogate in meta"],
+)
+def test_a_fixture_with_no_canonical_form_outside_its_request_is_refused_naming_the_field(
+    tmp_path: Path, response: dict[str, Any], meta: dict[str, Any] | None, path: str
+) -> None:
+    store = FixtureStore.open(tmp_path / "s.jsonl")
+    store.put(Fixture.create({"q": 0}, [{"body": "kept"}]))
+    before = (tmp_path / "s.jsonl").read_bytes()
+    with pytest.raises(CanonicalFormError) as caught:
+        store.put(Fixture.create({"q": 1}, [response], meta))
+    assert caught.value.path == path
+    assert str(caught.value).endswith("nothing was written")
+    assert (tmp_path / "s.jsonl").read_bytes() == before
