@@ -89,3 +89,37 @@ def test_a_tool_lacking_what_its_kind_needs_is_refused(
 ) -> None:
     with pytest.raises(anthropic.BadRequestError, match=message):
         ask(sim.url, [tool])
+
+
+class CallsWebSearch:
+    """Calls ``web_search``, as a script line naming it does, as if it were the caller's."""
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
+        call = ToolCall(id="toolu_1", name="web_search", arguments={"query": "Paris"})
+        return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+
+
+def test_a_call_of_a_tool_the_api_runs_itself_is_the_simulator_s_refusal(sim: Simulator) -> None:
+    # answered with text (a forced search) or a plain tool_use, the recording was green on an
+    # answer the API never gives: it runs the search and answers with its result
+    forced = {"type": "tool", "name": "web_search"}
+    cases = [
+        ([WEB_SEARCH], forced, "its tool_choice forces a call of 'web_search'"),
+        ([WEB_SEARCH], {"type": "any"}, "its tool_choice (any) forces a call of 'web_search'"),
+        ([WEB_SEARCH, WEATHER], {"type": "any"}, None),  # the caller's tool is called
+        ([WEB_SEARCH], {"type": "auto"}, None),  # answered in text, as the API may
+    ]
+    client = anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=0)
+    for tools, choice, refused in cases:
+        asking = {"model": "m", "max_tokens": 64, "tools": tools, "tool_choice": choice}
+        if refused is None:
+            assert client.messages.create(**asking, messages=[{"role": "user", "content": "q"}])
+            continue
+        with pytest.raises(anthropic.BadRequestError) as caught:
+            client.messages.create(**asking, messages=[{"role": "user", "content": "q"}])
+        body = caught.value.body
+        assert isinstance(body, dict) and body.get("replaygate_simulator_refusal") is True
+        assert f"own tools: {refused} (web_search_20250305)" in str(caught.value)
+    calls = pytest.raises(anthropic.BadRequestError, match="behaviour gives calls 'web_search'")
+    with Simulator(behavior=CallsWebSearch()) as calling, calls:
+        ask(calling.url, [WEB_SEARCH])

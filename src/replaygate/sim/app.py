@@ -420,6 +420,7 @@ class SimApp:
                 called = [call.name for call in answer.tool_calls]
                 defined = [tool.name for tool in conversation[1]]
                 unmade = mcp_call_unmade(request.body, called, defined)
+                unmade = unmade or endpoint.unmade_call(request, called)
                 if unmade is not None:
                     return refusal(invalid_reply(provider, unmade, request_id))
                 if forced:

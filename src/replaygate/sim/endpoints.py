@@ -67,6 +67,7 @@ from replaygate.sim.validation import (
     Invalid,
     anthropic_authenticated,
     anthropic_version_problem,
+    api_tool_unmade,
     audio_asked,
     budget_over_max,
     custom_forced,
@@ -150,6 +151,12 @@ class Endpoint(ABC):
     def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
         """Why the API would refuse a field of the (valid) request that only a beta its
         headers do not name lets through; None for none."""
+        return None
+
+    def unmade_call(self, request: SimRequest, called: Sequence[str]) -> Invalid | None:
+        """Why the simulator cannot give the (valid) request the answer its behaviour made,
+        calling the tools named ``called`` (a call the API would make otherwise); None for
+        none."""
         return None
 
     def choices(self, request: SimRequest) -> int:
@@ -415,6 +422,9 @@ class AnthropicMessages(Endpoint):
     def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
         body = request.body
         return mcp_beta_missing(headers, body) or budget_over_max(headers, body)
+
+    def unmade_call(self, request: SimRequest, called: Sequence[str]) -> Invalid | None:
+        return api_tool_unmade(request.body, called)
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_tokens")

@@ -815,6 +815,41 @@ def mcp_call_unmade(
     )
 
 
+def api_tool_unmade(body: Mapping[str, Any], called: Sequence[str]) -> Invalid | None:
+    """The simulator's own refusal of a Messages API answer that would call a tool of the
+    API's own, one the request gives by its ``type`` (:func:`server_tool`: a server tool,
+    ``web_search_...``, ``code_execution_...``, or one whose schema the API holds,
+    ``bash_...``, ``text_editor_...``, ``memory_...``): one its behaviour calls (``called``),
+    or one the ``tool_choice`` forces (named, or ``any`` among such tools alone). The API
+    runs a server tool itself and answers with the call and its result, and calls the others
+    in a schema the simulator does not hold: answered with a plain ``tool_use``, or with
+    text where a call was forced, a recording would be green on an answer the API never
+    gives."""
+    tools = body.get("tools")
+    given = [t for t in tools if isinstance(t, Mapping)] if isinstance(tools, list) else []
+    own = {t["name"]: t["type"] for t in given if server_tool(t) and isinstance(t.get("name"), str)}
+    named = [name for name in dict.fromkeys(called) if name in own]
+    how, where = "the answer its behaviour gives calls", "tools"
+    choice = body.get("tool_choice")
+    kind = choice.get("type") if isinstance(choice, Mapping) else None
+    if not named and kind == "tool" and isinstance(choice, Mapping) and choice.get("name") in own:
+        named, how, where = [choice["name"]], "its tool_choice forces a call of", "tool_choice"
+    elif not named and kind == "any" and own and len(own) == len(given):
+        named, how, where = list(own), "its tool_choice (any) forces a call of", "tool_choice"
+    if not named:
+        return None
+    listed = ", ".join(f"{name!r} ({own[name]})" for name in named)
+    return Invalid(
+        f"The simulator makes no call of the API's own tools: {how} {listed}, which the API "
+        "answers itself (a server tool, such as web search or code execution, with its "
+        "server_tool_use block and its result; bash, the text editor, memory or computer use "
+        "in the input schema the API holds). Record this request from the live API, or give "
+        "the code a tool of its own (a name, a description and an input_schema) to call.",
+        where,
+        own=True,
+    )
+
+
 MCP_CLIENT_BETA = "mcp-client-"
 """How the betas of Anthropic's MCP connector are named (``mcp-client-2025-04-04``)."""
 
