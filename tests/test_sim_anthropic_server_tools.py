@@ -91,11 +91,14 @@ def test_a_tool_lacking_what_its_kind_needs_is_refused(
         ask(sim.url, [tool])
 
 
-class CallsWebSearch:
-    """Calls ``web_search``, as a script line naming it does, as if it were the caller's."""
+class Calls:
+    """Calls the tool it is named, as a script line naming it does."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
-        call = ToolCall(id="toolu_1", name="web_search", arguments={"query": "Paris"})
+        call = ToolCall(id="toolu_1", name=self.name, arguments={"command": "view"})
         return ModelResponse(tool_calls=(call,), stop_reason="tool_use")
 
 
@@ -121,5 +124,9 @@ def test_a_call_of_a_tool_the_api_runs_itself_is_the_simulator_s_refusal(sim: Si
         assert isinstance(body, dict) and body.get("replaygate_simulator_refusal") is True
         assert f"own tools: {refused} (web_search_20250305)" in str(caught.value)
     calls = pytest.raises(anthropic.BadRequestError, match="behaviour gives calls 'web_search'")
-    with Simulator(behavior=CallsWebSearch()) as calling, calls:
+    with Simulator(behavior=Calls("web_search")) as calling, calls:
         ask(calling.url, [WEB_SEARCH])
+    memory = {"type": "memory_20250818", "name": "memory"}  # the caller runs it: a tool_use
+    with Simulator(behavior=Calls("memory")) as calling:
+        (call,) = ask(calling.url, [memory]).content
+    assert (call.type, call.name, call.input) == ("tool_use", "memory", {"command": "view"})

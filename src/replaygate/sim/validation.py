@@ -815,20 +815,26 @@ def mcp_call_unmade(
     )
 
 
+CLIENT_RUN_TOOLS = ("bash_", "text_editor_", "computer_", "memory_")
+"""How the Messages API's own tools that the caller runs are typed (``bash_20250124``,
+``memory_20250818``): the API calls them with a plain ``tool_use``, in an input schema it
+holds; the others of its own (web search, web fetch, code execution) it runs itself."""
+
+
 def api_tool_unmade(body: Mapping[str, Any], called: Sequence[str]) -> Invalid | None:
     """The simulator's own refusal of a Messages API answer that would call a tool of the
-    API's own, one the request gives by its ``type`` (:func:`server_tool`: a server tool,
-    ``web_search_...``, ``code_execution_...``, or one whose schema the API holds,
-    ``bash_...``, ``text_editor_...``, ``memory_...``): one its behaviour calls (``called``),
-    or one the ``tool_choice`` forces (named, or ``any`` among such tools alone). The API
-    runs a server tool itself and answers with the call and its result, and calls the others
-    in a schema the simulator does not hold: answered with a plain ``tool_use``, or with
-    text where a call was forced, a recording would be green on an answer the API never
-    gives."""
+    API's own, one the request gives by its ``type`` (:func:`server_tool`): a server tool
+    its behaviour calls (``called``: the API runs it itself and answers with the call and its
+    result, never a plain ``tool_use``), or any of them the ``tool_choice`` forces (named, or
+    ``any`` among such tools alone), which the simulator answered in text, holding no input
+    schema to make the call's input from. Either way a recording would be green on an
+    answer the API never gives. A call of one the caller runs (:data:`CLIENT_RUN_TOOLS`,
+    such as a script line calling ``memory``) is answered as the API gives it."""
     tools = body.get("tools")
     given = [t for t in tools if isinstance(t, Mapping)] if isinstance(tools, list) else []
     own = {t["name"]: t["type"] for t in given if server_tool(t) and isinstance(t.get("name"), str)}
-    named = [name for name in dict.fromkeys(called) if name in own]
+    server = [n for n, kind in own.items() if not kind.startswith(CLIENT_RUN_TOOLS)]
+    named = [name for name in dict.fromkeys(called) if name in server]
     how, where = "the answer its behaviour gives calls", "tools"
     choice = body.get("tool_choice")
     kind = choice.get("type") if isinstance(choice, Mapping) else None
@@ -843,8 +849,9 @@ def api_tool_unmade(body: Mapping[str, Any], called: Sequence[str]) -> Invalid |
         f"The simulator makes no call of the API's own tools: {how} {listed}, which the API "
         "answers itself (a server tool, such as web search or code execution, with its "
         "server_tool_use block and its result; bash, the text editor, memory or computer use "
-        "in the input schema the API holds). Record this request from the live API, or give "
-        "the code a tool of its own (a name, a description and an input_schema) to call.",
+        "with a call in the input schema the API holds, which a script line can give). Record "
+        "this request from the live API, or give the code a tool of its own (a name, a "
+        "description and an input_schema) to call.",
         where,
         own=True,
     )
