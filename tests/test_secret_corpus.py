@@ -147,16 +147,34 @@ def _placed(text: str) -> dict[str, tuple[dict[str, Any], dict[str, Any], str | 
     }
 
 
+NOISE = random.Random(7).randbytes(4096)
+"""Bytes of an audio file after its ID3 header: they do not read as text. A secret stands
+among them as a string stands in a file, apart from the bytes beside it (a NUL, a byte
+order mark): one glued to letters of the noise is no token by any rule's bounds."""
+BOM = b"\xff\xfe"
+
+
 def _base64_bodies(secret: str) -> dict[str, tuple[dict[str, Any], dict[str, Any], str]]:
-    """A body that is not UTF-8 (kept as base64) holding the secret, request and response."""
-    raw = b"\xff\xfe binary \x00\x81 " + secret.encode() + b" \xc3\x28"
-    encoded = base64.b64encode(raw).decode()
-    request = {"method": "POST", "path": "/upload", "headers": {}, "base64": encoded}
-    response = {"status": 200, "headers": {}, "base64": encoded}
-    return {
-        "request base64 body": (request, _response({"ok": True}), "request.base64"),
-        "response base64 body": (_request({"q": 1}), response, "response.base64"),
+    """A body that is not UTF-8 (kept as base64) holding the secret, request and response:
+    bytes that read as text but for a few, and the bytes of an audio file holding it
+    among noise (:data:`NOISE`), as ASCII and as UTF-16."""
+    bodies = {
+        "text": b"\xff\xfe binary \x00\x81 " + secret.encode() + b" \xc3\x28",
+        "audio": b"ID3\x04\x00" + NOISE + b"\x00" + secret.encode() + b"\x00" + NOISE,
+        "audio, UTF-16": b"ID3\x04\x00" + NOISE + BOM + secret.encode("utf-16-le") + BOM + NOISE,
     }
+    placed = {}
+    for kind, raw in bodies.items():
+        encoded = base64.b64encode(raw).decode()
+        request = {"method": "POST", "path": "/upload", "headers": {}, "base64": encoded}
+        response = {"status": 200, "headers": {}, "base64": encoded}
+        placed[f"request base64 body ({kind})"] = (
+            request,
+            _response({"ok": True}),
+            "request.base64",
+        )
+        placed[f"response base64 body ({kind})"] = (_request({"q": 1}), response, "response.base64")
+    return placed
 
 
 def _anthropic_events(parts: list[str]) -> list[dict[str, str]]:
@@ -248,7 +266,7 @@ def test_every_family_in_every_encoding_and_field_is_refused(store: Store, famil
         assert all(secret not in event["data"] for event in events)
         error = store.refuse(_request({"q": 1}), _response(events=events), "response.events[")
         assert ".." in error.path  # names the first and last event joined
-    assert store.tried == len(ENCODINGS) * 6 + 2 + len(STREAMS)
+    assert store.tried == len(ENCODINGS) * 6 + 6 + len(STREAMS)
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -581,3 +599,28 @@ def test_a_json_escaped_body_is_the_same_as_a_plain_one() -> None:
     text = json.dumps({"k": FAMILIES["OpenAI"]}, ensure_ascii=True).replace("-", "\\u002d")
     fixture = {"key": "k" * 16, "request": {"tool_arguments": text}, "response": {}}
     assert find_fixture_secrets(fixture)[0].path == "request.tool_arguments"
+
+
+@pytest.mark.parametrize(
+    ("written", "detector"),
+    [
+        ('api_key = "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0"', "high-entropy value in an auth-like"),
+        ("Authorization: Bearer Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0", "bearer token"),
+        ("postgres://admin:Zq8Xv7Wm2Kp9@db.example.com/x", "password in URL"),
+    ],
+)
+@pytest.mark.parametrize("encoding", ["ascii", "utf-16-le", "utf-16-be"])
+def test_a_credential_written_in_the_bytes_of_a_binary_body_is_found_by_its_context(
+    written: str, detector: str, encoding: str
+) -> None:
+    raw = b"ID3\x04\x00" + NOISE + BOM + written.encode(encoding) + BOM + NOISE
+    response = {"status": 200, "headers": {}, "base64": base64.b64encode(raw).decode()}
+    (finding,) = find_fixture_secrets({"request": _request({"q": 1}), "response": response})
+    assert finding.path == "response.base64"
+    assert finding.detector.startswith(detector) and finding.detector.endswith("in a base64 body)")
+
+
+def test_the_noise_of_a_binary_body_alone_holds_no_secret() -> None:
+    raw = b"ID3\x04\x00" + random.Random(3).randbytes(1 << 20)
+    response = {"status": 200, "headers": {}, "base64": base64.b64encode(raw).decode()}
+    assert find_fixture_secrets({"request": _request({"q": 1}), "response": response}) == []

@@ -9,7 +9,8 @@ spaces, soft hyphens) or written in Unicode tag characters.
 message; :func:`json_leaves` the strings of JSON held as text, with their field names.
 Compressed data in the bytes of a base64 run (a gzip file, the zip of a ``.docx``) is
 read decompressed (:mod:`.secret_compressed`); the printable stretches of the bytes of
-a binary run (an image, a file) are read for the token families only.
+a binary run (an image, a file) are read for the token families only, and those of a
+binary body kept as base64 by every rule (:func:`body_text`).
 """
 
 from __future__ import annotations
@@ -146,6 +147,34 @@ def printable_stretches(raw: bytes) -> str:
     """The stretches of printable ASCII in binary ``raw`` long enough to hold a token, one
     a line: what a token family can match in it."""
     return "\n".join(raw[s:e].decode("ascii") for s, e in stretches(raw, _PRINTABLE_TABLE, MIN_RUN))
+
+
+def body_text(raw: bytes) -> str:
+    """The text the rules read in the bytes of a body kept as base64: all of it when it
+    reads as text (:func:`_mostly_printable`), else its printable stretches, one a line,
+    as ASCII (:func:`printable_stretches`) and as UTF-16 (:data:`_UTF16_RUN`). Every rule
+    reads in them what the whole bytes read as Latin-1 showed it, but for a secret cut by
+    bytes that are not printable, which no rule matches, in a fraction of the time:
+    megabytes of audio or an image hold few such stretches, where Latin-1 text of them
+    took each rule and decoding over every byte (about 1.4 s a MB)."""
+    if _mostly_printable(raw):
+        return bytes_text(raw)
+    wide = [
+        run.group().replace(b"\x00", b"").decode("ascii")
+        for start, end in stretches(raw, _PRINTABLE_OR_NUL_TABLE, 2 * MIN_RUN)
+        for run in _UTF16_RUN.finditer(raw, start, end)
+    ]
+    return "\n".join([printable_stretches(raw), *wide])
+
+
+_UTF16_RUN = re.compile(
+    rb"(?:[\x09\x0a\x0d\x20-\x7e]\x00){%d,}|(?:\x00[\x09\x0a\x0d\x20-\x7e]){%d,}"
+    % (MIN_RUN, MIN_RUN)
+)
+"""A stretch of printable ASCII written as UTF-16, little- or big-endian: looked for only
+within the stretches of printable bytes and NULs (:data:`_PRINTABLE_OR_NUL_TABLE`), where
+a search of all the bytes tried the pattern at each."""
+_PRINTABLE_OR_NUL_TABLE = table_of(_PRINTABLE + b"\x00")
 
 
 def _hex_runs(text: str) -> Iterator[bytes]:

@@ -31,7 +31,13 @@ from replaygate.json_paths import path_step
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_blocks import find_block_secrets, split_finding, streamed_runs
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
-from replaygate.sanitize.secret_decode import bytes_text, decode_base64, json_leaves, views
+from replaygate.sanitize.secret_decode import (
+    body_text,
+    bytes_text,
+    decode_base64,
+    json_leaves,
+    views,
+)
 from replaygate.sanitize.secret_entropy import (
     CONTEXT_MIN_LENGTH,
     detect_context,
@@ -162,7 +168,7 @@ def _detect(
     try:
         raw = decode_base64(text) if field_name == "base64" else None
         if raw is not None:  # a body kept as base64: read here once, not again as a base64 run
-            if name := detect_in_text(bytes_text(raw), "", depth + 1, budget=budget):
+            if name := detect_in_text(body_text(raw), "", depth + 1, budget=budget):
                 return f"{_bare(name)} (in a base64 body)"
             for label, member in expanded(raw, budget):
                 if name := detect_in_text(bytes_text(member), "", depth + 1, budget=budget):
