@@ -11,10 +11,11 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from replaygate.errors import UnservedRouteError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, intercept
 from replaygate.http.adapter import ToOrigin
-from replaygate.http.base_path import api_route
+from replaygate.http.base_path import api_route, moved_route
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
@@ -143,3 +144,24 @@ def test_a_request_a_client_s_hook_readdresses_is_moved_as_readdressed(tmp_path:
         sent = client.post("https://api.anthropic.com/v1/messages", json=body, headers=headers)
     assert sent.json()["content"][0]["text"] == "echo: hi"
     assert str(sent.request.url) == f"{origin}/v1/messages?sig=1"
+
+
+def test_a_base_path_on_the_provider_s_own_host_is_not_taken_off(tmp_path: Path) -> None:
+    """``ANTHROPIC_BASE_URL=https://api.anthropic.com/v1`` sends ``/v1/v1/messages``, which
+    the API answers with a 404: taken off on its way to the simulator, it was recorded
+    green and failed live. It reaches the simulator as sent, and the recording stops
+    naming the base URL."""
+    assert moved_route("api.anthropic.com", "/v1/v1/messages") == "/v1/v1/messages"
+    assert moved_route("gw.example.com", "/anthropic/v1/messages") == "/v1/messages"
+    gemini = "generativelanguage.googleapis.com"  # its OpenAI compatibility has a base path
+    assert moved_route(gemini, "/v1beta/openai/chat/completions") == "/v1/chat/completions"
+    store = tmp_path / "doubled.jsonl"
+    claude = anthropic.Anthropic(api_key="k", base_url="https://api.anthropic.com/v1")
+    twice = pytest.raises(UnservedRouteError, match="holds the API version twice")
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+        twice,
+    ):
+        claude.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}])
+    assert not store.exists() or not FixtureStore.open(store)

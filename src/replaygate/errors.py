@@ -556,20 +556,33 @@ class UnservedRouteError(RecordingStoppedError):
     """A recording got the server's "no such route" 404: the answer is not a model reply.
 
     Nothing is written; ``simulator`` says the recording was made from replaygate's
-    simulator.
+    simulator, ``twice`` that the path holds the API version twice (``/v1/v1/messages``).
     """
 
-    def __init__(self, method: str, path: str, status: int, *, simulator: bool = False) -> None:
-        where = (
-            "replaygate's simulator does not serve it (a route of the API it lacks, a "
-            "cloud's call such as Amazon Bedrock's or Vertex AI's, or a base URL without the "
-            "API version): record this call from the live API, or from a loopback server of "
-            "yours that answers it, given to an intercept() block of its own as "
-            "live_origin, or leave it out of the recording."
-            if simulator
-            else "Point the client at a server that serves this path (check its base URL "
-            "and the API version in the path), or leave this call out of the recording."
-        )
+    def __init__(
+        self, method: str, path: str, status: int, *, simulator: bool = False, twice: bool = False
+    ) -> None:
+        if twice:
+            where = (
+                "Its path holds the API version twice: the client's base URL ends in the "
+                "version its SDK adds again (the anthropic SDK adds /v1 itself: "
+                "ANTHROPIC_BASE_URL=https://api.anthropic.com, not .../v1), so the live API "
+                "would not serve it either. Correct the base URL (ANTHROPIC_BASE_URL, "
+                "OPENAI_BASE_URL, base_url=) and record again."
+            )
+        elif simulator:
+            where = (
+                "replaygate's simulator does not serve it (a route of the API it lacks, a "
+                "cloud's call such as Amazon Bedrock's or Vertex AI's, or a base URL without "
+                "the API version): record this call from the live API, or from a loopback "
+                "server of yours that answers it, given to an intercept() block of its own as "
+                "live_origin, or leave it out of the recording."
+            )
+        else:
+            where = (
+                "Point the client at a server that serves this path (check its base URL "
+                "and the API version in the path), or leave this call out of the recording."
+            )
         super().__init__(
             method,
             path,

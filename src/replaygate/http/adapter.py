@@ -13,7 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar, Unpack
 from urllib.parse import urlsplit, urlunsplit
 
 from replaygate.fixtures.spending import SpendingCap
-from replaygate.http.base_path import api_route
+from replaygate.http.base_path import moved_route
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library, ReadableRequest
@@ -35,7 +35,7 @@ def point_at(request: Any, url: str) -> None:
 
 def moved_to(origin: str, request: Any) -> None:
     """Point ``request`` at ``origin`` (``scheme://host:port``, its path from the
-    provider's route on, :func:`~.base_path.api_route`, and its query kept) unless it is
+    provider's route on, :func:`~.base_path.moved_route`, and its query kept) unless it is
     addressed to a loopback host; any path moves (intercepted clients move only a model
     API's: :meth:`~replaygate.http.exchange.Exchange.live_url`)."""
     host = request.url.host
@@ -43,7 +43,7 @@ def moved_to(origin: str, request: Any) -> None:
         return
     parts = urlsplit(str(request.url))
     target = urlsplit(origin)
-    path = api_route(parts.path)
+    path = moved_route(host, parts.path)
     point_at(request, urlunsplit((target.scheme, target.netloc, path, parts.query, "")))
 
 

@@ -49,3 +49,24 @@ def api_route(path: str) -> str:
         if call is not None and route[: call.start()] != "/v1":
             route = "/v1" + route[call.start() :]
     return route + mark + query
+
+
+_ROOT_HOST = re.compile(r"(?:^|\.)(?:api\.anthropic\.com|api\.openai\.com)\.?$", re.IGNORECASE)
+"""The providers' API hosts that serve their routes at the root and nowhere else: a base
+path there (``ANTHROPIC_BASE_URL=https://api.anthropic.com/v1``, to which the SDK adds
+its own ``/v1``) reaches a route the API does not serve. Gemini's host is not one: its
+OpenAI compatibility is served after ``/v1beta/openai``."""
+
+
+def moved_route(host: str | None, path: str) -> str:
+    """The path (its query kept) a request to ``host`` moved to the simulator is sent to:
+    ``path`` as it is to a host of :data:`_ROOT_HOST`, whose API answers a base path with
+    a 404, as the simulator does then; else from the provider's route on
+    (:func:`api_route`)."""
+    return path if host and _ROOT_HOST.search(host) else api_route(path)
+
+
+def version_twice(path: str) -> bool:
+    """Whether ``path`` holds more than one version segment (``/v1/v1/messages``): a base
+    URL ending in the version the client adds to it again."""
+    return len(_VERSION.findall(path.partition("?")[0])) > 1

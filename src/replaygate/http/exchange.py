@@ -65,7 +65,7 @@ from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, St
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.files import line_to_name
 from replaygate.fixtures.store.index import Location
-from replaygate.http.base_path import api_route
+from replaygate.http.base_path import moved_route, version_twice
 from replaygate.http.envelope import (
     RequestLike,
     URLLike,
@@ -758,7 +758,7 @@ class Exchange:
     def live_url(self, url: str) -> str | None:
         """Where a live send of ``url`` goes when it is not where it is addressed: ``url``
         with :attr:`live_origin`'s scheme, host and port, its path from the provider's
-        route on (a client's base path taken off: :func:`~.base_path.api_route`), its
+        route on (a client's base path taken off: :func:`~.base_path.moved_route`), its
         query kept; or None.
 
         Only a call of a provider's API moves (:func:`~replaygate.http.envelope.is_api_call`:
@@ -773,7 +773,8 @@ class Exchange:
         origin = self._origin_for(parts.hostname, parts.path)
         if origin is None:
             return None
-        return urlunsplit((origin.scheme, origin.netloc, api_route(parts.path), parts.query, ""))
+        path = moved_route(parts.hostname, parts.path)
+        return urlunsplit((origin.scheme, origin.netloc, path, parts.query, ""))
 
     def _origin_for(self, host: str | None, path: str) -> SplitResult | None:
         """:attr:`live_origin`, split, when a live send to ``host`` and ``path`` goes there."""
@@ -874,7 +875,10 @@ class Exchange:
         method = str(slot.envelope.get("method", ""))
         if unserved_route(str(slot.envelope.get("path", "")), response):
             simulator = self.session.source == "sim" or simulator_answered(response)
-            raise UnservedRouteError(method, slot.path, response["status"], simulator=simulator)
+            twice = version_twice(slot.path)
+            raise UnservedRouteError(
+                method, slot.path, response["status"], simulator=simulator, twice=twice
+            )
         refusal = simulator_refusal(response)
         if refusal is not None:
             raise SimulatorRefusalError(method, slot.path, response["status"], refusal)
