@@ -320,7 +320,7 @@ def test_the_mcp_connector_without_its_beta_is_refused_as_the_api_refuses_it(
     body = {"model": "m", "max_tokens": 8, "messages": QUESTION, "mcp_servers": [MCP_SERVER]}
     headers = {k: v for k, v in MCP_HEADERS.items() if k != "anthropic-beta"}
     with Simulator(behavior="echo") as sim:
-        given = {**headers, "anthropic-beta": f"x, {beta}"} if beta else headers
+        given = {**headers, "anthropic-beta": f"context-1m-2025-08-07, {beta}"} if beta else headers
         reply = httpx2.post(f"{sim.url}/v1/messages", json=body, headers=given)
     said = simulator_refusal({"status": reply.status_code, "body": reply.json()})
     if beta is not None and beta.startswith("mcp-client-"):
@@ -328,3 +328,32 @@ def test_the_mcp_connector_without_its_beta_is_refused_as_the_api_refuses_it(
     else:
         assert reply.status_code == 400 and said is not None
         assert said.startswith("mcp_servers: the Messages API takes the MCP connector only")
+
+
+@pytest.mark.parametrize(
+    ("beta", "refused"),
+    [
+        ("interleaved-thinking-2025-05-14", None),
+        ("x, context-1m-2025-08-07", '"x"'),
+        ("interleaved-thinking-2025-5-14", '"interleaved-thinking-2025-5-14"'),  # its date
+        ("fine-grained-tool-streaming-2025-02-30", '"fine-grained-tool-streaming-2025-02-30"'),
+        ("Interleaved-thinking-2025-05-14", '"Interleaved-thinking-2025-05-14"'),
+        ("some-beta-of-2031-01-01", None),  # well named: the API may have published it
+        ("", None),  # the anthropic SDK's betas=[]
+    ],
+)
+def test_a_beta_named_as_no_beta_is_refused(beta: str, refused: str | None) -> None:
+    # answered, a misspelt beta recorded green from the simulator and failed live
+    body = {"model": "m", "max_tokens": 8, "messages": QUESTION}
+    headers = {k: v for k, v in MCP_HEADERS.items() if k != "anthropic-beta"}
+    with Simulator(behavior="echo") as sim:
+        for route in ("/v1/messages", "/v1/messages/count_tokens"):
+            asked = body if route == "/v1/messages" else {"model": "m", "messages": QUESTION}
+            given = {**headers, "anthropic-beta": beta}
+            reply = httpx2.post(f"{sim.url}{route}", json=asked, headers=given)
+            said = simulator_refusal({"status": reply.status_code, "body": reply.json()})
+            if refused is None:
+                assert reply.status_code == 200 and said is None
+            else:
+                assert reply.status_code == 400 and said is not None
+                assert said.startswith(f"anthropic-beta: {refused} is named as no beta")

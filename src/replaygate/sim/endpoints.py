@@ -69,6 +69,7 @@ from replaygate.sim.validation import (
     anthropic_version_problem,
     api_tool_unmade,
     audio_asked,
+    beta_misnamed,
     budget_over_max,
     custom_forced,
     google_authenticated,
@@ -421,7 +422,8 @@ class AnthropicMessages(Endpoint):
 
     def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
         body = request.body
-        return mcp_beta_missing(headers, body) or budget_over_max(headers, body)
+        problem = beta_misnamed(headers) or mcp_beta_missing(headers, body)
+        return problem or budget_over_max(headers, body)
 
     def unmade_call(self, request: SimRequest, called: Sequence[str]) -> Invalid | None:
         return api_tool_unmade(request.body, called)

@@ -6,6 +6,7 @@ problem; the server wraps it in the provider's error body.
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -878,6 +879,43 @@ def mcp_beta_missing(headers: Mapping[str, str], body: Any) -> Invalid | None:
         "mcp_servers",
         own=True,
     )
+
+
+_BETA_NAME = re.compile(rf"[a-z0-9]+(?:-[a-z0-9]+)*-({_DATED.pattern})")
+"""How each beta of the Messages API is named: words, then the date it was published
+(``interleaved-thinking-2025-05-14``, ``context-1m-2025-08-07``)."""
+
+
+def _a_date(text: str) -> bool:
+    """Whether ``text`` (``YYYY-MM-DD``) is a day of the calendar."""
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def beta_misnamed(headers: Mapping[str, str]) -> Invalid | None:
+    """The simulator's own refusal of an ``anthropic-beta`` value named as no beta is
+    (:data:`_BETA_NAME`: a date misspelt, ``interleaved-thinking-2025-5-14``, or none),
+    which the API refuses as a beta it does not know: answered here, a recording from the
+    simulator was green and failed live at its first call. A well-named beta the simulator
+    does not know is taken, as the API may have published it since; an empty value (the
+    anthropic SDK's ``betas=[]``) names none."""
+    for beta in headers.get("anthropic-beta", "").split(","):
+        name = beta.strip()
+        named = _BETA_NAME.fullmatch(name)
+        if not name or (named is not None and _a_date(named.group(1))):
+            continue
+        shown = orjson.dumps(name).decode()
+        return Invalid(
+            f"anthropic-beta: {shown} is named as no beta of the Messages API is (words, then "
+            "the date it was published: interleaved-thinking-2025-05-14), and the API refuses "
+            "a beta it does not know: correct it in betas=[...] or the anthropic-beta header, "
+            "then record.",
+            own=True,
+        )
+    return None
 
 
 def audio_asked(body: Mapping[str, Any]) -> Invalid | None:
