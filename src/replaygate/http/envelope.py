@@ -372,11 +372,16 @@ def _without(entry: dict[str, Any], name: str) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k != name}
 
 
+def _is_mcp_tool(tool: Any) -> bool:
+    """Whether ``tool`` is a Responses API tool of type ``mcp`` (:data:`MCP_TOOL_TYPES`)."""
+    return isinstance(tool, dict) and tool.get("type") in MCP_TOOL_TYPES
+
+
 def _mcp_tool(tool: Any) -> Any:
     """A Responses API ``mcp`` tool without its ``authorization`` and the auth headers of
     its ``headers`` (:func:`~replaygate.sanitize.secret_entropy.auth_like` names); any
     other tool as it is."""
-    if not isinstance(tool, dict) or tool.get("type") not in MCP_TOOL_TYPES:
+    if not _is_mcp_tool(tool):
         return tool
     kept = _without(tool, "authorization")
     headers = kept.get("headers")
@@ -395,15 +400,17 @@ def without_mcp_credentials(body: Any) -> Any:
     if not isinstance(body, dict):
         return body
     servers, tools = body.get("mcp_servers"), body.get("tools")
-    if not isinstance(servers, list) and not isinstance(tools, list):
+    # most bodies name no MCP server and give no MCP tool: returned as they are, uncopied
+    mcp_tools = tools if isinstance(tools, list) and any(map(_is_mcp_tool, tools)) else None
+    if not isinstance(servers, list) and mcp_tools is None:
         return body
     out = dict(body)
     if isinstance(servers, list):
         out["mcp_servers"] = [
             _without(s, "authorization_token") if isinstance(s, dict) else s for s in servers
         ]
-    if isinstance(tools, list):
-        out["tools"] = [_mcp_tool(tool) for tool in tools]
+    if mcp_tools is not None:
+        out["tools"] = [_mcp_tool(tool) for tool in mcp_tools]
     return out
 
 

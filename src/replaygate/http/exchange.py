@@ -585,7 +585,7 @@ class Exchange:
                 model_api=model_api,
                 head=envelope.get("method") == "HEAD",
                 raised=self.note_raised,
-                read_on=functools.partial(self._read_on, f"{request.method} {request.url.path}"),
+                read_on=functools.partial(self._read_on, request.method, request.url),
             )
         except WireFormatError as err:
             reason = f"its response cannot be replayed: {err}"
@@ -596,10 +596,13 @@ class Exchange:
             self._teach(request, sent, response)
         return answer
 
-    def _read_on(self, request: str) -> ReplaygateError | None:
-        """The error of ``request``'s replayed stream read past where it was recorded as
-        closed, after this session ended (:attr:`after_end`); None while it lasts."""
-        return None if self.after_end is None else self.after_end(request, READ_ON)
+    def _read_on(self, method: str, url: URLLike) -> ReplaygateError | None:
+        """The error of the replayed stream of the ``method`` request to ``url`` read past
+        where it was recorded as closed, after this session ended (:attr:`after_end`); None
+        while it lasts."""
+        if self.after_end is None:
+            return None
+        return self.after_end(f"{method} {url.path}", READ_ON)
 
     def _null_answer(self, location: Location, fixture: Fixture, repeat: int) -> ReplaygateError:
         """The error of a send whose recorded answer is ``null`` (a sample that did not send
