@@ -526,7 +526,7 @@ AllMockedAssertionError = type(
             [
                 "an event loop that has ended",
                 "Give each event loop",
-                "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents, AutoGen)",
+                "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents, AutoGen, magentic)",
                 # the simulator answered it all the same: a script's line was spent on it
                 "a simulator's script: behaviour spends a line on it",
             ],
