@@ -624,3 +624,26 @@ def test_the_noise_of_a_binary_body_alone_holds_no_secret() -> None:
     raw = b"ID3\x04\x00" + random.Random(3).randbytes(1 << 20)
     response = {"status": 200, "headers": {}, "base64": base64.b64encode(raw).decode()}
     assert find_fixture_secrets({"request": _request({"q": 1}), "response": response}) == []
+
+
+def _upload(audio: bytes) -> dict[str, Any]:
+    """A request uploading ``audio`` as a file beside a form field, as ``files.create`` does."""
+    raw = (
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n'
+        b"Content-Type: audio/mpeg\r\n\r\n" + audio + b"\r\n"
+        b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n--b--\r\n'
+    )
+    encoded = base64.b64encode(raw).decode()
+    return {"method": "POST", "path": "/v1/files", "headers": {}, "base64": encoded}
+
+
+@pytest.mark.parametrize("family", SUBSET)
+def test_a_key_in_the_audio_file_of_a_multipart_upload_is_found(family: str) -> None:
+    audio = b"ID3\x04\x00" + NOISE + b"\x00" + FAMILIES[family].encode() + b"\x00" + NOISE
+    (finding,) = find_fixture_secrets({"request": _upload(audio), "response": _response({})})
+    assert finding.path == "request.base64" and finding.detector.endswith("in a base64 body)")
+
+
+def test_the_noise_of_an_uploaded_audio_file_alone_holds_no_secret() -> None:
+    audio = b"ID3\x04\x00" + random.Random(5).randbytes(1 << 20)
+    assert find_fixture_secrets({"request": _upload(audio), "response": _response({})}) == []

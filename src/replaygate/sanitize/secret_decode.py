@@ -31,7 +31,7 @@ from replaygate.sanitize.secret_entropy import (
     encoded_field,
     is_encoded_path,
 )
-from replaygate.sanitize.secret_held import held_json
+from replaygate.sanitize.secret_held import held_json, part_contents
 from replaygate.sanitize.secret_prefilter import MIN_RUN, Runs, stretches, table_of, text_spans
 from replaygate.sanitize.secret_rules import detect_family
 
@@ -150,13 +150,27 @@ def printable_stretches(raw: bytes) -> str:
 
 
 def body_text(raw: bytes) -> str:
-    """The text the rules read in the bytes of a body kept as base64: all of it when it
-    reads as text (:func:`_mostly_printable`), else its printable stretches, one a line,
-    as ASCII (:func:`printable_stretches`) and as UTF-16 (:data:`_UTF16_RUN`). Every rule
-    reads in them what the whole bytes read as Latin-1 showed it, but for a secret cut by
-    bytes that are not printable, which no rule matches, in a fraction of the time:
-    megabytes of audio or an image hold few such stretches, where Latin-1 text of them
-    took each rule and decoding over every byte (about 1.4 s a MB)."""
+    """The text the rules read in the bytes of a body kept as base64: each part's content of
+    a multipart body (:func:`~.secret_held.part_contents`) read as a body of its own, its
+    delimiters and headers as text; else all of it when it reads as text
+    (:func:`_mostly_printable`), else its printable stretches, one a line, as ASCII
+    (:func:`printable_stretches`) and as UTF-16 (:data:`_UTF16_RUN`). Every rule reads in
+    them what the whole bytes read as Latin-1 showed it, but for a secret cut by bytes that
+    are not printable, which no rule matches, in a fraction of the time: megabytes of audio
+    or an image hold few such stretches, where Latin-1 text of them took each rule and
+    decoding over every byte (about 1.4 s a MB)."""
+    if raw.startswith(b"--"):
+        pieces, at = [], 0
+        for _, start, end in part_contents(raw.decode("latin-1")):
+            pieces += [bytes_text(raw[at:start]), _content_text(raw[start:end])]
+            at = end
+        if pieces:
+            return "".join([*pieces, bytes_text(raw[at:])])
+    return _content_text(raw)
+
+
+def _content_text(raw: bytes) -> str:
+    """:func:`body_text` of bytes that are no multipart body."""
     if _mostly_printable(raw):
         return bytes_text(raw)
     wide = [

@@ -45,7 +45,7 @@ def _parsed(text: str) -> Any:
     return value if isinstance(value, dict | list) else None
 
 
-def _part_contents(text: str) -> Iterator[tuple[int, int, int]]:
+def part_contents(text: str) -> Iterator[tuple[int, int, int]]:
     """``(headers start, start, end)`` of each part of ``text`` when it is a multipart body
     (it starts with a boundary's delimiter line): its content after the part's headers and
     the blank line, up to the line break before the next delimiter (or the end of a cut
@@ -78,7 +78,7 @@ def _multipart_json(text: str) -> Iterator[tuple[int, int, Any, bool]]:
     job) is read with the rules of a request; any other file, and a form field, is a user's
     text: the JSON it is (on one line or many), or each line that is one, is read with its
     field names only."""
-    parts = [(text[head:start], start, end) for head, start, end in _part_contents(text)]
+    parts = [(text[head:start], start, end) for head, start, end in part_contents(text)]
     requests = any(
         _PURPOSE_FIELD.search(headers) and text[start:end].strip() in _REQUEST_PURPOSES
         for headers, start, end in parts
