@@ -20,7 +20,12 @@ from replaygate.http.routes import SIMULATOR_REFUSAL
 from replaygate.sim import Simulator
 from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import EchoBehavior
-from replaygate.sim.catalogue import ANTHROPIC_MODELS, GEMINI_MODELS, OPENAI_MODELS
+from replaygate.sim.catalogue import (
+    ANTHROPIC_MODELS,
+    ANTHROPIC_SNAPSHOTS,
+    GEMINI_MODELS,
+    OPENAI_MODELS,
+)
 from sdks import anthropic, genai, openai
 
 ANTHROPIC = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
@@ -124,3 +129,13 @@ def test_the_models_listed_are_those_of_the_shipped_price_table() -> None:
     # the catalogue says so: a model added to the table and not listed drifted apart
     listed = [m[0] for m in (*ANTHROPIC_MODELS, *OPENAI_MODELS, *GEMINI_MODELS)]
     assert sorted(listed) == sorted(shipped_prices().models)
+
+
+def test_a_model_is_described_by_its_dated_snapshot_too() -> None:
+    # an application pinning claude-sonnet-4-5-20250929 checked it at start-up and got the
+    # 404 of a model that does not exist, recorded as the API's answer
+    status, body = ask("/v1/models/claude-sonnet-4-5-20250929", ANTHROPIC)
+    assert status == 200
+    assert (body["id"], body["display_name"]) == ("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5")
+    assert ask("/v1/models/claude-sonnet-4-5-20250930", ANTHROPIC)[0] == 404  # no snapshot
+    assert sorted(set(ANTHROPIC_SNAPSHOTS.values())) == sorted(m[0] for m in ANTHROPIC_MODELS)

@@ -27,6 +27,15 @@ ANTHROPIC_MODELS: tuple[tuple[str, str, str, int], ...] = (
 """Anthropic's models, newest first as the API lists them: id, display name, release
 date and the most ``max_tokens`` a request may ask of it."""
 
+ANTHROPIC_SNAPSHOTS: dict[str, str] = {
+    "claude-haiku-4-5-20251001": "claude-haiku-4-5",
+    "claude-sonnet-4-5-20250929": "claude-sonnet-4-5",
+    "claude-opus-4-1-20250805": "claude-opus-4-1",
+}
+"""The dated snapshot of each of :data:`ANTHROPIC_MODELS`, the id an application pinning
+its model asks for at start-up (``models.retrieve``): described as that model, under the
+id asked for, as the API describes it."""
+
 OPENAI_MODELS: tuple[tuple[str, int], ...] = (
     ("gpt-4o", 1715367049),
     ("gpt-4o-mini", 1721172741),
@@ -119,11 +128,12 @@ def anthropic_models(query: str) -> Answer:
 
 
 def anthropic_model(model_id: str) -> Answer:
-    """One of Anthropic's models, or the API's 404 for one it does not list."""
-    found = _found(ANTHROPIC_MODELS, model_id)
+    """One of Anthropic's models, by its id or its dated snapshot's
+    (:data:`ANTHROPIC_SNAPSHOTS`), or the API's 404 for one it does not list."""
+    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model_id, model_id))
     if found is None:
         return Invalid(f"model: {model_id}", status=404)
-    return 200, _anthropic_model(found)
+    return 200, {**_anthropic_model(found), "id": model_id}
 
 
 def _openai_model(entry: tuple[str, int]) -> dict[str, Any]:
