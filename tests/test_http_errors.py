@@ -215,6 +215,34 @@ def test_an_sdk_retry_past_the_recording_reaches_the_test_once(
     assert exchange.replays == 2 and sum(exchange._sent.values()) == 3
 
 
+def test_a_retry_past_a_recorded_overload_says_the_client_retries_more(
+    tmp_path: Path, repeats: tuple[Path, list[tuple[str, Any]]]
+) -> None:
+    # recorded with max_retries=0, the 529 ended the call; replayed with retries, the miss
+    # said only "a retry or a loop", not that the client now retries the overload
+    store = tmp_path / "overloaded.jsonl"
+    with (
+        Simulator(behavior="echo", faults=FaultPlan.sequence(["529"])) as sim,
+        claude(store, "record-missing", sim.url, max_retries=0) as live,
+        pytest.raises(anthropic.InternalServerError),
+    ):
+        anthropic_call(live)
+    missed = pytest.raises(FixtureMismatchError, match="sent 2 times")
+    with claude(store, "replay", max_retries=1) as client, block_network(), missed as info:
+        anthropic_call(client)
+    assert info.value.__notes__ == [
+        "replaygate: the last answer recorded for it is a 529, which the SDKs retry: the "
+        "client retried it more often now than when it was recorded (its max_retries raised "
+        "since, or the recording made with fewer retries ended on that error). Give the "
+        "client the max_retries it was recorded with, or record it again."
+    ]
+    with claude(repeats[0], "replay", max_retries=0) as ended, block_network():
+        assert [outcome(lambda: anthropic_call(ended)) for _ in range(2)] == repeats[1]
+        with pytest.raises(FixtureMismatchError) as plain:  # past the 200 it ended on
+            anthropic_call(ended)
+    assert not getattr(plain.value, "__notes__", None)
+
+
 def test_repeat_last_is_an_explicit_opt_in(repeats: tuple[Path, list[tuple[str, Any]]]) -> None:
     store, sent = repeats
     http = httpx2_client(store, repeat_last=True)

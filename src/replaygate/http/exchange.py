@@ -80,7 +80,13 @@ from replaygate.http.forked import ForkReports, forked_after_end
 from replaygate.http.learners import learner_at
 from replaygate.http.mock_answers import MOCK_PLAYS
 from replaygate.http.passthrough import passthrough
-from replaygate.http.recorded import READ_ON, Replayed, base64_embeddings, replayed
+from replaygate.http.recorded import (
+    READ_ON,
+    Replayed,
+    base64_embeddings,
+    replayed,
+    retried_past,
+)
 from replaygate.http.routed import tell_route
 from replaygate.http.routes import (
     proxy_refusal,
@@ -551,6 +557,9 @@ class Exchange:
             )
         except FixtureMismatchError as err:  # sent more often than recorded
             tell_route(err)
+            retried = retried_past(fixture.responses) if err.kind == "sent-more" else None
+            if retried is not None:
+                err.add_note(retried)
             raise
         if response is None:
             raise self._null_answer(location, fixture, repeat)

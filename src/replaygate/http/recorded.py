@@ -40,7 +40,7 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, AnyStr, Literal, NamedTuple
 
 from replaygate import exact_json
@@ -174,6 +174,22 @@ def stream_response(
 def retryable(status: int) -> bool:
     """Whether the SDKs retry a response with this status (without ``x-should-retry``)."""
     return status in (408, 409, 429) or status >= 500
+
+
+def retried_past(responses: Sequence[Any]) -> str | None:
+    """What a send past the recorded ``responses`` of a request says when the last of them
+    is a status the SDKs retry (:func:`retryable`, a 529 ``overloaded_error``): the client
+    retries it more often than it did while recorded; None otherwise."""
+    last = responses[-1] if responses else None
+    status = last.get("status") if isinstance(last, Mapping) else None
+    if not isinstance(status, int) or not retryable(status):
+        return None
+    return (
+        f"replaygate: the last answer recorded for it is a {status}, which the SDKs retry: "
+        "the client retried it more often now than when it was recorded (its max_retries "
+        "raised since, or the recording made with fewer retries ended on that error). Give "
+        "the client the max_retries it was recorded with, or record it again."
+    )
 
 
 READ_ON = "read on (its stream, recorded as closed where the test left it)"
