@@ -357,3 +357,17 @@ def test_a_beta_named_as_no_beta_is_refused(beta: str, refused: str | None) -> N
             else:
                 assert reply.status_code == 400 and said is not None
                 assert said.startswith(f"anthropic-beta: {refused} is named as no beta")
+
+
+def test_a_compaction_request_is_refused_and_a_count_of_one_taken() -> None:
+    # answered as any request, the SDK's tool runner kept the conversation uncompacted
+    # ("Compaction produced no summary") and the recording was green
+    asked = {"model": "m", "messages": QUESTION, "compaction": {"type": "summarize"}}
+    beta = {**MCP_HEADERS, "anthropic-beta": "compact-2026-09-04"}
+    with Simulator(behavior="echo") as sim:
+        made = httpx2.post(f"{sim.url}/v1/messages", json={**asked, "max_tokens": 8}, headers=beta)
+        counted = httpx2.post(f"{sim.url}/v1/messages/count_tokens", json=asked, headers=beta)
+    said = simulator_refusal({"status": made.status_code, "body": made.json()})
+    assert made.status_code == 400 and said is not None
+    assert said.startswith("compaction: the simulator makes no compaction")
+    assert counted.status_code == 200  # the API takes it there and ignores it

@@ -71,6 +71,7 @@ from replaygate.sim.validation import (
     audio_asked,
     beta_misnamed,
     budget_over_max,
+    compaction_unmade,
     custom_forced,
     google_authenticated,
     mcp_beta_missing,
@@ -466,6 +467,7 @@ class AnthropicMessages(Endpoint):
             request.problem
             or validate_anthropic(request.body)
             or cache_control_refused(request.body)
+            or compaction_unmade(request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:

@@ -918,6 +918,24 @@ def beta_misnamed(headers: Mapping[str, str]) -> Invalid | None:
     return None
 
 
+def compaction_unmade(body: Mapping[str, Any]) -> Invalid | None:
+    """The simulator's own refusal of a Messages request asking for a compaction
+    (``compaction``, the anthropic SDK's tool runner's ``compact_before_next_turn()``): the
+    API answers it with a ``compaction`` block alone (``stop_reason: "compaction"``), which
+    the simulator does not make. Answered as any request, the SDK kept the conversation
+    uncompacted and went on, and a recording was green on an answer the API never gives."""
+    if body.get("compaction") is None:
+        return None
+    return Invalid(
+        "compaction: the simulator makes no compaction of a Messages conversation (the API "
+        'answers with a compaction block alone, stop_reason "compaction", which later '
+        "requests send back first): record this request, and those after it, from the live "
+        "API, or leave the compaction out of the recording.",
+        "compaction",
+        own=True,
+    )
+
+
 def audio_asked(body: Mapping[str, Any]) -> Invalid | None:
     """The simulator's own refusal (the API answers it) of a Chat Completions request for
     an answer in audio (``modalities`` holding ``audio``), which no behaviour makes:
