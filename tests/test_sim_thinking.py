@@ -201,7 +201,7 @@ def test_the_redacting_trigger_gives_redacted_thinking_that_goes_back(
             {"type": "on"},
             ROOM,
             "thinking: Input tag 'on' found using 'type' does not match any of the expected "
-            "tags: 'enabled', 'disabled', 'adaptive'",
+            "tags: 'enabled', 'disabled', 'adaptive', 'between_tools'",
         ),
         ("yes", ROOM, "thinking: Input should be a valid dictionary or object"),
     ],
@@ -242,7 +242,9 @@ def test_sampling_settings_beside_extended_thinking_are_refused_as_the_api_refus
     assert _refusal(error).startswith(refused)
 
 
-@pytest.mark.parametrize("thinking", [{"type": "disabled"}, {"type": "adaptive"}, None])
+@pytest.mark.parametrize(
+    "thinking", [{"type": "disabled"}, {"type": "adaptive"}, {"type": "between_tools"}, None]
+)  # between_tools (the anthropic SDK's BetaThinkingConfigBetweenToolsParam) was refused
 def test_no_thought_unless_extended_thinking_is_asked_for(sim: Simulator, thinking: Any) -> None:
     asked = {} if thinking is None else {"thinking": thinking}
     answer = _claude(sim).messages.create(

@@ -432,8 +432,11 @@ _THINKING_KINDS: dict[str, _Fields] = {
     "enabled": {"budget_tokens": (int, "a valid integer")},
     "disabled": {},
     "adaptive": {},
+    "between_tools": {},
 }
-"""The kinds of the Messages API's ``thinking``, each with its required fields."""
+"""The kinds of the Messages API's ``thinking``, each with its required fields
+(``between_tools``: thinking off, the progress notes a model writes between tool calls
+given as thinking blocks, which the simulator's answers have none of)."""
 _BUDGET_OVER_MAX = (
     "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
     "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
