@@ -276,6 +276,27 @@ def test_anthropic_server_tool_results_sent_back_are_read(sim: Simulator, kind: 
     assert anthropic_message(sim, "x", messages=turns) == (200, "")
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "compaction", "content": "What was said before.", "signature": "s"},
+        {"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}},
+        {"type": "tool_addition", "tool": {"name": "lookup"}},
+        {"type": "tool_removal", "tool": {"name": "lookup"}},
+    ],
+)
+def test_anthropic_blocks_of_the_newer_betas_sent_back_are_read(
+    sim: Simulator, block: dict[str, Any]
+) -> None:
+    """A compaction, fallback or tool change block the anthropic SDK sends back as the API
+    gave it was refused with the API's 400 for a block of no known kind, which a recording
+    keeps as the API's answer."""
+    turns = [{"role": "user", "content": "Go on."},
+             {"role": "assistant", "content": [block, {"type": "text", "text": "Yes."}]},
+             {"role": "user", "content": "And then?"}]  # fmt: skip
+    assert anthropic_message(sim, "x", messages=turns) == (200, "")
+
+
 def test_anthropic_unknown_block_kind_is_refused(sim: Simulator) -> None:
     status, message = anthropic_message(sim, [{"type": "hologram"}])
     assert status == 400

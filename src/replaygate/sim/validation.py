@@ -142,6 +142,11 @@ _ANTHROPIC_BLOCKS: dict[str, _Fields] = {
     "mcp_tool_use": {"id": _TEXT, "name": _TEXT, "input": _OBJECT},
     "mcp_tool_result": {"tool_use_id": _TEXT},
     "container_upload": {"file_id": _TEXT},
+    "compaction": {},
+    "fallback": {"from": _OBJECT, "to": _OBJECT},
+    "advisor_tool_result": {"tool_use_id": _TEXT},
+    "tool_addition": {"tool": _OBJECT},
+    "tool_removal": {"tool": _OBJECT},
 }
 """The content block kinds of the Messages API, each with its required fields."""
 _BASE64: _Fields = {"media_type": _TEXT, "data": _TEXT}
