@@ -8,6 +8,7 @@ Responses API's built-in tools are left out."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,7 @@ def test_a_call_of_a_tool_the_api_runs_itself_is_the_simulator_s_refusal(sim: Si
     forced = {"type": "tool", "name": "web_search"}
     cases = [
         ([WEB_SEARCH], forced, "its tool_choice forces a call of 'web_search'"),
-        ([WEB_SEARCH], {"type": "any"}, "its tool_choice (any) forces a call of 'web_search'"),
+        ([WEB_SEARCH], {"type": "any"}, "(any) forces a call of one of 'web_search'"),
         ([WEB_SEARCH, WEATHER], {"type": "any"}, None),  # the caller's tool is called
         ([WEB_SEARCH], {"type": "auto"}, None),  # answered in text, as the API may
     ]
@@ -122,7 +123,7 @@ def test_a_call_of_a_tool_the_api_runs_itself_is_the_simulator_s_refusal(sim: Si
             client.messages.create(**asking, messages=[{"role": "user", "content": "q"}])
         body = caught.value.body
         assert isinstance(body, dict) and body.get("replaygate_simulator_refusal") is True
-        assert f"own tools: {refused} (web_search_20250305)" in str(caught.value)
+        assert f"{refused} (web_search_20250305), which the API" in str(caught.value)
     calls = pytest.raises(anthropic.BadRequestError, match="behaviour gives calls 'web_search'")
     with Simulator(behavior=Calls("web_search")) as calling, calls:
         ask(calling.url, [WEB_SEARCH])
@@ -130,3 +131,23 @@ def test_a_call_of_a_tool_the_api_runs_itself_is_the_simulator_s_refusal(sim: Si
     with Simulator(behavior=Calls("memory")) as calling:
         (call,) = ask(calling.url, [memory]).content
     assert (call.type, call.name, call.input) == ("tool_use", "memory", {"command": "view"})
+
+
+def test_a_toolset_is_taken_without_a_name_and_its_forced_call_refused(sim: Simulator) -> None:
+    """The MCP connector's ``mcp_toolset`` (and the browser and computer toolsets) has no
+    ``name`` of its own: the simulator refused it with the API's 400 ``tools.0.name: Field
+    required``, which a recording keeps, and a tool_choice naming one of its tools raised
+    a KeyError in the simulator, which dropped the connection."""
+    toolset = {"type": "browser_toolset_20260801"}
+    client = anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=0)
+    asked = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "q"}]}
+    assert ask(sim.url, [toolset, WEATHER]).content[0].type == "text"
+    with pytest.raises(anthropic.BadRequestError, match="mcp_server_name: Field required"):
+        ask(sim.url, [{"type": "mcp_toolset"}])
+    for choice, said in [
+        ({"type": "tool", "name": "open_page"}, "'open_page' (of browser_toolset_20260801)"),
+        ({"type": "any"}, "one of browser_toolset_20260801,"),
+    ]:
+        tools = [toolset, WEATHER] if choice["type"] == "tool" else [toolset]
+        with pytest.raises(anthropic.BadRequestError, match=re.escape(said)):
+            client.messages.create(**asked, tools=tools, tool_choice=choice)

@@ -342,6 +342,16 @@ def _results_not_first(uses: list[str], reply: Any, i: int) -> Invalid | None:
 
 
 _ANTHROPIC_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+_TOOLSET = re.compile(r"(?:^|_)toolset(?:_|$)")
+"""How the Messages API's toolsets are typed (``mcp_toolset``, the MCP connector's;
+``browser_toolset_20260801``): a set of tools, named by what it holds (an MCP server's
+``mcp_server_name``), with no ``name`` of its own."""
+
+
+def _toolset(tool: Any) -> bool:
+    """Whether ``tool`` is one of the Messages API's toolsets (:data:`_TOOLSET`)."""
+    kind = tool.get("type") if isinstance(tool, Mapping) else None
+    return isinstance(kind, str) and _TOOLSET.search(kind) is not None
 
 
 def _anthropic_tools(tools: Any) -> Invalid | None:
@@ -350,6 +360,10 @@ def _anthropic_tools(tools: Any) -> Invalid | None:
     if not isinstance(tools, list):
         return Invalid("tools: Input should be a valid list")
     for i, tool in enumerate(tools):
+        if _toolset(tool):
+            if tool["type"] == "mcp_toolset" and not isinstance(tool.get("mcp_server_name"), str):
+                return Invalid(f"tools.{i}.mcp_server_name: Field required")
+            continue
         if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
             return Invalid(f"tools.{i}.name: Field required")
         if not _ANTHROPIC_TOOL_NAME.fullmatch(tool["name"]):
@@ -360,7 +374,7 @@ def _anthropic_tools(tools: Any) -> Invalid | None:
             return Invalid(f"tools.{i}.type: Input should be a valid string")
         if not server_tool(tool) and not isinstance(tool.get("input_schema"), Mapping):
             return Invalid(f"tools.{i}.input_schema: Field required")
-    names = [tool["name"] for tool in tools]
+    names = [tool["name"] for tool in tools if not _toolset(tool)]
     if len(set(names)) < len(names):
         return Invalid("tools: Tool names must be unique.")
     return None
@@ -378,7 +392,8 @@ _ANTHROPIC_TOOL_CHOICES: dict[str, _Fields] = {
 def _anthropic_tool_choice(choice: Any, tools: Any) -> Invalid | None:
     """The Messages API's error for a ``tool_choice`` of no known kind, or one forcing a
     call (``any``, a named ``tool``) of a tool the request does not define (``tools``
-    already checked: a list of tools with names, or None)."""
+    already checked: a list of tools with names, toolsets aside, or None; beside a toolset,
+    whose tools the simulator does not know, a named tool is not looked for)."""
     if choice is None:
         return None
     problem = _anthropic_tagged(choice, "tool_choice", _ANTHROPIC_TOOL_CHOICES)
@@ -387,7 +402,8 @@ def _anthropic_tool_choice(choice: Any, tools: Any) -> Invalid | None:
     kind = choice["type"]
     if kind in ("any", "tool") and not tools:
         return Invalid(f"tool_choice.{kind} may only be specified while providing tools")
-    if kind == "tool" and choice["name"] not in [tool["name"] for tool in tools]:
+    named = [tool.get("name") for tool in tools]
+    if kind == "tool" and choice["name"] not in named and not any(map(_toolset, tools)):
         return Invalid(f"Tool '{choice['name']}' not found in provided tools")
     return None
 
@@ -830,37 +846,52 @@ CLIENT_RUN_TOOLS = ("bash_", "text_editor_", "computer_", "memory_")
 holds; the others of its own (web search, web fetch, code execution) it runs itself."""
 
 
+def _api_tool(tool: Mapping[str, Any]) -> str:
+    """A tool of the API's own as a refusal names it: ``'web_search' (web_search_20250305)``,
+    or a toolset, which has no name, by its type."""
+    name = tool.get("name")
+    return f"{name!r} ({tool['type']})" if isinstance(name, str) else str(tool["type"])
+
+
 def api_tool_unmade(body: Mapping[str, Any], called: Sequence[str]) -> Invalid | None:
     """The simulator's own refusal of a Messages API answer that would call a tool of the
     API's own, one the request gives by its ``type`` (:func:`server_tool`): a server tool
     its behaviour calls (``called``: the API runs it itself and answers with the call and its
-    result, never a plain ``tool_use``), or any of them the ``tool_choice`` forces (named, or
-    ``any`` among such tools alone), which the simulator answered in text, holding no input
-    schema to make the call's input from. Either way a recording would be green on an
-    answer the API never gives. A call of one the caller runs (:data:`CLIENT_RUN_TOOLS`,
-    such as a script line calling ``memory``) is answered as the API gives it."""
+    result, never a plain ``tool_use``), or one the ``tool_choice`` forces (named, one of a
+    toolset's, or ``any`` where the request gives no tool of the caller's), which the
+    simulator answered in text or with a call of another tool, holding no input schema to
+    make the call's input from. Either way a recording would be green on an answer the API
+    never gives. A call of one the caller runs (:data:`CLIENT_RUN_TOOLS`, such as a script
+    line calling ``memory``) is answered as the API gives it."""
     tools = body.get("tools")
     given = [t for t in tools if isinstance(t, Mapping)] if isinstance(tools, list) else []
-    own = {t["name"]: t["type"] for t in given if server_tool(t) and isinstance(t.get("name"), str)}
-    server = [n for n, kind in own.items() if not kind.startswith(CLIENT_RUN_TOOLS)]
-    named = [name for name in dict.fromkeys(called) if name in server]
+    theirs = [t for t in given if server_tool(t)]
+    by_name = {t["name"]: t for t in theirs if isinstance(t.get("name"), str)}
+    callers = {t.get("name") for t in given if not server_tool(t)}
+    runs = [n for n, t in by_name.items() if not str(t["type"]).startswith(CLIENT_RUN_TOOLS)]
+    named = [by_name[name] for name in dict.fromkeys(called) if name in runs]
+    listed = ", ".join(_api_tool(tool) for tool in named)
     how, where = "the answer its behaviour gives calls", "tools"
     choice = body.get("tool_choice")
     kind = choice.get("type") if isinstance(choice, Mapping) else None
-    if not named and kind == "tool" and isinstance(choice, Mapping) and choice.get("name") in own:
-        named, how, where = [choice["name"]], "its tool_choice forces a call of", "tool_choice"
-    elif not named and kind == "any" and own and len(own) == len(given):
-        named, how, where = list(own), "its tool_choice (any) forces a call of", "tool_choice"
-    if not named:
+    forced = choice.get("name") if kind == "tool" and isinstance(choice, Mapping) else None
+    if not named and isinstance(forced, str) and forced not in callers:
+        how, where = "its tool_choice forces a call of", "tool_choice"
+        sets = ", ".join(_api_tool(t) for t in theirs if _toolset(t))
+        listed = _api_tool(by_name[forced]) if forced in by_name else f"{forced!r} (of {sets})"
+    elif not named and kind == "any" and theirs and not callers:
+        how, where = "its tool_choice (any) forces a call of one of", "tool_choice"
+        listed = ", ".join(_api_tool(tool) for tool in theirs)
+    elif not named:
         return None
-    listed = ", ".join(f"{name!r} ({own[name]})" for name in named)
     return Invalid(
         f"The simulator makes no call of the API's own tools: {how} {listed}, which the API "
         "answers itself (a server tool, such as web search or code execution, with its "
         "server_tool_use block and its result; bash, the text editor, memory or computer use "
-        "with a call in the input schema the API holds, which a script line can give). Record "
-        "this request from the live API, or give the code a tool of its own (a name, a "
-        "description and an input_schema) to call.",
+        "with a call in the input schema the API holds, which a script line can give; a "
+        "toolset's, such as an MCP server's, from the tools it holds). Record this request "
+        "from the live API, or give the code a tool of its own (a name, a description and an "
+        "input_schema) to call.",
         where,
         own=True,
     )
