@@ -14,7 +14,7 @@ import click
 import pytest
 
 from cli_commands import EVERY
-from replaygate.cli import COMMANDS, main
+from replaygate.cli import COMMANDS, PURPOSES, main
 from run_cli import replaygate
 
 # Its tests import the provider SDKs through replaygate (the example agent).
@@ -93,6 +93,13 @@ def test_an_example_with_a_wrong_flag_does_not_parse() -> None:
         parse("replaygate verify tests/fixtures --repiar")
     with pytest.raises(click.UsageError, match="-q no longer takes a question"):
         parse('replaygate run -q "What is RAG?"')
+
+
+def test_the_listing_s_purposes_are_the_commands_own() -> None:
+    """``replaygate --help`` lists :data:`PURPOSES` without importing the commands: each
+    must be its command's first line of help, as click would list it."""
+    own = {name: EVERY[(name,)].get_short_help_str(limit=1000) for name in COMMANDS}
+    assert own == PURPOSES
 
 
 def test_the_listing_shows_every_purpose_whole() -> None:

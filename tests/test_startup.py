@@ -28,6 +28,8 @@ from replaygate.cli import COMMANDS
 pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
+COMMAND_MODULES = {target.split(":")[0] for target in COMMANDS.values()}
+"""The modules of the commands (``replaygate.sim.cli``, ``replaygate.cli.verify_cmd``, ...)."""
 HEAVY = {
     "pytest", "_pytest", "matplotlib", "anthropic", "openai", "httpx", "httpx2",
     # the schema library and the format checkers it loads with it (rfc3987_syntax builds
@@ -47,7 +49,7 @@ def _python(code: str, cwd: Path) -> Any:
 
 
 RUN_COMMANDS = """\
-    import contextlib, io, json, os
+    import contextlib, io, json, os, sys
     import only_declared
     only_declared.install()
     from replaygate.cli import main
@@ -65,7 +67,8 @@ RUN_COMMANDS = """\
             finally:
                 os.chdir(before)
         return {"args": args, "code": code, "output": out.getvalue(),
-                "heavy": sorted(only_declared.imported() & set(HEAVY))}
+                "heavy": sorted(only_declared.imported() & set(HEAVY)),
+                "commands": sorted(set(sys.modules) & set(COMMAND_MODULES))}
 """
 RUN_COMMANDS = textwrap.dedent(RUN_COMMANDS)
 
@@ -136,7 +139,8 @@ def declared_only(store: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     }
     runs = "".join(f"found[{name!r}] = {call}\n" for name, call in found.items())
     results: dict[str, Any] = _python(
-        RUN_COMMANDS + FIND_MODULES + f"HEAVY = {sorted(HEAVY)!r}\nfound = {{}}\n" + runs
+        RUN_COMMANDS + FIND_MODULES + f"HEAVY = {sorted(HEAVY)!r}\n"
+        + f"COMMAND_MODULES = {sorted(COMMAND_MODULES)!r}\nfound = {{}}\n" + runs
         + "print(json.dumps(found))",
         tmp_path_factory.mktemp("commands"),
     )  # fmt: skip
@@ -149,6 +153,7 @@ def test_every_help_and_the_light_commands_run_without_pytest_sdks_or_plots(
     for result in declared_only["light"]:
         assert result["code"] == 0, result
         assert result["heavy"] == [], result  # --help, checksum and verify import none
+    assert declared_only["light"][0]["commands"] == []  # --help lists, imports no command
     assert len(declared_only["helps"]) == len(COMMANDS)
     for result in declared_only["helps"]:
         assert result["code"] == 0 and "Usage: replaygate" in result["output"], result

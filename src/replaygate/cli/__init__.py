@@ -48,6 +48,36 @@ COMMANDS: dict[str, str] = {
 }
 """Command name -> ``module:attribute`` of its click command."""
 
+PURPOSES: dict[str, str] = {
+    "baseline": "The committed eval baseline: make a results file the new one, with a reason.",
+    "calibrate": "Calibrate the automatic assertions against human labels (never a gate).",
+    "checksum": "Print a digest of the fixtures under PATH, stable across machines (a CI cache "
+    "key).",
+    "ci": "CI stages: which stages a change must run.",
+    "compact": "Fold appended sample lines into their fixtures, rewriting each file atomically.",
+    "demo": "Record ResearchCopilot once, replay it offline twice, then catch a mismatch.",
+    "diff": "Review fixture changes under PATH between --base and the working tree (or --head).",
+    "drift": "Compare the response field sets of the fixtures at PATH with live responses.",
+    "eval": "Run the eval cases through the agent: replay by default, never live.",
+    "flaky": "Run each unsampled test RUNS times and list those that passed and failed.",
+    "gate": "Compare RESULTS with the baseline; exit 1 when a metric drops beyond its limit.",
+    "history": "The SQLite eval history: export runs as JSON, merge them into another history.",
+    "import-cassettes": "Import vcrpy / pytest-recording cassettes (YAML or JSON) as fixture "
+    "stores.",
+    "patrol": "Age, use and references of every fixture under PATH, oldest first.",
+    "prune": "List (dry run) or delete (--yes) the unused fixtures under PATH.",
+    "record": "Record the agent's answers to each QUESTION through the anthropic SDK.",
+    "report": "Write a self-contained HTML report of the history (with the gate, given --results).",
+    "run": "Replay the agent from the fixtures (never live) and print trace and answer.",
+    "show": "Print the fixture(s) whose key starts with KEY.",
+    "sim": "A loopback server speaking the Anthropic, OpenAI and Gemini wire formats.",
+    "upgrade": "Classify each failure of a candidate model's results against the baseline's.",
+    "verify": "Check every fixture under PATH; one line per problem, exit 1 if any.",
+}
+"""Command name -> its purpose as ``replaygate --help`` lists it, the first line of its
+help: the listing imports no command's module (all of them took most of a second). A test
+holds each to its command's own."""
+
 
 class LazyGroup(OnceGroup):
     """A group whose subcommands are imported on first use."""
@@ -67,14 +97,10 @@ class LazyGroup(OnceGroup):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """Each command with its whole purpose line (wrapped, never cut short)."""
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit=1000)))
+        """Each command with its whole purpose line (wrapped, never cut short), from
+        :data:`PURPOSES`."""
         with formatter.section("Commands"):
-            formatter.write_dl(rows)
+            formatter.write_dl([(name, PURPOSES[name]) for name in self.list_commands(ctx)])
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; a replaygate error or a failed file operation (a read-only
