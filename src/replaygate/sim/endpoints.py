@@ -73,6 +73,7 @@ from replaygate.sim.validation import (
     budget_over_max,
     compaction_unmade,
     custom_forced,
+    gemini_thinking_refused,
     google_authenticated,
     mcp_beta_missing,
     openai_authenticated,
@@ -543,10 +544,12 @@ class _OpenAIToolChoice:
 
 
 def _served_tier(asked: Any) -> str:
-    """The ``service_tier`` a Chat Completions answer names, as the API's does: the tier
-    asked for, ``default`` for ``auto`` or none (a client such as LiteLLM's for Groq reads
-    it from every answer)."""
-    return asked if asked in ("flex", "priority", "scale") else "default"
+    """The ``service_tier`` an OpenAI answer names, as the API's does: the tier asked for,
+    ``default`` for ``auto`` or none (a client such as LiteLLM's for Groq reads it from
+    every answer), and ``priority`` for ``fast``, which the API serves as priority."""
+    if asked == "fast":
+        return "priority"
+    return asked if asked in ("flex", "priority", "scale", "ultrafast") else "default"
 
 
 class OpenAIChat(_OpenAIToolChoice, Endpoint):
@@ -659,8 +662,8 @@ the request left out (or sent as ``null``): the API's default. A request that se
 gets its value back (``text`` holds the structured output format, which a client
 streaming structured output reads back from the response), an object of settings given
 in part completed with the defaults of the rest; a reasoning model's effort
-left out is ``medium``, and ``service_tier: auto`` is answered with the tier that served
-it, ``default``."""
+left out is ``medium``, and ``service_tier`` is answered with the tier that served it
+(:func:`_served_tier`)."""
 
 
 class OpenAIResponses(_OpenAIToolChoice, Endpoint):
@@ -839,8 +842,7 @@ def _settings(body: Mapping[str, Any], model: str) -> dict[str, Any]:
     """The settings a Responses API response to ``body`` for ``model`` states
     (:data:`_UNSET_AS`)."""
     settings = {name: _stated(body.get(name), default) for name, default in _UNSET_AS.items()}
-    if settings["service_tier"] == "auto":
-        settings["service_tier"] = "default"
+    settings["service_tier"] = _served_tier(settings["service_tier"])
     if settings["reasoning"].get("effort") is None and reasoning_model(model):
         settings["reasoning"]["effort"] = "medium"
     return settings
@@ -1301,7 +1303,9 @@ class GeminiGenerateContent(Endpoint):
         return JSON_OBJECT if config.get("responseMimeType") == "application/json" else None
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_gemini(request.body)
+        return validate_gemini(request.body) or gemini_thinking_refused(
+            request.model, request.body
+        )
 
     def read(self, request: SimRequest) -> Conversation:
         return from_gemini_request(request.body)

@@ -596,6 +596,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _CHAT_SAMPLING)
+    problem = problem or _tier_and_metadata(body, CHAT_TIERS)
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -637,6 +638,55 @@ def _sampling(body: Mapping[str, Any], ranges: Mapping[str, tuple[int, int]]) ->
                 "invalid_type",
             )
         problem = _out_of_range(name, value, "decimal", low, high)
+        if problem is not None:
+            return problem
+    return None
+
+
+CHAT_TIERS = ("auto", "default", "flex", "scale", "priority", "fast")
+"""The ``service_tier`` values Chat Completions takes."""
+RESPONSES_TIERS = (*CHAT_TIERS, "ultrafast")
+"""The ``service_tier`` values the Responses API takes."""
+MAX_METADATA_PAIRS = 16
+"""The most key-value pairs a request's ``metadata`` holds."""
+MAX_METADATA_KEY = 64
+"""The longest key of a request's ``metadata``."""
+MAX_METADATA_VALUE = 512
+"""The longest value of a request's ``metadata``."""
+
+
+def _tier_and_metadata(body: Mapping[str, Any], tiers: Sequence[str]) -> Invalid | None:
+    """OpenAI's error for a ``service_tier`` not among ``tiers``, or a ``metadata`` that is
+    not an object of at most 16 string pairs, keys of at most 64 characters and values of
+    at most 512, as the SDK's ``Metadata`` says the API takes it."""
+    tier = body.get("service_tier")
+    if tier is not None and tier not in tiers:
+        return _invalid_value(tier, tiers, "service_tier")
+    problem = _wrong_type(body, "metadata", Mapping, "an object", "")
+    metadata = body.get("metadata")
+    if problem is not None or not isinstance(metadata, Mapping):
+        return problem
+    if len(metadata) > MAX_METADATA_PAIRS:
+        return Invalid(
+            f"Invalid 'metadata': too many properties. Expected an object with at most "
+            f"{MAX_METADATA_PAIRS} properties, but got an object with {len(metadata)} "
+            "properties instead.",
+            "metadata",
+            "object_above_max_properties",
+        )
+    for key, value in metadata.items():
+        problem = _wrong_type(metadata, key, str, "a string", "metadata.")
+        for text, param, most in (
+            (key, "metadata", MAX_METADATA_KEY),
+            (value, f"metadata.{key}", MAX_METADATA_VALUE),
+        ):
+            if problem is None and isinstance(text, str) and len(text) > most:
+                problem = Invalid(
+                    f"Invalid '{param}': string too long. Expected a string with maximum "
+                    f"length {most}, but got a string with length {len(text)} instead.",
+                    param,
+                    "string_above_max_length",
+                )
         if problem is not None:
             return problem
     return None
@@ -1368,6 +1418,7 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
+    problem = problem or _tier_and_metadata(body, RESPONSES_TIERS)
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
@@ -1673,6 +1724,38 @@ def _gemini_safety_setting(setting: Any, i: int) -> Invalid | None:
 MAX_CANDIDATES = 8
 """The most candidates (``candidateCount``) one ``generateContent`` request may ask for
 (0, the field's zero value, is one)."""
+
+
+_GEMINI_THINKING_BUDGETS = (
+    (re.compile(r"gemini-2\.5-pro"), 32768),
+    (re.compile(r"gemini-2\.5-flash"), 24576),
+)
+"""The largest ``thinkingBudget`` of each thinking model (Flash-Lite's as Flash's)."""
+_THINKING_ONLY = re.compile(r"gemini-2\.5-pro")
+"""The models that only work thinking: a budget of 0 is refused."""
+
+
+def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The API's error for a ``thinkingConfig.thinkingBudget`` ``model`` does not take: no
+    whole number, 0 for a model that only works thinking (Gemini 2.5 Pro), under -1 (the
+    dynamic budget) or over the model's largest."""
+    config = body.get("generationConfig")
+    thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
+    budget = thinking.get("thinkingBudget") if isinstance(thinking, Mapping) else None
+    if budget is None:
+        return None
+    if not isinstance(budget, int) or isinstance(budget, bool):
+        return Invalid(
+            "Invalid JSON payload received. Invalid value at "
+            "'generation_config.thinking_config.thinking_budget' (TYPE_INT32), "
+            f"{orjson.dumps(budget).decode()}"
+        )
+    if budget == 0 and _THINKING_ONLY.search(model):
+        return Invalid("Budget 0 is invalid. This model only works in thinking mode.")
+    largest = next((most for name, most in _GEMINI_THINKING_BUDGETS if name.search(model)), None)
+    if budget < -1 or (largest is not None and budget > largest):
+        return Invalid(f"The thinking budget ({budget}) is invalid.")
+    return None
 
 
 def validate_gemini(body: Any) -> Invalid | None:
