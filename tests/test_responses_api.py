@@ -555,14 +555,18 @@ def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulato
 
 def test_a_response_not_stored_is_neither_retrieved_nor_continued() -> None:
     """``store: false`` kept the response all the same, so a later turn continuing it
-    was answered by the simulator and refused live."""
+    was answered by the simulator and refused live; then the refusal said the response
+    was one replayed from fixtures, to record anew, which refuses it again."""
     with Simulator(behavior="echo") as echo:
         c = openai.OpenAI(api_key=KEY, base_url=echo.openai_base_url, max_retries=0)
         made = c.responses.create(model=MODEL, input=QUESTION, store=False)
-        with pytest.raises(openai.NotFoundError, match="Response with id"):
+        with pytest.raises(openai.NotFoundError, match="Response with id") as raised:
             c.responses.retrieve(made.id)
-        with pytest.raises(openai.BadRequestError, match="Previous response with id"):
+        assert "made with store=false" in raised.value.message
+        with pytest.raises(openai.BadRequestError, match="Previous response with id") as refused:
             c.responses.create(model=MODEL, input="And?", previous_response_id=made.id)
+        assert "made with store=false" in refused.value.message
+        assert "replayed" not in refused.value.message
 
 
 def _error(status: int, message: str) -> dict[str, Any]:

@@ -681,6 +681,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         """Served response id -> the response, as ``GET /v1/responses/{id}`` gives it."""
         self.queued: set[str] = set()
         """Background responses answered ``queued`` and neither retrieved nor cancelled."""
+        self.unstored: Bounded[bool] = Bounded(self.conversations.limit)
+        """Served response ids asked not to be stored (``store: false``)."""
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
         """The conversation the request continues: that of ``previous_response_id``, or
@@ -735,9 +737,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
                 "mutually_exclusive_parameters",
             )
         if previous and self.conversations.history(previous) is None:
-            served = not_served("responses") if str(previous).startswith("resp_sim_") else ""
             return Invalid(
-                f"Previous response with id '{previous}' not found.{served}",
+                f"Previous response with id '{previous}' not found.{self.why_not_held(previous)}",
                 "previous_response_id",
                 "previous_response_not_found",
             )
@@ -809,6 +810,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         if body.get("store") is not False:
             self.conversations.remember(str(wire["id"]), held)
             self.stored.put(str(wire["id"]), dict(wire))
+        else:
+            self.unstored.put(str(wire["id"]), True)
         named = _conversation_id(body)
         if named is not None:
             given = body.get("input")
@@ -816,6 +819,19 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
             output = wire.get("output")
             self.kept.add(named, [*(said or []), *(output if isinstance(output, list) else [])])
         return named
+
+    def why_not_held(self, response_id: Any) -> str:
+        """Why the simulator holds no response ``response_id`` (to retrieve or continue),
+        said after the API's ``not found``: it was served with ``store: false``, which the
+        API keeps no more than the simulator, or it is not one served since the simulator
+        started; nothing for an id not of the simulator's making."""
+        if response_id in self.unstored:
+            return (
+                " It was made with store=false, which keeps it neither here nor at the API: "
+                "send store=true with the request that made it, or give its output items "
+                "back as input instead of previous_response_id."
+            )
+        return not_served("responses") if str(response_id).startswith("resp_sim_") else ""
 
     def streamed_answer(self, events: Sequence[Any]) -> Mapping[str, Any] | None:
         return responses_answer(events)
@@ -1048,8 +1064,8 @@ class OpenAIStoredResponses(ResourceEndpoint):
         named = route.rsplit("/", 1)[1]
         kept = self.responses.stored.get(named)
         if kept is None:
-            served = not_served("responses") if named.startswith("resp_sim_") else ""
-            return 404, openai_error(f"Response with id '{named}' not found.{served}")
+            why = self.responses.why_not_held(named)
+            return 404, openai_error(f"Response with id '{named}' not found.{why}")
         if method == "GET" and _starting_after(parse_qs(query)) is None:
             message = "Invalid type for 'starting_after': expected an integer."
             return 400, openai_error(message, param="starting_after")
@@ -1302,10 +1318,17 @@ class GeminiGenerateContent(Endpoint):
                 return camel_case_schema(schema) if name == "responseSchema" else schema
         return JSON_OBJECT if config.get("responseMimeType") == "application/json" else None
 
+    def thinking(self, request: SimRequest) -> int:
+        """A request asking for its thoughts (``thinkingConfig.includeThoughts``) with a
+        budget other than 0 thinks: a thought part comes before the answer."""
+        config = request.body.get("generationConfig")
+        thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
+        if not isinstance(thinking, Mapping) or thinking.get("includeThoughts") is not True:
+            return 0
+        return 0 if thinking.get("thinkingBudget") == 0 else ANTHROPIC_SENTENCES
+
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_gemini(request.body) or gemini_thinking_refused(
-            request.model, request.body
-        )
+        return validate_gemini(request.body) or gemini_thinking_refused(request.model, request.body)
 
     def read(self, request: SimRequest) -> Conversation:
         return from_gemini_request(request.body)
@@ -1319,7 +1342,14 @@ class GeminiGenerateContent(Endpoint):
         thought: str,
     ) -> dict[str, Any]:
         response_id = f"simGemini{tag}"
-        return to_gemini_response(response, model=request.model, response_id=response_id)
+        wire = to_gemini_response(response, model=request.model, response_id=response_id)
+        if thought:  # the first candidate's thought part, counted as Google reports it
+            content = wire["candidates"][0]["content"]
+            content["parts"] = [{"text": thought, "thought": True}, *content["parts"]]
+            usage = wire["usageMetadata"]
+            usage["thoughtsTokenCount"] = tokens(len(thought))
+            usage["totalTokenCount"] += usage["thoughtsTokenCount"]
+        return wire
 
     def streams_an_array(self, query: str) -> bool:
         """Whether the stream goes as the API sends one asked for without ``alt=sse``: a
