@@ -23,7 +23,7 @@ from replaygate.models.providers import from_gemini_response, get_interface, to_
 from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
 from replaygate.sim import FaultPlan, Simulator
-from replaygate.sim.validation import validate_gemini
+from replaygate.sim.validation import gemini_thinking_refused, validate_gemini
 from run_cli import replaygate
 from sdks import genai
 
@@ -333,3 +333,61 @@ def test_a_scripted_status_error_of_the_sdk_reaches_it_as_the_api_answers_it(
                 client.models.generate_content(model="gemini-2.5-flash", contents="hi")
             assert (caught.value.code, caught.value.status) == (code, name)
     assert not caplog.records
+
+
+@pytest.mark.parametrize(
+    ("model", "budget", "words"),
+    [
+        ("gemini-2.5-pro", 0, "Budget 0 is invalid. This model only works in thinking mode."),
+        ("gemini-2.5-pro", 32769, "The thinking budget (32769) is invalid."),
+        ("gemini-2.5-flash", 24577, "The thinking budget (24577) is invalid."),
+        ("gemini-2.5-flash-lite", -2, "The thinking budget (-2) is invalid."),
+        ("gemini-2.5-flash", 1024.5, "thinking_budget' (TYPE_INT32), 1024.5"),
+    ],
+)
+def test_the_simulator_refuses_a_thinking_budget_the_api_refuses(
+    model: str, budget: Any, words: str
+) -> None:
+    """A recording made with a budget the model does not take passed, then failed live."""
+    body = camel_case_request(
+        {"contents": HI, "generation_config": {"thinking_config": {"thinking_budget": budget}}}
+    )
+    refused = gemini_thinking_refused(model, body)
+    assert refused is not None
+    assert words in refused.message
+    for taken in (-1, 0 if "flash" in model else 128, 24576):
+        config = {"generationConfig": {"thinkingConfig": {"thinkingBudget": taken}}}
+        assert gemini_thinking_refused(model, config) is None
+
+
+@pytest.mark.slow
+def test_thoughts_asked_for_come_first_plain_and_streamed_and_replay(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """``include_thoughts=True`` got no thought part and no ``thoughtsTokenCount``, so a
+    test reading the model's thoughts was green on the simulator alone."""
+    thinking = genai.types.ThinkingConfig(include_thoughts=True)
+    config = genai.types.GenerateContentConfig(thinking_config=thinking)
+    store = tmp_path / "thoughts.jsonl"
+
+    def ask(client: genai.Client) -> tuple[Any, ...]:
+        models = client.models
+        plain = models.generate_content(model="gemini-2.5-flash", contents="hi", config=config)
+        chunks = models.generate_content_stream(
+            model="gemini-2.5-flash", contents="hi", config=config
+        )
+        streamed = [p for ch in chunks for p in ch.candidates[0].content.parts]
+        parts = plain.candidates[0].content.parts
+        thoughts = "".join(p.text for p in streamed if p.thought)
+        return [bool(p.thought) for p in parts], plain.text, plain.usage_metadata, thoughts
+
+    with httpx2_client(store, "record-missing", approve_live=True) as http:
+        recorded = ask(_gemini(http, sim.url))
+    assert recorded[:2] == ([True, False], "echo: hi")
+    usage = recorded[2]
+    assert usage.thoughts_token_count > 0
+    counted = (usage.prompt_token_count, usage.candidates_token_count, usage.thoughts_token_count)
+    assert usage.total_token_count == sum(counted)
+    assert recorded[3]
+    with block_network(), httpx2_client(store) as http:
+        assert ask(_gemini(http, REAL_API)) == recorded

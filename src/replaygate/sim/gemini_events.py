@@ -2,9 +2,10 @@
 
 Each event's data is a ``generateContent`` response holding a piece of one candidate
 (each candidate in turn, with its ``index``, when ``candidateCount`` asks for several):
-the text in pieces, then the function calls whole; a candidate's last chunk carries its
-``finishReason``, and the stream's last chunk the whole ``usageMetadata`` (the earlier
-ones count the prompt only). There is no end marker: the stream ends with the body.
+its thought in pieces (parts marked ``thought``), the text in pieces, then the function
+calls whole; a candidate's last chunk carries its ``finishReason``, and the stream's last
+chunk the whole ``usageMetadata`` (the earlier ones count the prompt only). There is no
+end marker: the stream ends with the body.
 """
 
 from __future__ import annotations
@@ -42,11 +43,15 @@ def gemini_events(
 
 
 def _candidate_chunks(candidate: Mapping[str, Any], chunk_size: int) -> list[dict[str, Any]]:
-    """The streamed pieces of one candidate: its text in pieces, then its function calls
-    whole, the last with its ``finishReason``."""
+    """The streamed pieces of one candidate: its thought and its text in pieces, then its
+    function calls whole, the last with its ``finishReason``."""
     parts = (candidate.get("content") or {}).get("parts") or []
-    text = "".join(str(p["text"]) for p in parts if "text" in p)
-    pieces: list[list[dict[str, Any]]] = [[{"text": p}] for p in split_pieces(text, chunk_size)]
+    thought = "".join(str(p["text"]) for p in parts if "text" in p and p.get("thought"))
+    text = "".join(str(p["text"]) for p in parts if "text" in p and not p.get("thought"))
+    pieces: list[list[dict[str, Any]]] = [
+        [{"text": p, "thought": True}] for p in split_pieces(thought, chunk_size)
+    ]
+    pieces += [[{"text": p}] for p in split_pieces(text, chunk_size)]
     calls = [p for p in parts if "functionCall" in p]
     if calls:
         pieces.append(calls)

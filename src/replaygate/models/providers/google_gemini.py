@@ -227,6 +227,10 @@ _CAMEL_CASE = {
     "executable_code": "executableCode",
     "code_execution_result": "codeExecutionResult",
     "generate_content_request": "generateContentRequest",
+    "thinking_config": "thinkingConfig",
+    "thinking_budget": "thinkingBudget",
+    "include_thoughts": "includeThoughts",
+    "thinking_level": "thinkingLevel",
 }
 """Request field names in snake_case -> in camelCase: the API accepts both spellings, and
 LiteLLM (like other proto-JSON writers) sends snake_case."""
