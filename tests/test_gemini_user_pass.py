@@ -22,8 +22,8 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
 from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
-from replaygate.sim import FaultPlan, Simulator
-from replaygate.sim.validation import gemini_thinking_refused, validate_gemini
+from replaygate.sim import FaultPlan, Simulator, embeddings
+from replaygate.sim.validation import Invalid, gemini_thinking_refused, validate_gemini
 from run_cli import replaygate
 from sdks import genai
 
@@ -389,5 +389,46 @@ def test_thoughts_asked_for_come_first_plain_and_streamed_and_replay(
     counted = (usage.prompt_token_count, usage.candidates_token_count, usage.thoughts_token_count)
     assert usage.total_token_count == sum(counted)
     assert recorded[3]
+    with block_network(), httpx2_client(store) as http:
+        assert ask(_gemini(http, REAL_API)) == recorded
+
+
+ONE = {"content": {"parts": [{"text": "a"}]}}
+
+
+@pytest.mark.parametrize(
+    ("model", "body", "words"),
+    [
+        ("gemini-2.5-flash", {"requests": [ONE]}, "not supported for batchEmbedContents"),
+        ("gemini-embedding-001", {"requests": [ONE] * 101}, "at most 100 requests"),
+        ("gemini-embedding-001", {"requests": [{"content": {"parts": []}}]}, "requests[0].content"),
+    ],
+)
+def test_the_simulator_refuses_an_embedding_the_api_refuses(
+    model: str, body: Any, words: str
+) -> None:
+    refused = embeddings.gemini_answer(model, "batchEmbedContents", "v1beta", body)
+    assert isinstance(refused, Invalid)
+    assert words in refused.message
+
+
+@pytest.mark.slow
+def test_embed_content_is_served_recorded_and_replayed(sim: Simulator, tmp_path: Path) -> None:
+    """``models.embed_content`` reached the simulator's 404 for a route it does not serve, so
+    a recording of a retriever embedding its documents stopped there."""
+    store = tmp_path / "embed.jsonl"
+    config = genai.types.EmbedContentConfig(output_dimensionality=8)
+
+    def ask(client: genai.Client) -> list[list[float]]:
+        batch = client.models.embed_content(
+            model="gemini-embedding-001", contents=["a", "b"], config=config
+        )
+        one = client.models.embed_content(model="gemini-embedding-001", contents="a")
+        return [e.values for e in [*batch.embeddings, *one.embeddings]]
+
+    with httpx2_client(store, "record-missing", approve_live=True) as http:
+        recorded = ask(_gemini(http, sim.url))
+    assert [len(values) for values in recorded] == [8, 8, 3072]
+    assert recorded[0] == recorded[2][:8] != recorded[1]  # cut from the same text's vector
     with block_network(), httpx2_client(store) as http:
         assert ask(_gemini(http, REAL_API)) == recorded

@@ -1,11 +1,14 @@
-"""OpenAI's embeddings (``POST /v1/embeddings``), answered without the model.
+"""OpenAI's embeddings (``POST /v1/embeddings``) and Gemini's (``:embedContent``,
+``:batchEmbedContents``), answered without the model.
 
 A vector is made from the model and the text alone (a hash seeds it), so the same text
 gets the same vector, and is unit length, as OpenAI's are: ``text-embedding-3-large``'s
 have 3072 numbers, the others' 1536, or ``dimensions`` when the request gives it. The
 input is a string, a list of strings, a list of token ids or a list of those lists; the
 vectors come as numbers or, with ``encoding_format: base64`` (the openai SDK's default),
-as the base64 of their little-endian 32-bit floats.
+as the base64 of their little-endian 32-bit floats. Gemini's come as ``values``, 3072 of
+them for ``gemini-embedding-*`` (768 for the older models), cut to the request's
+``outputDimensionality``.
 """
 
 from __future__ import annotations
@@ -125,3 +128,61 @@ def answer(body: Any) -> tuple[int, dict[str, Any]]:
         "model": model,
         "usage": {"prompt_tokens": used, "total_tokens": used},
     }
+
+
+GEMINI_BATCH = 100
+"""The most requests one Gemini ``batchEmbedContents`` request may hold."""
+
+
+def gemini_size(model: str) -> int:
+    """How many numbers a Gemini embedding model's vectors have: 3072 for
+    ``gemini-embedding-*``, 768 for the older ``text-embedding-004`` and ``embedding-001``."""
+    return 3072 if model.startswith("gemini-embedding") else 768
+
+
+def _gemini_text(request: Any) -> str | None:
+    """The text of one ``EmbedContentRequest``'s ``content`` parts, or None if it has none."""
+    content = request.get("content") if isinstance(request, Mapping) else None
+    parts = content.get("parts") if isinstance(content, Mapping) else None
+    if not isinstance(parts, list) or not parts:
+        return None
+    return "".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
+
+
+def _gemini_embedding(model: str, request: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """One ``ContentEmbedding``: the model's unit vector cut to ``outputDimensionality``
+    (so a shorter one is not unit length, as the API's are not)."""
+    size = gemini_size(model)
+    asked = request.get("outputDimensionality") or request.get("output_dimensionality")
+    kept = asked if isinstance(asked, int) and 0 < asked < size else size
+    return {"values": vector(model, text, size)[:kept]}
+
+
+def gemini_answer(model: str, method: str, version: str, body: Any) -> tuple[int, Any] | Invalid:
+    """The status and body answering Gemini's ``embedContent`` (``{"embedding": ...}``) or
+    ``batchEmbedContents`` (``{"embeddings": [...]}``, google-genai's ``embed_content``) of
+    ``model``, or the API's refusal: a model that embeds nothing (a generation model), a
+    request without content, more than :data:`GEMINI_BATCH` in a batch."""
+    if "embedding" not in model:
+        return Invalid(
+            f"models/{model} is not found for API version {version}, or is not supported "
+            f"for {method}. Call ListModels to see the list of available models and their "
+            "supported methods.",
+            status=404,
+        )
+    batch = method == "batchEmbedContents"
+    given = body if isinstance(body, Mapping) else {}
+    requests = given.get("requests") if batch else [given]
+    where = "BatchEmbedContentsRequest.requests" if batch else "EmbedContentRequest"
+    if not isinstance(requests, list) or not requests:
+        return Invalid(f"* {where}: requests must not be empty")
+    if len(requests) > GEMINI_BATCH:
+        return Invalid(f"* {where}: at most {GEMINI_BATCH} requests can be in one batch")
+    made = []
+    for i, request in enumerate(requests):
+        text = _gemini_text(request)
+        if text is None:
+            at = f"{where}[{i}]" if batch else where
+            return Invalid(f"* {at}.content: contents is not specified")
+        made.append(_gemini_embedding(model, request, text))
+    return 200, {"embeddings": made} if batch else {"embedding": made[0]}

@@ -1141,6 +1141,28 @@ class OpenAIEmbeddings(ResourceEndpoint):
         return embeddings.answer(body)
 
 
+_GEMINI_EMBED_ROUTE = re.compile(r"/(v1|v1beta)/models/([^/:]+):(embedContent|batchEmbedContents)")
+
+
+class GeminiEmbeddings(ResourceEndpoint):
+    """Gemini's ``:embedContent`` and ``:batchEmbedContents`` (google-genai's
+    ``embed_content``, :func:`replaygate.sim.embeddings.gemini_answer`)."""
+
+    provider: Provider = "google"
+
+    def serves(self, route: str) -> bool:
+        return _GEMINI_EMBED_ROUTE.fullmatch(route) is not None
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return google_authenticated(headers, query)
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        match = _GEMINI_EMBED_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        version, model, call = match.groups()
+        return embeddings.gemini_answer(model, call, version, body)
+
+
 _MODELS_ROUTE = re.compile(r"/(v1|v1beta)/models(?:/([^/]+))?")
 
 
@@ -1409,6 +1431,7 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
         OpenAIEmbeddings(),
         GeminiGenerateContent(),
         GeminiCountTokens(),
+        GeminiEmbeddings(),
         AnthropicModels(),
         OpenAIModels(),
         GeminiModels(),
