@@ -992,29 +992,41 @@ def test_a_miss_of_a_later_turn_names_that_turn_as_nearest(sim: Simulator, tmp_p
     assert caught.value.differences == ("body.input: 'And in one word?' != 'And in two words?'",)
 
 
-def test_a_service_tier_or_metadata_the_api_refuses_is_refused(sim: Simulator) -> None:
-    """A ``service_tier`` the API does not know, and a ``metadata`` past the SDK's
-    ``Metadata`` (16 pairs, keys of 64 characters, values of 512 strings) were answered:
-    a recording was green and failed live at its first call. ``fast`` was answered as
-    ``default`` (Chat Completions) or ``fast``, where the API serves it as ``priority``."""
+def test_a_setting_or_metadata_the_api_refuses_is_refused(sim: Simulator) -> None:
+    """A setting of a few words given one the API does not know (``service_tier``,
+    ``truncation``, ``verbosity``, the prompt cache's retention, mode and ttl), and a
+    ``metadata`` past the SDK's ``Metadata`` (16 pairs, keys of 64 characters, values of
+    512 strings) were answered: a recording was green and failed live at its first call.
+    ``fast`` was answered as ``default`` (Chat Completions) or ``fast``, where the API
+    serves it as ``priority``."""
     c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
     said = [{"role": "user", "content": QUESTION}]
-    refused = {
+    both: dict[str, dict[str, Any]] = {
         "service_tier": {"service_tier": "turbo"},
+        "prompt_cache_retention": {"prompt_cache_retention": "1w"},
+        "prompt_cache_options.mode": {"prompt_cache_options": {"mode": "none"}},
+        "prompt_cache_options.ttl": {"prompt_cache_options": {"ttl": "5m"}},
         "metadata": {"metadata": {f"k{i}": "v" for i in range(17)}},
         "metadata.long": {"metadata": {"k" * 65: "v"}},
         "metadata.k": {"metadata": {"k": "v" * 513}},
         "metadata.n": {"metadata": {"n": 1}},
     }
-    for param, sent in refused.items():
+    responses_only = {
+        "truncation": {"truncation": "middle"},
+        "text.verbosity": {"text": {"verbosity": "huge"}},
+    }
+    chat_only = {"verbosity": {"verbosity": "huge"}, "service_tier.": {"service_tier": "ultrafast"}}
+    for param, sent in {**both, **responses_only}.items():
         with pytest.raises(openai.BadRequestError) as raised:
-            c.responses.create(model=MODEL, input=QUESTION, **sent)
+            c.responses.create(model=MODEL, input=QUESTION, extra_body=sent)
         assert raised.value.param in (param, "metadata"), raised.value.message
-        with pytest.raises(openai.BadRequestError):
-            c.chat.completions.create(model=MODEL, messages=said, **sent)
-    with pytest.raises(openai.BadRequestError, match="'ultrafast'"):
-        c.chat.completions.create(model=MODEL, messages=said, service_tier="ultrafast")
-    fast = c.responses.create(model=MODEL, input=QUESTION, service_tier="fast", metadata={"a": "b"})
+    for param, sent in {**both, **chat_only}.items():
+        with pytest.raises(openai.BadRequestError) as raised:
+            c.chat.completions.create(model=MODEL, messages=said, extra_body=sent)
+        assert raised.value.param in (param, param.rstrip("."), "metadata"), raised.value.message
+    fast = c.responses.create(
+        model=MODEL, input=QUESTION, service_tier="fast", metadata={"a": "b"}, truncation="auto"
+    )
     chat = c.chat.completions.create(model=MODEL, messages=said, service_tier="fast")
     assert (fast.service_tier, fast.metadata, chat.service_tier) == (
         "priority",

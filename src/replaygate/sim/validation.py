@@ -596,7 +596,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _CHAT_SAMPLING)
-    problem = problem or _tier_and_metadata(body, CHAT_TIERS)
+    problem = problem or _choices(body, CHAT_CHOICES) or _metadata(body)
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -643,10 +643,28 @@ def _sampling(body: Mapping[str, Any], ranges: Mapping[str, tuple[int, int]]) ->
     return None
 
 
-CHAT_TIERS = ("auto", "default", "flex", "scale", "priority", "fast")
-"""The ``service_tier`` values Chat Completions takes."""
-RESPONSES_TIERS = (*CHAT_TIERS, "ultrafast")
-"""The ``service_tier`` values the Responses API takes."""
+_TIERS = ("auto", "default", "flex", "scale", "priority", "fast")
+_CACHE_MODES = ("implicit", "explicit")
+_RETENTIONS = ("in_memory", "24h")
+_VERBOSITIES = ("low", "medium", "high")
+CHAT_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "service_tier": _TIERS,
+    "verbosity": _VERBOSITIES,
+    "prompt_cache_retention": _RETENTIONS,
+    "prompt_cache_options.mode": _CACHE_MODES,
+    "prompt_cache_options.ttl": ("30m",),
+}
+"""Chat Completions settings the API takes one of a few words for (the SDK's
+``Literal``s), each by its path, with those words."""
+RESPONSES_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "service_tier": (*_TIERS, "ultrafast"),
+    "truncation": ("auto", "disabled"),
+    "text.verbosity": _VERBOSITIES,
+    "prompt_cache_retention": _RETENTIONS,
+    "prompt_cache_options.mode": _CACHE_MODES,
+    "prompt_cache_options.ttl": ("30m", "12h"),
+}
+"""The Responses API's settings of a few words, as :data:`CHAT_CHOICES`."""
 MAX_METADATA_PAIRS = 16
 """The most key-value pairs a request's ``metadata`` holds."""
 MAX_METADATA_KEY = 64
@@ -655,13 +673,24 @@ MAX_METADATA_VALUE = 512
 """The longest value of a request's ``metadata``."""
 
 
-def _tier_and_metadata(body: Mapping[str, Any], tiers: Sequence[str]) -> Invalid | None:
-    """OpenAI's error for a ``service_tier`` not among ``tiers``, or a ``metadata`` that is
-    not an object of at most 16 string pairs, keys of at most 64 characters and values of
-    at most 512, as the SDK's ``Metadata`` says the API takes it."""
-    tier = body.get("service_tier")
-    if tier is not None and tier not in tiers:
-        return _invalid_value(tier, tiers, "service_tier")
+def _choices(body: Mapping[str, Any], choices: Mapping[str, Sequence[str]]) -> Invalid | None:
+    """OpenAI's error for the first setting of ``choices`` that ``body`` gives (not null)
+    as none of its words: ``service_tier='turbo'``, ``text.verbosity='huge'``."""
+    for path, words in choices.items():
+        *outer, name = path.split(".")
+        holder: Any = body
+        for part in outer:
+            holder = holder.get(part) if isinstance(holder, Mapping) else None
+        value = holder.get(name) if isinstance(holder, Mapping) else None
+        if value is not None and value not in words:
+            return _invalid_value(value, words, path)
+    return None
+
+
+def _metadata(body: Mapping[str, Any]) -> Invalid | None:
+    """OpenAI's error for a ``metadata`` that is not an object of at most 16 string pairs,
+    keys of at most 64 characters and values of at most 512, as the SDK's ``Metadata``
+    says the API takes it."""
     problem = _wrong_type(body, "metadata", Mapping, "an object", "")
     metadata = body.get("metadata")
     if problem is not None or not isinstance(metadata, Mapping):
@@ -1418,7 +1447,7 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
-    problem = problem or _tier_and_metadata(body, RESPONSES_TIERS)
+    problem = problem or _choices(body, RESPONSES_CHOICES) or _metadata(body)
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
@@ -1756,6 +1785,25 @@ def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | No
     if budget < -1 or (largest is not None and budget > largest):
         return Invalid(f"The thinking budget ({budget}) is invalid.")
     return None
+
+
+def gemini_cache_refused(body: Mapping[str, Any]) -> Invalid | None:
+    """Why a request reading a ``cachedContent`` is refused: beside a system instruction,
+    tools or a tool config, as the API refuses it; else as the simulator's own refusal, as
+    it holds no cached contents (it does not serve ``cachedContents``) to read."""
+    if body.get("cachedContent") is None:
+        return None
+    if any(body.get(name) is not None for name in ("systemInstruction", "tools", "toolConfig")):
+        return Invalid(
+            "CachedContent can not be used with GenerateContent request setting "
+            "system_instruction, tools or tool_config.\n\nProposed fix: move those values "
+            "to CachedContent from GenerateContent request."
+        )
+    return Invalid(
+        f"cachedContent: the simulator holds no cached content ({body['cachedContent']!r}): "
+        "it does not serve cachedContents; record a request reading one from the live API",
+        own=True,
+    )
 
 
 def validate_gemini(body: Any) -> Invalid | None:
