@@ -1033,3 +1033,44 @@ def test_a_setting_or_metadata_the_api_refuses_is_refused(sim: Simulator) -> Non
         {"a": "b"},
         "priority",
     )
+
+
+def test_a_format_name_stop_or_identifier_the_api_refuses_is_refused(sim: Simulator) -> None:
+    """A JSON schema format without a name or with one the API would not take (``"bad
+    name!"``), a ``safety_identifier`` over 128 characters, more than 4 Chat Completions
+    ``stop`` sequences and ``top_logprobs`` without ``logprobs`` were answered, where the
+    SDK says the API refuses them: a recording was green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said = [{"role": "user", "content": QUESTION}]
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    formats = {"name": "bad name!", "schema": schema, "strict": True}
+    responses = {
+        "text.format.name": {"text": {"format": {"type": "json_schema", **formats}}},
+        "safety_identifier": {"safety_identifier": "u" * 129},
+    }
+    chats = {
+        "response_format.json_schema.name": {
+            "response_format": {"type": "json_schema", "json_schema": {"schema": schema}}
+        },
+        "safety_identifier": {"safety_identifier": "u" * 129},
+        "stop": {"stop": ["a", "b", "c", "d", "e"]},
+        "top_logprobs": {"top_logprobs": 2},
+    }
+    for param, sent in responses.items():
+        with pytest.raises(openai.BadRequestError) as raised:
+            c.responses.create(model=MODEL, input=QUESTION, extra_body=sent)
+        assert raised.value.param == param, raised.value.message
+    for param, sent in chats.items():
+        with pytest.raises(openai.BadRequestError) as raised:
+            c.chat.completions.create(model=MODEL, messages=said, extra_body=sent)
+        assert raised.value.param == param, raised.value.message
+    named = {"type": "json_schema", "json_schema": {"name": "answer-1", "schema": schema}}
+    taken = c.chat.completions.create(
+        model=MODEL,
+        messages=said,
+        response_format=named,
+        stop=["x"] * 4,
+        logprobs=True,
+        top_logprobs=2,
+    )
+    assert taken.choices[0].message.content is not None

@@ -597,6 +597,13 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _CHAT_SAMPLING)
     problem = problem or _choices(body, CHAT_CHOICES) or _metadata(body)
+    problem = problem or _too_long(
+        body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
+    )
+    problem = problem or _chat_output_asks(body)
+    given = body.get("response_format")
+    if isinstance(given, Mapping) and given.get("type") == "json_schema":
+        problem = problem or _format_name(given.get("json_schema"), "response_format.json_schema")
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -705,19 +712,60 @@ def _metadata(body: Mapping[str, Any]) -> Invalid | None:
         )
     for key, value in metadata.items():
         problem = _wrong_type(metadata, key, str, "a string", "metadata.")
-        for text, param, most in (
-            (key, "metadata", MAX_METADATA_KEY),
-            (value, f"metadata.{key}", MAX_METADATA_VALUE),
-        ):
-            if problem is None and isinstance(text, str) and len(text) > most:
-                problem = Invalid(
-                    f"Invalid '{param}': string too long. Expected a string with maximum "
-                    f"length {most}, but got a string with length {len(text)} instead.",
-                    param,
-                    "string_above_max_length",
-                )
+        problem = problem or _too_long(key, "metadata", MAX_METADATA_KEY)
+        problem = problem or _too_long(value, f"metadata.{key}", MAX_METADATA_VALUE)
         if problem is not None:
             return problem
+    return None
+
+
+def _too_long(text: Any, param: str, most: int) -> Invalid | None:
+    """OpenAI's error for ``text`` of ``param``, when a string, longer than ``most``."""
+    if not isinstance(text, str) or len(text) <= most:
+        return None
+    return Invalid(
+        f"Invalid '{param}': string too long. Expected a string with maximum length {most}, "
+        f"but got a string with length {len(text)} instead.",
+        param,
+        "string_above_max_length",
+    )
+
+
+MAX_SAFETY_IDENTIFIER = 128
+"""The longest ``safety_identifier`` the API takes."""
+MAX_STOP_SEQUENCES = 4
+"""The most stop sequences Chat Completions takes."""
+
+
+def _format_name(given: Any, where: str) -> Invalid | None:
+    """OpenAI's error for a JSON schema output format (``given``, at ``where``) without a
+    ``name``, or with one it would not take (as a function's: letters, digits, ``_`` and
+    ``-``, at most 64), which the SDK's ``ResponseFormatJSONSchema`` requires."""
+    if not isinstance(given, Mapping):
+        return None
+    if given.get("name") is None:
+        return _missing(f"{where}.name")
+    return _function_name(given["name"], f"{where}.name")
+
+
+def _chat_output_asks(body: Mapping[str, Any]) -> Invalid | None:
+    """Chat Completions' error for more than 4 stop sequences, and for ``top_logprobs``
+    without ``logprobs: true``, which the SDK says it needs."""
+    stop = body.get("stop")
+    if isinstance(stop, list) and len(stop) > MAX_STOP_SEQUENCES:
+        return Invalid(
+            f"Invalid 'stop': array too long. Expected an array with maximum length "
+            f"{MAX_STOP_SEQUENCES}, but got an array with length {len(stop)} instead.",
+            "stop",
+            "array_above_max_length",
+        )
+    if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
+        return Invalid(
+            "Invalid value for 'top_logprobs': 'logprobs' must be set to true when "
+            "'top_logprobs' is specified.",
+            "top_logprobs",
+            "invalid_value",
+        )
     return None
 
 
@@ -1122,15 +1170,9 @@ MAX_FUNCTION_NAME = 64
 
 def _function_name(name: Any, param: str) -> Invalid | None:
     """OpenAI's error for a function ``name`` (when a string) it would not take."""
-    if isinstance(name, str) and len(name) > MAX_FUNCTION_NAME:
-        return Invalid(
-            f"Invalid '{param}': string too long. Expected a string with maximum length "
-            f"{MAX_FUNCTION_NAME}, but got a string with length {len(name)} instead.",
-            param,
-            "string_above_max_length",
-        )
-    if not isinstance(name, str) or _OPENAI_FUNCTION_NAME.fullmatch(name):
-        return None
+    problem = _too_long(name, param, MAX_FUNCTION_NAME)
+    if problem is not None or not isinstance(name, str) or _OPENAI_FUNCTION_NAME.fullmatch(name):
+        return problem
     return Invalid(
         f"Invalid '{param}': string does not match pattern. Expected a string that matches "
         f"the pattern '^{_OPENAI_FUNCTION_NAME.pattern}$'.",
@@ -1448,6 +1490,13 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
     problem = problem or _choices(body, RESPONSES_CHOICES) or _metadata(body)
+    problem = problem or _too_long(
+        body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
+    )
+    text = body.get("text")
+    given = text.get("format") if isinstance(text, Mapping) else None
+    if isinstance(given, Mapping) and given.get("type") == "json_schema":
+        problem = problem or _format_name(given, "text.format")
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
