@@ -22,8 +22,13 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
 from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
-from replaygate.sim import FaultPlan, Simulator, embeddings
-from replaygate.sim.validation import Invalid, gemini_thinking_refused, validate_gemini
+from replaygate.sim import FaultPlan, Simulator, catalogue, embeddings
+from replaygate.sim.validation import (
+    Invalid,
+    gemini_cache_refused,
+    gemini_thinking_refused,
+    validate_gemini,
+)
 from run_cli import replaygate
 from sdks import genai
 
@@ -432,3 +437,39 @@ def test_embed_content_is_served_recorded_and_replayed(sim: Simulator, tmp_path:
     assert recorded[0] == recorded[2][:8] != recorded[1]  # cut from the same text's vector
     with block_network(), httpx2_client(store) as http:
         assert ask(_gemini(http, REAL_API)) == recorded
+
+
+def test_a_cached_content_is_refused_as_the_api_or_the_simulator_refuses_it() -> None:
+    """A request naming a cache was answered as if it had none: recorded green on the
+    simulator, it failed live beside a system instruction, and the simulator holds no
+    cache to read."""
+    named = camel_case_request({"contents": HI, "cached_content": "cachedContents/abc"})
+    own = gemini_cache_refused(named)
+    assert own is not None and own.own
+    assert "holds no cached content ('cachedContents/abc')" in own.message
+    beside = gemini_cache_refused({**named, "systemInstruction": {"parts": [{"text": "x"}]}})
+    assert beside is not None and not beside.own
+    assert beside.message.startswith("CachedContent can not be used with GenerateContent")
+    assert gemini_cache_refused({"contents": HI}) is None
+
+
+@pytest.mark.parametrize(
+    ("model", "method", "refused"),
+    [
+        ("gemini-embedding-001", "generateContent", True),
+        ("gemini-embedding-001", "streamGenerateContent", True),
+        ("gemini-embedding-001", "embedContent", False),
+        ("text-embedding-004", "batchEmbedContents", False),
+        ("gemini-2.5-flash", "embedContent", True),
+        ("gemini-2.5-flash", "generateContent", False),
+    ],
+)
+def test_a_model_is_asked_only_the_methods_it_offers(
+    model: str, method: str, refused: bool
+) -> None:
+    problem = catalogue.gemini_method_refused(model, "v1beta", method)
+    assert (problem is not None) == refused
+    if problem is not None:
+        assert problem.status == 404
+        assert f"models/{model} is not found for API version v1beta" in problem.message
+        assert f"or is not supported for {method}." in problem.message

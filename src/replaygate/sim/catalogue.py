@@ -198,6 +198,21 @@ def gemini_model(model_id: str, version: str) -> Answer:
     return 200, _gemini_model(found)
 
 
+def gemini_method_refused(model: str, version: str, method: str) -> Invalid | None:
+    """The API's 404 for ``method`` (``generateContent``, ``batchEmbedContents``...) asked of
+    a model that does not offer it: an embedding model generates nothing, and only an
+    embedding model (``gemini-embedding-001``, ``text-embedding-004``) embeds."""
+    embeds = "embedding" in model
+    if embeds == (method in ("embedContent", "batchEmbedContents")):
+        return None
+    return Invalid(
+        f"models/{model} is not found for API version {version}, or is not supported for "
+        f"{method}. Call ListModels to see the list of available models and their supported "
+        "methods.",
+        status=404,
+    )
+
+
 def _found(entries: Sequence[Entry], model_id: str) -> Entry | None:
     """The entry of ``entries`` whose id (its first field) is ``model_id``, or None."""
     return next((entry for entry in entries if entry[0] == model_id), None)

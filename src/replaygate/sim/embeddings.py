@@ -21,6 +21,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
+from replaygate.sim.catalogue import gemini_method_refused
 from replaygate.sim.replies import openai_error
 from replaygate.sim.tokens import tokens
 from replaygate.sim.validation import Invalid
@@ -163,13 +164,9 @@ def gemini_answer(model: str, method: str, version: str, body: Any) -> tuple[int
     ``batchEmbedContents`` (``{"embeddings": [...]}``, google-genai's ``embed_content``) of
     ``model``, or the API's refusal: a model that embeds nothing (a generation model), a
     request without content, more than :data:`GEMINI_BATCH` in a batch."""
-    if "embedding" not in model:
-        return Invalid(
-            f"models/{model} is not found for API version {version}, or is not supported "
-            f"for {method}. Call ListModels to see the list of available models and their "
-            "supported methods.",
-            status=404,
-        )
+    unserved = gemini_method_refused(model, version, method)
+    if unserved is not None:
+        return unserved
     batch = method == "batchEmbedContents"
     given = body if isinstance(body, Mapping) else {}
     requests = given.get("requests") if batch else [given]

@@ -73,6 +73,7 @@ from replaygate.sim.validation import (
     budget_over_max,
     compaction_unmade,
     custom_forced,
+    gemini_cache_refused,
     gemini_thinking_refused,
     google_authenticated,
     mcp_beta_missing,
@@ -1272,9 +1273,7 @@ def _openai_refusal(problem: Invalid) -> tuple[int, Any]:
     return problem.status, openai_error(problem.message, param=problem.param, code=problem.code)
 
 
-_GEMINI_ROUTE = re.compile(
-    r"/(?:v1|v1beta)/models/([^/:]+):(generateContent|streamGenerateContent)"
-)
+_GEMINI_ROUTE = re.compile(r"/(v1|v1beta)/models/([^/:]+):(generateContent|streamGenerateContent)")
 
 
 class GeminiGenerateContent(Endpoint):
@@ -1288,8 +1287,10 @@ class GeminiGenerateContent(Endpoint):
     def request(self, route: str, body: Any) -> SimRequest:
         match = _GEMINI_ROUTE.fullmatch(route)
         assert match is not None  # only asked of a route it serves
-        stream = match.group(2) == "streamGenerateContent"
-        return SimRequest(camel_case_request(body), match.group(1), stream)
+        version, model, method = match.groups()
+        problem = catalogue.gemini_method_refused(model, version, method)
+        stream = method == "streamGenerateContent"
+        return SimRequest(camel_case_request(body), model, stream, problem)
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return google_authenticated(headers, query)
@@ -1350,7 +1351,12 @@ class GeminiGenerateContent(Endpoint):
         return 0 if thinking.get("thinkingBudget") == 0 else ANTHROPIC_SENTENCES
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        return validate_gemini(request.body) or gemini_thinking_refused(request.model, request.body)
+        return (
+            request.problem
+            or validate_gemini(request.body)
+            or gemini_thinking_refused(request.model, request.body)
+            or gemini_cache_refused(request.body)
+        )
 
     def read(self, request: SimRequest) -> Conversation:
         return from_gemini_request(request.body)

@@ -22,6 +22,7 @@ from replaygate.sim.thinking import (
     ENCRYPTED_REASONING,
     MIN_BUDGET,
     SUMMARIES,
+    reasoning_model,
     signed,
     unsealed,
 )
@@ -601,6 +602,7 @@ def validate_openai(body: Any) -> Invalid | None:
         body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
     )
     problem = problem or _chat_output_asks(body)
+    problem = problem or _chat_reasoning_model(body)
     given = body.get("response_format")
     if isinstance(given, Mapping) and given.get("type") == "json_schema":
         problem = problem or _format_name(given.get("json_schema"), "response_format.json_schema")
@@ -746,6 +748,29 @@ def _format_name(given: Any, where: str) -> Invalid | None:
     if given.get("name") is None:
         return _missing(f"{where}.name")
     return _function_name(given["name"], f"{where}.name")
+
+
+_NO_STOP_MODEL = re.compile(r"o3|o4-mini")
+"""The reasoning models the SDK says take no ``stop`` (``o3``, ``o4-mini``, their
+snapshots)."""
+
+
+def _chat_reasoning_model(body: Mapping[str, Any]) -> Invalid | None:
+    """Chat Completions' error for a reasoning model given ``max_tokens`` (which the SDK
+    says is not compatible with them: ``max_completion_tokens`` is) or, for ``o3`` and
+    ``o4-mini``, ``stop``."""
+    model = str(body.get("model"))
+    if body.get("max_tokens") is not None and reasoning_model(model):
+        return _unsupported("max_tokens", " Use 'max_completion_tokens' instead.")
+    if body.get("stop") is not None and _NO_STOP_MODEL.match(model.rsplit("/", 1)[-1]):
+        return _unsupported("stop", "")
+    return None
+
+
+def _unsupported(param: str, instead: str) -> Invalid:
+    """OpenAI's error for ``param``, which the request's model does not take."""
+    message = f"Unsupported parameter: '{param}' is not supported with this model.{instead}"
+    return Invalid(message, param, "unsupported_parameter")
 
 
 def _chat_output_asks(body: Mapping[str, Any]) -> Invalid | None:

@@ -227,6 +227,7 @@ _CAMEL_CASE = {
     "executable_code": "executableCode",
     "code_execution_result": "codeExecutionResult",
     "generate_content_request": "generateContentRequest",
+    "cached_content": "cachedContent",
     "thinking_config": "thinkingConfig",
     "thinking_budget": "thinkingBudget",
     "include_thoughts": "includeThoughts",
