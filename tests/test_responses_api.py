@@ -1074,3 +1074,22 @@ def test_a_format_name_stop_or_identifier_the_api_refuses_is_refused(sim: Simula
         top_logprobs=2,
     )
     assert taken.choices[0].message.content is not None
+
+
+def test_a_reasoning_model_given_max_tokens_or_stop_is_refused(sim: Simulator) -> None:
+    """Chat Completions with ``max_tokens`` for a reasoning model, which the SDK says is
+    not compatible with them, and ``stop`` for ``o3`` or ``o4-mini``, which it says they do
+    not support, were answered: a recording was green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said = [{"role": "user", "content": QUESTION}]
+    for model, sent in (
+        ("o4-mini", {"max_tokens": 64}),
+        ("openai/gpt-5", {"max_tokens": 64}),
+        ("o3-2025-04-16", {"stop": ["x"]}),
+    ):
+        with pytest.raises(openai.BadRequestError, match="Unsupported parameter") as raised:
+            c.chat.completions.create(model=model, messages=said, **sent)
+        assert raised.value.param == next(iter(sent))
+    taken = c.chat.completions.create(model="o4-mini", messages=said, max_completion_tokens=64)
+    plain = c.chat.completions.create(model="gpt-4.1", messages=said, max_tokens=64, stop=["x"])
+    assert taken.choices[0].message.content and plain.choices[0].message.content
