@@ -26,6 +26,7 @@ from replaygate.sim import FaultPlan, Simulator, catalogue, embeddings
 from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
+    gemini_output_refused,
     gemini_thinking_refused,
     validate_gemini,
 )
@@ -473,3 +474,31 @@ def test_a_model_is_asked_only_the_methods_it_offers(
         assert problem.status == 404
         assert f"models/{model} is not found for API version v1beta" in problem.message
         assert f"or is not supported for {method}." in problem.message
+
+
+SEARCH = [{"googleSearch": {}}]
+JSON = "application/json"
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "tools", "words"),
+    [
+        ("gemini-2.5-flash", {"response_schema": {"type": "STRING"}}, None, "'text/plain'"),
+        ("gemini-3-pro", {"responseSchema": {}, "responseMimeType": "text/plain"}, None, "Resp"),
+        ("gemini-2.5-flash", {"responseMimeType": JSON}, TOOLS, "Function calling with"),
+        ("gemini-2.0-flash", {"response_mime_type": JSON}, SEARCH, "Tool use with"),
+        ("gemini-3-pro-preview", {"responseMimeType": JSON}, TOOLS, None),
+        ("gemini-2.5-flash", {"responseMimeType": "text/x.enum", "responseSchema": {}}, None, None),
+        ("gemini-2.5-flash", {"responseJsonSchema": {}, "responseMimeType": JSON}, None, None),
+    ],
+)
+def test_the_simulator_refuses_an_answer_format_the_api_refuses(
+    model: str, config: dict[str, Any], tools: Any, words: str | None
+) -> None:
+    """A schema for a text answer, or JSON beside tools on a model before Gemini 3 (an
+    automatic function calling chat given a response_schema), was answered: recorded
+    green, refused live at the first call."""
+    body = camel_case_request({"contents": HI, "generationConfig": config, "tools": tools})
+    refused = gemini_output_refused(model, body)
+    assert (refused is None) == (words is None)
+    assert refused is None or (words is not None and words in refused.message)

@@ -74,6 +74,7 @@ from replaygate.sim.validation import (
     compaction_unmade,
     custom_forced,
     gemini_cache_refused,
+    gemini_output_refused,
     gemini_thinking_refused,
     google_authenticated,
     mcp_beta_missing,
@@ -1356,6 +1357,7 @@ class GeminiGenerateContent(Endpoint):
             or validate_gemini(request.body)
             or gemini_thinking_refused(request.model, request.body)
             or gemini_cache_refused(request.body)
+            or gemini_output_refused(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:

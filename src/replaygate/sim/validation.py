@@ -1861,6 +1861,31 @@ def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | No
     return None
 
 
+_BEFORE_GEMINI_3 = re.compile(r"gemini-[12]\.")
+"""The models (Gemini 1.x and 2.x) that answer JSON (``responseMimeType:
+application/json``) without tools: Gemini 3 takes both."""
+
+
+def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The API's error for an answer format the request cannot have: a ``responseSchema``
+    for a text answer (no ``responseMimeType``, or ``text/plain``), or, before Gemini 3, a
+    JSON answer beside function declarations or another tool (Google Search, URL context)."""
+    config = body.get("generationConfig")
+    if not isinstance(config, Mapping):
+        return None
+    mime = config.get("responseMimeType") or "text/plain"
+    if config.get("responseSchema") is not None and mime == "text/plain":
+        return Invalid("Response_schema with a response mime type 'text/plain' is unsupported")
+    tools = body.get("tools")
+    if mime != "application/json" or not isinstance(tools, list) or not tools:
+        return None
+    if not _BEFORE_GEMINI_3.search(model):
+        return None
+    declares = any(isinstance(t, Mapping) and t.get("functionDeclarations") for t in tools)
+    used = "Function calling" if declares else "Tool use"
+    return Invalid(f"{used} with a response mime type: 'application/json' is unsupported")
+
+
 def gemini_cache_refused(body: Mapping[str, Any]) -> Invalid | None:
     """Why a request reading a ``cachedContent`` is refused: beside a system instruction,
     tools or a tool config, as the API refuses it; else as the simulator's own refusal, as
