@@ -1093,3 +1093,33 @@ def test_a_reasoning_model_given_max_tokens_or_stop_is_refused(sim: Simulator) -
     taken = c.chat.completions.create(model="o4-mini", messages=said, max_completion_tokens=64)
     plain = c.chat.completions.create(model="gpt-4.1", messages=said, max_tokens=64, stop=["x"])
     assert taken.choices[0].message.content and plain.choices[0].message.content
+
+
+def test_stream_options_or_a_completion_window_the_api_refuses_is_refused(sim: Simulator) -> None:
+    """A Responses request giving ``stream_options`` without ``stream: true`` (which the
+    SDK says to set only then, and Chat Completions was refused), or a ``2h`` completion
+    window without ``background: true``, with a stream or another tier, was answered."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    window = {"background_options": {"completion_window": "2h"}}
+    refused = {
+        "stream_options": {"stream_options": {"include_obfuscation": False}},
+        "background_options.completion_window": window,
+        "background_options.completion_window.": {
+            **window,
+            "background": True,
+            "service_tier": "flex",
+        },
+        "background_options.completion_window..": {
+            "background_options": {"completion_window": "1d"}
+        },
+    }
+    for param, sent in refused.items():
+        with pytest.raises(openai.BadRequestError) as raised:
+            c.responses.create(model=MODEL, input=QUESTION, extra_body=sent)
+        assert raised.value.param == param.rstrip("."), raised.value.message
+    queued = c.responses.create(model=MODEL, input=QUESTION, background=True, extra_body=window)
+    with c.responses.create(
+        model=MODEL, input=QUESTION, stream=True, stream_options={"include_obfuscation": False}
+    ) as events:
+        kinds = [event.type for event in events]
+    assert (queued.status, kinds[-1]) == ("queued", "response.completed")

@@ -586,12 +586,7 @@ def validate_openai(body: Any) -> Invalid | None:
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
         return Invalid("Invalid type for 'stream': expected a boolean.", "stream", "invalid_type")
-    if body.get("stream_options") is not None and not stream:
-        return Invalid(
-            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
-            "stream_options",
-        )
-    problem = _wrong_type(body, "stream_options", Mapping, "an object", "")
+    problem = _stream_options(body)
     problem = problem or _token_limit(body, "max_tokens", 1)
     problem = problem or _token_limit(body, "max_completion_tokens", 1)
     problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
@@ -672,6 +667,7 @@ RESPONSES_CHOICES: Mapping[str, tuple[str, ...]] = {
     "prompt_cache_retention": _RETENTIONS,
     "prompt_cache_options.mode": _CACHE_MODES,
     "prompt_cache_options.ttl": ("30m", "12h"),
+    "background_options.completion_window": ("soonest", "2h", "8h"),
 }
 """The Responses API's settings of a few words, as :data:`CHAT_CHOICES`."""
 MAX_METADATA_PAIRS = 16
@@ -1510,7 +1506,7 @@ def validate_responses(body: Any) -> Invalid | None:
     for name in ("stream", "background", "store"):
         if body.get(name) is not None and not isinstance(body[name], bool):
             return Invalid(f"Invalid type for '{name}': expected a boolean.", name, "invalid_type")
-    problem = _background_stored(body)
+    problem = _background_stored(body) or _stream_options(body) or _completion_window(body)
     problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
@@ -1525,6 +1521,46 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _responses_reasoning(body)
     problem = problem or _responses_tools(body.get("tools"))
     return problem or _responses_tool_choice(body.get("tool_choice"), body.get("tools"))
+
+
+def _stream_options(body: Mapping[str, Any]) -> Invalid | None:
+    """OpenAI's error for ``stream_options`` given (not null) without ``stream: true``,
+    which the SDK says to set only then, or not an object."""
+    if body.get("stream_options") is not None and body.get("stream") is not True:
+        return Invalid(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+            "stream_options",
+        )
+    return _wrong_type(body, "stream_options", Mapping, "an object", "")
+
+
+def _completion_window(body: Mapping[str, Any]) -> Invalid | None:
+    """The Responses API's error for a ``background_options.completion_window`` of ``2h``
+    or ``8h`` (discounted background execution) without ``background: true``, or with
+    ``stream: true`` or a ``service_tier`` other than the standard one, as the SDK says it
+    requires them."""
+    options = body.get("background_options")
+    window = options.get("completion_window") if isinstance(options, Mapping) else None
+    if window not in ("2h", "8h"):
+        return None
+    tier = body.get("service_tier")
+    if (
+        body.get("background") is not True
+        or body.get("stream") is True
+        or tier
+        not in (
+            None,
+            "auto",
+            "default",
+        )
+    ):
+        return Invalid(
+            f"The '{window}' completion window requires 'background' to be true, Standard "
+            "processing (service_tier 'auto' or 'default') and 'stream' false or omitted.",
+            "background_options.completion_window",
+            "invalid_value",
+        )
+    return None
 
 
 def _background_stored(body: Mapping[str, Any]) -> Invalid | None:
