@@ -502,3 +502,20 @@ def test_the_simulator_refuses_an_answer_format_the_api_refuses(
     refused = gemini_output_refused(model, body)
     assert (refused is None) == (words is None)
     assert refused is None or (words is not None and words in refused.message)
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "words"),
+    [
+        ("gemini-3-pro-preview", {"thinking_level": "LOW", "thinking_budget": 512}, "only one of"),
+        ("gemini-2.5-pro", {"thinkingLevel": "HIGH"}, "Thinking level is not supported"),
+        ("gemini-3-pro-preview", {"thinkingLevel": "low", "includeThoughts": True}, None),
+    ],
+)
+def test_the_simulator_refuses_a_thinking_level_the_api_refuses(
+    model: str, thinking: dict[str, Any], words: str | None
+) -> None:
+    body = camel_case_request({"contents": HI, "generationConfig": {"thinkingConfig": thinking}})
+    refused = gemini_thinking_refused(model, body)
+    assert (refused is None) == (words is None)
+    assert refused is None or (words is not None and words in refused.message)

@@ -1874,13 +1874,26 @@ _THINKING_ONLY = re.compile(r"gemini-2\.5-pro")
 """The models that only work thinking: a budget of 0 is refused."""
 
 
+_BEFORE_GEMINI_3 = re.compile(r"gemini-[12]\.")
+"""The models before Gemini 3 (1.x, 2.x): they take no ``thinkingLevel``, and answer
+JSON (``responseMimeType: application/json``) only without tools."""
+
+
 def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
-    """The API's error for a ``thinkingConfig.thinkingBudget`` ``model`` does not take: no
-    whole number, 0 for a model that only works thinking (Gemini 2.5 Pro), under -1 (the
-    dynamic budget) or over the model's largest."""
+    """The API's error for a ``thinkingConfig`` ``model`` does not take: a
+    ``thinkingLevel`` beside a ``thinkingBudget``, or asked of a model before Gemini 3; a
+    budget that is no whole number, 0 for a model that only works thinking (Gemini 2.5
+    Pro), under -1 (the dynamic budget) or over the model's largest."""
     config = body.get("generationConfig")
     thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
-    budget = thinking.get("thinkingBudget") if isinstance(thinking, Mapping) else None
+    if not isinstance(thinking, Mapping):
+        return None
+    budget = thinking.get("thinkingBudget")
+    if thinking.get("thinkingLevel") is not None:
+        if budget is not None:
+            return Invalid("You can only set only one of thinking budget and thinking level.")
+        if _BEFORE_GEMINI_3.search(model):
+            return Invalid("Thinking level is not supported for this model.")
     if budget is None:
         return None
     if not isinstance(budget, int) or isinstance(budget, bool):
@@ -1895,11 +1908,6 @@ def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | No
     if budget < -1 or (largest is not None and budget > largest):
         return Invalid(f"The thinking budget ({budget}) is invalid.")
     return None
-
-
-_BEFORE_GEMINI_3 = re.compile(r"gemini-[12]\.")
-"""The models (Gemini 1.x and 2.x) that answer JSON (``responseMimeType:
-application/json``) without tools: Gemini 3 takes both."""
 
 
 def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
