@@ -89,7 +89,9 @@ def test_gemini_pages_with_a_token() -> None:
     assert status == 200 and len(first["models"]) == 2
     token = first["nextPageToken"]
     status, rest = ask(f"/v1beta/models?pageSize=2&pageToken={token}", GOOGLE)
-    assert [m["name"] for m in rest["models"]] == ["models/gemini-2.5-flash-lite"]
+    names = [m["name"] for m in rest["models"]]
+    assert names == ["models/gemini-2.5-flash-lite", "models/gemini-embedding-001"]
+    assert rest["models"][1]["supportedGenerationMethods"][0] == "embedContent"
     assert "nextPageToken" not in rest
 
 

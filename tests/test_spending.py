@@ -565,3 +565,14 @@ def test_a_call_bounded_past_the_whole_cap_says_how_it_was_bounded() -> None:
     assert "the next call to 'm' could cost up to 0.0732 (more than the whole cap: " in message
     assert "its input is bounded by its 9,123 characters, 2 a token, base64 data" in message
     assert "and its output by 64 tokens) and was not sent." in message
+
+
+def test_a_gemini_embedding_is_priced_by_the_shipped_table() -> None:
+    """google-genai's embed_content recorded live under pytest's default cap stopped with
+    'no price for model 'gemini-embedding-001''."""
+    cap = SpendingCap(5.0, shipped_prices())
+    path = "/v1beta/models/gemini-embedding-001:batchEmbedContents"
+    one = {"model": "models/gemini-embedding-001", "content": {"parts": [{"text": "hello"}]}}
+    request = {"method": "POST", "path": path, "body": {"requests": [one]}}
+    cap.reserve(request)
+    assert 0 < cap.charge(request, {"status": 200, "body": {"embeddings": []}}) < 1e-4

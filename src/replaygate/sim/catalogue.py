@@ -49,6 +49,7 @@ GEMINI_MODELS: tuple[tuple[str, str], ...] = (
     ("gemini-2.5-pro", "Gemini 2.5 Pro"),
     ("gemini-2.5-flash", "Gemini 2.5 Flash"),
     ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
+    ("gemini-embedding-001", "Gemini Embedding 001"),
 )
 """Gemini's models: id and display name."""
 
@@ -155,10 +156,19 @@ def openai_model(model_id: str) -> Answer:
 
 
 def _gemini_model(entry: tuple[str, str]) -> dict[str, Any]:
+    """The API's description of a model: a text model's, or an embedding model's (it
+    embeds and counts, with no sampling settings)."""
+    named = {"name": f"models/{entry[0]}", "version": "001", "displayName": entry[1]}
+    if "embedding" in entry[0]:
+        methods = ["embedContent", "countTextTokens", "countTokens", "asyncBatchEmbedContent"]
+        return {
+            **named,
+            "inputTokenLimit": 2048,
+            "outputTokenLimit": 1,
+            "supportedGenerationMethods": methods,
+        }
     return {
-        "name": f"models/{entry[0]}",
-        "version": "001",
-        "displayName": entry[1],
+        **named,
         "inputTokenLimit": 1048576,
         "outputTokenLimit": 65536,
         "supportedGenerationMethods": ["generateContent", "countTokens"],
