@@ -1123,3 +1123,24 @@ def test_stream_options_or_a_completion_window_the_api_refuses_is_refused(sim: S
     ) as events:
         kinds = [event.type for event in events]
     assert (queued.status, kinds[-1]) == ("queued", "response.completed")
+
+
+def test_a_reasoning_item_of_a_response_not_stored_given_back_by_id_is_refused(
+    sim: Simulator,
+) -> None:
+    """A reasoning item of a ``store=False`` response given back without its
+    ``encrypted_content`` was taken, where the API keeps no such item and answers 404
+    ``Items are not persisted when `store` is set to false``: a recording was green and
+    failed live. With its encrypted content, or from a stored response, it is taken."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    asked = [{"role": "user", "content": QUESTION}, {"role": "user", "content": "And?"}]
+    kept = {"include": ["reasoning.encrypted_content"]}
+    for store, extra, refused in ((False, {}, True), (False, kept, False), (True, {}, False)):
+        made = c.responses.create(model="o4-mini", input=QUESTION, store=store, **extra)
+        given = [item.model_dump(exclude_none=True) for item in made.output]
+        again = [asked[0], *given, asked[1]]
+        if refused:
+            with pytest.raises(openai.NotFoundError, match="Items are not persisted"):
+                c.responses.create(model="o4-mini", input=again, store=False)
+        else:
+            assert c.responses.create(model="o4-mini", input=again, store=False).output_text

@@ -745,7 +745,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
                 "previous_response_not_found",
             )
         offered = {c.id for m in self._history(request)[-1:] for c in m.tool_calls}
-        problem = unanswered_outputs(request.body.get("input"), offered)
+        problem = self._unstored_reasoning(request.body.get("input"))
+        problem = problem or unanswered_outputs(request.body.get("input"), offered)
         return problem or responses_json_word(request.body) or responses_strict_schema(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
@@ -821,6 +822,26 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
             output = wire.get("output")
             self.kept.add(named, [*(said or []), *(output if isinstance(output, list) else [])])
         return named
+
+    def _unstored_reasoning(self, items: Any) -> Invalid | None:
+        """The API's 404 for a reasoning item given back by its id alone (without its
+        ``encrypted_content``) from a response made with ``store: false``: the API keeps
+        no such item to read it from."""
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, Mapping) or item.get("type") != "reasoning":
+                continue
+            item_id = item.get("id")
+            if item.get("encrypted_content") is not None or not isinstance(item_id, str):
+                continue
+            if "resp_" + item_id.removeprefix("rs_") in self.unstored:
+                return Invalid(
+                    f"Item with id '{item_id}' not found. Items are not persisted when "
+                    "`store` is set to false. Try again with `store` set to true, or remove "
+                    "this item from your input.",
+                    "input",
+                    status=404,
+                )
+        return None
 
     def why_not_held(self, response_id: Any) -> str:
         """Why the simulator holds no response ``response_id`` (to retrieve or continue),
