@@ -22,11 +22,13 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
 from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
+from replaygate.models.types import ModelResponse, ToolCall
 from replaygate.sim import FaultPlan, Simulator, catalogue, embeddings
 from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
     gemini_output_refused,
+    gemini_signature_missing,
     gemini_thinking_refused,
     validate_gemini,
 )
@@ -519,3 +521,67 @@ def test_the_simulator_refuses_a_thinking_level_the_api_refuses(
     refused = gemini_thinking_refused(model, body)
     assert (refused is None) == (words is None)
     assert refused is None or (words is not None and words in refused.message)
+
+
+def _call(name: str, **more: Any) -> dict[str, Any]:
+    return {"functionCall": {"name": name, "args": {}}, **more}
+
+
+def _answer_to(name: str) -> dict[str, Any]:
+    return {"functionResponse": {"name": name, "response": {"output": 1}}}
+
+
+ANSWER = _answer_to("f")
+
+
+@pytest.mark.parametrize(
+    ("model", "contents", "position"),
+    [
+        ("gemini-3-pro-preview", [HI[0], _turn("model", _call("f")), _turn("user", ANSWER)], 2),
+        (  # a second step of the turn, its first call unsigned; the second call needs none
+            "gemini-3-flash",
+            [
+                HI[0],
+                _turn("model", _call("f", thoughtSignature="c2ln")),
+                _turn("user", _answer_to("f")),
+                _turn("model", _call("g"), _call("h", thoughtSignature="c2ln")),
+                _turn("user", _answer_to("g"), _answer_to("h")),
+            ],
+            4,
+        ),
+        ("gemini-2.5-flash", [HI[0], _turn("model", _call("f")), _turn("user", ANSWER)], None),
+        (  # an earlier turn's calls are not checked
+            "gemini-3-pro-preview",
+            [HI[0], _turn("model", _call("f")), _turn("user", ANSWER), HI[0]],
+            None,
+        ),
+    ],
+)
+def test_an_unsigned_function_call_of_the_current_turn_is_refused_as_gemini_3_refuses_it(
+    model: str, contents: list[dict[str, Any]], position: int | None
+) -> None:
+    """A history built by hand, without the signature Gemini 3 gave its call, was answered:
+    recorded green, refused live at its first call."""
+    refused = gemini_signature_missing(model, camel_case_request({"contents": contents}))
+    assert (refused is None) == (position is None)
+    assert refused is None or f", position {position}. Please" in refused.message
+
+
+@pytest.mark.slow
+def test_gemini_3_signs_its_calls_and_an_sdk_chat_sends_them_back(tmp_path: Path) -> None:
+    weather = ToolCall(id="c1", name="get_weather", arguments={"city": "Paris"})
+    script = [ModelResponse(tool_calls=(weather,), stop_reason="tool_use"), ModelResponse("21")]
+
+    def get_weather(city: str) -> str:
+        """The weather."""
+        return "sunny"
+
+    config = genai.types.GenerateContentConfig(tools=[get_weather])
+    with (
+        Simulator(behavior=ScriptedModel(script)) as server,
+        httpx2_client(tmp_path / "g3.jsonl", "record-missing", approve_live=True) as http,
+    ):
+        chat = _gemini(http, server.url).chats.create(model="gemini-3-pro-preview", config=config)
+        assert chat.send_message("Weather?").text == "21"
+        called = chat.get_history()[1].parts[0]
+    assert called.function_call.name == "get_weather" and called.thought_signature

@@ -60,10 +60,12 @@ from replaygate.sim.thinking import (
     reasoning_model,
     reasoning_sentences,
     redacting,
+    signature,
     thinking_block,
 )
 from replaygate.sim.tokens import input_tokens, tokens
 from replaygate.sim.validation import (
+    GEMINI_SIGNING,
     Invalid,
     anthropic_authenticated,
     anthropic_version_problem,
@@ -75,6 +77,7 @@ from replaygate.sim.validation import (
     custom_forced,
     gemini_cache_refused,
     gemini_output_refused,
+    gemini_signature_missing,
     gemini_thinking_refused,
     google_authenticated,
     mcp_beta_missing,
@@ -1379,6 +1382,7 @@ class GeminiGenerateContent(Endpoint):
             or gemini_thinking_refused(request.model, request.body)
             or gemini_cache_refused(request.body)
             or gemini_output_refused(request.model, request.body)
+            or gemini_signature_missing(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:
@@ -1394,6 +1398,9 @@ class GeminiGenerateContent(Endpoint):
     ) -> dict[str, Any]:
         response_id = f"simGemini{tag}"
         wire = to_gemini_response(response, model=request.model, response_id=response_id)
+        calls = [p for p in wire["candidates"][0]["content"]["parts"] if "functionCall" in p]
+        if calls and GEMINI_SIGNING.search(request.model):  # the step's first call is signed
+            calls[0]["thoughtSignature"] = signature(response_id)
         if thought:  # the first candidate's thought part, counted as Google reports it
             content = wire["candidates"][0]["content"]
             content["parts"] = [{"text": thought, "thought": True}, *content["parts"]]

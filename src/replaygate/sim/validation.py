@@ -1879,6 +1879,42 @@ _BEFORE_GEMINI_3 = re.compile(r"gemini-[12]\.")
 JSON (``responseMimeType: application/json``) only without tools."""
 
 
+GEMINI_SIGNING = re.compile(r"gemini-3")
+"""The models (Gemini 3) whose function calls carry a ``thoughtSignature`` the API wants
+back: the first call of each step of the current turn."""
+_UNSIGNED = (
+    "Function call is missing a thought_signature in functionCall parts. This is required "
+    "for tools to work correctly, and missing thought_signature may lead to degraded model "
+    "performance. Additional data, function call `default_api:{name}` , position {position}. "
+    "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+)
+
+
+def gemini_signature_missing(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The API's error for a step of the current turn (the contents after the last user
+    turn that is not function responses) whose first function call has no
+    ``thoughtSignature``, on a model that signs its calls (:data:`GEMINI_SIGNING`)."""
+    contents = body.get("contents")
+    if not GEMINI_SIGNING.search(model) or not isinstance(contents, list):
+        return None
+    turns = [c if isinstance(c, Mapping) else {} for c in contents]
+    parts = [[p for p in c.get("parts") or [] if isinstance(p, Mapping)] for c in turns]
+    asked = [
+        i
+        for i, c in enumerate(turns)
+        if c.get("role", "user") == "user" and any("functionResponse" not in p for p in parts[i])
+    ]
+    for i in range(asked[-1] + 1 if asked else 0, len(turns)):
+        if turns[i].get("role") != "model" or (i > 0 and turns[i - 1].get("role") == "model"):
+            continue  # consecutive contents of one role are one step
+        calls = [p for p in parts[i] if "functionCall" in p]
+        if calls and not calls[0].get("thoughtSignature"):
+            call = calls[0]["functionCall"]
+            name = call.get("name") if isinstance(call, Mapping) else None
+            return Invalid(_UNSIGNED.format(name=name, position=i + 1))
+    return None
+
+
 def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """The API's error for a ``thinkingConfig`` ``model`` does not take: a
     ``thinkingLevel`` beside a ``thinkingBudget``, or asked of a model before Gemini 3; a

@@ -228,6 +228,7 @@ _CAMEL_CASE = {
     "code_execution_result": "codeExecutionResult",
     "generate_content_request": "generateContentRequest",
     "cached_content": "cachedContent",
+    "thought_signature": "thoughtSignature",
     "thinking_config": "thinkingConfig",
     "thinking_budget": "thinkingBudget",
     "include_thoughts": "includeThoughts",
