@@ -70,6 +70,12 @@ CASES = [
         {**REASONING, "max_output_tokens": 16},
         id="responses-reasoning-cut",
     ),
+    pytest.param(  # its stream's text events gave each token's bytes, which they have not
+        "/v1/responses",
+        ASK_RESPONSES,
+        {"include": ["message.output_text.logprobs"], "top_logprobs": 2},
+        id="responses-logprobs",
+    ),
 ]
 
 

@@ -82,3 +82,17 @@ def _entry(token: str, top: int) -> dict[str, Any]:
 
 def _scoring(token: str, logprob: float) -> dict[str, Any]:
     return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+
+
+def streamed(entries: Any) -> list[dict[str, Any]]:
+    """The Responses API's ``entries`` (a text part's ``logprobs``) as its stream's text
+    events give them: without ``bytes``, at each level, which the SDK's delta and done
+    events have no field for (only the part in the response has them)."""
+    shown: list[dict[str, Any]] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, Mapping):
+            kept = {key: value for key, value in entry.items() if key != "bytes"}
+            if "top_logprobs" in kept:
+                kept["top_logprobs"] = streamed(kept["top_logprobs"])
+            shown.append(kept)
+    return shown

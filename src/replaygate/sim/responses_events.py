@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from replaygate.http.sse import SSEEvent
+from replaygate.sim.logprobs import streamed
 from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
 
 
@@ -48,7 +49,7 @@ def _content(seq: _Sequence, where: dict[str, Any], part: Mapping[str, Any], siz
         return
     field = _STREAMED_PARTS[kind]
     text = str(part.get(field, ""))
-    tokens = part.get("logprobs") or []
+    tokens = streamed(part.get("logprobs"))
     scored: dict[str, Any] = {"logprobs": tokens} if kind == "output_text" else {}
     opened = {**part, field: "", **({"logprobs": []} if "logprobs" in part else {})}
     seq.add("response.content_part.added", **where, part=opened)
