@@ -410,6 +410,11 @@ ONE = {"content": {"parts": [{"text": "a"}]}}
         ("gemini-2.5-flash", {"requests": [ONE]}, "not supported for batchEmbedContents"),
         ("gemini-embedding-001", {"requests": [ONE] * 101}, "at most 100 requests"),
         ("gemini-embedding-001", {"requests": [{"content": {"parts": []}}]}, "requests[0].content"),
+        (  # the simulator's own: no vector longer than the model's
+            "gemini-embedding-001",
+            {"requests": [{**ONE, "outputDimensionality": 4096}]},
+            "1 to 3072 numbers for gemini-embedding-001, not 4096",
+        ),
     ],
 )
 def test_the_simulator_refuses_an_embedding_the_api_refuses(

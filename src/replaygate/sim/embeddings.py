@@ -21,6 +21,8 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from replaygate.sim.catalogue import gemini_method_refused
 from replaygate.sim.replies import openai_error
 from replaygate.sim.tokens import tokens
@@ -150,13 +152,24 @@ def _gemini_text(request: Any) -> str | None:
     return "".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
 
 
-def _gemini_embedding(model: str, request: Mapping[str, Any], text: str) -> dict[str, Any]:
+def _gemini_embedding(
+    model: str, request: Mapping[str, Any], text: str
+) -> dict[str, Any] | Invalid:
     """One ``ContentEmbedding``: the model's unit vector cut to ``outputDimensionality``
-    (so a shorter one is not unit length, as the API's are not)."""
+    (so a shorter one is not unit length, as the API's are not); one longer than the
+    model's, or no positive whole number, is the simulator's own refusal, which makes none
+    such."""
     size = gemini_size(model)
     asked = request.get("outputDimensionality") or request.get("output_dimensionality")
-    kept = asked if isinstance(asked, int) and 0 < asked < size else size
-    return {"values": vector(model, text, size)[:kept]}
+    if asked is None:
+        return {"values": vector(model, text, size)}
+    if isinstance(asked, bool) or not isinstance(asked, int) or not 0 < asked <= size:
+        return Invalid(
+            f"outputDimensionality: the simulator makes vectors of 1 to {size} numbers for "
+            f"{model}, not {orjson.dumps(asked).decode()}",
+            own=True,
+        )
+    return {"values": vector(model, text, size)[:asked]}
 
 
 def gemini_answer(model: str, method: str, version: str, body: Any) -> tuple[int, Any] | Invalid:
@@ -181,5 +194,8 @@ def gemini_answer(model: str, method: str, version: str, body: Any) -> tuple[int
         if text is None:
             at = f"{where}[{i}]" if batch else where
             return Invalid(f"* {at}.content: contents is not specified")
-        made.append(_gemini_embedding(model, request, text))
+        embedding = _gemini_embedding(model, request, text)
+        if isinstance(embedding, Invalid):
+            return embedding
+        made.append(embedding)
     return 200, {"embeddings": made} if batch else {"embedding": made[0]}
