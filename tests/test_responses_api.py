@@ -1144,3 +1144,29 @@ def test_a_reasoning_item_of_a_response_not_stored_given_back_by_id_is_refused(
                 c.responses.create(model="o4-mini", input=again, store=False)
         else:
             assert c.responses.create(model="o4-mini", input=again, store=False).output_text
+
+
+def test_a_forced_call_of_one_of_the_api_s_own_tools_is_the_simulator_s_refusal(
+    sim: Simulator,
+) -> None:
+    """A ``tool_choice`` forcing a web search, a file search or code interpreter (named,
+    or ``required`` with no tool of the code's own) was answered with a plain message,
+    where the API runs the tool and answers with its call and result: the recording was
+    green on an answer the API never gives. It is now the simulator's own refusal, which
+    a recording does not keep; left to the model, or beside a function, it is answered."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    search: Any = {"type": "web_search"}
+    for tools, choice in (
+        ([search], "required"),
+        ([search], search),
+        ([{"type": "file_search", "vector_store_ids": ["vs_1"]}], {"type": "file_search"}),
+        ([search], {"type": "allowed_tools", "mode": "required", "tools": [search]}),
+    ):
+        with pytest.raises(openai.BadRequestError, match="runs none of the API's own") as raised:
+            c.responses.create(model=MODEL, input=QUESTION, tools=tools, tool_choice=choice)
+        assert raised.value.response.json()["replaygate_simulator_refusal"] is True
+    assert c.responses.create(model=MODEL, input=QUESTION, tools=[search]).output
+    both = c.responses.create(
+        model=MODEL, input=QUESTION, tools=[search, *TOOLS], tool_choice="required"
+    )
+    assert both.output[-1].type == "function_call"

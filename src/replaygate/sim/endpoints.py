@@ -80,6 +80,7 @@ from replaygate.sim.validation import (
     gemini_signature_missing,
     gemini_thinking_refused,
     google_authenticated,
+    hosted_forced,
     mcp_beta_missing,
     openai_authenticated,
     unanswered_outputs,
@@ -722,6 +723,7 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_responses(request.body) or custom_forced(request.body, nested=False)
+        problem = problem or hosted_forced(request.body)
         if problem is not None:
             return problem
         named = _conversation_id(request.body)

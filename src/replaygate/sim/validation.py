@@ -944,6 +944,38 @@ def custom_forced(body: Mapping[str, Any], nested: bool) -> Invalid | None:
     )
 
 
+def hosted_forced(body: Mapping[str, Any]) -> Invalid | None:
+    """The simulator's own refusal (the API answers it) of a Responses ``tool_choice``
+    forcing a call of one of the API's own tools (``{"type": "web_search"}``,
+    ``file_search``, ``code_interpreter``...), or ``required`` (``allowed_tools`` in mode
+    ``required``) leaving none but such tools to call: the API runs the tool itself and
+    answers with its call item and result, which the simulator does not make, so a plain
+    message would be an answer the API never gives."""
+    choice, tools = body.get("tool_choice"), body.get("tools")
+    kind = choice.get("type") if isinstance(choice, Mapping) else None
+    if kind == "allowed_tools" and isinstance(choice, Mapping):
+        left, forced = choice.get("tools"), choice.get("mode") == "required"
+    elif isinstance(choice, Mapping):
+        left, forced = [choice], kind not in ("function", "custom")
+    else:
+        left, forced = tools, choice == "required"
+    kinds = (
+        {str(t.get("type")) for t in left if isinstance(t, Mapping)}
+        if isinstance(left, list)
+        else set()
+    )
+    if not forced or not kinds or kinds & {"function", "custom"}:
+        return None
+    return Invalid(
+        f"The simulator runs none of the API's own tools and makes no call of them, which "
+        f"tool_choice forces ({', '.join(sorted(kinds))}): the API runs such a tool itself "
+        "and answers with its call and result. Record this request from the live API, or "
+        "leave the tool choice to the model.",
+        "tool_choice",
+        own=True,
+    )
+
+
 REMOTE_MCP_TOOLS = frozenset({"mcp", "mcp_toolset"})
 """The tool types by which a request asks the API to call an MCP server's tools itself:
 the Responses API's remote MCP tool, and the toolset of Anthropic's MCP connector."""
