@@ -410,6 +410,11 @@ ONE = {"content": {"parts": [{"text": "a"}]}}
         ("gemini-2.5-flash", {"requests": [ONE]}, "not supported for batchEmbedContents"),
         ("gemini-embedding-001", {"requests": [ONE] * 101}, "at most 100 requests"),
         ("gemini-embedding-001", {"requests": [{"content": {"parts": []}}]}, "requests[0].content"),
+        (
+            "gemini-embedding-001",
+            {"requests": [ONE, {"content": {"parts": [{"text": ""}]}}]},
+            "requests[1].content.parts[0].data: required oneof field 'data'",
+        ),
         (  # the simulator's own: no vector longer than the model's
             "gemini-embedding-001",
             {"requests": [{**ONE, "outputDimensionality": 4096}]},
@@ -590,3 +595,25 @@ def test_gemini_3_signs_its_calls_and_an_sdk_chat_sends_them_back(tmp_path: Path
         assert chat.send_message("Weather?").text == "21"
         called = chat.get_history()[1].parts[0]
     assert called.function_call.name == "get_weather" and called.thought_signature
+
+
+@pytest.mark.parametrize(
+    ("part", "refused"),
+    [
+        ({"text": ""}, True),
+        ({"text": None}, True),
+        ({"text": "", "thoughtSignature": "c2ln"}, False),  # how a Gemini 3 stream ends
+        ({"text": "hi"}, False),
+    ],
+)
+def test_an_empty_text_part_is_refused_as_the_api_refuses_it(part: Any, refused: bool) -> None:
+    """An empty answer sent back in a history (an agent's blank turn) was answered:
+    recorded green, refused live."""
+    contents = [HI[0], _turn("model", part), HI[0]]
+    problem = validate_gemini({"contents": contents})
+    assert (problem is not None) == refused
+    if problem is not None:
+        assert problem.message == (
+            "* GenerateContentRequest.contents[1].parts[0].data: "
+            "required oneof field 'data' must have one initialized field"
+        )

@@ -26,7 +26,7 @@ import orjson
 from replaygate.sim.catalogue import gemini_method_refused
 from replaygate.sim.replies import openai_error
 from replaygate.sim.tokens import tokens
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import Invalid, gemini_part_data, no_part_data
 
 MAX_INPUTS = 2048
 """The most inputs one request may embed."""
@@ -143,13 +143,17 @@ def gemini_size(model: str) -> int:
     return 3072 if model.startswith("gemini-embedding") else 768
 
 
-def _gemini_text(request: Any) -> str | None:
-    """The text of one ``EmbedContentRequest``'s ``content`` parts, or None if it has none."""
+def _gemini_text(request: Any, where: str) -> str | Invalid:
+    """The text of one ``EmbedContentRequest``'s ``content`` parts, or the API's refusal of
+    a request with no parts or a part holding no data (an empty text)."""
     content = request.get("content") if isinstance(request, Mapping) else None
     parts = content.get("parts") if isinstance(content, Mapping) else None
     if not isinstance(parts, list) or not parts:
-        return None
-    return "".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
+        return Invalid(f"* {where}.content: contents is not specified")
+    for j, part in enumerate(parts):
+        if gemini_part_data(part) is None:
+            return no_part_data(f"{where}.content.parts[{j}]")
+    return "".join(str(p.get("text", "")) for p in parts)
 
 
 def _gemini_embedding(
@@ -190,10 +194,9 @@ def gemini_answer(model: str, method: str, version: str, body: Any) -> tuple[int
         return Invalid(f"* {where}: at most {GEMINI_BATCH} requests can be in one batch")
     made = []
     for i, request in enumerate(requests):
-        text = _gemini_text(request)
-        if text is None:
-            at = f"{where}[{i}]" if batch else where
-            return Invalid(f"* {at}.content: contents is not specified")
+        text = _gemini_text(request, f"{where}[{i}]" if batch else where)
+        if isinstance(text, Invalid):
+            return text
         embedding = _gemini_embedding(model, request, text)
         if isinstance(embedding, Invalid):
             return embedding

@@ -1755,12 +1755,27 @@ def _gemini_parts(parts: Any, where: str) -> Invalid | None:
     return next((p for p in problems if p is not None), None)
 
 
+def gemini_part_data(part: Any) -> str | None:
+    """The field holding a part's data (``text``, ``functionCall``...), or None for a part
+    with none: the API reads an empty text (``{"text": ""}``, an empty answer sent back in
+    a history) as none, but beside the ``thoughtSignature`` a Gemini 3 stream ends with."""
+    if not isinstance(part, Mapping):
+        return None
+    data = next((k for k in _GEMINI_DATA if part.get(k) is not None), None)
+    if data == "text" and part["text"] == "" and not part.get("thoughtSignature"):
+        return None
+    return data
+
+
+def no_part_data(where: str) -> Invalid:
+    """The API's error for a part at ``where`` holding no data (:func:`gemini_part_data`)."""
+    return Invalid(f"* {where}.data: required oneof field 'data' must have one initialized field")
+
+
 def _gemini_part(part: Any, where: str) -> Invalid | None:
-    data = next((k for k in _GEMINI_DATA if isinstance(part, Mapping) and k in part), None)
+    data = gemini_part_data(part)
     if data is None:
-        return Invalid(
-            f"* {where}.data: required oneof field 'data' must have one initialized field"
-        )
+        return no_part_data(where)
     name, required = _GEMINI_DATA[data]
     value = part[data]
     if not isinstance(value, Mapping):
