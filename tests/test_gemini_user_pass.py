@@ -28,6 +28,7 @@ from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
     gemini_output_refused,
+    gemini_penalty_refused,
     gemini_signature_missing,
     gemini_thinking_refused,
     validate_gemini,
@@ -617,3 +618,23 @@ def test_an_empty_text_part_is_refused_as_the_api_refuses_it(part: Any, refused:
             "* GenerateContentRequest.contents[1].parts[0].data: "
             "required oneof field 'data' must have one initialized field"
         )
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "refused"),
+    [
+        ("gemini-2.5-flash", {"frequency_penalty": 0.3}, True),
+        ("gemini-2.5-flash-lite", {"presencePenalty": -0.5}, True),
+        ("gemini-2.5-flash", {"presencePenalty": 0.0, "frequencyPenalty": 0}, False),
+        ("gemini-2.0-flash", {"frequencyPenalty": 0.3}, False),
+    ],
+)
+def test_a_penalty_is_refused_where_the_api_refuses_it(
+    model: str, config: dict[str, Any], refused: bool
+) -> None:
+    """An OpenAI-minded wrapper's frequency_penalty=0.3 was answered on gemini-2.5-flash,
+    which refuses every request giving one."""
+    body = camel_case_request({"contents": HI, "generationConfig": config})
+    problem = gemini_penalty_refused(model, body)
+    assert (problem is not None) == refused
+    assert problem is None or problem.message == f"Penalty is not enabled for models/{model}"

@@ -77,6 +77,7 @@ from replaygate.sim.validation import (
     custom_forced,
     gemini_cache_refused,
     gemini_output_refused,
+    gemini_penalty_refused,
     gemini_signature_missing,
     gemini_thinking_refused,
     google_authenticated,
@@ -1385,6 +1386,7 @@ class GeminiGenerateContent(Endpoint):
             or gemini_cache_refused(request.body)
             or gemini_output_refused(request.model, request.body)
             or gemini_signature_missing(request.model, request.body)
+            or gemini_penalty_refused(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:

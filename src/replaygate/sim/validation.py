@@ -2013,6 +2013,22 @@ def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None
     return Invalid(f"{used} with a response mime type: 'application/json' is unsupported")
 
 
+_NO_PENALTY = re.compile(r"gemini-2\.5-flash")
+"""The models that take no ``presencePenalty`` or ``frequencyPenalty`` (2.5 Flash and
+Flash-Lite)."""
+
+
+def gemini_penalty_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The API's error for a penalty other than 0 asked of a model that takes none
+    (:data:`_NO_PENALTY`), as an OpenAI-minded wrapper's ``frequency_penalty=0.3`` is."""
+    config = body.get("generationConfig")
+    if not isinstance(config, Mapping) or not _NO_PENALTY.search(model):
+        return None
+    if any(config.get(name) for name in ("presencePenalty", "frequencyPenalty")):
+        return Invalid(f"Penalty is not enabled for models/{model}")
+    return None
+
+
 def gemini_cache_refused(body: Mapping[str, Any]) -> Invalid | None:
     """Why a request reading a ``cachedContent`` is refused: beside a system instruction,
     tools or a tool config, as the API refuses it; else as the simulator's own refusal, as

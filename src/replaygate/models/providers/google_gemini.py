@@ -228,6 +228,8 @@ _CAMEL_CASE = {
     "code_execution_result": "codeExecutionResult",
     "generate_content_request": "generateContentRequest",
     "cached_content": "cachedContent",
+    "presence_penalty": "presencePenalty",
+    "frequency_penalty": "frequencyPenalty",
     "thought_signature": "thoughtSignature",
     "thinking_config": "thinkingConfig",
     "thinking_budget": "thinkingBudget",
