@@ -24,6 +24,7 @@ from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import ModelResponse, ToolCall
 from replaygate.sim import FaultPlan, Simulator, catalogue, embeddings
+from replaygate.sim.endpoints import GeminiGenerateContent
 from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
@@ -638,3 +639,22 @@ def test_a_penalty_is_refused_where_the_api_refuses_it(
     problem = gemini_penalty_refused(model, body)
     assert (problem is not None) == refused
     assert problem is None or problem.message == f"Penalty is not enabled for models/{model}"
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "thinks"),
+    [
+        ("gemini-2.5-flash", {"include_thoughts": True}, True),
+        ("gemini-2.5-flash", {"include_thoughts": True, "thinking_budget": 0}, False),
+        ("gemini-2.5-flash-lite", {"include_thoughts": True}, False),  # off by default
+        ("gemini-2.5-flash-lite", {"include_thoughts": True, "thinking_budget": 512}, True),
+        ("gemini-2.5-pro", {"thinking_budget": 512}, False),  # thoughts not asked for
+    ],
+)
+def test_thoughts_come_when_asked_of_a_model_that_thinks(
+    model: str, thinking: dict[str, Any], thinks: bool
+) -> None:
+    body = {"contents": HI, "generation_config": {"thinking_config": thinking}}
+    endpoint = GeminiGenerateContent()
+    request = endpoint.request(f"/v1beta/models/{model}:generateContent", body)
+    assert (endpoint.thinking(request) > 0) == thinks

@@ -1371,12 +1371,16 @@ class GeminiGenerateContent(Endpoint):
 
     def thinking(self, request: SimRequest) -> int:
         """A request asking for its thoughts (``thinkingConfig.includeThoughts``) with a
-        budget other than 0 thinks: a thought part comes before the answer."""
+        budget other than 0 thinks: a thought part comes before the answer. Flash-Lite
+        thinks only given a budget."""
         config = request.body.get("generationConfig")
         thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
         if not isinstance(thinking, Mapping) or thinking.get("includeThoughts") is not True:
             return 0
-        return 0 if thinking.get("thinkingBudget") == 0 else ANTHROPIC_SENTENCES
+        budget = thinking.get("thinkingBudget")
+        if budget == 0 or (budget is None and "flash-lite" in request.model):
+            return 0
+        return ANTHROPIC_SENTENCES
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return (
