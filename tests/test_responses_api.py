@@ -1170,3 +1170,23 @@ def test_a_forced_call_of_one_of_the_api_s_own_tools_is_the_simulator_s_refusal(
         model=MODEL, input=QUESTION, tools=[search, *TOOLS], tool_choice="required"
     )
     assert both.output[-1].type == "function_call"
+
+
+def test_a_message_part_of_the_other_side_is_refused_as_the_api_refuses_it(sim: Simulator) -> None:
+    """An assistant turn given back as an input message of ``input_text`` parts (history
+    built by hand), or a user turn of ``output_text``, was taken, where the API refuses
+    either (``Invalid value: 'input_text'. Supported values are: 'output_text' and
+    'refusal'.``): a recording was green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said: Any = {"role": "assistant", "content": [{"type": "input_text", "text": "Hi."}]}
+    asked: Any = {"role": "user", "content": [{"type": "output_text", "text": QUESTION}]}
+    for turns, param in (
+        ([asked], "input[0].content[0].type"),
+        ([said, asked], "input[0].content[0].type"),
+    ):
+        with pytest.raises(openai.BadRequestError, match="Invalid value") as raised:
+            c.responses.create(model=MODEL, input=turns)
+        assert raised.value.param == param
+    said["content"][0]["type"] = asked["content"][0]["type"] = "output_text"
+    asked["content"][0]["type"] = "input_text"
+    assert c.responses.create(model=MODEL, input=[asked, said, asked]).output

@@ -609,8 +609,8 @@ def responses(part: Any, **fields: Any) -> dict[str, Any]:
         ),
         (
             {"type": "image_url", "image_url": {"url": "x"}},
-            "Invalid value: 'image_url'. Supported values are: 'input_text', 'output_text', "
-            "'refusal', 'input_image', and 'input_file'.",
+            "Invalid value: 'image_url'. Supported values are: 'input_text', 'input_image', "
+            "and 'input_file'.",  # a user message's: an assistant's are output_text, refusal
             "input[0].content[0].type",
         ),
     ],

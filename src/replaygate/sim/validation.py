@@ -1286,6 +1286,15 @@ _RESPONSES_PARTS: dict[str, _Fields] = {
 }
 """The content part kinds of the Responses API, each with the fields one of which holds
 its data."""
+_ASSISTANT_PARTS = ("output_text", "refusal")
+"""The content part kinds of a Responses assistant message (an answer given back): the
+others are an input message's, which the API refuses there, and these in one."""
+
+
+def _message_parts(role: Any) -> dict[str, _Fields]:
+    """The content part kinds the Responses API takes in a message of ``role``."""
+    assistant = role == "assistant"
+    return {k: v for k, v in _RESPONSES_PARTS.items() if (k in _ASSISTANT_PARTS) == assistant}
 
 
 def _openai_part(part: Any, at: str, kinds: Mapping[str, _Fields]) -> Invalid | None:
@@ -1479,7 +1488,8 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
             return _missing(f"{where}.{name}")
     problem = _reasoning_given(item, where) if kind == "reasoning" else None
     problem = problem or _wrong_type(item, "call_id", str, "a string", f"{where}.")
-    return problem or _openai_parts(item.get("content"), f"{where}.content", _RESPONSES_PARTS)
+    kinds = _message_parts(item.get("role")) if kind == "message" else _RESPONSES_PARTS
+    return problem or _openai_parts(item.get("content"), f"{where}.content", kinds)
 
 
 def _reasoning_given(item: Mapping[str, Any], where: str) -> Invalid | None:
