@@ -1190,3 +1190,48 @@ def test_a_message_part_of_the_other_side_is_refused_as_the_api_refuses_it(sim: 
     said["content"][0]["type"] = asked["content"][0]["type"] = "output_text"
     asked["content"][0]["type"] = "input_text"
     assert c.responses.create(model=MODEL, input=[asked, said, asked]).output
+
+
+def test_an_output_format_or_image_detail_the_api_does_not_know_is_refused(
+    sim: Simulator,
+) -> None:
+    """An output format of a type the API does not know (``text.format``,
+    ``response_format``: ``{"type": "yaml"}``) and an image ``detail`` not among the SDK's
+    ``ImageDetail`` were answered, as plain text and as an image seen: a recording was
+    green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    url = "https://example.com/a.png"
+    seen: Any = [
+        {"role": "user", "content": [{"type": "input_image", "image_url": url, "detail": "ultra"}]}
+    ]
+    shown: Any = [
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": url, "detail": "ultra"}}],
+        }
+    ]
+    yaml: Any = {"type": "yaml"}
+    for call, param in (
+        (
+            lambda: c.responses.create(model=MODEL, input=QUESTION, text={"format": yaml}),
+            "text.format.type",
+        ),
+        (
+            lambda: c.chat.completions.create(
+                model=MODEL,
+                messages=[{"role": "user", "content": QUESTION}],
+                response_format=yaml,
+            ),
+            "response_format.type",
+        ),
+        (lambda: c.responses.create(model=MODEL, input=seen), "input[0].content[0].detail"),
+        (
+            lambda: c.chat.completions.create(model=MODEL, messages=shown),
+            "messages[0].content[0].image_url.detail",
+        ),
+    ):
+        with pytest.raises(openai.BadRequestError, match="Invalid value") as raised:
+            call()
+        assert raised.value.param == param
+    seen[0]["content"][0]["detail"] = "original"
+    assert c.responses.create(model=MODEL, input=seen).output

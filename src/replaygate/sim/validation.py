@@ -651,8 +651,10 @@ _TIERS = ("auto", "default", "flex", "scale", "priority", "fast")
 _CACHE_MODES = ("implicit", "explicit")
 _RETENTIONS = ("in_memory", "24h")
 _VERBOSITIES = ("low", "medium", "high")
+_FORMATS = ("text", "json_schema", "json_object")
 CHAT_CHOICES: Mapping[str, tuple[str, ...]] = {
     "service_tier": _TIERS,
+    "response_format.type": _FORMATS,
     "verbosity": _VERBOSITIES,
     "prompt_cache_retention": _RETENTIONS,
     "prompt_cache_options.mode": _CACHE_MODES,
@@ -663,6 +665,7 @@ CHAT_CHOICES: Mapping[str, tuple[str, ...]] = {
 RESPONSES_CHOICES: Mapping[str, tuple[str, ...]] = {
     "service_tier": (*_TIERS, "ultrafast"),
     "truncation": ("auto", "disabled"),
+    "text.format.type": _FORMATS,
     "text.verbosity": _VERBOSITIES,
     "prompt_cache_retention": _RETENTIONS,
     "prompt_cache_options.mode": _CACHE_MODES,
@@ -1323,7 +1326,15 @@ def _openai_part(part: Any, at: str, kinds: Mapping[str, _Fields]) -> Invalid | 
             return problem
     if kind == "image_url" and not isinstance(part["image_url"].get("url"), str):
         return _missing(f"{at}.image_url.url")
+    held, where = (part["image_url"], f"{at}.image_url") if kind == "image_url" else (part, at)
+    detail = held.get("detail") if kind in ("image_url", "input_image") else None
+    if detail is not None and detail not in IMAGE_DETAILS:
+        return _invalid_value(detail, IMAGE_DETAILS, f"{where}.detail")
     return None
+
+
+IMAGE_DETAILS = ("low", "high", "auto", "original")
+"""The ``detail`` an image part may ask for (the SDK's ``ImageDetail``)."""
 
 
 def _chat_content(message: Mapping[str, Any], where: str) -> Invalid | None:
