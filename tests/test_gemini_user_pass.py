@@ -658,3 +658,18 @@ def test_thoughts_come_when_asked_of_a_model_that_thinks(
     endpoint = GeminiGenerateContent()
     request = endpoint.request(f"/v1beta/models/{model}:generateContent", body)
     assert (endpoint.thinking(request) > 0) == thinks
+
+
+@pytest.mark.slow
+def test_a_chat_goes_on_after_an_empty_answer(sim: Simulator) -> None:
+    """An empty answer (cut at once by a stop sequence) came as an empty text part, which
+    the chat sent back and the simulator then refused, as the API refuses one; the API
+    gives such an answer no parts, which the chat does not send back."""
+    config = genai.types.GenerateContentConfig(stop_sequences=["e"])
+    client = genai.Client(api_key=KEY, http_options=genai.types.HttpOptions(base_url=sim.url))
+    chat = client.chats.create(model="gemini-2.5-flash", config=config)
+    assert chat.send_message("hi").candidates[0].content.parts is None
+    assert chat.send_message("again").text is None
+    streamed = client.chats.create(model="gemini-2.5-flash", config=config)
+    for said in ("hi", "again"):
+        assert [chunk.text for chunk in streamed.send_message_stream(said)] == [None]

@@ -1406,12 +1406,12 @@ class GeminiGenerateContent(Endpoint):
     ) -> dict[str, Any]:
         response_id = f"simGemini{tag}"
         wire = to_gemini_response(response, model=request.model, response_id=response_id)
-        calls = [p for p in wire["candidates"][0]["content"]["parts"] if "functionCall" in p]
+        content = wire["candidates"][0]["content"]
+        calls = [p for p in content.get("parts", []) if "functionCall" in p]
         if calls and GEMINI_SIGNING.search(request.model):  # the step's first call is signed
             calls[0]["thoughtSignature"] = signature(response_id)
         if thought:  # the first candidate's thought part, counted as Google reports it
-            content = wire["candidates"][0]["content"]
-            content["parts"] = [{"text": thought, "thought": True}, *content["parts"]]
+            content["parts"] = [{"text": thought, "thought": True}, *content.get("parts", [])]
             usage = wire["usageMetadata"]
             usage["thoughtsTokenCount"] = tokens(len(thought))
             usage["totalTokenCount"] += usage["thoughtsTokenCount"]

@@ -55,11 +55,10 @@ def _candidate_chunks(candidate: Mapping[str, Any], chunk_size: int) -> list[dic
     calls = [p for p in parts if "functionCall" in p]
     if calls:
         pieces.append(calls)
-    pieces = pieces or [[{"text": ""}]]
+    index = candidate.get("index", 0)
     chunks: list[dict[str, Any]] = [
-        {"content": {"role": "model", "parts": piece}, "index": candidate.get("index", 0)}
-        for piece in pieces
-    ]
+        {"content": {"role": "model", "parts": piece}, "index": index} for piece in pieces
+    ] or [{"content": {"role": "model"}, "index": index}]  # an empty answer: no parts
     chunks[-1]["finishReason"] = candidate.get("finishReason", "STOP")
     return chunks
 

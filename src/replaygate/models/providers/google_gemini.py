@@ -359,14 +359,16 @@ def gemini_usage(usage: Usage) -> dict[str, Any]:
 def to_gemini_response(
     response: ModelResponse, *, model: str, response_id: str = "replaygate"
 ) -> dict[str, Any]:
-    """The ``generateContent`` response body for ``response``."""
+    """The ``generateContent`` response body for ``response``: an empty answer's content
+    has no parts, as the API gives it (an empty text part sent back is refused)."""
     unpaused(response, INTERFACE)
     parts: list[dict[str, Any]] = [{"text": response.text}] if response.text else []
     parts.extend(_call_part(call) for call in response.tool_calls)
+    content: dict[str, Any] = {"role": "model", "parts": parts} if parts else {"role": "model"}
     return {
         "candidates": [
             {
-                "content": {"role": "model", "parts": parts or [{"text": ""}]},
+                "content": content,
                 "finishReason": _STOP_TO_FINISH.get(response.stop_reason, "STOP"),
                 "index": 0,
             }
