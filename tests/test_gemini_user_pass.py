@@ -28,6 +28,7 @@ from replaygate.sim.endpoints import GeminiGenerateContent
 from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
+    gemini_modalities_refused,
     gemini_output_refused,
     gemini_penalty_refused,
     gemini_signature_missing,
@@ -673,3 +674,24 @@ def test_a_chat_goes_on_after_an_empty_answer(sim: Simulator) -> None:
     streamed = client.chats.create(model="gemini-2.5-flash", config=config)
     for said in ("hi", "again"):
         assert [chunk.text for chunk in streamed.send_message_stream(said)] == [None]
+
+
+@pytest.mark.parametrize(
+    ("model", "modalities", "words", "own"),
+    [
+        ("gemini-2.5-flash", ["IMAGE"], "response modalities: image", False),
+        ("gemini-2.5-pro", ["IMAGE", "TEXT"], "response modalities: image,text", False),
+        ("gemini-2.5-flash-image", ["TEXT", "IMAGE"], "the simulator answers in text alone", True),
+        ("gemini-2.5-flash", ["TEXT"], None, False),
+    ],
+)
+def test_an_answer_in_another_modality_is_refused(
+    model: str, modalities: list[str], words: str | None, own: bool
+) -> None:
+    """A text model asked for an image answered text: recorded green, refused live."""
+    config = {"response_modalities": modalities}
+    body = camel_case_request({"contents": HI, "generation_config": config})
+    problem = gemini_modalities_refused(model, body)
+    assert (problem is None) == (words is None)
+    assert problem is None or (words is not None and words in problem.message)
+    assert problem is None or problem.own == own

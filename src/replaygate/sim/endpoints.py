@@ -76,6 +76,7 @@ from replaygate.sim.validation import (
     compaction_unmade,
     custom_forced,
     gemini_cache_refused,
+    gemini_modalities_refused,
     gemini_output_refused,
     gemini_penalty_refused,
     gemini_signature_missing,
@@ -1391,6 +1392,7 @@ class GeminiGenerateContent(Endpoint):
             or gemini_output_refused(request.model, request.body)
             or gemini_signature_missing(request.model, request.body)
             or gemini_penalty_refused(request.model, request.body)
+            or gemini_modalities_refused(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:

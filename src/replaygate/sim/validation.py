@@ -1338,11 +1338,17 @@ IMAGE_DETAILS = ("low", "high", "auto", "original")
 
 
 def _chat_content(message: Mapping[str, Any], where: str) -> Invalid | None:
-    """OpenAI's error for a message's content missing (but from the assistant), empty or
-    holding a part that is wrong."""
+    """OpenAI's error for a message's content missing (from the assistant, unless it calls
+    tools, refused or answered in audio), empty or holding a part that is wrong."""
     content = message.get("content")
     if content is None and message.get("role") != "assistant":
         return _missing(f"{where}.content")
+    said = ("tool_calls", "function_call", "audio", "refusal")
+    if content is None and not any(message.get(name) for name in said):
+        return Invalid(  # an assistant turn that says nothing, as the API names its place
+            "Invalid value for 'content': expected a string, got null.",
+            f"{where.replace('[', '.[')}.content",
+        )
     if content == []:
         return _empty_array(f"{where}.content")
     return _openai_parts(content, f"{where}.content", _CHAT_PARTS)
@@ -2032,6 +2038,29 @@ def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None
     declares = any(isinstance(t, Mapping) and t.get("functionDeclarations") for t in tools)
     used = "Function calling" if declares else "Tool use"
     return Invalid(f"{used} with a response mime type: 'application/json' is unsupported")
+
+
+_MEDIA_MODEL = re.compile(r"image|tts|audio|live")
+"""The models that answer in a modality other than text (``gemini-2.5-flash-image``, a
+text-to-speech or native audio model)."""
+
+
+def gemini_modalities_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """Why ``responseModalities`` asking for more than text is refused: the API's error on
+    a text model, the simulator's own on a model that makes images or speech, as it makes
+    none."""
+    config = body.get("generationConfig")
+    asked = config.get("responseModalities") if isinstance(config, Mapping) else None
+    if not isinstance(asked, list) or all(str(m).upper() == "TEXT" for m in asked):
+        return None
+    if _MEDIA_MODEL.search(model):
+        return Invalid(
+            f"responseModalities: the simulator answers in text alone, not {asked}: record "
+            "an image or speech answer from the live API",
+            own=True,
+        )
+    named = ",".join(str(m).lower() for m in asked)
+    return Invalid(f"Model does not support the requested response modalities: {named}")
 
 
 _NO_PENALTY = re.compile(r"gemini-2\.5-flash")

@@ -228,6 +228,7 @@ _CAMEL_CASE = {
     "code_execution_result": "codeExecutionResult",
     "generate_content_request": "generateContentRequest",
     "cached_content": "cachedContent",
+    "response_modalities": "responseModalities",
     "presence_penalty": "presencePenalty",
     "frequency_penalty": "frequencyPenalty",
     "thought_signature": "thoughtSignature",
