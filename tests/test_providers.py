@@ -663,3 +663,16 @@ def test_a_tool_that_is_not_an_object_is_named(interface: str) -> None:
     wire["tools"] = [5]
     with pytest.raises(WireFormatError, match=r"tools\[0\]"):
         get_interface(interface).from_request(wire)
+
+
+def test_an_openai_assistant_turn_with_no_text_nor_calls_keeps_its_empty_content() -> None:
+    """An assistant turn of no text and no tool calls (an answer cut before it said
+    anything, given back) was sent with ``content: null``, which the API refuses beside no
+    tool calls; beside them it stays null, as the API gives it."""
+    said = [Message("user", "Why?"), Message("assistant", ""), Message("user", "And?")]
+    called = Message("assistant", "", tool_calls=(ToolCall("call_1", "fetch_doc", {}),))
+    body = to_openai_request(said, [], model="m", max_tokens=64)
+    again = to_openai_request(
+        [*said[:1], called, Message.tool_result("call_1", "x")], [], model="m", max_tokens=64
+    )
+    assert (body["messages"][1]["content"], again["messages"][1]["content"]) == ("", None)

@@ -1235,3 +1235,16 @@ def test_an_output_format_or_image_detail_the_api_does_not_know_is_refused(
         assert raised.value.param == param
     seen[0]["content"][0]["detail"] = "original"
     assert c.responses.create(model=MODEL, input=seen).output
+
+
+def test_an_assistant_turn_saying_nothing_is_refused_as_the_api_refuses_it(sim: Simulator) -> None:
+    """A Chat Completions assistant turn with no content and no tool calls (a framework
+    keeping an empty turn) was taken, where the API refuses it (``Invalid value for
+    'content': expected a string, got null.``): a recording was green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    asked = {"role": "user", "content": QUESTION}
+    with pytest.raises(openai.BadRequestError, match="expected a string, got null") as raised:
+        c.chat.completions.create(model=MODEL, messages=[asked, {"role": "assistant"}, asked])  # type: ignore[list-item]
+    assert raised.value.param == "messages.[1].content"
+    refused: Any = {"role": "assistant", "content": None, "refusal": "I can't."}
+    assert c.chat.completions.create(model=MODEL, messages=[asked, refused, asked]).choices

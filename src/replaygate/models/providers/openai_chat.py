@@ -77,7 +77,9 @@ def _wire_message(message: Message) -> dict[str, Any]:
         return {"role": "user", "content": message.content}
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
-    wire: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+    # null only beside tool calls: an assistant turn of neither is refused by the API
+    content = (message.content or None) if message.tool_calls else message.content
+    wire: dict[str, Any] = {"role": "assistant", "content": content}
     if message.tool_calls:
         wire["tool_calls"] = _wire_tool_calls(message.tool_calls)
     return wire
