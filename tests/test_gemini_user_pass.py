@@ -695,3 +695,16 @@ def test_an_answer_in_another_modality_is_refused(
     assert (problem is None) == (words is None)
     assert problem is None or (words is not None and words in problem.message)
     assert problem is None or problem.own == own
+
+
+def test_a_count_is_refused_for_its_shape_alone(sim: Simulator) -> None:
+    """A count of a history a generation refuses (an unsigned Gemini 3 call) is answered:
+    a count runs no model, and the checks of a generation are not a count's."""
+    url = f"{sim.url}/v1beta/models/gemini-3-pro-preview:countTokens"
+    history = [HI[0], _turn("model", _call("f")), _turn("user", ANSWER)]
+    headers = {"x-goog-api-key": KEY}
+    counted = httpx2.post(url, json={"contents": history}, headers=headers)
+    assert counted.json()["totalTokens"] > 0
+    blank = {"contents": [_turn("user", {"text": ""})]}
+    empty = httpx2.post(url, json=blank, headers=headers)
+    assert "required oneof field 'data'" in empty.json()["error"]["message"]

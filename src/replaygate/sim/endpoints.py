@@ -1451,6 +1451,11 @@ class GeminiCountTokens(GeminiGenerateContent):
         whole = read.get("generateContentRequest") if isinstance(read, Mapping) else None
         return SimRequest(whole if isinstance(whole, Mapping) else read, match.group(1), False)
 
+    def validate(self, request: SimRequest) -> Invalid | None:
+        """The request's shape alone: what a generation refuses (an unsigned call, a
+        thinking budget, a cache beside a system instruction) is counted."""
+        return validate_gemini(request.body)
+
     def counted(self, tokens: int) -> dict[str, Any]:
         return {
             "totalTokens": tokens,
