@@ -1248,3 +1248,22 @@ def test_an_assistant_turn_saying_nothing_is_refused_as_the_api_refuses_it(sim: 
     assert raised.value.param == "messages.[1].content"
     refused: Any = {"role": "assistant", "content": None, "refusal": "I can't."}
     assert c.chat.completions.create(model=MODEL, messages=[asked, refused, asked]).choices
+
+
+def test_an_o_series_model_given_a_temperature_is_refused_as_the_api_refuses_it(
+    sim: Simulator,
+) -> None:
+    """``temperature=0`` (or a ``top_p``) kept for repeatable answers from a model that took
+    it was answered for an o-series model, which the API refuses (``Unsupported value:
+    'temperature' does not support 0 with this model. Only the default (1) value is
+    supported.``): a recording was green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said = [{"role": "user", "content": QUESTION}]
+    for call in (
+        lambda: c.responses.create(model="o4-mini", input=QUESTION, temperature=0),
+        lambda: c.chat.completions.create(model="openai/o3-2025-04-16", messages=said, top_p=0.5),
+    ):
+        with pytest.raises(openai.BadRequestError, match="Only the default \\(1\\) value"):
+            call()
+    assert c.responses.create(model="o4-mini", input=QUESTION, temperature=1).output
+    assert c.chat.completions.create(model="gpt-4.1", messages=said, temperature=0).choices

@@ -598,6 +598,7 @@ def validate_openai(body: Any) -> Invalid | None:
     )
     problem = problem or _chat_output_asks(body)
     problem = problem or _chat_reasoning_model(body)
+    problem = problem or _o_series_sampling(body)
     given = body.get("response_format")
     if isinstance(given, Mapping) and given.get("type") == "json_schema":
         problem = problem or _format_name(given.get("json_schema"), "response_format.json_schema")
@@ -763,6 +764,29 @@ def _chat_reasoning_model(body: Mapping[str, Any]) -> Invalid | None:
         return _unsupported("max_tokens", " Use 'max_completion_tokens' instead.")
     if body.get("stop") is not None and _NO_STOP_MODEL.match(model.rsplit("/", 1)[-1]):
         return _unsupported("stop", "")
+    return None
+
+
+_O_SERIES = re.compile(r"o[1-9](?![\w.-]*-chat)")
+"""OpenAI's o-series reasoning models (``o1``, ``o3-mini``, ``o4-mini``, their snapshots),
+which sample at the default temperature and top_p only."""
+
+
+def _o_series_sampling(body: Mapping[str, Any]) -> Invalid | None:
+    """OpenAI's error (Chat Completions and the Responses API) for an o-series model given a
+    ``temperature`` or ``top_p`` other than 1, which it refuses (``temperature=0`` for
+    repeatable answers, kept from a model that took it)."""
+    if not _O_SERIES.match(str(body.get("model")).rsplit("/", 1)[-1]):
+        return None
+    for name in ("temperature", "top_p"):
+        value = body.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value != 1:
+            return Invalid(
+                f"Unsupported value: '{name}' does not support {value} with this model. Only "
+                "the default (1) value is supported.",
+                name,
+                "unsupported_value",
+            )
     return None
 
 
@@ -1570,6 +1594,7 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
     problem = problem or _choices(body, RESPONSES_CHOICES) or _metadata(body)
+    problem = problem or _o_series_sampling(body)
     problem = problem or _too_long(
         body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
     )
