@@ -708,3 +708,14 @@ def test_a_count_is_refused_for_its_shape_alone(sim: Simulator) -> None:
     blank = {"contents": [_turn("user", {"text": ""})]}
     empty = httpx2.post(url, json=blank, headers=headers)
     assert "required oneof field 'data'" in empty.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("model", ["gemini-2.0-flash", "gemma-3-27b-it"])
+def test_a_thinking_budget_is_refused_by_a_model_that_does_not_think(model: str) -> None:
+    """A budget of 0, sent to turn thinking off whatever the model, is refused too."""
+    for budget in (0, 1024):
+        config = {"generationConfig": {"thinkingConfig": {"thinkingBudget": budget}}}
+        refused = gemini_thinking_refused(model, config)
+        assert refused is not None
+        assert refused.message == f"Thinking is not enabled for models/{model}"
+    assert gemini_thinking_refused(model, {"generationConfig": {"temperature": 0}}) is None

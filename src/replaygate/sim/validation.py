@@ -2014,11 +2014,17 @@ def gemini_signature_missing(model: str, body: Mapping[str, Any]) -> Invalid | N
     return None
 
 
+_NOT_THINKING = re.compile(r"gemma-|gemini-(?:1\.|2\.0)")
+"""The models that do not think (Gemma, Gemini 1.x and 2.0): a thinking budget, even 0,
+is refused."""
+
+
 def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """The API's error for a ``thinkingConfig`` ``model`` does not take: a
     ``thinkingLevel`` beside a ``thinkingBudget``, or asked of a model before Gemini 3; a
-    budget that is no whole number, 0 for a model that only works thinking (Gemini 2.5
-    Pro), under -1 (the dynamic budget) or over the model's largest."""
+    budget asked of a model that does not think, or that is no whole number, 0 for a model
+    that only works thinking (Gemini 2.5 Pro), under -1 (the dynamic budget) or over the
+    model's largest."""
     config = body.get("generationConfig")
     thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
     if not isinstance(thinking, Mapping):
@@ -2031,6 +2037,8 @@ def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | No
             return Invalid("Thinking level is not supported for this model.")
     if budget is None:
         return None
+    if _NOT_THINKING.search(model):
+        return Invalid(f"Thinking is not enabled for models/{model}")
     if not isinstance(budget, int) or isinstance(budget, bool):
         return Invalid(
             "Invalid JSON payload received. Invalid value at "
