@@ -33,6 +33,7 @@ from replaygate.sim.validation import (
     gemini_penalty_refused,
     gemini_signature_missing,
     gemini_thinking_refused,
+    gemma_refused,
     validate_gemini,
 )
 from run_cli import replaygate
@@ -719,3 +720,27 @@ def test_a_thinking_budget_is_refused_by_a_model_that_does_not_think(model: str)
         assert refused is not None
         assert refused.message == f"Thinking is not enabled for models/{model}"
     assert gemini_thinking_refused(model, {"generationConfig": {"temperature": 0}}) is None
+
+
+BRIEF = {"parts": [{"text": "Be brief."}]}
+
+
+@pytest.mark.parametrize(
+    ("model", "body", "words"),
+    [
+        ("gemma-3-27b-it", {"system_instruction": BRIEF}, "Developer"),
+        ("gemma-3n-e4b-it", {"tools": TOOLS}, "Function calling is not enabled"),
+        ("gemma-4-31b-it", {"generation_config": {"response_mime_type": JSON}}, "JSON mode"),
+        ("gemma-3-27b-it", {"generationConfig": {"responseMimeType": "text/x.enum"}}, "Enum mode"),
+        ("gemma-3-27b-it", {}, None),
+        ("gemini-2.5-flash", {"system_instruction": BRIEF}, None),
+    ],
+)
+def test_what_a_gemma_model_does_not_take_is_refused(
+    model: str, body: dict[str, Any], words: str | None
+) -> None:
+    """A Gemma model given a system instruction was answered: recorded green, refused live."""
+    problem = gemma_refused(model, camel_case_request({"contents": HI, **body}))
+    assert (problem is None) == (words is None)
+    assert problem is None or (words is not None and problem.message.startswith(words))
+    assert problem is None or problem.message.endswith(f" is not enabled for models/{model}")

@@ -81,6 +81,7 @@ from replaygate.sim.validation import (
     gemini_penalty_refused,
     gemini_signature_missing,
     gemini_thinking_refused,
+    gemma_refused,
     google_authenticated,
     hosted_forced,
     mcp_beta_missing,
@@ -1393,6 +1394,7 @@ class GeminiGenerateContent(Endpoint):
             or gemini_signature_missing(request.model, request.body)
             or gemini_penalty_refused(request.model, request.body)
             or gemini_modalities_refused(request.model, request.body)
+            or gemma_refused(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:

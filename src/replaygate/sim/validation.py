@@ -2096,6 +2096,23 @@ def gemini_modalities_refused(model: str, body: Mapping[str, Any]) -> Invalid | 
     return Invalid(f"Model does not support the requested response modalities: {named}")
 
 
+def gemma_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The API's error for what a Gemma model does not take: a system instruction, JSON
+    or an enum as its answer's format, and Gemma 3's function declarations."""
+    if not model.startswith("gemma-"):
+        return None
+    config = body.get("generationConfig")
+    mime = config.get("responseMimeType") if isinstance(config, Mapping) else None
+    if body.get("systemInstruction") is not None:
+        return Invalid(f"Developer instruction is not enabled for models/{model}")
+    if model.startswith("gemma-3") and body.get("tools"):
+        return Invalid(f"Function calling is not enabled for models/{model}")
+    modes = {"application/json": "JSON mode", "text/x.enum": "Enum mode"}
+    if mime in modes:
+        return Invalid(f"{modes[mime]} is not enabled for models/{model}")
+    return None
+
+
 _NO_PENALTY = re.compile(r"gemini-2\.5-flash")
 """The models that take no ``presencePenalty`` or ``frequencyPenalty`` (2.5 Flash and
 Flash-Lite)."""
