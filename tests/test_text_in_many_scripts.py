@@ -3,6 +3,8 @@ marks and vowel marks, Devanagari vowel signs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from replaygate.assertions import (
@@ -86,7 +88,13 @@ def test_a_grade_in_other_digits_is_named(line: str) -> None:
 
 def test_a_reply_without_a_grade_line_says_only_that() -> None:
     with pytest.raises(JudgeReplyError, match=r"no 'GRADE: n' line, so nothing was graded"):
-        parse_grade("good\ngrade: 4", (1, 5))
+        parse_grade("good\nfour of five", (1, 5))
+
+
+@pytest.mark.parametrize("line", ["**GRADE: 5**", "grade: 4", "GRADE: 4/5", "GRADE: 5 (good)"])
+def test_a_line_that_looks_like_a_grade_is_named(line: str) -> None:
+    with pytest.raises(JudgeReplyError, match=re.escape(f"its line '{line}' is not one")):
+        parse_grade(f"good\n{line}", (1, 5))
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,9 @@ GRADE_LINE = re.compile(r"[ \t]*GRADE:[ \t]*([+-]?[0-9]+(?:\.[0-9]+)?)[ \t]*")
 _NOT_SHOWN = str.maketrans(dict.fromkeys(UNSEEN))
 """Direction marks and zero-width characters, which a reply in a right-to-left script
 holds around its grade line unseen (``\u200fGRADE: 4``): dropped before it is read."""
+_GRADE_LIKE = re.compile(r"grade\W*[0-9]", re.IGNORECASE)
+"""A line that looks like a grade without being a grade line (``**GRADE: 5**``,
+``Grade: 4``, ``GRADE: 4/5``, ``GRADE: 5 (excellent)``): named when no grade is read."""
 LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 """Every character that ends a line for some reader (``str.splitlines``'s): a text's
 ``\r`` or U+2028 started an unquoted line in a judge that reads it so."""
@@ -70,7 +73,7 @@ def parse_grade(reply: str, scale: tuple[int, int]) -> float:
     found = [m[1] for line in lines if (m := GRADE_LINE.fullmatch(line))]
     if not found:
         raise JudgeReplyError(
-            f"the judge's reply has no 'GRADE: n' line{_other_digits(lines)}, so nothing was "
+            f"the judge's reply has no 'GRADE: n' line{_why_no_grade(lines)}, so nothing was "
             f"graded: {preview(reply)}"
         )
     grade = float(found[-1])
@@ -82,9 +85,11 @@ def parse_grade(reply: str, scale: tuple[int, int]) -> float:
     return grade
 
 
-def _other_digits(lines: list[str]) -> str:
-    """What a line that reads as a grade in full-width or another script's digits
-    (``GRADE: ５``, ``ＧＲＡＤＥ: 5``, ``GRADE: ٥``) is not, or nothing when none does."""
+def _why_no_grade(lines: list[str]) -> str:
+    """Why the last line that reads as a grade to a person is none, or nothing when no
+    line does: its digits are full-width or another script's (``GRADE: ５``,
+    ``ＧＲＡＤＥ: 5``, ``GRADE: ٥``), or the line holds more than ``GRADE: n`` (Markdown
+    emphasis, ``Grade`` in another case, ``/5`` or words after the number)."""
     for line in reversed(lines):
         ascii_line = "".join(
             str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None else c
@@ -94,6 +99,12 @@ def _other_digits(lines: list[str]) -> str:
             return (
                 f" in ASCII letters and digits: its line {line.strip()!r} writes it in other "
                 "characters, which are not read as a grade (ask for ASCII digits in the rubric)"
+            )
+        if _GRADE_LIKE.search(ascii_line):
+            return (
+                f": its line {line.strip()!r} is not one, as a grade line holds 'GRADE: n' "
+                "alone (no Markdown, other case, scale or words around it; ask for that "
+                "line in the rubric)"
             )
     return ""
 
