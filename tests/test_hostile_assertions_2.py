@@ -60,6 +60,16 @@ def test_a_number_json_cannot_hold_fails_the_structure_check_at_its_path(number:
     assert f"{number!r} is not a number JSON can hold" in result.message
 
 
+def test_a_numpy_value_failing_its_type_is_named_with_its_conversion() -> None:
+    numpy = pytest.importorskip("numpy")
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "xs": {"type": "array"}}}
+    message = measure_structure({"n": numpy.int64(2), "xs": numpy.array([1])}, schema).message
+    assert "$.n: np.int64(2) is not of type 'integer' (a numpy.int64, which" in message
+    assert "convert it with .item())" in message
+    assert "(a numpy.ndarray, which a JSON Schema reads as no JSON type" in message
+    assert "convert it with .tolist())" in message
+
+
 @pytest.mark.parametrize(
     ("schema", "where"),
     [

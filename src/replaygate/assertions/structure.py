@@ -103,7 +103,7 @@ def _json_schema_problems(
     check = json_schema.cached_validator(schema)
     try:
         found = [
-            (tuple(e.absolute_path), e.message + _read_alike(e))
+            (tuple(e.absolute_path), e.message + _read_alike(e) + _numpy_note(e))
             for e in json_schema.errors(check, payload)
         ]
     except ValueError:  # the message of an integer too long to write: named in not_numbers
@@ -139,6 +139,21 @@ def _read_alike(error: Any) -> str:
     if got is None or alike is None:
         return ""
     return f" (the payload's {got!r} is {told(got)}; the schema's {alike!r} is {told(alike)})"
+
+
+def _numpy_note(error: Any) -> str:
+    """A note for a ``type`` failure of a numpy value (``np.int64(2) is not of type
+    'integer'``, as numpy's integers, booleans and arrays are none of Python's JSON types):
+    what it is and how to convert it; else ``""``."""
+    value = error.instance
+    kind = type(value)
+    if error.validator != "type" or kind.__module__.partition(".")[0] != "numpy":
+        return ""
+    how = ".tolist()" if hasattr(value, "ndim") and value.ndim else ".item()"
+    return (
+        f" (a numpy.{kind.__name__}, which a JSON Schema reads as no JSON type: convert it "
+        f"with {how})"
+    )
 
 
 def _problems(found: list[tuple[tuple[Any, ...], str]]) -> list[StructureProblem]:
