@@ -50,11 +50,12 @@ def test_a_case_run_twice_is_kept_once_and_fails_the_session(pytester: pytest.Py
 
 def test_the_controller_keeps_a_case_two_workers_report_once(tmp_path: Path) -> None:
     # pytest-xdist --dist each: every worker runs every test and reports its case
+    from replaygate.pytest_plugin.sampling_run import case_text
     from replaygate.pytest_plugin.sampling_state import SessionState
     from replaygate.pytest_plugin.sampling_summary import Collector
     from replaygate.sampling.results import SampledResult, SampleResult
 
-    case = SampledResult("t.py::test_s", 1, 1, (SampleResult(0),)).to_json()
+    case = case_text(SampledResult("t.py::test_s", 1, 1, (SampleResult(0),)))
     report = SimpleNamespace(when="call", replaygate_case=case, nodeid="t.py::test_s")
     state = SessionState(False, tmp_path / "queue.jsonl", None, 0, None)
     collector = Collector(state)
@@ -62,3 +63,21 @@ def test_the_controller_keeps_a_case_two_workers_report_once(tmp_path: Path) -> 
         collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
     assert [c.case for c in state.cases] == ["t.py::test_s"]
     assert state.repeated == ["t.py::test_s"]
+
+
+def test_a_case_whose_output_is_not_unicode_travels_to_the_controller(tmp_path: Path) -> None:
+    # pytest-xdist's execnet sends only UTF-8 text: a lone surrogate in an output lost the
+    # test from the session, which exited 0
+    execnet = pytest.importorskip("execnet")
+    from replaygate.pytest_plugin.sampling_run import case_text
+    from replaygate.pytest_plugin.sampling_state import SessionState
+    from replaygate.pytest_plugin.sampling_summary import Collector
+    from replaygate.sampling.results import SampledResult, SampleResult
+
+    case = SampledResult("t.py::test_s", 1, 1, (SampleResult(0, output="a\ud800b"),))
+    sent = execnet.loads(execnet.dumps(case_text(case)))
+    state = SessionState(False, tmp_path / "queue.jsonl", None, 0, None)
+    Collector(state).pytest_runtest_logreport(  # type: ignore[arg-type]
+        SimpleNamespace(when="call", replaygate_case=sent, nodeid="t.py::test_s")
+    )
+    assert [s.output for s in state.cases[0].samples] == ["a\ud800b"]

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from replaygate.pytest_plugin.sampling_run import case_text
 from replaygate.pytest_plugin.sampling_state import SessionState
 from replaygate.pytest_plugin.sampling_summary import Collector
 from replaygate.sampling.results import SampledResult, SampleResult, load_results
@@ -26,7 +27,7 @@ def results_file(folder: Path, finished: list[str]) -> Path:
     for case in finished:
         samples = (SampleResult(0), SampleResult(1, failure="assert False"))
         result = SampledResult(case, 2, 1, samples)
-        report = SimpleNamespace(when="call", replaygate_case=result.to_json(), nodeid=case)
+        report = SimpleNamespace(when="call", replaygate_case=case_text(result), nodeid=case)
         collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
     config = SimpleNamespace(  # a run of its tests, to their end, without pytest-xdist here
         getoption=lambda name, default=None: default,
@@ -61,7 +62,7 @@ def test_the_summary_lists_observed_and_unjudged_cases_in_collection_order(
     for case in reversed(CASES):
         samples = (SampleResult(0), SampleResult(1, failure="assert False"))
         result = SampledResult(case, 2, 2, samples)  # 1 of 2, floor 2: observe
-        report = SimpleNamespace(when="call", replaygate_case=result.to_json(), nodeid=case)
+        report = SimpleNamespace(when="call", replaygate_case=case_text(result), nodeid=case)
         collector.pytest_runtest_logreport(report)  # type: ignore[arg-type]
         failed = SimpleNamespace(when="call", replaygate_no_verdict=2, nodeid=f"{case}-x")
         collector.pytest_runtest_logreport(failed)  # type: ignore[arg-type]

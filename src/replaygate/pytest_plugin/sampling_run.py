@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
@@ -336,13 +337,21 @@ def _at_the_test(item: pytest.Item, report: pytest.TestReport) -> None:
         report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
 
 
+def case_text(case: SampledResult) -> str:
+    """``case`` as the ASCII JSON text a report carries to pytest-xdist's controller: an
+    output holding half of a surrogate pair (a reply with a bad escape), carried as such,
+    made the worker fail to send the report, and the test was lost from the session's
+    counts, which still exited 0. ``json.loads`` gives the surrogate back."""
+    return json.dumps(case.to_json())
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Attach the case result and flaky outcomes to the reports (they travel to xdist's
-    controller with the report), and, to a sampled test that failed with no verdict (an
-    error in a sample), its sample count, for the summary. A test failed for checking
+    """Attach the case result (as ASCII JSON text) and flaky outcomes to the reports (they
+    travel to xdist's controller with the report), and, to a sampled test that failed with
+    no verdict (an error in a sample), its sample count, for the summary. A test failed for checking
     nothing stays failed under an ``xfail`` marker, and so does a sampled test that failed
     with a sample that checked nothing: it is a broken test, not the failure the marker
     expects."""
@@ -356,7 +365,7 @@ def pytest_runtest_makereport(
     if report.when == "call":
         case = item.stash.get(CASE, None) or _unsampled_case(item, call)
         if case is not None:
-            report.replaygate_case = case.to_json()  # type: ignore[attr-defined]
+            report.replaygate_case = case_text(case)  # type: ignore[attr-defined]
             report.replaygate_verdict = case.verdict  # type: ignore[attr-defined]
         elif report.failed and SPEC in item.stash:
             report.replaygate_no_verdict = item.stash[SPEC].n  # type: ignore[attr-defined]

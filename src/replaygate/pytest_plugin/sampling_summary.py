@@ -51,7 +51,7 @@ class Collector:
             from replaygate.sampling.queue import Observation, append_observation
             from replaygate.sampling.results import SampledResult
 
-            result = SampledResult.from_json(case)
+            result = SampledResult.from_json(json.loads(case))
             if any(kept.case == result.case for kept in self.state.cases):
                 self.state.repeated.append(result.case)  # its samples would count twice
                 return
