@@ -105,6 +105,14 @@ def test_an_output_longer_than_a_cell_is_cut_saying_so_and_the_sheet_scores(
     assert out.splitlines()[1].split()[:3] == ["contains", "3", "1.00"]
 
 
+def test_a_long_output_is_cut_between_two_characters_seen_apart() -> None:
+    from replaygate.sampling.calibration import _output_text
+
+    text = "a" * (CELL_LIMIT - 81) + "\U0001f1e9\U0001f1ea" * 100  # flags, the cut in one
+    cell = _output_text(text)
+    assert cell.startswith("a" * (CELL_LIMIT - 81) + " [... cut: 200 more characters")
+
+
 def test_a_cell_beyond_the_csv_field_limit_is_named_by_its_line(sheet: Path) -> None:
     rows = rows_of(sheet)
     rows[1]["output"] = LONG  # pasted back whole by hand

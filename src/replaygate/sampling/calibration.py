@@ -46,6 +46,7 @@ from replaygate.sampling.results import (
     load_results,
 )
 from replaygate.strict_json import plain_loads
+from replaygate.unicode_forms import cut
 
 SIDECAR_FORMAT = "replaygate.calibration"
 COLUMNS = ("item", "case", "sample", "assertion", "kind", "checks", "output", "label")
@@ -86,13 +87,15 @@ def _output_text(output: Any) -> str:
     """The output a person reads: text as it is, anything else as JSON; half of a
     surrogate pair (not valid text) written as its escape ``\\ud800``. An output longer
     than a spreadsheet's cell holds is cut, saying so (a spreadsheet would cut or split
-    it, and a cell beyond ``csv``'s field limit could not be read back)."""
+    it, and a cell beyond ``csv``'s field limit could not be read back), between two
+    characters a reader sees apart."""
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
     text = escape_surrogates(text)
     if len(text) <= CELL_LIMIT:
         return text
-    kept = CELL_LIMIT - 80
-    return f"{text[:kept]} [... cut: {len(text) - kept:,} more characters, in the results file]"
+    kept = cut(text, CELL_LIMIT - 80)  # no flag or accent cut in two
+    more = len(text) - len(kept)
+    return f"{kept} [... cut: {more:,} more characters, in the results file]"
 
 
 def as_cell(text: str) -> str:
