@@ -199,6 +199,27 @@ def test_an_async_fn_is_refused_not_its_coroutine_judged() -> None:
     assert err.value.__notes__ == ["raised in sample 0 of 3 of case rag"]
 
 
+def test_an_async_generator_and_an_unawaited_output_to_evaluate_are_refused() -> None:
+    # a streaming agent (async def with yield), and a sync test that forgot to await: a
+    # check that takes any output passed them, unread
+    from replaygate.sampling.recorder import SampleChecks
+
+    async def stream(sample: int) -> Any:
+        yield CITED
+
+    anything = Check("any", "gate", lambda output: None)
+    with pytest.raises(TypeError, match=r"^fn returned an async_generator, not its output"):
+        run_sampled(stream, 3, 2, [anything], case="rag")
+
+    async def answer() -> str:
+        return CITED
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # closed: no "never awaited"
+        with pytest.raises(TypeError, match=r"^evaluate got a coroutine, not its output"):
+            SampleChecks().evaluate(answer(), anything)
+
+
 def test_checks_given_as_a_generator_are_all_evaluated() -> None:
     result = run_sampled(lambda i: CITED, 3, 2, (c for c in [CITES]), case="rag")
     assert [o.name for o in result.samples[0].outcomes] == [CITES.name]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, Outcome
@@ -11,6 +12,7 @@ from replaygate.sampling.results import (
     refuse_plain_assert_name,
     same_output,
 )
+from replaygate.type_names import a_type
 
 T = TypeVar("T")
 _UNSET: Any = object()
@@ -62,6 +64,22 @@ def _take_name(named: dict[str, Check[Any]], check: Check[Any], index: int) -> N
     )
 
 
+def refuse_unawaited(value: object, given: str, why: str, fix: str) -> None:
+    """A :class:`TypeError` for an output never awaited (an ``async def``'s coroutine, a
+    task) or never iterated (an async generator, a streaming agent's ``async def`` with
+    ``yield``), which the checks would judge in place of what it gives: ``given`` says
+    where it came from, ``why`` why it was not awaited, ``fix`` what to do. A coroutine is
+    closed first, so no "never awaited" warning follows."""
+    if not (inspect.isawaitable(value) or inspect.isasyncgen(value)):
+        return
+    if inspect.iscoroutine(value):
+        value.close()
+    raise TypeError(
+        f"{given} {a_type(value)}, not its output: {why}, so its checks would judge that "
+        f"{type(value).__name__} itself, never awaited. {fix}"
+    )
+
+
 class SampleChecks:
     """Evaluates checks on an output and keeps their outcomes for this sample.
 
@@ -92,6 +110,12 @@ class SampleChecks:
                 "checked nothing; pass at least one gate or signal"
             )
         _require_checks(value, checks, self.index)
+        refuse_unawaited(
+            value,
+            "evaluate got",
+            "evaluate does not await it",
+            "Run the agent's coroutine to its end (asyncio.run(...)) and evaluate what it returns",
+        )
         refuse_plain_assert_name(checks)
         named = dict(self.named)
         for check in checks:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
@@ -18,6 +17,7 @@ from replaygate.sampling.index_use import (
     unused_index_watch,
     watching_replays,
 )
+from replaygate.sampling.recorder import refuse_unawaited
 from replaygate.sampling.results import (
     SampledResult,
     SampleResult,
@@ -125,21 +125,11 @@ def _sample(fn: Callable[[int], T], index: int, checks: tuple[Check[T], ...]) ->
         value = fn(index)
     except AssertionError as err:
         return SampleResult(index, failure=str(err) or "assertion failed")
-    _refuse_awaitable(value)
-    return SampleResult(index, tuple(check.evaluate(value) for check in checks), jsonable(value))
-
-
-def _refuse_awaitable(value: object) -> None:
-    """A :class:`TypeError` for an output ``fn`` returned unawaited (an ``async def``'s
-    coroutine), which the checks would judge in place of what it would return; a coroutine
-    is closed first, so no "never awaited" warning follows."""
-    if not inspect.isawaitable(value):
-        return
-    if inspect.iscoroutine(value):
-        value.close()
-    raise TypeError(
-        f"fn returned {a_type(value)}, not its output: run_sampled calls fn(i) without "
-        f"await, so its checks would judge that {type(value).__name__} itself, never "
-        "awaited. Give a plain function (def) that returns the output, running the agent's "
-        "coroutine to its end inside it"
+    refuse_unawaited(
+        value,
+        "fn returned",
+        "run_sampled calls fn(i) without await",
+        "Give a plain function (def) that returns the output, running the agent's coroutine "
+        "to its end inside it",
     )
+    return SampleResult(index, tuple(check.evaluate(value) for check in checks), jsonable(value))
