@@ -70,6 +70,18 @@ def test_a_numpy_value_failing_its_type_is_named_with_its_conversion() -> None:
     assert "convert it with .tolist())" in message
 
 
+def test_a_numpy_count_or_threshold_is_named_with_its_conversion() -> None:
+    numpy = pytest.importorskip("numpy")
+    from replaygate.assertions import Judge
+    from replaygate.models.fakes import ScriptedModel
+    from replaygate.sampling import run_sampled
+
+    with pytest.raises(ValueError, match=re.escape("got np.int64(3) (a numpy.int64: convert")):
+        run_sampled(lambda i: "x", numpy.int64(3), 2, [citations_check({"a"}, kind="gate")])
+    with pytest.raises(TypeError, match=re.escape("np.int64(4) (a numpy.int64: convert it")):
+        Judge(ScriptedModel([]), "r", threshold=numpy.int64(4), under_test="claude-sonnet-4-5")
+
+
 @pytest.mark.parametrize(
     ("schema", "where"),
     [

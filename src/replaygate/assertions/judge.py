@@ -23,6 +23,7 @@ from replaygate.assertions.judge_prompt import build_prompt, parse_grade, reason
 from replaygate.assertions.kinds import Check, Kind
 from replaygate.assertions.text import preview, require_text
 from replaygate.models.types import Message, Model, ModelResponse, check_model
+from replaygate.type_names import numpy_note
 
 FINISHED = frozenset({"end_turn", "stop_sequence"})
 """The stop reasons of a reply the judge finished; any other (``max_tokens``, ``refusal``,
@@ -181,7 +182,7 @@ class Judge:
         if not rubric.strip():
             raise ValueError("a judge needs a rubric: say what a good output does")
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise TypeError(f"threshold must be a number, got {threshold!r}")
+            raise TypeError(f"threshold must be a number, got {threshold!r}{numpy_note(threshold)}")
         if not _is_scale(scale):
             raise TypeError(f"scale must be (low, high), two whole numbers, got {scale!r}")
         low, high = scale

@@ -17,6 +17,7 @@ from typing import Any, TypeVar, overload
 from replaygate import json_schema, json_where, jsondoc, strict_json
 from replaygate.assertions.text import fold
 from replaygate.json_schema import render_path
+from replaygate.type_names import numpy_note
 from replaygate.unicode_forms import told
 
 Schema = Mapping[str, Any] | type
@@ -145,15 +146,9 @@ def _numpy_note(error: Any) -> str:
     """A note for a ``type`` failure of a numpy value (``np.int64(2) is not of type
     'integer'``, as numpy's integers, booleans and arrays are none of Python's JSON types):
     what it is and how to convert it; else ``""``."""
-    value = error.instance
-    kind = type(value)
-    if error.validator != "type" or kind.__module__.partition(".")[0] != "numpy":
+    if error.validator != "type":
         return ""
-    how = ".tolist()" if hasattr(value, "ndim") and value.ndim else ".item()"
-    return (
-        f" (a numpy.{kind.__name__}, which a JSON Schema reads as no JSON type: convert it "
-        f"with {how})"
-    )
+    return numpy_note(error.instance, ", which a JSON Schema reads as no JSON type")
 
 
 def _problems(found: list[tuple[tuple[Any, ...], str]]) -> list[StructureProblem]:

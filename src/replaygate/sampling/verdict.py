@@ -11,6 +11,7 @@ from typing import Literal
 
 from replaygate.fixtures.fixture import MAX_SAMPLE
 from replaygate.jsondoc import shown
+from replaygate.type_names import numpy_note
 
 Verdict = Literal["pass", "observe", "block"]
 
@@ -28,7 +29,7 @@ class SampleSpec:
     def __post_init__(self) -> None:
         for name, value in (("n", self.n), ("floor", self.floor)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
+                raise ValueError(f"{name} must be an integer, got {value!r}{numpy_note(value)}")
         if self.n < 1:
             raise ValueError(f"n must be at least 1, got {self.n}")
         if self.n > MAX_SAMPLES:
