@@ -86,6 +86,13 @@ def test_a_grade_in_other_digits_is_named(line: str) -> None:
         parse_grade(f"good\n{line}", (1, 5))
 
 
+def test_a_grade_line_followed_by_one_that_reads_as_a_grade_grades_nothing() -> None:
+    # the judge revised its grade on a line of another shape: 3 was read, silently
+    with pytest.raises(JudgeReplyError, match="goes on after its last 'GRADE: n' line 'GRADE: 3'"):
+        parse_grade("GRADE: 3\nOn reflection, it cites.\n**GRADE: 5**", (1, 5))
+    assert parse_grade("GRADE: 4\nThanks.", (1, 5)) == 4
+
+
 def test_a_reply_without_a_grade_line_says_only_that() -> None:
     with pytest.raises(JudgeReplyError, match=r"no 'GRADE: n' line, so nothing was graded"):
         parse_grade("good\nfour of five", (1, 5))

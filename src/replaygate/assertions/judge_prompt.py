@@ -68,15 +68,25 @@ def build_prompt(rubric: str, text: str, scale: tuple[int, int]) -> str:
 
 
 def parse_grade(reply: str, scale: tuple[int, int]) -> float:
-    """The last ``GRADE: n`` line of ``reply``; :class:`JudgeReplyError` if none or out of scale."""
+    """The last ``GRADE: n`` line of ``reply``; :class:`JudgeReplyError` if none, out of
+    scale, or followed by a line that reads as a grade without being one (``GRADE: 3``,
+    then ``**GRADE: 5**``: the first may be a draft the judge revised)."""
     lines = reply.translate(_NOT_SHOWN).splitlines()
-    found = [m[1] for line in lines if (m := GRADE_LINE.fullmatch(line))]
+    found = [(i, m) for i, line in enumerate(lines) if (m := GRADE_LINE.fullmatch(line))]
     if not found:
         raise JudgeReplyError(
             f"the judge's reply has no 'GRADE: n' line{_why_no_grade(lines)}, so nothing was "
             f"graded: {preview(reply)}"
         )
-    grade = float(found[-1])
+    at, last = found[-1]
+    later = _why_no_grade(lines[at + 1 :])
+    if later:
+        raise JudgeReplyError(
+            f"the judge's reply goes on after its last 'GRADE: n' line {last[0].strip()!r}, "
+            f"with a line that is no 'GRADE: n' line{later}: the grade line may be a draft the "
+            f"reply revised, so nothing was graded: {preview(reply)}"
+        )
+    grade = float(last[1])
     low, high = scale
     if not low <= grade <= high:
         raise JudgeReplyError(
