@@ -485,6 +485,10 @@ def test_check_declarations_are_validated() -> None:
         Check("x", "hard", lambda v: None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="non-empty name"):
         Check("", "gate", lambda v: None)
+    with pytest.raises(ValueError, match="non-empty name, one not only spaces: got '  '"):
+        Check("  ", "gate", lambda v: None)  # refused only as the results file was written
+    with pytest.raises(ValueError, match="half of a surrogate pair"):
+        Check("a\ud800", "gate", lambda v: None)
     with pytest.raises(ValueError, match="category must be one of"):
         Check("x", "gate", lambda v: None, "vibes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="which is not required"):

@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, get_args
 
 from replaygate.errors import has_control
 from replaygate.jsondoc import json_fields, shown
+from replaygate.jsonfields import lone_surrogate
 
 Kind = Literal["gate", "signal"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -166,8 +167,15 @@ class Check(Generic[T]):
     description: str = ""
 
     def __post_init__(self) -> None:
-        if not self.name or not isinstance(self.name, str):
-            raise ValueError("a check needs a non-empty name")
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(
+                f"a check needs a non-empty name, one not only spaces: got {self.name!r}"
+            )
+        if not self.name.isascii() and lone_surrogate(self.name):
+            raise ValueError(
+                f"a check's name must be Unicode text, got {self.name!r}: it holds half of a "
+                "surrogate pair, which no results file can hold"
+            )
         if has_control(self.name):
             raise ValueError(
                 f"a check's name must hold no control character (a newline, a tab, an escape): "
