@@ -50,6 +50,7 @@ from replaygate.fixtures.tool_results import (
     CALL_ID_NOTE,
     IN_CALL_IDS,
     IN_TOOL_RESULTS,
+    PYDANTIC_AI_CALL_IDS,
     TOOL_RESULT_LEAD,
     TOOL_RESULT_NOTE,
 )
@@ -603,6 +604,12 @@ def _anthropic_call_turn(call_id: str) -> list[dict[str, object]]:
             _sent({"input": [{"type": "function_call_output", "call_id": "b", "output": "x"}]}),
             "body.input[0].call_id",
         ),
+        # pydantic-ai's ids of a call made without one (a FunctionModel's): named
+        (
+            _sent({"messages": _chat_call_turn("pyd_ai_062b137dc7f8")}),
+            _sent({"messages": _chat_call_turn("pyd_ai_96de09f24c3b")}),
+            "body.messages[1].tool_calls[0].id, body.messages[2].tool_call_id",
+        ),
         # the question changed too: the ids are not all that changed
         (
             _sent({"messages": _chat_call_turn("9d9ed5796")}),
@@ -624,7 +631,8 @@ def test_a_miss_in_tool_call_ids_alone_says_the_code_under_test_makes_them_anew(
     FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
     error = mismatch_error(FixtureStore.open(path), requested, "0123456789ab")
     said = [line for line in str(error).splitlines() if line.startswith(CALL_ID_LEAD)]
-    assert said == ([CALL_ID_NOTE.format(fields=told)] if told else [])
+    named = PYDANTIC_AI_CALL_IDS if "pyd_ai_" in json.dumps(requested) else ""
+    assert said == ([CALL_ID_NOTE.format(fields=told) + named] if told else [])
     assert not any(line.startswith(TOOL_RESULT_LEAD) for line in str(error).splitlines())
     # the run's list of misses says so too, rather than only to record the test again
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
