@@ -220,6 +220,14 @@ def test_an_async_generator_and_an_unawaited_output_to_evaluate_are_refused() ->
             SampleChecks().evaluate(answer(), anything)
 
 
+@pytest.mark.parametrize("case", ["", "  "])
+def test_a_case_name_no_results_file_holds_is_refused_before_any_sample(case: str) -> None:
+    ran: list[int] = []
+    with pytest.raises(ValueError, match=r"^case must"):
+        run_sampled(ran.append, 3, 2, [CITES], case=case)
+    assert ran == []
+
+
 def test_checks_given_as_a_generator_are_all_evaluated() -> None:
     result = run_sampled(lambda i: CITED, 3, 2, (c for c in [CITES]), case="rag")
     assert [o.name for o in result.samples[0].outcomes] == [CITES.name]

@@ -53,6 +53,7 @@ def run_sampled(
     """
     __tracebackhide__ = True
     SampleSpec(n, floor)
+    _check_case(case)
     checks = _check_list(checks, case)
     if not checks:
         raise ValueError(
@@ -81,6 +82,17 @@ def run_sampled(
 def _named(case: str | None) -> str:
     """``case X: `` leading an error about case ``X``; nothing when no case was named."""
     return "" if case is None else f"case {case}: "
+
+
+def _check_case(case: object) -> None:
+    """Refuse a ``case`` that names nothing (empty, which stood for ``"case"``, or only
+    spaces, which no results file holds) before any sample runs."""
+    if case is None:
+        return
+    if not isinstance(case, str):
+        raise TypeError(f"case must be text (str) or None, got {a_type(case)}")
+    if not case.strip():
+        raise ValueError(f"case must name the case, got {case!r}; leave it out for 'case'")
 
 
 def _check_list(checks: Any, case: str | None) -> tuple[Check[Any], ...]:
