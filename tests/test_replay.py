@@ -35,6 +35,7 @@ from replaygate import (
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.mismatch import (
+    BASE_PATH_NOTE,
     FROM_SIMULATOR,
     IN_SET_ORDER,
     KEY_FOR_ANOTHER_HOST,
@@ -385,6 +386,28 @@ def test_the_agents_sdk_s_key_on_one_side_only_says_the_hosts_differ(
     text = str(mismatch_error(FixtureStore.open(path), sent(requested, route), "0123456789ab"))
     assert "body.prompt_cache_key: " in text
     assert (KEY_FOR_ANOTHER_HOST in text.splitlines()) is told
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requested", "told"),
+    [
+        ("/anthropic/v1/messages", "/v1/messages", ("/anthropic", "recorded")),
+        ("/v1/responses", "/openai/v1/responses", ("/openai", "requested")),
+        ("/v1/responses", "/v1/chat/completions", None),
+    ],
+)
+def test_a_route_under_a_base_path_on_one_side_says_the_base_urls_differ(
+    tmp_path: Path, recorded: str, requested: str, told: tuple[str, str] | None
+) -> None:
+    # recorded with ANTHROPIC_BASE_URL naming a gateway, replayed without it
+    def sent(path: str) -> dict[str, object]:
+        return {"method": "POST", "path": path, "headers": {}, "body": {"model": "m"}}
+
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(Fixture.create(sent(recorded), [{"status": 200, "body": {}}]))
+    text = str(mismatch_error(FixtureStore.open(path), sent(requested), "0123456789ab"))
+    said = [line for line in text.splitlines() if line.startswith("The paths differ only")]
+    assert said == ([BASE_PATH_NOTE.format(base=told[0], side=told[1])] if told else [])
 
 
 def _tool_turn(result: str, question: str = "q") -> list[dict[str, object]]:
