@@ -69,13 +69,22 @@ def with_output(output: Any) -> SampledResult:
     return replace(result, samples=(first, *result.samples[1:]))
 
 
+def with_check_name(name: str) -> SampledResult:
+    """A sampled case whose outcomes all name the check ``name``: outcomes built by hand (a
+    check refuses to be made with a name no results file holds)."""
+    result = sampled(lambda i: "a", contains_check(["a"], kind="gate", name="x"))
+    samples = [
+        replace(s, outcomes=tuple(replace(o, name=name) for o in s.outcomes))
+        for s in result.samples
+    ]
+    return replace(result, samples=tuple(samples))
+
+
 BAD_CASES: dict[str, Callable[[], SampledResult]] = {
     "case=None": lambda: replace(
         sampled(lambda i: "a", contains_check(["a"], kind="gate")), case=None
     ),
-    "name=x\\ud800": lambda: sampled(
-        lambda i: "a", contains_check(["a"], kind="gate", name="x\ud800")
-    ),
+    "name=x\\ud800": lambda: with_check_name("x\ud800"),
     "message=5": lambda: with_message(5),
     "output {1: 2, '1': 3}": lambda: with_output({1: 2, "1": 3}),
 }
