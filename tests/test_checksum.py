@@ -214,3 +214,34 @@ def test_a_folder_gitmodules_names_is_read_when_it_is_no_submodule_left_out(
     done = CliRunner().invoke(main, ["verify", "fixtures"])
     assert done.exit_code == 0, done.output
     assert "24 fixture(s) checked" in done.output
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "shown", "reason"),
+    [
+        (
+            "more.jsonl",
+            b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 9\n",
+            "more.jsonl:1",
+            "a Git LFS pointer, not the fixtures it stands for",
+        ),
+        (
+            "anthropic.messages/f0.json",
+            b"../../shared/f0.json",
+            "f0.json",
+            "holds only the path '../../shared/f0.json'",
+        ),
+    ],
+)
+def test_a_file_standing_in_for_its_fixtures_in_this_checkout_has_no_checksum(
+    tmp_path: Path, name: str, text: bytes, shown: str, reason: str
+) -> None:
+    """A Git LFS pointer (a checkout without Git LFS) or a symlink git checked out as a
+    file would give another digest than a checkout of the same commit that holds the
+    fixtures: refused, named as the store names it, where a digest was printed."""
+    folder = _folder(tmp_path)
+    (folder / name).write_bytes(text)
+    result = CliRunner().invoke(main, ["checksum", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert f"{shown}: {reason}" in result.output
+    assert isinstance(result.exception, SystemExit)

@@ -17,7 +17,11 @@ command again.
 A file holding a git merge conflict marker (a ``<<<<<<<``, ``=======`` or ``>>>>>>>``
 line, a merge left unresolved) is refused, as every reader of the store refuses it
 (:func:`~replaygate.fixtures.store.jsonl.conflict_error`, naming the file and the
-marker's line): its digest would key a cache on fixtures no replay can read.
+marker's line): its digest would key a cache on fixtures no replay can read. So is a
+file that stands in for its fixtures in this checkout only: a Git LFS pointer (a checkout
+without Git LFS) or a symbolic link git checked out as a file holding its target's path
+(``core.symlinks=false``); its digest would differ from that of a checkout of the same
+commit that holds the fixtures, and key a cache on no fixture at all.
 """
 
 from __future__ import annotations
@@ -27,10 +31,15 @@ import os
 import re
 from pathlib import Path
 
-from replaygate.errors import FixtureFormatError, is_conflict_marker
+from replaygate.errors import (
+    LFS_POINTER,
+    FixtureFormatError,
+    checked_out_link,
+    is_conflict_marker,
+)
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import jsonl_lines, open_binary
-from replaygate.fixtures.store.jsonl import conflict_error
+from replaygate.fixtures.store.jsonl import LFS_REASON, conflict_error
 from replaygate.regular import file_state, waiting
 
 _MARKER_START = re.compile(rb"\n(?:<{7}|\|{7}|={7}|>{7})")
@@ -42,14 +51,16 @@ def store_checksum(path: Path) -> str:
     """The SHA-256 hex digest of the store at ``path`` (a ``.jsonl`` file or a folder).
 
     Raises :class:`~replaygate.errors.FixtureFormatError` for a fixture path that is
-    not a regular file, or a fixture file holding a git merge conflict marker.
+    not a regular file, a fixture file holding a git merge conflict marker, or one that
+    stands in for its fixtures (:func:`_refuse_stand_in`).
     """
     root = path if path.is_dir() else path.parent
     total = hashlib.sha256()
     named = sorted((file.relative_to(root).as_posix(), file) for file in store_files(path))
     for name, file in named:
         # a name that is not UTF-8 keeps its bytes (os.fsencode), as on disk
-        digest, marked = _streamed_digest(file, crlf_as_lf=True)
+        digest, marked, head = _streamed_digest(file, crlf_as_lf=True)
+        _refuse_stand_in(file, head)
         if marked:
             _refuse_conflict(file)
         total.update(os.fsencode(name) + b"\0" + f"{digest}\n".encode())
@@ -63,16 +74,24 @@ def file_digest(file: Path, *, crlf_as_lf: bool = False) -> str:
     return _streamed_digest(file, crlf_as_lf=crlf_as_lf)[0]
 
 
-def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool]:
-    """:func:`file_digest`, and whether a line of the file may start with a git conflict
-    marker (:data:`_MARKER_START`)."""
+_HEAD = 4097
+"""How much of a file's start :func:`_streamed_digest` keeps: one byte more than the
+longest path :func:`~replaygate.errors.checked_out_link` reads as a file's whole text."""
+
+
+def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool, bytes]:
+    """:func:`file_digest`, whether a line of the file may start with a git conflict
+    marker (:data:`_MARKER_START`), and the file's first :data:`_HEAD` bytes (all of a
+    shorter file)."""
     digest = hashlib.sha256()
+    head = b""
     held = b""  # a CR that ends a chunk, until the next shows whether an LF follows it
     tail = b"\n"  # the end of the last chunk, where a marker may begin; the file starts a line
     marked = False
     with open_binary(file) as handle:
         before = file_state(os.fstat(handle.fileno()))
         while chunk := handle.read(1 << 20):
+            head = head or chunk[:_HEAD]
             marked = marked or _MARKER_START.search(tail + chunk[:7]) is not None
             marked = marked or _MARKER_START.search(chunk) is not None
             tail = chunk[-7:]
@@ -92,7 +111,19 @@ def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool]:
                 "run the command again",
             )
     digest.update(held)
-    return digest.hexdigest(), marked
+    return digest.hexdigest(), marked, head
+
+
+def _refuse_stand_in(file: Path, head: bytes) -> None:
+    """Refuse ``file``, whose first bytes are ``head``, when it stands in for its fixtures
+    in this checkout only: a Git LFS pointer, or a symlink checked out as a file holding
+    its target's path; named as every reader of the store names it."""
+    if head.startswith(LFS_POINTER):
+        reason: str | None = LFS_REASON
+    else:
+        reason = checked_out_link(head)
+    if reason is not None:
+        raise FixtureFormatError(str(file), 0 if file.suffix == ".json" else 1, reason)
 
 
 def _refuse_conflict(file: Path) -> None:
