@@ -858,6 +858,19 @@ def test_docs_ci_shows_the_same_workflow() -> None:
     assert WORKFLOW.read_text(encoding="utf-8") in blocks
 
 
+def test_docs_workflow_says_to_ignore_what_its_install_writes_before_the_plan() -> None:
+    # pip install -e writes <name>.egg-info/ in the checkout, and ci plan --base counts
+    # an untracked file as an unclassified change: every pull request ran every stage
+    plan = load_workflow()["jobs"]["plan"]["steps"]
+    installs = [i for i, s in enumerate(plan) if "pip install -e" in s.get("run", "")]
+    (planned,) = [i for i, s in enumerate(plan) if s.get("id") == "plan"]
+    assert installs and installs[0] < planned
+    assert "*.egg-info/" in WORKFLOW.read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "`*.egg-info/` to the `.gitignore`" in page
+    assert 'packages = ["trip_agent"]' in page  # setuptools stops at evals/ beside a package
+
+
 def test_docs_sharded_workflow_keeps_the_merged_run_in_the_history() -> None:
     # the merge appends the run to .replaygate/history.db: on a runner of its own, that
     # history was lost with the job unless restored before and saved after
