@@ -80,13 +80,17 @@ def _end(message: dict[str, Any], data: Mapping[str, Any]) -> None:
 
 
 def _add(block: dict[str, Any], partial: dict[int, str], index: int, delta: Any) -> None:
-    """One delta added to its block: text, thinking, a signature, or a tool call's
-    arguments (JSON in pieces, read at the end)."""
+    """One delta added to its block: text, a citation, thinking, a signature, or a tool
+    call's arguments (JSON in pieces, read at the end)."""
     if not isinstance(delta, Mapping):
         return
     kind = delta.get("type")
     if kind == "input_json_delta":
         partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
+        return
+    if kind == "citations_delta":
+        cited = block.get("citations")
+        block["citations"] = [*(cited if isinstance(cited, list) else ()), delta.get("citation")]
         return
     field = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
     name = field.get(str(kind))

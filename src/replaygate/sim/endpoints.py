@@ -36,6 +36,7 @@ from replaygate.models.providers.openai_responses import (
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import catalogue, embeddings, logprobs
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.citations import citations_with_a_schema, cited, with_citations
 from replaygate.sim.conversations import Conversations, created_at, not_served
 from replaygate.sim.draws import Draws
 from replaygate.sim.faults import FaultKind
@@ -478,6 +479,7 @@ class AnthropicMessages(Endpoint):
             or validate_anthropic(request.body)
             or cache_control_refused(request.body)
             or compaction_unmade(request.body)
+            or citations_with_a_schema(request.body, self.json_schema(request))
         )
 
     def read(self, request: SimRequest) -> Conversation:
@@ -505,6 +507,8 @@ class AnthropicMessages(Endpoint):
         message_id = f"msg_sim_thread_{tag}" if threaded else f"msg_sim_{tag}"
         wire = to_anthropic_response(response, model=request.model, message_id=message_id)
         wire["usage"] = uncached_usage(wire["usage"])
+        if not response.tool_calls:
+            with_citations(wire["content"], cited(request.body))
         if thought:
             block = thinking_block(thought, redacted=redacting(request.body))
             wire["content"] = [block, *wire["content"]]

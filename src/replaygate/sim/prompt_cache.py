@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import OWN_WORDING, Invalid
 
 MAX_BREAKPOINTS = 4
 """The most blocks of one request the API takes ``cache_control`` on."""
@@ -22,7 +22,6 @@ TTLS = ("1h", "5m")
 """The lifetimes a ``cache_control`` takes (``5m`` when it names none), longest first: the
 API takes the marks of a request, in the order it reads them (tools, system, messages),
 only longest first."""
-_OWN_WORDING = "(the simulator's wording: the API refuses it with its own)"
 
 
 def uncached_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,7 +93,7 @@ def cache_control_refused(body: Mapping[str, Any]) -> Invalid | None:
                 f"{path}.cache_control.ttl: {ttl!r} comes after the shorter "
                 f"{TTLS[shortest[1]]!r} of {shortest[0]}; the Messages API takes the marks "
                 f"of a longer ttl only before those of a shorter (tools, then system, then "
-                f"messages) {_OWN_WORDING}",
+                f"messages) {OWN_WORDING}",
                 own=True,
             )
         if shortest is None or rank > shortest[1]:
@@ -114,20 +113,20 @@ def _mark_refused(field: str, mark: Any) -> Invalid | None:
     if not isinstance(mark, Mapping):
         return Invalid(
             f"{field}: {mark!r} is not an object; the Messages API takes "
-            f'{{"type": "ephemeral"}} (and an optional ttl) {_OWN_WORDING}',
+            f'{{"type": "ephemeral"}} (and an optional ttl) {OWN_WORDING}',
             own=True,
         )
     if mark.get("type") != "ephemeral":
         return Invalid(
             f"{field}.type: {mark.get('type')!r} is not a cache_control type the Messages API "
-            f"takes ('ephemeral') {_OWN_WORDING}",
+            f"takes ('ephemeral') {OWN_WORDING}",
             own=True,
         )
     ttl = _ttl(mark)
     if ttl not in TTLS:
         return Invalid(
             f"{field}.ttl: {ttl!r} is not a lifetime the Messages API takes "
-            f"({' or '.join(map(repr, TTLS))}) {_OWN_WORDING}",
+            f"({' or '.join(map(repr, TTLS))}) {OWN_WORDING}",
             own=True,
         )
     return None

@@ -45,9 +45,9 @@ def anthropic_message_start(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _anthropic_block(index: int, block: Mapping[str, Any], size: int) -> list[SSEEvent]:
-    """The events of one content block: its start, its deltas (the text, a tool call's
-    arguments as JSON, a thought and then its signature), its stop. A redacted thought
-    comes whole in its start."""
+    """The events of one content block: its start, its deltas (a text's citations and then
+    its text, a tool call's arguments as JSON, a thought and then its signature), its
+    stop. A redacted thought comes whole in its start."""
     events: list[SSEEvent] = []
     kind = block.get("type")
     if kind == "tool_use":
@@ -64,8 +64,12 @@ def _anthropic_block(index: int, block: Mapping[str, Any], size: int) -> list[SS
     elif kind == "redacted_thinking":
         start, deltas = dict(block), []
     else:
-        start = {"type": "text", "text": ""}
-        deltas = [
+        citations = block.get("citations")
+        cited = citations if isinstance(citations, list) else None
+        start = {"type": "text", "text": "", **({} if cited is None else {"citations": []})}
+        # each citation comes as a delta of its own, before the text
+        deltas = [{"type": "citations_delta", "citation": c} for c in cited or ()]
+        deltas += [
             {"type": "text_delta", "text": p}
             for p in split_pieces(str(block.get("text", "")), size)
         ]

@@ -44,6 +44,9 @@ class Invalid:
     (:func:`~replaygate.sim.replies.refusal`), which a recording does not keep."""
 
 
+OWN_WORDING = "(the simulator's wording: the API refuses it with its own)"
+"""Said after a refusal whose words are the simulator's (:attr:`Invalid.own`)."""
+
 _RESULTS_WITHOUT_USE = (
     "messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. "
     "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
@@ -292,8 +295,8 @@ def _anthropic_sampling(body: Mapping[str, Any]) -> Invalid | None:
         value = body.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool) and not 0 <= value <= 1:
             return Invalid(
-                f"{name}: {value} is outside the range the Messages API takes, 0 to 1 (the "
-                "simulator's wording: the API refuses it with its own)",
+                f"{name}: {value} is outside the range the Messages API takes, 0 to 1 "
+                f"{OWN_WORDING}",
                 own=True,
             )
     return None
