@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,34 @@ def test_a_git_submodule_not_checked_out_is_refused_not_left_out(
 
     (folder / "vendor" / ".git").write_text("gitdir: ../../.git/modules/vendor\n")
     assert CliRunner().invoke(main, [command, "fixtures"]).exit_code == 0
+
+
+@pytest.mark.slow  # makes a git repository with a sparse checkout
+def test_store_files_a_sparse_checkout_leaves_out_are_refused_not_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The digest (and the check) of the stores checked out passed for all of them, and
+    # differed from that of a full checkout of the same commit.
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", *args],
+                       cwd=tmp_path, capture_output=True, check=True)  # fmt: skip
+
+    folder = _folder(tmp_path)
+    git("init", "-q", "--template=")
+    git("add", "-A")
+    git("commit", "-q", "-m", "fixtures")
+    git("sparse-checkout", "set", "--no-cone", "/*", "!/fixtures/anthropic.messages/")
+    monkeypatch.chdir(tmp_path)
+    for command in ("checksum", "verify"):
+        done = CliRunner().invoke(main, [command, "fixtures"])
+        assert done.exit_code == 2, done.output
+        assert (
+            "Error: fixtures/anthropic.messages/f0.json: left out of this sparse checkout (git "
+            "holds it, the working tree does not) (and 4 more store file(s) under fixtures), "
+            "so its fixtures would not be read: run `git sparse-checkout add "
+            "fixtures/anthropic.messages`"
+        ) in done.output
+    assert CliRunner().invoke(main, ["checksum", str(folder / "more.jsonl")]).exit_code == 0
 
 
 def _module_entry(root: Path, entry: str) -> Path:

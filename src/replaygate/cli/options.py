@@ -76,9 +76,10 @@ def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
     is there but holds no fixture store file: a source folder, a store's lock, the hits
     log's folder (:func:`~replaygate.fixtures.store.given.require_store`, given the walk
     :func:`note_other_files` made, when it made one), or holds a git submodule that is
-    not checked out (:func:`~replaygate.checkouts.unchecked_out_module`). A
+    not checked out (:func:`~replaygate.checkouts.unchecked_out_module`) or store files
+    a sparse checkout leaves out (:func:`~replaygate.checkouts.sparse_left_out_under`). A
     path that is not there is left for the command to name, as it does."""
-    from replaygate.checkouts import unchecked_out_module
+    from replaygate.checkouts import sparse_left_out_under, unchecked_out_module
     from replaygate.fixtures.store.files import existing_store
     from replaygate.fixtures.store.given import require_store
 
@@ -86,8 +87,8 @@ def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
         return
     try:
         existing_store(path)  # a FIFO, a symlink loop...: named as what it is first
-        if path.is_dir() and (module := unchecked_out_module(path)):
-            raise CommandError(module)  # its fixtures would be left out in silence
+        if path.is_dir() and (left := unchecked_out_module(path) or sparse_left_out_under(path)):
+            raise CommandError(left)  # its fixtures would be left out in silence
         require_store(path, walked[0] if walked else None)
     except ReplaygateError as err:
         raise CommandError(describe(err)) from None
