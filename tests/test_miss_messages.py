@@ -1165,3 +1165,35 @@ def test_a_sender_trying_again_after_the_session_is_told_once(
         "replaygate: lookup of 'us.i.posthog.com'",
         "replaygate: lookup of 'eu.i.posthog.com'",
     ]
+
+
+def test_a_conversation_kept_from_one_test_to_the_next_names_the_cause(tmp_path: Path) -> None:
+    # a LangGraph graph compiled once with InMemorySaver(), two tests on one thread_id: the
+    # second test's request, recorded after the first's turns, missed alone, and the miss
+    # compared it with the first test's request, as if its question had been edited
+    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
+    system = {"role": "system", "content": "Be brief."}
+    one, two = {"role": "user", "content": "Leak one"}, {"role": "user", "content": "Leak two"}
+    answer = {"role": "assistant", "content": "echo: Leak one"}
+    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c_1"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(url, json={"model": "m", "messages": [system, one]})
+        client.post(url, json={"model": "m", "messages": [system, one, answer, two]})
+    notes = []
+    for sent in ([system, two], [system, two, answer, one], [one]):
+        with (
+            block_network(),
+            httpx2_client(store) as client,
+            pytest.raises(FixtureMismatchError) as missed,
+        ):
+            client.post(url, json={"model": "m", "messages": sent})
+        notes.append(str(missed.value))
+    assert "body.messages[1].content: 'Leak one' != 'Leak two'" in notes[0]
+    assert (
+        f"key {FixtureStore.open(store).keys()[1]} at {store}:2 holds this request's "
+        "conversation after 2 turns more, which this request does not send: a conversation "
+        "kept from one test to the next (a LangGraph checkpointer made once"
+    ) in notes[0]
+    assert "this request sends 2 turns more before the whole conversation of key" in notes[1]
+    assert f"at {store}:1, which was recorded without them" in notes[1]
+    assert "kept from one test to the next" not in notes[2]  # its instructions left out
