@@ -51,3 +51,24 @@ def test_what_the_agent_raised_is_said_with_a_key_it_quotes_masked() -> None:
     for said in (str(ran.value), describe_failure(evaluated.value)):
         assert "RuntimeError: upstream said: invalid token <GitHub token #1, 40" in said
         assert token not in said
+
+
+def test_an_agent_written_for_an_sdk_client_is_told_what_an_eval_gives_it() -> None:
+    # plan_trip(client, city) named as the agent: "'RecordingModel' object has no
+    # attribute 'messages'" named a class of replaygate and said nothing of what to do
+    def agent(model: Any, question: str) -> Any:
+        return model.messages.create(messages=[{"role": "user", "content": question}])
+
+    def elsewhere(model: Model, question: str) -> Any:
+        return question.messages  # an attribute missing from another object: no advice
+
+    with pytest.raises(AttributeError) as evaluated:
+        call_agent(agent, ScriptedModel([]), "q")
+    said = describe_failure(evaluated.value)
+    assert "asked the Model it was given for `.messages`, as of an SDK client" in said
+    assert "complete(messages, tools)" in said and "@pytest.mark.sampled" in said
+    with pytest.raises(AgentRunError, match=r"for `\.messages`, as of an SDK client"):
+        run_agent(agent, ScriptedModel([]), "q")
+    with pytest.raises(AttributeError) as other:
+        call_agent(elsewhere, ScriptedModel([]), "q")
+    assert "SDK client" not in describe_failure(other.value)

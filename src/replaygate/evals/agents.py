@@ -150,6 +150,22 @@ def _signature_problem(agent: Agent, model: Model, question: str) -> str | None:
     return None
 
 
+def _model_misused(err: Exception, model: Model) -> str:
+    """What an agent that asked ``model`` for an attribute it lacks meant, said after where
+    it raised ``err`` (``model.messages``: an agent written for an SDK client, given the
+    :class:`Model` an eval asks with); nothing for another error."""
+    if not isinstance(err, AttributeError) or err.obj is not model:
+        return ""
+    return (
+        f": the agent asked the Model it was given for `.{err.name}`, as of an SDK client. "
+        f"An eval calls {CALLED_AS}: the Model is replaygate's, whose one method is "
+        "complete(messages, tools); ask it with that (docs/evals.md, the agent). Code that "
+        "calls the anthropic or openai SDK itself is tested with the pytest plugin's "
+        "clients (anthropic_client, the replaygate marker), its answers that vary sampled "
+        "with @pytest.mark.sampled (docs/sampling.md)"
+    )
+
+
 def call_agent(
     agent: Agent, model: Model, question: str, passed: tuple[type[BaseException], ...] = ()
 ) -> Any:
@@ -166,7 +182,7 @@ def call_agent(
         raise
     except Exception as err:
         wrong = _signature_problem(agent, model, question) if isinstance(err, TypeError) else None
-        err.add_note(wrong or f"{AGENT_RAISED}{raised_at(err)}")
+        err.add_note(wrong or f"{AGENT_RAISED}{raised_at(err)}{_model_misused(err, model)}")
         raise
     except SystemExit as err:
         raise ended_process(err) from None
