@@ -24,7 +24,6 @@ from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import ModelResponse, ToolCall
 from replaygate.sim import FaultPlan, Simulator, catalogue, embeddings
-from replaygate.sim.endpoints import GeminiGenerateContent
 from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
@@ -124,9 +123,9 @@ def test_the_simulator_takes_every_function_name_the_api_takes(sim: Simulator, n
     assert _post(sim, {"contents": HI, "tools": [{"functionDeclarations": [{"name": name}]}]})
 
 
-def _post(sim: Simulator, body: Any) -> dict[str, Any]:
+def _post(sim: Simulator, body: Any, model: str = "gemini-2.5-flash") -> dict[str, Any]:
     """The simulator's answer to ``body``: the response, or its error object."""
-    url = f"{sim.url}/v1beta/models/gemini-2.5-flash:generateContent"
+    url = f"{sim.url}/v1beta/models/{model}:generateContent"
     reply = httpx2.post(url, json=body, headers={"x-goog-api-key": KEY}).json()
     assert isinstance(reply, dict)
     return reply
@@ -644,22 +643,42 @@ def test_a_penalty_is_refused_where_the_api_refuses_it(
 
 
 @pytest.mark.parametrize(
-    ("model", "thinking", "thinks"),
+    ("model", "thinking", "thinks", "shown"),
     [
-        ("gemini-2.5-flash", {"include_thoughts": True}, True),
-        ("gemini-2.5-flash", {"include_thoughts": True, "thinking_budget": 0}, False),
-        ("gemini-2.5-flash-lite", {"include_thoughts": True}, False),  # off by default
-        ("gemini-2.5-flash-lite", {"include_thoughts": True, "thinking_budget": 512}, True),
-        ("gemini-2.5-pro", {"thinking_budget": 512}, False),  # thoughts not asked for
+        ("gemini-2.5-flash", {"includeThoughts": True}, True, True),
+        ("gemini-2.5-flash", {"includeThoughts": True, "thinkingBudget": 0}, False, False),
+        ("gemini-2.5-flash-lite", {"includeThoughts": True}, False, False),  # off by default
+        ("gemini-2.5-flash-lite", {"includeThoughts": True, "thinkingBudget": 512}, True, True),
+        ("gemini-2.5-pro", {"thinkingBudget": 512}, True, False),  # thoughts not asked for
+        # thinking by default, as live: counted and spent, not shown
+        ("gemini-2.5-flash", None, True, False),
+        ("gemini-2.5-pro", None, True, False),
+        ("gemini-3-pro-preview", None, True, False),
+        ("gemini-flash-latest", None, True, False),
+        ("gemini-2.5-flash-lite", None, False, False),
+        ("gemini-2.0-flash", None, False, False),
+        ("gemini-2.0-flash", {"includeThoughts": True}, False, False),
+        ("gemini-2.5-flash-image", None, False, False),
+        ("gemini-sim-1", None, False, False),  # a model of no known kind thinks when asked
+        ("gemini-sim-1", {"includeThoughts": True}, True, True),
     ],
 )
-def test_thoughts_come_when_asked_of_a_model_that_thinks(
-    model: str, thinking: dict[str, Any], thinks: bool
+def test_a_model_that_thinks_counts_its_thought_and_shows_it_when_asked(
+    sim: Simulator, model: str, thinking: dict[str, Any] | None, thinks: bool, shown: bool
 ) -> None:
-    body = {"contents": HI, "generation_config": {"thinking_config": thinking}}
-    endpoint = GeminiGenerateContent()
-    request = endpoint.request(f"/v1beta/models/{model}:generateContent", body)
-    assert (endpoint.thinking(request) > 0) == thinks
+    config = {} if thinking is None else {"generationConfig": {"thinkingConfig": thinking}}
+    answer = _post(sim, {"contents": HI, **config}, model)
+    parts = answer["candidates"][0]["content"]["parts"]
+    assert ("thoughtsTokenCount" in answer["usageMetadata"]) == thinks
+    assert any(part.get("thought") for part in parts) == shown
+
+
+def test_a_default_thought_is_spent_from_max_output_tokens(sim: Simulator) -> None:
+    """Gemini 2.5 Flash thinks unasked, and its thought spends ``maxOutputTokens`` first:
+    a small limit leaves the answer cut (``MAX_TOKENS``), as live."""
+    answer = _post(sim, {"contents": HI, "generationConfig": {"maxOutputTokens": 8}})
+    assert answer["candidates"][0]["finishReason"] == "MAX_TOKENS"
+    assert answer["usageMetadata"]["thoughtsTokenCount"] == 8
 
 
 @pytest.mark.slow

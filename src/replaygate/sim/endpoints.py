@@ -82,6 +82,7 @@ from replaygate.sim.validation import (
     gemini_penalty_refused,
     gemini_signature_missing,
     gemini_thinking_refused,
+    gemini_thinks,
     gemma_refused,
     google_authenticated,
     hosted_forced,
@@ -1277,6 +1278,13 @@ class GeminiModels(_Models):
         return catalogue.gemini_model(model_id, version)
 
 
+def _thinking_config(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Gemini request's ``generationConfig.thinkingConfig`` (empty if it gives none)."""
+    config = body.get("generationConfig")
+    thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
+    return thinking if isinstance(thinking, Mapping) else {}
+
+
 def _with_logprobs(request: SimRequest, wire: dict[str, Any]) -> dict[str, Any]:
     """A Chat Completions answer whose choices carry the log probabilities of their tokens,
     when the request asks for them (:func:`replaygate.sim.logprobs.asked`)."""
@@ -1376,17 +1384,17 @@ class GeminiGenerateContent(Endpoint):
         return JSON_OBJECT if config.get("responseMimeType") == "application/json" else None
 
     def thinking(self, request: SimRequest) -> int:
-        """A request asking for its thoughts (``thinkingConfig.includeThoughts``) with a
-        budget other than 0 thinks: a thought part comes before the answer. Flash-Lite
-        thinks only given a budget."""
-        config = request.body.get("generationConfig")
-        thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
-        if not isinstance(thinking, Mapping) or thinking.get("includeThoughts") is not True:
-            return 0
+        """A request thinks unless given a budget of 0 (:func:`gemini_thinks`): asked to
+        (a budget, a level, or its thoughts asked for, but by Flash-Lite, which thinks only
+        given a budget), or unasked on a model thinking by default (Gemini 2.5 Pro and
+        Flash, Gemini 3), as live. The thought is counted in ``thoughtsTokenCount`` and
+        spent from ``maxOutputTokens`` whether or not it is shown (:meth:`render`)."""
+        thinking = _thinking_config(request.body)
         budget = thinking.get("thinkingBudget")
-        if budget == 0 or (budget is None and "flash-lite" in request.model):
-            return 0
-        return ANTHROPIC_SENTENCES
+        shown = thinking.get("includeThoughts") is True and "flash-lite" not in request.model
+        asked = budget is not None or thinking.get("thinkingLevel") is not None or shown
+        thinks = budget != 0 and gemini_thinks(request.model, asked=asked)
+        return ANTHROPIC_SENTENCES if thinks else 0
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return (
@@ -1418,8 +1426,9 @@ class GeminiGenerateContent(Endpoint):
         calls = [p for p in content.get("parts", []) if "functionCall" in p]
         if calls and GEMINI_SIGNING.search(request.model):  # the step's first call is signed
             calls[0]["thoughtSignature"] = signature(response_id)
-        if thought:  # the first candidate's thought part, counted as Google reports it
-            content["parts"] = [{"text": thought, "thought": True}, *content.get("parts", [])]
+        if thought:  # counted as Google reports it; a part of the first candidate if asked
+            if _thinking_config(request.body).get("includeThoughts") is True:
+                content["parts"] = [{"text": thought, "thought": True}, *content.get("parts", [])]
             usage = wire["usageMetadata"]
             usage["thoughtsTokenCount"] = tokens(len(thought))
             usage["totalTokenCount"] += usage["thoughtsTokenCount"]

@@ -2022,6 +2022,20 @@ _NOT_THINKING = re.compile(r"gemma-|gemini-(?:1\.|2\.0)")
 is refused."""
 
 
+_THINKING_UNASKED = re.compile(r"gemini-(?:2\.5-(?:pro|flash(?!-lite))|[3-9]|(?:pro|flash)-latest)")
+"""The models that think when the request says nothing of it (a dynamic budget): Gemini
+2.5 Pro and Flash (not Flash-Lite), Gemini 3 and later."""
+
+
+def gemini_thinks(model: str, *, asked: bool) -> bool:
+    """Whether ``model`` thinks, given no budget of 0: when ``asked`` (a budget, a level,
+    or its thoughts asked for) if it can (not Gemma, Gemini 1.x or 2.0, nor a model
+    answering in images or speech), else if it thinks unasked."""
+    if _NOT_THINKING.search(model) or _MEDIA_MODEL.search(model):
+        return False
+    return asked or bool(_THINKING_UNASKED.search(model))
+
+
 def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """The API's error for a ``thinkingConfig`` ``model`` does not take: a
     ``thinkingLevel`` beside a ``thinkingBudget``, or asked of a model before Gemini 3; a
