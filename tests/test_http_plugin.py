@@ -12,6 +12,7 @@ from nested_pytest import sessions_loading
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.models.replay import MODES
+from replaygate.pytest_plugin.recording import secret_in_id
 from replaygate.sim import Simulator
 from run_cli import replaygate
 from sdks import aiohttp, anthropic, genai, openai
@@ -1024,3 +1025,16 @@ def test_a_test_whose_id_holds_a_secret_is_refused_before_any_file_is_named_by_i
     ]  # what replaygate wrote: not the test's own source, nor pytest's compiled one
     assert (pytester.path / "tests/fixtures/test_keyed/test_keyed[plain].jsonl") in written
     assert not [p for p in written if token in p.name or token in p.read_text(errors="ignore")]
+
+
+def test_a_file_named_for_an_auth_word_is_no_secret_in_a_test_s_id() -> None:
+    # tests/test_tokens.py::test_tokens_anthropic read as "token: :test_tokens_anthropic",
+    # a credential written after its name, and its setup was refused
+    for plain in (
+        "tests/test_tokens.py::test_tokens_anthropic",
+        "tests/test_auth.py::TestLogin::test_password_reset_email[en]",
+    ):
+        assert secret_in_id(plain) is None
+    keyed = "tests/test_a.py::test_keyed[password=Qw7eRt9Yu1IoPa3sDf5gHj7kLz9x]"
+    assert secret_in_id(keyed) == "high-entropy value in an auth-like field"
+    assert secret_in_id("tests/test_a.py::test_keyed[x::token: Qw7eRt9Yu1IoPa3sDf5gHj7kLz9x]")

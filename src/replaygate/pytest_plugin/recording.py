@@ -341,10 +341,18 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 def secret_in_id(nodeid: str) -> str | None:
     """What finds a secret-looking value in test id ``nodeid``, or None. Kept for the last
     ids asked about: a test using replaygate is asked about as it is set up and again as
-    its outcome is noted."""
+    its outcome is noted.
+
+    The parts pytest joins with ``::`` are read one by one: a file named for an auth word
+    before a test's name (``tests/test_tokens.py::test_tokens_anthropic``) is no name
+    written before its value (``token: ...``). The parameters' id, from the first ``[``,
+    is read with the test's name, whatever it holds."""
     from replaygate.sanitize.secret_scan import secret_detector
 
-    return secret_detector(nodeid)
+    names, bracket, params = nodeid.partition("[")
+    *parents, name = names.split("::")
+    parts = (*parents, name + bracket + params)
+    return next(filter(None, map(secret_detector, parts)), None)
 
 
 def _refuse_a_secret_id(item: pytest.Item) -> None:
