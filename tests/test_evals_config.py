@@ -216,7 +216,11 @@ def test_a_gate_config_without_the_defaults_is_asked_for_by_name() -> None:
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ({"max_drop": {"sucess": 0.02}}, "GateConfig max_drop['sucess']: names no metric"),
+        (
+            {"max_drop": {"sucess": 0.02}},
+            "GateConfig max_drop['sucess']: names no metric: did you mean success? known: "
+            "success, citation_precision",
+        ),
         (
             {"max_rise": {"cost": -0.1}},
             "GateConfig max_rise['cost']: a limit must be a number >= 0, got -0.1",
@@ -367,7 +371,13 @@ def test_a_currency_is_read_in_upper_case(tmp_path: Path) -> None:
             "[tool.replaygate.gate]\nmax_rise = { speed = 0.1 }\n",
             2,
             "tool.replaygate.gate.max_rise.speed",
-            "names no metric",
+            "names no metric; known: success, citation_precision",
+        ),
+        (
+            "[tool.replaygate.gate]\nmax_drop = { citaton = 0.1 }\n",
+            2,
+            "tool.replaygate.gate.max_drop.citaton",
+            "names no metric: did you mean citation? known: ",
         ),
         (
             "[tool.replaygate.gate]\nmax_drop = { success = '2%' }\n",

@@ -29,6 +29,7 @@ from replaygate.evals.metrics import (
     expand_limits,
     percent_limit,
     share_limit_problem,
+    unknown_metric,
 )
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
@@ -90,10 +91,7 @@ def _check_limits(key: str, limits: object) -> None:
         raise ValueError(f"GateConfig {key}: expected a mapping of metric to limit, got {limits!r}")
     unknown = check_limit_names(limits)
     if unknown:
-        raise ValueError(
-            f"GateConfig {key}[{unknown[0]!r}]: names no metric (see docs/evals.md for the "
-            "metric names)"
-        )
+        raise ValueError(f"GateConfig {key}[{unknown[0]!r}]: {unknown_metric(unknown[0])}")
     for name, value in limits.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
             raise ValueError(
@@ -363,7 +361,7 @@ def _limits(reader: TableReader, key: str) -> Mapping[str, float]:
     table = reader.sub(key)
     unknown = check_limit_names(table.table)
     if unknown:
-        raise table.error(unknown[0], "names no metric (see docs/evals.md for the metric names)")
+        raise table.error(unknown[0], unknown_metric(unknown[0]))
     return {name: _limit(table, name, value) for name, value in table.table.items()}
 
 

@@ -7,6 +7,7 @@ baseline, so a rise of 0.10 is ten percent). ``better`` says which way is good.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -129,6 +130,15 @@ def metric(name: str) -> Metric:
 def check_limit_names(limits: Mapping[str, float]) -> list[str]:
     """The names in ``limits`` that are neither a metric nor an alias."""
     return [name for name in limits if name not in METRICS and name not in ALIASES]
+
+
+def unknown_metric(name: str) -> str:
+    """What is wrong with a limit's ``name``, one :func:`check_limit_names` found: the
+    metric it is close to (``sucess``: did you mean success?) and the known names."""
+    known = [*METRICS, *ALIASES]
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f": did you mean {close[0]}?" if close else ";"
+    return f"names no metric{hint} known: {', '.join(known)}"
 
 
 def percent_limit(name: str, text: str) -> float:
