@@ -371,7 +371,7 @@ def test_a_currency_is_read_in_upper_case(tmp_path: Path) -> None:
             "[tool.replaygate.gate]\nmax_rise = { speed = 0.1 }\n",
             2,
             "tool.replaygate.gate.max_rise.speed",
-            "names no metric; known: success, citation_precision",
+            "names no metric: known: success, citation_precision",
         ),
         (
             "[tool.replaygate.gate]\nmax_drop = { citaton = 0.1 }\n",

@@ -271,7 +271,8 @@ def test_limits_parse_with_aliases_and_explain_mistakes() -> None:
         ("success", "expected METRIC=LIMIT items"),
         ("success=lots", "'lots' is not a number"),
         ("success=-1", "a limit must be a number >= 0"),
-        ("speed=0.1", "unknown metric 'speed'"),
+        ("speed=0.1", "unknown metric 'speed'; known: success, "),
+        ("citaton=0.1", "unknown metric 'citaton'; did you mean citation[?] known: "),
         ("success=0.02,success=0.5", "success is given twice"),  # not the last one silently
         ("success=2%", "success is a share, whose limit is in points, written as a fraction"),
         ("citation=5%", "citation is a share"),

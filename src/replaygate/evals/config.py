@@ -27,9 +27,9 @@ from replaygate.config import MAX_TOKENS, described, find_pyproject, project_fol
 from replaygate.evals.metrics import (
     check_limit_names,
     expand_limits,
+    known_metrics,
     percent_limit,
     share_limit_problem,
-    unknown_metric,
 )
 from replaygate.evals.prices import PriceTable, load_price_file, read_prices
 from replaygate.evals.toml_reader import TableReader, load_toml
@@ -91,7 +91,8 @@ def _check_limits(key: str, limits: object) -> None:
         raise ValueError(f"GateConfig {key}: expected a mapping of metric to limit, got {limits!r}")
     unknown = check_limit_names(limits)
     if unknown:
-        raise ValueError(f"GateConfig {key}[{unknown[0]!r}]: {unknown_metric(unknown[0])}")
+        name = unknown[0]
+        raise ValueError(f"GateConfig {key}[{name!r}]: names no metric: {known_metrics(name)}")
     for name, value in limits.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
             raise ValueError(
@@ -361,7 +362,7 @@ def _limits(reader: TableReader, key: str) -> Mapping[str, float]:
     table = reader.sub(key)
     unknown = check_limit_names(table.table)
     if unknown:
-        raise table.error(unknown[0], unknown_metric(unknown[0]))
+        raise table.error(unknown[0], f"names no metric: {known_metrics(unknown[0])}")
     return {name: _limit(table, name, value) for name, value in table.table.items()}
 
 

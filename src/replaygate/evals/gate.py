@@ -27,11 +27,11 @@ from replaygate.evals.config import GateConfig
 from replaygate.evals.errors import LimitError, ResultsError
 from replaygate.evals.kept import case_counts
 from replaygate.evals.metrics import (
-    ALIASES,
     METRICS,
     Metric,
     check_limit_names,
     expand_limits,
+    known_metrics,
     percent_limit,
     share_limit_problem,
 )
@@ -76,8 +76,7 @@ def parse_limits(text: str, flag: str) -> dict[str, float]:
         limits[name] = value
     unknown = check_limit_names(limits)
     if unknown:
-        known = ", ".join([*METRICS, *ALIASES])
-        raise LimitError(f"{flag}: unknown metric {unknown[0]!r}; known: {known}")
+        raise LimitError(f"{flag}: unknown metric {unknown[0]!r}; {known_metrics(unknown[0])}")
     return limits
 
 

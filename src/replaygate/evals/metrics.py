@@ -132,13 +132,13 @@ def check_limit_names(limits: Mapping[str, float]) -> list[str]:
     return [name for name in limits if name not in METRICS and name not in ALIASES]
 
 
-def unknown_metric(name: str) -> str:
-    """What is wrong with a limit's ``name``, one :func:`check_limit_names` found: the
+def known_metrics(name: str) -> str:
+    """What to write for a limit's ``name``, one :func:`check_limit_names` found: the
     metric it is close to (``sucess``: did you mean success?) and the known names."""
     known = [*METRICS, *ALIASES]
     close = difflib.get_close_matches(name, known, n=1)
-    hint = f": did you mean {close[0]}?" if close else ";"
-    return f"names no metric{hint} known: {', '.join(known)}"
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"{hint}known: {', '.join(known)}"
 
 
 def percent_limit(name: str, text: str) -> float:
