@@ -1235,3 +1235,22 @@ def test_an_amount_is_shown_with_its_digits_not_in_scientific_notation(
 ) -> None:
     # 12,345 tokens were shown as 1.234e+04 in the gate, the report and eval's table
     assert METRICS["tokens"].format(value) == shown
+
+
+def test_a_gate_before_any_baseline_says_how_to_make_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a project's first CI run: "there is no evals/baseline.json" said nothing of how
+    # one is made
+    monkeypatch.chdir(tmp_path)
+    write_results(tmp_path / "results.json", BASE)
+    gated = CliRunner().invoke(gate_cmd, ["--results", "results.json"])
+    assert gated.exit_code == 2
+    made = re.search(r"`replaygate baseline update (.*?) --reason '(.*?)'`", gated.output)
+    assert made, gated.output
+    args = [*made[1].split(), "--reason", made[2]]
+    assert args[:4] == ["--results", "results.json", "--baseline", "evals/baseline.json"]
+    assert CliRunner().invoke(baseline_group, ["update", *args]).exit_code == 0
+    assert CliRunner().invoke(gate_cmd, ["--results", "results.json"]).exit_code == 0
+    missing = CliRunner().invoke(gate_cmd, ["--results", "nothing.json", "--baseline", "b.json"])
+    assert missing.exit_code == 2 and "baseline update" not in missing.output

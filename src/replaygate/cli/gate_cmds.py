@@ -7,6 +7,7 @@ the command cannot run.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import click
@@ -92,10 +93,12 @@ def _in_project(path: Path, flag: str, config: Config) -> str | None:
     )
 
 
-def _check_there(path: Path, flag: str, what: str, config: Config) -> None:
+def _check_there(
+    path: Path, flag: str, what: str, config: Config, otherwise: str | None = None
+) -> None:
     """Refuse ``path``, given as ``flag``, when there is no such file, naming the folder it
     was looked for in (a relative path: the working folder), and where the project folder
-    has it (:func:`_in_project`)."""
+    has it (:func:`_in_project`), else what to do ``otherwise``."""
     try:
         os.lstat(path)
     except FileNotFoundError:
@@ -107,8 +110,18 @@ def _check_there(path: Path, flag: str, what: str, config: Config) -> None:
     looked = f"there is no {os.path.abspath(path)}"
     if not path.is_absolute():
         looked += f" (a relative {flag} is read from the working folder, {Path.cwd()})"
-    hint = _in_project(path, flag, config)
+    hint = _in_project(path, flag, config) or otherwise
     raise CommandError(f"{path}: cannot read {what}: {looked}{f'; {hint}' if hint else ''}")
+
+
+def _first_baseline(baseline: Path, results: Path) -> str:
+    """How a project gated before it has a baseline makes its first one from ``results``."""
+    words = ["--results", str(results), "--baseline", os.path.relpath(baseline)]
+    return (
+        "a project gated for the first time has no baseline yet: make it from a run's "
+        f"results, `replaygate baseline update {shlex.join(words)} --reason 'first "
+        "baseline'`, and commit it"
+    )
 
 
 @click.command("gate", cls=OnceCommand)
@@ -160,7 +173,8 @@ def gate_cmd(
         config.gate, _limits(max_drop, "--max-drop"), _limits(max_rise, "--max-rise")
     )
     baseline_file = baseline_path or config.baseline_path
-    _check_there(baseline_file, "--baseline", "baseline or results", config)
+    first = _first_baseline(baseline_file, results_path) if results_path.is_file() else None
+    _check_there(baseline_file, "--baseline", "baseline or results", config, first)
     _check_there(results_path, "--results", "results", config)
     baseline, now = load_gated(baseline_file, results_path)
     report = run_gate(baseline, now, limits)
