@@ -622,6 +622,24 @@ def test_a_hits_log_folder_with_no_run_is_named_with_what_to_do(
     assert plan.text().splitlines()[-1] == f"note {note}"
 
 
+def test_a_changed_path_of_the_project_given_from_a_folder_below_is_refused(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # from tests/, src/app/parse/reply.py was classified as tests/src/app/parse/reply.py:
+    # no class claimed it, and the parser's stages were not planned
+    reply = project / "src" / "app" / "parse" / "reply.py"
+    reply.parent.mkdir(parents=True)
+    reply.write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.chdir(project / "tests")
+    wrong = CliRunner().invoke(ci_group, ["plan", "--changed", "src/app/parse/reply.py"])
+    assert wrong.exit_code == 2
+    assert "give --changed ../src/app/parse/reply.py, or run ci plan from" in wrong.output
+    right = CliRunner().invoke(ci_group, ["plan", "--changed", "../src/app/parse/reply.py"])
+    assert right.exit_code == 0 and "parse: src/app/parse/reply.py" in right.output
+    removed = CliRunner().invoke(ci_group, ["plan", "--changed", "test_gone.py"])
+    assert removed.exit_code == 0 and "tests/test_gone.py" in removed.output
+
+
 def test_changed_files_can_be_given_and_nothing_changed_runs_nothing(project: Path) -> None:
     runner = CliRunner()
     config = str(project / "pyproject.toml")

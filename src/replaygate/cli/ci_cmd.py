@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -92,9 +93,26 @@ def ci_plan(
             return file_at(base, path, root)
 
     else:
-        files = [Path(p) if Path(p).is_absolute() else Path.cwd() / p for p in changed]
+        files = [_changed_path(p, root) for p in changed]
     plan = make_plan(files, config.ci, root=root, event=event, old_text=old_text)
     click.echo(plan.render(fmt))
+
+
+def _changed_path(given: Path, root: Path) -> Path:
+    """``--changed`` ``given``, read from the working folder. Refused when nothing is there
+    but the project folder ``root`` has it: a path written from the project's top, given
+    from a folder below it, would be classified as another file (a removed file named
+    from the working folder is still a change)."""
+    path = given if given.is_absolute() else Path.cwd() / given
+    there = root / given
+    if given.is_absolute() or os.path.lexists(path) or not os.path.lexists(there):
+        return path
+    raise CommandError(
+        f"--changed {given.as_posix()}: there is no {path} (a relative --changed is read "
+        f"from the working folder, {Path.cwd()}), but the project folder {root} has "
+        f"{given.as_posix()}: give --changed {Path(os.path.relpath(there)).as_posix()}, or "
+        f"run ci plan from {root}"
+    )
 
 
 def _no_stages(file: Path | None) -> str:
