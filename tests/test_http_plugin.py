@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from echo_recording import record_echoes
+from echo_recording import ASKING, record_echoes
 from nested_pytest import sessions_loading
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
@@ -488,6 +488,57 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     assert [p.name for p in stores.glob("*.jsonl")] == ["test_sends_through_aiohttp.jsonl"]
     # replaying offline, the aiohttp test is answered from what it recorded
     pytester.runpytest("-k", "aiohttp").assert_outcomes(passed=1)
+
+
+CACHED_TESTS = f"""
+import anthropic
+import pytest
+{ASKING}
+CACHE = {{}}
+
+
+def cached(question):
+    if question not in CACHE:  # a response cache, as LiteLLM's litellm.cache
+        CACHE[question] = ask(question)
+    return CACHE[question]
+
+
+@pytest.mark.replaygate(fixtures="first.jsonl")
+def test_first():
+    assert cached("one") == "echo: one"
+
+
+@pytest.mark.replaygate(fixtures="second.jsonl")
+def test_second():
+    assert cached("one") == "echo: one"
+
+
+@pytest.mark.replaygate(fixtures="second.jsonl", expect_requests=False)
+def test_said_to_send_nothing():
+    assert cached("one") == "echo: one"
+"""
+
+
+def test_a_replayed_test_answered_by_a_cache_from_an_empty_store_fails(
+    pytester: pytest.Pytester,
+) -> None:
+    """Replaying under --replaygate-strict, a test whose store holds no fixture and that
+    sent nothing was never recorded: it passed only on what a cache an earlier test warmed
+    answered, and would miss run alone. It fails at teardown, as a recording that sent
+    nothing does."""
+    record_echoes(pytester.path / "tests/fixtures/first.jsonl", ["one"])
+    pytester.makepyfile(test_cached=CACHED_TESTS)
+    result = pytester.runpytest("-p", "no:randomly", "--replaygate-strict")
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_second*",
+            "nothing was replayed: the test sent no request replaygate saw, and its store "
+            "*second.jsonl holds no fixture, so it passed on no recorded answer and was never "
+            "recorded (run alone, or before the test that warmed a cache, it misses). *"
+            "LiteLLM's litellm.cache*",
+        ]
+    )
 
 
 KEYLESS_TESTS = """

@@ -54,8 +54,11 @@ Nothing recorded: in a recording mode, a test that asked for the test's session
 (``replaygate_exchange``, a client factory or ``replaygate_intercept``) and ends without
 that session having seen a single request fails at teardown, naming the libraries
 intercepted: its client sends through something replaygate does not see, and nothing
-would be replayed. A test that only asks for ``replaygate_store``, or is marked
-``expect_requests=False``, is not checked.
+would be replayed. Replaying under ``--replaygate-strict``, so does such a test whose
+store holds no fixture (absent, or empty): it was never recorded, and passed only
+because something answered it without a request (a response cache an earlier test
+warmed, as LiteLLM's ``litellm.cache``), so run alone it would miss. A test that only asks for
+``replaygate_store``, or is marked ``expect_requests=False``, is not checked.
 
 Caught errors (law 2): a replay error (a miss, a damaged store, a refused live answer)
 that the code under test caught on its way to the test (a framework's fallback, an
@@ -883,10 +886,9 @@ def replaygate_exchange(
     replaygate_config: Any,
 ) -> Iterator[Exchange]:
     """The test's record/replay session over its store (counters shared by its clients);
-    recording, it fails a test that sent nothing through it (see the module docstring)."""
+    it fails a test that sent nothing through it, recording, or replaying a store that
+    holds no fixture under ``--replaygate-strict`` (see the module docstring)."""
     from replaygate.http import Exchange
-    from replaygate.http.intercept import RESPONSE_CACHE
-    from replaygate.http.seams import installed
     from replaygate.pytest_plugin.settings import config_settings, session_settings
     from replaygate.sanitize import sanitizer_for
 
@@ -958,23 +960,45 @@ def replaygate_exchange(
             raise error
     failed = raised is not None  # it said why itself
     expected = marker.get("expect_requests", True) and not failed
-    if exchange.recording and expected and exchange.sent == 0:
-        failure = pytest.fail.Exception(
-            "nothing was recorded: the test sent no request replaygate saw. Its client may "
-            "use a transport replaygate does not intercept (intercepted: "
-            f"{', '.join(installed())}); {RESPONSE_CACHE}; a job it queued may have sent "
-            "after it returned (a task queue's worker thread: wait for the job in the test, "
-            "else its request is recorded into the next test's store); or the test calls no "
-            "model API "
-            "(a local model, such as pydantic-ai's TestModel or FunctionModel, a fake, the "
-            "SDK method it would call patched: pytest-mock's mocker.patch, unittest.mock.patch): "
-            "mark such a test "
-            "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
-            "mark on its class or module",
-            pytrace=False,
-        )
+    strict = bool(request.config.getoption("replaygate_strict", False))
+    said = _sent_nothing(exchange, strict) if expected and exchange.sent == 0 else None
+    if said is not None:
+        failure = pytest.fail.Exception(said, pytrace=False)
         request.node.stash[_CAUGHT] = failure  # the store's strict check stands aside
         raise failure
+
+
+def _sent_nothing(exchange: Exchange, strict: bool) -> str | None:
+    """Why a test whose session saw no request fails, or None where that says nothing:
+    recording, nothing was recorded; replaying under ``--replaygate-strict`` from a store
+    that holds no fixture, the test passed on no recorded answer (a response cache warmed
+    by an earlier test, as LiteLLM's ``litellm.cache``, answered it), and would miss run
+    alone or first."""
+    from replaygate.http.intercept import RESPONSE_CACHE
+    from replaygate.http.seams import installed
+
+    if exchange.recording:
+        what = "nothing was recorded: the test sent no request replaygate saw"
+    elif strict and len(exchange.store) == 0:
+        what = (
+            "nothing was replayed: the test sent no request replaygate saw, and its store "
+            f"{exchange.store.path} holds no fixture, so it passed on no recorded answer "
+            "and was never recorded (run alone, or before the test that warmed a cache, "
+            "it misses)"
+        )
+    else:
+        return None
+    return (
+        f"{what}. Its client may use a transport replaygate does not intercept "
+        f"(intercepted: {', '.join(installed())}); {RESPONSE_CACHE}; a job it queued may "
+        "have sent after it returned (a task queue's worker thread: wait for the job in "
+        "the test, else its request is recorded into the next test's store); or the test "
+        "calls no model API (a local model, such as pydantic-ai's TestModel or "
+        "FunctionModel, a fake, the SDK method it would call patched: pytest-mock's "
+        "mocker.patch, unittest.mock.patch): mark such a test "
+        "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
+        "mark on its class or module"
+    )
 
 
 _RUNNING: list[Exchange] = []
