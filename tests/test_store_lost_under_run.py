@@ -44,7 +44,7 @@ def test_the_next_send_of_a_request_whose_fixture_the_store_lost_is_refused(
     with pytest.raises(StoreWriteError) as caught:
         record(session, 1, "number 2")
     assert "cannot record the answer to send 2 of this request" in str(caught.value)
-    assert "is no longer in the store, which was changed under the run" in str(caught.value)
+    assert "are no longer in the store, which was changed under the run" in str(caught.value)
     assert not store.exists()  # nothing written in the first send's place
 
 
@@ -56,3 +56,18 @@ def test_a_later_send_whose_earlier_one_was_never_stored_takes_the_first_place(
     record(FixtureSession(store, mode="record-missing", approve_live=True, source="sim"), 1, "x")
     (fixture,) = FixtureStore.open(store)
     assert len(fixture.responses) == 1
+
+
+def test_the_next_send_after_a_store_went_back_to_fewer_answers_is_refused(
+    tmp_path: Path,
+) -> None:
+    # git stash took away the line of send 2: the store holds send 1's answer alone
+    store = tmp_path / "t.jsonl"
+    session = FixtureSession(store, mode="record-missing", approve_live=True, source="sim")
+    record(session, 0, "number 1")
+    committed = store.read_bytes()
+    record(session, 1, "number 2")
+    store.write_bytes(committed)
+    with pytest.raises(StoreWriteError, match="cannot record the answer to send 3 of this"):
+        record(session, 2, "number 3")
+    assert store.read_bytes() == committed
