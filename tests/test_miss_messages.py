@@ -335,6 +335,7 @@ def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_pat
         "over (body.input[4] repeats body.input[0]): a history kept from an earlier run"
     ) in notes[0]
     assert "SQLiteSession(session_id) keeps it in memory" in notes[0]
+    assert "or a LangGraph graph's SqliteSaver.from_conn_string('checkpoints.db'))" in notes[0]
     assert "starts it over" not in notes[1]  # a turn added to the conversation
 
 
