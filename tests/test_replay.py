@@ -32,6 +32,7 @@ from replaygate import (
     to_anthropic_request,
     to_openai_request,
 )
+from replaygate.errors import StoreWriteError
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.mismatch import (
@@ -46,6 +47,7 @@ from replaygate.fixtures.mismatch import (
     mismatch_error,
 )
 from replaygate.fixtures.nearest import features, nearest
+from replaygate.fixtures.session import FixtureSession
 from replaygate.fixtures.tool_results import (
     CALL_ID_LEAD,
     CALL_ID_NOTE,
@@ -286,6 +288,16 @@ def test_a_store_left_out_of_a_sparse_checkout_is_named_as_one(tmp_path: Path) -
         "git holds it, but this sparse checkout leaves it out: run `git sparse-checkout add "
         "fixtures` (from the repository's top folder), not a recording"
     ) in str(caught.value)
+    # recording it anew would pay again for answers the committed file holds, into a
+    # new file in its place: refused as the recording opens
+    with pytest.raises(StoreWriteError) as refused:
+        FixtureSession(tmp_path / "fixtures" / "rc.jsonl", mode="record-missing", approve_live=True)
+    assert str(refused.value).endswith(
+        "rc.jsonl: cannot record here: git holds it, but this sparse checkout leaves it out: "
+        "run `git sparse-checkout add fixtures` (from the repository's top folder) (nothing "
+        "was sent)"
+    )
+    assert not (tmp_path / "fixtures").exists()
 
 
 @pytest.mark.parametrize(
