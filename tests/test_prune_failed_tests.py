@@ -228,3 +228,28 @@ def test_outcomes_wait_for_the_run_s_hits_looked_for_once_a_second_and_as_it_end
     idle.note("tests/test_x.py::test_a", "passed")
     idle.settle()  # a run that played nothing leaves no trace
     assert not idle.file.exists()
+
+
+def test_a_test_id_is_asked_about_only_as_its_line_is_written(tmp_path: Path) -> None:
+    # every test of a session was scanned for secrets as it ended, the import of the
+    # secret scanner included, in a run whose outcomes no file ever holds
+    folder, asked = tmp_path / "hits", []
+
+    def writable(test: str) -> bool:
+        asked.append(test)
+        return "secret" not in test
+
+    idle = hits.OutcomeLog(folder, "20261205T000000Z-ab03", writable)
+    idle.note("tests/test_x.py::test_a", "passed")
+    idle.settle()
+    assert asked == []
+    run = "20261205T000000Z-ab04"
+    log = hits.OutcomeLog(folder, run, writable)
+    log.note("tests/test_x.py::test_a", "passed")
+    log.note("tests/test_x.py::test_secret", "passed")
+    hit_log = hits.HitLog(folder, run, tmp_path)
+    hit_log.note(tmp_path / "s.jsonl", "265288aeb827")
+    hit_log.flush()
+    log.settle()
+    assert asked == ["tests/test_x.py::test_a", "tests/test_x.py::test_secret"]
+    assert hits.read_outcomes(folder) == {run: {"tests/test_x.py::test_a": True}}

@@ -344,18 +344,34 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 def secret_in_id(nodeid: str) -> str | None:
     """What finds a secret-looking value in test id ``nodeid``, or None. Kept for the last
     ids asked about: a test using replaygate is asked about as it is set up and again as
-    its outcome is noted.
+    its outcome is written.
 
     The parts pytest joins with ``::`` are read one by one: a file named for an auth word
     before a test's name (``tests/test_tokens.py::test_tokens_anthropic``) is no name
     written before its value (``token: ...``). The parameters' id, from the first ``[``,
     is read with the test's name, whatever it holds."""
-    from replaygate.sanitize.secret_scan import secret_detector
-
     names, bracket, params = nodeid.partition("[")
     *parents, name = names.split("::")
-    parts = (*parents, name + bracket + params)
-    return next(filter(None, map(secret_detector, parts)), None)
+    found = map(_secret_in_part, parents)  # a module's path and class, asked about once
+    return next(filter(None, found), None) or _secret_detector()(name + bracket + params)
+
+
+@functools.lru_cache(maxsize=256)
+def _secret_in_part(part: str) -> str | None:
+    return _secret_detector()(part)
+
+
+def _secret_detector() -> Callable[[str], str | None]:
+    from replaygate.sanitize.secret_scan import secret_detector
+
+    return secret_detector
+
+
+def _no_secret_in_id(nodeid: str) -> bool:
+    """Whether test id ``nodeid`` may be written to a file: a test whose id holds a
+    secret-looking value (refused at its setup, :func:`_refuse_a_secret_id`) played
+    nothing, and its id must reach no file."""
+    return secret_in_id(nodeid) is None
 
 
 def _refuse_a_secret_id(item: pytest.Item) -> None:
@@ -518,7 +534,8 @@ def _start_hits(config: pytest.Config) -> None:
     if not worker:
         hits.trim(folder)
     hits.enable(folder, run=run, root=root)
-    outcomes = None if worker else hits.OutcomeLog(folder, run)  # the controller reports them
+    # the controller reports them; an id holding a secret-looking value must reach no file
+    outcomes = None if worker else hits.OutcomeLog(folder, run, _no_secret_in_id)
     config.pluginmanager.register(HitsWriter(outcomes), "replaygate-hits")
 
 
@@ -606,11 +623,9 @@ class HitsWriter:
             self._note(nodeid, ended)
 
     def _note(self, test: str, outcome: str) -> None:
-        """Write how ``test`` ended. A test whose id holds a secret-looking value (refused
-        at its setup, :func:`_refuse_a_secret_id`) is not written: it played nothing, and
-        its id must reach no file."""
-        if secret_in_id(test) is None:
-            self._write_outcomes(lambda log: log.note(test, outcome))
+        """Write how ``test`` ended (not if its id holds a secret-looking value:
+        :func:`_no_secret_in_id`)."""
+        self._write_outcomes(lambda log: log.note(test, outcome))
 
     def _write_outcomes(self, write: Callable[[OutcomeLog], None]) -> None:
         """``write`` to the outcomes log, if the session keeps one; keep the first error."""
@@ -722,6 +737,7 @@ def replaygate_store(
     from replaygate.fixtures.store import FixtureStore
     from replaygate.http import block_network, reset_uses, unused, uses
     from replaygate.network import SIMULATOR_BLOCK
+    from replaygate.pytest_plugin.strict_shared import none_requested
 
     chosen = marker_kwargs(request.node).get("fixtures")
     shared = bool(chosen)
@@ -770,7 +786,7 @@ def replaygate_store(
                     f"{STRICT_UNUSED}{len(lines)} recorded fixture(s) of {store.path} "
                     "unused by this test:\n  "
                     + "\n  ".join(lines)
-                    + ("" if requested else _NONE_REQUESTED)
+                    + ("" if requested else none_requested("The test", "its"))
                     + (_partly(request.config) or _unused_hint(request, store, lines)),
                     pytrace=False,
                 )
@@ -803,20 +819,6 @@ def _unused_hint(request: pytest.FixtureRequest, store: FixtureStore, lines: lis
             f"{command}, so that it holds as many responses as the test sends."
         )
     return hint
-
-
-_NONE_REQUESTED = (
-    "\nThe test requested none of its fixtures: if its code still calls a model, a response "
-    "cache of its own answered it (DSPy's, DeepEval's and ragas's, kept on disk between runs; "
-    "LiteLLM's litellm.cache; Instructor's, given to its client's cache=; LangChain's, "
-    "set_llm_cache(...) or a model's cache=; LangGraph's, a graph's compile(cache=...)): turn "
-    "it off in "
-    "tests (docs/frameworks.md) rather than prune what a "
-    "replay without that cache needs; or a worker process it started by spawn or "
-    "forkserver played them through an intercept() of its own, which the test does not "
-    "see (docs/frameworks.md#background-jobs-and-worker-processes)."
-)
-"""What a test's own store found wholly unused adds to ``--replaygate-strict``'s error."""
 
 
 def _partly(config: pytest.Config) -> str:
