@@ -492,3 +492,10 @@ def test_flaky_runs_refuse_pytest_randomly_resetting_the_seed_of_each_run(
     kept = ("-p", "randomly", "--randomly-dont-reset-seed", "-p", "no:cacheprovider")
     result = pytester.runpytest(*kept, "--flaky-runs=2", *UNUSED_PLUGINS)
     assert result.ret != pytest.ExitCode.USAGE_ERROR
+
+
+def test_the_advice_names_what_varies_in_a_replay() -> None:
+    # a LangGraph graph's branches asking one prompt at once were flaky in replay, and the
+    # advice was only to sample the test, which replays the same recorded answers
+    assert "identical requests sent at once (the parallel branches of a LangGraph" in ADVICE
+    assert ADVICE.index("make it deterministic") < ADVICE.index("either sample it")

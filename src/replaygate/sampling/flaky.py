@@ -19,11 +19,19 @@ if TYPE_CHECKING:
     from pytest import TestReport
 
 ADVICE = (
-    "each of these gave different outcomes on the same code. Either sample it "
+    "each of these gave different outcomes on the same code. Replayed from its fixtures "
+    "(record mode replay, the default), a test gets the same recorded answers in each run, "
+    "so its own code varied, not the model: identical requests sent at once (the parallel "
+    "branches of a LangGraph graph, a batch, an asyncio.gather) get their recorded answers "
+    "in the order they arrive (make each request its own: docs/frameworks.md#langchain), "
+    "or a clock, randomness or state another test left decided it: make it deterministic, "
+    "since sampling would replay the same. Calling the model live, either sample it "
     "(@pytest.mark.sampled(n=5, floor=4) with assertions on what the output must "
     "satisfy) or downgrade it to observe-only (a signal); left as a gate, its red "
     "soon gets ignored."
 )
+"""What a list of flaky tests ends with: the causes of a flaky replay, then seed 003's
+advice for a test of a live model."""
 
 
 @dataclass(frozen=True)
