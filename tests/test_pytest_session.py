@@ -545,6 +545,38 @@ def test_a_renamed_test_s_miss_names_the_store_its_old_name_recorded(
             "tests/fixtures/test_renamed/test_claude.jsonl (git mv) rather than record it again.",
         ]
     )
+    # the list of misses said only to record them all, paying again for what is recorded
+    result.stdout.fnmatch_lines(
+        [
+            "test_renamed.py::test_claude: its request is recorded in "
+            "tests/fixtures/test_renamed/test_anthropic.jsonl: if the test was renamed or "
+            "moved since, move that store first, `git mv "
+            "tests/fixtures/test_renamed/test_anthropic.jsonl "
+            "tests/fixtures/test_renamed/test_claude.jsonl`, rather than record it again; the "
+            "command below then records only what is still missing.",
+            "Record them all in one run: *",
+        ]
+    )
+
+
+def test_a_test_moved_to_another_module_is_told_to_make_the_folder_git_mv_needs(
+    pytester: pytest.Pytester,
+) -> None:
+    """``git mv`` makes no folder: the move the list of misses says makes the new
+    module's folder of stores first, where it is not there."""
+    pytester.makepyfile(test_before=SIM_TESTS)
+    pytester.runpytest(*RECORD, "--replaygate-simulator=echo").assert_outcomes(passed=2)
+    (pytester.path / "test_before.py").rename(pytester.path / "test_after.py")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "test_after.py::test_anthropic: its request is recorded in *: if the test was "
+            "renamed or moved since, move that store first, `mkdir -p tests/fixtures/test_after "
+            "&& git mv tests/fixtures/test_before/test_anthropic.jsonl "
+            "tests/fixtures/test_after/test_anthropic.jsonl`, *",
+        ]
+    )
 
 
 def test_a_miss_names_the_folder_store_that_recorded_its_request(

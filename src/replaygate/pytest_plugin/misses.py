@@ -14,10 +14,11 @@ import os
 import re
 from collections.abc import Generator, Iterable
 from pathlib import Path
+from typing import cast
 
 import pytest
 
-from replaygate.errors import FixtureFormatError, FixtureMismatchError, shown_file
+from replaygate.errors import FixtureFormatError, FixtureMismatchError, shell_path, shown_file
 from replaygate.http.side_request import SIDE_REQUEST
 from replaygate.http.token_fetch import GIVE_TOKEN
 from replaygate.pytest_plugin.caught import (
@@ -40,6 +41,11 @@ TEST_PROPERTY = "replaygate-missed-test"
 """The ``user_properties`` name of the test a command that records a report's miss names,
 where it is not the report's: a repetition of pytest-repeat (``test_x[2-3]``) is named as
 the test it repeats, whose store it replays, and which a run without ``--count`` selects."""
+
+MOVE_PROPERTY = "replaygate-recorded-elsewhere"
+"""The ``user_properties`` name of the one other store that holds the request a test
+missed, never recorded in its own (a test renamed or moved since): that store and the
+test's own, as paths from the working folder, for the move the list of misses says first."""
 
 Miss = tuple[str, str, bool, str, bool, bool]
 NOT_RECORDED = "not recorded yet (no store, or an empty one)"
@@ -190,6 +196,9 @@ class MissSummary:
         self.keys: dict[str, list[Path]] | None = None
         """The store files of each fixture key under the stores folder, read at the
         first miss of a store never recorded."""
+        self.moves: dict[str, tuple[str, str]] = {}
+        """The store to move, and where, for a test that missed a request another store
+        holds (:data:`MOVE_PROPERTY`)."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -206,23 +215,29 @@ class MissSummary:
         """Put what the test missed on its report; a miss of a store never recorded whose
         request another store holds gets a note naming it (a test renamed or moved)."""
         error = None if call.excinfo is None else call.excinfo.value
+        found = None
         if isinstance(error, FixtureMismatchError) and error.kind == "not-recorded":
-            note = self.recorded_elsewhere(item.config, error)
+            found = self.elsewhere(item.config, error)
+            note = None if found is None else _elsewhere_note(error.key or "", *found)
             if note is not None and note not in getattr(error, "__notes__", ()):
                 error.add_note(note)
         report = yield
         miss = None if call.excinfo is None else miss_of(item, call.excinfo.value)
         if miss is not None and report.failed:
             report.user_properties.append((PROPERTY, miss))
+            if found is not None and len(found[0]) == 1:
+                report.user_properties.append((MOVE_PROPERTY, (found[0][0], found[1])))
             test = unrepeated(item, item.nodeid)
             if test != item.nodeid:
                 report.user_properties.append((TEST_PROPERTY, test))
         return report
 
-    def recorded_elsewhere(self, config: pytest.Config, error: FixtureMismatchError) -> str | None:
-        """Where else under the stores folder a fixture of ``error``'s key is recorded, said
-        as what to do when the test was renamed or moved since (its store keeps the old
-        name), or None."""
+    def elsewhere(
+        self, config: pytest.Config, error: FixtureMismatchError
+    ) -> tuple[list[str], str] | None:
+        """The other stores under the stores folder that hold a fixture of ``error``'s key
+        (a test renamed or moved since: its store keeps the old name), and the store the
+        test missed in, as paths from the working folder; None when there is none."""
         from replaygate.pytest_plugin.store_paths import fixtures_dir
 
         if not error.key or not error.store:
@@ -231,21 +246,16 @@ class MissSummary:
             self.keys = _stores_by_key(fixtures_dir(config))
         missing = Path(error.store)
         found = [path for path in self.keys.get(error.key, ()) if path != missing]
-        if not found:
-            return None
-        named = ", ".join(_here(path) for path in found[:3])
-        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-        return (
-            f"replaygate: a fixture of this request (key {error.key}) is recorded in "
-            f"{named}{more}: if the test was renamed or moved since it was recorded, move "
-            f"its store to {_here(missing)} (git mv) rather than record it again."
-        )
+        return ([_here(path) for path in found], _here(missing)) if found else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep the first miss of each test (sent by a worker, or made here)."""
         for name, value in report.user_properties:
             if name == PROPERTY:
                 self.misses.setdefault(report.nodeid, tuple(value))  # type: ignore[arg-type]
+            elif name == MOVE_PROPERTY:
+                old, new = cast(tuple[str, str], value)
+                self.moves.setdefault(report.nodeid, (old, new))
             elif name == TEST_PROPERTY:
                 self.tests.setdefault(report.nodeid, str(value))
 
@@ -274,6 +284,15 @@ class MissSummary:
         them = "them all" if every else "the others"
         tests = list(dict.fromkeys(self.tests.get(nodeid, nodeid) for nodeid in misses))
         command = _rerun(config, record_options(config, mode, tests), tests, every=every)
+        for nodeid in misses:
+            if nodeid in self.moves:
+                old, new = self.moves[nodeid]
+                terminalreporter.line(
+                    f"{nodeid}: its request is recorded in {old}: if the test was renamed "
+                    f"or moved since, move that store first, `{_move(old, new)}`, rather "
+                    "than record it again; the command below then records only what is "
+                    "still missing."
+                )
         if not any(changed for *_, changed, _ in misses.values()):
             terminalreporter.line(f"Record {them} in one run: {command}.")
         else:
@@ -296,6 +315,26 @@ class MissSummary:
 _KEY = re.compile(rb'^\{\s*"key"\s*:\s*"([0-9a-f]+)"', re.M)
 """A fixture's key, as a store file's line, or a folder store's pretty ``.json`` file (its
 fields sorted), writes it first (a request's own ``key`` field further on is not one)."""
+
+
+def _move(old: str, new: str) -> str:
+    """The command that moves the store ``old`` to ``new`` in git, making the folder
+    ``new`` goes in first when it is not there (``git mv`` makes none)."""
+    folder = os.path.dirname(new)
+    make = f"mkdir -p {shell_path(folder)} && " if folder and not os.path.isdir(folder) else ""
+    return f"{make}git mv {shell_path(old)} {shell_path(new)}"
+
+
+def _elsewhere_note(key: str, found: list[str], missing: str) -> str:
+    """The note a miss of ``key`` in the store ``missing``, never recorded, gets when the
+    stores ``found`` hold its request: what to do when the test was renamed or moved."""
+    named = ", ".join(found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return (
+        f"replaygate: a fixture of this request (key {key}) is recorded in {named}{more}: "
+        "if the test was renamed or moved since it was recorded, move its store to "
+        f"{missing} (git mv) rather than record it again."
+    )
 
 
 def _stores_by_key(folder: Path) -> dict[str, list[Path]]:
