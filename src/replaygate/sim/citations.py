@@ -86,47 +86,48 @@ def _enabled(block: Mapping[str, Any]) -> bool:
 def _citation(block: Mapping[str, Any], index: int) -> Citation | None:
     """The citation of ``block``'s first passage, or None when it gives none to cite."""
     if block["type"] == "search_result":
-        first = _first_text_block(block.get("content"))
-        if first is None:
-            return None
-        return {
-            "type": "search_result_location",
-            "cited_text": first[1],
+        named = {
             "search_result_index": index,
             "source": block.get("source"),
             "title": block.get("title"),
-            "start_block_index": first[0],
-            "end_block_index": first[0] + 1,
         }
+        return _of_blocks("search_result_location", block.get("content"), named)
     source = block.get("source")
-    kind = source.get("type") if isinstance(source, Mapping) else None
-    named = {"document_index": index, "document_title": block.get("title")}  # no file_id:
-    # the API names one only for a document uploaded to its Files API
-    if kind == "text" and isinstance(source, Mapping):
-        found = _FIRST_SENTENCE.search(str(source.get("data", "")))
-        if found is None:
-            return None
-        sentence = found.group().rstrip()
-        start = found.start()
-        return {
-            "type": "char_location",
-            "cited_text": sentence,
-            **named,
-            "start_char_index": start,
-            "end_char_index": start + len(sentence),
-        }
-    if kind == "content" and isinstance(source, Mapping):
-        first = _first_text_block(source.get("content"))
-        if first is None:
-            return None
-        return {
-            "type": "content_block_location",
-            "cited_text": first[1],
-            **named,
-            "start_block_index": first[0],
-            "end_block_index": first[0] + 1,
-        }
-    return None
+    if not isinstance(source, Mapping):
+        return None
+    # no file_id: the API names one only for a document uploaded to its Files API
+    named = {"document_index": index, "document_title": block.get("title")}
+    if source.get("type") == "content":
+        return _of_blocks("content_block_location", source.get("content"), named)
+    if source.get("type") != "text":  # a PDF, or one given by URL or file id: not read
+        return None
+    found = _FIRST_SENTENCE.search(str(source.get("data", "")))
+    if found is None:
+        return None
+    sentence = found.group().rstrip()
+    return {
+        "type": "char_location",
+        "cited_text": sentence,
+        **named,
+        "start_char_index": found.start(),
+        "end_char_index": found.start() + len(sentence),
+    }
+
+
+def _of_blocks(kind: str, content: Any, named: Citation) -> Citation | None:
+    """A citation of type ``kind`` of the first text block of ``content``, or None."""
+    first = _first_text_block(content)
+    if first is None:
+        return None
+    index, text = first
+    end = index + 1
+    return {
+        "type": kind,
+        "cited_text": text,
+        **named,
+        "start_block_index": index,
+        "end_block_index": end,
+    }
 
 
 def _first_text_block(content: Any) -> tuple[int, str] | None:
