@@ -327,3 +327,22 @@ def test_a_store_left_out_of_a_sparse_checkout_is_refused_not_removed(repo: Path
             assert result.exit_code == 2, result.output
             assert f"tests/fixtures: {there}: {left_out} add tests/fixtures`" in result.output
         shutil.rmtree(repo / "tests" / "fixtures", ignore_errors=True)
+
+
+def test_a_partial_clone_whose_remote_is_gone_says_what_it_lacks(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git's own "could not fetch ... from promisor remote" was all `diff` said
+    put(repo / "fx" / "rc.jsonl", "Name a prime.", "2")
+    commit(repo)
+    put(repo / "fx" / "rc.jsonl", "Name an even prime.", "2")
+    commit(repo)
+    git(repo, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(clone))
+    shutil.rmtree(repo)
+    monkeypatch.chdir(clone)
+    done = diff("fx", "--base", "HEAD~1")
+    assert done.exit_code == 2, done.output
+    assert "from promisor remote" in done.output
+    assert "This is a partial clone (git clone --filter, actions/checkout's filter)" in done.output

@@ -44,8 +44,22 @@ def run_git(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes:
         ) from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+        if _PROMISOR in done.stderr:
+            message += f"\n{PARTIAL_CLONE}"
         raise HygieneError(f"`git {' '.join(args)}` failed in {cwd}: {message}")
     return done.stdout
+
+
+_PROMISOR = b"from promisor remote"
+"""What git says when a partial clone cannot fetch an object it lacks from its remote."""
+
+PARTIAL_CLONE = (
+    "This is a partial clone (git clone --filter, actions/checkout's filter), which holds "
+    "the files of a revision only once they are fetched from its remote, and the remote "
+    "could not be reached: run the command again where it can (git fetches what it lacks "
+    "as it reads), or clone without --filter"
+)
+"""What to do when git fails to read a revision's file that a partial clone lacks."""
 
 
 def blob_id(data: bytes) -> str:
