@@ -87,9 +87,11 @@ def refuse_no_store(path: Path, walked: list[StoreTree]) -> None:
         return
     try:
         existing_store(path)  # a FIFO, a symlink loop...: named as what it is first
-        if path.is_dir() and (left := unchecked_out_module(path) or sparse_left_out_under(path)):
-            raise CommandError(left)  # its fixtures would be left out in silence
+        if path.is_dir() and (module := unchecked_out_module(path)):
+            raise CommandError(module)  # its fixtures would be left out in silence
         require_store(path, walked[0] if walked else None)
+        if path.is_dir() and (left := sparse_left_out_under(path)):
+            raise CommandError(left)  # so would those of the files left out
     except ReplaygateError as err:
         raise CommandError(describe(err)) from None
 
