@@ -72,6 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_evals.py
 	$(BIN)/python bench/bench_pytest_scale.py --quick
 	$(BIN)/python bench/bench_upload_recording.py
+	$(BIN)/python bench/bench_plugin_overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
