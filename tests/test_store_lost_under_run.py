@@ -34,11 +34,12 @@ def record(session: FixtureSession, send: int, text: str) -> None:
     session.record(REQUEST, answer(text), Repeat(send), interface="anthropic.messages", meta=meta)
 
 
+@pytest.mark.parametrize("mode", ["record-missing", "rerecord"])
 def test_the_next_send_of_a_request_whose_fixture_the_store_lost_is_refused(
-    tmp_path: Path,
+    tmp_path: Path, mode: str
 ) -> None:
     store = tmp_path / "t.jsonl"
-    session = FixtureSession(store, mode="record-missing", approve_live=True, source="sim")
+    session = FixtureSession(store, mode=mode, approve_live=True, source="sim")
     record(session, 0, "number 1")
     store.unlink()  # git stash -u, while the test runs
     with pytest.raises(StoreWriteError) as caught:
