@@ -70,7 +70,13 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     error = replay_failure(failed, raised)
     if not isinstance(error, FixtureMismatchError):
         return None
-    from replaygate.fixtures.mismatch import IN_SET_ORDER, PYTEST_SIMULATOR, SET_TEXT_LEAD
+    from replaygate.fixtures.mismatch import (
+        CLOCK_LEAD,
+        IN_CLOCK,
+        IN_SET_ORDER,
+        PYTEST_SIMULATOR,
+        SET_TEXT_LEAD,
+    )
     from replaygate.fixtures.tool_results import (
         CALL_ID_LEAD,
         IN_CALL_IDS,
@@ -92,6 +98,8 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
         fields = f"{fields} ({IN_CALL_IDS})"
     elif SET_TEXT_LEAD in said:  # a set's repr, its order the hash seed's
         fields = f"{fields} ({IN_SET_ORDER})"
+    elif CLOCK_LEAD in said:  # a date or time the clock writes into a prompt
+        fields = f"{fields} ({IN_CLOCK})"
     credentials = GIVE_TOKEN in said  # a token fetch, a metadata server's probe
     side = credentials or SIDE_REQUEST in said
     built = "" if side else _built(said)  # such a request is stopped, not recorded
