@@ -18,8 +18,10 @@ from replaygate.cli.options import CommandError
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.spending import SpendingCap, spending_status
+from replaygate.key_names import misnamed_keys
 from replaygate.models.live import (
     ANTHROPIC_CREDENTIAL_NAMES,
+    ANTHROPIC_CREDENTIALS,
     AnthropicModel,
     anthropic_credential_set,
 )
@@ -82,8 +84,10 @@ def require_credential(instead: str = _INSTEAD) -> None:
     """End the command when the environment holds no credential the ``anthropic`` SDK
     reads, with what to do (``instead``: how it records from the simulator)."""
     if not anthropic_credential_set():
+        misnamed = misnamed_keys(ANTHROPIC_CREDENTIALS)
         raise LiveAPIError(
-            f"recording from the live API needs {ANTHROPIC_CREDENTIAL_NAMES}; {instead}"
+            f"recording from the live API needs {ANTHROPIC_CREDENTIAL_NAMES}"
+            f"{f' ({misnamed})' if misnamed else ''}; {instead}"
         )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Generator
 import pytest
 
 from replaygate.errors import exception_chain
+from replaygate.key_names import misnamed_keys
 from replaygate.pytest_plugin.offline import uses_replaygate
 
 PLUGIN = "replaygate-key-note"
@@ -54,6 +55,12 @@ class KeyNote:
         self.how = how
 
     def note(self, variable: str) -> str:
+        """What to do, in this run, about a missing ``variable``, naming a variable set
+        under a name the SDK never reads (:func:`misnamed_keys`)."""
+        misnamed = misnamed_keys((variable,))
+        return self._what_to_do(variable) + (f". {misnamed}" if misnamed else "")
+
+    def _what_to_do(self, variable: str) -> str:
         """What to do, in this run, about a missing ``variable``."""
         if self.how == "live":
             return (

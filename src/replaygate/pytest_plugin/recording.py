@@ -1282,12 +1282,17 @@ def _has_credentials(sdk: str, env_key: str, kwargs: dict[str, Any]) -> bool:
 
 
 def _needed(sdk: str, env_key: str) -> str:
-    """The environment variables an ``sdk`` client finds a credential in, for a message."""
-    if sdk != "anthropic":
-        return env_key
-    from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES
+    """The environment variables an ``sdk`` client finds a credential in, for a message,
+    with those set under a name it never reads (:func:`misnamed_keys`)."""
+    from replaygate.key_names import misnamed_keys
 
-    return ANTHROPIC_CREDENTIAL_NAMES
+    if sdk != "anthropic":
+        misnamed = misnamed_keys((env_key,))
+        return f"{env_key}{f' ({misnamed})' if misnamed else ''}"
+    from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES, ANTHROPIC_CREDENTIALS
+
+    misnamed = misnamed_keys(ANTHROPIC_CREDENTIALS)
+    return f"{ANTHROPIC_CREDENTIAL_NAMES}{f' ({misnamed})' if misnamed else ''}"
 
 
 @pytest.fixture
