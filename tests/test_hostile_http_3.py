@@ -356,6 +356,7 @@ class _Counting(Handler):
         self.answer_json({"n": number})
 
 
+@pytest.mark.filterwarnings("ignore::replaygate.errors.SentAtOnceWarning")  # on purpose
 def test_live_answers_written_out_of_order_after_recorded_ones_are_all_kept(
     tmp_path: Path,
 ) -> None:

@@ -62,6 +62,7 @@ class _Counter(Handler):
 
 
 @pytest.mark.slow  # racing writer threads
+@pytest.mark.filterwarnings("ignore::replaygate.errors.SentAtOnceWarning")  # on purpose
 def test_threads_sending_one_request_over_one_recording_client_lose_no_answer(
     tmp_path: Path,
 ) -> None:

@@ -7,20 +7,27 @@ answering the second first) swapped answers on replay, silently."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import warnings
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
-from replaygate.errors import LiveSendFailedWarning
+from replaygate.errors import LiveSendFailedWarning, SentAtOnceWarning
 from replaygate.fixtures.store import FixtureStore
-from replaygate.http import intercept
+from replaygate.http import httpx2_client, intercept
 from replaygate.models.types import Message, ModelResponse, ToolSpec
 from replaygate.sim import FaultPlan, Simulator
 from sdks import openai
 
-pytestmark = pytest.mark.slow  # concurrent sends recorded and replayed
+pytestmark = [
+    pytest.mark.slow,  # concurrent sends recorded and replayed
+    pytest.mark.filterwarnings("ignore::replaygate.errors.SentAtOnceWarning"),  # on purpose
+]
 
 ASK = [{"role": "user", "content": "Pick a number."}]
 
@@ -143,3 +150,43 @@ def test_a_send_that_fails_does_not_hold_back_the_answers_sent_after_it(tmp_path
             replay.chat.completions.create(model="g", messages=ASK).choices[0].message.content
             == "answer 1"
         )
+
+
+@pytest.mark.parametrize("at_once", [2, 1])
+def test_identical_requests_recorded_at_once_warn_that_a_replay_may_answer_them_crosswise(
+    tmp_path: Path, at_once: int
+) -> None:
+    """Branches of a LangGraph graph asked one prompt at once: a replay gave one branch the
+    answer another was recorded with, and the test passed or failed by the order the
+    threads sent in, with no word of why. Sent one after another, nothing is said."""
+    barrier = threading.Barrier(at_once)
+    answers = iter(range(3))
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        barrier.wait(timeout=10)  # the two sends are under way together
+        return httpx2.Response(200, json={"id": "c", "n": next(answers)})
+
+    url, store = "https://api.openai.com/v1/chat/completions", tmp_path / "s.jsonl"
+    transport = httpx2.MockTransport(answer)
+    with (
+        httpx2_client(store, "record-missing", approve_live=True, transport=transport) as client,
+        warnings.catch_warnings(record=True) as told,
+        ThreadPoolExecutor(at_once) as pool,
+    ):
+        warnings.simplefilter("always")
+        for _ in range(2 // at_once):
+            list(pool.map(lambda _: client.post(url, json={"messages": ASK}), range(at_once)))
+    said = [str(w.message) for w in told if issubclass(w.category, SentAtOnceWarning)]
+    if at_once == 1:
+        assert said == []
+        return
+    assert said == [
+        "identical requests (POST /v1/chat/completions, key "
+        f"{FixtureStore.open(store).keys()[0]}) were sent at once while "
+        "recording: their answers are stored in the order they were sent, and a replay gives "
+        "them out in the order they are sent then, which senders running at once (the "
+        "parallel branches of a LangGraph graph, a batch, an asyncio.gather, a thread pool) "
+        "change from run to run, so one may get the answer another was given. Make each "
+        "request its own (the item it works on in its prompt), or send them one after "
+        "another (docs/frameworks.md#langchain)."
+    ]

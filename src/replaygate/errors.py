@@ -43,6 +43,7 @@ __all__ = [
     "ResponseLeftOpenWarning",
     "ScriptExhaustedError",
     "SecretInFixtureError",
+    "SentAtOnceWarning",
     "SessionEndedError",
     "SimulatorRefusalError",
     "SpendingCapError",
@@ -981,6 +982,11 @@ class ProcessOutsideBlockWarning(ReplaygateWarning):
 class RequestsMergedWarning(ReplaygateWarning):
     """While recording, the sanitize rules rewrote two different requests into one: they
     share a fixture, and replay answers them in the order they were sent."""
+
+
+class SentAtOnceWarning(ReplaygateWarning):
+    """While recording, identical requests were sent at once: a replay answers them in the
+    order they are sent then, which may give one the answer another was recorded with."""
 
 
 class ResponseLeftOpenWarning(ReplaygateWarning):

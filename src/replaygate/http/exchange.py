@@ -65,6 +65,7 @@ from replaygate.fixtures.session import VERSION_META, FixtureSession, Repeat, St
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.fixtures.store.files import line_to_name
 from replaygate.fixtures.store.index import Location
+from replaygate.http.at_once import warn_sent_at_once
 from replaygate.http.base_path import moved_route, version_twice
 from replaygate.http.envelope import (
     RequestLike,
@@ -410,6 +411,9 @@ class Exchange:
         self._held: set[tuple[bytes, int]] = set()
         """The live sends (identity, place) whose spending-cap bound is held: neither
         charged with their answer nor given back."""
+        self._told_at_once: set[bytes] = set()
+        """The requests a live send of which started while another was under way, warned
+        of (:mod:`~replaygate.http.at_once`)."""
         self.live_origin: str | None = None
         self.live_guard: LiveGuard | None = None
         """What refuses a live send's answer from outside the session, if anything."""
@@ -685,7 +689,14 @@ class Exchange:
         sent_path = sent.get("path") if sent is not envelope else None
         slot = LiveSlot(envelope, identity, self._place(identity, first), sent_path)
         with self._lock:
+            at_once = identity not in self._told_at_once and any(
+                held == identity for held, _ in self._held
+            )
+            if at_once:
+                self._told_at_once.add(identity)
             self._held.add((identity, slot.place))
+        if at_once:  # another send of it is still under way
+            warn_sent_at_once(slot.request, fixture_key(envelope), application_level(2))
         return slot
 
     def _unheld(self, slot: LiveSlot) -> bool:
