@@ -18,7 +18,9 @@ from click.testing import CliRunner, Result
 
 from replaygate import Fixture
 from replaygate.cli import main
+from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.http import Exchange, httpx2_client, intercept
+from replaygate.hygiene.drift import drawable
 from replaygate.hygiene.resend import unsendable
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sim import FaultPlan, Simulator
@@ -395,3 +397,14 @@ def test_a_later_turn_of_a_messages_thread_is_named_not_re_sent() -> None:
     later = unsendable(fixture({"type": "continue", "previous_message_id": "msg_01"}))
     assert later is not None
     assert later.startswith("its thread's previous_message_id 'msg_01' names what the server")
+
+
+def test_a_request_held_twice_is_drawable_once(tmp_path: Path) -> None:
+    # a merge=union copy of a line (or two stores of one request) was re-sent, and paid
+    # for, once for each place it is held
+    lines = shipped_fixtures().read_bytes().splitlines(keepends=True)
+    (tmp_path / "a.jsonl").write_bytes(b"".join(lines) + lines[0])
+    (tmp_path / "b.jsonl").write_bytes(lines[1])
+    eligible = drawable(tmp_path).eligible
+    assert len(eligible) == len(lines)
+    assert len({key for _, key in eligible}) == len(lines)

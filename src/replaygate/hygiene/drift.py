@@ -522,9 +522,12 @@ class Drawable(NamedTuple):
 def drawable(path: Path, script: ScriptLines | None = None) -> Drawable:
     """Read every fixture at ``path`` once, one at a time (a store of any size is never
     held whole); with ``script``, only those a line of it answers as recorded are
-    re-sendable."""
+    re-sendable. A request held again (a copy a ``merge=union`` of two branches leaves,
+    two tests' stores holding one request) is drawable once, where it is read first: it
+    is re-sent once, never paid for twice."""
     eligible, skipped = [], []
     types: dict[str, Shape] = {}
+    drawn: set[bytes] = set()
     for loc, fixture in each_fixture(path):
         shapes = [answer_shape(fixture.request, r) for r in fixture.responses]
         into = types.setdefault(interface_of_fixture(fixture), {})
@@ -535,7 +538,10 @@ def drawable(path: Path, script: ScriptLines | None = None) -> Drawable:
         if reason is None and script is not None:
             reason = script.unanswered(fixture)
         if reason is None:
-            eligible.append((loc, fixture.key))
+            form = hashlib.sha256(match_form(fixture.request)).digest()
+            if form not in drawn:
+                drawn.add(form)
+                eligible.append((loc, fixture.key))
         else:
             skipped.append((loc, f"{where(loc)}: {reason}"))
     eligible.sort(key=lambda item: _store_order(item[0]))
