@@ -30,6 +30,7 @@ from replaygate.examples.research_copilot import SETTINGS, answer
 from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
+    IN_CARRIED_HISTORY,
     IN_CLOCK,
     RECORD_FIRST,
     SIMULATOR_OPTIONS,
@@ -345,8 +346,21 @@ def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_pat
         "over (body.input[4] repeats body.input[0]): a history kept from an earlier run"
     ) in notes[0]
     assert "SQLiteSession(session_id) keeps it in memory" in notes[0]
-    assert "or a LangGraph graph's SqliteSaver.from_conn_string('checkpoints.db'))" in notes[0]
+    assert "a LangGraph graph's SqliteSaver.from_conn_string('checkpoints.db')" in notes[0]
+    assert "an Agno Agent's SqliteDb(db_file='agno.db'))" in notes[0]
     assert "starts it over" not in notes[1]  # a turn added to the conversation
+    # the run's list of misses says so too, rather than only to record the test again
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = (miss_of(test, missed.value) or ("",))[0]
+    assert not listed.endswith(f" ({IN_CARRIED_HISTORY})")  # notes[1]: a turn added
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        client.post(url, json={"input": [hi, answer, again, answer, hi]})
+    listed = (miss_of(test, missed.value) or ("",))[0]
+    assert listed == f"body.input[3], body.input[4] ({IN_CARRIED_HISTORY})"
 
 
 def test_a_run_the_agents_sdk_did_not_group_says_a_trace_s_group_is_not_the_run_s(

@@ -70,19 +70,7 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     error = replay_failure(failed, raised)
     if not isinstance(error, FixtureMismatchError):
         return None
-    from replaygate.fixtures.mismatch import (
-        CLOCK_LEAD,
-        IN_CLOCK,
-        IN_SET_ORDER,
-        PYTEST_SIMULATOR,
-        SET_TEXT_LEAD,
-    )
-    from replaygate.fixtures.tool_results import (
-        CALL_ID_LEAD,
-        IN_CALL_IDS,
-        IN_TOOL_RESULTS,
-        TOOL_RESULT_LEAD,
-    )
+    from replaygate.fixtures.mismatch import PYTEST_SIMULATOR
 
     said = str(error)
     fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
@@ -92,20 +80,43 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     if first is not None and _fields(first):
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
         changed = True
-    elif TOOL_RESULT_LEAD in said:  # not a result a caught miss made: a tool that varies
-        fields = f"{fields} ({IN_TOOL_RESULTS})"
-    elif CALL_ID_LEAD in said:  # ids the code under test makes anew on each run
-        fields = f"{fields} ({IN_CALL_IDS})"
-    elif SET_TEXT_LEAD in said:  # a set's repr, its order the hash seed's
-        fields = f"{fields} ({IN_SET_ORDER})"
-    elif CLOCK_LEAD in said:  # a date or time the clock writes into a prompt
-        fields = f"{fields} ({IN_CLOCK})"
+    elif (varies := _varying(said)) is not None:  # not what a caught miss made
+        fields = f"{fields} ({varies})"
     credentials = GIVE_TOKEN in said  # a token fetch, a metadata server's probe
     side = credentials or SIDE_REQUEST in said
     built = "" if side else _built(said)  # such a request is stopped, not recorded
     if side:
         fields = CREDENTIALS if credentials else NO_MODEL_API
     return fields, error.record_mode, PYTEST_SIMULATOR in said, built, changed, side
+
+
+def _varying(said: str) -> str | None:
+    """What the list of misses adds to the fields of a miss whose request is another on
+    each run, recorded again or not, as its message ``said`` tells (a tool that varies,
+    call ids made anew, a set's order, the clock, a history kept in a file), or None."""
+    from replaygate.fixtures.mismatch import (
+        CARRIED_HISTORY_LEAD,
+        CLOCK_LEAD,
+        IN_CARRIED_HISTORY,
+        IN_CLOCK,
+        IN_SET_ORDER,
+        SET_TEXT_LEAD,
+    )
+    from replaygate.fixtures.tool_results import (
+        CALL_ID_LEAD,
+        IN_CALL_IDS,
+        IN_TOOL_RESULTS,
+        TOOL_RESULT_LEAD,
+    )
+
+    causes = (
+        (TOOL_RESULT_LEAD, IN_TOOL_RESULTS),
+        (CALL_ID_LEAD, IN_CALL_IDS),
+        (SET_TEXT_LEAD, IN_SET_ORDER),
+        (CLOCK_LEAD, IN_CLOCK),
+        (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
+    )
+    return next((added for lead, added in causes if lead in said), None)
 
 
 def _built(said: str) -> str:
