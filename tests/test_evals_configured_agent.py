@@ -175,3 +175,25 @@ def test_run_eval_looks_for_the_agent_named_in_its_folder_first(shadowed: Path) 
     # import path, imports the one looked for anew
     replaced = load_agent(SPEC, folder=shadowed, replace=True)
     assert replaced.run.__code__.co_filename == str(shadowed / "beside_config_agent.py")
+
+
+def test_an_agent_missing_from_another_projects_package_of_its_name_names_that_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --agent trip_agent.evals:trip given from tests/ found trip_agent installed from
+    # another checkout, and said only "No module named 'trip_agent.evals'"
+    other = tmp_path / "other" / "other_trip_pkg"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path / "other"))
+    monkeypatch.chdir(tmp_path)
+    try:
+        with pytest.raises(AgentLoadError) as refused:
+            load_agent("other_trip_pkg.evals:trip")
+    finally:
+        sys.modules.pop("other_trip_pkg", None)
+    assert str(refused.value) == (
+        "--agent 'other_trip_pkg.evals:trip': cannot import 'other_trip_pkg.evals': No module "
+        f"named 'other_trip_pkg.evals' ('other_trip_pkg' was looked for in {tmp_path}, then "
+        f"on the import path, and the one found is {other}, which holds no 'evals')"
+    )

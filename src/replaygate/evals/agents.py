@@ -310,6 +310,8 @@ def load_agent(
         where = ""
         if isinstance(err, ModuleNotFoundError) and err.name == module_name.partition(".")[0]:
             where = f" (looked for in {searched}, then on the import path)"
+        elif isinstance(err, ModuleNotFoundError) and err.name:
+            where = _package_found(err.name, searched)
         raise AgentLoadError(f"{named}: cannot import {module_name!r}: {err}{where}") from None
     except (Exception, SystemExit) as err:  # the module's own code failed as it was imported
         raise AgentLoadError(
@@ -324,6 +326,20 @@ def load_agent(
     if not callable(found):
         raise AgentLoadError(f"{named}: {attribute} is not callable")
     return as_entry(found)
+
+
+def _package_found(missing: str, searched: str) -> str:
+    """Where the package of ``missing``, a module not found in it, was found: another
+    project's package of the same name, installed or on the import path, is named, since
+    it is not the one meant; "" when it was not imported."""
+    parent, _, name = missing.rpartition(".")
+    folders = list(getattr(sys.modules.get(parent), "__path__", None) or ())
+    if not folders:
+        return ""
+    return (
+        f" ({parent!r} was looked for in {searched}, then on the import path, and the one "
+        f"found is {folders[0]}, which holds no {name!r})"
+    )
 
 
 def agent_search_folder(folder: str | os.PathLike[str] | None = None) -> str:
