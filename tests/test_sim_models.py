@@ -8,6 +8,7 @@ credentials' API does."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,49 @@ def test_a_model_is_described_by_its_dated_snapshot_too() -> None:
     assert (body["id"], body["display_name"]) == ("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5")
     assert ask("/v1/models/claude-sonnet-4-5-20250930", ANTHROPIC)[0] == 404  # no snapshot
     assert sorted(set(ANTHROPIC_SNAPSHOTS.values())) == sorted(m[0] for m in ANTHROPIC_MODELS)
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    ("model", "served", "most"),
+    [
+        ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 64000),
+        ("claude-opus-4-1-20250805", "claude-opus-4-1-20250805", 32000),
+    ],
+)
+def test_max_tokens_over_the_model_s_most_is_refused_as_the_api_refuses_it(
+    sim: Simulator, model: str, served: str, most: int
+) -> None:
+    # a recording asking for more than the model may write passed here and failed live
+    claude = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    asked = {"model": model, "messages": [{"role": "user", "content": "hi"}]}
+    with (
+        pytest.raises(anthropic.BadRequestError) as refused,
+        claude.messages.stream(max_tokens=most + 1, **asked) as stream,
+    ):
+        stream.get_final_message()
+    expected = f"max_tokens: {most + 1} > {most}, which is the maximum allowed number of "
+    assert f"{expected}output tokens for {served}" in str(refused.value)
+    with claude.messages.stream(max_tokens=most, **asked) as stream:
+        assert stream.get_final_message().content
+    unlisted = claude.messages.create(max_tokens=21000, **{**asked, "model": "claude-sim-1"})
+    assert unlisted.content  # a model the simulator does not list has no known most
+
+
+@pytest.mark.parametrize("field", ["max_completion_tokens", "max_tokens"])
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4o-2024-08-06"])
+def test_completion_tokens_over_the_model_s_most_are_refused_as_the_api_refuses_them(
+    sim: Simulator, field: str, model: str
+) -> None:
+    gpt = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+    asked = {"model": model, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(openai.BadRequestError) as refused:
+        gpt.chat.completions.create(**asked, **{field: 16385})
+    assert (refused.value.param, refused.value.code) == (field, "invalid_value")
+    assert f"{field} is too large: 16385. This model supports at most 16384" in str(refused.value)
+    assert gpt.chat.completions.create(**asked, **{field: 16384}).choices

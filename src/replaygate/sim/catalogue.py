@@ -9,7 +9,8 @@ model by its id. A model it does not list is a 404, as the APIs answer one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
@@ -44,6 +45,10 @@ OPENAI_MODELS: tuple[tuple[str, int], ...] = (
     ("text-embedding-ada-002", 1671217299),
 )
 """OpenAI's models: id and creation time."""
+
+OPENAI_OUTPUT_LIMITS: dict[str, int] = {"gpt-4o": 16384, "gpt-4o-mini": 16384}
+"""The most completion tokens a Chat Completions request may ask of each of OpenAI's chat
+models the simulator lists (or of one of its dated snapshots)."""
 
 GEMINI_MODELS: tuple[tuple[str, str], ...] = (
     ("gemini-2.5-pro", "Gemini 2.5 Pro"),
@@ -221,6 +226,42 @@ def gemini_method_refused(model: str, version: str, method: str) -> Invalid | No
         "methods.",
         status=404,
     )
+
+
+def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The Messages API's error for a ``max_tokens`` over the most the model may write,
+    for a model the simulator lists (by its id or its dated snapshot's), naming the
+    snapshot the API serves the request from."""
+    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
+    asked = body.get("max_tokens")
+    if found is None or type(asked) is not int or asked <= found[3]:
+        return None
+    served = next((s for s, listed in ANTHROPIC_SNAPSHOTS.items() if listed == found[0]), model)
+    return Invalid(
+        f"max_tokens: {asked} > {found[3]}, which is the maximum allowed number of output "
+        f"tokens for {served}"
+    )
+
+
+def openai_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """Chat Completions' error for a ``max_completion_tokens`` (or ``max_tokens``) over the
+    most completion tokens the model supports (:data:`OPENAI_OUTPUT_LIMITS`; a dated
+    snapshot, ``gpt-4o-2024-08-06``, as its model)."""
+    most = OPENAI_OUTPUT_LIMITS.get(_SNAPSHOT_DATE.sub("", model.rsplit("/", 1)[-1]))
+    for name in ("max_completion_tokens", "max_tokens"):
+        asked = body.get(name)
+        if most is not None and type(asked) is int and asked > most:
+            return Invalid(
+                f"{name} is too large: {asked}. This model supports at most {most} "
+                f"completion tokens, whereas you provided {asked}.",
+                name,
+                "invalid_value",
+            )
+    return None
+
+
+_SNAPSHOT_DATE = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+"""The date a dated snapshot's id ends with (``gpt-4o-2024-08-06``)."""
 
 
 def _found(entries: Sequence[Entry], model_id: str) -> Entry | None:

@@ -481,6 +481,7 @@ class AnthropicMessages(Endpoint):
             or cache_control_refused(request.body)
             or compaction_unmade(request.body)
             or citations_with_a_schema(request.body, self.json_schema(request))
+            or catalogue.anthropic_output_refused(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:
@@ -594,6 +595,7 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
 
     def validate(self, request: SimRequest) -> Invalid | None:
         problem = validate_openai(request.body) or custom_forced(request.body, nested=True)
+        problem = problem or catalogue.openai_output_refused(request.model, request.body)
         problem = problem or audio_asked(request.body) or chat_json_word(request.body)
         return problem or chat_strict_schema(request.body)
 
