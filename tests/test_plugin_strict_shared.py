@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from echo_recording import record_echoes
 from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.uses import unused_http_lines
@@ -162,6 +163,37 @@ def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
     assert unused_http_lines(FixtureStore.open(store), {fixture.key: 1}) == [
         f"{fixture.key} (POST /v1/messages): requested 1 time(s), 2 responses recorded"
     ]
+
+
+def test_a_shared_store_none_of_whose_fixtures_was_requested_names_a_response_cache(
+    tmp_path: Path,
+) -> None:
+    # the tests naming it answered from a cache an earlier test warmed (litellm.cache)
+    store = tmp_path / "shared.jsonl"
+    record_echoes(store, ["one", "two"])
+    strict = SharedStrict()
+    strict.naming[os.fspath(store)] = {"t.py::a"}
+    strict.passed.add("t.py::a")
+    strict._check(os.fspath(store), None)
+    (problem,) = strict.problems
+    assert "unused by all 1 test(s) naming it (t.py::a):" in problem
+    assert problem.endswith(
+        "\nThe tests naming it requested none of its fixtures: if their code still calls a "
+        "model, a response cache of its own answered it (DSPy's, DeepEval's and ragas's, kept "
+        "on disk between runs; LiteLLM's litellm.cache; Instructor's, given to its client's "
+        "cache=; LangChain's, set_llm_cache(...) or a model's cache=; LangGraph's, a graph's "
+        "compile(cache=...)): turn it off in tests (docs/frameworks.md) rather than prune what "
+        "a replay without that cache needs; or a worker process it started by spawn or "
+        "forkserver played them through an intercept() of its own, which the test does not "
+        "see (docs/frameworks.md#background-jobs-and-worker-processes)."
+    )
+    # one of its fixtures requested: the others were not left by a cache
+    strict.problems.clear()
+    (first, _) = FixtureStore.open(store)
+    strict.used_by_test(store, {}, {first.key: 1})
+    strict._check(os.fspath(store), None)
+    (problem,) = strict.problems
+    assert "requested none" not in problem
 
 
 BORROWED = """

@@ -194,12 +194,15 @@ class SharedStrict:
         if why_not is not None:
             self.unchecked.append(f"{path}: {why_not}")
             return
-        lines = unused_lines(path, self.used.get(path, Counter()))
+        used = self.used.get(path, Counter())
+        lines = unused_lines(path, used)
         if lines:
             self.problems.append(
                 f"--replaygate-strict: {len(lines)} recorded fixture(s) of the shared store "
                 f"{path} unused by all {len(tests)} test(s) naming it "
-                f"({_first_few(tests)}):\n  " + "\n  ".join(lines)
+                f"({_first_few(tests)}):\n  "
+                + "\n  ".join(lines)
+                + ("" if any(used.values()) else none_requested("The tests naming it", "their"))
             )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -211,6 +214,23 @@ class SharedStrict:
             terminalreporter.line(problem, red=True)
         for line in self.unchecked:
             terminalreporter.line(f"not checked: {line}")
+
+
+def none_requested(tests: str, their: str) -> str:
+    """What ``--replaygate-strict`` adds of a store none of whose fixtures ``tests`` (the
+    test that owns it, or those naming it) requested: a response cache of ``their`` code
+    under test answered it, or a spawned worker replaying through an ``intercept()`` of
+    its own, which the test does not see."""
+    return (
+        f"\n{tests} requested none of its fixtures: if {their} code still calls a model, a "
+        "response cache of its own answered it (DSPy's, DeepEval's and ragas's, kept on disk "
+        "between runs; LiteLLM's litellm.cache; Instructor's, given to its client's cache=; "
+        "LangChain's, set_llm_cache(...) or a model's cache=; LangGraph's, a graph's "
+        "compile(cache=...)): turn it off in tests (docs/frameworks.md) rather than prune "
+        "what a replay without that cache needs; or a worker process it started by spawn or "
+        "forkserver played them through an intercept() of its own, which the test does not "
+        "see (docs/frameworks.md#background-jobs-and-worker-processes)."
+    )
 
 
 def prune_hint(path: str | os.PathLike[str], root: Path) -> str:
