@@ -889,6 +889,20 @@ def test_docs_workflow_says_to_ignore_what_its_install_writes_before_the_plan() 
     assert 'packages = ["trip_agent"]' in page  # setuptools stops at evals/ beside a package
 
 
+def test_docs_one_stage_config_runs_its_tests_for_all_but_the_docs(tmp_path: Path) -> None:
+    # the page's stages name tests/parse and the like: copied into a project of one
+    # tests/ folder, every stage's job stopped at "file or directory not found"
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"starts from one stage.*?```toml\n(.*?)```", page, re.DOTALL)
+    (tmp_path / "pyproject.toml").write_text(block, encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    for stage in load_config(tmp_path / "pyproject.toml").ci.stages:
+        assert all((tmp_path / target).is_dir() for target in stage.targets)
+    code = plan_for(tmp_path, str(tmp_path / "trip_agent" / "__init__.py"))
+    assert [stage.name for stage in code.stages] == ["tests"]
+    assert plan_for(tmp_path, str(tmp_path / "README.md")).stages == ()
+
+
 def test_docs_sharded_workflow_keeps_the_merged_run_in_the_history() -> None:
     # the merge appends the run to .replaygate/history.db: on a runner of its own, that
     # history was lost with the job unless restored before and saved after
