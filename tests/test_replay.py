@@ -300,6 +300,41 @@ def test_a_store_left_out_of_a_sparse_checkout_is_named_as_one(tmp_path: Path) -
     assert not (tmp_path / "fixtures").exists()
 
 
+@pytest.mark.slow  # makes a git repository with a sparse checkout
+def test_a_folder_store_s_fixture_file_left_out_of_a_sparse_checkout_is_named(
+    tmp_path: Path,
+) -> None:
+    # the miss said to re-record, as if the request had changed, and a recording paid for
+    # the answer again into a new file in the place of the one git holds
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@e", *args],
+                       cwd=tmp_path, capture_output=True, check=True)  # fmt: skip
+
+    folder = tmp_path / "fixtures"
+    first, *others = seed_fixtures("What is RAG?", "S")
+    with FixtureStore.open(folder) as store:
+        for fixture in (first, *others):
+            store.put(fixture)
+    git("init", "-q", "--template=")
+    git("add", "-A")
+    git("commit", "-q", "-m", "fixtures")
+    [held] = folder.rglob(f"{first.key}.json")
+    name = held.relative_to(tmp_path).as_posix()
+    git("sparse-checkout", "set", "--no-cone", "/*", f"!/{name}")
+    assert not held.exists()
+    said = str(mismatch_error(FixtureStore.open(folder), first.request, first.key))
+    assert "If the change was meant" not in said
+    told = (
+        f"git holds its fixture at {held}, but this sparse checkout leaves it out: run `git "
+        f"sparse-checkout add /{name}` (from the repository's top folder)"
+    )
+    assert f"{told}, not a recording" in said
+    session = FixtureSession(folder, mode="record-missing", approve_live=True)
+    with pytest.raises(StoreWriteError) as refused:
+        session.reserve(first.request, "anthropic.messages", "2023-06-01")
+    assert str(refused.value) == f"{folder}: cannot record here: {told} (nothing was sent)"
+
+
 @pytest.mark.parametrize(
     ("messages", "tools", "named"),
     [
