@@ -175,8 +175,7 @@ def test_store_files_a_sparse_checkout_leaves_out_are_refused_not_left_out(
         assert (
             "Error: fixtures/anthropic.messages/f0.json: left out of this sparse checkout (git "
             "holds it, the working tree does not) (and 4 more store file(s) under fixtures), "
-            "so its fixtures would not be read: run `git sparse-checkout add "
-            "fixtures/anthropic.messages`"
+            "so its fixtures would not be read: run `git sparse-checkout add '/fixtures/**'`"
         ) in done.output
     assert CliRunner().invoke(main, ["checksum", str(folder / "more.jsonl")]).exit_code == 0
 

@@ -151,7 +151,8 @@ OTHER_TOOLS = {
     "--logfire", "--no-logfire",  # Logfire's pytest plugin's
     "--disable-socket", "--allow-hosts",  # pytest-socket's
     "--benchmark-disable",  # pytest-benchmark's
-    "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add", "--filter",  # git's
+    "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add",  # git's
+    "--filter", "--no-cone",  # git's too
 }  # fmt: skip
 
 

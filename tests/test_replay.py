@@ -286,7 +286,7 @@ def test_a_store_left_out_of_a_sparse_checkout_is_named_as_one(tmp_path: Path) -
     assert "record it first" not in str(caught.value)
     assert (
         "git holds it, but this sparse checkout leaves it out: run `git sparse-checkout add "
-        "fixtures` (from the repository's top folder), not a recording"
+        "/fixtures/rc.jsonl` (from the repository's top folder), not a recording"
     ) in str(caught.value)
     # recording it anew would pay again for answers the committed file holds, into a
     # new file in its place: refused as the recording opens
@@ -294,10 +294,16 @@ def test_a_store_left_out_of_a_sparse_checkout_is_named_as_one(tmp_path: Path) -
         FixtureSession(tmp_path / "fixtures" / "rc.jsonl", mode="record-missing", approve_live=True)
     assert str(refused.value).endswith(
         "rc.jsonl: cannot record here: git holds it, but this sparse checkout leaves it out: "
-        "run `git sparse-checkout add fixtures` (from the repository's top folder) (nothing "
-        "was sent)"
+        "run `git sparse-checkout add /fixtures/rc.jsonl` (from the repository's top folder) "
+        "(nothing was sent)"
     )
     assert not (tmp_path / "fixtures").exists()
+    # in cone mode, git's default, `add` takes the folder (a file is refused there)
+    (tmp_path / "other").mkdir()
+    git("sparse-checkout", "set", "--cone", "other")
+    with pytest.raises(FixtureMismatchError) as coned:
+        model.complete([Message.user("hi")], [])
+    assert "run `git sparse-checkout add fixtures` (from the repository's" in str(coned.value)
 
 
 @pytest.mark.slow  # makes a git repository with a sparse checkout

@@ -319,13 +319,13 @@ def test_a_store_left_out_of_a_sparse_checkout_is_refused_not_removed(repo: Path
     assert result.exit_code == 2, result.output
     assert "removed" not in result.output
     assert "tests/fixtures/rc.jsonl: left out of this sparse checkout" in result.output
-    assert "`git sparse-checkout add tests/fixtures`" in result.output
+    assert "`git sparse-checkout add /tests/fixtures/rc.jsonl`" in result.output
     left_out = "git holds it, but this sparse checkout leaves it out: run `git sparse-checkout"
     for there in ("holds no fixture store file in this checkout", "no such file or folder"):
         for command in ("verify", "checksum"):  # the folder with the store's lock in it, or not
             result = CliRunner().invoke(main, [command, "tests/fixtures"])
             assert result.exit_code == 2, result.output
-            assert f"tests/fixtures: {there}: {left_out} add tests/fixtures`" in result.output
+            assert f"tests/fixtures: {there}: {left_out} add '/tests/fixtures/**'`" in result.output
         shutil.rmtree(repo / "tests" / "fixtures", ignore_errors=True)
 
 

@@ -7,13 +7,13 @@ files that did not change between two sides are compared by id and never parsed.
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from replaygate.checkouts import sparse_add
 from replaygate.errors import LFS_POINTER, FixtureFormatError, located, shell_path
 from replaygate.fixtures.fingerprint import KEY_LENGTH, parsed_match_form
 from replaygate.fixtures.fixture import Fixture
@@ -234,11 +234,11 @@ def _refuse_left_out(missing: dict[str, tuple[Repo, str]]) -> None:
         left_out = {os.fsdecode(r[2:]) for r in listed.split(b"\0") if r.startswith(b"S ")}
         for name, (h, real) in sorted(missing.items()):
             if h == holder and real in left_out:
-                folder = posixpath.dirname(real) or "."
+                added = sparse_add(holder.root, real, folder=False)
                 raise HygieneError(
                     f"{name}: left out of this sparse checkout (git holds it, the working "
                     "tree does not), so its fixtures cannot be compared with the working "
-                    f"tree: add its folder, `git sparse-checkout add {folder}`, or compare "
+                    f"tree: bring it back, `git sparse-checkout add {added}`, or compare "
                     "two revisions with --head"
                 )
 
