@@ -806,6 +806,12 @@ CREWAI_TELEMETRY_OFF = (
             "lookup of 'api.scarf.sh' (from crewai) during t.py::test_ask",
             f"Turn off in tests: {CREWAI_TELEMETRY_OFF}.",
         ),
+        (  # CrewAI's check of its latest release, as a verbose crew starts (crewai 1.15)
+            "lookup of 'pypi.org' (from crewai_core.version) during t.py::test_ask",
+            "Turn off in tests: CrewAI's version check (crewai_core.version, to pypi.org as a "
+            "verbose crew starts): CREWAI_DISABLE_VERSION_CHECK=true.",
+        ),
+        ("lookup of 'pypi.org' (from pip_of_mine) during t.py::test_ask", None),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
     ],
 )

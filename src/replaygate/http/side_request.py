@@ -10,8 +10,9 @@ to ``os-api.agno.com`` from a thread of its own; Langfuse's and Logfire's tracin
 to ``cloud.langfuse.com`` and ``logfire-us.pydantic.dev``, W&B Weave's its calls to
 ``trace.wandb.ai`` and its errors to Sentry (``*.sentry.io``); CrewAI's telemetry its spans to
 ``telemetry.crewai.com`` and, as it is imported, a pixel to ``api.scarf.sh`` from a thread of
-its own; ragas its usage to ``t.explodinggradients.com`` as an evaluation ends and as the process
-exits. Such a request is no model call: recorded, a store would hold a tokenizer or price
+its own, and its version check, as a verbose crew starts, asks ``pypi.org`` for its latest
+release; ragas its usage to ``t.explodinggradients.com`` as an evaluation ends and as the
+process exits. Such a request is no model call: recorded, a store would hold a tokenizer or price
 file, so it is stopped where it is sent instead. A miss of one says so, with the remedy of the
 library whose host it names.
 """
@@ -29,6 +30,12 @@ SIDE_REQUEST = "This request is to no model API"
 
 OTEL_EXPORTER = "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true"
 """How to stop an OpenTelemetry exporter the application set up, wherever it sends."""
+
+CREWAI_VERSION_CHECK = (
+    "CrewAI's version check (crewai_core.version, to pypi.org as a verbose crew starts): "
+    "CREWAI_DISABLE_VERSION_CHECK=true"
+)
+"""How to stop CrewAI's check of its latest release, sent to a host others ask too."""
 
 OTLP_PATH = re.compile(r"/v1/(?:traces|metrics|logs)/?(?:\?|$)")
 """Where an OpenTelemetry exporter sends spans, metrics and logs (OTLP over HTTP), under any
@@ -76,6 +83,7 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "CrewAI's telemetry: CREWAI_DISABLE_TELEMETRY=true (its traces to app.crewai.com: "
         "tracing=False on the Crew or Flow)",
     ),
+    (None, "crewai_core.version", CREWAI_VERSION_CHECK),
     (
         "sentry.io",
         "sentry_sdk",
@@ -86,7 +94,9 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
 ``eu.api.smith.langchain.com``; None for a host the application chooses, as an
-OpenTelemetry exporter's collector), the package that sends there, and how to stop it. Of a
+OpenTelemetry exporter's collector, or one that is not the framework's alone, as the
+``pypi.org`` CrewAI asks for its latest release), the package that sends there, and how to
+stop it. Of a
 provider's API host, only its telemetry's paths are side requests
 (:data:`~replaygate.http.envelope.PROVIDER_TELEMETRY`): the Agents SDK's trace upload."""
 
