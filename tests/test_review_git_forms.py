@@ -6,6 +6,7 @@ ends, Git LFS) are compared in their checked-out form."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -346,3 +347,20 @@ def test_a_partial_clone_whose_remote_is_gone_says_what_it_lacks(
     assert done.exit_code == 2, done.output
     assert "from promisor remote" in done.output
     assert "This is a partial clone (git clone --filter, actions/checkout's filter)" in done.output
+
+
+def test_the_default_path_read_from_a_folder_of_the_project_says_where_it_was_read(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # run from tests/, the default tests/fixtures named no folder there, and the error
+    # said only that there were no fixture files at tests/fixtures
+    put(repo / "tests" / "fixtures" / "rc.jsonl", "Name a prime.", "2")
+    commit(repo)
+    monkeypatch.chdir(repo / "tests")
+    done = diff()
+    assert done.exit_code == 2, done.output
+    assert (
+        "at tests/fixtures in HEAD (...) nor in working tree (a relative path, read from the "
+        f"working folder, {repo / 'tests'}); the repository's top folder holds "
+        "tests/fixtures, which from here is fixtures"
+    ) in re.sub(r"HEAD \([0-9a-f]+\)", "HEAD (...)", done.output)

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections import defaultdict
@@ -34,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replaygate.errors import shown_file
 from replaygate.fixtures.diff import FieldDifference, field_diff
 from replaygate.fixtures.fingerprint import fixture_key, key_holds, parsed_match_form
 from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.mismatch import read_from
 from replaygate.fixtures.nearest import Features, features, rank_key
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.gitlinks import lies_within
@@ -290,6 +293,21 @@ def _renamed(base: Side, head: Side, moved: Sequence[tuple[str, str, int]]) -> l
     return sorted(found, key=lambda file: file.new)
 
 
+def _read_from_here(path: Path, root: Path) -> str:
+    """Where the relative ``path``, not there, was read from (the working folder), and the
+    path to give from there when the repository's top folder (at ``root``) holds one of
+    that name: ``diff`` run from a folder of the project (``cd tests``) read its default,
+    ``tests/fixtures``, from that folder; nothing for a path that is there."""
+    if path.is_absolute() or os.path.lexists(path):
+        return ""
+    said = read_from(path)
+    meant = root / path
+    if os.path.lexists(meant):
+        here = shown_file(os.path.relpath(meant))
+        said += f"; the repository's top folder holds {path}, which from here is {here}"
+    return said
+
+
 def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Review:
     """Review the store at ``path`` between revision ``base`` and ``head`` (or the working
     tree), files renamed or moved as git's rename detection finds them.
@@ -309,6 +327,7 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     if not old.files and not new.files:
         raise HygieneError(
             f"no fixture files (.jsonl, .json) at {path} in {old.label} nor in {new.label}"
+            + _read_from_here(path, repo.root)
         )
     commits = repo.commit(base), None if head is None else repo.commit(head)
     moved = repo.renames(*commits, relpath) if old.files and new.files else []
