@@ -32,6 +32,7 @@ from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
     IN_CARRIED_HISTORY,
     IN_CLOCK,
+    IN_RANDOM_ID,
     RECORD_FIRST,
     SIMULATOR_OPTIONS,
 )
@@ -361,6 +362,36 @@ def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_pat
         client.post(url, json={"input": [hi, answer, again, answer, hi]})
     listed = (miss_of(test, missed.value) or ("",))[0]
     assert listed == f"body.input[3], body.input[4] ({IN_CARRIED_HISTORY})"
+
+
+def test_a_prompt_holding_a_random_id_names_the_cause(tmp_path: Path) -> None:
+    # Agno's MemoryManager lists the user's memories in its prompt by their uuid4 ids, new
+    # on each run: the miss said only "if the change was meant, re-record", which misses again
+    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
+    prompt = "<existing_memories>\nID: {}\nMemory: {}\n</existing_memories>"
+    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c"}))
+    recorded = prompt.format("93c7bc2d-125d-46bb-bb2e-84f868364601", "Ann likes tea.")
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(url, json={"messages": [{"role": "system", "content": recorded}]})
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = []
+    for memory in ("Ann likes tea.", "Ann likes coffee."):
+        sent = prompt.format("54eb72a5-4ba8-488c-a986-de7f1933190d", memory)
+        with (
+            block_network(),
+            httpx2_client(store) as client,
+            pytest.raises(FixtureMismatchError) as missed,
+        ):
+            client.post(url, json={"messages": [{"role": "system", "content": sent}]})
+        listed.append((str(missed.value), (miss_of(test, missed.value) or ("",))[0]))
+    assert (
+        "body.messages[0].content differs only in a random id (a UUID): one the code under "
+        "test makes anew on each run and writes into a prompt (the memory ids Agno's "
+        "MemoryManager lists"
+    ) in listed[0][0]
+    assert listed[0][1] == f"body.messages[0].content ({IN_RANDOM_ID})"
+    assert "random id" not in listed[1][0]  # the memory changed too
+    assert listed[1][1] == "body.messages[0].content"
 
 
 def test_a_run_the_agents_sdk_did_not_group_says_a_trace_s_group_is_not_the_run_s(

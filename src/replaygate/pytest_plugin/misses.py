@@ -93,13 +93,16 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
 def _varying(said: str) -> str | None:
     """What the list of misses adds to the fields of a miss whose request is another on
     each run, recorded again or not, as its message ``said`` tells (a tool that varies,
-    call ids made anew, a set's order, the clock, a history kept in a file), or None."""
+    call ids made anew, a set's order, the clock, a random id, a history kept in a file),
+    or None."""
     from replaygate.fixtures.mismatch import (
         CARRIED_HISTORY_LEAD,
         CLOCK_LEAD,
         IN_CARRIED_HISTORY,
         IN_CLOCK,
+        IN_RANDOM_ID,
         IN_SET_ORDER,
+        RANDOM_ID_LEAD,
         SET_TEXT_LEAD,
     )
     from replaygate.fixtures.tool_results import (
@@ -114,6 +117,7 @@ def _varying(said: str) -> str | None:
         (CALL_ID_LEAD, IN_CALL_IDS),
         (SET_TEXT_LEAD, IN_SET_ORDER),
         (CLOCK_LEAD, IN_CLOCK),
+        (RANDOM_ID_LEAD, IN_RANDOM_ID),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
     )
     return next((added for lead, added in causes if lead in said), None)
@@ -265,7 +269,7 @@ class MissSummary:
             self.keys = _stores_by_key(fixtures_dir(config))
         missing = Path(error.store)
         found = [path for path in self.keys.get(error.key, ()) if path != missing]
-        return ([_here(path) for path in found], _here(missing)) if found else None
+        return ([shown_here(path) for path in found], shown_here(missing)) if found else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep the first miss of each test (sent by a worker, or made here)."""
@@ -380,7 +384,7 @@ def _stores_by_key(folder: Path) -> dict[str, list[Path]]:
     return found
 
 
-def _here(path: Path) -> str:
+def shown_here(path: Path) -> str:
     """``path`` from the working folder when it is under it, else as it is."""
     try:
         return shown_file(os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path))
