@@ -332,6 +332,20 @@ def test_a_miss_leaving_the_block_names_the_misses_caught_before_it(tmp_path: Pa
     assert not getattr(alone.value, "__notes__", None)
 
 
+def test_a_miss_leaving_the_block_names_none_of_its_own_retries(tmp_path: Path) -> None:
+    # a framework's retries of the miss (LiteLLM Router's num_retries) were named as
+    # "2 other replay error(s) ... caught before this one", the first of them this very miss
+    def retried(tries: int) -> dict[str, Any]:
+        for _ in range(tries - 1):
+            with contextlib.suppress(FixtureMismatchError):
+                return user_code(None)
+        return user_code(None)
+
+    with pytest.raises(FixtureMismatchError) as raised, intercept(tmp_path / "none.jsonl"):
+        retried(3)
+    assert not getattr(raised.value, "__notes__", None)
+
+
 def test_a_miss_leaving_the_block_names_none_the_block_itself_caught(tmp_path: Path) -> None:
     # a miss the block's own pytest.raises expected was named in the note of the next miss
     # as 'caught by the code under test', the one the reader was sent to first

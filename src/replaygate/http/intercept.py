@@ -389,9 +389,15 @@ def caught_beside(
     other replay errors raised inside it (``raised``) that the code under test caught
     before (often the first miss, a fallback's send then missing too), or None; not those
     the block's own code caught (a ``pytest.raises`` or ``except`` of its own), nor one
-    shown at a module's top level (:func:`_reached`)."""
+    shown at a module's top level (:func:`_reached`), nor one of the same request (a
+    framework's retry, LiteLLM Router's ``num_retries``: the same miss sent again)."""
     chained = set(map(id, exception_chain(error)))
-    hidden = [e for e in raised if id(e) not in chained and not _reached(e, inside)]
+    own = request_of(error)
+    hidden = [
+        e
+        for e in raised
+        if id(e) not in chained and not _reached(e, inside) and request_of(e) != own
+    ]
     if not hidden:
         return None
     first = str(hidden[0]).splitlines()[0]

@@ -368,11 +368,44 @@ def _kind(error: ReplaygateError) -> str:
     return "miss" if isinstance(error, FixtureMismatchError) else "replay error"
 
 
-def caught_message(errors: list[ReplaygateError], test: frozenset[CodeType]) -> str:
+WRAPPED = (
+    "raised as an error of the code's own that dropped it as its cause (CrewAI 1.15's "
+    "`raise e from e`; anthropic 0.73, the SDK CrewAI 1.15 pins, which sends it again on "
+    "each of its retries and then raises APIConnectionError('Connection error.'))"
+)
+"""How a framework or an SDK can fail a test with an error that does not carry the miss
+behind it."""
+
+
+def _failed_with(failed: BaseException | None) -> str:
+    """What the test failed with (``failed``: its setup's or call's error), as ``Type:
+    first line``; empty when it did not fail (a skip is no failure)."""
+    chain, _ = _carried(failed)
+    if not chain:
+        return ""
+    first = str(chain[0]).split("\n", 1)[0]
+    return f"{type(chain[0]).__qualname__}: {first}" if first else type(chain[0]).__qualname__
+
+
+def caught_message(
+    errors: list[ReplaygateError],
+    test: frozenset[CodeType],
+    failed: BaseException | None = None,
+) -> str:
     """Why the test fails: the first caught error (where the test caught it, when it did),
-    and whether there were more."""
+    and whether there were more. A test that failed (``failed``) with an error carrying
+    none of them is told that its failure is likely their consequence, not that it did not
+    see them."""
     more = " (the first of several)" if len(errors) > 1 else ""
     how = _where(errors[0], test)[1]
+    told = _failed_with(failed) if how is None else ""
+    if told:
+        return (
+            f"replaygate: the test failed with {told}, which does not carry the replay "
+            f"error{more} the code under test met before: caught and gone on from, or "
+            f"{WRAPPED}. The failure is likely its consequence; a miss must reach the test "
+            f"as itself. The first:\n{errors[0]}"
+        )
     if how is not None:
         what, name = _kind(errors[0]), type(errors[0]).__name__
         return (
@@ -402,8 +435,13 @@ class CaughtReplayError(Failed):
     __module__ = "builtins"
     __qualname__ = "Failed"
 
-    def __init__(self, errors: list[ReplaygateError], test: frozenset[CodeType]) -> None:
-        super().__init__(caught_message(errors, test), pytrace=False)
+    def __init__(
+        self,
+        errors: list[ReplaygateError],
+        test: frozenset[CodeType],
+        failed: BaseException | None = None,
+    ) -> None:
+        super().__init__(caught_message(errors, test, failed), pytrace=False)
         self.errors = tuple(errors)
 
 
@@ -415,7 +453,7 @@ def caught_since(item: pytest.Item, since: int, reached: BaseException | None) -
     raised = checked_raised(item)[since:]
     test = test_code(getattr(item, "function", None))
     caught = caught_errors(raised, reached, test) if raised else []
-    return caught_message(caught, test) if caught else None
+    return caught_message(caught, test, reached) if caught else None
 
 
 def replay_failure(failed: BaseException, raised: list[ReplaygateError]) -> ReplaygateError | None:

@@ -957,7 +957,7 @@ def replaygate_exchange(
         code = test_code(getattr(request.node, "function", None))
         caught = caught_errors(exchange.raised, raised, code)
         if caught:
-            error = CaughtReplayError(caught, code)
+            error = CaughtReplayError(caught, code, raised)
             request.node.stash[_CAUGHT] = error  # the store's strict check stands aside
             raise error
     failed = raised is not None  # it said why itself

@@ -1,0 +1,35 @@
+"""The teardown message of a replay error that did not reach a test which failed anyway."""
+
+from __future__ import annotations
+
+from replaygate.errors import SecretInFixtureError
+from replaygate.pytest_plugin.caught import caught_message
+
+
+def _dropped_its_cause() -> ConnectionError:
+    """What CrewAI 1.15 raises of a miss through anthropic 0.73: the SDK's connection
+    error, its cause (the miss) replaced by itself (``raise e from e``)."""
+    try:
+        try:
+            raise ConnectionError("Connection error.")
+        except ConnectionError as e:
+            raise e from e
+    except ConnectionError as e:
+        return e
+
+
+def test_a_failure_that_dropped_the_miss_is_told_as_its_likely_consequence() -> None:
+    # the test failed with "Connection error." and the teardown added that the code under
+    # test "went on, so the test did not see it", and to turn a background sender off
+    error = SecretInFixtureError("response.body.key", "Anthropic API key")
+    said = caught_message([error], frozenset(), _dropped_its_cause())
+    assert said.startswith(
+        "replaygate: the test failed with ConnectionError: Connection error., which does not "
+        "carry the replay error the code under test met before: caught and gone on from, or "
+        "raised as an error of the code's own that dropped it as its cause (CrewAI 1.15's "
+        "`raise e from e`;"
+    )
+    assert "The failure is likely its consequence" in said and str(error) in said
+    assert "background sender" not in said
+    # a test that passed did not see it: the message stays
+    assert "and went on, so the test did not see it" in caught_message([error], frozenset())
