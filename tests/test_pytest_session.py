@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 
 import pytest
 
@@ -575,6 +576,25 @@ def test_a_test_moved_to_another_module_is_told_to_make_the_folder_git_mv_needs(
             "renamed or moved since, move that store first, `mkdir -p tests/fixtures/test_after "
             "&& git mv tests/fixtures/test_before/test_anthropic.jsonl "
             "tests/fixtures/test_after/test_anthropic.jsonl`, *",
+        ]
+    )
+
+
+def test_a_recording_into_stores_git_ignores_says_so(pytester: pytest.Pytester) -> None:
+    """A store a .gitignore rule ignores was recorded into in silence: no commit held it,
+    and every checkout elsewhere (CI) missed its fixtures. The recording's summary names
+    it, with the rule; a store git tracks is no concern of it."""
+    subprocess.run(["git", "init", "-q", "--template="], cwd=pytester.path, check=True)
+    (pytester.path / ".gitignore").write_text("*.lock\n*.jsonl\n", encoding="utf-8")
+    pytester.makepyfile(test_ignored=SIM_TESTS)
+    result = pytester.runpytest(*RECORD, "--replaygate-simulator=echo")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "2 store file(s) recorded into are ignored by git: "
+            "tests/fixtures/test_ignored/*.jsonl (.gitignore:2: [*].jsonl), *. A commit leaves "
+            "them out, and a checkout elsewhere (CI) misses their fixtures: commit them "
+            "(`git add -f FILE`), or un-ignore them at the rule named",
         ]
     )
 

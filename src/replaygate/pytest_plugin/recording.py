@@ -945,6 +945,8 @@ def replaygate_exchange(
     del request.node.stash[_EXCHANGE]
     exchange.finish_open()  # a stream its reader left open: what it read, before the store closes
     exchange.collect_forked()  # what its forked workers answered, before the strict check
+    if run is not None and exchange.recorded:
+        run.recorded_into.add(str(exchange.store.path))  # checked against .gitignore at the end
     late = request.config.pluginmanager.get_plugin(LATE_SENDS)
     if late is not None:  # a task the test left running sends through it no more
         exchange.after_end = late.refusal(nodeid)

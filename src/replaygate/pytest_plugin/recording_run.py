@@ -52,6 +52,8 @@ SIM_ANSWERED = "replaygate_simulator_answered"
 UNCAPPED = "replaygate_uncapped"
 """The key a pytest-xdist worker sends how many of its tests recorded with no cap."""
 """Where a pytest-xdist worker hands how many requests its simulator answered."""
+RECORDED_INTO = "replaygate_recorded_into"
+"""Where a pytest-xdist worker hands the stores its tests recorded into."""
 RAISE_WITH = f"--replaygate-max-cost, ini {MAX_COST}, or max_cost in [tool.replaygate]"
 """How the session's cap is raised under pytest, as its message says."""
 
@@ -222,6 +224,9 @@ class RecordingRun:
         """How many tests recorded with the cap turned off (``"cap": None`` in their
         ``replaygate_config``): what they spent is not the cap's to count."""
         self._uncapped_by_workers = 0
+        self.recorded_into: set[str] = set()
+        """The stores the session's tests recorded a fixture into (its workers' too)."""
+        self._worker = getattr(config, "workerinput", None) is not None
         self._started = False
         self._not_started: str | None = None
         """Why the simulator could not start, once it failed to."""
@@ -321,6 +326,7 @@ class RecordingRun:
         if output is not None:
             output[SIM_ANSWERED] = self._answered()
             output[UNCAPPED] = self.uncapped
+            output[RECORDED_INTO] = sorted(self.recorded_into)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -331,6 +337,7 @@ class RecordingRun:
             self._from_workers.append((float(spent[0]), int(spent[1])))
         self._answered_by_workers += int(output.get(SIM_ANSWERED, 0))
         self._uncapped_by_workers += int(output.get(UNCAPPED, 0))
+        self.recorded_into.update(output.get(RECORDED_INTO, ()))
 
     def _answered(self) -> int:
         """How many requests this process's simulator answered (not those it refused of
@@ -367,10 +374,40 @@ class RecordingRun:
                     f'{uncapped} test(s) recorded with the cap turned off ("cap": None in '
                     "their replaygate_config): what they spent is not counted above"
                 )
+        ignored = self._ignored()
+        if ignored:
+            lines.append(ignored)
         if lines:
             terminalreporter.section("replaygate recording")
             for line in lines:
                 terminalreporter.line(line)
+
+    def _ignored(self) -> str | None:
+        """What to say of the store files the session recorded into that git ignores: a
+        commit leaves them out, and every checkout elsewhere (CI) misses their fixtures,
+        where the recording looked done; None when there is none."""
+        from replaygate.checkouts import ignored_by_git
+        from replaygate.fixtures.store import store_files
+        from replaygate.pytest_plugin.misses import shown_here
+
+        if not self.recorded_into or self._worker:  # the controller says it once
+            return None
+        files = []
+        for store in sorted(self.recorded_into):
+            try:
+                files += store_files(Path(store))
+            except (ReplaygateError, OSError):
+                continue  # gone since, or damaged: its own test said so
+        ignored = ignored_by_git(files)
+        if not ignored:
+            return None
+        named = ", ".join(f"{shown_here(file)} ({rule})" for file, rule in ignored[:3])
+        more = f" and {len(ignored) - 3} more" if len(ignored) > 3 else ""
+        return (
+            f"{len(ignored)} store file(s) recorded into are ignored by git: {named}{more}. "
+            "A commit leaves them out, and a checkout elsewhere (CI) misses their fixtures: "
+            "commit them (`git add -f FILE`), or un-ignore them at the rule named"
+        )
 
     def pytest_unconfigure(self) -> None:
         """Stop the simulator."""
