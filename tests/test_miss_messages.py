@@ -32,6 +32,7 @@ from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
     IN_CARRIED_HISTORY,
     IN_CLOCK,
+    IN_HISTORY_APART,
     IN_RANDOM_ID,
     RECORD_FIRST,
     SIMULATOR_OPTIONS,
@@ -1253,3 +1254,13 @@ def test_a_conversation_kept_from_one_test_to_the_next_names_the_cause(tmp_path:
     assert "this request sends 2 turns more before the whole conversation of key" in notes[1]
     assert f"at {store}:1, which was recorded without them" in notes[1]
     assert "kept from one test to the next" not in notes[2]  # its instructions left out
+    # the run's list of misses says so too (an AutoGen AssistantAgent made in a module)
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        client.post(url, json={"model": "m", "messages": [system, two]})
+    listed = (miss_of(test, missed.value) or ("",))[0]
+    assert listed == f"body.messages[1].content ({IN_HISTORY_APART})"

@@ -94,12 +94,14 @@ def _varying(said: str) -> str | None:
     """What the list of misses adds to the fields of a miss whose request is another on
     each run, recorded again or not, as its message ``said`` tells (a tool that varies,
     call ids made anew, a set's order, the clock, a random id, a history kept in a file),
-    or None."""
+    or depends on the tests run before it (a conversation they share), or None."""
     from replaygate.fixtures.mismatch import (
         CARRIED_HISTORY_LEAD,
         CLOCK_LEAD,
+        HISTORY_APART_LEAD,
         IN_CARRIED_HISTORY,
         IN_CLOCK,
+        IN_HISTORY_APART,
         IN_RANDOM_ID,
         IN_SET_ORDER,
         RANDOM_ID_LEAD,
@@ -119,6 +121,7 @@ def _varying(said: str) -> str | None:
         (CLOCK_LEAD, IN_CLOCK),
         (RANDOM_ID_LEAD, IN_RANDOM_ID),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
+        (HISTORY_APART_LEAD, IN_HISTORY_APART),
     )
     return next((added for lead, added in causes if lead in said), None)
 
