@@ -386,13 +386,30 @@ def test_a_prompt_holding_a_random_id_names_the_cause(tmp_path: Path) -> None:
             client.post(url, json={"messages": [{"role": "system", "content": sent}]})
         listed.append((str(missed.value), (miss_of(test, missed.value) or ("",))[0]))
     assert (
-        "body.messages[0].content differs only in a random id (a UUID): one the code under "
-        "test makes anew on each run and writes into a prompt (the memory ids Agno's "
-        "MemoryManager lists"
+        "body.messages[0].content differs only in a random id (a UUID, or a name made from "
+        "one, as Agno's 'elegant-euler-3f2a1b4c'): one the code under test makes anew on each "
+        "run and writes into a prompt (the memory ids Agno's MemoryManager lists"
     ) in listed[0][0]
     assert listed[0][1] == f"body.messages[0].content ({IN_RANDOM_ID})"
     assert "random id" not in listed[1][0]  # the memory changed too
     assert listed[1][1] == "body.messages[0].content"
+    # an Agno Team's members given no name: ids made from a uuid4, Docker's way
+    team = '<member id="{}" name="None">\n  Role: Weather lookups\n</member>'
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(
+            url,
+            json={
+                "messages": [{"role": "system", "content": team.format("sound-celsius-ce6facf7")}]
+            },
+        )
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        sent = team.format("sound-einstein-5698f3a4")
+        client.post(url, json={"messages": [{"role": "system", "content": sent}]})
+    assert (miss_of(test, missed.value) or ("",))[0] == f"body.messages[0].content ({IN_RANDOM_ID})"
 
 
 def test_a_run_the_agents_sdk_did_not_group_says_a_trace_s_group_is_not_the_run_s(
