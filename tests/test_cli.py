@@ -120,6 +120,24 @@ def test_record_from_its_simulator_leaves_no_connection_open(tmp_path: Path) -> 
         gc.enable()
 
 
+def test_record_into_a_store_git_ignores_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a `*.jsonl` rule meant for data files: the store was left out of every commit
+    subprocess.run(["git", "init", "-q", "--template="], cwd=tmp_path, check=True)
+    (tmp_path / ".gitignore").write_text("*.jsonl\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    done = replaygate(
+        "record", "--agent", AGENT, "--fixtures", "rc.jsonl", "--approve-live", "--simulator",
+        "What is RAG?",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        "Note: 1 store file(s) recorded into are ignored by git: rc.jsonl (.gitignore:1: "
+        "*.jsonl). A commit leaves them out"
+    ) in done.stderr
+
+
 @pytest.mark.slow
 def test_record_without_approval_exits_2_and_touches_nothing(
     forker: Forker, tmp_path: Path

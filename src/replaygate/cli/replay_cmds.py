@@ -266,6 +266,13 @@ def record(
             "stored those requests first (its answers were used)"
         )
     click.echo(line)
+    if recorded:
+        from replaygate.checkouts import ignored_stores_note
+        from replaygate.fixtures.store import store_files
+
+        ignored = ignored_stores_note(store_files(fixtures))
+        if ignored is not None:
+            click.echo(f"Note: {ignored}", err=True)
 
 
 def _refuse_store_as_key(key: str, fixtures_path: Path | None) -> None:

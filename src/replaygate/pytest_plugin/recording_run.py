@@ -386,7 +386,7 @@ class RecordingRun:
         """What to say of the store files the session recorded into that git ignores: a
         commit leaves them out, and every checkout elsewhere (CI) misses their fixtures,
         where the recording looked done; None when there is none."""
-        from replaygate.checkouts import ignored_by_git
+        from replaygate.checkouts import ignored_stores_note
         from replaygate.fixtures.store import store_files
         from replaygate.pytest_plugin.misses import shown_here
 
@@ -398,16 +398,7 @@ class RecordingRun:
                 files += store_files(Path(store))
             except (ReplaygateError, OSError):
                 continue  # gone since, or damaged: its own test said so
-        ignored = ignored_by_git(files)
-        if not ignored:
-            return None
-        named = ", ".join(f"{shown_here(file)} ({rule})" for file, rule in ignored[:3])
-        more = f" and {len(ignored) - 3} more" if len(ignored) > 3 else ""
-        return (
-            f"{len(ignored)} store file(s) recorded into are ignored by git: {named}{more}. "
-            "A commit leaves them out, and a checkout elsewhere (CI) misses their fixtures: "
-            "commit them (`git add -f FILE`), or un-ignore them at the rule named"
-        )
+        return ignored_stores_note(files, shown_here)
 
     def pytest_unconfigure(self) -> None:
         """Stop the simulator."""
