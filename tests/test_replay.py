@@ -54,6 +54,7 @@ from replaygate.fixtures.tool_results import (
     IN_CALL_IDS,
     IN_TOOL_RESULTS,
     PYDANTIC_AI_CALL_IDS,
+    TOOL_MISS_NOTE,
     TOOL_RESULT_LEAD,
     TOOL_RESULT_NOTE,
 )
@@ -641,6 +642,21 @@ def test_a_miss_in_a_tool_s_result_alone_says_a_tool_that_varies_never_replays(
     test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[caught, error]))
     listed = (miss_of(test, error) or ("",))[0]
     assert IN_TOOL_RESULTS not in listed and listed.endswith("caught: body.x")
+
+
+def test_a_tool_result_holding_a_miss_names_that_miss_not_a_tool_that_varies(
+    tmp_path: Path,
+) -> None:
+    # a CrewAI tool whose own model call missed hands the model "Error executing tool: no
+    # fixture recorded ...": the miss said the tool's result varies from run to run
+    path = tmp_path / "s.jsonl"
+    recorded = _sent({"messages": [{"role": "tool", "tool_call_id": "c", "content": "nice"}]})
+    failed = "Error executing tool: no fixture recorded for this HTTP request (POST ...)"
+    requested = _sent({"messages": [{"role": "tool", "tool_call_id": "c", "content": failed}]})
+    FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
+    said = str(mismatch_error(FixtureStore.open(path), requested, "0123456789ab")).splitlines()
+    assert TOOL_MISS_NOTE.format(fields="body.messages[0].content") in said
+    assert not any(line.startswith(TOOL_RESULT_LEAD) for line in said)
 
 
 def _chat_call_turn(call_id: str, question: str = "q") -> list[dict[str, object]]:
