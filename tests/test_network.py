@@ -268,6 +268,20 @@ def test_a_refusal_of_tiktoken_s_download_says_to_fill_its_cache(remedy: str) ->
     )
 
 
+def test_a_refusal_of_a_model_call_litellm_sends_names_no_switch_of_its_price_file() -> None:
+    """A model call LiteLLM's client sends where no block answers (a module-scoped fixture
+    of the test's) was told as LiteLLM's own fetch of its price file, 'no model call to
+    record', to be stopped by LITELLM_OFFLINE_MODE=true, which leaves it refused."""
+    sender = {"__name__": "litellm.llms.custom_httpx.aiohttp_transport", "socket": socket}
+    with block_network(), pytest.raises(NetworkBlockedError) as error:
+        exec("socket.getaddrinfo('api.openai.com', 443)", sender)
+    said = str(error.value)
+    assert "LITELLM_OFFLINE_MODE" not in said and "no model call" not in said, said
+    with block_network(), pytest.raises(NetworkBlockedError) as fetch:
+        exec("socket.getaddrinfo('raw.githubusercontent.com', 443)", sender)
+    assert "(LiteLLM: LITELLM_OFFLINE_MODE=true" in str(fetch.value)
+
+
 def test_a_lookup_of_pydantic_ai_before_a_download_says_to_give_the_file_s_bytes(
     tmp_path: Path,
 ) -> None:
@@ -813,6 +827,11 @@ CREWAI_TELEMETRY_OFF = (
         ),
         ("lookup of 'pypi.org' (from pip_of_mine) during t.py::test_ask", None),
         ("connect 192.0.2.1:443 (from agents_of_mine) during t.py::test_ask", None),
+        (  # a model call of LiteLLM's own client (a module-scoped fixture's): no price file
+            "lookup of 'api.openai.com' (from litellm.llms.custom_httpx.aiohttp_transport) "
+            "during t.py::test_ask",
+            None,
+        ),
     ],
 )
 def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import sys
 
+from replaygate.http.envelope import PROVIDER_API_HOST
 from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
 from replaygate.network import Refusal
 
@@ -119,7 +120,10 @@ def sender_remedy(module: str, host: str | None = None) -> str | None:
     ``agents.tracing.processors``) sends of its own, if it is a package of
     :data:`REMEDIES`; else None. A sender of no host of its own (an OpenTelemetry
     exporter, which sends where the application set it up to) is told the remedy of the
-    service at ``host`` when it is known: Langfuse's spans go through one."""
+    service at ``host`` when it is known: Langfuse's spans go through one. A send to a
+    provider's API host (:data:`~replaygate.http.envelope.PROVIDER_API_HOST`) of no package
+    whose own host it is is a model call (LiteLLM's clients send theirs from its package):
+    no remedy stops it, and None is returned."""
     found = next(
         (
             (name, r)
@@ -131,7 +135,11 @@ def sender_remedy(module: str, host: str | None = None) -> str | None:
     if found is None:
         return None
     name, remedy = found
-    return remedy if name else _host_remedy(host) or remedy
+    if not name:
+        return _host_remedy(host) or remedy
+    if host and PROVIDER_API_HOST.search(host) and _host_remedy(host) != remedy:
+        return None
+    return remedy
 
 
 _REFUSED_HOST = re.compile(r" '?\[?([^\s'\]]+?)\]?'?(?::\d+)? \(from ")
