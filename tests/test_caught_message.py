@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from replaygate.errors import SecretInFixtureError
-from replaygate.pytest_plugin.caught import caught_message
+from replaygate.errors import FixtureMismatchError, SecretInFixtureError
+from replaygate.pytest_plugin.caught import caught_message, hidden_note
 
 
 def _dropped_its_cause() -> ConnectionError:
@@ -33,3 +33,26 @@ def test_a_failure_that_dropped_the_miss_is_told_as_its_likely_consequence() -> 
     assert "background sender" not in said
     # a test that passed did not see it: the message stays
     assert "and went on, so the test did not see it" in caught_message([error], frozenset())
+
+
+def _miss(path: str, change: str = "'a' != 'b'") -> FixtureMismatchError:
+    """A miss of the field at ``path``, changed as ``change`` says."""
+    said = f"no fixture recorded for {path}"
+    return FixtureMismatchError(said, differences=(f"{path}: {change}",))
+
+
+def test_a_caught_miss_of_the_same_change_in_another_request_is_no_cause() -> None:
+    # CrewAI 1.15 counts a prompt's tokens before each call and catches that request's miss:
+    # every miss of its calls said the failure "may be its consequence"
+    failed = _miss("body.messages[1].content")
+    counted = _miss("body.input[0].content")
+    said = hidden_note([counted], failed)
+    assert said == (
+        "replaygate: beside this, the code under test caught the miss of another request it "
+        "sent with the same change (CrewAI 1.15's count of the prompt's tokens, say), no "
+        "cause of this failure. The first: no fixture recorded for body.input[0].content"
+    )
+    # a miss of another change (a tool's own request) may be the cause, and is told whole
+    tool = _miss("body.messages[0].content", "'Summarize' != 'Describe'")
+    assert "may be its consequence" in hidden_note([tool], failed)
+    assert "may be its consequence" in hidden_note([counted])

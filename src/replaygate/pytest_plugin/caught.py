@@ -349,10 +349,37 @@ def hidden_errors(
     return unreached if len(unreached) < len(raised) else []
 
 
-def hidden_note(errors: list[ReplaygateError]) -> str:
-    """The note added to the error a test fails with when :func:`hidden_errors` found
-    some: what the test's failure may be a consequence of."""
+def _changes(error: BaseException) -> frozenset[str]:
+    """The changes the differences of ``error`` (a miss) name, their paths left out
+    (``body.input[0].content: 'a' != 'b'`` is ``'a' != 'b'``): one change of the code
+    under test, sent in requests of different shapes, is the same in each."""
+    differences = getattr(error, "differences", ())
+    return frozenset(d.split(": ", 1)[-1] for d in differences if isinstance(d, str))
+
+
+def _same_change(hidden: ReplaygateError, failed: BaseException | None) -> bool:
+    """Whether every change ``hidden`` (a miss the code under test caught) names is one
+    the miss ``failed`` carries names too: a request sent beside the failing one, such as
+    a count of its prompt's tokens, with the same change."""
+    changes = _changes(hidden)
+    carried = exception_chain(failed) if failed is not None else ()
+    misses = (e for e in carried if isinstance(e, FixtureMismatchError))
+    return bool(changes) and any(changes <= _changes(e) for e in misses)
+
+
+def hidden_note(errors: list[ReplaygateError], failed: BaseException | None = None) -> str:
+    """The note added to the error a test fails with (``failed``) when :func:`hidden_errors`
+    found some: what the test's failure may be a consequence of, or, when each of them
+    names only changes its own miss names (:func:`_same_change`), that they are the same
+    change in another request, named by their first line."""
     more = " (the first of several)" if len(errors) > 1 else ""
+    if all(_same_change(e, failed) for e in errors):
+        first = str(errors[0]).split("\n", 1)[0]
+        return (
+            f"replaygate: beside this, the code under test caught the miss{more} of another "
+            "request it sent with the same change (CrewAI 1.15's count of the prompt's "
+            f"tokens, say), no cause of this failure. The first: {first}"
+        )
     return (
         f"replaygate: beside this, the code under test met another replay error{more} "
         "that did not reach the test: caught and gone on from (a tool's error handler, a "

@@ -419,7 +419,7 @@ def pytest_runtest_makereport(
     if raised and call.excinfo is not None:
         failed = call.excinfo.value
         hidden = hidden_errors(raised, failed, test_code(getattr(item, "function", None)))
-        _note(failed, hidden_note(hidden) if hidden else None)
+        _note(failed, hidden_note(hidden, failed) if hidden else None)
     if call.excinfo is not None:
         forget_secret_locals(call.excinfo.value)
         run = _run(item.config)
