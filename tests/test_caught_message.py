@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+
 from replaygate.errors import FixtureMismatchError, SecretInFixtureError
-from replaygate.pytest_plugin.caught import caught_message, hidden_note
+from replaygate.http import Exchange
+from replaygate.pytest_plugin.caught import CHECKED, caught_message, hidden_note
+from replaygate.pytest_plugin.misses import miss_of
 
 
 def _dropped_its_cause() -> ConnectionError:
@@ -56,3 +63,16 @@ def test_a_caught_miss_of_the_same_change_in_another_request_is_no_cause() -> No
     tool = _miss("body.messages[0].content", "'Summarize' != 'Describe'")
     assert "may be its consequence" in hidden_note([tool], failed)
     assert "may be its consequence" in hidden_note([counted])
+
+
+def test_the_list_of_misses_names_no_caught_miss_of_the_same_change() -> None:
+    # it listed "after a miss the code under test caught: body.input[0].content", the count
+    # of the same prompt's tokens, as if that miss were the change
+    failed, counted = _miss("body.messages[1].content"), _miss("body.input[0].content")
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[counted, failed]))
+    assert (miss_of(test, failed) or ("",))[0] == "body.messages[1].content"
+    tool = _miss("body.messages[0].content", "'Summarize' != 'Describe'")
+    test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[tool, failed]))
+    listed = (miss_of(test, failed) or ("",))[0]
+    assert listed.endswith("after a miss the code under test caught: body.messages[0].content")

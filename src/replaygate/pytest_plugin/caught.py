@@ -357,7 +357,7 @@ def _changes(error: BaseException) -> frozenset[str]:
     return frozenset(d.split(": ", 1)[-1] for d in differences if isinstance(d, str))
 
 
-def _same_change(hidden: ReplaygateError, failed: BaseException | None) -> bool:
+def same_change(hidden: ReplaygateError, failed: BaseException | None) -> bool:
     """Whether every change ``hidden`` (a miss the code under test caught) names is one
     the miss ``failed`` carries names too: a request sent beside the failing one, such as
     a count of its prompt's tokens, with the same change."""
@@ -370,10 +370,10 @@ def _same_change(hidden: ReplaygateError, failed: BaseException | None) -> bool:
 def hidden_note(errors: list[ReplaygateError], failed: BaseException | None = None) -> str:
     """The note added to the error a test fails with (``failed``) when :func:`hidden_errors`
     found some: what the test's failure may be a consequence of, or, when each of them
-    names only changes its own miss names (:func:`_same_change`), that they are the same
+    names only changes its own miss names (:func:`same_change`), that they are the same
     change in another request, named by their first line."""
     more = " (the first of several)" if len(errors) > 1 else ""
-    if all(_same_change(e, failed) for e in errors):
+    if all(same_change(e, failed) for e in errors):
         first = str(errors[0]).split("\n", 1)[0]
         return (
             f"replaygate: beside this, the code under test caught the miss{more} of another "

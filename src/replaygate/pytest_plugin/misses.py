@@ -25,6 +25,7 @@ from replaygate.pytest_plugin.caught import (
     checked_raised,
     hidden_errors,
     replay_failure,
+    same_change,
     test_code,
 )
 from replaygate.pytest_plugin.repeats import unrepeated
@@ -65,7 +66,9 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     sampled, is recorded anew (``rerecord``), as its own error says. A failure that may
     be the consequence of a miss the code under test caught (a tool's error handler made
     it the tool's output, which the next request carries) names that miss's fields too:
-    they are the change, not the output the failure's diff shows."""
+    they are the change, not the output the failure's diff shows; one of the same change,
+    sent in another request (:func:`~replaygate.pytest_plugin.caught.same_change`), is
+    not named."""
     raised = checked_raised(item)
     error = replay_failure(failed, raised)
     if not isinstance(error, FixtureMismatchError):
@@ -76,7 +79,8 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
     fields = _fields(error) or _UNDIFFED.get(error.kind, NO_NEAREST)
     changed = error.kind == "changed"
     hidden = hidden_errors(raised, failed, test_code(getattr(item, "function", None)))
-    first = next((e for e in hidden if isinstance(e, FixtureMismatchError)), None)
+    causes = (e for e in hidden if not same_change(e, error))  # not the change sent twice
+    first = next((e for e in causes if isinstance(e, FixtureMismatchError)), None)
     if first is not None and _fields(first):
         fields = f"{fields}; after a miss the code under test caught: {_fields(first)}"
         changed = True
