@@ -34,17 +34,20 @@ from replaygate import (
 )
 from replaygate.errors import StoreWriteError
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
+from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.mismatch import (
     BASE_PATH_NOTE,
     FROM_SIMULATOR,
     IN_SET_ORDER,
     KEY_FOR_ANOTHER_HOST,
+    MISS_TEXT_NOTE,
     PYDANTIC_LINK_NOTE,
     PYTEST_SIMULATOR_OPTION,
     SET_TEXT_NOTE,
     SIMULATOR_OPTIONS,
     mismatch_error,
+    miss_text_note,
 )
 from replaygate.fixtures.nearest import features, nearest
 from replaygate.fixtures.session import FixtureSession
@@ -657,6 +660,24 @@ def test_a_tool_result_holding_a_miss_names_that_miss_not_a_tool_that_varies(
     said = str(mismatch_error(FixtureStore.open(path), requested, "0123456789ab")).splitlines()
     assert TOOL_MISS_NOTE.format(fields="body.messages[0].content") in said
     assert not any(line.startswith(TOOL_RESULT_LEAD) for line in said)
+
+
+def test_a_prompt_holding_a_caught_miss_s_message_names_that_miss(tmp_path: Path) -> None:
+    # CrewAI's guardrail caught the miss of its own check and wrote "Error while validating
+    # the task output: no fixture recorded ..." into the task's next prompt: the miss said
+    # only to record that prompt again, or to revert a change the test never made
+    recorded = _sent({"messages": [{"role": "user", "content": "failed: too long"}]})
+    failed = "failed: Error while validating: no fixture recorded for this HTTP request"
+    requested = _sent({"messages": [{"role": "user", "content": failed}]})
+    changed = field_diff(recorded, requested)
+    assert miss_text_note(changed) == MISS_TEXT_NOTE.format(
+        fields="body.messages[0].content", s="s"
+    )
+    assert miss_text_note(field_diff(requested, requested | {"x": 1})) is None
+    path = tmp_path / "s.jsonl"
+    FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
+    said = str(mismatch_error(FixtureStore.open(path), requested, "0123456789ab"))
+    assert miss_text_note(changed) in said.splitlines()
 
 
 def _chat_call_turn(call_id: str, question: str = "q") -> list[dict[str, object]]:
