@@ -323,6 +323,40 @@ def test_a_list_sent_in_another_order_names_the_cause(tmp_path: Path) -> None:
     assert "a list built from a set (whose order of strings changes" in notes[1]
 
 
+def test_tool_results_handed_back_in_the_order_the_tools_ended_name_the_cause(
+    tmp_path: Path,
+) -> None:
+    # Semantic Kernel runs a turn's function calls at once and adds each result to the
+    # history as its tool ends: most replays sent them in another order, nested in an
+    # Anthropic message's blocks, and the miss said only "if the change was meant, re-record"
+    store = tmp_path / "s.jsonl"
+    calls = {"role": "assistant", "tool_calls": [{"id": "call_a"}, {"id": "call_b"}]}
+    chat = [{"role": "tool", "tool_call_id": c, "content": c} for c in ("call_a", "call_b")]
+    blocks = [{"type": "tool_result", "tool_use_id": t, "content": t} for t in ("tu_a", "tu_b")]
+    sent = {
+        "https://api.openai.com/v1/chat/completions": lambda r: {"messages": [calls, *r]},
+        "https://api.anthropic.com/v1/messages": lambda r: {
+            "messages": [{"role": "user", "content": "Hi"}, {"role": "user", "content": r}]
+        },
+    }
+    answer = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "x"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=answer) as client:
+        for (url, body), results in zip(sent.items(), (chat, blocks), strict=True):
+            client.post(url, json=body(results))
+    notes = []
+    for (url, body), results in zip(sent.items(), (chat, blocks), strict=True):
+        with (
+            block_network(),
+            httpx2_client(store) as client,
+            pytest.raises(FixtureMismatchError) as missed,
+        ):
+            client.post(url, json=body(results[::-1]))
+        notes.append(next(n for n in str(missed.value).splitlines() if "another order" in n))
+    assert notes[0].startswith("body.messages holds the values recorded, in another order: ")
+    assert notes[1].startswith("body.messages[1].content holds the values recorded")
+    assert all("in the order the tools ended" in note for note in notes)
+
+
 def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_path: Path) -> None:
     # the OpenAI Agents SDK's SQLiteSession(session_id, "conversations.db") kept the
     # recording's turns: each replay sent them before its own first turn, and the miss said
