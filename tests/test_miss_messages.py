@@ -25,7 +25,12 @@ from loopback import Counted, Handler, serving
 from nested_pytest import sessions_loading
 from replaygate import ReplayModel
 from replaygate.cli import main
-from replaygate.errors import FixtureFormatError, FixtureMismatchError, SecretInFixtureError
+from replaygate.errors import (
+    FixtureFormatError,
+    FixtureMismatchError,
+    SecretInFixtureError,
+    TelemetryRefusedError,
+)
 from replaygate.examples.research_copilot import SETTINGS, answer
 from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import (
@@ -907,6 +912,30 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
         f"rather than record it ({remedy}see docs/frameworks.md).{'' if remedy else TOOL_SERVICE}"
     )
     assert "no model API" not in str(model_call.value)
+
+
+@pytest.mark.parametrize("path", ["/v1/traces", "/api/public/otel/v1/metrics"])
+def test_a_recording_refuses_a_tracing_exporters_upload_unsent_and_unwritten(
+    tmp_path: Path, counted: str, path: str
+) -> None:
+    # an OTLP exporter's spans to a collector on loopback (its default, localhost:4318)
+    # were sent as addressed and recorded, the run green: every replay missed them, their
+    # trace ids new at each run; with no collector there, the failed send was told as a
+    # local model server's (Ollama, vLLM) to start
+    store = tmp_path / "s.jsonl"
+    collector = counted.removesuffix("/v1/messages") + path
+    with httpx2_client(store, mode="record-missing", approve_live=True) as client:
+        with pytest.raises(TelemetryRefusedError) as refused:
+            client.post(collector, content=b"\n\x05spans")
+        client.post(counted, content=b'{"model":"m"}', headers={"anthropic-version": "1"})
+    assert Counted.received == [13]  # the model call alone was sent
+    assert [json.loads(line)["request"]["path"] for line in store.read_text().splitlines()] == [
+        "/v1/messages"
+    ]
+    said = str(refused.value)
+    assert said.startswith(f"refusing to record POST {collector}: a tracing exporter's upload")
+    assert "nothing was sent and nothing was written" in said
+    assert "OTEL_SDK_DISABLED=true" in said
 
 
 def test_a_secret_refused_in_a_request_to_no_model_api_says_to_stop_it_at_its_source(

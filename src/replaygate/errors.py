@@ -49,6 +49,7 @@ __all__ = [
     "SpendingCapError",
     "StoreWriteError",
     "TaskOutlivesBlockWarning",
+    "TelemetryRefusedError",
     "UnservedRouteError",
     "UnstorableValueError",
     "WireFormatError",
@@ -653,6 +654,13 @@ class ProxyRefusalError(RecordingStoppedError):
             "or in the client's proxy option), or send the request past it (NO_PROXY), and "
             "record again.",
         )
+
+
+class TelemetryRefusedError(ReplaygateError):
+    """A recording refused to send a tracing exporter's upload (OpenTelemetry's spans,
+    metrics or logs over OTLP, to a collector on any host, a loopback one too): no model
+    call, and its trace ids are new at each run, so its fixture would miss at every
+    replay. Nothing is sent, nothing is written."""
 
 
 class CassetteAnsweredError(ReplaygateError):

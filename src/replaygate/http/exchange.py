@@ -46,6 +46,7 @@ from replaygate.errors import (
     SessionEndedError,
     SimulatorRefusalError,
     SpendingCapError,
+    TelemetryRefusedError,
     UnservedRouteError,
     WireFormatError,
     exception_chain,
@@ -97,7 +98,7 @@ from replaygate.http.routes import (
     stored_refusal_reason,
     unserved_route,
 )
-from replaygate.http.side_request import side_request_note
+from replaygate.http.side_request import OTLP_PATH, side_request_note
 from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
 from replaygate.interfaces import interface_of, json_rpc
 from replaygate.network import is_loopback
@@ -316,6 +317,25 @@ def _a_call(host: str | None, path: str, body: Any) -> bool:
     (:func:`~replaygate.interfaces.json_rpc`), which an agent's tool sends beside the model
     calls and whose miss said to stop it at its source."""
     return is_api_call(host, path) or json_rpc(body)
+
+
+def _telemetry_refused(
+    method: str, origin: str, path: str, body: Any
+) -> TelemetryRefusedError | None:
+    """The refusal, while recording, of a tracing exporter's upload to ``origin``
+    (``scheme://host[:port]``) and ``path``: an OTLP path (:data:`OTLP_PATH`) of no model
+    call, whatever its host, a local collector's too, which would otherwise be sent as
+    addressed and recorded, its trace ids new at each run, so that every replay missed it;
+    None for any other request."""
+    host = urlsplit(origin).hostname
+    if OTLP_PATH.search(path) is None or _a_call(host, path, body):
+        return None
+    return TelemetryRefusedError(
+        f"refusing to record {method} {origin}{path}: a tracing exporter's upload "
+        "(OpenTelemetry's spans, metrics or logs over OTLP), no model call, whose trace ids "
+        "are new at each run, so its fixture would miss at every replay; nothing was sent "
+        f"and nothing was written.\n{side_request_note(host, path)}"
+    )
 
 
 @contextmanager
@@ -539,6 +559,10 @@ class Exchange:
         form = _match_form(envelope, parsed=envelope is sent)
         identity = _identity(form)
         if self.session.recording:
+            origin = origin_of(request.url)
+            upload = _telemetry_refused(request.method, origin, request.url.path, sent.get("body"))
+            if upload is not None:
+                raise upload
             # A send's count, its lookup and its going live are one step: a send counted
             # before another went live but looking up after that one's answer was written
             # would be answered with it (one live answer served twice, one never recorded).
