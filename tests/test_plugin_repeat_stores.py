@@ -7,6 +7,7 @@ named to record (``pytest 'test_x.py::test_x[1-3]' ...``) selected no test witho
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -109,3 +110,39 @@ def test_repetitions_share_their_test_s_store_and_its_miss_names_the_test(
     command = "`pytest 'test_r.py::test_ask' --replaygate-record-mode=record-missing"
     assert f"there is no store at {store}: record it first ({command} " in out
     assert f"Record them all in one run: {command} " in out
+
+
+def test_strict_judges_a_repeated_tests_store_by_all_its_repetitions(tmp_path: Path) -> None:
+    """``--replaygate-strict`` judged each repetition alone at its teardown: a test whose
+    repetitions send requests of their own (pytest-randomly seeds ``random`` from each
+    one's id) failed every repetition on the fixtures the others played, and named
+    ``prune``, which had nothing to remove."""
+    from echo_recording import record_echoes
+    from replaygate.fixtures.store import FixtureStore
+    from replaygate.pytest_plugin.offline import USES_REPLAYGATE
+    from replaygate.pytest_plugin.recording import _named_stores
+    from replaygate.pytest_plugin.strict_shared import SharedStrict
+
+    items = [_item(f"test_x[{step + 1}-2]", step, 2) for step in range(2)]
+    for item in items:
+        item.config.rootpath = tmp_path
+        item.fixturenames = [USES_REPLAYGATE]
+        item.iter_markers = lambda name: iter(())
+        item.stash = pytest.Stash()
+    pairs, repeated = _named_stores(items[0].config, items)
+    store = tmp_path / "tests/fixtures/test_a/test_x.jsonl"
+    assert pairs == [(item, store) for item in items] and repeated == {store}
+    record_echoes(store, ["one", "two", "three"])
+    one, two, _ = FixtureStore.open(store)
+    strict = SharedStrict()
+    strict.collected(pairs, repeated)
+    strict.passed = {item.nodeid for item in items}
+    strict.used_by_test(store, {}, {one.key: 1})  # each repetition its own request
+    strict.used_by_test(store, {}, {two.key: 1})
+    strict._check(os.fspath(store), "the run was given particular tests (t.py)")
+    (problem,) = strict.problems  # checked though the run was given the test alone
+    assert problem.startswith(
+        f"--replaygate-strict: 1 recorded fixture(s) of {store} unused by all 2 repetition(s) "
+        "of its test (tests/test_a.py::test_x[1-2], tests/test_a.py::test_x[2-2]):"
+    )
+    assert one.key not in problem and two.key not in problem

@@ -143,7 +143,7 @@ from replaygate.pytest_plugin.options import (
 )
 from replaygate.pytest_plugin.recording_run import RUN, RecordingRun
 from replaygate.pytest_plugin.refusals import fail_refused
-from replaygate.pytest_plugin.repeats import unrepeated
+from replaygate.pytest_plugin.repeats import repetitions, unrepeated
 from replaygate.pytest_plugin.sampling_state import SPEC
 from replaygate.pytest_plugin.secret_locals import forget_secret_locals
 from replaygate.pytest_plugin.store_paths import (
@@ -263,17 +263,21 @@ def pytest_collection_modifyitems(
     note_shared_stores(config, filter(uses_replaygate, tests))
     strict = _strict_shared(config)
     if strict is not None:
-        strict.collected(_named_stores(config, tests))
+        strict.collected(*_named_stores(config, tests))
 
 
 def _named_stores(
     config: pytest.Config, items: list[pytest.Item]
-) -> Iterator[tuple[pytest.Item, Path]]:
-    """Each test whose marker names a store (``fixtures=``), and that store; and each test
-    whose own store is one of those (it shares it with the tests naming it)."""
+) -> tuple[list[tuple[pytest.Item, Path]], set[Path]]:
+    """Each test whose marker names a store (``fixtures=``), and that store; each test
+    whose own store is one of those (it shares it with the tests naming it), or that
+    pytest-repeat repeats (its repetitions share it: each may send other requests, one
+    seeded by pytest-randomly from its own id, say); and the stores only such
+    repetitions share."""
     from replaygate.pytest_plugin.offline import uses_replaygate
 
     named: dict[Path, None] = {}
+    pairs: list[tuple[pytest.Item, Path]] = []
     own: list[tuple[pytest.Item, Path]] = []
     for item in filter(uses_replaygate, items):
         try:
@@ -282,10 +286,12 @@ def _named_stores(
             continue
         if chosen:
             named[chosen_store(config, chosen)] = None
-            yield item, chosen_store(config, chosen)
+            pairs.append((item, chosen_store(config, chosen)))
         else:
             own.append((item, default_store(config, item)))
-    yield from ((item, path) for item, path in own if path in named)
+    pairs += [(item, path) for item, path in own if path in named or repetitions(item)]
+    repeated = {path for item, path in own if path not in named and repetitions(item)}
+    return pairs, repeated
 
 
 def _strict_shared(config: pytest.Config) -> SharedStrict | None:

@@ -1,7 +1,9 @@
 """``--replaygate-strict`` for a store the marker names (``fixtures=``), shared by tests.
 
 A test's own store is checked at its teardown: every fixture it holds is that test's,
-unless another test's marker names it too (then it is shared by them). A shared
+unless another test's marker names it too (then it is shared by them), or pytest-repeat
+repeats the test (its repetitions share it, and each may send requests of its own: one
+pytest-randomly seeds from its id, say). A shared
 store's fixtures belong to all the tests naming it, so it is checked once, at the end
 of the run: a fixture that none of them replayed (or that none of them
 requested as many times as it has responses) fails the run, named in the summary.
@@ -12,7 +14,8 @@ collected them all and each passed: one of them failed, was skipped or deselecte
 says so). A run that collected only part of the suite (:func:`part_of_suite`: particular
 files or tests, folders short of the suite, pytest run from a subfolder, ``--ignore``,
 ``--last-failed`` with failures to rerun) may have left out a test naming the store: it
-checks no shared store, and says so. Under pytest-xdist each worker sends the tests it
+checks no shared store, and says so, but for one only a test's repetitions share: they
+are all collected wherever the test is. Under pytest-xdist each worker sends the tests it
 collected and the uses it counted, and the controller decides.
 """
 
@@ -100,6 +103,10 @@ class SharedStrict:
     def __init__(self) -> None:
         self.naming: dict[str, set[str]] = {}
         """Store path -> the node ids of the collected tests naming it."""
+        self.repeated: set[str] = set()
+        """The stores that are a test's own, shared only by its pytest-repeat repetitions:
+        every repetition is collected wherever the test is, so a run of part of the suite
+        checks them too."""
         self.used: dict[str, Counter[str]] = {}
         """Store path -> fixture key -> the most answers one test took from it."""
         self.passed: set[str] = set()
@@ -117,11 +124,14 @@ class SharedStrict:
         last = session.config.pluginmanager.get_plugin("lfplugin")
         self.failures_before = bool(getattr(last, "lastfailed", True))
 
-    def collected(self, stores: Iterable[tuple[pytest.Item, Path]]) -> None:
+    def collected(
+        self, stores: Iterable[tuple[pytest.Item, Path]], repeated: Iterable[Path] = ()
+    ) -> None:
         """Note the tests of the run (before any deselection) and the shared store each
-        names (or has as its own)."""
+        names (or has as its own), and the stores only a test's repetitions share."""
         for item, path in stores:
             self.naming.setdefault(os.fspath(path), set()).add(item.nodeid)
+        self.repeated.update(map(os.fspath, repeated))
 
     def names(self, test: str, path: Path) -> bool:
         """Whether the collected test ``test`` counts among those sharing the store at
@@ -153,6 +163,7 @@ class SharedStrict:
             return
         for path, tests in sent["naming"].items():
             self.naming.setdefault(path, set()).update(tests)
+        self.repeated.update(sent.get("repeated", ()))
         for path, counts in sent["used"].items():
             most = self.used.setdefault(path, Counter())
             for key, count in counts.items():
@@ -167,6 +178,7 @@ class SharedStrict:
             output[_SENT] = {
                 "naming": {path: sorted(tests) for path, tests in self.naming.items()},
                 "used": {path: dict(counts) for path, counts in self.used.items()},
+                "repeated": sorted(self.repeated),
             }
             return
         if session.config.getoption("collectonly", False):
@@ -184,6 +196,9 @@ class SharedStrict:
 
     def _check(self, path: str, why_not: str | None) -> None:
         tests = sorted(self.naming[path])
+        repeated = path in self.repeated
+        if repeated:
+            why_not = None  # a run of the test runs all its repetitions
         if why_not is None:
             left = [test for test in tests if test not in self.passed or test in self.failed]
             if left:
@@ -197,10 +212,11 @@ class SharedStrict:
         used = self.used.get(path, Counter())
         lines = unused_lines(path, used)
         if lines:
+            shared = "" if repeated else "the shared store "
+            users = "repetition(s) of its test" if repeated else "test(s) naming it"
             self.problems.append(
-                f"--replaygate-strict: {len(lines)} recorded fixture(s) of the shared store "
-                f"{path} unused by all {len(tests)} test(s) naming it "
-                f"({_first_few(tests)}):\n  "
+                f"--replaygate-strict: {len(lines)} recorded fixture(s) of {shared}"
+                f"{path} unused by all {len(tests)} {users} ({_first_few(tests)}):\n  "
                 + "\n  ".join(lines)
                 + ("" if any(used.values()) else none_requested("The tests naming it", "their"))
             )
