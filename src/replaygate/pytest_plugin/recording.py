@@ -220,6 +220,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(OfflineSession(), OFFLINE)
         config.pluginmanager.register(MissSummary(), PLUGIN)
+        from replaygate.pytest_plugin import randomly_note
+
+        if randomly_note.reseeds_random(config):
+            config.pluginmanager.register(randomly_note.RandomlyNote(), randomly_note.PLUGIN)
         return
     run = RecordingRun(config, fixtures_dir(config))
     config.pluginmanager.register(run, RUN)

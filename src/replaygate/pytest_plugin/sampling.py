@@ -33,6 +33,7 @@ import pytest
 
 from replaygate import digits
 from replaygate.pytest_plugin.outputs import check_outputs, option_path
+from replaygate.pytest_plugin.randomly_note import reseeds_random
 from replaygate.pytest_plugin.reruns import session_reruns
 from replaygate.pytest_plugin.sampling_collect import (
     pytest_collection_modifyitems,
@@ -68,14 +69,6 @@ __all__ = [
     "replaygate_sample",
 ]
 """The hooks and fixtures this plugin registers (each module holds one part of them)."""
-
-
-def _reseeds_random(config: pytest.Config) -> bool:
-    """Whether pytest-randomly sets ``random``'s seed before each test, to one value per test
-    (it does, once installed, unless ``-p no:randomly`` or ``--randomly-dont-reset-seed``)."""
-    if not config.pluginmanager.hasplugin("randomly"):
-        return False
-    return bool(config.getoption("randomly_reset_seed", True))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -142,7 +135,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "--flaky-runs with --reruns: reruns hide exactly the flakiness being looked for; "
             "drop --reruns"
         )
-    if runs and _reseeds_random(config):
+    if runs and reseeds_random(config):
         raise pytest.UsageError(
             "--flaky-runs with pytest-randomly, which sets random's seed anew before each run "
             "of a test, to the same value: a test flaky through random would give the same "
