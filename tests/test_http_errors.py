@@ -196,6 +196,7 @@ def test_one_send_more_than_recorded_is_a_loud_miss(
     assert "recorded 2 times and sent 3 times in this session" in message
     assert f"key {fixture.key} in {store} (1 fixture)" in message
     assert "repeat_last=True" in message
+    assert "or more senders at once (the parallel branches of a graph, a batch)" in message
     assert 'Re-record it (`mode="rerecord", approve_live=True` on the client factory' in message
 
 
