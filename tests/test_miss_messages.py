@@ -933,9 +933,25 @@ def test_a_recording_refuses_a_tracing_exporters_upload_unsent_and_unwritten(
         "/v1/messages"
     ]
     said = str(refused.value)
-    assert said.startswith(f"refusing to record POST {collector}: a tracing exporter's upload")
+    assert said.startswith(f"refusing to record POST {collector}: a request to a tracing")
     assert "nothing was sent and nothing was written" in said
     assert "OTEL_SDK_DISABLED=true" in said
+
+
+def test_a_recording_refuses_langsmiths_upload_of_runs(tmp_path: Path) -> None:
+    # LangSmith's runs (LANGSMITH_TRACING=true), sent by its client through requests, were
+    # recorded from the live API, their run ids new at each run: every replay missed them
+    store = tmp_path / "s.jsonl"
+    runs = "https://eu.api.smith.langchain.com/runs/multipart"
+    with (
+        block_network(),
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(TelemetryRefusedError) as refused,
+    ):
+        client.post(runs, content=b"--b\r\n\r\n{}\r\n--b--\r\n")
+    assert not store.exists()
+    assert str(refused.value).startswith(f"refusing to record POST {runs}: a request to a tracing")
+    assert "(LangSmith: LANGSMITH_TRACING=false; see docs/frameworks.md)" in str(refused.value)
 
 
 def test_a_secret_refused_in_a_request_to_no_model_api_says_to_stop_it_at_its_source(

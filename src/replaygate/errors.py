@@ -657,10 +657,10 @@ class ProxyRefusalError(RecordingStoppedError):
 
 
 class TelemetryRefusedError(ReplaygateError):
-    """A recording refused to send a tracing exporter's upload (OpenTelemetry's spans,
-    metrics or logs over OTLP, to a collector on any host, a loopback one too): no model
-    call, and its trace ids are new at each run, so its fixture would miss at every
-    replay. Nothing is sent, nothing is written."""
+    """A recording refused to send a tracing service's upload (OpenTelemetry's spans,
+    metrics or logs over OTLP, to a collector on any host, a loopback one too; LangSmith's
+    runs): no model call, and its trace ids are new at each run, so its fixture would miss
+    at every replay. Nothing is sent, nothing is written."""
 
 
 class CassetteAnsweredError(ReplaygateError):

@@ -98,7 +98,7 @@ from replaygate.http.routes import (
     stored_refusal_reason,
     unserved_route,
 )
-from replaygate.http.side_request import OTLP_PATH, side_request_note
+from replaygate.http.side_request import side_request_note, tracing_upload
 from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
 from replaygate.interfaces import interface_of, json_rpc
 from replaygate.network import is_loopback
@@ -322,19 +322,19 @@ def _a_call(host: str | None, path: str, body: Any) -> bool:
 def _telemetry_refused(
     method: str, origin: str, path: str, body: Any
 ) -> TelemetryRefusedError | None:
-    """The refusal, while recording, of a tracing exporter's upload to ``origin``
-    (``scheme://host[:port]``) and ``path``: an OTLP path (:data:`OTLP_PATH`) of no model
-    call, whatever its host, a local collector's too, which would otherwise be sent as
-    addressed and recorded, its trace ids new at each run, so that every replay missed it;
-    None for any other request."""
+    """The refusal, while recording, of a tracing service's upload to ``origin``
+    (``scheme://host[:port]``) and ``path`` (:func:`~.side_request.tracing_upload`: over OTLP
+    to any host, a local collector's too, or LangSmith's runs) of no model call, which would
+    otherwise be sent and recorded, its trace ids new at each run, so that every replay
+    missed it; None for any other request."""
     host = urlsplit(origin).hostname
-    if OTLP_PATH.search(path) is None or _a_call(host, path, body):
+    if not tracing_upload(host, path) or _a_call(host, path, body):
         return None
     return TelemetryRefusedError(
-        f"refusing to record {method} {origin}{path}: a tracing exporter's upload "
-        "(OpenTelemetry's spans, metrics or logs over OTLP), no model call, whose trace ids "
-        "are new at each run, so its fixture would miss at every replay; nothing was sent "
-        f"and nothing was written.\n{side_request_note(host, path)}"
+        f"refusing to record {method} {origin}{path}: a request to a tracing service "
+        "(OpenTelemetry's spans, metrics or logs over OTLP, LangSmith's runs), no model call, "
+        "whose uploads hold trace ids new at each run, so its fixture would miss at every "
+        f"replay; nothing was sent and nothing was written.\n{side_request_note(host, path)}"
     )
 
 

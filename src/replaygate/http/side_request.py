@@ -42,6 +42,21 @@ OTLP_PATH = re.compile(r"/v1/(?:traces|metrics|logs)/?(?:\?|$)")
 """Where an OpenTelemetry exporter sends spans, metrics and logs (OTLP over HTTP), under any
 base path and on any host: a collector of the application's choosing, a loopback one too."""
 
+TRACING_HOSTS = ("smith.langchain.com",)
+"""The hosts of the tracing services whose uploads an intercepted client sends, beside those
+over OTLP (:data:`OTLP_PATH`, Langfuse's and Logfire's): LangSmith's runs, which its client
+sends through ``requests``."""
+
+
+def tracing_upload(host: str | None, path: str) -> bool:
+    """Whether a request to ``host`` and ``path`` uploads traces: over OTLP to any host
+    (:data:`OTLP_PATH`), or to a host of :data:`TRACING_HOSTS` or one of its subdomains
+    (LangSmith's ``eu.api.smith.langchain.com``)."""
+    if OTLP_PATH.search(path) is not None:
+        return True
+    return bool(host) and any(host == h or str(host).endswith(f".{h}") for h in TRACING_HOSTS)
+
+
 REMEDIES: tuple[tuple[str | None, str, str], ...] = (
     (
         "openaipublic.blob.core.windows.net",
