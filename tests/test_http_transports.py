@@ -531,6 +531,11 @@ AllMockedAssertionError = type(
                 "a simulator's script: behaviour spends a line on it",
             ],
         ),
+        (  # Strands' OpenAIModel given client_args={"http_client": ...}: it closes the
+            # AsyncOpenAI it made around each request, and so the client given with it
+            "Cannot send a request, as the client has been closed.",
+            ["the HTTP client given to the SDK was closed", "OpenAIModel(client=AsyncOpenAI("],
+        ),
         (
             "<asyncio.locks.Event object at 0x7f0 [unset]> is bound to a different event loop",
             [
@@ -574,6 +579,7 @@ AllMockedAssertionError = type(
     ],
     ids=[
         "closed-loop",
+        "closed-client",
         "other-loop",
         "pytest-recording-block",
         "key-with-a-line-break",

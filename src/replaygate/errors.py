@@ -879,6 +879,20 @@ CLOSED_LOOP_REMEDY = (
 )
 """What a send that met the closed or other event loop of its connection is told to do."""
 
+CLOSED_CLIENT = "Cannot send a request, as the client has been closed."
+"""How httpx and httpx2 refuse a send on a client that was closed (their RuntimeError)."""
+
+CLOSED_CLIENT_REMEDY = (
+    "The API did not fail: the HTTP client given to the SDK was closed before this send, "
+    "by code that closes the SDK client it made around it once a request is done (Strands' "
+    'OpenAIModel given client_args={"http_client": ...} opens and closes an AsyncOpenAI '
+    "for each request, and so the http_client after the first). Give the framework an SDK "
+    "client it keeps (Strands: OpenAIModel(client=AsyncOpenAI(http_client=...)), "
+    "docs/frameworks.md#strands-agents-under-pytest), or none and enter intercept() around "
+    "the run, then record it again."
+)
+"""What a send on an HTTP client that was already closed is told to do."""
+
 _OTHER_LOOP_ENDINGS = (" is bound to a different event loop", " attached to a different loop")
 """How asyncio ends its refusal of a lock, an event or a future of another event loop."""
 
@@ -906,10 +920,13 @@ _EMPTY_KEY = "b'Bearer '"
 
 def send_remedy(err: BaseException) -> str:
     """What the warning of a live send that ``err`` ended tells to do: an outage is waited
-    out; a closed event loop or pytest-recording's ``--block-network`` is no API's doing."""
+    out; a closed event loop or client, or pytest-recording's ``--block-network``, is no
+    API's doing."""
     if _closed_loop(err):
         return CLOSED_LOOP_REMEDY
     text = str(err)
+    if isinstance(err, RuntimeError) and text == CLOSED_CLIENT:
+        return CLOSED_CLIENT_REMEDY
     if isinstance(err, RuntimeError) and text.startswith(BLOCKED_PREFIX):
         host = text[len(BLOCKED_PREFIX) :].split(" (allowed hosts:")[0].strip("'\"")
         return (
