@@ -875,7 +875,8 @@ def test_a_replay_s_refused_telemetry_names_the_switch_that_stops_it(
         (
             "o151352.ingest.us.sentry.io",
             "sentry_sdk.transport",
-            "Sentry's error reports (the application's sentry_sdk.init(), or W&B Weave's: "
+            "Sentry's error reports and traces (the application's: SENTRY_DSN unset or "
+            'empty where sentry_sdk.init() is given no dsn, or dsn=""; W&B Weave\'s: '
             "WANDB_ERROR_REPORTING=false)",
         ),
     ],

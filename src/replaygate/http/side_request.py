@@ -103,7 +103,8 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
     (
         "sentry.io",
         "sentry_sdk",
-        "Sentry's error reports (the application's sentry_sdk.init(), or W&B Weave's: "
+        "Sentry's error reports and traces (the application's: SENTRY_DSN unset or empty "
+        'where sentry_sdk.init() is given no dsn, or dsn=""; W&B Weave\'s: '
         "WANDB_ERROR_REPORTING=false)",
     ),
     (None, "opentelemetry.exporter", OTEL_EXPORTER),
