@@ -136,6 +136,8 @@ def test_strict_judges_a_repeated_tests_store_by_all_its_repetitions(tmp_path: P
     one, two, _ = FixtureStore.open(store)
     strict = SharedStrict()
     strict.collected(pairs, repeated)
+    strict._check(os.fspath(store), None)  # none of them ran (-k left the test out)
+    assert strict.problems == [] and strict.unchecked == []
     strict.passed = {item.nodeid for item in items}
     strict.used_by_test(store, {}, {one.key: 1})  # each repetition its own request
     strict.used_by_test(store, {}, {two.key: 1})

@@ -198,6 +198,8 @@ class SharedStrict:
         tests = sorted(self.naming[path])
         repeated = path in self.repeated
         if repeated:
+            if not any(test in self.passed or test in self.failed for test in tests):
+                return  # the test did not run (deselected, skipped): nothing to say of it
             why_not = None  # a run of the test runs all its repetitions
         if why_not is None:
             left = [test for test in tests if test not in self.passed or test in self.failed]
