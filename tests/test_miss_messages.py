@@ -938,6 +938,21 @@ def test_a_recording_refuses_a_tracing_exporters_upload_unsent_and_unwritten(
     assert "OTEL_SDK_DISABLED=true" in said
 
 
+def test_a_recording_keeps_a_get_of_an_otlp_like_path(tmp_path: Path, counted: str) -> None:
+    # only a POST is an exporter's upload: a tool reading an API's logs (GET /v1/logs) is
+    # recorded as any request it sends
+    store = tmp_path / "s.jsonl"
+    logs = counted.removesuffix("/v1/messages") + "/v1/logs"
+    with (
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(httpx2.HTTPStatusError),  # Counted answers a POST alone
+    ):
+        client.get(logs).raise_for_status()
+    assert [json.loads(line)["request"]["path"] for line in store.read_text().splitlines()] == [
+        "/v1/logs"
+    ]
+
+
 def test_a_recording_refuses_langsmiths_upload_of_runs(tmp_path: Path) -> None:
     # LangSmith's runs (LANGSMITH_TRACING=true), sent by its client through requests, were
     # recorded from the live API, their run ids new at each run: every replay missed them

@@ -328,7 +328,7 @@ def _telemetry_refused(
     otherwise be sent and recorded, its trace ids new at each run, so that every replay
     missed it; None for any other request."""
     host = urlsplit(origin).hostname
-    if not tracing_upload(host, path) or _a_call(host, path, body):
+    if not tracing_upload(method, host, path) or _a_call(host, path, body):
         return None
     return TelemetryRefusedError(
         f"refusing to record {method} {origin}{path}: a request to a tracing service "

@@ -48,11 +48,12 @@ over OTLP (:data:`OTLP_PATH`, Langfuse's and Logfire's): LangSmith's runs, which
 sends through ``requests``."""
 
 
-def tracing_upload(host: str | None, path: str) -> bool:
-    """Whether a request to ``host`` and ``path`` uploads traces: over OTLP to any host
-    (:data:`OTLP_PATH`), or to a host of :data:`TRACING_HOSTS` or one of its subdomains
-    (LangSmith's ``eu.api.smith.langchain.com``)."""
-    if OTLP_PATH.search(path) is not None:
+def tracing_upload(method: str, host: str | None, path: str) -> bool:
+    """Whether a ``method`` request to ``host`` and ``path`` goes to a tracing service: a POST
+    over OTLP to any host (:data:`OTLP_PATH`; a GET of such a path, a tool reading an API's
+    logs, is none), or any request to a host of :data:`TRACING_HOSTS` or one of its
+    subdomains (LangSmith's ``eu.api.smith.langchain.com``)."""
+    if method.upper() == "POST" and OTLP_PATH.search(path) is not None:
         return True
     return bool(host) and any(host == h or str(host).endswith(f".{h}") for h in TRACING_HOSTS)
 
