@@ -38,6 +38,7 @@ from replaygate.fixtures.mismatch import (
     IN_CARRIED_HISTORY,
     IN_CLOCK,
     IN_HISTORY_APART,
+    IN_ORDER,
     IN_RANDOM_ID,
     RECORD_FIRST,
     SIMULATOR_OPTIONS,
@@ -360,6 +361,9 @@ def test_tool_results_handed_back_in_the_order_the_tools_ended_name_the_cause(
     assert notes[0].startswith("body.messages holds the values recorded, in another order: ")
     assert notes[1].startswith("body.messages[1].content holds the values recorded")
     assert all("in the order the tools ended" in note for note in notes)
+    # the run's list of misses says so too, rather than only to record the test again
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    assert (miss_of(test, missed.value) or ("",))[0].endswith(f" ({IN_ORDER})")
 
 
 def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_path: Path) -> None:

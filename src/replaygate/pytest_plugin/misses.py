@@ -97,8 +97,8 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
 def _varying(said: str) -> str | None:
     """What the list of misses adds to the fields of a miss whose request is another on
     each run, recorded again or not, as its message ``said`` tells (a tool that varies,
-    call ids made anew, a set's order, the clock, a random id, a history kept in a file),
-    or depends on the tests run before it (a conversation they share), or None."""
+    call ids made anew, a set's or a list's order, the clock, a random id, a history kept in
+    a file), or depends on the tests run before it (a conversation they share), or None."""
     from replaygate.fixtures.mismatch import (
         CARRIED_HISTORY_LEAD,
         CLOCK_LEAD,
@@ -106,9 +106,11 @@ def _varying(said: str) -> str | None:
         IN_CARRIED_HISTORY,
         IN_CLOCK,
         IN_HISTORY_APART,
+        IN_ORDER,
         IN_RANDOM_ID,
         IN_SET_ORDER,
         RANDOM_ID_LEAD,
+        REORDERED_LEAD,
         SET_TEXT_LEAD,
     )
     from replaygate.fixtures.tool_results import (
@@ -122,6 +124,7 @@ def _varying(said: str) -> str | None:
         (TOOL_RESULT_LEAD, IN_TOOL_RESULTS),
         (CALL_ID_LEAD, IN_CALL_IDS),
         (SET_TEXT_LEAD, IN_SET_ORDER),
+        (REORDERED_LEAD, IN_ORDER),
         (CLOCK_LEAD, IN_CLOCK),
         (RANDOM_ID_LEAD, IN_RANDOM_ID),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
