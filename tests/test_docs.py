@@ -147,6 +147,7 @@ OTHER_TOOLS = {
     "--deselect", "--ignore", "--ignore-glob", "--strict-markers", "--lf", "--showlocals",
     "--full-trace", "--rootdir", "--pdb", "--trace", "--junitxml", "--tb",  # pytest's
     "--randomly-dont-reorganize", "--randomly-dont-reset-seed",  # pytest-randomly's
+    "--randomly-seed",
     "--timeout", "--timeout-method",  # pytest-timeout's
     "--logfire", "--no-logfire",  # Logfire's pytest plugin's
     "--disable-socket", "--allow-hosts",  # pytest-socket's
