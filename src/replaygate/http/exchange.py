@@ -411,6 +411,8 @@ class Exchange:
         self.interface = interface
         self.lookups = 0
         self.replays = 0
+        self.error_answers: list[tuple[int, str]] = []
+        """The status and ``file:line`` of each error answer (400 or more) replayed, in order."""
         self._lock = threading.RLock()
         """Reentrant: the garbage collector may close a dropped stream of this session (and
         so record it) while this thread holds it."""
@@ -629,6 +631,9 @@ class Exchange:
             line = line_to_name(location.file, location.line, reason)
             raise FixtureFormatError(str(location.file), line, reason) from None
         self.replays += 1
+        status = response.get("status") if isinstance(response, dict) else None
+        if isinstance(status, int) and status >= 400:
+            self.error_answers.append((status, f"{location.file}:{location.line}"))
         if self.mode != "replay":
             self._teach(request, sent, response)
         return answer

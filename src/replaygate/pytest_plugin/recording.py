@@ -437,6 +437,7 @@ def pytest_runtest_makereport(
         _note(call.excinfo.value, blocked_note(item, call.excinfo.value, recording=recording))
         if call.when == "call":
             _note(call.excinfo.value, _answered_from_store(item, call.excinfo.value))
+            _note(call.excinfo.value, _replayed_error_answer(item, call.excinfo.value))
         _note(call.excinfo.value, _closed_client_note(item, call.excinfo.value))
     report = yield
     if call.excinfo is not None:
@@ -509,6 +510,28 @@ def _answered_from_store(item: pytest.Item, failed: BaseException) -> str | None
         "and not asked again (record-missing sends only the requests the store lacks): if a "
         "wrong answer among them failed the test (one an earlier recording that failed wrote, "
         "or one of another simulator behaviour or script), record the test anew: "
+        f"{exchange.session.rerecord_all}."
+    )
+
+
+def _replayed_error_answer(item: pytest.Item, failed: BaseException) -> str | None:
+    """Said of a replaying test that failed on an SDK's error of an HTTP status its store
+    answered (a 500 the API gave while it was recorded, kept as every answer is): bare, the
+    SDK's error reads as if the API had been reached. None for any other failure."""
+    exchange = item.stash.get(_EXCHANGE, None)
+    if exchange is None or exchange.mode != "replay" or not exchange.error_answers:
+        return None
+    statuses = {getattr(error, "status_code", None) for error in exception_chain(failed)}
+    status, at = next(
+        ((status, at) for status, at in reversed(exchange.error_answers) if status in statuses),
+        (None, None),
+    )
+    if status is None:
+        return None
+    return (
+        f"replaygate: this {status} answer was replayed from {at}, as it was recorded: the API "
+        "answered so while the test was recorded, and nothing was sent now. If the API was "
+        "failing only for a while (an outage, an overload), record the test anew: "
         f"{exchange.session.rerecord_all}."
     )
 
