@@ -982,3 +982,34 @@ def test_a_replay_whose_working_folder_changed_reads_the_store_it_opened(
             client.post("https://api.example.com/v1/ask", json={"q": 2})
     assert "not in rc.jsonl (1 fixture)\nnearest recorded request: key " in str(missed.value)
     assert list((tmp_path / "sub").iterdir()) == []
+
+
+def test_a_patch_made_over_the_blocks_while_one_lasts_is_kept_after_it(tmp_path: Path) -> None:
+    # Sentry's HttpxIntegration, set up by a sentry_sdk.init() inside a block (an app
+    # factory a test calls), wraps Client.send over replaygate's patch: the block's end set
+    # the method back to what it was before, and Sentry's spans and trace headers were gone
+    # for the rest of the process
+    before = httpx2.Client.__dict__["send"]
+    seen: list[str] = []
+    store = tmp_path / "s.jsonl"
+    answered = httpx2.MockTransport(lambda request: httpx2.Response(200, text="live"))
+    try:
+        with intercept(store):
+            beneath = httpx2.Client.send
+
+            def theirs(client: httpx2.Client, request: httpx2.Request, **options: Any) -> Any:
+                seen.append(request.url.path)
+                return beneath(client, request, **options)
+
+            httpx2.Client.send = theirs  # type: ignore[method-assign]
+        assert httpx2.Client.send is theirs
+        with httpx2.Client(transport=answered) as client:
+            assert client.get("http://127.0.0.1:9/outside").text == "live"  # no block: as is
+            with intercept(store, mode="record-missing", approve_live=True):
+                assert client.get("http://127.0.0.1:9/recorded").text == "live"
+            with intercept(store):
+                assert client.get("http://127.0.0.1:9/recorded").text == "live"
+        assert seen == ["/outside", "/recorded"]  # the replay answered above it
+        assert len(store.read_text().splitlines()) == 1  # recorded once, beneath it too
+    finally:
+        httpx2.Client.send = before  # type: ignore[method-assign]

@@ -87,7 +87,8 @@ class _Patches:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.users = 0
-        self.saved: list[tuple[type, str, Any]] = []
+        self.saved: list[tuple[type, str, Any, Any]] = []
+        """Each patched method's class and name, its original, and the patch set there."""
 
     def install(self) -> None:
         for name in installed():
@@ -98,12 +99,18 @@ class _Patches:
     def apply(self, patches: list[Patch]) -> None:
         for cls, method, make in patches:
             original = cls.__dict__[method]
-            self.saved.append((cls, method, original))
-            setattr(cls, method, make(original))
+            ours = make(original)
+            self.saved.append((cls, method, original, ours))
+            setattr(cls, method, ours)
 
     def restore(self) -> None:
-        for cls, method, original in reversed(self.saved):
-            setattr(cls, method, original)
+        """Put each original back, but where other code patched the method over ours while
+        the patches lasted (Sentry's HttpxIntegration, set up by a ``sentry_sdk.init()``
+        inside a block): its patch is kept, ours beneath it calling the original, as it does
+        where no block answers, rather than dropped for the rest of the process."""
+        for cls, method, original, ours in reversed(self.saved):
+            if cls.__dict__.get(method) is ours:
+                setattr(cls, method, original)
         self.saved.clear()
 
 
