@@ -239,6 +239,20 @@ def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(
     assert "DSPy" not in str(other.value)
 
 
+def test_a_refusal_of_botocore_names_a_model_whose_sdk_is_intercepted(tmp_path: Path) -> None:
+    """Strands Agents' Agent() given no model calls Amazon Bedrock through botocore, whose
+    urllib3 connections intercept() does not answer: the refusal listed urllib and raw
+    sockets; it names botocore and the models whose SDKs send through httpx."""
+    sender = {"__name__": "botocore.httpsession", "socket": socket}
+    with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
+        exec("socket.getaddrinfo('bedrock-runtime.us-west-2.amazonaws.com', 443)", sender)
+    assert str(error.value).endswith(
+        "give the tests' agents a model on Anthropic's or OpenAI's API (Strands' "
+        "AnthropicModel or OpenAIModel), whose SDK sends through httpx; stub any other AWS "
+        "service in tests."
+    )
+
+
 def test_a_lookup_of_pytest_socket_s_allowed_host_names_says_to_give_addresses() -> None:
     """pytest-socket looks up the host names of its --allow-hosts as each test is set up,
     which an offline session refuses for every test: the refusal says to give addresses."""

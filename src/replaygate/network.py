@@ -218,6 +218,14 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
         "sends through LiteLLM's httpx clients.",
     ),
     (
+        "botocore",
+        " botocore (boto3's) sends through urllib3, which replaygate neither records nor "
+        "replays: for a model on Amazon Bedrock (which Strands Agents' Agent() calls when "
+        "given no model), give the tests' agents a model on Anthropic's or OpenAI's API "
+        "(Strands' AnthropicModel or OpenAIModel), whose SDK sends through httpx; stub any "
+        "other AWS service in tests.",
+    ),
+    (
         "pytest_socket",
         " pytest-socket looks up each host name its --allow-hosts gives as every test is set "
         "up, a lookup this offline session refuses: give it addresses "
@@ -226,9 +234,9 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
 )
 """Packages whose refusals a word of their own explains, and that word: a refusal made by
 one ends with it. Those that send model calls through an HTTP client of their own (how to
-have them send through one replaygate intercepts), pytest-socket, whose allow-list of
-host names is looked up before each test, and pydantic-ai, which looks up the host of a
-file it downloads before sending."""
+have them send through one replaygate intercepts, or use a model that does), pytest-socket,
+whose allow-list of host names is looked up before each test, and pydantic-ai, which looks
+up the host of a file it downloads before sending."""
 
 
 def own_transport_remedy(caller: str) -> str:
