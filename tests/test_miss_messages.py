@@ -881,6 +881,10 @@ SIDE_FETCHES = [
         "tracing=False on the Crew or Flow); ",
     ),
     ("https://api.wandb.ai/graphql", ""),  # wandb's own API: no switch of Weave's stops it
+    (  # Langfuse's spans to a Langfuse the team runs itself (LANGFUSE_HOST): its switch
+        "http://127.0.0.1:3000/api/public/otel/v1/traces",
+        "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
+    ),
     (  # an OTLP exporter's spans to a collector of the application's, here a local one
         "http://127.0.0.1:4318/v1/traces",
         "an OpenTelemetry exporter (Semantic Kernel's spans, say): OTEL_SDK_DISABLED=true; ",
@@ -918,7 +922,7 @@ def test_a_miss_of_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     assert "no model API" not in str(model_call.value)
 
 
-@pytest.mark.parametrize("path", ["/v1/traces", "/api/public/otel/v1/metrics"])
+@pytest.mark.parametrize("path", ["/v1/traces", "/collector/v1/metrics"])
 def test_a_recording_refuses_a_tracing_exporters_upload_unsent_and_unwritten(
     tmp_path: Path, counted: str, path: str
 ) -> None:

@@ -201,6 +201,20 @@ def tell_once(line: str) -> None:
         sys.stderr.write(line)
 
 
+LANGFUSE_OTLP = "/api/public/otel/"
+"""Where Langfuse takes spans over OTLP, on its cloud's host and on one the team runs
+itself (``LANGFUSE_HOST=http://localhost:3000``)."""
+
+
+def _otlp_remedy(path: str) -> str | None:
+    """How to stop an upload over OTLP to ``path`` (:data:`OTLP_PATH`) on a host of no known
+    service: Langfuse's switch for its path (:data:`LANGFUSE_OTLP`), else OpenTelemetry's;
+    None for any other path."""
+    if OTLP_PATH.search(path) is None:
+        return None
+    return _host_remedy("cloud.langfuse.com") if LANGFUSE_OTLP in path else OTEL_EXPORTER
+
+
 def side_request_note(host: str | None, path: str = "") -> str:
     """What a miss of a request to ``host`` and ``path``, of no provider's API, adds: to stop
     it at its source, with the remedy of the library sending there, if one is known (by its
@@ -208,7 +222,7 @@ def side_request_note(host: str | None, path: str = "") -> str:
     metadata server's host, how to give the client a token instead."""
     if metadata_server(host):
         return METADATA_SERVER
-    known = _host_remedy(host) or (OTEL_EXPORTER if OTLP_PATH.search(path) else None)
+    known = _host_remedy(host) or _otlp_remedy(path)
     remedy = f"{known}; " if known else ""
     return (
         f"{SIDE_REQUEST}: if the code under test sends it of its own (a framework fetching "
