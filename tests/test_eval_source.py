@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,21 @@ def test_the_embedded_simulator_makes_a_run_offline_a_source_alone_does_not() ->
     for recipe, blocked in ((None, True), (embedded, True), (labelled, False)):
         with offline_block(recipe):
             assert network_blocked() is blocked, recipe
+
+
+def test_eval_recording_into_a_store_git_ignores_says_so(
+    tmp_path: Path, one_case: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `replaygate record` and a recording under pytest said so; `eval --record-mode` did
+    # not, and the store was left out of every commit
+    subprocess.run(["git", "init", "-q", "--template="], cwd=tmp_path, check=True)
+    (tmp_path / ".gitignore").write_text("*.jsonl\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    done = replaygate(
+        "eval", *AGENT, "--cases", str(one_case), "--fixtures", "f.jsonl", *RECORD, "--simulator"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "Note: 1 store file(s) recorded into are ignored by git: f.jsonl (.gitignore:1: "
+        "*.jsonl). A commit leaves them out"
+    ) in done.stderr

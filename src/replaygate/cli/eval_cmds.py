@@ -43,7 +43,7 @@ from replaygate.cli.options import (
     request_settings,
     simulator_seed_option,
 )
-from replaygate.cli.replay_cmds import never_recorded, recorded_store
+from replaygate.cli.replay_cmds import never_recorded, note_ignored_stores, recorded_store
 from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.click_once import OnceGroup
 from replaygate.described import describe
@@ -315,6 +315,8 @@ def eval_cmd(
                 agent_folder=agent_folder(agent, config),
             )
     _show_and_write(results, out, history, as_json)
+    if record_mode and os.path.lexists(fixtures):
+        note_ignored_stores(fixtures)
     if shard is not None:
         click.echo(
             f"shard {shard}: {len(cases)} case(s); merge every shard with `replaygate eval merge`",

@@ -267,12 +267,18 @@ def record(
         )
     click.echo(line)
     if recorded:
-        from replaygate.checkouts import ignored_stores_note
-        from replaygate.fixtures.store import store_files
+        note_ignored_stores(fixtures)
 
-        ignored = ignored_stores_note(store_files(fixtures))
-        if ignored is not None:
-            click.echo(f"Note: {ignored}", err=True)
+
+def note_ignored_stores(fixtures: Path) -> None:
+    """Say on stderr which store files of ``fixtures`` a recording wrote into that git
+    ignores, with the rule (:func:`~replaygate.checkouts.ignored_stores_note`), if any."""
+    from replaygate.checkouts import ignored_stores_note
+    from replaygate.fixtures.store import store_files
+
+    ignored = ignored_stores_note(store_files(fixtures))
+    if ignored is not None:
+        click.echo(f"Note: {ignored}", err=True)
 
 
 def _refuse_store_as_key(key: str, fixtures_path: Path | None) -> None:
