@@ -9,11 +9,11 @@ model by its id. A model it does not list is a 404, as the APIs answer one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
+from replaygate.assertions.independence import split_snapshot
 from replaygate.digits import integer
 from replaygate.sim.validation import Invalid
 
@@ -245,9 +245,10 @@ def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | N
 
 def openai_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """Chat Completions' error for a ``max_completion_tokens`` (or ``max_tokens``) over the
-    most completion tokens the model supports (:data:`OPENAI_OUTPUT_LIMITS`; a dated
-    snapshot, ``gpt-4o-2024-08-06``, as its model)."""
-    most = OPENAI_OUTPUT_LIMITS.get(_SNAPSHOT_DATE.sub("", model.rsplit("/", 1)[-1]))
+    most completion tokens the model supports (:data:`OPENAI_OUTPUT_LIMITS`; a snapshot,
+    ``gpt-4o-2024-08-06``, or a prefixed id, ``openai/gpt-4o``, as its model:
+    :func:`~replaygate.assertions.independence.split_snapshot`)."""
+    most = OPENAI_OUTPUT_LIMITS.get(split_snapshot(model)[0])
     for name in ("max_completion_tokens", "max_tokens"):
         asked = body.get(name)
         if most is not None and type(asked) is int and asked > most:
@@ -258,10 +259,6 @@ def openai_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None
                 "invalid_value",
             )
     return None
-
-
-_SNAPSHOT_DATE = re.compile(r"-\d{4}-\d{2}-\d{2}$")
-"""The date a dated snapshot's id ends with (``gpt-4o-2024-08-06``)."""
 
 
 def _found(entries: Sequence[Entry], model_id: str) -> Entry | None:

@@ -81,6 +81,7 @@ from replaygate.sim.validation import (
     gemini_output_refused,
     gemini_penalty_refused,
     gemini_signature_missing,
+    gemini_thinking_config,
     gemini_thinking_refused,
     gemini_thinks,
     gemma_refused,
@@ -1280,13 +1281,6 @@ class GeminiModels(_Models):
         return catalogue.gemini_model(model_id, version)
 
 
-def _thinking_config(body: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A Gemini request's ``generationConfig.thinkingConfig`` (empty if it gives none)."""
-    config = body.get("generationConfig")
-    thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
-    return thinking if isinstance(thinking, Mapping) else {}
-
-
 def _with_logprobs(request: SimRequest, wire: dict[str, Any]) -> dict[str, Any]:
     """A Chat Completions answer whose choices carry the log probabilities of their tokens,
     when the request asks for them (:func:`replaygate.sim.logprobs.asked`)."""
@@ -1391,7 +1385,7 @@ class GeminiGenerateContent(Endpoint):
         given a budget), or unasked on a model thinking by default (Gemini 2.5 Pro and
         Flash, Gemini 3), as live. The thought is counted in ``thoughtsTokenCount`` and
         spent from ``maxOutputTokens`` whether or not it is shown (:meth:`render`)."""
-        thinking = _thinking_config(request.body)
+        thinking = gemini_thinking_config(request.body)
         budget = thinking.get("thinkingBudget")
         shown = thinking.get("includeThoughts") is True and "flash-lite" not in request.model
         asked = budget is not None or thinking.get("thinkingLevel") is not None or shown
@@ -1429,7 +1423,7 @@ class GeminiGenerateContent(Endpoint):
         if calls and GEMINI_SIGNING.search(request.model):  # the step's first call is signed
             calls[0]["thoughtSignature"] = signature(response_id)
         if thought:  # counted as Google reports it; a part of the first candidate if asked
-            if _thinking_config(request.body).get("includeThoughts") is True:
+            if gemini_thinking_config(request.body).get("includeThoughts") is True:
                 content["parts"] = [{"text": thought, "thought": True}, *content.get("parts", [])]
             usage = wire["usageMetadata"]
             usage["thoughtsTokenCount"] = tokens(len(thought))

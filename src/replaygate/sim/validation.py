@@ -2036,16 +2036,20 @@ def gemini_thinks(model: str, *, asked: bool) -> bool:
     return asked or bool(_THINKING_UNASKED.search(model))
 
 
+def gemini_thinking_config(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Gemini request's ``generationConfig.thinkingConfig`` (empty if it gives none)."""
+    config = body.get("generationConfig")
+    thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
+    return thinking if isinstance(thinking, Mapping) else {}
+
+
 def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """The API's error for a ``thinkingConfig`` ``model`` does not take: a
     ``thinkingLevel`` beside a ``thinkingBudget``, or asked of a model before Gemini 3; a
     budget asked of a model that does not think, or that is no whole number, 0 for a model
     that only works thinking (Gemini 2.5 Pro), under -1 (the dynamic budget) or over the
     model's largest."""
-    config = body.get("generationConfig")
-    thinking = config.get("thinkingConfig") if isinstance(config, Mapping) else None
-    if not isinstance(thinking, Mapping):
-        return None
+    thinking = gemini_thinking_config(body)
     budget = thinking.get("thinkingBudget")
     if thinking.get("thinkingLevel") is not None:
         if budget is not None:
