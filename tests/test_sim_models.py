@@ -54,7 +54,7 @@ def test_models_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     ):
         recorded = started(sim.url)
     assert recorded == (
-        ["claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1"],
+        ["claude-sonnet-4-6", "claude-haiku-4-5", "claude-opus-4-1"],
         "system",
         "Gemini 2.5 Flash",
     )
@@ -71,10 +71,15 @@ def ask(path: str, headers: dict[str, str]) -> tuple[int, Any]:
 @pytest.mark.parametrize(
     ("query", "ids", "more"),
     [
-        ("limit=2", ["claude-haiku-4-5", "claude-sonnet-4-5"], True),
-        ("limit=2&after_id=claude-sonnet-4-5", ["claude-opus-4-1"], False),
-        ("limit=1&before_id=claude-opus-4-1", ["claude-sonnet-4-5"], True),
-        ("lifecycle[]=retired", [], False),
+        ("limit=2", ["claude-sonnet-4-6", "claude-haiku-4-5"], True),
+        ("limit=2&after_id=claude-haiku-4-5", ["claude-opus-4-1"], False),
+        ("limit=1&before_id=claude-opus-4-1", ["claude-haiku-4-5"], True),
+        ("lifecycle[]=retired", ["claude-sonnet-4-5"], False),
+        (
+            "lifecycle[]=active&lifecycle[]=retired&limit=2&after_id=claude-haiku-4-5",
+            ["claude-sonnet-4-5", "claude-opus-4-1"],
+            False,
+        ),
     ],
 )
 def test_anthropic_pages(query: str, ids: list[str], more: bool) -> None:
@@ -134,6 +139,22 @@ def test_the_models_listed_are_those_of_the_shipped_price_table() -> None:
     assert sorted(listed) == sorted(shipped_prices().models)
 
 
+def test_a_retired_model_is_listed_only_when_asked_for_and_still_described() -> None:
+    # claude-sonnet-4-5, retired on 2026-11-30, was listed as active: an application
+    # offering a model picker recorded from the simulator a model whose calls fail live
+    status, page = ask("/v1/models", ANTHROPIC)
+    assert status == 200 and "claude-sonnet-4-5" not in [m["id"] for m in page["data"]]
+    status, body = ask("/v1/models/claude-sonnet-4-5-20250929", ANTHROPIC)
+    assert status == 200
+    assert (body["lifecycle"], body["retires_at"]) == ("retired", "2026-11-30T00:00:00Z")
+    status, body = ask("/v1/models/claude-sonnet-4-6", ANTHROPIC)
+    assert (body["lifecycle"], body["max_tokens"], body["max_input_tokens"]) == (
+        "active",
+        128000,
+        1000000,
+    )
+
+
 def test_a_model_is_described_by_its_dated_snapshot_too() -> None:
     # an application pinning claude-sonnet-4-5-20250929 checked it at start-up and got the
     # 404 of a model that does not exist, recorded as the API's answer
@@ -141,7 +162,7 @@ def test_a_model_is_described_by_its_dated_snapshot_too() -> None:
     assert status == 200
     assert (body["id"], body["display_name"]) == ("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5")
     assert ask("/v1/models/claude-sonnet-4-5-20250930", ANTHROPIC)[0] == 404  # no snapshot
-    assert sorted(set(ANTHROPIC_SNAPSHOTS.values())) == sorted(m[0] for m in ANTHROPIC_MODELS)
+    assert set(ANTHROPIC_SNAPSHOTS.values()) <= {m.id for m in ANTHROPIC_MODELS}
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +175,7 @@ def sim() -> Iterator[Simulator]:
     ("model", "served", "most"),
     [
         ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 64000),
+        ("claude-sonnet-4-6", "claude-sonnet-4-6", 128000),
         ("claude-opus-4-1-20250805", "claude-opus-4-1-20250805", 32000),
     ],
 )

@@ -10,7 +10,7 @@ model by its id. A model it does not list is a 404, as the APIs answer one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import parse_qs
 
 from replaygate.assertions.independence import split_snapshot
@@ -20,20 +20,47 @@ from replaygate.sim.validation import Invalid
 Answer = tuple[int, Any] | Invalid
 Entry = TypeVar("Entry", bound=Sequence[Any])
 
-ANTHROPIC_MODELS: tuple[tuple[str, str, str, int], ...] = (
-    ("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15T00:00:00Z", 64000),
-    ("claude-sonnet-4-5", "Claude Sonnet 4.5", "2025-09-29T00:00:00Z", 64000),
-    ("claude-opus-4-1", "Claude Opus 4.1", "2025-08-05T00:00:00Z", 32000),
+
+class AnthropicModel(NamedTuple):
+    """One of Anthropic's models as its models routes describe it."""
+
+    id: str
+    display_name: str
+    released: str
+    max_tokens: int
+    """The most ``max_tokens`` a request may ask of it."""
+    max_input_tokens: int = 200000
+    retired: str | None = None
+    """When it was retired (RFC 3339), or None while it is active: the API lists a
+    retired model only when ``lifecycle[]=retired`` asks for it, and still describes it
+    (its ``deprecated_at`` is not kept: null)."""
+
+
+ANTHROPIC_MODELS: tuple[AnthropicModel, ...] = (
+    AnthropicModel(
+        "claude-sonnet-4-6", "Claude Sonnet 4.6", "2026-02-17T00:00:00Z", 128000, 1000000
+    ),
+    AnthropicModel("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15T00:00:00Z", 64000),
+    AnthropicModel(
+        "claude-sonnet-4-5",
+        "Claude Sonnet 4.5",
+        "2025-09-29T00:00:00Z",
+        64000,
+        retired="2026-11-30T00:00:00Z",
+    ),
+    AnthropicModel("claude-opus-4-1", "Claude Opus 4.1", "2025-08-05T00:00:00Z", 32000),
 )
-"""Anthropic's models, newest first as the API lists them: id, display name, release
-date and the most ``max_tokens`` a request may ask of it."""
+"""Anthropic's models, newest first as the API lists them. A retired one is kept: a
+store recorded before its retirement still names it, and its ``max_tokens`` is still
+checked."""
 
 ANTHROPIC_SNAPSHOTS: dict[str, str] = {
     "claude-haiku-4-5-20251001": "claude-haiku-4-5",
     "claude-sonnet-4-5-20250929": "claude-sonnet-4-5",
     "claude-opus-4-1-20250805": "claude-opus-4-1",
 }
-"""The dated snapshot of each of :data:`ANTHROPIC_MODELS`, the id an application pinning
+"""The dated snapshot of each of :data:`ANTHROPIC_MODELS` that has one (claude-sonnet-4-6
+has none), the id an application pinning
 its model asks for at start-up (``models.retrieve``): described as that model, under the
 id asked for, as the API describes it."""
 
@@ -79,19 +106,18 @@ def _size(query: str, name: str, bounds: tuple[int, int]) -> int | None:
         return None
 
 
-def _anthropic_model(entry: tuple[str, str, str, int]) -> dict[str, Any]:
-    model_id, name, released, most = entry
+def _anthropic_model(entry: AnthropicModel) -> dict[str, Any]:
     return {
         "type": "model",
-        "id": model_id,
-        "display_name": name,
-        "created_at": released,
-        "lifecycle": "active",
+        "id": entry.id,
+        "display_name": entry.display_name,
+        "created_at": entry.released,
+        "lifecycle": "active" if entry.retired is None else "retired",
         "deprecated_at": None,
-        "retires_at": None,
-        "line": model_id.split("-")[1],
-        "max_input_tokens": 200000,
-        "max_tokens": most,
+        "retires_at": entry.retired,
+        "line": entry.id.split("-")[1],
+        "max_input_tokens": entry.max_input_tokens,
+        "max_tokens": entry.max_tokens,
     }
 
 
@@ -113,12 +139,15 @@ def _anthropic_window(query: str, ids: Sequence[str], limit: int) -> tuple[int, 
 
 def anthropic_models(query: str) -> Answer:
     """A page of Anthropic's model list (``{"data", "has_more", "first_id", "last_id"}``),
-    of the models in the ``lifecycle`` stages asked for (all are ``active``)."""
+    of the models in the ``lifecycle`` stages asked for (``active`` and ``deprecated``
+    unless told: a retired model only when ``retired`` is asked for)."""
     limit = _size(query, "limit", _ANTHROPIC_LIMIT)
     if limit is None or not 1 <= limit <= _ANTHROPIC_LIMIT[1]:
         return Invalid(f"limit: Input should be a whole number from 1 to {_ANTHROPIC_LIMIT[1]}")
     stages = parse_qs(query).get("lifecycle[]", ["active", "deprecated"])
-    listed = ANTHROPIC_MODELS if "active" in stages else ()
+    listed = [
+        m for m in ANTHROPIC_MODELS if ("active" if m.retired is None else "retired") in stages
+    ]
     window = _anthropic_window(query, [entry[0] for entry in listed], limit)
     if isinstance(window, Invalid):
         return window
@@ -234,11 +263,11 @@ def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | N
     snapshot the API serves the request from."""
     found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
     asked = body.get("max_tokens")
-    if found is None or type(asked) is not int or asked <= found[3]:
+    if found is None or type(asked) is not int or asked <= found.max_tokens:
         return None
-    served = next((s for s, listed in ANTHROPIC_SNAPSHOTS.items() if listed == found[0]), model)
+    served = next((s for s, listed in ANTHROPIC_SNAPSHOTS.items() if listed == found.id), model)
     return Invalid(
-        f"max_tokens: {asked} > {found[3]}, which is the maximum allowed number of output "
+        f"max_tokens: {asked} > {found.max_tokens}, which is the maximum allowed number of output "
         f"tokens for {served}"
     )
 
