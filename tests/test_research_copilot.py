@@ -453,7 +453,7 @@ def test_request_defaults() -> None:
         "You are a careful research assistant. Search the corpus, fetch the documents "
         "you rely on, and cite them as [doc-id]."
     )
-    assert DEFAULT_MODEL == "claude-sonnet-4-5"
+    assert DEFAULT_MODEL == "claude-sonnet-4-6"
     assert DEFAULT_MAX_TOKENS == 1024
 
 

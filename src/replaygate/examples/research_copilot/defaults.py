@@ -11,7 +11,7 @@ DEFAULT_SYSTEM = (
 )
 """The system prompt of ResearchCopilot."""
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 """The model id ResearchCopilot's fixtures are recorded against."""
 
 DEFAULT_MAX_TOKENS = 1024
