@@ -55,7 +55,7 @@ def table_words(table: Mapping[str, Any]) -> str:
 
 def price_words(table: Mapping[str, Any], model: str) -> str:
     """``model``'s price in a kept ``table`` (which has one), in words: ``USD 3.0 in, 15.0
-    out per million tokens for claude-sonnet-4-5 (prices.toml, as of 2026-01-15)``."""
+    out per million tokens for claude-sonnet-4-6 (prices.toml, as of 2026-01-15)``."""
     price = table["models"][model]
     rates = f"{price.get('input')} in, {price.get('output')} out per million tokens"
     return f"{table.get('currency')} {rates} for {model} ({table_words(table)})"

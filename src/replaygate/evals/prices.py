@@ -5,7 +5,7 @@ tokens, in one currency::
 
     currency = "USD"
     as_of = "2026-01-15"
-    "claude-sonnet-4-5" = { input = 3.0, output = 15.0 }
+    "claude-sonnet-4-6" = { input = 3.0, output = 15.0 }
 
 replaygate ships a table (``replaygate/evals/data/prices.toml``). A project's own
 table, in ``[tool.replaygate.prices]`` of ``pyproject.toml`` (or in a file named by
