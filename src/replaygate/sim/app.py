@@ -19,6 +19,7 @@ event loop.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,10 +46,12 @@ from replaygate.sim.faults import (
 )
 from replaygate.sim.replies import (
     Provider,
+    RawBody,
     Reply,
     array_reply,
     invalid_reply,
     json_reply,
+    raw_reply,
     refusal,
     scripted_error,
     status_error,
@@ -252,7 +255,8 @@ class SimApp:
         if problem is not None:
             return invalid_reply(provider, problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
-            reply = self._resource(endpoint, method, route, query, fault, body, request_id)
+            sent = (headers.get("host", ""), body)
+            reply = self._resource(endpoint, method, route, query, fault, sent, request_id)
         else:
             reply = self._answer(endpoint, route, query, fault, body, request_id, headers)
         if fault == "slow":
@@ -359,13 +363,15 @@ class SimApp:
         route: str,
         query: str,
         fault: FaultKind | None,
-        raw: bytes,
+        sent: tuple[str, bytes],
         request_id: str,
     ) -> Reply:
+        """The answer of a resource to a request ``sent`` to a host with a body."""
         provider = endpoint.provider
         failed = self._fault_reply(provider, fault, request_id)
         if failed is not None:
             return failed
+        host, raw = sent
         stream = Stream(self.chunk_size, self.drift.apply, fault)
         events = endpoint.resumed(method, route, query, stream)
         if events is not None:
@@ -373,10 +379,24 @@ class SimApp:
         body = _read(raw) if raw.strip() else None
         if isinstance(body, Invalid):
             return invalid_reply(provider, body, request_id)
-        answered = endpoint.answer(method, route, query, body)
+        ask = functools.partial(self._asked, request_id)
+        answered = endpoint.answer_sent(method, route, query, body, host, ask)
         if isinstance(answered, Invalid):
             return invalid_reply(provider, answered, request_id)
+        if isinstance(answered[1], RawBody):
+            return raw_reply(*answered, provider=provider, request_id=request_id)
         return json_reply(*answered, provider=provider, request_id=request_id)
+
+    def _asked(self, request_id: str, endpoint: Endpoint, body: Any) -> tuple[int, Any] | Invalid:
+        """``endpoint``'s answer to the JSON ``body`` (one request of a batch), made as one
+        sent to it alone is made, without a fault; the simulator's own refusal, if it is
+        one."""
+        sent = orjson.dumps(body)
+        reply = self._answer(endpoint, endpoint.route, "", None, sent, request_id, {})
+        answered = orjson.loads(reply.body)
+        if reply.refused:
+            return Invalid(str(answered.get("error", {}).get("message")), own=True)
+        return reply.status, answered
 
     def _answer(
         self,

@@ -44,6 +44,10 @@ class Bounded(Generic[V]):
     def __delitem__(self, key: str) -> None:
         del self._kept[key]
 
+    def values(self) -> list[V]:
+        """The values kept, the least recent first."""
+        return list(self._kept.values())
+
     def get(self, key: str) -> V | None:
         """The value of ``key``, or None if it is not kept."""
         return self._kept.get(key)

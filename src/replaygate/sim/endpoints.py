@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, unquote
 
@@ -42,6 +43,7 @@ from replaygate.sim.draws import Draws
 from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.json_word import chat_json_word, responses_json_word
+from replaygate.sim.message_batches import MessageBatches
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
 from replaygate.sim.prompt_cache import cache_control_refused, uncached_usage
 from replaygate.sim.replies import Provider, openai_error
@@ -98,6 +100,10 @@ from replaygate.sim.validation import (
 from replaygate.stream_answers import messages_answer, responses_answer
 
 Conversation = tuple[list[Message], list[ToolSpec], str | None]
+
+AskModel = Callable[["Endpoint", Any], "tuple[int, Any] | Invalid"]
+"""The answer (a status and its JSON body) ``Endpoint`` gives to a JSON request body, as
+the app makes it with the behaviour, or the simulator's own refusal of it."""
 
 
 @dataclass(frozen=True)
@@ -957,6 +963,13 @@ class ResourceEndpoint(Endpoint):
         for one; None (most resources) to be answered by :meth:`answer`."""
         return None
 
+    def answer_sent(
+        self, method: str, route: str, query: str, body: Any, host: str, ask: AskModel
+    ) -> tuple[int, Any] | Invalid:
+        """:meth:`answer`, for a resource that reads more of the request: the ``host`` it
+        was sent to (a URL it names) or the model's answers (``ask``, a batch's requests)."""
+        return self.answer(method, route, query, body)
+
     def validate(self, request: SimRequest) -> Invalid | None:
         return None
 
@@ -996,6 +1009,45 @@ class OpenAIConversations(ResourceEndpoint):
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         self.kept.learn(method, route, body, answer)
+
+
+class AnthropicMessageBatches(ResourceEndpoint):
+    """``/v1/messages/batches`` and below (:mod:`replaygate.sim.message_batches`): each
+    request of a batch answered as ``messages`` answers it."""
+
+    provider: Provider = "anthropic"
+    route = "/v1/messages/batches"
+    methods = ("GET", "POST", "DELETE")
+
+    def __init__(self, messages: AnthropicMessages, seed: int = 0) -> None:
+        self.messages = messages
+        self.batches = MessageBatches(seed=seed)
+
+    def serves(self, route: str) -> bool:
+        return route == self.route or route.startswith(self.route + "/")
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return anthropic_authenticated(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        return anthropic_version_problem(headers)
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        return self.answer_sent(method, route, query, body, "", _unasked)
+
+    def answer_sent(
+        self, method: str, route: str, query: str, body: Any, host: str, ask: AskModel
+    ) -> tuple[int, Any] | Invalid:
+        return self.batches.answer(method, route, query, body, host, partial(ask, self.messages))
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        self.batches.learn(method, route, body, answer)
+
+
+def _unasked(endpoint: Endpoint, body: Any) -> Invalid:
+    """No answer of the model: the simulator's own refusal (:meth:`ResourceEndpoint.answer`
+    called without a way to ask it)."""
+    return Invalid(f"{endpoint.route} is answered only through the simulator's app", own=True)
 
 
 class OpenAIResponsesCompact(ResourceEndpoint):
@@ -1480,8 +1532,10 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
     kept = ConversationStore(seed=seed)
     threads = Threads()  # counted as answered: the same threads
     responses = OpenAIResponses(kept=kept)
+    messages = AnthropicMessages(threads)
     return (
-        AnthropicMessages(threads),
+        messages,
+        AnthropicMessageBatches(messages, seed),
         AnthropicCountTokens(threads),
         OpenAIChat(),
         responses,

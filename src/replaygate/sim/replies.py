@@ -60,6 +60,20 @@ def json_reply(
     return Reply(status=status, headers=headers, body=orjson.dumps(body))
 
 
+@dataclass(frozen=True)
+class RawBody:
+    """A body sent as it is made, not as JSON (a batch's results, JSON lines)."""
+
+    data: bytes
+    content_type: str
+
+
+def raw_reply(status: int, body: RawBody, *, provider: Provider, request_id: str) -> Reply:
+    """A reply of ``body`` as it is, with its content type and the provider's request id."""
+    headers = (("content-type", body.content_type), (request_id_header(provider), request_id))
+    return Reply(status=status, headers=headers, body=body.data)
+
+
 def stream_reply(
     events: list[SSEEvent], *, provider: Provider, request_id: str, cut_after: int | None = None
 ) -> Reply:

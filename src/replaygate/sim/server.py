@@ -180,7 +180,7 @@ class Simulator:
     @property
     def unserved(self) -> int:
         """How many of :attr:`requests` were to a route it does not serve (OpenAI's audio,
-        Anthropic's Message Batches), answered with the 404 or 405 no recording keeps."""
+        Anthropic's Files API), answered with the 404 or 405 no recording keeps."""
         with self._lock:
             return self._unserved
 

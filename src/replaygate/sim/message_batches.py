@@ -1,0 +1,284 @@
+"""Anthropic's Message Batches API (``/v1/messages/batches``): requests of the Messages
+API sent together, answered by the behaviour, their results fetched as JSONL.
+
+Routes: ``POST /v1/messages/batches`` (``requests``: up to :data:`MOST_REQUESTS`, each a
+``custom_id`` and the ``params`` of a Messages request), ``GET`` (a page, newest first:
+``limit`` 1 to 1000, default 20, ``after_id``, ``before_id``), ``GET`` and ``DELETE
+/v1/messages/batches/{id}``, ``POST .../{id}/cancel`` and ``GET .../{id}/results``. A batch
+is made ``in_progress``; the first retrieval finds it ``ended`` (its requests answered
+when it was made, or ``canceled`` when a cancel came first, which makes it
+``canceling``), with a ``results_url`` on the host the request was sent to. An id the
+server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qs
+
+import orjson
+
+from replaygate.digits import integer
+from replaygate.network import is_loopback
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.conversations import created_at
+from replaygate.sim.draws import Draws, digest_of
+from replaygate.sim.replies import RawBody
+from replaygate.sim.validation import OWN_WORDING, Invalid
+
+Answer = tuple[int, Any]
+"""An HTTP status and its body (JSON, or :class:`~replaygate.sim.replies.RawBody`)."""
+
+Ask = Callable[[Any], "Answer | Invalid"]
+"""The Messages API's answer (a status and its JSON body) to the ``params`` of one
+request of a batch, or the simulator's own refusal of it."""
+
+MOST_REQUESTS = 100_000
+"""The most requests one batch may hold, as the API allows."""
+
+_CUSTOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ROUTE = "/v1/messages/batches"
+
+
+def _time(seconds: int) -> str:
+    """The RFC 3339 time ``seconds`` after the epoch, as the API writes its times."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _refused(message: str, status: int = 400) -> Invalid:
+    return Invalid(message, status=status)
+
+
+def origin(host: str) -> str:
+    """The scheme and host a batch's ``results_url`` names: the simulator's own
+    (``http://127.0.0.1:8765``) for a request sent to it, the API's (``https://...``) for
+    one sent to the API's host and brought here (``--replaygate-simulator``)."""
+    name = host.rsplit(":", 1)[0].strip("[]") if host.count(":") <= 1 or "]" in host else host
+    return f"http://{host}" if not host or is_loopback(name) else f"https://{host}"
+
+
+@dataclass
+class _Batch:
+    """A batch the server holds: the object, its requests, and its result lines once
+    answered (None for one learned from a replayed answer, answered when asked)."""
+
+    batch: dict[str, Any]
+    requests: list[Mapping[str, Any]]
+    results: list[dict[str, Any]] | None = None
+
+
+def _requests_problem(body: Any) -> Invalid | None:
+    """Why the API refuses a batch's ``requests``: none or too many, one without a
+    ``custom_id`` of 1 to 64 letters, digits, ``_`` and ``-`` or without ``params``, a
+    ``custom_id`` given twice."""
+    requests = body.get("requests") if isinstance(body, Mapping) else None
+    if not isinstance(requests, list):
+        return _refused("requests: Field required")
+    if not 1 <= len(requests) <= MOST_REQUESTS:
+        return _refused(f"requests: a batch holds 1 to {MOST_REQUESTS} requests {OWN_WORDING}")
+    seen: set[str] = set()
+    for i, request in enumerate(requests):
+        custom_id = request.get("custom_id") if isinstance(request, Mapping) else None
+        if not isinstance(custom_id, str) or _CUSTOM_ID.fullmatch(custom_id) is None:
+            return _refused(
+                f"requests.{i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+            )
+        if not isinstance(request.get("params"), Mapping):
+            return _refused(f"requests.{i}.params: Field required")
+        if custom_id in seen:
+            return _refused(f"requests.{i}.custom_id: '{custom_id}' is given twice {OWN_WORDING}")
+        seen.add(custom_id)
+    return None
+
+
+def _result(answered: Answer) -> dict[str, Any]:
+    """A request's result from the Messages API's answer to it: ``succeeded`` with the
+    message, else ``errored`` with the error (its request id left out)."""
+    status, body = answered
+    if status == 200:
+        return {"type": "succeeded", "message": body}
+    return {"type": "errored", "error": {"type": "error", "error": body.get("error")}}
+
+
+class MessageBatches:
+    """Batch id -> the batch. A batch's id, ``msgbatch_sim_<n>_<digits>``, counts the
+    batches made of the same requests and comes from the seed, whatever else the
+    simulator served."""
+
+    def __init__(self, limit: int = KEPT_CONVERSATIONS, seed: int = 0) -> None:
+        self._kept: Bounded[_Batch] = Bounded(limit)
+        self.seed = seed
+        self._made = Draws()
+
+    def _new_id(self, requests: list[Any]) -> str:
+        digest = digest_of(requests)
+        while True:  # one held may be learned from a replayed answer
+            batch_id = f"msgbatch_sim_{self._made.counted(digest).tag(self.seed)}"
+            if batch_id not in self._kept:
+                return batch_id
+
+    def _create(self, body: Mapping[str, Any], ask: Ask) -> Answer | Invalid:
+        problem = _requests_problem(body)
+        if problem is not None:
+            return problem
+        requests: list[Mapping[str, Any]] = list(body["requests"])
+        results = []
+        for request in requests:
+            if request["params"].get("stream") is True:
+                return _refused(
+                    f"requests: a batch's request streams nothing (custom_id "
+                    f"{request['custom_id']!r} asks stream: true) {OWN_WORDING}"
+                )
+            answered = ask(request["params"])
+            if isinstance(answered, Invalid):
+                return answered
+            results.append({"custom_id": request["custom_id"], "result": _result(answered)})
+        made, batch_id = created_at(0), self._new_id(requests)
+        batch = {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": "in_progress",
+            "request_counts": _counts(len(requests)),
+            "ended_at": None,
+            "created_at": _time(made),
+            "expires_at": _time(made + int(timedelta(days=1).total_seconds())),
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": None,
+        }
+        self._kept.put(batch_id, _Batch(batch, requests, results))
+        return 200, batch
+
+    @staticmethod
+    def _answered(held: _Batch, ask: Ask) -> Invalid | None:
+        """Answer the requests of ``held``, a batch learned from a replayed answer, unless
+        they are; None once they are, else the simulator's own refusal of one."""
+        if held.results is not None:
+            return None
+        results = []
+        for request in held.requests:
+            answered = ask(request.get("params"))
+            if isinstance(answered, Invalid):
+                return answered
+            results.append({"custom_id": request.get("custom_id"), "result": _result(answered)})
+        held.results = results
+        return None
+
+    def _ended(self, held: _Batch, at: str, ask: Ask) -> Invalid | None:
+        """End ``held`` (a retrieval's first sight of it done): its results answered if
+        they are not yet (learned), every one ``canceled`` if a cancel came first."""
+        batch = held.batch
+        unanswered = self._answered(held, ask)
+        if unanswered is not None:
+            return unanswered
+        assert held.results is not None  # answered
+        if batch["processing_status"] == "canceling":
+            held.results = [{**r, "result": {"type": "canceled"}} for r in held.results]
+        kinds = [r["result"]["type"] for r in held.results]
+        batch["request_counts"] = {
+            **_counts(0),
+            **{k: kinds.count(k) for k in ("succeeded", "errored", "canceled")},
+        }
+        batch["processing_status"] = "ended"
+        batch["ended_at"] = _time(created_at(1))
+        batch["results_url"] = f"{at}{_ROUTE}/{batch['id']}/results"
+        return None
+
+    def answer(
+        self, method: str, route: str, query: str, body: Any, host: str, ask: Ask
+    ) -> Answer | Invalid:
+        """The status and body answering ``method`` on ``route`` (under
+        ``/v1/messages/batches``), ``host`` the one the request was sent to."""
+        parts = [p for p in route.removeprefix(_ROUTE).split("/") if p]
+        if not parts:
+            if method == "POST":
+                return self._create(body if isinstance(body, Mapping) else {}, ask)
+            return (
+                self._listed(parse_qs(query))
+                if method == "GET"
+                else _refused("Method Not Allowed", 405)
+            )
+        held = self._kept.get(parts[0])
+        if held is None or len(parts) > 2:
+            return _refused(f"No message batch with id '{parts[0]}'.", 404)
+        batch = held.batch
+        action = parts[1] if len(parts) == 2 else ""
+        if action == "cancel" and method == "POST":
+            if batch["processing_status"] == "in_progress":
+                batch["processing_status"] = "canceling"
+                batch["cancel_initiated_at"] = _time(created_at(1))
+            return 200, batch
+        if action == "results" and method == "GET":
+            if batch["processing_status"] != "ended":
+                return _refused(
+                    f"Message batch '{parts[0]}' has not ended: it has no results yet.", 404
+                )
+            unanswered = self._answered(held, ask)
+            if unanswered is not None:
+                return unanswered
+            assert held.results is not None  # answered
+            lines = b"".join(orjson.dumps(r) + b"\n" for r in held.results)
+            return 200, RawBody(lines, "application/binary")
+        if action or method not in ("GET", "DELETE"):
+            return _refused("Method Not Allowed", 405)
+        if method == "DELETE":
+            if batch["processing_status"] != "ended":
+                message = "Message Batches can only be deleted once they've finished processing."
+                return _refused(message)
+            del self._kept[parts[0]]
+            return 200, {"id": parts[0], "type": "message_batch_deleted"}
+        if batch["processing_status"] != "ended":
+            ended = self._ended(held, origin(host), ask)
+            if ended is not None:
+                return ended
+        return 200, batch
+
+    def _listed(self, query: Mapping[str, list[str]]) -> Answer | Invalid:
+        try:
+            limit = integer((query.get("limit") or ["20"])[-1])
+        except ValueError:
+            return _refused("limit: Input should be a valid integer")
+        if not 1 <= limit <= 1000:
+            return _refused("limit: Input should be between 1 and 1000")
+        newest = [held.batch for held in reversed(list(self._kept.values()))]
+        ids = [b["id"] for b in newest]
+        after, before = (query.get("after_id") or [""])[-1], (query.get("before_id") or [""])[-1]
+        if after:
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        elif before:
+            newest = newest[: ids.index(before)][-limit:] if before in ids else []
+        page = newest[:limit]
+        return 200, {
+            "data": page,
+            "has_more": len(newest) > limit,
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+        }
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        """Take ``answer``, replayed to ``method`` on ``route`` with ``body`` from a fixture,
+        as given here: the batch it made (answered when it is next retrieved), as it was
+        last retrieved, or deleted."""
+        parts = [p for p in route.removeprefix(_ROUTE).split("/") if p]
+        batch_id = answer.get("id")
+        if not isinstance(batch_id, str) or answer.get("type") not in (
+            "message_batch",
+            "message_batch_deleted",
+        ):
+            return
+        if not parts and method == "POST" and isinstance(body, Mapping):
+            requests = [r for r in body.get("requests") or () if isinstance(r, Mapping)]
+            self._made.counted(digest_of(list(body.get("requests") or ())))
+            self._kept.put(batch_id, _Batch(dict(answer), requests))
+        elif batch_id in self._kept and method == "DELETE":
+            del self._kept[batch_id]
+        elif batch_id in self._kept:
+            self._kept[batch_id].batch.update(answer)
+
+
+def _counts(processing: int) -> dict[str, int]:
+    return {"processing": processing, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}

@@ -1,0 +1,97 @@
+"""Anthropic's Message Batches from the simulator: a batch made, polled until it ends, its
+JSONL results fetched, recorded and replayed offline; the API's answers to a cancel, a
+deletion, a list and an id it does not hold."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.http import httpx2_client
+from replaygate.network import block_network
+from replaygate.sim import Simulator
+from sdks import anthropic
+
+MODEL = "claude-sonnet-4-6"
+
+
+def _request(custom_id: str, text: str) -> dict[str, Any]:
+    params = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": text}]}
+    return {"custom_id": custom_id, "params": params}
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as served:
+        yield served
+
+
+def _client(sim: Simulator) -> Any:
+    return anthropic.Anthropic(api_key="test", base_url=sim.url, max_retries=0)
+
+
+def _polled(client: Any) -> tuple[list[str], list[tuple[str, str]]]:
+    """Statuses seen making and polling a batch of two requests (one the API refuses), and
+    each result's custom id and what it holds."""
+    asked = [_request("a", "Hi"), _request("b", "Bye")]
+    asked[1]["params"]["max_tokens"] = 0  # refused: an errored result
+    batch = client.messages.batches.create(requests=asked)
+    seen = [batch.processing_status]
+    while batch.processing_status != "ended":
+        batch = client.messages.batches.retrieve(batch.id)
+        seen.append(batch.processing_status)
+    results = []
+    for line in client.messages.batches.results(batch.id):
+        said = line.result.message.content[0] if line.result.type == "succeeded" else None
+        results.append((line.custom_id, getattr(said, "text", line.result.type)))
+    return seen, results
+
+
+def test_a_batch_records_from_the_simulator_and_replays_offline(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "batches.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as http:
+        recorded = _polled(anthropic.Anthropic(api_key="t", base_url=sim.url, http_client=http))
+    assert recorded == (["in_progress", "ended"], [("a", "echo: Hi"), ("b", "errored")])
+    with block_network(), httpx2_client(store) as http:
+        assert _polled(anthropic.Anthropic(api_key="t", http_client=http)) == recorded
+
+
+def test_the_results_replay_byte_for_byte(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "results.jsonl"
+    client = _client(sim)
+    batch = client.messages.batches.create(requests=[_request("only", "Hello")])
+    url = client.messages.batches.retrieve(batch.id).results_url
+    assert url == f"{sim.url}/v1/messages/batches/{batch.id}/results"
+    headers = {"x-api-key": "t", "anthropic-version": "2023-06-01"}
+    with httpx2_client(store, mode="record-missing", approve_live=True) as http:
+        live = http.get(url, headers=headers)
+    assert live.headers["content-type"] == "application/binary"
+    assert live.content.endswith(b"}\n") and live.content.count(b"\n") == 1
+    with block_network(), httpx2_client(store) as http:
+        assert http.get(url, headers=headers).content == live.content
+
+
+def test_cancel_delete_list_and_an_unknown_id_answer_as_the_api_does(sim: Simulator) -> None:
+    client = _client(sim)
+    batch = client.messages.batches.create(requests=[_request("c", "Stop")])
+    with pytest.raises(anthropic.BadRequestError, match="finished processing"):
+        client.messages.batches.delete(batch.id)
+    canceling = client.messages.batches.cancel(batch.id)
+    assert (canceling.processing_status, canceling.cancel_initiated_at is not None) == (
+        "canceling",
+        True,
+    )
+    ended = client.messages.batches.retrieve(batch.id)
+    assert (ended.processing_status, ended.request_counts.canceled) == ("ended", 1)
+    assert [r.result.type for r in client.messages.batches.results(batch.id)] == ["canceled"]
+    assert client.messages.batches.list(limit=1).data[0].id == batch.id  # newest first
+    assert client.messages.batches.delete(batch.id).type == "message_batch_deleted"
+    with pytest.raises(anthropic.NotFoundError):
+        client.messages.batches.retrieve(batch.id)
+    with pytest.raises(anthropic.BadRequestError, match="custom_id"):
+        client.messages.batches.create(requests=[_request("c", "x"), _request("c", "y")])
