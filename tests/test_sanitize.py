@@ -241,6 +241,19 @@ def test_times_become_fixed_values(recorded: Any) -> None:
     assert fixed == {"created_at": "1970-01-01T00:00:00Z", "data": [{"expires_at": 0}]}
 
 
+def test_a_batch_s_times_become_fixed_values() -> None:
+    """A Message Batch recorded with ``times = true`` kept its ``ended_at`` (and an OpenAI
+    batch its ``in_progress_at``...): each recording of the same poll differed."""
+    anthropic_batch = {"ended_at": "2026-12-07T09:40:16Z", "cancel_initiated_at": None}
+    openai_batch = {"in_progress_at": 1764483200, "finalizing_at": 1764483260}
+    sanitizer = Sanitizer(SanitizeConfig(times=True))
+    fixed = sanitizer.response([anthropic_batch, openai_batch], key="k", interface="http")
+    assert fixed == [
+        {"ended_at": "1970-01-01T00:00:00Z", "cancel_initiated_at": None},
+        {"in_progress_at": 0, "finalizing_at": 0},
+    ]
+
+
 UNCACHED = {
     "cache_creation_input_tokens": 0,
     "cache_read_input_tokens": 0,

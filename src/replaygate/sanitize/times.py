@@ -15,6 +15,9 @@ from replaygate.sanitize.walk import map_members
 TIME_FIELDS = frozenset(
     {
         *("created", "created_at", "completed_at", "started_at", "expires_at", "finished_at"),
+        *("ended_at", "cancel_initiated_at", "archived_at"),  # an Anthropic Message Batch's
+        *("in_progress_at", "finalizing_at", "failed_at", "expired_at"),  # an OpenAI batch's
+        *("cancelling_at", "cancelled_at"),
         "createTime",
     }
 )
