@@ -296,24 +296,38 @@ def test_a_refusal_of_a_model_call_litellm_sends_names_no_switch_of_its_price_fi
     assert "(LiteLLM: LITELLM_OFFLINE_MODE=true" in str(fetch.value)
 
 
-def test_a_lookup_of_pydantic_ai_before_a_download_says_to_give_the_file_s_bytes(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("sender", "word", "remedy"),
+    [
+        (
+            "pydantic_ai._utils",
+            " pydantic-ai looks up the host of a file it downloads for the model",
+            "give the tests' agent the file's bytes instead (BinaryContent(data=..., "
+            "media_type=...)).",
+        ),
+        (
+            "instructor.v2.core.remote",
+            " Instructor looks up the host of a file it downloads for the model",
+            "give the tests' messages the file's bytes instead (Image.from_path(...), "
+            "Image.from_base64('data:image/png;base64,...')).",
+        ),
+    ],
+)
+def test_a_lookup_before_a_download_says_to_give_the_file_s_bytes(
+    tmp_path: Path, sender: str, word: str, remedy: str
 ) -> None:
     """pydantic-ai looks up the host of a DocumentUrl it downloads for an OpenAI chat model
-    (from a thread of ``pydantic_ai._utils``) before it sends: the refusal said only that the
-    connection came another way than an intercepted client (a websocket, gRPC, ...)."""
-    sender = {"__name__": "pydantic_ai._utils", "socket": socket}
+    (from a thread of ``pydantic_ai._utils``), Instructor that of an ``Image.from_url`` it
+    downloads for Claude, before they send: the refusal said only that the connection came
+    another way than an intercepted client (a websocket, gRPC, ...)."""
+    module = {"__name__": sender, "socket": socket}
     with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
-        exec("socket.getaddrinfo('example.com', None)", sender)
+        exec("socket.getaddrinfo('example.com', None)", module)
     said = str(error.value)
-    assert (
-        "refused (from pydantic_ai._utils): an intercept() block is open, and answers what " in said
-    )
+    assert f"refused (from {sender}): an intercept() block is open, and answers what " in said
     assert "came another way" not in said  # not a websocket, gRPC or a raw socket
-    assert " pydantic-ai looks up the host of a file it downloads for the model" in said
-    assert said.endswith(
-        "give the tests' agent the file's bytes instead (BinaryContent(data=..., media_type=...))."
-    )
+    assert word in said
+    assert said.endswith(remedy)
 
 
 @pytest.mark.slow

@@ -197,6 +197,18 @@ PYDANTIC_AI_DOWNLOAD = (
 """The word of a refusal of pydantic-ai's lookup before a download (its SSRF guard, run in
 a thread by ``pydantic_ai._utils.run_in_executor``)."""
 
+INSTRUCTOR_DOWNLOAD = (
+    " Instructor looks up the host of a file it downloads for the model (an Image, Audio or "
+    "PDF made from_url that the model's API does not take by URL, any image sent to Claude, "
+    "an image URL whose path names no file type), to refuse private addresses, before it "
+    "downloads it over requests, and then checks the address its socket reached, which a "
+    "replayed answer has none of: give the tests' messages the file's bytes instead "
+    "(Image.from_path(...), "
+    "Image.from_base64('data:image/png;base64,...'))."
+)
+"""The word of a refusal of Instructor's lookup before it downloads a file (its guard
+against private addresses, ``instructor.v2.core.remote``)."""
+
 LOOKED_UP_FIRST = (
     "an intercept() block is open, and answers what is sent through an intercepted client, "
     "but not a lookup of the host made before it."
@@ -204,13 +216,14 @@ LOOKED_UP_FIRST = (
 """What a refusal inside a block says instead of :data:`NOT_INTERCEPTED` where its sender
 looks a host up before sending to it through an intercepted client (:data:`LOOKS_UP_FIRST`)."""
 
-LOOKS_UP_FIRST = (PYDANTIC_AI_DOWNLOAD,)
+LOOKS_UP_FIRST = (PYDANTIC_AI_DOWNLOAD, INSTRUCTOR_DOWNLOAD)
 """The words of :data:`OWN_TRANSPORTS` whose senders send through an intercepted client, after
 a lookup of their own."""
 
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     ("pydantic_ai._ssrf", PYDANTIC_AI_DOWNLOAD),
     ("pydantic_ai._utils", PYDANTIC_AI_DOWNLOAD),
+    ("instructor.v2.core.remote", INSTRUCTOR_DOWNLOAD),
     (
         "dspy._vendor.lm15",
         " DSPy's lm15 engine, which dspy.LM picks by default (engine='auto'), sends through "
@@ -235,8 +248,8 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
 """Packages whose refusals a word of their own explains, and that word: a refusal made by
 one ends with it. Those that send model calls through an HTTP client of their own (how to
 have them send through one replaygate intercepts, or use a model that does), pytest-socket,
-whose allow-list of host names is looked up before each test, and pydantic-ai, which looks
-up the host of a file it downloads before sending."""
+whose allow-list of host names is looked up before each test, and pydantic-ai and Instructor,
+which look up the host of a file they download before sending."""
 
 
 def own_transport_remedy(caller: str) -> str:
