@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from replaygate.http import httpx2_client
+from replaygate.http.adapter import point_at
 from replaygate.network import block_network
 from replaygate.sim import Simulator
 from sdks import anthropic
@@ -95,3 +97,17 @@ def test_cancel_delete_list_and_an_unknown_id_answer_as_the_api_does(sim: Simula
         client.messages.batches.retrieve(batch.id)
     with pytest.raises(anthropic.BadRequestError, match="custom_id"):
         client.messages.batches.create(requests=[_request("c", "x"), _request("c", "y")])
+
+
+def test_a_batch_brought_from_the_api_s_host_names_its_results_there(sim: Simulator) -> None:
+    """Recorded under ``--replaygate-simulator``, a batch's ``results_url`` named the
+    simulator's port of that run, not the API's host the client addressed: a fixture that
+    changed on each recording, and a later fetch sent to a port no longer served."""
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages/batches")
+    point_at(request, f"{sim.url}/v1/messages/batches")
+    assert request.headers["x-forwarded-host"] == "api.anthropic.com"
+    forwarded = {"x-forwarded-host": request.headers["x-forwarded-host"]}
+    headers = {"x-api-key": "t", "anthropic-version": "2023-06-01", **forwarded}
+    made = httpx2.post(request.url, json={"requests": [_request("f", "Far")]}, headers=headers)
+    polled = httpx2.get(f"{request.url}/{made.json()['id']}", headers=headers).json()
+    assert polled["results_url"].startswith("https://api.anthropic.com/v1/messages/batches/")

@@ -27,8 +27,15 @@ LiveT = TypeVar("LiveT")
 ClientT = TypeVar("ClientT")
 
 
+FORWARDED_HOST = "X-Forwarded-Host"
+"""The header naming the host a request moved to the simulator was addressed to, which an
+answer naming a URL of that host reads (a Message Batch's ``results_url``)."""
+
+
 def point_at(request: Any, url: str) -> None:
-    """Send an ``httpx``/``httpx2`` ``request`` to ``url`` instead, its ``Host`` with it."""
+    """Send an ``httpx``/``httpx2`` ``request`` to ``url`` instead, its ``Host`` with it,
+    the host it was addressed to in :data:`FORWARDED_HOST`."""
+    request.headers[FORWARDED_HOST] = request.url.netloc.decode("ascii")
     request.url = type(request.url)(url)
     request.headers["Host"] = request.url.netloc.decode("ascii")
 

@@ -76,11 +76,12 @@ a path with its query or without."""
 CLOUD_MODEL_CALLS = (BEDROCK_CALL, VERTEX_CALL)
 """The model calls of a cloud's API that serve no interface of their own (they record as
 ``http``) and that the simulator does not answer."""
-MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses")
+MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses", "/v1/messages/batches")
 """Paths of a model API below which the paths serve no interface of their own (they
 record as ``http``) and that the simulator answers: OpenAI's Conversations API
-(``/v1/conversations/{id}/items``, ...) and the Responses API's stored responses
-(``/v1/responses/{id}``, retrieved or deleted)."""
+(``/v1/conversations/{id}/items``, ...), the Responses API's stored responses
+(``/v1/responses/{id}``, retrieved or deleted) and Anthropic's Message Batches
+(``/v1/messages/batches/{id}/results``, ...)."""
 
 
 class URLLike(Protocol):

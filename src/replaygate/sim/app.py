@@ -255,7 +255,7 @@ class SimApp:
         if problem is not None:
             return invalid_reply(provider, problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
-            sent = (headers.get("host", ""), body)
+            sent = (headers.get("x-forwarded-host") or headers.get("host", ""), body)
             reply = self._resource(endpoint, method, route, query, fault, sent, request_id)
         else:
             reply = self._answer(endpoint, route, query, fault, body, request_id, headers)

@@ -7,7 +7,8 @@ Routes: ``POST /v1/messages/batches`` (``requests``: up to :data:`MOST_REQUESTS`
 /v1/messages/batches/{id}``, ``POST .../{id}/cancel`` and ``GET .../{id}/results``. A batch
 is made ``in_progress``; the first retrieval finds it ``ended`` (its requests answered
 when it was made, or ``canceled`` when a cancel came first, which makes it
-``canceling``), with a ``results_url`` on the host the request was sent to. An id the
+``canceling``), with a ``results_url`` on the host the request was sent to (the one it
+was addressed to, ``X-Forwarded-Host``, when moved here). An id the
 server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
 """
 

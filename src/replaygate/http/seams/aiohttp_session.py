@@ -30,6 +30,7 @@ from multidict import CIMultiDict, CIMultiDictProxy, istr
 from yarl import URL
 
 from replaygate.http.active import answering, live_call
+from replaygate.http.adapter import FORWARDED_HOST
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.own_app import sent_as_is
 from replaygate.http.recorded import Replayed, is_event_stream
@@ -300,6 +301,7 @@ def _middleware(exchange: Exchange, session: aiohttp.ClientSession, decompress: 
             return _replayed(plan, request, session)
         moved = exchange.live_url(str(request.url))
         if moved is not None:
+            request.headers[FORWARDED_HOST] = request.url.host_port_subcomponent or ""
             request.url = URL(moved)
             request.headers[hdrs.HOST] = request.url.host_port_subcomponent or ""
             if unproxied(moved):  # the simulator: past HTTP_PROXY, as NO_PROXY sends it

@@ -18,6 +18,7 @@ import io
 import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import requests
 from requests.hooks import dispatch_hook
@@ -27,6 +28,7 @@ from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 has it only here
 from urllib3.response import HTTPResponse
 
 from replaygate.http.active import answering, live_call
+from replaygate.http.adapter import FORWARDED_HOST
 from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.own_app import own_app
 from replaygate.http.recorded import Replayed, is_event_stream
@@ -261,6 +263,7 @@ def _make(original: Callable[..., requests.Response]) -> Callable[..., requests.
             moved = exchange.live_url(request.url or "")
             hop = {**options, "stream": True, "allow_redirects": False}
             if moved is not None:
+                request.headers[FORWARDED_HOST] = urlsplit(request.url or "").netloc
                 request.url = moved
                 if unproxied(moved):  # the simulator: past HTTP_PROXY, as NO_PROXY sends it
                     hop["proxies"] = {}
