@@ -85,4 +85,4 @@ def test_the_model_upgrade_steps_run_after_the_quick_start(
         assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
     assert done.stdout.startswith("upgrade: ")
     models = [json.loads(Path(f).read_text("utf-8"))["eval"]["model"] for f in RESULTS]
-    assert models == ["claude-sonnet-4-5", "claude-haiku-4-5"]
+    assert models == ["claude-sonnet-4-6", "claude-haiku-4-5"]
