@@ -366,7 +366,7 @@ def test_a_miss_and_show_quote_a_store_name_holding_a_newline(
     first, nearest = missed.output.splitlines()[:2]
     assert first.endswith(r"not in 'new\nline.jsonl' (24 fixtures)"), first
     assert r" at 'new\nline.jsonl':1 (recorded != requested)" in nearest
-    shown = CliRunner().invoke(main, ["show", "265288aeb827", "--fixtures", store])
+    shown = CliRunner().invoke(main, ["show", "f8e558479d81", "--fixtures", store])
     assert shown.output.startswith("# 'new\\nline.jsonl':1\n{"), shown.output[:80]
 
 

@@ -379,7 +379,7 @@ def test_a_model_without_a_price_fails_before_any_call_unless_cases_opt_out(
     args = ["--fixtures", str(store), "--no-history", "--agent", AGENT, "--prices", str(euros)]
     unpriced = CliRunner().invoke(eval_cmd, [*args, "--cases", str(shipped_eval_cases())])
     assert unpriced.exit_code == 2
-    assert f"Error: no price for model 'claude-sonnet-4-5' in {euros}" in unpriced.output
+    assert f"Error: no price for model 'claude-sonnet-4-6' in {euros}" in unpriced.output
     assert "rag-basics" not in unpriced.output  # refused before any case ran
     cases = tmp_path / "cases.jsonl"
     lines = shipped_eval_cases().read_text(encoding="utf-8").splitlines()
