@@ -171,10 +171,29 @@ def test_an_approval_every_run_inherits_is_a_usage_error_naming_where_it_is(
             "--replaygate-approve-live"
         ]
     )
-    # given on the run's command line too, the run is approved; replaying needs none
+    # given on the run's command line too, the run is approved
     pytester.makepyfile("def test_runs(): pass")
     pytester.runpytest(*RECORDING, "--replaygate-approve-live").assert_outcomes(passed=1)
-    pytester.runpytest().assert_outcomes(passed=1)
+    # a replaying run it approves nothing of is refused too, naming where it comes from
+    replayed = pytester.runpytest()
+    assert replayed.ret == pytest.ExitCode.USAGE_ERROR
+    replayed.stderr.fnmatch_lines([f"*it records nothing. Remove it from {named}, or give *"])
+
+
+def test_an_approval_given_to_a_replaying_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    # it approves no live call: the user meant to record, and the run would replay instead
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest("--replaygate-approve-live")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --replaygate-approve-live approves the live calls of a recording mode, and "
+            "this run replays (--replaygate-record-mode is replay, the default): it records "
+            "nothing. Leave it out to replay, or give the mode that records, on the command "
+            "line of that run: pytest --replaygate-record-mode=record-missing "
+            "--replaygate-approve-live"
+        ]
+    )
 
 
 MISSES = """

@@ -56,16 +56,22 @@ _APPROVALS = frozenset({"--replaygate-approve-live", "--approve-live"})
 
 
 def check_approval_given(config: pytest.Config, mode: str) -> None:
-    """Refuse a recording approved only by a default every run inherits: the approval
-    flag in the ini file's ``addopts`` or in ``PYTEST_ADDOPTS``, not on the run's own
-    command line (law 3: an approval is made for that run)."""
-    if _APPROVALS.intersection(config.invocation_params.args):
-        return
-    if _APPROVALS.intersection(shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))):
-        where = "the environment variable PYTEST_ADDOPTS"
-    elif _APPROVALS.intersection(map(str, config.getini("addopts"))):
-        where = f"the addopts of {config.inipath or 'the ini file'}"
-    else:
+    """Refuse an approval of live calls that approves none of this run's: one given to a
+    run that replays (``mode`` ``replay``, the default), which records nothing; and a
+    recording approved only by a default every run inherits, the approval flag in the ini
+    file's ``addopts`` or in ``PYTEST_ADDOPTS``, not on the run's own command line (law 3:
+    an approval is made for that run)."""
+    where = _approval_default(config)
+    if mode == "replay":
+        remedy = f"remove it from {where}" if where else "leave it out to replay"
+        raise pytest.UsageError(
+            "--replaygate-approve-live approves the live calls of a recording mode, and this "
+            "run replays (--replaygate-record-mode is replay, the default): it records "
+            f"nothing. {remedy[0].upper()}{remedy[1:]}, or give the mode that records, on "
+            "the command line of that run: pytest --replaygate-record-mode=record-missing "
+            "--replaygate-approve-live"
+        )
+    if where is None:
         return
     raise pytest.UsageError(
         f"--replaygate-record-mode={mode}: the approval of live calls comes from {where}, "
@@ -73,6 +79,18 @@ def check_approval_given(config: pytest.Config, mode: str) -> None:
         "that records, never as a default. Remove it from there and give it to that run: "
         f"pytest --replaygate-record-mode={mode} --replaygate-approve-live"
     )
+
+
+def _approval_default(config: pytest.Config) -> str | None:
+    """Where a run's approval comes from when not from its own command line: the
+    environment variable ``PYTEST_ADDOPTS`` or the ini file's ``addopts``."""
+    if _APPROVALS.intersection(config.invocation_params.args):
+        return None
+    if _APPROVALS.intersection(shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))):
+        return "the environment variable PYTEST_ADDOPTS"
+    if _APPROVALS.intersection(map(str, config.getini("addopts"))):
+        return f"the addopts of {config.inipath or 'the ini file'}"
+    return None
 
 
 def _installed_owner() -> str | None:

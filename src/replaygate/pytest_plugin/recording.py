@@ -197,7 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(SharedStrict(), PLUGIN)
     mode = config.getoption(MODE, "replay")
     approved = config.getoption(APPROVE, False) is True
-    if approved and mode != "replay":
+    if approved:
         check_approval_given(config, mode)
     how = f"--replaygate-record-mode={mode} needs --replaygate-approve-live"
     try:
