@@ -222,6 +222,29 @@ def test_an_api_error_status_while_recording_is_a_message_not_a_traceback(
     assert (tmp_path / "new.jsonl").read_bytes() == before
 
 
+def test_a_model_the_api_serves_no_longer_is_named_with_what_to_do() -> None:
+    # a recording naming a retired model ended in "answered 404: model: claude-sonnet-4-5",
+    # which said neither that the model is gone nor where the id came from
+    import httpx
+
+    from replaygate.cli.live import live_model
+    from replaygate.errors import LiveAPIError
+    from replaygate.models.replay import RequestSettings
+    from sdks import anthropic
+
+    request = httpx.Request("POST", "https://api.anthropic.com/v1/messages")
+    body = {"type": "error", "error": {"type": "not_found_error", "message": "model: old-m"}}
+    gone = anthropic.NotFoundError(
+        "model: old-m", response=httpx.Response(404, request=request), body=body
+    )
+    with pytest.raises(LiveAPIError) as caught, live_model(RequestSettings("old-m", 64), True, 7):
+        raise gone
+    assert "answered 404: model: old-m (the API serves no model 'old-m': a retired model" in str(
+        caught.value
+    )
+    assert "--model or `model` in [tool.replaygate]" in str(caught.value)
+
+
 def test_a_max_tokens_the_sdk_would_want_streamed_is_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -74,6 +74,17 @@ def _api_message(err: Any) -> str:
     return masked_texts([str(message) if message else str(err.message)])[0]  # a key it echoed
 
 
+def _unknown_model(err: Any, model: str) -> str:
+    """What to do about the API's 404 naming ``model`` (``model: claude-sonnet-4-5``), the
+    answer to a model it serves no longer, or never did; else nothing."""
+    if getattr(err, "status_code", None) != 404 or model not in _api_message(err):
+        return ""
+    return (
+        f" (the API serves no model {model!r}: a retired model, or a misspelled id; name a "
+        "current one with --model or `model` in [tool.replaygate])"
+    )
+
+
 def live_errors() -> tuple[type[BaseException], ...]:
     """The SDK errors :func:`live_model` words itself: an agent run lets them through."""
     anthropic = require("anthropic", "anthropic", "recording")
@@ -174,7 +185,7 @@ def live_model(
             ) from None
         except anthropic.APIStatusError as err:
             raise LiveAPIError(
-                f"the model API at {at} answered {err.status_code}: "
-                f"{_api_message(err)}; that call was not recorded, the answers recorded "
-                "before it are kept"
+                f"the model API at {at} answered {err.status_code}: {_api_message(err)}"
+                f"{_unknown_model(err, settings.model)}; that call was not recorded, the "
+                "answers recorded before it are kept"
             ) from None
