@@ -124,5 +124,5 @@ def test_sim_help_names_the_apis_the_simulator_does_not_serve() -> None:
     """``replaygate sim --help`` said it speaks "the OpenAI wire format": a recording of
     text to speech or a file upload from it stopped with a 404."""
     said = " ".join((EVERY[("sim",)].help or "").split())
-    assert "not OpenAI's audio, images, moderations, Files or Batch APIs" in said
+    assert "not OpenAI's audio, images or moderations" in said
     assert "nor Anthropic's Files API" in said

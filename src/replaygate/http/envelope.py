@@ -81,7 +81,9 @@ MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses", "/v1/m
 record as ``http``) and that the simulator answers: OpenAI's Conversations API
 (``/v1/conversations/{id}/items``, ...), the Responses API's stored responses
 (``/v1/responses/{id}``, retrieved or deleted) and Anthropic's Message Batches
-(``/v1/messages/batches/{id}/results``, ...)."""
+(``/v1/messages/batches/{id}/results``, ...). OpenAI's Files and Batch APIs, which the
+simulator answers too, are not: other services serve ``/v1/files``; they are an API call
+on OpenAI's host only."""
 
 
 class URLLike(Protocol):

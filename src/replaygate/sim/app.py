@@ -35,7 +35,7 @@ from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
-from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Stream, caller, endpoints
+from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Sent, Stream, caller, endpoints
 from replaygate.sim.faults import (
     FaultKind,
     FaultPlan,
@@ -228,10 +228,14 @@ class SimApp:
     ) -> Endpoint | None:
         """The endpoint serving ``route`` the request is meant for
         (:meth:`Endpoint.called_by`), else the first serving it (which refuses the
-        caller's credentials)."""
+        caller's credentials), unless that one serves none but its own API's callers
+        (:attr:`Endpoint.others_unserved`)."""
         serving = [e for e in self.endpoints if e.serves(route)]
         meant = (e for e in serving if e.called_by(headers or {}, query))
-        return next(meant, serving[0] if serving else None)
+        chosen = next(meant, serving[0] if serving else None)
+        if chosen is not None and chosen.others_unserved:
+            return chosen if chosen.called_by(headers or {}, query) else None
+        return chosen
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:
         """The reply to one request; ``headers`` has lower-case names."""
@@ -255,7 +259,9 @@ class SimApp:
         if problem is not None:
             return invalid_reply(provider, problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
-            sent = (headers.get("x-forwarded-host") or headers.get("host", ""), body)
+            host = headers.get("x-forwarded-host") or headers.get("host", "")
+            ask = functools.partial(self._asked, request_id)
+            sent = Sent(host, headers.get("content-type", ""), body, ask)
             reply = self._resource(endpoint, method, route, query, fault, sent, request_id)
         else:
             reply = self._answer(endpoint, route, query, fault, body, request_id, headers)
@@ -363,24 +369,22 @@ class SimApp:
         route: str,
         query: str,
         fault: FaultKind | None,
-        sent: tuple[str, bytes],
+        sent: Sent,
         request_id: str,
     ) -> Reply:
-        """The answer of a resource to a request ``sent`` to a host with a body."""
+        """The answer of a resource to a request (:class:`Sent`)."""
         provider = endpoint.provider
         failed = self._fault_reply(provider, fault, request_id)
         if failed is not None:
             return failed
-        host, raw = sent
         stream = Stream(self.chunk_size, self.drift.apply, fault)
         events = endpoint.resumed(method, route, query, stream)
         if events is not None:
             return stream_reply(events, provider=provider, request_id=request_id)
-        body = _read(raw) if raw.strip() else None
+        body = _read(sent.raw) if sent.raw.strip() and not endpoint.reads_raw else None
         if isinstance(body, Invalid):
             return invalid_reply(provider, body, request_id)
-        ask = functools.partial(self._asked, request_id)
-        answered = endpoint.answer_sent(method, route, query, body, host, ask)
+        answered = endpoint.answer_sent(method, route, query, body, sent)
         if isinstance(answered, Invalid):
             return invalid_reply(provider, answered, request_id)
         if isinstance(answered[1], RawBody):
@@ -391,6 +395,8 @@ class SimApp:
         """``endpoint``'s answer to the JSON ``body`` (one request of a batch), made as one
         sent to it alone is made, without a fault; the simulator's own refusal, if it is
         one."""
+        if isinstance(endpoint, ResourceEndpoint):  # embeddings
+            return endpoint.answer("POST", endpoint.route, "", body)
         sent = orjson.dumps(body)
         reply = self._answer(endpoint, endpoint.route, "", None, sent, request_id, {})
         answered = orjson.loads(reply.body)

@@ -44,6 +44,7 @@ from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.json_word import chat_json_word, responses_json_word
 from replaygate.sim.message_batches import MessageBatches
+from replaygate.sim.openai_batches import Batches, Files, form
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
 from replaygate.sim.prompt_cache import cache_control_refused, uncached_usage
 from replaygate.sim.replies import Provider, openai_error
@@ -107,6 +108,18 @@ the app makes it with the behaviour, or the simulator's own refusal of it."""
 
 
 @dataclass(frozen=True)
+class Sent:
+    """What a resource may read of a request beyond its route and JSON body: the host it
+    was sent to (a URL it names), its body as sent with its type (an upload), and a way to
+    ask the model (``ask``: a batch's requests)."""
+
+    host: str
+    content_type: str
+    raw: bytes
+    ask: AskModel
+
+
+@dataclass(frozen=True)
 class SimRequest:
     """A routed request: its JSON body, the model it names, and whether it streams.
 
@@ -139,6 +152,9 @@ class Endpoint(ABC):
     """The HTTP methods it answers; any other is a 405."""
     counts_tokens = False
     """Whether it answers the conversation's input token count instead of a response."""
+    others_unserved = False
+    """Whether a request to its route that is not meant for it (:meth:`called_by`) is to
+    a route the simulator does not serve, rather than one whose credentials it refuses."""
 
     def counted(self, tokens: int) -> dict[str, Any]:
         """The answer of a token count (:attr:`counts_tokens`) of ``tokens`` input tokens."""
@@ -963,11 +979,14 @@ class ResourceEndpoint(Endpoint):
         for one; None (most resources) to be answered by :meth:`answer`."""
         return None
 
+    reads_raw = False
+    """Whether its body is read as sent (a multipart upload, :attr:`Sent.raw`), not as
+    JSON."""
+
     def answer_sent(
-        self, method: str, route: str, query: str, body: Any, host: str, ask: AskModel
+        self, method: str, route: str, query: str, body: Any, sent: Sent
     ) -> tuple[int, Any] | Invalid:
-        """:meth:`answer`, for a resource that reads more of the request: the ``host`` it
-        was sent to (a URL it names) or the model's answers (``ask``, a batch's requests)."""
+        """:meth:`answer`, for a resource that reads more of the request (:class:`Sent`)."""
         return self.answer(method, route, query, body)
 
     def validate(self, request: SimRequest) -> Invalid | None:
@@ -1033,12 +1052,13 @@ class AnthropicMessageBatches(ResourceEndpoint):
         return anthropic_version_problem(headers)
 
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
-        return self.answer_sent(method, route, query, body, "", _unasked)
+        return self.answer_sent(method, route, query, body, Sent("", "", b"", _unasked))
 
     def answer_sent(
-        self, method: str, route: str, query: str, body: Any, host: str, ask: AskModel
+        self, method: str, route: str, query: str, body: Any, sent: Sent
     ) -> tuple[int, Any] | Invalid:
-        return self.batches.answer(method, route, query, body, host, partial(ask, self.messages))
+        ask = partial(sent.ask, self.messages)
+        return self.batches.answer(method, route, query, body, sent.host, ask)
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         self.batches.learn(method, route, body, answer)
@@ -1048,6 +1068,67 @@ def _unasked(endpoint: Endpoint, body: Any) -> Invalid:
     """No answer of the model: the simulator's own refusal (:meth:`ResourceEndpoint.answer`
     called without a way to ask it)."""
     return Invalid(f"{endpoint.route} is answered only through the simulator's app", own=True)
+
+
+class _OpenAIOnly(ResourceEndpoint):
+    """A route and those below it that only OpenAI's API serves of the three (Anthropic's
+    Files API shares ``/v1/files``): a request with another API's credentials is to a
+    route the simulator does not serve."""
+
+    provider: Provider = "openai"
+    others_unserved = True
+
+    def serves(self, route: str) -> bool:
+        return route == self.route or route.startswith(self.route + "/")
+
+    def called_by(self, headers: Mapping[str, str], query: str) -> bool:
+        return caller(headers, query) == "openai"
+
+
+class OpenAIFiles(_OpenAIOnly):
+    """``/v1/files`` and below (:mod:`replaygate.sim.openai_batches`): uploads, read as
+    multipart forms, and the files a batch makes."""
+
+    route = "/v1/files"
+    methods = ("GET", "POST", "DELETE")
+    reads_raw = True
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        return self.files.answer(method, route, query, None)
+
+    def answer_sent(
+        self, method: str, route: str, query: str, body: Any, sent: Sent
+    ) -> tuple[int, Any] | Invalid:
+        return self.files.answer(method, route, query, form(sent.content_type, sent.raw))
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        self.files.learn(method, route, answer)
+
+
+class OpenAIBatches(_OpenAIOnly):
+    """``/v1/batches`` and below (:mod:`replaygate.sim.openai_batches`): each request of a
+    batch answered as the endpoint it names answers it."""
+
+    route = "/v1/batches"
+    methods = ("GET", "POST")
+
+    def __init__(self, files: Files, served: Mapping[str, Endpoint], seed: int = 0) -> None:
+        self.batches = Batches(files, seed=seed)
+        self.served = served
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        return self.answer_sent(method, route, query, body, Sent("", "", b"", _unasked))
+
+    def answer_sent(
+        self, method: str, route: str, query: str, body: Any, sent: Sent
+    ) -> tuple[int, Any] | Invalid:
+        def ask(path: str, asked: Any) -> tuple[int, Any] | Invalid:
+            return sent.ask(self.served[path], asked)
+
+        return self.batches.answer(method, route, query, body, ask)
 
 
 class OpenAIResponsesCompact(ResourceEndpoint):
@@ -1533,18 +1614,22 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
     threads = Threads()  # counted as answered: the same threads
     responses = OpenAIResponses(kept=kept)
     messages = AnthropicMessages(threads)
+    chat, embedded, files = OpenAIChat(), OpenAIEmbeddings(), Files(seed=seed)
+    batched = {e.route: e for e in (chat, responses, embedded)}
     return (
         messages,
         AnthropicMessageBatches(messages, seed),
         AnthropicCountTokens(threads),
-        OpenAIChat(),
+        chat,
         responses,
+        OpenAIFiles(files),
+        OpenAIBatches(files, batched, seed),
         OpenAIResponsesCompact(responses, seed),
         OpenAIResponsesInputTokens(responses),
         OpenAIStoredResponses(responses),
         OpenAICancelResponses(responses),
         OpenAIConversations(kept),
-        OpenAIEmbeddings(),
+        embedded,
         GeminiGenerateContent(),
         GeminiCountTokens(),
         GeminiEmbeddings(),

@@ -1,0 +1,336 @@
+"""OpenAI's Files and Batch APIs (``/v1/files``, ``/v1/batches``): a JSONL file of requests
+uploaded, a batch made of it, answered by the behaviour, its output fetched as a file.
+
+Files: ``POST /v1/files`` (a multipart form: ``file``, ``purpose``), ``GET /v1/files``
+(newest first), ``GET`` and ``DELETE /v1/files/{id}``, ``GET /v1/files/{id}/content`` (the
+bytes as uploaded or made). Batches: ``POST /v1/batches`` (``input_file_id``, ``endpoint``
+of :data:`BATCH_ENDPOINTS`, ``completion_window`` ``24h``, ``metadata``), ``GET
+/v1/batches`` (newest first: ``limit`` 1 to 100, default 20, ``after``), ``GET
+/v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``. A batch is made ``validating``; the
+first retrieval finds it ``completed``, its answers (status 200) in the file
+``output_file_id`` names and the others in ``error_file_id``'s, or ``cancelled`` when a
+cancel (``cancelling``) came first. An id the server does not hold is a 404. The most
+recent :data:`KEPT_CONVERSATIONS` of each are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from email.parser import BytesParser
+from email.policy import HTTP
+from typing import Any
+from urllib.parse import parse_qs
+
+import orjson
+
+from replaygate.digits import integer
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.conversations import created_at, not_served
+from replaygate.sim.draws import Draws, digest_of
+from replaygate.sim.replies import RawBody, openai_error
+from replaygate.sim.validation import OWN_WORDING, Invalid
+
+Answer = tuple[int, Any]
+"""An HTTP status and its body (JSON, or :class:`~replaygate.sim.replies.RawBody`)."""
+
+AskAt = Callable[[str, Any], "Answer | Invalid"]
+"""The answer (a status and its JSON body) of the API at a path (``/v1/responses``) to a
+JSON request body, or the simulator's own refusal of it."""
+
+BATCH_ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings")
+"""The endpoints of a batch the simulator answers (the API takes others too: the
+simulator's own refusal)."""
+
+PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
+"""The purposes a file is uploaded for, as the API takes them."""
+
+
+def _error(status: int, message: str, param: str | None = None) -> Answer:
+    return status, openai_error(message, param=param)
+
+
+def _own(message: str) -> Invalid:
+    return Invalid(message, own=True)
+
+
+def _held_here(named: str) -> str:
+    """Why the simulator does not hold ``named``, when it is an id of its own (a file or a
+    batch a replay answered with, which it did not make)."""
+    return not_served("files and batches") if "_sim_" in named or "-sim_" in named else ""
+
+
+def form(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]] | None:
+    """The fields of a ``multipart/form-data`` body: name -> (file name or None, bytes);
+    None for a body of another type."""
+    if not content_type.lower().startswith("multipart/form-data"):
+        return None
+    head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1")
+    message = BytesParser(policy=HTTP).parsebytes(head + raw)
+    fields: dict[str, tuple[str | None, bytes]] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        if isinstance(name, str) and isinstance(payload, bytes):
+            fields[name] = (part.get_filename(), payload)
+    return fields
+
+
+@dataclass
+class _File:
+    meta: dict[str, Any]
+    data: bytes
+
+
+class Files:
+    """File id -> the file. An id, ``file-sim_<n>_<digits>``, counts the files of the same
+    name, purpose and bytes, and comes from the seed."""
+
+    def __init__(self, limit: int = KEPT_CONVERSATIONS, seed: int = 0) -> None:
+        self._kept: Bounded[_File] = Bounded(limit)
+        self.seed = seed
+        self._made = Draws()
+
+    def add(self, filename: str, purpose: str, data: bytes) -> dict[str, Any]:
+        """Keep ``data`` as a new file; its object."""
+        digest = digest_of(filename, purpose, data.decode("latin-1"))
+        while True:  # one held may be learned from a replayed answer
+            file_id = f"file-sim_{self._made.counted(digest).tag(self.seed)}"
+            if file_id not in self._kept:
+                break
+        meta = {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(data),
+            "created_at": created_at(0),
+            "filename": filename,
+            "purpose": purpose,
+            "status": "processed",
+            "expires_at": None,
+            "status_details": None,
+        }
+        self._kept.put(file_id, _File(meta, data))
+        return meta
+
+    def get(self, file_id: str) -> _File | None:
+        return self._kept.get(file_id)
+
+    def answer(self, method: str, route: str, query: str, fields: Any) -> Answer | Invalid:
+        """The status and body answering ``method`` on ``route`` (under ``/v1/files``),
+        ``fields`` the form of an upload (:func:`form`)."""
+        parts = [p for p in route.removeprefix("/v1/files").split("/") if p]
+        if not parts:
+            if method == "GET":
+                data = [f.meta for f in reversed(self._kept.values())]
+                return 200, {"object": "list", "data": data, "has_more": False}
+            return self._uploaded(fields)
+        held = self._kept.get(parts[0])
+        if held is None or len(parts) > 2 or parts[1:] not in ([], ["content"]):
+            return _error(404, f"No such File object: {parts[0]}{_held_here(parts[0])}", "id")
+        if parts[1:] == ["content"]:
+            return 200, RawBody(held.data, "application/octet-stream")
+        if method == "DELETE":
+            del self._kept[parts[0]]
+            return 200, {"id": parts[0], "object": "file", "deleted": True}
+        return 200, held.meta
+
+    def _uploaded(self, fields: Any) -> Answer | Invalid:
+        if not isinstance(fields, dict):
+            return _error(400, "Expected a multipart/form-data body with 'file' and 'purpose'.")
+        purpose = fields.get("purpose", (None, b""))[1].decode("utf-8", "replace")
+        if "file" not in fields:
+            return _error(400, "Missing required parameter: 'file'.", "file")
+        if purpose not in PURPOSES:
+            listed = ", ".join(repr(p) for p in PURPOSES)
+            return _error(400, f"Invalid value for 'purpose': expected one of {listed}.", "purpose")
+        filename, data = fields["file"]
+        return 200, self.add(filename or "upload", purpose, data)
+
+    def learn(self, method: str, route: str, answer: Mapping[str, Any]) -> None:
+        """Forget a file whose deletion a recording replayed (an upload replayed is not
+        held: its bytes are not in the answer)."""
+        file_id = answer.get("id")
+        if method == "DELETE" and isinstance(file_id, str) and file_id in self._kept:
+            del self._kept[file_id]
+
+
+def _requests_of(data: bytes, endpoint: str) -> list[dict[str, Any]] | Invalid:
+    """The requests of an input file, one JSON object a line, each with a ``custom_id``
+    of its own, ``method`` ``POST``, ``url`` the batch's ``endpoint`` and a ``body``; else
+    the simulator's own refusal, naming the line (the API fails the batch instead)."""
+    requests: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            request = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return _own(f"line {number} of the input file is not JSON {OWN_WORDING}")
+        custom_id = request.get("custom_id") if isinstance(request, dict) else None
+        if not isinstance(custom_id, str) or custom_id in seen:
+            return _own(f"line {number}: a custom_id of its own is required {OWN_WORDING}")
+        if request.get("url") != endpoint or request.get("method") != "POST":
+            said = f"line {number}: method POST and url {endpoint!r}, the batch's, are required"
+            return _own(f"{said} {OWN_WORDING}")
+        if not isinstance(request.get("body"), dict):
+            return _own(f"line {number}: a JSON object body is required {OWN_WORDING}")
+        seen.add(custom_id)
+        requests.append(request)
+    if not requests:
+        return _own(f"the input file holds no request {OWN_WORDING}")
+    return requests
+
+
+def _line(tag: str, number: int, custom_id: str, answered: Answer) -> bytes:
+    status, body = answered
+    response = {"status_code": status, "request_id": f"req_sim_{tag}_{number}", "body": body}
+    made = {"id": f"batch_req_sim_{tag}_{number}", "custom_id": custom_id, "response": response}
+    return orjson.dumps({**made, "error": None}) + b"\n"
+
+
+@dataclass
+class _Batch:
+    batch: dict[str, Any]
+    requests: list[dict[str, Any]]
+
+
+class Batches:
+    """Batch id -> the batch. An id, ``batch_sim_<n>_<digits>``, counts the batches of the
+    same input file and endpoint, and comes from the seed."""
+
+    def __init__(self, files: Files, limit: int = KEPT_CONVERSATIONS, seed: int = 0) -> None:
+        self.files = files
+        self._kept: Bounded[_Batch] = Bounded(limit)
+        self.seed = seed
+        self._made = Draws()
+
+    def answer(
+        self, method: str, route: str, query: str, body: Any, ask: AskAt
+    ) -> Answer | Invalid:
+        """The status and body answering ``method`` on ``route`` (under ``/v1/batches``)."""
+        parts = [p for p in route.removeprefix("/v1/batches").split("/") if p]
+        if not parts:
+            if method == "GET":
+                return self._listed(parse_qs(query))
+            return self._create(body if isinstance(body, Mapping) else {})
+        held = self._kept.get(parts[0])
+        if held is None or parts[1:] not in ([], ["cancel"]):
+            return _error(404, f"No batch found with id '{parts[0]}'.{_held_here(parts[0])}")
+        batch = held.batch
+        if parts[1:] == ["cancel"]:
+            if batch["status"] in ("validating", "in_progress"):
+                batch.update(status="cancelling", cancelling_at=created_at(1))
+            elif batch["status"] != "cancelling":
+                return _error(400, f"Cannot cancel a batch with status '{batch['status']}'.")
+            return 200, batch
+        if batch["status"] in ("validating", "cancelling"):
+            ended = self._ended(held, ask)
+            if ended is not None:
+                return ended
+        return 200, batch
+
+    def _create(self, body: Mapping[str, Any]) -> Answer | Invalid:
+        for name in ("input_file_id", "endpoint", "completion_window"):
+            if not isinstance(body.get(name), str):
+                return _error(400, f"Missing required parameter: '{name}'.", name)
+        endpoint, window = body["endpoint"], body["completion_window"]
+        if window != "24h":
+            message = f"Invalid value: '{window}'. Supported values are: '24h'."
+            return _error(400, message, "completion_window")
+        if endpoint not in BATCH_ENDPOINTS:
+            return _own(f"The simulator answers batches of {', '.join(BATCH_ENDPOINTS)} only")
+        held = self.files.get(body["input_file_id"])
+        if held is None:
+            named = body["input_file_id"]
+            return _error(404, f"No such File object: {named}{_held_here(named)}", "input_file_id")
+        requests = _requests_of(held.data, endpoint)
+        if isinstance(requests, Invalid):
+            return requests
+        digest = digest_of(body["input_file_id"], endpoint)
+        batch_id = f"batch_sim_{self._made.counted(digest).tag(self.seed)}"
+        metadata = body.get("metadata")
+        batch = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": endpoint,
+            "errors": None,
+            "input_file_id": body["input_file_id"],
+            "completion_window": window,
+            "status": "validating",
+            "output_file_id": None,
+            "error_file_id": None,
+            "created_at": created_at(0),
+            "in_progress_at": None,
+            "expires_at": created_at(0) + 24 * 60 * 60,
+            "finalizing_at": None,
+            "completed_at": None,
+            "failed_at": None,
+            "expired_at": None,
+            "cancelling_at": None,
+            "cancelled_at": None,
+            "request_counts": {"total": len(requests), "completed": 0, "failed": 0},
+            "metadata": metadata if isinstance(metadata, Mapping) else None,
+        }
+        self._kept.put(batch_id, _Batch(batch, requests))
+        return 200, batch
+
+    def _ended(self, held: _Batch, ask: AskAt) -> Invalid | None:
+        """End ``held``: each request answered, the answers in an output file and the
+        errors in an error file (``completed``); none answered if a cancel came first
+        (``cancelled``)."""
+        batch = held.batch
+        if batch["status"] == "cancelling":
+            batch.update(status="cancelled", cancelled_at=created_at(2))
+            return None
+        tag = batch["id"].removeprefix("batch_sim_")
+        output, errors = b"", b""
+        for number, request in enumerate(held.requests, start=1):
+            answered = ask(batch["endpoint"], request["body"])
+            if isinstance(answered, Invalid):
+                return answered
+            line = _line(tag, number, request["custom_id"], answered)
+            output, errors = (
+                (output + line, errors) if answered[0] == 200 else (output, errors + line)
+            )
+        name = f"{batch['id']}_output.jsonl"
+        output_file = self.files.add(name, "batch_output", output) if output else None
+        error_file = (
+            self.files.add(f"{batch['id']}_error.jsonl", "batch_output", errors) if errors else None
+        )
+        failed = errors.count(b"\n")
+        batch.update(
+            status="completed",
+            in_progress_at=created_at(1),
+            finalizing_at=created_at(2),
+            completed_at=created_at(2),
+            output_file_id=output_file["id"] if output_file else None,
+            error_file_id=error_file["id"] if error_file else None,
+            request_counts={
+                "total": len(held.requests),
+                "completed": len(held.requests) - failed,
+                "failed": failed,
+            },
+        )
+        return None
+
+    def _listed(self, query: Mapping[str, list[str]]) -> Answer:
+        try:
+            limit = integer((query.get("limit") or ["20"])[-1])
+        except ValueError:
+            return _error(400, "Invalid type for 'limit': expected an integer.", "limit")
+        if not 1 <= limit <= 100:
+            return _error(400, "Invalid 'limit': expected a value from 1 to 100.", "limit")
+        newest = [held.batch for held in reversed(self._kept.values())]
+        after = (query.get("after") or [""])[-1]
+        if after:
+            ids = [b["id"] for b in newest]
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        page = newest[:limit]
+        return 200, {
+            "object": "list",
+            "data": page,
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+            "has_more": len(newest) > limit,
+        }

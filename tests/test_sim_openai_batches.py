@@ -1,0 +1,115 @@
+"""OpenAI's Files and Batch APIs from the simulator: a JSONL file of requests uploaded, a
+batch made of it and polled until it ends, its output file fetched, recorded and replayed
+offline byte for byte; the API's answers to a cancel, a list, an error and an unknown id."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.http import httpx2_client
+from replaygate.network import block_network
+from replaygate.sim import Simulator
+from sdks import openai
+
+
+def _lines(url: str, bodies: list[dict[str, Any]]) -> bytes:
+    """An input file: one request a line, to ``url``."""
+    made = [
+        {"custom_id": f"r{i}", "method": "POST", "url": url, "body": b}
+        for i, b in enumerate(bodies)
+    ]
+    return "".join(json.dumps(m) + "\n" for m in made).encode()
+
+
+CHAT = _lines(
+    "/v1/chat/completions",
+    [
+        {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}]},
+        {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x"}], "temperature": 5},
+    ],
+)
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as served:
+        yield served
+
+
+def _client(base_url: str | None = None, http: Any = None) -> Any:
+    return openai.OpenAI(api_key="t", base_url=base_url, http_client=http, max_retries=0)
+
+
+def _made(client: Any, data: bytes, endpoint: str) -> Any:
+    uploaded = client.files.create(file=("requests.jsonl", io.BytesIO(data)), purpose="batch")
+    return client.batches.create(
+        input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h"
+    )
+
+
+def _polled(client: Any) -> tuple[list[str], bytes, bytes]:
+    """Statuses seen making and polling a batch of two chat requests (the second refused),
+    and its output and error files."""
+    batch = _made(client, CHAT, "/v1/chat/completions")
+    seen = [batch.status]
+    while batch.status not in ("completed", "failed", "cancelled", "expired"):
+        batch = client.batches.retrieve(batch.id)
+        seen.append(batch.status)
+    output = client.files.content(batch.output_file_id).content
+    return seen, output, client.files.content(batch.error_file_id).content
+
+
+def test_a_batch_records_from_the_simulator_and_replays_byte_for_byte(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "batches.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as http:
+        recorded = _polled(_client(sim.openai_base_url, http))
+    seen, output, errors = recorded
+    assert seen == ["validating", "completed"]
+    answered = json.loads(output)
+    assert answered["custom_id"] == "r0" and answered["response"]["status_code"] == 200
+    assert answered["response"]["body"]["choices"][0]["message"]["content"] == "echo: Hi"
+    refused = json.loads(errors)
+    assert (refused["custom_id"], refused["response"]["status_code"]) == ("r1", 400)
+    with block_network(), httpx2_client(store) as http:
+        assert _polled(_client(http=http)) == recorded
+
+
+def test_a_batch_of_responses_and_embeddings_is_answered_as_each_endpoint_answers(
+    sim: Simulator,
+) -> None:
+    client = _client(sim.openai_base_url)
+    asked = _lines("/v1/responses", [{"model": "gpt-4o", "input": "Hello"}])
+    done = client.batches.retrieve(_made(client, asked, "/v1/responses").id)
+    line = json.loads(client.files.content(done.output_file_id).content)
+    assert line["response"]["body"]["object"] == "response"
+    asked = _lines("/v1/embeddings", [{"model": "text-embedding-3-small", "input": "a"}])
+    done = client.batches.retrieve(_made(client, asked, "/v1/embeddings").id)
+    line = json.loads(client.files.content(done.output_file_id).content)
+    assert len(line["response"]["body"]["data"][0]["embedding"]) == 1536
+
+
+def test_cancel_list_and_unknown_ids_answer_as_the_api_does(sim: Simulator) -> None:
+    client = _client(sim.openai_base_url)
+    batch = _made(client, CHAT, "/v1/chat/completions")
+    assert client.batches.cancel(batch.id).status == "cancelling"
+    assert client.batches.retrieve(batch.id).status == "cancelled"
+    with pytest.raises(openai.BadRequestError, match="cancelled"):
+        client.batches.cancel(batch.id)
+    assert client.batches.list(limit=1).data[0].id == batch.id  # newest first
+    with pytest.raises(openai.NotFoundError, match="batch_nope"):
+        client.batches.retrieve("batch_nope")
+    with pytest.raises(openai.NotFoundError, match="file-nope"):
+        client.files.retrieve("file-nope")
+    with pytest.raises(openai.BadRequestError, match="'1h'"):
+        client.batches.create(
+            input_file_id=batch.input_file_id, endpoint="/v1/responses", completion_window="1h"
+        )
+    assert client.files.delete(batch.input_file_id).deleted
