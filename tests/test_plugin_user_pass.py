@@ -263,3 +263,20 @@ def test_last_failed_with_no_failures_to_rerun_checks_the_shared_stores(
     rerun = pytester.runpytest("--lf", "--replaygate-strict")
     rerun.assert_outcomes(failed=1)
     rerun.stdout.fnmatch_lines(["not checked: *shared.jsonl: the run reran the last failures"])
+
+
+@pytest.mark.autoload_plugins
+def test_an_approval_beside_pytest_recording_s_record_mode_names_whose_mode_it_is(
+    pytester: pytest.Pytester,
+) -> None:
+    # with pytest-recording installed, --record-mode is its own: replaygate's mode stays replay
+    pytester.makepyfile("def test_never(): raise AssertionError('ran')")
+    result = pytester.runpytest("--record-mode=once", "--replaygate-approve-live")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --replaygate-approve-live approves * it records nothing. * "
+            "--replaygate-approve-live (the --record-mode given is pytest-recording's, for "
+            "its cassettes: not replaygate's)"
+        ]
+    )

@@ -69,7 +69,7 @@ def check_approval_given(config: pytest.Config, mode: str) -> None:
             "run replays (--replaygate-record-mode is replay, the default): it records "
             f"nothing. {remedy[0].upper()}{remedy[1:]}, or give the mode that records, on "
             "the command line of that run: pytest --replaygate-record-mode=record-missing "
-            "--replaygate-approve-live"
+            f"--replaygate-approve-live{_other_record_mode(config)}"
         )
     if where is None:
         return
@@ -79,6 +79,16 @@ def check_approval_given(config: pytest.Config, mode: str) -> None:
         "that records, never as a default. Remove it from there and give it to that run: "
         f"pytest --replaygate-record-mode={mode} --replaygate-approve-live"
     )
+
+
+def _other_record_mode(config: pytest.Config) -> str:
+    """A note for a run given ``--record-mode`` where another plugin owns that spelling
+    (pytest-recording's mode of vcrpy cassettes), else nothing."""
+    owner = _installed_owner()
+    given = any(str(arg).startswith("--record-mode") for arg in config.invocation_params.args)
+    if owner is None or not given:
+        return ""
+    return f" (the --record-mode given is {owner}'s, for its cassettes: not replaygate's)"
 
 
 def _approval_default(config: pytest.Config) -> str | None:
