@@ -20,7 +20,7 @@ from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.http import Exchange, httpx2_client, intercept
-from replaygate.hygiene.drift import drawable
+from replaygate.hygiene.drift import drawable, drift_live
 from replaygate.hygiene.resend import unsendable
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sim import FaultPlan, Simulator
@@ -408,3 +408,27 @@ def test_a_request_held_twice_is_drawable_once(tmp_path: Path) -> None:
     eligible = drawable(tmp_path).eligible
     assert len(eligible) == len(lines)
     assert len({key for _, key in eligible}) == len(lines)
+
+
+def test_a_model_retired_since_the_recording_is_named_with_what_to_do(tmp_path: Path) -> None:
+    """Re-sent, each fixture of a model retired since (claude-sonnet-4-5) was a 404 naming
+    the model, and drift said to check the server address, the network and the key."""
+    import httpx
+
+    store = tmp_path / "old.jsonl"
+    store.write_bytes(shipped_fixtures().read_bytes().splitlines(keepends=True)[0])
+    model = json.loads(store.read_text(encoding="utf-8"))["request"]["model"]
+    sent = httpx.Request("POST", "https://api.anthropic.com/v1/messages")
+
+    class Retired:
+        target = "https://api.anthropic.com"
+
+        def send(self, fixture: Fixture) -> Any:
+            response = httpx.Response(404, request=sent)
+            raise anthropic.NotFoundError(f"model: {model}", response=response, body=None)
+
+    report = drift_live(store, 1, Retired(), approve_live=True)  # type: ignore[arg-type]
+    assert report.errors[0].endswith(
+        f"(the API serves no model {model!r}: a retired model, or a misspelled id: "
+        "re-record it with a current model)"
+    )

@@ -24,6 +24,7 @@ from replaygate.models.live import (
     ANTHROPIC_CREDENTIALS,
     AnthropicModel,
     anthropic_credential_set,
+    unserved_model,
 )
 from replaygate.models.replay import RequestSettings
 from replaygate.sanitize.secret_mask import masked_texts
@@ -75,14 +76,12 @@ def _api_message(err: Any) -> str:
 
 
 def _unknown_model(err: Any, model: str) -> str:
-    """What to do about the API's 404 naming ``model`` (``model: claude-sonnet-4-5``), the
-    answer to a model it serves no longer, or never did; else nothing."""
-    if getattr(err, "status_code", None) != 404 or model not in _api_message(err):
+    """What to do about the API's 404 naming ``model`` (:func:`unserved_model`); else
+    nothing."""
+    unserved = unserved_model(getattr(err, "status_code", None), _api_message(err), model)
+    if unserved is None:
         return ""
-    return (
-        f" (the API serves no model {model!r}: a retired model, or a misspelled id; name a "
-        "current one with --model or `model` in [tool.replaygate])"
-    )
+    return f" ({unserved}; name a current one with --model or `model` in [tool.replaygate])"
 
 
 def live_errors() -> tuple[type[BaseException], ...]:

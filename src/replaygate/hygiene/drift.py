@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
@@ -556,6 +556,17 @@ def sample(path: Path, n: int, seed: int, drawable: Drawable) -> list[tuple[Loca
     return fixtures_at(path, [eligible[i] for i in sorted(picked)])
 
 
+def _gone(err: Exception, fixture: Fixture) -> str:
+    """What to do about a 404 naming the model ``fixture`` asks for (a model retired since
+    it was recorded: :func:`~replaygate.models.live.unserved_model`); else nothing."""
+    from replaygate.models.live import unserved_model
+
+    body = fixture.request.get("body") if is_envelope(fixture.request) else fixture.request
+    model = body.get("model") if isinstance(body, Mapping) else None
+    said = unserved_model(getattr(err, "status_code", None), str(err), str(model or ""))
+    return "" if said is None else f" ({said}: re-record it with a current model)"
+
+
 def drift_live(
     path: Path,
     n: int,
@@ -595,7 +606,7 @@ def drift_live(
             raise
         except Exception as err:  # an SDK or network error: reported, the rest still run
             cause = f" ({err.__cause__})" if err.__cause__ is not None else ""
-            errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}")
+            errors.append(f"{where(loc)} (key {fixture.key}): {err}{cause}{_gone(err, fixture)}")
             continue
         problem = error_answer(fixture.request, live)
         if problem is not None:  # an error is no answer, streamed or not: not compared

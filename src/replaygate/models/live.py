@@ -75,6 +75,15 @@ def not_json_object(
     return f"{method} {url} answered {answered}, not a JSON object: {shown(start)}"
 
 
+def unserved_model(status: int | None, said: str, model: str) -> str | None:
+    """What the API's 404 naming ``model`` (``model: claude-sonnet-4-5``) means: it serves
+    no model of that id, one retired since it was recorded or a misspelled one; None for
+    any other answer."""
+    if status != 404 or not model or f"model: {model}" not in said:
+        return None
+    return f"the API serves no model {model!r}: a retired model, or a misspelled id"
+
+
 class _SDKModel:
     interface = ""
     path = ""
