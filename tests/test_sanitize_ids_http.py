@@ -208,3 +208,27 @@ def test_a_response_left_unread_is_named_by_the_path_as_sent(tmp_path: Path) -> 
     # caught holds every warning of the block: a collection there may add an earlier test's
     left_open = [w for w in caught if issubclass(w.category, ResponseLeftOpenWarning)]
     assert f"GET /v1/responses/{live} was not read" in str(left_open[0].message)
+
+
+def test_an_openai_batch_and_its_files_get_stable_ids(tmp_path: Path) -> None:
+    """A file's id (``file-...``) and a batch's (``batch_...``) were stored as the API made
+    them: each recording of the same batch job wrote other ids, into other paths."""
+    store = tmp_path / "batch.jsonl"
+    line = {"custom_id": "q", "method": "POST", "url": "/v1/embeddings"}
+    data = json.dumps({**line, "body": {"model": "text-embedding-3-small", "input": "a"}})
+
+    def job(client: Any) -> str:
+        upload = client.files.create(file=("in.jsonl", data.encode()), purpose="batch")
+        made = client.batches.create(
+            input_file_id=upload.id, endpoint="/v1/embeddings", completion_window="24h"
+        )
+        done = client.batches.retrieve(made.id)
+        return str(client.files.content(done.output_file_id).text)
+
+    with Simulator(behavior="echo") as sim, httpx2_client(recording(store)) as http:
+        live = job(openai.OpenAI(api_key="sk", base_url=sim.openai_base_url, http_client=http))
+    stored = store.read_text("utf-8")
+    assert "file-rg_" in stored and "batch_rg_" in stored
+    assert "file-sim_" not in stored and '"batch_sim_' not in stored
+    with block_network(), httpx2_client(Exchange(store, sanitize=IDS)) as http:
+        assert job(openai.OpenAI(api_key="t", http_client=http)) == live

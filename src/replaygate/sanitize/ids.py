@@ -42,12 +42,15 @@ VOLATILE_PREFIXES: tuple[str, ...] = (
     "resp_",
     "fc_",
     "rs_",
+    "batch_",
+    "file-",
     "gen-",
 )
 """Id prefixes of the Anthropic and OpenAI APIs whose values change on every call
 (Anthropic's ``mcptoolu_`` of an MCP server's tool call, ``container_`` of a code
-execution container and ``msgbatch_`` of a message batch among them), and of OpenRouter's
-answers (``gen-<time>-<20 letters and digits>``)."""
+execution container and ``msgbatch_`` of a message batch, OpenAI's ``batch_`` of a batch
+and ``file-`` of a file among them), and of OpenRouter's answers
+(``gen-<time>-<20 letters and digits>``)."""
 
 VOLATILE_FIELDS = frozenset({"responseId"})
 """Fields whose whole value is a provider-made id, whatever it looks like (Gemini's
