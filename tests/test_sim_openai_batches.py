@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.errors import SimulatorRefusalError
 from replaygate.http import httpx2_client
 from replaygate.network import block_network
 from replaygate.sim import Simulator
@@ -113,3 +114,24 @@ def test_cancel_list_and_unknown_ids_answer_as_the_api_does(sim: Simulator) -> N
             input_file_id=batch.input_file_id, endpoint="/v1/responses", completion_window="1h"
         )
     assert client.files.delete(batch.input_file_id).deleted
+
+
+def test_a_batch_a_replay_made_is_refused_not_recorded_as_missing(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """Growing a recording of a batch job (a poll added after the replayed upload and
+    batch), the simulator answered the poll with a 404 for a batch it had not made, and
+    the 404 was recorded as the API's answer."""
+    store = tmp_path / "grown.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as http:
+        _made(_client(sim.openai_base_url, http), CHAT, "/v1/chat/completions")
+    recorded = store.read_bytes()
+    with (
+        Simulator(behavior="echo") as fresh,
+        httpx2_client(store, mode="record-missing", approve_live=True) as http,
+    ):
+        client = _client(fresh.openai_base_url, http)
+        batch = _made(client, CHAT, "/v1/chat/completions")  # replayed, learned
+        with pytest.raises(SimulatorRefusalError, match="record the batch job anew"):
+            client.batches.retrieve(batch.id)
+    assert store.read_bytes() == recorded

@@ -229,12 +229,13 @@ class SimApp:
         """The endpoint serving ``route`` the request is meant for
         (:meth:`Endpoint.called_by`), else the first serving it (which refuses the
         caller's credentials), unless that one serves none but its own API's callers
-        (:attr:`Endpoint.others_unserved`)."""
+        (:attr:`Endpoint.others_unserved`); without ``headers`` (a replayed answer
+        learned), the first serving it."""
         serving = [e for e in self.endpoints if e.serves(route)]
         meant = (e for e in serving if e.called_by(headers or {}, query))
         chosen = next(meant, serving[0] if serving else None)
-        if chosen is not None and chosen.others_unserved:
-            return chosen if chosen.called_by(headers or {}, query) else None
+        if chosen is not None and chosen.others_unserved and headers is not None:
+            return chosen if chosen.called_by(headers, query) else None
         return chosen
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Reply:

@@ -1130,6 +1130,9 @@ class OpenAIBatches(_OpenAIOnly):
 
         return self.batches.answer(method, route, query, body, ask)
 
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        self.batches.learn(method, route, answer)
+
 
 class OpenAIResponsesCompact(ResourceEndpoint):
     """``POST /v1/responses/compact``: the conversation a Responses request stands for

@@ -78,8 +78,20 @@ def form(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]] |
 
 @dataclass
 class _File:
+    """A file the server holds: its object, and its bytes (None for one learned from a
+    replayed answer, which holds none)."""
+
     meta: dict[str, Any]
-    data: bytes
+    data: bytes | None
+
+
+def _unheld(what: str, named: str) -> Invalid:
+    """The simulator's own refusal to read ``what`` of ``named``, a file or batch it holds
+    only as a replay answered with it (not its bytes, not its requests)."""
+    return _own(
+        f"The simulator holds {named} only as a replayed answer gave it, without {what}: "
+        "record the batch job anew from its upload (record mode rerecord)"
+    )
 
 
 class Files:
@@ -128,6 +140,8 @@ class Files:
         if held is None or len(parts) > 2 or parts[1:] not in ([], ["content"]):
             return _error(404, f"No such File object: {parts[0]}{_held_here(parts[0])}", "id")
         if parts[1:] == ["content"]:
+            if held.data is None:
+                return _unheld("its bytes", parts[0])
             return 200, RawBody(held.data, "application/octet-stream")
         if method == "DELETE":
             del self._kept[parts[0]]
@@ -147,11 +161,21 @@ class Files:
         return 200, self.add(filename or "upload", purpose, data)
 
     def learn(self, method: str, route: str, answer: Mapping[str, Any]) -> None:
-        """Forget a file whose deletion a recording replayed (an upload replayed is not
-        held: its bytes are not in the answer)."""
+        """Take ``answer``, replayed to ``method`` on ``route`` from a fixture, as given here:
+        a file uploaded (held without its bytes, which the answer does not hold), one
+        deleted."""
         file_id = answer.get("id")
-        if method == "DELETE" and isinstance(file_id, str) and file_id in self._kept:
-            del self._kept[file_id]
+        if not isinstance(file_id, str) or answer.get("object") != "file":
+            return
+        if method == "DELETE":
+            if file_id in self._kept:
+                del self._kept[file_id]
+        elif file_id not in self._kept:
+            self.hold(dict(answer))
+
+    def hold(self, meta: dict[str, Any]) -> None:
+        """Hold the file ``meta`` describes, a replayed answer named, without its bytes."""
+        self._kept.put(str(meta["id"]), _File(meta, None))
 
 
 def _requests_of(data: bytes, endpoint: str) -> list[dict[str, Any]] | Invalid:
@@ -191,8 +215,11 @@ def _line(tag: str, number: int, custom_id: str, answered: Answer) -> bytes:
 
 @dataclass
 class _Batch:
+    """A batch the server holds: its object and requests (None for one learned from a
+    replayed answer)."""
+
     batch: dict[str, Any]
-    requests: list[dict[str, Any]]
+    requests: list[dict[str, Any]] | None
 
 
 class Batches:
@@ -244,6 +271,8 @@ class Batches:
         if held is None:
             named = body["input_file_id"]
             return _error(404, f"No such File object: {named}{_held_here(named)}", "input_file_id")
+        if held.data is None:
+            return _unheld("its bytes", body["input_file_id"])
         requests = _requests_of(held.data, endpoint)
         if isinstance(requests, Invalid):
             return requests
@@ -283,6 +312,8 @@ class Batches:
         if batch["status"] == "cancelling":
             batch.update(status="cancelled", cancelled_at=created_at(2))
             return None
+        if held.requests is None:
+            return _unheld("the requests of its input file", batch["id"])
         tag = batch["id"].removeprefix("batch_sim_")
         output, errors = b"", b""
         for number, request in enumerate(held.requests, start=1):
@@ -313,6 +344,25 @@ class Batches:
             },
         )
         return None
+
+    def learn(self, method: str, route: str, answer: Mapping[str, Any]) -> None:
+        """Take ``answer``, replayed to ``method`` on ``route`` from a fixture, as given here:
+        the batch it made or showed (held without its requests, which a replay does not
+        give), and the files it names (without their bytes)."""
+        batch_id = answer.get("id")
+        if not isinstance(batch_id, str) or answer.get("object") != "batch":
+            return
+        held = self._kept.get(batch_id)
+        if held is None:
+            self._kept.put(batch_id, _Batch(dict(answer), None))
+            if not route.removeprefix("/v1/batches").strip("/"):
+                self._made.counted(digest_of(answer.get("input_file_id"), answer.get("endpoint")))
+        else:
+            held.batch.update(answer)
+        for named in ("output_file_id", "error_file_id"):
+            file_id = answer.get(named)
+            if isinstance(file_id, str) and self.files.get(file_id) is None:
+                self.files.hold({"id": file_id, "object": "file", "purpose": "batch_output"})
 
     def _listed(self, query: Mapping[str, list[str]]) -> Answer:
         try:
