@@ -188,6 +188,20 @@ def test_a_fixture_file_with_a_space_after_its_name_in_an_interface_folder_is_na
     )
 
 
+def test_a_json_file_of_white_space_alone_is_named_empty(tmp_path: Path) -> None:
+    # It was "a line of white space that JSON does not allow (a form feed or a vertical
+    # tab)", for a file an editor emptied and saved with its newline.
+    with FixtureStore.open(tmp_path / "fx") as store:
+        store.put(fixture("one"))
+    (tmp_path / "fx" / "notes.json").write_bytes(b"\n")
+    done = replaygate("verify", "fx", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.startswith(
+        "fx/notes.json: an empty file (white space alone), where a .json file holds one "
+        "fixture: restore the fixture it held, or delete it\n"
+    )
+
+
 def test_an_empty_fixture_file_is_a_truncated_one_and_repair_moves_it_aside(
     tmp_path: Path,
 ) -> None:
