@@ -82,6 +82,10 @@ def test_a_fixture_recorded_since_the_newest_run_started_is_kept_as_new(project:
     done = prune(str(store), "--unused")
     assert done.exit_code == 0, done.output
     assert "would delete 3 fixture(s)" in done.output
+    # every fixture is accounted for: 6 = 3 listed + 1 played + 1 referenced + 1 new
+    assert "kept: 1 played, 1 referenced only, 1 new (recorded after the newest run" in (
+        done.output
+    )
     assert before in done.output and since not in done.output
     assert keys["unused one"] in done.output
     patrolled = CliRunner().invoke(main, ["patrol", str(store)])

@@ -560,10 +560,14 @@ def prune(
         kept_refs = sum(1 for r in result.rows if r.refs and not r.plays)
         held = len(result.held_by_failures)
         failed = f", {held} in stores of tests that did not pass" if held else ""
+        kept_new = sum(1 for r in result.new if not r.refs and not r.held_by_failure)
+        since = (
+            f", {kept_new} new (recorded after the newest run counted started)" if kept_new else ""
+        )
         click.echo(
             f"{len(result.rows)} fixture(s) under {path}; last {result.test_sessions} test "
             f"session(s), {len(result.runs) - result.test_sessions} eval run(s); "
-            f"kept: {kept_played} played, {kept_refs} referenced only{failed}"
+            f"kept: {kept_played} played, {kept_refs} referenced only{failed}{since}"
         )
         if held:
             click.echo(f"  {failed_tests_line(result)}")
