@@ -23,7 +23,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replaygate.errors import FixtureMismatchError, UnservedRouteError, WireFormatError
+from replaygate.errors import (
+    FixtureMismatchError,
+    SimulatorRefusalError,
+    UnservedRouteError,
+    WireFormatError,
+)
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import block_network, httpx2_async_client, httpx2_client, intercept
 from replaygate.http.routes import simulator_refusal, unserved_route
@@ -484,6 +489,29 @@ def test_a_background_response_is_queued_and_cancelled_while_queued(sim: Simulat
         c.responses.create(model=MODEL, input=QUESTION, background=True, store=False)
     with pytest.raises(openai.BadRequestError, match="'background': expected a boolean"):
         c.responses.create(model=MODEL, input=QUESTION, extra_body={"background": "true"})
+
+
+def test_a_background_response_a_replay_made_is_refused_when_polled_not_recorded_missing(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """A recording grown by a poll after its background request was replayed: the
+    simulator, which had not made that response, answered the poll with a 404, and the
+    404 was recorded as the API's answer to the poll."""
+    store = tmp_path / "grown.jsonl"
+    with httpx2_client(store, mode="record-missing", approve_live=True) as http:
+        c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, http_client=http)
+        c.responses.create(model=MODEL, input=QUESTION, background=True)
+    recorded = store.read_bytes()
+    with (
+        Simulator(behavior="echo") as fresh,
+        httpx2_client(store, mode="record-missing", approve_live=True) as http,
+    ):
+        c = openai.OpenAI(api_key=KEY, base_url=fresh.openai_base_url, http_client=http)
+        made = c.responses.create(model=MODEL, input=QUESTION, background=True)  # replayed
+        with pytest.raises(SimulatorRefusalError, match="record the background request anew"):
+            c.responses.retrieve(made.id)
+        assert store.read_bytes() == recorded
+        assert c.responses.cancel(made.id).status == "cancelled"  # still queued there
 
 
 def test_a_response_states_the_settings_its_request_left_out_as_the_api_does(

@@ -720,6 +720,9 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         """Served response id -> the response, as ``GET /v1/responses/{id}`` gives it."""
         self.queued: set[str] = set()
         """Background responses answered ``queued`` and neither retrieved nor cancelled."""
+        self.unanswered: set[str] = set()
+        """Background responses a replay answered ``queued`` (learned), whose answer the
+        simulator never made."""
         self.unstored: Bounded[bool] = Bounded(self.conversations.limit)
         """Served response ids asked not to be stored (``store: false``)."""
 
@@ -901,6 +904,10 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         request = self.request(route, body)
         if not isinstance(answer.get("id"), str) or self.validate(request) is not None:
             return  # what it continues is not held here either
+        if answer.get("background") is True and answer.get("status") in ("queued", "in_progress"):
+            self.stored.put(answer["id"], dict(answer))  # cancelled, or refused when polled
+            self.unanswered.add(answer["id"])
+            return
         try:
             messages = self.read(request)[0]
             said = from_responses_response(answer)
@@ -1235,7 +1242,7 @@ class OpenAIStoredResponses(ResourceEndpoint):
         named = route.removeprefix(self.route + "/")
         return named != route and bool(named) and "/" not in named
 
-    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any]:
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
         named = route.rsplit("/", 1)[1]
         kept = self.responses.stored.get(named)
         if kept is None:
@@ -1247,6 +1254,13 @@ class OpenAIStoredResponses(ResourceEndpoint):
         if method == "DELETE":
             self.learn(method, route, body, {})
             return 200, {"id": named, "object": "response", "deleted": True}
+        if named in self.responses.unanswered:
+            return Invalid(
+                f"The simulator holds {named} only as a replayed answer gave it, "
+                f"{kept['status']}, without its output: record the background request anew "
+                "with its polls (record mode rerecord)",
+                own=True,
+            )
         self.responses.queued.discard(named)
         return 200, kept
 
@@ -1264,11 +1278,17 @@ class OpenAIStoredResponses(ResourceEndpoint):
         return events[max(after, -1) + 1 :]
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
-        """Forget a response deleted here, or whose deletion a recording replayed."""
+        """Forget a response deleted here, or whose deletion a recording replayed; hold a
+        background response as a replayed poll gave it (done, its output with it)."""
         named = route.rsplit("/", 1)[1]
         if method == "DELETE" and named in self.responses.stored:
             del self.responses.stored[named]
             self.responses.conversations.forget(named)
+        elif method == "GET" and answer.get("id") == named and named in self.responses.stored:
+            self.responses.stored.put(named, dict(answer))
+            if answer.get("status") not in ("queued", "in_progress"):
+                self.responses.unanswered.discard(named)
+                self.responses.queued.discard(named)
 
 
 class OpenAICancelResponses(ResourceEndpoint):
@@ -1295,8 +1315,9 @@ class OpenAICancelResponses(ResourceEndpoint):
         if not kept.get("background"):
             message = "Only responses created with background=true can be cancelled."
             return 400, openai_error(message)
-        if named in self.responses.queued:
+        if named in self.responses.queued or named in self.responses.unanswered:
             self.responses.queued.discard(named)
+            self.responses.unanswered.discard(named)
             kept = {**kept, "status": "cancelled", "output": [], "usage": None}
             kept["completed_at"] = None
             self.responses.stored.put(named, kept)
