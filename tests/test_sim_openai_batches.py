@@ -135,3 +135,13 @@ def test_a_batch_a_replay_made_is_refused_not_recorded_as_missing(
         with pytest.raises(SimulatorRefusalError, match="record the batch job anew"):
             client.batches.retrieve(batch.id)
     assert store.read_bytes() == recorded
+
+
+def test_a_batch_request_asking_for_a_stream_is_refused_not_a_crash(sim: Simulator) -> None:
+    """A line of the input file with ``stream: true`` broke the simulator (a traceback, the
+    connection closed): the answer it made was a stream, not the JSON a batch holds."""
+    client = _client(sim.openai_base_url)
+    body = {"model": "gpt-4o-mini", "stream": True, "messages": [{"role": "user", "content": "x"}]}
+    batch = _made(client, _lines("/v1/chat/completions", [body]), "/v1/chat/completions")
+    with pytest.raises(openai.BadRequestError, match="stream"):
+        client.batches.retrieve(batch.id)

@@ -400,6 +400,12 @@ class SimApp:
             return endpoint.answer("POST", endpoint.route, "", body)
         sent = orjson.dumps(body)
         reply = self._answer(endpoint, endpoint.route, "", None, sent, request_id, {})
+        if reply.events is not None:
+            return Invalid(
+                "A request of a batch asks for a stream (stream: true), which "
+                "a batch's answers do not give",
+                own=True,
+            )
         answered = orjson.loads(reply.body)
         if reply.refused:
             return Invalid(str(answered.get("error", {}).get("message")), own=True)

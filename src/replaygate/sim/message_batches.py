@@ -129,11 +129,6 @@ class MessageBatches:
         requests: list[Mapping[str, Any]] = list(body["requests"])
         results = []
         for request in requests:
-            if request["params"].get("stream") is True:
-                return _refused(
-                    f"requests: a batch's request streams nothing (custom_id "
-                    f"{request['custom_id']!r} asks stream: true) {OWN_WORDING}"
-                )
             answered = ask(request["params"])
             if isinstance(answered, Invalid):
                 return answered
