@@ -312,7 +312,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     Example:
 
     \b
-        replaygate show 265288aeb827 --fixtures rc.jsonl
+        replaygate show f8e558479d81 --fixtures rc.jsonl
     """
     _refuse_store_as_key(key, fixtures_path)
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
