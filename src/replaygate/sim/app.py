@@ -260,9 +260,10 @@ class SimApp:
         if problem is not None:
             return invalid_reply(provider, problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
-            host = headers.get("x-forwarded-host") or headers.get("host", "")
+            forwarded = headers.get("x-forwarded-host")
+            origin = f"https://{forwarded}" if forwarded else f"http://{headers.get('host', '')}"
             ask = functools.partial(self._asked, request_id)
-            sent = Sent(host, headers.get("content-type", ""), body, ask)
+            sent = Sent(origin, headers.get("content-type", ""), body, ask)
             reply = self._resource(endpoint, method, route, query, fault, sent, request_id)
         else:
             reply = self._answer(endpoint, route, query, fault, body, request_id, headers)

@@ -109,11 +109,13 @@ the app makes it with the behaviour, or the simulator's own refusal of it."""
 
 @dataclass(frozen=True)
 class Sent:
-    """What a resource may read of a request beyond its route and JSON body: the host it
+    """What a resource may read of a request beyond its route and JSON body: the origin it
     was sent to (a URL it names), its body as sent with its type (an upload), and a way to
     ask the model (``ask``: a batch's requests)."""
 
-    host: str
+    origin: str
+    """``http://`` and its ``Host``, or ``https://`` and its ``X-Forwarded-Host`` (the
+    API's host it was addressed to, for a request moved here)."""
     content_type: str
     raw: bytes
     ask: AskModel
@@ -1065,7 +1067,7 @@ class AnthropicMessageBatches(ResourceEndpoint):
         self, method: str, route: str, query: str, body: Any, sent: Sent
     ) -> tuple[int, Any] | Invalid:
         ask = partial(sent.ask, self.messages)
-        return self.batches.answer(method, route, query, body, sent.host, ask)
+        return self.batches.answer(method, route, query, body, sent.origin, ask)
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         self.batches.learn(method, route, body, answer)

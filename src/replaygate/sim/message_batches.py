@@ -7,8 +7,8 @@ Routes: ``POST /v1/messages/batches`` (``requests``: up to :data:`MOST_REQUESTS`
 /v1/messages/batches/{id}``, ``POST .../{id}/cancel`` and ``GET .../{id}/results``. A batch
 is made ``in_progress``; the first retrieval finds it ``ended`` (its requests answered
 when it was made, or ``canceled`` when a cancel came first, which makes it
-``canceling``), with a ``results_url`` on the host the request was sent to (the one it
-was addressed to, ``X-Forwarded-Host``, when moved here). An id the
+``canceling``), with a ``results_url`` at the origin the request was sent to (the API's,
+``https://`` and ``X-Forwarded-Host``, for one moved here). An id the
 server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
 """
 
@@ -24,7 +24,6 @@ from urllib.parse import parse_qs
 import orjson
 
 from replaygate.digits import integer
-from replaygate.network import is_loopback
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import created_at
 from replaygate.sim.draws import Draws, digest_of
@@ -52,14 +51,6 @@ def _time(seconds: int) -> str:
 
 def _refused(message: str, status: int = 400) -> Invalid:
     return Invalid(message, status=status)
-
-
-def origin(host: str) -> str:
-    """The scheme and host a batch's ``results_url`` names: the simulator's own
-    (``http://127.0.0.1:8765``) for a request sent to it, the API's (``https://...``) for
-    one sent to the API's host and brought here (``--replaygate-simulator``)."""
-    name = host.rsplit(":", 1)[0].strip("[]") if host.count(":") <= 1 or "]" in host else host
-    return f"http://{host}" if not host or is_loopback(name) else f"https://{host}"
 
 
 @dataclass
@@ -185,10 +176,11 @@ class MessageBatches:
         return None
 
     def answer(
-        self, method: str, route: str, query: str, body: Any, host: str, ask: Ask
+        self, method: str, route: str, query: str, body: Any, origin: str, ask: Ask
     ) -> Answer | Invalid:
         """The status and body answering ``method`` on ``route`` (under
-        ``/v1/messages/batches``), ``host`` the one the request was sent to."""
+        ``/v1/messages/batches``), ``origin`` the one the request was sent to
+        (``http://127.0.0.1:8765``)."""
         parts = [p for p in route.removeprefix(_ROUTE).split("/") if p]
         if not parts:
             if method == "POST":
@@ -228,7 +220,7 @@ class MessageBatches:
             del self._kept[parts[0]]
             return 200, {"id": parts[0], "type": "message_batch_deleted"}
         if batch["processing_status"] != "ended":
-            ended = self._ended(held, origin(host), ask)
+            ended = self._ended(held, origin, ask)
             if ended is not None:
                 return ended
         return 200, batch

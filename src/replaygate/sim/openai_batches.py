@@ -150,7 +150,8 @@ class Files:
 
     def _uploaded(self, fields: Any) -> Answer | Invalid:
         if not isinstance(fields, dict):
-            return _error(400, "Expected a multipart/form-data body with 'file' and 'purpose'.")
+            message = f"Expected a multipart/form-data body with 'file' and 'purpose' {OWN_WORDING}"
+            return _error(400, message)
         purpose = fields.get("purpose", (None, b""))[1].decode("utf-8", "replace")
         if "file" not in fields:
             return _error(400, "Missing required parameter: 'file'.", "file")
