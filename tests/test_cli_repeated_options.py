@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
 from replaygate.click_once import OnceCommand, OnceGroup
+from run_cli import replaygate
 
 
 def _commands(group: click.Group, ctx: click.Context) -> list[click.Command]:
@@ -74,3 +77,21 @@ def test_a_repeated_option_of_a_group_is_refused_before_its_command_runs() -> No
     assert done.exit_code == 2 and "Option '--config' was given 2 times" in done.output
     assert ran == []
     assert isinstance(group.get_command(click.Context(group), "sub"), OnceCommand)
+
+
+def test_several_paths_to_a_command_taking_one_say_to_pass_their_folder(tmp_path: Path) -> None:
+    # It was click's "Got unexpected extra argument (fx/b.jsonl)" alone, for the files a
+    # shell pattern gave (`replaygate verify fx/*.jsonl`).
+    (tmp_path / "fx").mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / "fx" / name).write_bytes(b"")
+    done = replaygate("verify", "fx/a.jsonl", "fx/b.jsonl", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "Error: Got unexpected extra argument (fx/b.jsonl): replaygate verify takes one PATH, "
+        "and 2 were given (a shell pattern such as fixtures/*.jsonl gives one each): pass "
+        "the folder that holds them (fx), whose every store is read, or run the command "
+        "once for each\n"
+    )
+    other = replaygate("checksum", "fx/a.jsonl", "nothing-there", cwd=tmp_path)
+    assert other.stderr.endswith("Error: Got unexpected extra argument (nothing-there)\n")

@@ -54,18 +54,51 @@ def _dashed_path(err: click.NoSuchOption, args: list[str]) -> click.NoSuchOption
     )
 
 
+def _paths_given(
+    command: click.Command, ctx: click.Context, args: list[str], err: click.UsageError
+) -> click.UsageError:
+    """``err``, click's refusal of extra arguments, saying what to pass instead when the
+    command takes one path and every argument given is a file or folder there: a shell
+    pattern (``replaygate verify fx/*.jsonl``) gives one argument a file."""
+    if not err.message.startswith("Got unexpected extra argument"):
+        return err
+    single = [p for p in command.params if isinstance(p, click.Argument)]
+    if len(single) != 1 or single[0].nargs != 1 or single[0].name is None:
+        return err
+    opts, extras, _ = command.make_parser(ctx).parse_args(args=list(args))
+    given = [opts.get(single[0].name), *extras]
+    if not all(isinstance(path, str) and os.path.lexists(path) for path in given):
+        return err
+    try:
+        folder = os.path.commonpath([os.path.normpath(str(path)) for path in given])
+    except ValueError:  # absolute and relative paths together
+        folder = ""
+    holding = f" ({folder})" if folder and os.path.isdir(folder) else ""
+    return click.UsageError(
+        f"{err.message}: {ctx.command_path} takes one {single[0].human_readable_name}, and "
+        f"{len(given)} were given (a shell pattern such as fixtures/*.jsonl gives one "
+        f"each): pass the folder that holds them{holding}, whose every store is read, or "
+        "run the command once for each",
+        ctx,
+    )
+
+
 class OnceCommand(click.Command):
     """A command refusing a one-value option given twice (:func:`refuse_repeated`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """Refuse a repeated one-value option, then parse as click does; an unknown option
-        that is a file's name says how to name such a file (:func:`_dashed_path`)."""
+        that is a file's name says how to name such a file (:func:`_dashed_path`), and
+        several paths given to a command taking one what to pass (:func:`_paths_given`)."""
+        given = list(args)  # click's parser consumes the list it is given
         try:
             if not ctx.resilient_parsing:
                 refuse_repeated(self, ctx, args)
             return super().parse_args(ctx, args)
         except click.NoSuchOption as err:
             raise _dashed_path(err, args) from None
+        except click.UsageError as err:
+            raise _paths_given(self, ctx, given, err) from None
 
 
 class OnceGroup(click.Group):
