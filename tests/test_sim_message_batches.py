@@ -111,3 +111,13 @@ def test_a_batch_brought_from_the_api_s_host_names_its_results_there(sim: Simula
     made = httpx2.post(request.url, json={"requests": [_request("f", "Far")]}, headers=headers)
     polled = httpx2.get(f"{request.url}/{made.json()['id']}", headers=headers).json()
     assert polled["results_url"].startswith("https://api.anthropic.com/v1/messages/batches/")
+
+
+def test_the_list_pages_newest_first_either_way() -> None:
+    with Simulator(behavior="echo") as fresh:
+        client = _client(fresh)
+        made = [client.messages.batches.create(requests=[_request("p", str(i))]).id for i in "abc"]
+        newest = made[::-1]
+        assert [b.id for b in client.messages.batches.list(limit=2)] == newest  # every page
+        before = client.messages.batches.list(limit=1, before_id=newest[2])
+        assert ([b.id for b in before.data], before.has_more) == ([newest[1]], True)

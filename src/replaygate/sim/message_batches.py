@@ -232,17 +232,18 @@ class MessageBatches:
             return _refused("limit: Input should be a valid integer")
         if not 1 <= limit <= 1000:
             return _refused("limit: Input should be between 1 and 1000")
-        newest = [held.batch for held in reversed(list(self._kept.values()))]
+        newest = [held.batch for held in reversed(self._kept.values())]
         ids = [b["id"] for b in newest]
         after, before = (query.get("after_id") or [""])[-1], (query.get("before_id") or [""])[-1]
-        if after:
-            newest = newest[ids.index(after) + 1 :] if after in ids else []
-        elif before:
-            newest = newest[: ids.index(before)][-limit:] if before in ids else []
-        page = newest[:limit]
+        if before:  # the page just before it: the newer ones
+            newer = newest[: ids.index(before)] if before in ids else []
+            page, more = newer[-limit:], len(newer) > limit
+        else:
+            older = newest[ids.index(after) + 1 :] if after in ids else [] if after else newest
+            page, more = older[:limit], len(older) > limit
         return 200, {
             "data": page,
-            "has_more": len(newest) > limit,
+            "has_more": more,
             "first_id": page[0]["id"] if page else None,
             "last_id": page[-1]["id"] if page else None,
         }
