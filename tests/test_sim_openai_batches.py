@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from replaygate.errors import SimulatorRefusalError
@@ -113,6 +114,9 @@ def test_cancel_list_and_unknown_ids_answer_as_the_api_does(sim: Simulator) -> N
         client.batches.create(
             input_file_id=batch.input_file_id, endpoint="/v1/responses", completion_window="1h"
         )
+    auth = {"authorization": "Bearer t"}
+    url = f"{sim.openai_base_url}/files/{batch.input_file_id}"
+    assert httpx2.delete(f"{url}/content", headers=auth).status_code == 405  # was a download
     assert client.files.delete(batch.input_file_id).deleted
 
 

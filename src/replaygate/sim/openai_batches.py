@@ -50,6 +50,11 @@ def _error(status: int, message: str, param: str | None = None) -> Answer:
     return status, openai_error(message, param=param)
 
 
+def _not_allowed(method: str, route: str) -> Answer:
+    """The API's answer to a method its route does not take."""
+    return _error(405, f"Invalid URL ({method} {route})")
+
+
 def _own(message: str) -> Invalid:
     return Invalid(message, own=True)
 
@@ -135,10 +140,12 @@ class Files:
             if method == "GET":
                 data = [f.meta for f in reversed(self._kept.values())]
                 return 200, {"object": "list", "data": data, "has_more": False}
-            return self._uploaded(fields)
+            return self._uploaded(fields) if method == "POST" else _not_allowed(method, route)
         held = self._kept.get(parts[0])
         if held is None or len(parts) > 2 or parts[1:] not in ([], ["content"]):
             return _error(404, f"No such File object: {parts[0]}{_held_here(parts[0])}", "id")
+        if method == "POST" or (parts[1:] == ["content"] and method != "GET"):
+            return _not_allowed(method, route)
         if parts[1:] == ["content"]:
             if held.data is None:
                 return _unheld("its bytes", parts[0])
@@ -246,6 +253,8 @@ class Batches:
         if held is None or parts[1:] not in ([], ["cancel"]):
             return _error(404, f"No batch found with id '{parts[0]}'.{_held_here(parts[0])}")
         batch = held.batch
+        if method != ("POST" if parts[1:] else "GET"):
+            return _not_allowed(method, route)
         if parts[1:] == ["cancel"]:
             if batch["status"] in ("validating", "in_progress"):
                 batch.update(status="cancelling", cancelling_at=created_at(1))
