@@ -197,6 +197,9 @@ def test_compact_folds_sample_lines_and_keeps_other_lines_byte_for_byte(tmp_path
     assert FixtureStore.open(path).lookup(request("question 1")) == expected
     again = replaygate("compact", str(tmp_path))
     assert again.returncode == 0 and f"nothing to compact under {tmp_path}" in again.stdout
+    # it said "written": true of a run that rewrote no file
+    nothing = orjson.loads(replaygate("compact", "--json", str(tmp_path)).stdout)
+    assert nothing == {"path": str(tmp_path), "written": False, "files": []}
 
 
 def test_compact_check_writes_nothing_and_exits_1(tmp_path: Path) -> None:

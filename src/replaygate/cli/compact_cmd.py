@@ -54,7 +54,7 @@ def compact_cmd(path: Path, check: bool, as_json: bool) -> None:
         echo_json(
             {
                 "path": str(path),
-                "written": not check,
+                "written": bool(done) and not check,  # a file was rewritten
                 "files": [
                     {"file": str(c.file), "fixtures": c.fixtures, "sample_lines": c.sample_lines}
                     for c in done
