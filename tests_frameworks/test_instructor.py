@@ -22,7 +22,7 @@ import pytest
 from instructor.core import InstructorRetryException
 from pydantic import BaseModel, field_validator
 
-from replaygate.errors import FixtureMismatchError, ReplayErrorCaughtWarning
+from replaygate.errors import FixtureMismatchError, NetworkBlockedError, ReplayErrorCaughtWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
@@ -307,6 +307,22 @@ def test_a_changed_validation_retry_misses_once_after_the_first_answer_replays(
     assert (exchange.sent, exchange.replays) == (2, 1)
     assert isinstance(caught.value.__cause__, FixtureMismatchError)
     assert "above zero" in str(caught.value)
+
+
+def test_a_file_instructor_downloads_is_refused_naming_its_bytes_as_the_remedy(
+    store: Path,
+) -> None:
+    """Instructor looks up the host of an image it downloads for Claude before it sends
+    it: the refusal said the connection came another way than an intercepted client (a
+    websocket, gRPC, a raw socket); it names Instructor's lookup and the file's bytes."""
+    claude = instructor.from_anthropic(anthropic.Anthropic(api_key="test"))
+    image = instructor.Image.from_url("https://example.com/cat.png")
+    content = [{"role": "user", "content": [QUESTION, image]}]
+    with intercept(store), pytest.raises(NetworkBlockedError) as refused:
+        claude.create(**{**ask("anthropic", QUESTION), "messages": content})
+    said = str(refused.value)
+    assert "(from instructor.v2.core.remote)" in said and "came another way" not in said, said
+    assert said.endswith("(Image.from_path(...), Image.from_base64('data:image/png;base64,...')).")
 
 
 @pytest.mark.parametrize("provider", retry_cases(CLIENTS))
