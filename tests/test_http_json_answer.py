@@ -139,6 +139,17 @@ def test_a_success_labelled_json_recorded_empty_names_its_fixture(
             replay(store, sim)
 
 
+def test_a_success_whose_body_key_an_edit_renamed_names_its_fixture(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    # "body" renamed by hand ("bodx"): verify named it, but the replay served an empty body
+    # and the SDK died in json.loads naming no fixture
+    headers = {"content-type": "application/json"}
+    store = recorded(tmp_path / "hi.jsonl", sim, status=200, headers=headers, bodx={"id": "c"})
+    with pytest.raises(FixtureFormatError, match=r"hi\.jsonl:1: its response cannot.*but empty"):
+        replay(store, sim)
+
+
 def test_a_success_stream_that_holds_no_event_names_its_fixture(
     tmp_path: Path, sim: Simulator
 ) -> None:

@@ -597,14 +597,15 @@ class Exchange:
         if refused is not None:
             reason = stored_refusal_reason(refused, self.session.replace_hint())
             raise FixtureFormatError(str(location.file), location.line, f"its answer {reason}")
-        # read only for a body kept as text or bytes, an empty one, base64 embeddings, or
-        # a stream of no event (the path is not looked at for the usual JSON and streams)
+        # read only for a body kept as text or bytes, an empty or missing one (a "body"
+        # key an edit renamed), base64 embeddings, or a stream of no event (the path is not
+        # looked at for the usual JSON and streams)
         model_api = (
             isinstance(response, dict)
             and (
                 "text" in response
                 or "base64" in response
-                or ("body" in response and response["body"] is None)
+                or ("events" not in response and response.get("body") is None)
                 or base64_embeddings(response.get("body"))
                 or response.get("events") == []
             )
