@@ -466,6 +466,48 @@ def test_every_name_a_python_block_uses_is_defined_on_its_page() -> None:
     assert undefined == [], undefined
 
 
+PROVIDER_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+"""The variable each pydantic-ai provider reads its key from."""
+
+
+def _agents_built_at_import(tree: ast.Module) -> set[str]:
+    """The providers of the pydantic-ai ``Agent("provider:model")`` a module builds as it
+    is imported (outside any function): pydantic-ai wants the provider's key then."""
+    found = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for node in ast.walk(statement):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Agent"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                found.add(node.args[0].value.partition(":")[0])
+    return found & PROVIDER_KEYS.keys()
+
+
+def test_a_page_sets_a_placeholder_key_before_an_agent_built_at_import() -> None:
+    """A test module copied from a page that builds a pydantic-ai agent at its top is
+    told first to set the placeholder key, else pytest stops as it collects the module
+    (pydantic-ai's ``Set the `ANTHROPIC_API_KEY` environment variable``), replaying too."""
+    unset = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in FENCED.finditer(text):
+            if m[1] != "python":
+                continue
+            for provider in sorted(_agents_built_at_import(ast.parse(dedent(m[2])))):
+                said = re.compile(rf"""{PROVIDER_KEYS[provider]}(=test|", "test")""")
+                if not said.search(text[: m.start()]):
+                    line = text[: m.start()].count("\n") + 1
+                    unset.append(f"{page.name}:{line}: {PROVIDER_KEYS[provider]}")
+    assert unset == [], f"agents built at import with no placeholder key set before: {unset}"
+
+
 def test_every_replaygate_config_of_the_docs_loads(tmp_path: Path) -> None:
     """Each ``[tool.replaygate...]`` table shown, as a ``pyproject.toml``, is read without
     an error: no key that replaygate does not know, no value of the wrong kind."""
