@@ -508,6 +508,26 @@ def test_a_page_sets_a_placeholder_key_before_an_agent_built_at_import() -> None
     assert unset == [], f"agents built at import with no placeholder key set before: {unset}"
 
 
+UNPRICED = re.compile(r"`no price for model '([^']+)'([^`]*)`")
+"""A price error quoted by a page: the model it names and what follows."""
+
+
+def test_a_quoted_price_error_names_a_model_the_shipped_table_lacks() -> None:
+    """A page shows the error of a model with no price with one the shipped table lacks
+    (or with a table of another currency, which replaces it): naming a priced one tells
+    the reader to add a price replaygate already has."""
+    from replaygate.evals.prices import shipped_prices
+
+    priced = shipped_prices().models
+    wrong = [
+        f"{page.name}: {m[1]}"
+        for page in PAGES
+        for m in UNPRICED.finditer(" ".join(page.read_text(encoding="utf-8").split()))
+        if m[1] in priced and "(a table in" not in m[2]
+    ]
+    assert wrong == [], f"price errors quoted for models the shipped table prices: {wrong}"
+
+
 def test_every_replaygate_config_of_the_docs_loads(tmp_path: Path) -> None:
     """Each ``[tool.replaygate...]`` table shown, as a ``pyproject.toml``, is read without
     an error: no key that replaygate does not know, no value of the wrong kind."""
