@@ -245,3 +245,18 @@ def test_two_fixtures_joined_on_one_line_are_named_with_the_column(tmp_path: Pat
     )
     path.write_bytes(first + b' "x"\n')  # something else after a fixture: malformed JSON
     assert open_error(path).reason.startswith("malformed JSON: ")
+
+
+def test_a_comma_after_a_fixture_is_named_with_its_column(tmp_path: Path) -> None:
+    # It was "malformed JSON: unexpected content after document": a line edited as an item
+    # of a JSON array.
+    path = tmp_path / "s.jsonl"
+    first = fixture(0).to_line().rstrip(b"\n")
+    path.write_bytes(first + b" ,\n" + fixture(1).to_line())
+    err = open_error(path)
+    assert err.line == 1
+    assert err.reason == (
+        f"a comma after the fixture, at column {len(first) + 2}: a .jsonl line holds one "
+        "fixture and nothing after it (JSON Lines puts no comma between lines, as a JSON "
+        "array does between items): delete it"
+    )
