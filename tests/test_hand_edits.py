@@ -314,3 +314,19 @@ def test_the_line_of_each_field_of_a_pretty_document_is_found() -> None:
     assert field_line(text, "z: a word (a, z) that is no path") is None
     assert field_line(text, "a[1].b:c: expected a number") == 4
     assert field_line("]}{", "a.b") is None and field_line(b"\xff", "a.b") is None
+
+
+def test_fixtures_written_as_one_json_array_say_to_write_one_a_line(tmp_path: Path) -> None:
+    # said only "expected a JSON object, got a list"
+    store = tmp_path / "s.json"
+    items = [orjson.loads(fixture(q).to_line()) for q in ("one", "two")]
+    store.write_bytes(orjson.dumps(items))
+    code, lines = verify(store)
+    assert code == 1
+    assert lines[0] == (
+        f"{store}: expected a JSON object, got a list of 2 fixture(s), where a store holds "
+        "one fixture a line (.jsonl) or a file (.json): write each item on a line of its own "
+        "in a .jsonl file"
+    )
+    store.write_bytes(b"[1, 2]")  # a list of something else: said as before
+    assert verify(store)[1][0] == f"{store}: expected a JSON object, got a list"
