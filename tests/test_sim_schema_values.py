@@ -11,6 +11,7 @@ in the schema, not answered with JSON the schema fails."""
 from __future__ import annotations
 
 import datetime
+import ipaddress
 import json
 import re
 import string
@@ -22,7 +23,21 @@ import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field
+from pydantic import (
+    UUID1,
+    UUID3,
+    UUID4,
+    UUID5,
+    UUID6,
+    UUID7,
+    UUID8,
+    BaseModel,
+    Field,
+    IPvAnyAddress,
+    IPvAnyInterface,
+    IPvAnyNetwork,
+    TypeAdapter,
+)
 
 from replaygate import pattern_search
 from replaygate.sim import Simulator, patterns
@@ -620,6 +635,35 @@ def test_a_schema_of_an_integer_beyond_64_bits_is_checked() -> None:
     assert schema_example({"type": "array", "items": big, "minItems": 1}, "t") == [2**64]
     with pytest.raises(UnmadeValue, match=r"^schema\.dependentSchemas\.a\.required: "):
         schema_example({**PAIR, "properties": {"a": big}}, "t")
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        UUID1,
+        UUID3,
+        UUID4,
+        UUID5,
+        UUID6,
+        UUID7,
+        UUID8,
+        IPvAnyAddress,
+        IPvAnyInterface,
+        IPvAnyNetwork,
+        ipaddress.IPv4Network,
+        ipaddress.IPv6Network,
+        ipaddress.IPv4Interface,
+        ipaddress.IPv6Interface,
+    ],
+    ids=lambda kind: TypeAdapter(kind).json_schema()["format"],
+)
+def test_pydantic_s_own_formats_are_made_as_it_validates_them(kind: Any) -> None:
+    """pydantic writes formats of its own (``uuid4`` for a ``UUID4``, ``ipvanyaddress``,
+    ``ipv4network``...): they took the text, which the model then refused at every retry
+    (Instructor's, pydantic-ai's), so such a model could not be recorded from ``echo``."""
+    adapter = TypeAdapter(list[kind])
+    schema = {**adapter.json_schema(), "minItems": 2, "uniqueItems": True}
+    assert len(set(adapter.validate_python(schema_example(schema, "t")))) == 2
 
 
 def test_gemini_s_upper_case_types_are_answered_unchecked(clients: Clients) -> None:

@@ -53,20 +53,49 @@ NOT_TRIES = 8
 EXTRA_TRIES = 64
 """How many names past those ``minProperties`` asks for are tried of each source."""
 _START = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+
+
+def _ipv4(n: int) -> str:
+    """The ``n``-th IPv4 address: TEST-NET-1's first, then 10.x.y.z."""
+    return f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}" if n else "192.0.2.1"
+
+
+def _ipv6(n: int) -> str:
+    """The ``n``-th IPv6 address, in the documentation prefix."""
+    return f"2001:db8::{n + 1:x}"
+
+
+def _uuid(version: int, n: int) -> str:
+    """The ``n``-th UUID of ``version`` (0 for the plain ``uuid`` format), of RFC 4122's
+    variant where a version is asked for, as pydantic's ``UUID4`` checks it."""
+    if not version:
+        return f"00000000-0000-0000-0000-{n:012x}"
+    return f"00000000-0000-{version}000-8000-{n:012x}"
+
+
 _FORMATS: dict[str, Callable[[int], str]] = {
     "date": lambda n: (_START + datetime.timedelta(days=n)).strftime("%Y-%m-%d"),
     "date-time": lambda n: (_START + datetime.timedelta(seconds=n)).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "time": lambda n: (_START + datetime.timedelta(seconds=n)).strftime("%H:%M:%SZ"),
     "email": lambda n: f"user{n or ''}@example.com",
     "uri": lambda n: f"https://example.com/{n or ''}",
-    "uuid": lambda n: f"00000000-0000-0000-0000-{n:012x}",
-    "ipv4": lambda n: f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}" if n else "192.0.2.1",
-    "ipv6": lambda n: f"2001:db8::{n + 1:x}",
+    "uuid": functools.partial(_uuid, 0),
+    **{f"uuid{v}": functools.partial(_uuid, v) for v in (1, 3, 4, 5, 6, 7, 8)},
+    "ipv4": _ipv4,
+    "ipv6": _ipv6,
+    "ipvanyaddress": _ipv4,
+    "ipv4network": lambda n: f"{_ipv4(n)}/32",
+    "ipv4interface": lambda n: f"{_ipv4(n)}/32",
+    "ipvanynetwork": lambda n: f"{_ipv4(n)}/32",
+    "ipvanyinterface": lambda n: f"{_ipv4(n)}/32",
+    "ipv6network": lambda n: f"{_ipv6(n)}/128",
+    "ipv6interface": lambda n: f"{_ipv6(n)}/128",
     "hostname": lambda n: f"host{n}.example.com" if n else "example.com",
     "duration": lambda n: f"P{n + 1}D",
 }
 """The ``n``-th value of each common string ``format`` (a string of another takes the
-text)."""
+text), pydantic's own among them: ``uuid4`` and the other versions (``UUID4``), and the
+addresses, networks and interfaces of ``ipaddress`` and ``IPvAnyAddress``."""
 
 
 class UnmadeValue(ValueError):
