@@ -59,6 +59,10 @@ def test_a_new_empty_or_earlier_demo_folder_is_taken(tmp_path: Path) -> None:
     _claims(out, out)
     with pytest.raises(CommandError, match=r"'research_copilot\.jsonl'"):
         _claims(out, tmp_path / "elsewhere")
+    # kept there by an earlier run: named as such, not as a file of unknown origin
+    kept = rf"'research_copilot\.jsonl' \(the store an earlier run given --keep {out} kept there"
+    with pytest.raises(CommandError, match=kept):
+        _claims(out, None)
     (out / "notes.md").write_text("mine")
     with pytest.raises(CommandError, match=r"'notes\.md'"):
         _claims(out, out)

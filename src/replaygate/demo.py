@@ -101,9 +101,10 @@ class _Survey:
     vouched: dict[str, str]
 
 
-def _survey(out: Path, kept: Collection[str]) -> _Survey:
+def _survey(out: Path, kept: Collection[str], noted: Mapping[str, str] | None = None) -> _Survey:
     """Look at ``out`` once, hashing each file of :data:`WRITTEN` there once. An ``out``
-    not yet there holds nothing; an unreadable one is an :class:`OSError`."""
+    not yet there holds nothing; an unreadable one is an :class:`OSError`. A foreign
+    name in ``noted`` is shown with what ``noted`` says of it."""
     try:
         names = sorted(os.listdir(out))
     except FileNotFoundError:
@@ -120,7 +121,7 @@ def _survey(out: Path, kept: Collection[str]) -> _Survey:
             else:
                 found.append(f"{name!r}{why or ''}")
         elif name != MARK and name not in kept and not _beside(name):
-            found.append(repr(name))
+            found.append(f"{name!r}{(noted or {}).get(name, '')}")
     return _Survey(found, vouched)
 
 
@@ -169,12 +170,15 @@ class Claim:
 
 
 @contextlib.contextmanager
-def claim_out(out: Path, kept: Collection[str] = ()) -> Iterator[Claim]:
+def claim_out(
+    out: Path, kept: Collection[str] = (), noted: Mapping[str, str] | None = None
+) -> Iterator[Claim]:
     """Hold ``out`` for one demo run: refuse it (:class:`DemoOutError`), before anything
-    is written, when it holds :func:`foreign_files` or another demo holds its lock;
-    then create it and keep its lock until the run ends. The folder is looked at once:
-    another demo writing there holds the lock, and is named as such."""
-    survey = _survey(out, kept)
+    is written, when it holds :func:`foreign_files` (each name of ``noted`` shown with
+    what it says of it) or another demo holds its lock; then create it and keep its lock
+    until the run ends. The folder is looked at once: another demo writing there holds
+    the lock, and is named as such."""
+    survey = _survey(out, kept, noted)
     if survey.foreign:
         if _held(out):
             raise _held_error(out)

@@ -102,10 +102,17 @@ def _claim(stack: contextlib.ExitStack[bool | None], out: Path, keep: Path | Non
     before anything runs when it holds what the demo did not write (the loop deletes
     its store there and replaces its results and report: ``--out .`` in a project
     replaced the project's own files) or another demo writes there. The store ``--keep``
-    keeps there (the same folder) is the demo's too."""
+    keeps there (the same folder) is the demo's too; one an earlier run kept there, in a
+    run that keeps it elsewhere or not at all, is refused saying what it is."""
     kept = frozenset({KEPT_STORE, f"{KEPT_STORE}.lock"} if keep and same_file(keep, out) else ())
+    noted = {
+        KEPT_STORE: (
+            f" (the store an earlier run given --keep {shown_file(str(out))} kept there: give "
+            "that --keep again to replay it, or move it out)"
+        )
+    }
     try:
-        return stack.enter_context(claim_out(out, kept))
+        return stack.enter_context(claim_out(out, kept, noted))
     except DemoOutError as err:
         raise CommandError(f"--out {err}") from None
     except OSError as err:
