@@ -203,6 +203,25 @@ def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> Non
     assert short.returncode == 2 and "shorter than the minimum of 12" in short.stderr
 
 
+def test_show_reads_each_store_of_a_tree_as_its_own(tmp_path: Path) -> None:
+    # Two tests' stores recording one request with other answers are two fixtures, as
+    # verify reads them: show of the tree failed (exit 2, "the same request is recorded
+    # twice with different responses").
+    request = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    for name, text in (("test_a", "first"), ("test_b", "second")):
+        answer = {"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+        with FixtureStore.open(tmp_path / "fx" / "test_m" / f"{name}.jsonl") as opened:
+            opened.put(Fixture.create(request, [answer]))
+    key = FixtureStore.open(tmp_path / "fx" / "test_m" / "test_a.jsonl").keys()[0]
+    assert replaygate("verify", "--allow-missing-meta", "fx", cwd=tmp_path).returncode == 0
+    done = replaygate("show", key, "--fixtures", "fx", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stdout.splitlines() if line.startswith("# ")] == [
+        "# fx/test_m/test_a.jsonl:1",
+        "# fx/test_m/test_b.jsonl:1",
+    ]
+
+
 def test_show_on_a_terminal_cuts_an_image_s_base64_to_its_start_and_length(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

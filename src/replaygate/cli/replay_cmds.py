@@ -50,9 +50,10 @@ from replaygate.evals.errors import AgentRunError
 from replaygate.evals.output import RunLike, trace_lines
 from replaygate.evals.prices import with_shipped
 from replaygate.evals.progress import reporter
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.modes import FROM_SIMULATOR, require_live_approval
 from replaygate.fixtures.spending import spending_cap
-from replaygate.fixtures.store import FixtureStore
+from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import SIMULATOR_BLOCK, block_network
@@ -296,6 +297,19 @@ def _refuse_store_as_key(key: str, fixtures_path: Path | None) -> None:
     )
 
 
+def _found_under(path: Path, key: str) -> list[tuple[Location, Fixture]]:
+    """The fixtures whose key starts with ``key`` (in either case) in each store under
+    ``path``, each read as a store of its own, as ``verify`` reads a tree: a request two
+    tests' stores record with other answers is two fixtures, not a damaged store."""
+    found: list[tuple[Location, Fixture]] = []
+    for root, files in store_roots(path).items():
+        named = set(files)
+        with FixtureStore.open(root) as store:
+            held = store.get(key) or (store.get(key.lower()) if key != key.lower() else [])
+        found += [(loc, fixture) for loc, fixture in held if loc.file in named]
+    return found
+
+
 @click.command(cls=OnceCommand)
 @click.argument("key")
 @fixtures_option
@@ -318,8 +332,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
     refuse_no_store(fixtures, [])  # so would a folder of no store (a source folder)
-    store = FixtureStore.open(fixtures)
-    found = store.get(key) or (store.get(key.lower()) if key != key.lower() else [])
+    found = _found_under(fixtures, key)
     if not found:
         raise click.ClickException(f"no fixture with key {key!r} in {fixtures}")
     cut = Cut()
