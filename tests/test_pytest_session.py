@@ -439,7 +439,8 @@ def test_the_misses_of_a_run_are_listed_at_its_end_with_one_command_for_all(
             "*replaygate: 2 test(s) missed their fixtures*",
             "test_miss.py::test_anthropic: body.messages[[]0[]].content",
             "test_miss.py::test_openai: body.n",
-            "*record them all in one run: `pytest --lf --replaygate-record-mode=record-missing "
+            "If the change was meant (an edited prompt, an SDK upgrade that sends a new field), "
+            "record them all in one run: `pytest --lf --replaygate-record-mode=record-missing "
             "--replaygate-approve-live --replaygate-simulator=echo`*",
         ]
     )

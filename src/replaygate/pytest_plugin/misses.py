@@ -330,8 +330,8 @@ class MissSummary:
             terminalreporter.line(f"Record {them} in one run: {command}.")
         else:
             terminalreporter.line(
-                "If the change was meant (an SDK upgrade that sends a new field), record "
-                f"{them} in one run: {command}. Otherwise revert the change."
+                "If the change was meant (an edited prompt, an SDK upgrade that sends a new "
+                f"field), record {them} in one run: {command}. Otherwise revert the change."
             )
         if any(sim for _, _, sim, *_ in misses.values()):
             terminalreporter.line(
