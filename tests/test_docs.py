@@ -322,6 +322,40 @@ def test_a_page_names_the_extra_of_each_sdk_its_blocks_import() -> None:
     assert unnamed == [], f"blocks import what no pip install named before them: {unnamed}"
 
 
+def test_the_readme_shows_the_mismatch_its_tour_meets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tour's reworded question fails with the keys, store size and field the README
+    shows: its ``rc.jsonl`` (what ``replaygate record`` records from the simulator for its
+    two questions: the shipped fixtures of those questions) replayed as its step 3 does."""
+    from replaygate import ReplayModel
+    from replaygate.errors import FixtureMismatchError
+    from replaygate.examples.research_copilot import (
+        SETTINGS,
+        build_registry,
+        run,
+        shipped_fixtures,
+    )
+
+    lines = shipped_fixtures().read_text(encoding="utf-8").splitlines(keepends=True)
+    asked = ("What is RAG?", "Why are some agent tests flaky?")
+    (tmp_path / "rc.jsonl").write_text(
+        "".join(line for line in lines if any(f'"text":"{q}"' in line for q in asked)),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    model = ReplayModel(
+        "rc.jsonl", model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
+    )
+    with pytest.raises(FixtureMismatchError) as missed:
+        run(model, build_registry(), "RAG, what is it?")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"```\nFixtureMismatchError: (.*?)```", readme, re.S)
+    assert shown is not None
+    said = str(missed.value).splitlines()
+    assert shown.group(1).splitlines() == said[: len(shown.group(1).splitlines())]
+
+
 def test_the_readme_names_every_make_target() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     targets = re.search(r"^\.PHONY: (.*)$", makefile, re.M)
