@@ -439,3 +439,30 @@ def test_a_socket_given_as_a_file_to_read_is_named_as_one(
     assert "s.json: cannot read baseline or results: is a socket, where a file is expected" in (
         done.output
     )
+
+
+def test_stdout_sent_to_a_fixture_file_of_the_stores_read_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `replaygate verify fx --json > fx/report.json`: the shell made the file empty, and
+    # verify reported it as a damaged fixture, into the report itself.
+    import sys
+
+    import click
+
+    from replaygate.cli.options import note_other_files
+
+    (tmp_path / "fx").mkdir()
+    shutil.copy(shipped_fixtures(), tmp_path / "fx" / "rc.jsonl")
+    with (tmp_path / "fx" / "report.json").open("w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        with pytest.raises(click.ClickException) as caught:
+            note_other_files(tmp_path / "fx")
+    assert caught.value.message.endswith(
+        "report.json is a fixture file of the stores read ("
+        f"{tmp_path / 'fx'}), so this command would read its own output as a fixture: "
+        "send the output to a file outside them"
+    )
+    with (tmp_path / "out.json").open("w") as out:  # outside them: read as before
+        monkeypatch.setattr(sys, "stdout", out)
+        assert note_other_files(tmp_path / "fx")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
+import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -17,7 +19,7 @@ from replaygate.click_numbers import DigitsInt
 from replaygate.config import MAX_TOKENS
 from replaygate.described import describe
 from replaygate.digits import a_decimal
-from replaygate.errors import ReplaygateError
+from replaygate.errors import ReplaygateError, shown_file
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locale_names import names_as_utf8
@@ -51,11 +53,38 @@ def note_other_files(*paths: Path | None) -> list[StoreTree]:
         trees = [store_tree(path) for path in paths if path is not None]
     except ReplaygateError:  # a folder that cannot be listed: the command says so
         return []
+    _refuse_output_inside(trees)
     skipped = [found for tree in trees for found in tree.others]
     if skipped:
         names = ", ".join(f"{file} ({kind})" for file, kind in skipped)
         click.echo(f"{OTHER_FILES_NOTE}: {names}", err=True)
     return trees
+
+
+def _refuse_output_inside(trees: list[StoreTree]) -> None:
+    """End the command (exit 2, ``Error: ...``) when its stdout is sent to a fixture file
+    of the stores it reads (``replaygate verify fx --json > fx/report.json``): the shell
+    made that file empty before the command ran, so the command would read its own output
+    as a damaged fixture, report it, and write that into it."""
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no file behind it (a test runner's)
+        return
+    if not stat.S_ISREG(out.st_mode):
+        return
+    for tree in trees:
+        for root, files in tree.stores.items():
+            for file in files:
+                try:
+                    same = os.path.samestat(os.stat(file), out)
+                except OSError:
+                    continue
+                if same:
+                    raise CommandError(
+                        f"stdout: {shown_file(str(file))} is a fixture file of the stores "
+                        f"read ({shown_file(str(root))}), so this command would read its "
+                        "own output as a fixture: send the output to a file outside them"
+                    )
 
 
 def walked_store(path: Path) -> list[StoreTree]:
