@@ -322,12 +322,22 @@ def test_a_page_names_the_extra_of_each_sdk_its_blocks_import() -> None:
     assert unnamed == [], f"blocks import what no pip install named before them: {unnamed}"
 
 
-def test_the_readme_shows_the_mismatch_its_tour_meets(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+TOUR_QUESTIONS = ("What is RAG?", "Why are some agent tests flaky?")
+"""The questions the README's tour records into ``rc.jsonl``."""
+
+
+@pytest.mark.parametrize(
+    ("page", "store", "asked"),
+    [("README.md", "rc.jsonl", TOUR_QUESTIONS), ("docs/replay.md", "tests/fixtures/rc.jsonl", ())],
+    ids=["the tour's two questions", "the eval cases' questions"],
+)
+def test_a_page_shows_the_mismatch_the_example_meets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str, store: str, asked: tuple[str, ...]
 ) -> None:
-    """The tour's reworded question fails with the keys, store size and field the README
-    shows: its ``rc.jsonl`` (what ``replaygate record`` records from the simulator for its
-    two questions: the shipped fixtures of those questions) replayed as its step 3 does."""
+    """The example's reworded question fails with the keys, store size and field a page
+    shows, replayed from the store the README's tour records (``replaygate record`` from the
+    simulator: the shipped fixtures of the questions ``asked``, or of every eval case, as
+    ``--cases`` records them), as its step 3 replays. A line shown with ``...`` is left out."""
     from replaygate import ReplayModel
     from replaygate.errors import FixtureMismatchError
     from replaygate.examples.research_copilot import (
@@ -338,22 +348,22 @@ def test_the_readme_shows_the_mismatch_its_tour_meets(
     )
 
     lines = shipped_fixtures().read_text(encoding="utf-8").splitlines(keepends=True)
-    asked = ("What is RAG?", "Why are some agent tests flaky?")
-    (tmp_path / "rc.jsonl").write_text(
-        "".join(line for line in lines if any(f'"text":"{q}"' in line for q in asked)),
-        encoding="utf-8",
-    )
+    kept = [line for line in lines if not asked or any(f'"text":"{q}"' in line for q in asked)]
+    (tmp_path / store).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / store).write_text("".join(kept), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     model = ReplayModel(
-        "rc.jsonl", model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
+        store, model=SETTINGS.model, max_tokens=SETTINGS.max_tokens, system=SETTINGS.system
     )
     with pytest.raises(FixtureMismatchError) as missed:
         run(model, build_registry(), "RAG, what is it?")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = re.search(r"```\nFixtureMismatchError: (.*?)```", readme, re.S)
+    shown = re.search(
+        r"```\nFixtureMismatchError: (.*?)```", (ROOT / page).read_text(encoding="utf-8"), re.S
+    )
     assert shown is not None
     said = str(missed.value).splitlines()
-    assert shown.group(1).splitlines() == said[: len(shown.group(1).splitlines())]
+    pairs = zip(shown.group(1).splitlines(), said, strict=False)
+    assert [(s, w) for s, w in pairs if "..." not in s and s != w] == []
 
 
 def test_the_readme_names_every_make_target() -> None:
