@@ -135,6 +135,30 @@ def test_a_setting_of_the_config_sent_in_place_of_the_agents_is_noted(
     assert capsys.readouterr().err == ""
 
 
+def _plain_agent(model: object, question: str) -> object:
+    """An agent that declares no settings."""
+    raise NotImplementedError
+
+
+def test_an_agent_of_no_settings_is_told_every_setting_it_lacks_at_once(tmp_path: Path) -> None:
+    """Neither model nor max_tokens given: both are named, where a second run was needed to
+    learn of the second."""
+    from replaygate.cli.choices import choose_settings
+    from replaygate.cli.options import CommandError
+    from replaygate.evals import AgentEntry
+
+    config = load_config(write(tmp_path, "[tool.replaygate]\n"))
+    agent = AgentEntry(_plain_agent)
+    with pytest.raises(CommandError) as both:
+        choose_settings(agent, config)
+    assert str(both.value).startswith(
+        "no model id nor max_tokens for the requests: pass --model and --max-tokens, or set "
+        "model and max_tokens in [tool.replaygate] of "
+    )
+    with pytest.raises(CommandError, match=r"^no max_tokens for the requests: pass --max-tokens,"):
+        choose_settings(agent, config, model="claude-sonnet-4-6")
+
+
 def test_a_long_prompt_of_the_config_is_noted_where_it_differs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

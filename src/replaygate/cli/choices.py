@@ -83,11 +83,19 @@ def choose_settings(
     for note in _config_overrides(declared, config, given):
         click.echo(f"note: {note}", err=True)
     chosen_model = model or config.model or (declared.model if declared else None)
-    if not chosen_model:
-        raise missing_setting("model id for the requests", "--model", "model", config)
     chosen_max_tokens = max_tokens or config.max_tokens or (declared.max_tokens if declared else 0)
-    if not chosen_max_tokens:
-        raise missing_setting("max_tokens for the requests", "--max-tokens", "max_tokens", config)
+    if not chosen_model or not chosen_max_tokens:  # every one missing named, in one run
+        missing = [
+            (what, flag, key)
+            for what, flag, key, chosen in (
+                ("model id", "--model", "model", chosen_model),
+                ("max_tokens", "--max-tokens", "max_tokens", chosen_max_tokens),
+            )
+            if not chosen
+        ]
+        whats, flags, keys = (list(column) for column in zip(*missing, strict=True))
+        what = " nor ".join(whats) + " for the requests"
+        raise missing_setting(what, " and ".join(flags), " and ".join(keys), config)
     return RequestSettings(
         model=chosen_model,
         max_tokens=chosen_max_tokens,
