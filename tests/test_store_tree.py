@@ -132,3 +132,15 @@ def test_a_jsonl_file_inside_a_folder_store_repeating_its_answer_is_no_problem(
     FixtureStore.open(shared)  # read as one fixture recorded twice
     done = CliRunner().invoke(main, ["verify", str(tree)])
     assert done.exit_code == 0, done.output
+
+
+def test_test_data_beside_the_tree_does_not_join_the_tests_stores(tree: Path) -> None:
+    # A .json file of test data at the tree's top made verify read every .jsonl store
+    # below as one folder store's: the request test_a and test_b recorded with other
+    # answers was reported "recorded twice", beside the data file's own problem.
+    (tree / "cities.json").write_text('{"city": "Paris"}')
+    done = CliRunner().invoke(main, ["verify", str(tree)])
+    assert done.exit_code == 1
+    assert "recorded twice" not in done.output
+    assert f"{tree / 'cities.json'}: not a fixture" in done.output
+    assert "3 fixture(s) checked, 1 problem(s)" in done.output
