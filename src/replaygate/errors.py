@@ -575,10 +575,10 @@ class UnservedRouteError(RecordingStoppedError):
         elif simulator:
             where = (
                 "replaygate's simulator does not serve it (a route of the API it lacks, a "
-                "cloud's call such as Amazon Bedrock's or Vertex AI's, or a base URL without "
-                "the API version): record this call from the live API, or from a loopback "
-                "server of yours that answers it, given to an intercept() block of its own as "
-                "live_origin, or leave it out of the recording."
+                "cloud's call other than the Messages API such as Amazon Bedrock's Converse, "
+                "or a base URL without the API version): record this call from the live API, "
+                "or from a loopback server of yours that answers it, given to an intercept() "
+                "block of its own as live_origin, or leave it out of the recording."
             )
         else:
             where = (

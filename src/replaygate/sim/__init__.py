@@ -1,5 +1,6 @@
 """A loopback simulator of the Anthropic Messages, OpenAI Chat Completions and Responses,
-and Google Gemini ``generateContent`` APIs.
+and Google Gemini ``generateContent`` APIs, and of the cloud platforms' routes to them
+(Azure OpenAI, Anthropic on Vertex AI and on Amazon Bedrock: :mod:`.platforms`).
 
 The official SDKs pointed at :attr:`Simulator.url` work unchanged: plain JSON and
 streaming, validation and error bodies like the real APIs, seeded behaviours, and

@@ -44,12 +44,10 @@ from replaygate.sim.faults import (
     status_fault,
     status_of,
 )
+from replaygate.sim.platforms import platform_endpoints
 from replaygate.sim.replies import (
-    Provider,
     RawBody,
     Reply,
-    array_reply,
-    invalid_reply,
     json_reply,
     raw_reply,
     refusal,
@@ -211,7 +209,7 @@ class SimApp:
         self.faults = faults if faults is not None else FaultPlan()
         self.drift = DriftInjection(drift or DriftPlan())
         self.chunk_size = chunk_size
-        self.endpoints = endpoints(seed)
+        self.endpoints = (*endpoints(seed), *platform_endpoints())
         self._drawer = self.faults.drawer(seed)
         self._answers = Draws()
         self._requests = Draws()
@@ -255,10 +253,10 @@ class SimApp:
             return dataclasses.replace(reply, unserved=True)
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
-            return status_error(provider, 401, request_id)
+            return endpoint.error(401, request_id)
         problem = endpoint.header_problem(headers) or _encoding_problem(headers, body)
         if problem is not None:
-            return invalid_reply(provider, problem, request_id)
+            return endpoint.refused(problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):
             forwarded = headers.get("x-forwarded-host")
             origin = f"https://{forwarded}" if forwarded else f"http://{headers.get('host', '')}"
@@ -317,20 +315,22 @@ class SimApp:
         :data:`~replaygate.sim.replies.MAX_BODY` bytes (left unread)."""
         route, query = _route(path)
         endpoint = self._endpoint(route, headers, query)
-        provider = endpoint.provider if endpoint is not None else caller(headers, query)
-        return status_error(provider, 413, self._request_id(method, route, b""))
+        request_id = self._request_id(method, route, b"")
+        if endpoint is None:
+            return status_error(caller(headers, query), 413, request_id)
+        return endpoint.error(413, request_id)
 
     def _fault_reply(
-        self, provider: Provider, fault: FaultKind | None, request_id: str
+        self, endpoint: Endpoint, fault: FaultKind | None, request_id: str
     ) -> Reply | None:
         """The error status a drawn fault answers with, or None for a fault the answer
         itself carries (or none)."""
         if fault == "429" or fault == "500" or fault == "529":
-            return self._status_reply(provider, fault, request_id)
+            return self._status_reply(endpoint, fault, request_id)
         return None
 
     def _status_reply(
-        self, provider: Provider, fault: StatusFault, request_id: str, retry: float | None = None
+        self, endpoint: Endpoint, fault: StatusFault, request_id: str, retry: float | None = None
     ) -> Reply:
         """The provider's error answer for ``fault`` (429 and 529 with the retry timing:
         ``retry`` seconds, else the fault plan's)."""
@@ -338,23 +338,23 @@ class SimApp:
             retry = None
         elif retry is None:
             retry = self.faults.retry_after
-        return status_error(provider, int(fault), request_id, retry_after=retry)
+        return endpoint.error(int(fault), request_id, retry_after=retry)
 
-    def _failed(self, provider: Provider, err: Exception, request_id: str) -> Reply:
+    def _failed(self, endpoint: Endpoint, err: Exception, request_id: str) -> Reply:
         """The answer to a behaviour that raised ``err``: the fault an SDK's status error
         stands for (a scripted 429), the API's answer to another status error of 400 to
         599 (a scripted ``BadRequestError``: :func:`scripted_error`), else a 500 marked as
         the simulator's own."""
         fault = status_fault(err)
         if fault is not None:
-            return self._status_reply(provider, fault, request_id, announced_retry(err))
+            return self._status_reply(endpoint, fault, request_id, announced_retry(err))
         message = f"simulator behaviour failed: {err}"
         status = status_of(err)
         if status is not None and 400 <= status <= 599:
             said = getattr(err, "message", None)
             text = said if isinstance(said, str) else str(err)
             body = getattr(err, "body", getattr(err, "details", None))  # anthropic's; google's
-            return scripted_error(provider, status, request_id, text, body)
+            return scripted_error(endpoint.provider, status, request_id, text, body)
         if status is not None:  # a scripted error: the message says all it knows
             message += (
                 f" (an error of status {status}, which no API answers with: the simulator "
@@ -362,7 +362,7 @@ class SimApp:
             )
         elif not isinstance(err, ReplaygateError):  # nor does a fake's own error
             log.exception("simulator behaviour failed")
-        return refusal(status_error(provider, 500, request_id, message=message))
+        return refusal(endpoint.error(500, request_id, message=message))
 
     def _resource(
         self,
@@ -376,7 +376,7 @@ class SimApp:
     ) -> Reply:
         """The answer of a resource to a request (:class:`Sent`)."""
         provider = endpoint.provider
-        failed = self._fault_reply(provider, fault, request_id)
+        failed = self._fault_reply(endpoint, fault, request_id)
         if failed is not None:
             return failed
         stream = Stream(self.chunk_size, self.drift.apply, fault)
@@ -385,10 +385,10 @@ class SimApp:
             return stream_reply(events, provider=provider, request_id=request_id)
         body = _read(sent.raw) if sent.raw.strip() and not endpoint.reads_raw else None
         if isinstance(body, Invalid):
-            return invalid_reply(provider, body, request_id)
+            return endpoint.refused(body, request_id)
         answered = endpoint.answer_sent(method, route, query, body, sent)
         if isinstance(answered, Invalid):
-            return invalid_reply(provider, answered, request_id)
+            return endpoint.refused(answered, request_id)
         if isinstance(answered[1], RawBody):
             return raw_reply(*answered, provider=provider, request_id=request_id)
         return json_reply(*answered, provider=provider, request_id=request_id)
@@ -423,21 +423,21 @@ class SimApp:
         headers: Mapping[str, str],
     ) -> Reply:
         provider = endpoint.provider
-        failed = self._fault_reply(provider, fault, request_id)
+        failed = self._fault_reply(endpoint, fault, request_id)
         if failed is not None:
             return failed
         body = _read(raw)
         if isinstance(body, Invalid):
-            return invalid_reply(provider, body, request_id)
+            return endpoint.refused(body, request_id)
         request = endpoint.request(route, body)
         problem = endpoint.validate(request) or endpoint.beta_problem(headers, request)
         if problem is not None:
-            return invalid_reply(provider, problem, request_id)
+            return endpoint.refused(problem, request_id)
         try:
             conversation = endpoint.read(request)
         except WireFormatError as err:
             path = err.path.removeprefix("request.")  # as the API names a parameter
-            return invalid_reply(provider, Invalid(f"{path}: {err.reason}", path), request_id)
+            return endpoint.refused(Invalid(f"{path}: {err.reason}", path), request_id)
         if endpoint.counts_tokens:
             counted = endpoint.counted(input_tokens(*conversation))
             return json_reply(200, counted, provider=provider, request_id=request_id)
@@ -456,19 +456,19 @@ class SimApp:
                 unmade = mcp_call_unmade(request.body, called, defined)
                 unmade = unmade or endpoint.unmade_call(request, called)
                 if unmade is not None:
-                    return refusal(invalid_reply(provider, unmade, request_id))
+                    return refusal(endpoint.refused(unmade, request_id))
                 if forced:
                     call_id = f"call_sim_{draw.tag(self.seed, 'forced', choice)}"
                     answer = forced_call(answer, offered, conversation[0], call_id)
                 if schema is not None:
                     answer = in_json(answer, schema)
             except ScriptExhaustedError as err:
-                return refusal(status_error(provider, 500, request_id, message=str(err)))
+                return refusal(endpoint.error(500, request_id, message=str(err)))
             except UnmadeValue as err:
                 problem = Invalid(f"The simulator makes no answer of {err}")
-                return refusal(invalid_reply(provider, problem, request_id))
+                return refusal(endpoint.refused(problem, request_id))
             except Exception as err:
-                return self._failed(provider, err, request_id)
+                return self._failed(endpoint, err, request_id)
             if one_call and len(answer.tool_calls) > 1:
                 answer = dataclasses.replace(answer, tool_calls=answer.tool_calls[:1])
             answer, stopped = stopped_at(answer, endpoint.stop_sequences(request))
@@ -488,12 +488,11 @@ class SimApp:
                 wire = endpoint.with_choices(request, wire, more)
         except ValueError as err:  # an answer this API cannot give (pause_turn but Anthropic's)
             return refusal(
-                invalid_reply(provider, Invalid(f"The simulator cannot answer: {err}"), request_id)
+                endpoint.refused(Invalid(f"The simulator cannot answer: {err}"), request_id)
             )
         if not request.stream:
             return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
         stream = Stream(self.chunk_size, self.drift.apply, fault)
         events = endpoint.events(request, wire, stream)
         cut = len(events) // 2 if fault == "cut-stream" else None
-        framed = array_reply if endpoint.streams_an_array(query) else stream_reply
-        return framed(events, provider=provider, request_id=request_id, cut_after=cut)
+        return endpoint.streamed(query, events, request_id, cut)

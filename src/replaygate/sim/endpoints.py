@@ -47,7 +47,15 @@ from replaygate.sim.message_batches import MessageBatches
 from replaygate.sim.openai_batches import Batches, Files, form
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
 from replaygate.sim.prompt_cache import cache_control_refused, uncached_usage
-from replaygate.sim.replies import Provider, openai_error
+from replaygate.sim.replies import (
+    Provider,
+    Reply,
+    array_reply,
+    invalid_reply,
+    openai_error,
+    status_error,
+    stream_reply,
+)
 from replaygate.sim.responses_events import responses_error_event, responses_events
 from replaygate.sim.streaming import (
     Patch,
@@ -285,6 +293,33 @@ class Endpoint(ABC):
         """Whether a stream asked for with the request's ``query`` goes as a JSON array of
         its events' data, not as server-sent events."""
         return False
+
+    def streamed(
+        self, query: str, events: list[SSEEvent], request_id: str, cut_after: int | None
+    ) -> Reply:
+        """The reply streaming ``events`` (:meth:`events`): server-sent events, or a JSON
+        array where the request's ``query`` asks for one (:meth:`streams_an_array`)."""
+        framed = array_reply if self.streams_an_array(query) else stream_reply
+        return framed(events, provider=self.provider, request_id=request_id, cut_after=cut_after)
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        """The API's error reply of ``status`` (:func:`~replaygate.sim.replies.status_error`);
+        a platform serving the API at a route of its own answers with its own shapes."""
+        return status_error(
+            self.provider, status, request_id, message=message, retry_after=retry_after
+        )
+
+    def refused(self, problem: Invalid, request_id: str) -> Reply:
+        """The API's reply to a request it refuses for ``problem``
+        (:func:`~replaygate.sim.replies.invalid_reply`)."""
+        return invalid_reply(self.provider, problem, request_id)
 
 
 def caller(headers: Mapping[str, str], query: str) -> Provider:

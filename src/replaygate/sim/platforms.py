@@ -1,0 +1,353 @@
+"""The cloud platforms' routes to the models: Azure OpenAI, Anthropic on Vertex AI and
+Anthropic on Amazon Bedrock, each answered by the plain route's endpoint.
+
+- Azure OpenAI: ``/openai/deployments/<name>/chat/completions`` (and ``/openai/v1/...``)
+  is Chat Completions, ``/openai/responses`` the Responses API, called with ``api-key``
+  or an Entra ID token (``Authorization: Bearer``); a refused key and a rate limit are
+  answered in Azure's ``{"error": {"code": "401", "message": ...}}``.
+- Vertex AI: ``/v1/projects/<p>/locations/<r>/publishers/anthropic/models/<model>:rawPredict``
+  (``:streamRawPredict`` for a stream, server-sent events) is the Messages API, the model
+  in the path and ``anthropic_version: "vertex-2023-10-16"`` in the body in place of
+  ``model``; called with an access token (``Authorization: Bearer``), a refused one and a
+  quota answered in Google's error shape, a refused request in Anthropic's.
+- Amazon Bedrock: ``/model/<id>/invoke`` and ``/invoke-with-response-stream`` are the
+  Messages API, the model in the path, ``anthropic_version: "bedrock-2023-05-31"`` in the
+  body in place of ``model`` and ``stream``; signed (SigV4) or with a Bedrock API key
+  (``Authorization``), its errors ``{"message": ...}`` named by ``x-amzn-ErrorType``, its
+  stream an AWS event stream (:mod:`replaygate.http.aws_events`, which frames a replay
+  too) of ``chunk`` messages carrying the Messages stream events.
+
+A request is checked as the plain route checks it, once its platform's own fields are
+taken out: what the plain route names ``model`` the platform's path names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote
+
+import orjson
+
+from replaygate.http.aws_events import CHUNK, CONTENT_TYPE, stream_bytes
+from replaygate.http.sse import SSEEvent
+from replaygate.models.providers.anthropic import API_VERSIONS
+from replaygate.sim.endpoints import (
+    AnthropicCountTokens,
+    AnthropicMessages,
+    Endpoint,
+    OpenAIChat,
+    OpenAIResponses,
+    SimRequest,
+    Stream,
+)
+from replaygate.sim.replies import (
+    Reply,
+    google_error,
+    json_reply,
+    refusal,
+    retry_after_headers,
+)
+from replaygate.sim.validation import Invalid
+
+VERTEX_VERSION = "vertex-2023-10-16"
+"""The ``anthropic_version`` a Vertex AI request's body carries (or, sent by the SDK since
+it sends the Messages API's, one of :data:`API_VERSIONS`)."""
+BEDROCK_VERSION = "bedrock-2023-05-31"
+"""The ``anthropic_version`` an Amazon Bedrock request's body carries (or one of
+:data:`API_VERSIONS`)."""
+
+_AZURE_CHAT = re.compile(r"/openai/(?:deployments/[^/]+|v1)/chat/completions")
+_AZURE_RESPONSES = re.compile(r"/openai(?:/v1)?/responses")
+_VERTEX_ROUTE = re.compile(
+    r"/v1(?:beta1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/"
+    r"([^/:]+):(rawPredict|streamRawPredict)"
+)
+_VERTEX_COUNT = "count-tokens"
+"""The model segment of Vertex AI's token count, whose model is the body's."""
+_BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
+
+_AZURE_DENIED = (
+    "Access denied due to invalid subscription key or wrong API endpoint. Make sure to "
+    "provide a valid key for an active subscription and use a correct regional API "
+    "endpoint for your resource."
+)
+
+
+def _azure_error(
+    endpoint: Endpoint, status: int, request_id: str, message: str | None, retry: float | None
+) -> Reply:
+    """Azure OpenAI's answer of ``status``: its own body for a refused key (401) and a rate
+    limit (429), OpenAI's otherwise."""
+    if status not in (401, 429) or message is not None:
+        return Endpoint.error(endpoint, status, request_id, message=message, retry_after=retry)
+    seconds = 1 if retry is None else max(1, round(retry))
+    text = (
+        _AZURE_DENIED
+        if status == 401
+        else f"Rate limit is exceeded. Try again in {seconds} seconds."
+    )
+    extra = retry_after_headers(retry) if retry is not None else ()
+    body = {"error": {"code": str(status), "message": text}}
+    return json_reply(status, body, provider="openai", request_id=request_id, extra=extra)
+
+
+class AzureChat(OpenAIChat):
+    """Azure OpenAI's Chat Completions: a deployment's, or its ``v1`` API's."""
+
+    def serves(self, route: str) -> bool:
+        return _AZURE_CHAT.fullmatch(route) is not None
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        return _azure_error(self, status, request_id, message, retry_after)
+
+
+class AzureResponses(OpenAIResponses):
+    """Azure OpenAI's Responses API (``/openai/responses``, ``/openai/v1/responses``)."""
+
+    def serves(self, route: str) -> bool:
+        return _AZURE_RESPONSES.fullmatch(route) is not None
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        return _azure_error(self, status, request_id, message, retry_after)
+
+
+Worded = tuple[str, str]
+"""A field of a platform's body and what is wrong with it: ``missing``, ``wrong`` (not the
+platform's ``anthropic_version``) or ``extra`` (a field its path carries)."""
+
+
+def _platform_request(
+    body: Any, version: str, model: str | None, stream: bool, named: tuple[str, ...]
+) -> tuple[Any, Worded | None]:
+    """The plain Messages request of a platform's ``body``: ``model`` from the path (the
+    body's where None), its
+    ``anthropic_version`` and ``anthropic_beta`` taken out, ``stream`` as the route asks
+    (where ``named`` holds it); and why the platform refuses the body: its
+    ``anthropic_version`` missing, or neither ``version`` nor a version of the Messages
+    API (which the SDK sends there since it named one of its own), or a field of
+    ``named`` given."""
+    if not isinstance(body, dict):
+        return body, None
+    given = body.get("anthropic_version")
+    kept = ("anthropic_version", "anthropic_beta", *named)
+    plain = {k: v for k, v in body.items() if k not in kept}
+    if model is not None:
+        plain = {"model": model, **plain}
+    if "stream" in named and stream:
+        plain["stream"] = True
+    extra = next((name for name in named if name in body), None)
+    if given is None:
+        return plain, ("anthropic_version", "missing")
+    if given != version and given not in API_VERSIONS:
+        return plain, ("anthropic_version", "wrong")
+    return plain, None if extra is None else (extra, "extra")
+
+
+def _bearer(headers: Mapping[str, str]) -> bool:
+    """Whether the request carries an ``Authorization`` of a scheme and a credential."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    return bool(scheme.strip()) and bool(token.strip())
+
+
+_VERTEX_DENIED = (
+    "Request had invalid authentication credentials. Expected OAuth 2 access token, login "
+    "cookie or other valid authentication credential. See "
+    "https://developers.google.com/identity/sign-in/web/devconsole-project."
+)
+_VERTEX_QUOTA = (
+    "Resource exhausted. Please try again later. Please refer to "
+    "https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details."
+)
+
+
+def _vertex_words(field: str, what: str) -> Invalid:
+    """Vertex AI's refusal of a body's ``field`` (:data:`Worded`), in the Messages API's
+    words."""
+    if what == "missing":
+        return Invalid(f"{field}: Field required", field)
+    if what == "wrong":
+        return Invalid(f"{field}: Input should be '{VERTEX_VERSION}'", field)
+    return Invalid(f"{field}: Extra inputs are not permitted", field)
+
+
+class VertexMessages(AnthropicMessages):
+    """Anthropic's Messages API on Vertex AI (``:rawPredict``, ``:streamRawPredict``)."""
+
+    def serves(self, route: str) -> bool:
+        match = _VERTEX_ROUTE.fullmatch(route)
+        return match is not None and (match.group(1) == _VERTEX_COUNT) == self.counts_tokens
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        match = _VERTEX_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        model = None if self.counts_tokens else unquote(match.group(1))
+        named = () if model is None else ("model",)
+        plain, wrong = _platform_request(body, VERTEX_VERSION, model, False, named)
+        routed = super().request(route, plain)
+        problem = None if wrong is None else _vertex_words(*wrong)
+        return SimRequest(routed.body, routed.model, routed.stream, problem or routed.problem)
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return _bearer(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        return None  # the version is the body's
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        """Google's answer to a refused token (401) and a quota (429), Anthropic's to the
+        rest, as Vertex AI passes them on."""
+        if status not in (401, 429) or message is not None:
+            return super().error(status, request_id, message=message, retry_after=retry_after)
+        name, text = (
+            ("UNAUTHENTICATED", _VERTEX_DENIED)
+            if status == 401
+            else ("RESOURCE_EXHAUSTED", _VERTEX_QUOTA)
+        )
+        extra = retry_after_headers(retry_after) if retry_after is not None else ()
+        body = google_error(status, name, text)
+        return json_reply(status, body, provider="google", request_id=request_id, extra=extra)
+
+
+class VertexCountTokens(VertexMessages, AnthropicCountTokens):
+    """Anthropic's token count on Vertex AI (``.../models/count-tokens:rawPredict``), the
+    model named in the body."""
+
+
+_BEDROCK_ERRORS: dict[int, tuple[int, str, str]] = {
+    400: (400, "ValidationException", ""),
+    401: (403, "MissingAuthenticationTokenException", "Missing Authentication Token"),
+    404: (404, "ResourceNotFoundException", "Not Found"),
+    405: (404, "ResourceNotFoundException", "Not Found"),
+    413: (400, "ValidationException", "Input is too long for requested model."),
+    429: (429, "ThrottlingException", "Too many requests, please wait before trying again."),
+    500: (
+        500,
+        "InternalServerException",
+        "The system encountered an unexpected error during processing. Try your request again.",
+    ),
+    529: (503, "ServiceUnavailableException", "Bedrock is unable to process your request."),
+}
+"""Amazon Bedrock's status, error type and message answering a status of the plain API."""
+
+
+def _bedrock_words(field: str, what: str) -> Invalid:
+    """Amazon Bedrock's refusal of a body's ``field`` (:data:`Worded`): a malformed input."""
+    if what == "missing":
+        said = f"#: required key [{field}] not found"
+    elif what == "wrong":
+        said = f"#/{field}: {BEDROCK_VERSION} was expected"
+    else:
+        said = f"#: extraneous key [{field}] is not permitted"
+    return Invalid(f"Malformed input request: {said}, please reformat your input and try again.")
+
+
+_STREAM_ERROR = "modelStreamErrorException"
+"""The exception Bedrock sends on a stream the model failed in (Anthropic's ``error``
+event)."""
+
+
+class AWSChunk(SSEEvent):
+    """A message of an AWS event stream: a ``chunk`` carrying an event's ``data``, or the
+    exception ``event`` names, framed as Bedrock sends it."""
+
+    def encode(self) -> bytes:
+        return stream_bytes([{"event": self.event or CHUNK, "data": self.data}])
+
+
+class BedrockMessages(AnthropicMessages):
+    """Anthropic's Messages API on Amazon Bedrock (``invoke``, ``invoke-with-response-stream``)."""
+
+    def serves(self, route: str) -> bool:
+        return _BEDROCK_ROUTE.fullmatch(route) is not None
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        match = _BEDROCK_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        model, method = unquote(match.group(1)), match.group(2)
+        streams = method == "invoke-with-response-stream"
+        named = ("model", "stream")
+        plain, wrong = _platform_request(body, BEDROCK_VERSION, model, streams, named)
+        routed = super().request(route, plain)
+        problem = None if wrong is None else _bedrock_words(*wrong)
+        return SimRequest(routed.body, model, streams, problem or routed.problem)
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return _bearer(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        return None  # the version is the body's
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        sent, kind, text = _BEDROCK_ERRORS.get(status, (status, "InternalServerException", ""))
+        return _bedrock_reply(sent, kind, message or text, request_id, retry_after)
+
+    def refused(self, problem: Invalid, request_id: str) -> Reply:
+        kind = "ResourceNotFoundException" if problem.status == 404 else "ValidationException"
+        reply = _bedrock_reply(problem.status, kind, problem.message, request_id, None)
+        return refusal(reply) if problem.own else reply
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        events = super().events(request, wire, stream)
+        framed: list[SSEEvent] = []
+        for event in events:
+            if event.event == "error":  # an error on the stream: Bedrock's exception
+                said = orjson.loads(event.data)["error"]["message"]
+                payload = {"message": said, "originalStatusCode": 529, "originalMessage": said}
+                framed.append(AWSChunk(orjson.dumps(payload).decode(), _STREAM_ERROR))
+            else:
+                framed.append(AWSChunk(event.data, CHUNK))
+        return framed
+
+    def streamed(
+        self, query: str, events: list[SSEEvent], request_id: str, cut_after: int | None
+    ) -> Reply:
+        headers = (("content-type", CONTENT_TYPE), ("x-amzn-requestid", request_id))
+        return Reply(status=200, headers=headers, events=tuple(events), cut_after=cut_after)
+
+
+def _bedrock_reply(
+    status: int, kind: str, message: str, request_id: str, retry: float | None
+) -> Reply:
+    """Amazon Bedrock's error reply: ``{"message": ...}``, its type in ``x-amzn-ErrorType``."""
+    headers = (
+        ("content-type", "application/json"),
+        ("x-amzn-requestid", request_id),
+        ("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+        *(retry_after_headers(retry) if retry is not None else ()),
+    )
+    return Reply(status=status, headers=headers, body=orjson.dumps({"message": message}))
+
+
+def platform_endpoints() -> tuple[Endpoint, ...]:
+    """A fresh set of the platforms' endpoints."""
+    return (AzureChat(), AzureResponses(), VertexMessages(), VertexCountTokens(), BedrockMessages())

@@ -1,0 +1,163 @@
+"""The simulator serves the cloud platforms' routes: Azure OpenAI, Vertex AI, Amazon Bedrock.
+
+A team calling the models through them (``openai.AzureOpenAI``, ``anthropic.AnthropicVertex``
+and ``anthropic.AnthropicBedrock``) had every request answered ``404``, so could record
+nothing without a live key. Each route is answered by the plain route's endpoint, with the
+platform's own error shapes, and a Bedrock stream framed as an AWS event stream (read back
+here with replaygate's own reader); recording from the simulator keeps the platforms'
+paths, and their ``http`` interface, as a recording from the live platform does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import orjson
+import pytest
+
+import replaygate.http
+from replaygate.http.aws_events import CONTENT_TYPE, AWSEventParser
+from replaygate.sim import FaultPlan, SimApp, Simulator, make_behavior
+from sdks import anthropic, openai
+
+VERTEX_MODEL = "claude-sonnet-4-5@20250929"
+BEDROCK_MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+HI = [{"role": "user", "content": "hi"}]
+SIGNED = {
+    "authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/bedrock/"
+    "aws4_request, SignedHeaders=host;x-amz-date, Signature=abc",
+    "x-amz-date": "20260101T000000Z",
+}
+BEDROCK_BODY = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 50, "messages": HI}
+"""The body ``AnthropicBedrock`` sends (``model`` and ``stream`` taken into the path)."""
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Simulator]:
+    with Simulator(behavior="echo") as simulator:
+        yield simulator
+
+
+def vertex(base_url: str | None = None) -> Any:
+    return anthropic.AnthropicVertex(
+        access_token="t", project_id="p", region="us-east5", base_url=base_url, max_retries=0
+    )
+
+
+def azure(endpoint: str) -> Any:
+    return openai.AzureOpenAI(
+        api_key="k", api_version="2024-10-21", azure_endpoint=endpoint, max_retries=0
+    )
+
+
+def bedrock(client: httpx2.Client, origin: str, body: Any, stream: bool = False) -> Any:
+    method = "invoke-with-response-stream" if stream else "invoke"
+    return client.post(f"{origin}/model/{BEDROCK_MODEL}/{method}", json=body, headers=SIGNED)
+
+
+def aws_events(raw: bytes) -> list[tuple[str | None, Any]]:
+    parser = AWSEventParser()
+    events = [(e.event, orjson.loads(e.data)) for e in parser.feed(raw)]
+    parser.tail()
+    return events
+
+
+def test_vertex_answers_its_sdk_plain_and_streamed(sim: Simulator) -> None:
+    client = vertex(f"{sim.url}/v1")
+    message = client.messages.create(model=VERTEX_MODEL, max_tokens=50, messages=HI)
+    assert (message.model, message.content[0].text) == (VERTEX_MODEL, "echo: hi")
+    with client.messages.stream(model=VERTEX_MODEL, max_tokens=50, messages=HI) as stream:
+        assert stream.get_final_text() == "echo: hi"
+    with pytest.raises(anthropic.BadRequestError, match="at least one message"):
+        client.messages.create(model=VERTEX_MODEL, max_tokens=50, messages=[])
+    assert client.messages.count_tokens(model=VERTEX_MODEL, messages=HI).input_tokens > 0
+
+
+def test_vertex_refuses_as_vertex(sim: Simulator) -> None:
+    route = f"{sim.url}/v1/projects/p/locations/r/publishers/anthropic/models/m:rawPredict"
+    body = {"anthropic_version": "vertex-2023-10-16", "max_tokens": 5, "messages": HI}
+    unsigned = httpx2.post(route, json=body)
+    assert unsigned.status_code == 401
+    assert unsigned.json()["error"]["status"] == "UNAUTHENTICATED"
+    named = httpx2.post(route, json={**body, "model": "m"}, headers={"authorization": "Bearer t"})
+    assert named.status_code == 400
+    assert named.json()["error"]["message"] == "model: Extra inputs are not permitted"
+    unversioned = {k: v for k, v in body.items() if k != "anthropic_version"}
+    missing = httpx2.post(route, json=unversioned, headers={"authorization": "Bearer t"})
+    assert missing.json()["error"]["message"] == "anthropic_version: Field required"
+
+
+def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:
+    client = azure(sim.url)
+    chat = client.chat.completions.create(model="dep", messages=HI)
+    assert chat.choices[0].message.content == "echo: hi"
+    chunks = client.chat.completions.create(model="dep", messages=HI, stream=True)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "echo: hi"
+    assert client.responses.create(model="dep", input="hi").output_text == "echo: hi"
+    keyless = httpx2.post(
+        f"{sim.url}/openai/deployments/dep/chat/completions?api-version=2024-10-21",
+        json={"model": "dep", "messages": HI},
+    )
+    assert keyless.status_code == 401
+    assert keyless.json()["error"]["code"] == "401"
+
+
+def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) -> None:
+    with httpx2.Client() as client:
+        plain = bedrock(client, sim.url, BEDROCK_BODY)
+        streamed = bedrock(client, sim.url, BEDROCK_BODY, stream=True)
+        extra = bedrock(client, sim.url, {**BEDROCK_BODY, "stream": True})
+        unsigned = client.post(f"{sim.url}/model/{BEDROCK_MODEL}/invoke", json=BEDROCK_BODY)
+    assert plain.json()["content"][0]["text"] == "echo: hi"
+    assert plain.json()["model"] == BEDROCK_MODEL
+    assert streamed.headers["content-type"] == CONTENT_TYPE
+    events = aws_events(streamed.content)
+    assert {name for name, _ in events} == {"chunk"}
+    kinds = [data["type"] for _, data in events]
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    deltas = [d["delta"].get("text", "") for _, d in events if d["type"] == "content_block_delta"]
+    assert "".join(deltas) == "echo: hi"
+    assert extra.status_code == 400
+    assert extra.headers["x-amzn-errortype"].startswith("ValidationException")
+    assert "extraneous key [stream]" in extra.json()["message"]
+    assert unsigned.status_code == 403
+    assert unsigned.json() == {"message": "Missing Authentication Token"}
+
+
+def test_bedrock_stream_error_is_its_exception_message() -> None:
+    app = SimApp(make_behavior("echo"), faults=FaultPlan.sequence(["sse-error"]))
+    path = f"/model/{BEDROCK_MODEL}/invoke-with-response-stream"
+    reply = app.handle("POST", path, SIGNED, orjson.dumps(BEDROCK_BODY))
+    assert reply.events is not None
+    events = aws_events(b"".join(event.encode() for event in reply.events))
+    assert events[-1] == (
+        "modelStreamErrorException",
+        {"message": "Overloaded", "originalStatusCode": 529, "originalMessage": "Overloaded"},
+    )
+
+
+def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_path: Path) -> None:
+    store = tmp_path / "cloud.jsonl"
+
+    def run() -> list[Any]:
+        client = vertex()  # built for us-east5-aiplatform.googleapis.com
+        text = client.messages.create(model=VERTEX_MODEL, max_tokens=50, messages=HI)
+        origin = "https://bedrock-runtime.us-east-1.amazonaws.com"
+        with httpx2.Client() as http:
+            streamed = bedrock(http, origin, BEDROCK_BODY, stream=True).content
+        return [text.content[0].text, aws_events(streamed)]
+
+    with replaygate.http.intercept(
+        store, mode="record-missing", approve_live=True, live_origin=sim.url
+    ):
+        recorded = run()
+    with replaygate.http.intercept(store):
+        assert run() == recorded
+    fixtures = [json.loads(line) for line in store.read_text().splitlines()]
+    assert [f["meta"]["interface"] for f in fixtures] == ["http", "http"]
+    assert fixtures[0]["request"]["path"].endswith(f"/models/{VERTEX_MODEL}:rawPredict")
+    assert fixtures[1]["response"]["events"][0]["event"] == "chunk"
