@@ -430,7 +430,8 @@ def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Pa
     assert str(caught.value).startswith(f"fixture {fixture.key} of {store}: the client closed")
     # the way to record it anew through a client factory, not the CLI's flags
     assert 'Re-record it (`mode="rerecord", approve_live=True` on the client' in str(caught.value)
-    assert "simulator" not in str(caught.value)  # recorded without source="sim"
+    # the simulator answered it (sent to as the base URL): the way to record from it again
+    assert "to record from the simulator again" in str(caught.value)
     # the run's list of misses advised record-missing, which replays it from the store again
     assert (caught.value.kind, caught.value.record_mode) == ("other", "rerecord")
 

@@ -21,7 +21,7 @@ import pytest
 
 from loopback import serving
 from replaygate.errors import LiveSendFailedWarning, UnservedRouteError
-from replaygate.http import intercept
+from replaygate.http import intercept, learners
 from replaygate.http.envelope import is_api_call
 from replaygate.network import network_blocked
 from replaygate.sim import Simulator
@@ -72,6 +72,20 @@ def test_what_the_simulator_answers_is_recorded_as_its_unless_told(tmp_path: Pat
             assert exchange.session.source == given.get("source")
     assert sources(tmp_path / "sim.jsonl") == ["sim"]
     assert sources(tmp_path / "hand.jsonl") == ["hand"]
+
+
+def test_a_simulator_of_another_process_is_recorded_as_the_simulator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``replaygate sim serve`` given as the origin (or as the client's base URL), a
+    simulator this process does not know of, had its answers labelled ``live``."""
+    with Simulator(behavior="echo") as sim, monkeypatch.context() as patched:
+        patched.setattr(learners, "_learners", {})  # as another process's simulator is
+        store = tmp_path / "served.jsonl"
+        with intercept(store, "record-missing", approve_live=True, live_origin=sim.url) as ex:
+            user_code()
+        assert ex.session.source is None and len(sim.requests) == 1
+    assert sources(store) == ["sim"]
 
 
 @pytest.mark.parametrize(

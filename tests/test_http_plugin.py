@@ -176,9 +176,10 @@ def test_strict_on_a_fixture_requested_fewer_times_than_recorded_names_recording
             "A fixture requested fewer times than it holds responses is one the test now sends "
             "less often: * prune keeps it, since it was played: record the test anew, `pytest "
             "'test_rounds.py::test_rounds' --replaygate-record-mode=rerecord "
-            "--replaygate-approve-live`, so that it holds as many responses as the test sends.",
+            "--replaygate-approve-live` (add `--replaygate-simulator=NAME` * to record from the "
+            "simulator again), so that it holds as many responses as the test sends.",
         ]
-    )
+    )  # the echo simulator recorded it (record_echoes)
     assert "replaygate prune" not in strict.stdout.str()
 
 

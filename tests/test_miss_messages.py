@@ -78,8 +78,8 @@ SIM_NOTE = (
 )
 HTTP_HOW = (
     "to record from the simulator again, record inside intercept() given `live_origin=sim.url` "
-    "of a `replaygate.sim.Simulator`, or send to its url as the client's base_url with "
-    '`source="sim"` on the client factory or intercept(), or give pytest '
+    "of a `replaygate.sim.Simulator`, or send to its url as the client's base_url, or give "
+    "pytest "
     "`--replaygate-simulator=NAME` (NAME the behaviour it was recorded with: "
     "research-copilot, the default, echo or script:FILE)"
 )
@@ -221,7 +221,7 @@ def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_
 def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path: Path) -> None:
     store = tmp_path / "live.jsonl"
     with Simulator(behavior="echo") as sim:
-        ask(store, ASKED, "record-missing", base_url=sim.url)  # labelled live
+        ask(store, ASKED, "record-missing", base_url=sim.url, source="live")  # told live
     http = httpx2_client(store)
     with (
         block_network(),

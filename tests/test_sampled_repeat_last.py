@@ -58,7 +58,7 @@ def test_an_unrecorded_sample_is_a_miss_whatever_repeat_last_says(
             "test (n=3) send it more often than when they were recorded. Record the missing "
             "samples (*--replaygate-record-mode=record-missing*); a sample is never answered "
             "with an answer recorded for another one (repeat_last does not apply to a "
-            "sampled test).",
+            "sampled test). It was recorded from the simulator*",
             "*raised in sample 1 of 3; no sample is retried",
         ]
     )

@@ -197,8 +197,7 @@ early); the pytest plugin names its own command."""
 HTTP_SIMULATOR = (
     "to record from the simulator again, record inside intercept() given "
     "`live_origin=sim.url` of a `replaygate.sim.Simulator`, or send to its url as the "
-    'client\'s base_url with `source="sim"` on the client factory or intercept(), or give '
-    f"pytest {PYTEST_SIMULATOR}"
+    f"client's base_url, or give pytest {PYTEST_SIMULATOR}"
 )
 """How an HTTP session says to record from the simulator again, said of a fixture that
 came from it; the pytest plugin names its own option."""
@@ -941,6 +940,8 @@ class Exchange:
         meta = self.session.meta(interface, interface_version_of(slot.envelope), "live")
         if slot.source is not None:
             meta["source"] = slot.source
+        elif self.session.source is None and simulator_answered(response):
+            meta["source"] = "sim"  # a simulator this process does not know (`sim serve`)
         self._unheld(slot)  # charged now, whether or not a secret refuses the answer
         return self.session.prepared(slot.envelope, response, interface, slot.place), meta
 
