@@ -165,3 +165,24 @@ def test_show_refuses_a_path_holding_no_store(project: Path) -> None:
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("Error: agent: holds no fixture store file")
     assert replaygate("show", "265288aeb827", "--fixtures", "tests/fixtures").returncode == 1
+
+
+@pytest.mark.parametrize("place", ["rc.jsonl:3", "rc.jsonl:3:7"])
+def test_a_fixture_s_place_pasted_as_a_store_names_the_file(tmp_path: Path, place: str) -> None:
+    # `record --fixtures fx/rc.jsonl:3` (verify's "fx/rc.jsonl:3: ..." pasted whole) made
+    # a folder store named rc.jsonl:3, and verify said only "no such file or folder".
+    (tmp_path / "fx").mkdir()
+    with FixtureStore.open(tmp_path / "fx" / "rc.jsonl") as store:
+        store.put(fixture("one"))
+    hint = (
+        "it names line 3 of fx/rc.jsonl, a fixture's place as the commands print it, not "
+        "a store: pass fx/rc.jsonl"
+    )
+    with pytest.raises(FixtureFormatError, match="no such file or folder: it names line 3"):
+        FixtureStore.open(tmp_path / "fx" / place)
+    assert not (tmp_path / "fx" / place).exists()
+    for command in ("verify", "checksum"):
+        done = replaygate(command, f"fx/{place}", cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.endswith(f"no such file or folder: {hint}\n")
+    patrolled = replaygate("patrol", f"fx/{place}", cwd=tmp_path)
+    assert patrolled.stderr == f"Error: no fixture store at fx/{place}: {hint}\n"

@@ -5,6 +5,7 @@ shell) is missing for that reason, which a bare "no such file" would hide."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from replaygate.checkouts import left_out_of_sparse_checkout
@@ -28,8 +29,33 @@ def cwd_gone() -> bool:
 def missing(path: str | os.PathLike[str], reason: str = "no such file or folder") -> str:
     """Why ``path`` is not there: ``reason``, or :data:`CWD_GONE` for a relative path
     while the current folder no longer exists; for a path git holds that a sparse
-    checkout leaves out, ``reason`` and what to run to check it out."""
+    checkout leaves out, ``reason`` and what to run to check it out; for a fixture's
+    place pasted whole (``rc.jsonl:3``), ``reason`` and the file to pass
+    (:func:`pasted_location`)."""
     if not os.path.isabs(path) and cwd_gone():
         return CWD_GONE
+    located = pasted_location(path)
+    if located is not None:
+        return f"{reason}: {located}"
     left_out = left_out_of_sparse_checkout(Path(path))
     return reason if left_out is None else f"{reason}: {left_out}"
+
+
+_LOCATION = re.compile(r"(.+\.jsonl?):([0-9]+)(?::[0-9]+)?")
+"""A store file's name and a line (and column), as the commands name a fixture's place."""
+
+
+def pasted_location(path: str | os.PathLike[str]) -> str | None:
+    """What ``path``, given as a store and not there, names when it is a fixture's place
+    as ``verify``, ``patrol``, ``prune`` and a miss print one, a store file and a line
+    (``tests/fixtures/rc.jsonl:3``, pasted whole), and the file to pass instead; None for
+    any other path. Recorded into, it would be made a folder store of that name."""
+    text = os.fsdecode(path)
+    found = _LOCATION.fullmatch(os.path.basename(text))
+    if found is None or os.path.lexists(text):
+        return None
+    file = os.path.join(os.path.dirname(text), found.group(1))
+    return (
+        f"it names line {found.group(2)} of {file}, a fixture's place as the commands "
+        f"print it, not a store: pass {file}"
+    )
