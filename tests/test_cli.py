@@ -201,6 +201,12 @@ def test_show_prints_the_fixture_and_refuses_unknown_keys(recorded: Path) -> Non
     assert missing.returncode == 1 and "no fixture with key 'ffffffffffff'" in missing.stderr
     short = replaygate("show", key[:6], "--fixtures", str(recorded))
     assert short.returncode == 2 and "shorter than the minimum of 12" in short.stderr
+    # pasted with what stood around it ("key 470a055b517b" of prune): it was a miss
+    pasted = replaygate("show", f"(key {key})", "--fixtures", str(recorded))
+    assert pasted.returncode == 2
+    assert pasted.stderr.endswith(
+        f"is no key: a key is hex digits (0-9, a-f), 12 or more of them: did you mean {key}?\n"
+    )
 
 
 def test_show_reads_each_store_of_a_tree_as_its_own(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import string
 from dataclasses import asdict
 from pathlib import Path
@@ -297,6 +298,23 @@ def _refuse_store_as_key(key: str, fixtures_path: Path | None) -> None:
     )
 
 
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{12,}")
+
+
+def _refuse_pasted_key(key: str) -> None:
+    """Refuse a KEY of ``show`` holding characters no key holds (a key is hex digits)
+    around one that does, as a key is pasted from a line that names it (``key
+    470a055b517b``, ``(key 2b324c7e66fe)``, ``f8e558479d81,``): it was looked for as
+    written, and missed, naming no cause."""
+    if all(char in string.hexdigits for char in key):
+        return
+    runs = _HEX_RUN.findall(key)
+    meant = f": did you mean {runs[0]}?" if len(runs) == 1 else ""
+    raise CommandError(
+        f"{key!r} is no key: a key is hex digits (0-9, a-f), 12 or more of them{meant}"
+    )
+
+
 def _found_under(path: Path, key: str) -> list[tuple[Location, Fixture]]:
     """The fixtures whose key starts with ``key`` (in either case) in each store under
     ``path``, each read as a store of its own, as ``verify`` reads a tree: a request two
@@ -329,6 +347,7 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
         replaygate show f8e558479d81 --fixtures rc.jsonl
     """
     _refuse_store_as_key(key, fixtures_path)
+    _refuse_pasted_key(key)
     fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
     existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
     refuse_no_store(fixtures, [])  # so would a folder of no store (a source folder)
