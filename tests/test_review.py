@@ -333,6 +333,12 @@ def test_errors_name_what_is_wrong(repo: Path, recordings: Recordings, tmp_path:
     done = diff("nothing/here")
     assert done.exit_code == 2
     assert "no fixture files (.jsonl, .json) at nothing/here" in done.output
+    done = diff(f"{store}:3")  # a fixture's place, as verify prints it, pasted whole
+    assert done.exit_code == 2
+    assert done.output.rstrip().endswith(
+        f"it names line 3 of {store}, a fixture's place as "
+        f"the commands print it, not a store: pass {store}"
+    )
 
     store.write_text(store.read_text(encoding="utf-8") + "{not json}\n", encoding="utf-8")
     done = diff(str(store))

@@ -46,6 +46,7 @@ from replaygate.hygiene.gitlinks import lies_within
 from replaygate.hygiene.gitrev import Repo
 from replaygate.hygiene.review_others import PassedOver, other_file_change
 from replaygate.hygiene.snapshot import Entry, Other, Side, revision, worktree
+from replaygate.missing import pasted_location
 from replaygate.sanitize.secret_mask import masked_pair
 
 FULL_SCAN_LIMIT = 500
@@ -325,9 +326,10 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
 
     old, new = revision(repo, base, relpath), at_head(relpath)
     if not old.files and not new.files:
+        located = pasted_location(path)
         raise HygieneError(
             f"no fixture files (.jsonl, .json) at {path} in {old.label} nor in {new.label}"
-            + _read_from_here(path, repo.root)
+            + (f": {located}" if located else _read_from_here(path, repo.root))
         )
     commits = repo.commit(base), None if head is None else repo.commit(head)
     moved = repo.renames(*commits, relpath) if old.files and new.files else []
