@@ -27,7 +27,11 @@ from replaygate.models.providers.google_gemini import (
     from_gemini_request,
     to_gemini_response,
 )
-from replaygate.models.providers.openai_chat import from_openai_request, to_openai_response
+from replaygate.models.providers.openai_chat import (
+    as_function_call,
+    from_openai_request,
+    to_openai_response,
+)
 from replaygate.models.providers.openai_responses import (
     from_responses_request,
     from_responses_response,
@@ -627,11 +631,27 @@ def _served_tier(asked: Any) -> str:
     return asked if asked in ("flex", "priority", "scale", "ultrafast") else "default"
 
 
+def _functions(body: Mapping[str, Any]) -> bool:
+    """Whether a Chat Completions request offers the deprecated ``functions``: its
+    ``function_call`` is then its tool choice, and its answer's call a ``function_call``."""
+    return isinstance(body.get("functions"), list)
+
+
 class OpenAIChat(_OpenAIToolChoice, Endpoint):
-    """``POST /v1/chat/completions``."""
+    """``POST /v1/chat/completions``; a request of the deprecated ``functions`` is answered
+    as the API answers it: at most one call, forced by a ``function_call`` naming one
+    (``none`` offers none), given as the message's ``function_call``."""
 
     provider: Provider = "openai"
     route = "/v1/chat/completions"
+
+    def one_call(self, request: SimRequest) -> bool:
+        return _functions(request.body) or super().one_call(request)
+
+    def forced(self, request: SimRequest) -> bool:
+        if _functions(request.body):
+            return isinstance(request.body.get("function_call"), Mapping)
+        return super().forced(request)
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_completion_tokens", "max_tokens")
@@ -640,6 +660,10 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         return _texts(request.body.get("stop"))
 
     def offered(self, request: SimRequest, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
+        if _functions(request.body):
+            choice = request.body.get("function_call")
+            name = choice.get("name") if isinstance(choice, Mapping) else None
+            return _chosen(tools, none=choice == "none", name=name)
         choice = request.body.get("tool_choice")
         named = choice.get("function") if isinstance(choice, Mapping) else None
         name = named.get("name") if isinstance(named, Mapping) else None
@@ -684,6 +708,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
                 "reasoning_tokens": spent,
                 "rejected_prediction_tokens": 0,
             }
+        if _functions(request.body):
+            wire = as_function_call(wire)
         return _with_logprobs(request, wire)
 
     def thinking(self, request: SimRequest) -> int:
@@ -697,6 +723,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
     ) -> dict[str, Any]:
         others = [to_openai_response(response, model=request.model) for response in more]
+        if _functions(request.body):
+            others = [as_function_call(other) for other in others]
         counts = ("usage", "prompt_tokens", "completion_tokens", "total_tokens")
         return _with_logprobs(request, _with_more(wire, others, "choices", counts))
 

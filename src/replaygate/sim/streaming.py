@@ -148,6 +148,14 @@ def _openai_tool_deltas(index: int, call: Mapping[str, Any], size: int) -> list[
     return [first, *rest]
 
 
+def _function_call_deltas(function: Mapping[str, Any], size: int) -> list[dict[str, Any]]:
+    """The ``delta.function_call`` pieces of a deprecated ``function_call``: its name with
+    empty arguments, then the arguments' pieces, as the API streams them."""
+    first = {"name": function.get("name"), "arguments": ""}
+    pieces = split_pieces(str(function.get("arguments", "")), size)
+    return [first, *({"arguments": piece} for piece in pieces)]
+
+
 _NO_LOGPROBS: dict[str, Any] = {"content": None, "refusal": None}
 """The log probabilities of a Chat Completions chunk, before its tokens' are filled in."""
 
@@ -165,7 +173,8 @@ def openai_chunks(
     text, or the refusal, as ``""``, of a message that refuses); then come the text
     pieces, the refusal's (a token a chunk, with its ``logprobs``, in a choice that holds
     them), then each tool call's id and name followed by
-    pieces of its arguments, then a chunk with the finish reason; each choice in turn,
+    pieces of its arguments (a deprecated ``function_call``'s name, then its arguments'
+    pieces, under ``function_call``), then a chunk with the finish reason; each choice in turn,
     under its index (``n`` asked for several). ``include_usage`` adds ``"usage": null`` to every
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
     ``patch`` transforms every chunk object (drift injection).
@@ -208,10 +217,14 @@ def openai_chunks(
             _openai_tool_deltas(i, call, chunk_size)
             for i, call in enumerate(message.get("tool_calls") or [])
         ]
+        function = message.get("function_call")
+        function_deltas = _function_call_deltas(function, chunk_size) if function else []
         said = message.get("content") is not None  # "" too: cut before it said anything
         first: dict[str, Any] = {"role": "assistant", "content": "" if said else None}
         if not text and tool_deltas:
             first["tool_calls"] = [tool_deltas[0].pop(0)]
+        if not text and function_deltas:
+            first["function_call"] = function_deltas.pop(0)
         refused = message.get("refusal") or ""
         first["refusal"] = "" if refused else None  # a refusal's stream opens its field
         events.append(chunk(first))
@@ -228,6 +241,7 @@ def openai_chunks(
                     chunk({field: piece}) for piece in split_pieces(said_text, chunk_size)
                 )
         events.extend(chunk({"tool_calls": [d]}) for deltas in tool_deltas for d in deltas)
+        events.extend(chunk({"function_call": d}) for d in function_deltas)
         events.append(chunk({}, choice.get("finish_reason") or "stop"))
     if include_usage:
         last = dict(base)

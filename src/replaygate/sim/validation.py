@@ -614,6 +614,7 @@ def validate_openai(body: Any) -> Invalid | None:
             problem = _empty_array(f"messages[{i}].tool_calls")
         problem = problem or _chat_content(item, f"messages[{i}]")
     problem = problem or _chat_tools(body.get("tools"))
+    problem = problem or _chat_functions(body)
     problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
     problem = problem or _only_with_tools(body, "parallel_tool_calls")
     problem = problem or _reasoning_effort(body.get("reasoning_effort"), "reasoning_effort")
@@ -902,6 +903,66 @@ def _chat_tools(tools: Any) -> Invalid | None:
             problem = _function_name(function.get("name"), f"tools[{i}].function.name")
             if problem is not None:
                 return problem
+    return None
+
+
+_FUNCTION_CALL_MODES = ("none", "auto")
+"""The deprecated ``function_call`` modes Chat Completions takes as a string."""
+
+
+def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
+    """Chat Completions' error for the deprecated ``functions`` (an empty list, a function
+    without a name or of a name it would not take) and ``function_call`` (given without
+    ``functions``, of no known mode, or naming a function they do not define); a
+    ``role: function`` message without its ``name``; and the simulator's own refusal of
+    ``functions`` beside ``tools``, whose answer it cannot tell."""
+    functions, choice = body.get("functions"), body.get("function_call")
+    problem = _wrong_type(body, "functions", list, "an array", "")
+    if problem is not None:
+        return problem
+    if functions == []:
+        return _empty_array("functions")
+    for i, function in enumerate(functions if isinstance(functions, list) else []):
+        if isinstance(function, Mapping) and function.get("name") is None:
+            return _missing(f"functions[{i}].name")
+        if isinstance(function, Mapping):
+            problem = _function_name(function.get("name"), f"functions[{i}].name")
+            if problem is not None:
+                return problem
+    messages = body.get("messages")
+    for i, message in enumerate(messages if isinstance(messages, list) else []):
+        unnamed = isinstance(message, Mapping) and not isinstance(message.get("name"), str)
+        if unnamed and message.get("role") == "function":
+            return Invalid(
+                "Missing parameter 'name': messages with role 'function' must have a 'name'.",
+                f"messages.[{i}].name",
+            )
+    if functions and body.get("tools"):
+        return Invalid(
+            "functions, tools: the simulator takes the deprecated 'functions' or 'tools', "
+            "not both, as it cannot tell which the API would call: send the functions as "
+            "tools, or record this request from the live API.",
+            "functions",
+            own=True,
+        )
+    if choice is None:
+        return None
+    if not functions:
+        return Invalid(
+            "Invalid value for 'function_call': 'function_call' is only allowed when "
+            "'functions' are specified.",
+            "function_call",
+        )
+    if isinstance(choice, str) and choice not in _FUNCTION_CALL_MODES:
+        return _invalid_value(choice, _FUNCTION_CALL_MODES, "function_call")
+    name = choice.get("name") if isinstance(choice, Mapping) else None
+    defined = {f.get("name") for f in functions if isinstance(f, Mapping)}
+    if isinstance(choice, Mapping) and name not in defined:
+        return Invalid(
+            f"Invalid value for 'function_call': no function named '{name}' was specified "
+            "in the 'functions' parameter.",
+            "function_call",
+        )
     return None
 
 

@@ -4,6 +4,11 @@ Tools are ``{"type": "function", "function": {name, description, parameters}}``;
 calls carry their arguments as a JSON string; tool results are ``role: tool``
 messages. Chat Completions has no error flag on a tool result, so ``is_error`` does
 not survive a round trip through this format.
+
+The deprecated ``functions`` (``{name, description, parameters}``) are read as tools, an
+assistant's ``function_call`` as a call whose id is its function's name, and a ``role:
+function`` message as that call's result, paired by the name it carries: the legacy
+shape has no call ids.
 """
 
 from __future__ import annotations
@@ -146,6 +151,18 @@ def _parse_tool_calls(calls: list[Any], path: str) -> tuple[ToolCall, ...]:
     return tuple(parsed)
 
 
+def _function_call(message: Mapping[str, Any], where: str) -> tuple[ToolCall, ...]:
+    """The deprecated ``function_call`` of an assistant ``message``, as a call whose id is
+    its function's name (the legacy shape has no id); none when it holds none."""
+    function = optional_field(message, "function_call", dict, where, {})
+    if not function:
+        return ()
+    where = f"{where}.function_call"
+    name = field_of(function, "name", str, where)
+    raw = optional_field(function, "arguments", str, where, "")
+    return (ToolCall(id=name, name=name, arguments=parse_arguments(raw, f"{where}.arguments")),)
+
+
 def _parse_message(item: Any, where: str) -> Message | None:
     role = field_of(item, "role", str, where)
     if role in ("system", "developer"):
@@ -157,11 +174,16 @@ def _parse_message(item: Any, where: str) -> Message | None:
             field_of(item, "tool_call_id", str, where),
             _content_text(item.get("content"), f"{where}.content"),
         )
+    if role == "function":  # the deprecated result of a function_call, paired by name
+        return Message.tool_result(
+            field_of(item, "name", str, where),
+            _content_text(item.get("content"), f"{where}.content"),
+        )
     if role == "assistant":
         calls = optional_field(item, "tool_calls", list, where, [])
         return Message.assistant(
             _content_text(item.get("content"), f"{where}.content"),
-            _parse_tool_calls(calls, f"{where}.tool_calls"),
+            _parse_tool_calls(calls, f"{where}.tool_calls") + _function_call(item, where),
         )
     raise WireFormatError(f"{where}.role", f"unknown role {role!r}")
 
@@ -179,20 +201,41 @@ def from_openai_request(
             system = _content_text(item.get("content"), f"{where}.content")
         else:
             messages.append(parsed)
-    tools = []
+    tools = [
+        _function_spec(function, f"request.functions[{i}]")
+        for i, function in enumerate(optional_field(request, "functions", list, "request", []))
+    ]
     for i, tool in enumerate(optional_field(request, "tools", list, "request", [])):
         if optional_field(tool, "type", str, f"request.tools[{i}]", "function") != "function":
             continue  # a custom tool (free-form input) is not read, as in the Responses API
         function = field_of(tool, "function", dict, f"request.tools[{i}]")
-        where = f"request.tools[{i}].function"
-        tools.append(
-            ToolSpec(
-                name=field_of(function, "name", str, where),
-                description=optional_field(function, "description", str, where, ""),
-                input_schema=optional_field(function, "parameters", dict, where, {}),
-            )
-        )
+        tools.append(_function_spec(function, f"request.tools[{i}].function"))
     return messages, tools, system
+
+
+def _function_spec(function: Any, where: str) -> ToolSpec:
+    """The tool a function definition (``{name, description, parameters}``) describes."""
+    if not isinstance(function, Mapping):
+        raise WireFormatError(where, f"expected an object, got {type(function).__name__}")
+    return ToolSpec(
+        name=field_of(function, "name", str, where),
+        description=optional_field(function, "description", str, where, ""),
+        input_schema=optional_field(function, "parameters", dict, where, {}),
+    )
+
+
+def as_function_call(completion: dict[str, Any]) -> dict[str, Any]:
+    """``completion`` (a response body) as the API answers a request of the deprecated
+    ``functions``: each choice's first tool call is its message's ``function_call``
+    (``{name, arguments}``, the legacy shape holds one call and no id), finished
+    ``function_call``; a choice calling nothing is left as it is."""
+    for choice in completion.get("choices") or []:
+        message = choice.get("message") or {}
+        calls = message.pop("tool_calls", None)
+        if calls:
+            message["function_call"] = dict(calls[0]["function"])
+            choice["finish_reason"] = "function_call"
+    return completion
 
 
 def to_openai_response(
@@ -247,11 +290,10 @@ def from_openai_response(response: Mapping[str, Any]) -> ModelResponse:
         raise WireFormatError("response.choices[0].finish_reason", f"unknown value {finish!r}")
     where = "response.choices[0].message"
     refused = optional_field(message, "refusal", str, where, "")
+    calls = optional_field(message, "tool_calls", list, where, [])
     return ModelResponse(
         text=_content_text(message.get("content"), f"{where}.content") or refused,
-        tool_calls=_parse_tool_calls(
-            optional_field(message, "tool_calls", list, where, []), f"{where}.tool_calls"
-        ),
+        tool_calls=_parse_tool_calls(calls, f"{where}.tool_calls") + _function_call(message, where),
         stop_reason="refusal" if refused else _FINISH_TO_STOP[finish],
         usage=read_usage(response, "usage", "prompt_tokens", "completion_tokens"),
     )
