@@ -127,3 +127,18 @@ def test_a_store_named_outside_ascii_is_compared_in_an_ascii_locale(tmp_path: Pa
     assert done.returncode == 0, done.stderr.decode()
     review = json.loads(done.stdout)
     assert [pair["new"]["file"] for pair in review["paired"]] == ["st/ü.jsonl"], review
+
+
+def test_markdown_names_a_file_holding_a_backtick_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `a|b`c.jsonl` was shown as `a\|b'c.jsonl`: a quote in place of its backtick
+    _git(tmp_path, "init", "-q", "--template=")
+    _store(tmp_path / "st" / "a.jsonl", "a")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "fixtures")
+    _store(tmp_path / "st" / "b`c.jsonl", "b")
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["diff", "st", "--format", "markdown"])
+    assert done.exit_code == 0, done.output
+    assert "| added | ``st/b`c.jsonl:1`` |" in done.output

@@ -233,7 +233,14 @@ def _indices(indices: Sequence[int]) -> str:
 
 
 def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+    """``text`` as a Markdown code span that shows it as it is (a file named with a
+    backtick was shown with a quote in its place): its fence one backtick longer than
+    any run of them in it, and a space inside it where the text starts or ends with one
+    (CommonMark's code spans)."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _fenced(lines: Sequence[str]) -> list[str]:
