@@ -9,15 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import orjson
 import pytest
 
 from replaygate.http import httpx2_client
 from replaygate.http.adapter import point_at
 from replaygate.network import block_network
 from replaygate.sim import Simulator
+from replaygate.sim.app import SimApp
+from replaygate.sim.behaviors import EchoBehavior
 from sdks import anthropic
 
 MODEL = "claude-sonnet-4-6"
+BATCHES = "/v1/messages/batches"
 
 
 def _request(custom_id: str, text: str) -> dict[str, Any]:
@@ -121,3 +125,75 @@ def test_the_list_pages_newest_first_either_way() -> None:
         assert [b.id for b in client.messages.batches.list(limit=2)] == newest  # every page
         before = client.messages.batches.list(limit=1, before_id=newest[2])
         assert ([b.id for b in before.data], before.has_more) == ([newest[1]], True)
+
+
+ANTHROPIC = {"x-api-key": "t", "anthropic-version": "2023-06-01", "host": "127.0.0.1"}
+OPENAI = {"authorization": "Bearer t", "host": "127.0.0.1"}
+
+
+def _seen(app: SimApp, method: str, path: str, headers: dict[str, str], body: bytes) -> Any:
+    reply = app.handle(method, path, headers, body)
+    assert reply.status == 200, reply.body
+    return orjson.loads(reply.body)
+
+
+def test_batch_polls_keep_either_api_s_batch_in_progress_for_that_many_polls() -> None:
+    """A batch ended at its first poll, so a polling loop's waiting branch (log, sleep,
+    poll again) was never recorded: ``batch_polls`` keeps it in progress that long."""
+    app = SimApp(EchoBehavior(), batch_polls=2)
+    made = _seen(app, "POST", BATCHES, ANTHROPIC, orjson.dumps({"requests": [_request("a", "Hi")]}))
+    polled = [_seen(app, "GET", f"{BATCHES}/{made['id']}", ANTHROPIC, b"") for _ in range(3)]
+    statuses = [p["processing_status"] for p in polled]
+    assert statuses == ["in_progress", "in_progress", "ended"]
+    assert polled[0]["results_url"] is None and polled[2]["request_counts"]["succeeded"] == 1
+    line = {"custom_id": "q", "method": "POST", "url": "/v1/chat/completions"}
+    line["body"] = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}]}
+    form = (
+        b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\n'
+        b'Content-Disposition: form-data; name="file"; filename="in.jsonl"\r\n\r\n'
+        + orjson.dumps(line)
+        + b"\n\r\n--b--\r\n"
+    )
+    upload = {**OPENAI, "content-type": "multipart/form-data; boundary=b"}
+    uploaded = _seen(app, "POST", "/v1/files", upload, form)
+    asked = {"input_file_id": uploaded["id"], "endpoint": line["url"], "completion_window": "24h"}
+    batch = _seen(app, "POST", "/v1/batches", OPENAI, orjson.dumps(asked))
+    polled = [_seen(app, "GET", f"/v1/batches/{batch['id']}", OPENAI, b"") for _ in range(3)]
+    assert [p["status"] for p in polled] == ["in_progress", "in_progress", "completed"]
+    assert polled[0]["output_file_id"] is None and polled[2]["output_file_id"]
+
+
+@pytest.mark.parametrize("polls", [-1, 1001, True])
+def test_batch_polls_out_of_range_are_refused(polls: Any) -> None:
+    with pytest.raises(ValueError, match="batch_polls: expected how many polls"):
+        Simulator(behavior="echo", batch_polls=polls)
+
+
+POLLING_TEST = """
+def test_waits(anthropic_client):
+    client = anthropic_client()
+    params = {"model": "claude-sonnet-4-6", "max_tokens": 64,
+              "messages": [{"role": "user", "content": "Hi"}]}
+    batch = client.messages.batches.create(requests=[{"custom_id": "a", "params": params}])
+    waited = 0
+    while batch.processing_status != "ended":
+        waited += 1
+        batch = client.messages.batches.retrieve(batch.id)
+    assert waited == 2
+"""
+
+
+def test_the_plugin_s_ini_setting_keeps_a_batch_in_progress(pytester: pytest.Pytester) -> None:
+    """The waiting branch of a polling loop recorded under the plugin, and replayed."""
+    pytester.makeini("[pytest]\nreplaygate_sim_batch_polls = 1\n")
+    pytester.makepyfile(POLLING_TEST)
+    recording = ("--replaygate-record-mode=record-missing", "--replaygate-approve-live")
+    pytester.runpytest(*recording, "--replaygate-simulator=echo").assert_outcomes(passed=1)
+    pytester.runpytest().assert_outcomes(passed=1)
+    refused = pytester.runpytest(
+        *recording, "--replaygate-simulator=echo", "--replaygate-sim-batch-polls=1001"
+    )
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(
+        ["*--replaygate-sim-batch-polls / ini replaygate_sim_batch_polls: *1001"]
+    )

@@ -29,6 +29,7 @@ MODE = "replaygate_record_mode"
 APPROVE = "replaygate_approve_live"
 SIMULATOR = "replaygate_simulator"
 SIM_SEED = "replaygate_sim_seed"
+SIM_BATCH_POLLS = "replaygate_sim_batch_polls"
 MAX_COST = "replaygate_max_cost"
 SHORT_OWNERS = ("pytest-recording", "pytest-vcr")
 """Installed distributions whose plugin registers ``--record-mode`` itself."""
@@ -177,6 +178,15 @@ def add_options(parser: pytest.Parser) -> None:
         help=f"the simulator's seed (default {SIMULATOR_SEED})",
     )
     group.addoption(
+        "--replaygate-sim-batch-polls",
+        dest=SIM_BATCH_POLLS,
+        type=digits.integer,
+        default=None,
+        metavar="N",
+        help="polls of a batch the simulator answers still in progress before one finds it "
+        "ended (default 0: the first)",
+    )
+    group.addoption(
         "--replaygate-max-cost",
         dest=MAX_COST,
         type=digits.number,
@@ -191,6 +201,9 @@ def add_options(parser: pytest.Parser) -> None:
         default=_NO_SIMULATOR,
     )
     parser.addini(SIM_SEED, f"the simulator's seed (default {SIMULATOR_SEED})", default="")
+    parser.addini(
+        SIM_BATCH_POLLS, "polls of a batch the simulator answers still in progress", default=""
+    )
     parser.addini(MAX_COST, "the session's spending cap when recording", default="")
 
 

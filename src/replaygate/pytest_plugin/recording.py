@@ -16,8 +16,8 @@ where no other plugin owns them):
   teardown. A store named by the marker may be shared between tests: it is checked at
   the end of a run that collected and ran every test naming it (:mod:`.strict_shared`).
 - ``--replaygate-simulator[=BEHAVIOR]``, ``--replaygate-sim-seed``,
-  ``--replaygate-max-cost``: the recording session's simulator and spending cap
-  (:mod:`.recording_run`).
+  ``--replaygate-sim-batch-polls``, ``--replaygate-max-cost``: the recording session's
+  simulator and spending cap (:mod:`.recording_run`).
 
 A store named by the marker is opened once per process and brought up to date at each
 test (:mod:`.stores`), so one store shared by many tests is indexed once, not per test.

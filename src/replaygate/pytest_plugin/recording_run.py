@@ -27,6 +27,7 @@ import pytest
 from replaygate.errors import ReplaygateError, SpendingCapError
 from replaygate.pytest_plugin.options import (
     MAX_COST,
+    SIM_BATCH_POLLS,
     SIM_SEED,
     SIMULATOR,
     number,
@@ -188,6 +189,22 @@ def _not_started(err: Exception) -> str:
     return why
 
 
+def _batch_polls(config: pytest.Config) -> int:
+    """The simulator's ``batch_polls`` (``--replaygate-sim-batch-polls``, else its ini
+    setting, else 0); one out of range is a usage error naming the option."""
+    from replaygate.sim.message_batches import batch_polls_problem
+
+    given = number(config, SIM_BATCH_POLLS, int)
+    polls = int(given) if given is not None else 0
+    problem = batch_polls_problem(polls)
+    if problem is not None:
+        raise pytest.UsageError(
+            f"--replaygate-sim-batch-polls / ini {SIM_BATCH_POLLS}: "
+            + problem.removeprefix("batch_polls: ")
+        )
+    return polls
+
+
 class RecordingRun:
     """The simulator (if asked for) and the spending cap of a recording session."""
 
@@ -199,6 +216,7 @@ class RecordingRun:
         self.behavior = simulator_behavior(config)
         seed = number(config, SIM_SEED, int)
         self.seed = int(seed) if seed is not None else SIMULATOR_SEED
+        self.batch_polls = _batch_polls(config)
         if self.behavior is not None:
             _refuse_script_when_distributed(self.behavior, config)
             _refuse_script_when_shuffled(self.behavior, config)
@@ -238,7 +256,11 @@ class RecordingRun:
         from replaygate.sim import Simulator
 
         try:
-            return Simulator(behavior=_behavior_spec(self.behavior, root), seed=self.seed)
+            return Simulator(
+                behavior=_behavior_spec(self.behavior, root),
+                seed=self.seed,
+                batch_polls=self.batch_polls,
+            )
         except (ReplaygateError, ValueError) as err:
             raise pytest.UsageError(
                 f"--replaygate-simulator / ini {SIMULATOR}: {err} (behaviours: research-copilot, "

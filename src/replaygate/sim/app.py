@@ -203,13 +203,14 @@ class SimApp:
         faults: FaultPlan | None = None,
         drift: DriftPlan | None = None,
         chunk_size: int = DEFAULT_CHUNK,
+        batch_polls: int = 0,
     ) -> None:
         self.behavior = behavior
         self.seed = seed
         self.faults = faults if faults is not None else FaultPlan()
         self.drift = DriftInjection(drift or DriftPlan())
         self.chunk_size = chunk_size
-        self.endpoints = (*endpoints(seed), *platform_endpoints())
+        self.endpoints = (*endpoints(seed, batch_polls), *platform_endpoints())
         self._drawer = self.faults.drawer(seed)
         self._answers = Draws()
         self._requests = Draws()

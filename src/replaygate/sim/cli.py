@@ -59,6 +59,15 @@ def _seconds(_context: click.Context, _option: click.Parameter, value: float) ->
     return value
 
 
+def _polls(_context: click.Context, _option: click.Parameter, value: int) -> int:
+    from replaygate.sim.message_batches import batch_polls_problem
+
+    problem = batch_polls_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem.removeprefix("batch_polls: "))
+    return value
+
+
 @sim_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option(
@@ -86,6 +95,14 @@ def _seconds(_context: click.Context, _option: click.Parameter, value: float) ->
     callback=_seconds,
     help="Seconds announced on 429/529.",
 )
+@click.option(
+    "--batch-polls",
+    default=0,
+    show_default=True,
+    type=DigitsInt(),
+    callback=_polls,
+    help="Polls of a batch that find it still in progress before one finds it ended.",
+)
 @click.option("--allow-remote", is_flag=True, help="Allow a host that is not loopback.")
 def serve(
     host: str,
@@ -96,6 +113,7 @@ def serve(
     drift: str,
     slow_delay: float,
     retry_after: float,
+    batch_polls: int,
     allow_remote: bool,
 ) -> None:
     """Serve until interrupted (SIGINT or SIGTERM).
@@ -126,6 +144,7 @@ def serve(
             port=port,
             host=host,
             allow_remote=allow_remote,
+            batch_polls=batch_polls,
         )
     except (FaultSpecError, DriftSpecError, ValueError) as err:
         raise click.UsageError(str(err)) from None

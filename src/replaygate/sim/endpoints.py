@@ -1110,9 +1110,9 @@ class AnthropicMessageBatches(ResourceEndpoint):
     route = "/v1/messages/batches"
     methods = ("GET", "POST", "DELETE")
 
-    def __init__(self, messages: AnthropicMessages, seed: int = 0) -> None:
+    def __init__(self, messages: AnthropicMessages, seed: int = 0, polls: int = 0) -> None:
         self.messages = messages
-        self.batches = MessageBatches(seed=seed)
+        self.batches = MessageBatches(seed=seed, polls=polls)
 
     def serves(self, route: str) -> bool:
         return route == self.route or route.startswith(self.route + "/")
@@ -1187,8 +1187,10 @@ class OpenAIBatches(_OpenAIOnly):
     route = "/v1/batches"
     methods = ("GET", "POST")
 
-    def __init__(self, files: Files, served: Mapping[str, Endpoint], seed: int = 0) -> None:
-        self.batches = Batches(files, seed=seed)
+    def __init__(
+        self, files: Files, served: Mapping[str, Endpoint], seed: int = 0, polls: int = 0
+    ) -> None:
+        self.batches = Batches(files, seed=seed, polls=polls)
         self.served = served
 
     def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
@@ -1696,9 +1698,10 @@ class GeminiCountTokens(GeminiGenerateContent):
         }
 
 
-def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
+def endpoints(seed: int = 0, batch_polls: int = 0) -> tuple[Endpoint, ...]:
     """A fresh set of every endpoint the simulator serves, the ids of what it makes without
-    the model (conversations, compactions) from ``seed``."""
+    the model (conversations, compactions) from ``seed``; ``batch_polls`` retrievals of a
+    batch (either API's) find it in progress before one finds it ended."""
     kept = ConversationStore(seed=seed)
     threads = Threads()  # counted as answered: the same threads
     responses = OpenAIResponses(kept=kept)
@@ -1707,12 +1710,12 @@ def endpoints(seed: int = 0) -> tuple[Endpoint, ...]:
     batched = {e.route: e for e in (chat, responses, embedded)}
     return (
         messages,
-        AnthropicMessageBatches(messages, seed),
+        AnthropicMessageBatches(messages, seed, batch_polls),
         AnthropicCountTokens(threads),
         chat,
         responses,
         OpenAIFiles(files),
-        OpenAIBatches(files, batched, seed),
+        OpenAIBatches(files, batched, seed, batch_polls),
         OpenAIResponsesCompact(responses, seed),
         OpenAIResponsesInputTokens(responses),
         OpenAIStoredResponses(responses),

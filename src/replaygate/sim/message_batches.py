@@ -5,9 +5,10 @@ Routes: ``POST /v1/messages/batches`` (``requests``: up to :data:`MOST_REQUESTS`
 ``custom_id`` and the ``params`` of a Messages request), ``GET`` (a page, newest first:
 ``limit`` 1 to 1000, default 20, ``after_id``, ``before_id``), ``GET`` and ``DELETE
 /v1/messages/batches/{id}``, ``POST .../{id}/cancel`` and ``GET .../{id}/results``. A batch
-is made ``in_progress``; the first retrieval finds it ``ended`` (its requests answered
-when it was made, or ``canceled`` when a cancel came first, which makes it
-``canceling``), with a ``results_url`` at the origin the request was sent to (the API's,
+is made ``in_progress``; the first retrieval after its ``polls`` (0 by default: the
+first) finds it ``ended`` (its requests answered when it was made, or ``canceled`` when a
+cancel came first, which makes it ``canceling``), each retrieval before finding it still
+``in_progress``, with a ``results_url`` at the origin the request was sent to (the API's,
 ``https://`` and ``X-Forwarded-Host``, for one moved here). An id the
 server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` are kept.
 """
@@ -40,6 +41,22 @@ request of a batch, or the simulator's own refusal of it."""
 MOST_REQUESTS = 100_000
 """The most requests one batch may hold, as the API allows."""
 
+MOST_POLLS = 1000
+"""The most retrievals a batch may be kept in progress for (``batch_polls``)."""
+
+
+def batch_polls_problem(value: object) -> str | None:
+    """Why ``value`` is no ``batch_polls`` of the simulator (how many retrievals of a batch
+    find it still in progress before one finds it ended): an integer from 0 to
+    :data:`MOST_POLLS`; None when it is one."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MOST_POLLS:
+        return None
+    return (
+        "batch_polls: expected how many polls find a batch still in progress, "
+        f"0 to {MOST_POLLS} (0: the first poll finds it ended), got {value!r}"
+    )
+
+
 _CUSTOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROUTE = "/v1/messages/batches"
 
@@ -55,12 +72,14 @@ def _refused(message: str, status: int = 400) -> Invalid:
 
 @dataclass
 class _Batch:
-    """A batch the server holds: the object, its requests, and its result lines once
-    answered (None for one learned from a replayed answer, answered when asked)."""
+    """A batch the server holds: the object, its requests, its result lines once
+    answered (None for one learned from a replayed answer, answered when asked), and how
+    many retrievals found it in progress."""
 
     batch: dict[str, Any]
     requests: list[Mapping[str, Any]]
     results: list[dict[str, Any]] | None = None
+    polled: int = 0
 
 
 def _requests_problem(body: Any) -> Invalid | None:
@@ -99,11 +118,13 @@ def _result(answered: Answer) -> dict[str, Any]:
 class MessageBatches:
     """Batch id -> the batch. A batch's id, ``msgbatch_sim_<n>_<digits>``, counts the
     batches made of the same requests and comes from the seed, whatever else the
-    simulator served."""
+    simulator served. ``polls`` retrievals of a batch find it still in progress before
+    one finds it ended."""
 
-    def __init__(self, limit: int = KEPT_CONVERSATIONS, seed: int = 0) -> None:
+    def __init__(self, limit: int = KEPT_CONVERSATIONS, seed: int = 0, polls: int = 0) -> None:
         self._kept: Bounded[_Batch] = Bounded(limit)
         self.seed = seed
+        self.polls = polls
         self._made = Draws()
 
     def _new_id(self, requests: list[Any]) -> str:
@@ -219,7 +240,9 @@ class MessageBatches:
                 return _refused(message)
             del self._kept[parts[0]]
             return 200, {"id": parts[0], "type": "message_batch_deleted"}
-        if batch["processing_status"] != "ended":
+        if batch["processing_status"] == "in_progress" and held.polled < self.polls:
+            held.polled += 1
+        elif batch["processing_status"] != "ended":
             ended = self._ended(held, origin, ask)
             if ended is not None:
                 return ended
@@ -266,7 +289,10 @@ class MessageBatches:
         elif batch_id in self._kept and method == "DELETE":
             del self._kept[batch_id]
         elif batch_id in self._kept:
-            self._kept[batch_id].batch.update(answer)
+            held = self._kept[batch_id]
+            held.batch.update(answer)
+            if method == "GET" and answer.get("processing_status") == "in_progress":
+                held.polled += 1  # a poll that found it in progress
 
 
 def _counts(processing: int) -> dict[str, int]:

@@ -7,7 +7,8 @@ bytes as uploaded or made). Batches: ``POST /v1/batches`` (``input_file_id``, ``
 of :data:`BATCH_ENDPOINTS`, ``completion_window`` ``24h``, ``metadata``), ``GET
 /v1/batches`` (newest first: ``limit`` 1 to 100, default 20, ``after``), ``GET
 /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``. A batch is made ``validating``; the
-first retrieval finds it ``completed``, its answers (status 200) in the file
+first retrieval after its ``polls`` (0 by default: the first) finds it ``completed``
+(each retrieval before finding it ``in_progress``), its answers (status 200) in the file
 ``output_file_id`` names and the others in ``error_file_id``'s, or ``cancelled`` when a
 cancel (``cancelling``) came first. An id the server does not hold is a 404. The most
 recent :data:`KEPT_CONVERSATIONS` of each are kept.
@@ -224,20 +225,25 @@ def _line(tag: str, number: int, custom_id: str, answered: Answer) -> bytes:
 @dataclass
 class _Batch:
     """A batch the server holds: its object and requests (None for one learned from a
-    replayed answer)."""
+    replayed answer), and how many retrievals found it in progress."""
 
     batch: dict[str, Any]
     requests: list[dict[str, Any]] | None
+    polled: int = 0
 
 
 class Batches:
     """Batch id -> the batch. An id, ``batch_sim_<n>_<digits>``, counts the batches of the
-    same input file and endpoint, and comes from the seed."""
+    same input file and endpoint, and comes from the seed. ``polls`` retrievals of a batch
+    find it ``in_progress`` before one finds it ended."""
 
-    def __init__(self, files: Files, limit: int = KEPT_CONVERSATIONS, seed: int = 0) -> None:
+    def __init__(
+        self, files: Files, limit: int = KEPT_CONVERSATIONS, seed: int = 0, polls: int = 0
+    ) -> None:
         self.files = files
         self._kept: Bounded[_Batch] = Bounded(limit)
         self.seed = seed
+        self.polls = polls
         self._made = Draws()
 
     def answer(
@@ -261,7 +267,10 @@ class Batches:
             elif batch["status"] != "cancelling":
                 return _error(400, f"Cannot cancel a batch with status '{batch['status']}'.")
             return 200, batch
-        if batch["status"] in ("validating", "cancelling"):
+        if batch["status"] in ("validating", "in_progress") and held.polled < self.polls:
+            held.polled += 1
+            batch.update(status="in_progress", in_progress_at=created_at(1))
+        elif batch["status"] in ("validating", "in_progress", "cancelling"):
             ended = self._ended(held, ask)
             if ended is not None:
                 return ended
@@ -369,6 +378,8 @@ class Batches:
                 self._made.counted(digest_of(answer.get("input_file_id"), answer.get("endpoint")))
         else:
             held.batch.update(answer)
+            if answer.get("status") == "in_progress":
+                held.polled += 1  # a poll that found it in progress
         for named in ("output_file_id", "error_file_id"):
             file_id = answer.get(named)
             if isinstance(file_id, str) and self.files.get(file_id) is None:

@@ -26,6 +26,7 @@ from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import Behavior, make_behavior
 from replaygate.sim.drift import DriftPlan, DriftRule, DriftSpec
 from replaygate.sim.faults import FaultPlan, FaultSpec
+from replaygate.sim.message_batches import batch_polls_problem
 from replaygate.sim.replies import MAX_BODY, Reply
 from replaygate.sim.streaming import DEFAULT_CHUNK
 from replaygate.wall_clock import steady_seconds
@@ -90,6 +91,9 @@ class Simulator:
     ``behavior`` is ``research-copilot``, ``echo``, ``script:FILE`` or any
     :class:`~replaygate.sim.behaviors.Behavior`; ``seed`` seeds the behaviour and,
     separately, the faults; ``faults`` and ``drift`` take a plan or its string form.
+    ``batch_polls`` is how many retrievals of a batch (Anthropic's Message Batches,
+    OpenAI's Batch API) find it still in progress before one finds it ended (0: the
+    first), for a polling loop's waiting branch to be recorded.
     ``port=0`` picks a free port. A host that is not loopback is refused unless
     ``allow_remote`` is set.
     """
@@ -105,6 +109,7 @@ class Simulator:
         host: str = "127.0.0.1",
         allow_remote: bool = False,
         chunk_size: int = DEFAULT_CHUNK,
+        batch_polls: int = 0,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise ValueError(
@@ -120,6 +125,9 @@ class Simulator:
                 "chunk_size: expected the characters of a streamed piece, 1 or more, "
                 f"got {chunk_size!r}"
             )
+        problem = batch_polls_problem(batch_polls)
+        if problem is not None:
+            raise ValueError(problem)
         self.host = host
         self.seed = seed
         self.behavior_name = behavior if isinstance(behavior, str) else type(behavior).__name__
@@ -129,6 +137,7 @@ class Simulator:
             faults=FaultPlan.coerce(faults),
             drift=DriftPlan.coerce(drift),
             chunk_size=chunk_size,
+            batch_polls=batch_polls,
         )
         self._requested_port = port
         self._port: int | None = None
