@@ -186,3 +186,22 @@ def test_a_fixture_s_place_pasted_as_a_store_names_the_file(tmp_path: Path, plac
         assert done.returncode == 2 and done.stderr.endswith(f"no such file or folder: {hint}\n")
     patrolled = replaygate("patrol", f"fx/{place}", cwd=tmp_path)
     assert patrolled.stderr == f"Error: no fixture store at fx/{place}: {hint}\n"
+
+
+def test_a_pattern_no_shell_expanded_names_the_folder_to_pass(tmp_path: Path) -> None:
+    # `session.run("replaygate", "verify", "fx/*.jsonl")` (nox expands no pattern) said
+    # only "no such file or folder", and record made a store named *.jsonl
+    (tmp_path / "fx").mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        with FixtureStore.open(tmp_path / "fx" / name) as store:
+            store.put(fixture(name))
+    done = replaygate("verify", "fx/*.jsonl", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "fx/*.jsonl: no such file or folder: it is a pattern no shell expanded, matching 2 "
+        "file(s) or folder(s): pass one store, or the folder holding them (fx), whose every "
+        "store is read\n"
+    )
+    with pytest.raises(FixtureFormatError, match="a pattern no shell expanded, matching"):
+        FixtureStore.open(tmp_path / "fx" / "*.jsonl")
+    assert not (tmp_path / "fx" / "*.jsonl").exists()

@@ -4,6 +4,7 @@ shell) is missing for that reason, which a bare "no such file" would hide."""
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from pathlib import Path
@@ -29,16 +30,18 @@ def cwd_gone() -> bool:
 def missing(path: str | os.PathLike[str], reason: str = "no such file or folder") -> str:
     """Why ``path`` is not there: ``reason``, or :data:`CWD_GONE` for a relative path
     while the current folder no longer exists; for a path git holds that a sparse
-    checkout leaves out, ``reason`` and what to run to check it out; for a fixture's
-    place pasted whole (``rc.jsonl:3``), ``reason`` and the file to pass
-    (:func:`pasted_location`)."""
+    checkout leaves out, ``reason`` and what to run to check it out."""
     if not os.path.isabs(path) and cwd_gone():
         return CWD_GONE
-    located = pasted_location(path)
-    if located is not None:
-        return f"{reason}: {located}"
     left_out = left_out_of_sparse_checkout(Path(path))
     return reason if left_out is None else f"{reason}: {left_out}"
+
+
+def missing_store(path: str | os.PathLike[str]) -> str:
+    """Why the store ``path`` is not there (:func:`missing`), and what was meant when it
+    is a fixture's place or a pattern pasted as a store (:func:`pasted_location`)."""
+    located = pasted_location(path)
+    return missing(path) if located is None else f"{missing(path)}: {located}"
 
 
 _LOCATION = re.compile(r"(.+\.jsonl?):([0-9]+)(?::[0-9]+)?")
@@ -48,14 +51,31 @@ _LOCATION = re.compile(r"(.+\.jsonl?):([0-9]+)(?::[0-9]+)?")
 def pasted_location(path: str | os.PathLike[str]) -> str | None:
     """What ``path``, given as a store and not there, names when it is a fixture's place
     as ``verify``, ``patrol``, ``prune`` and a miss print one, a store file and a line
-    (``tests/fixtures/rc.jsonl:3``, pasted whole), and the file to pass instead; None for
-    any other path. Recorded into, it would be made a folder store of that name."""
+    (``tests/fixtures/rc.jsonl:3``, pasted whole), and the file to pass instead; or when
+    it is a ``*`` pattern no shell expanded that matches files there (``"fx/*.jsonl"``, quoted,
+    or an argument of ``subprocess`` or nox's ``session.run``), and the folder to pass
+    instead; None for any other path. Recorded into, it would be made a store of that
+    name."""
     text = os.fsdecode(path)
-    found = _LOCATION.fullmatch(os.path.basename(text))
-    if found is None or os.path.lexists(text):
+    if os.path.lexists(text):
         return None
-    file = os.path.join(os.path.dirname(text), found.group(1))
+    found = _LOCATION.fullmatch(os.path.basename(text))
+    if found is not None:
+        file = os.path.join(os.path.dirname(text), found.group(1))
+        return (
+            f"it names line {found.group(2)} of {file}, a fixture's place as the commands "
+            f"print it, not a store: pass {file}"
+        )
+    if "*" not in text:  # not [ nor ?: a parametrized test's store, test_x[1].jsonl, is
+        return None  # no pattern, even where test_x1.jsonl is there
+    matched = glob.glob(text, recursive=True)
+    if len(matched) == 1:
+        return f"it is a pattern no shell expanded, matching {matched[0]}: pass that"
+    if not matched:
+        return None
+    folder = os.path.commonpath([os.path.normpath(m) for m in matched])
+    holding = folder if os.path.isdir(folder) else os.path.dirname(folder) or "."
     return (
-        f"it names line {found.group(2)} of {file}, a fixture's place as the commands "
-        f"print it, not a store: pass {file}"
+        f"it is a pattern no shell expanded, matching {len(matched)} file(s) or folder(s): "
+        f"pass one store, or the folder holding them ({holding}), whose every store is read"
     )
