@@ -31,11 +31,16 @@ from pydantic import (
     UUID6,
     UUID7,
     UUID8,
+    Base64Bytes,
+    Base64Str,
+    Base64UrlStr,
     BaseModel,
     Field,
     IPvAnyAddress,
     IPvAnyInterface,
     IPvAnyNetwork,
+    Json,
+    PostgresDsn,
     TypeAdapter,
 )
 
@@ -664,6 +669,40 @@ def test_pydantic_s_own_formats_are_made_as_it_validates_them(kind: Any) -> None
     adapter = TypeAdapter(list[kind])
     schema = {**adapter.json_schema(), "minItems": 2, "uniqueItems": True}
     assert len(set(adapter.validate_python(schema_example(schema, "t")))) == 2
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [Base64Str, Base64Bytes, Base64UrlStr, Json, Json[dict[str, int]], Json[list[Base64Str]]],
+    ids=str,
+)
+def test_encoded_and_json_strings_are_made_as_pydantic_validates_them(kind: Any) -> None:
+    """A ``format: base64`` (pydantic's ``Base64Str``) or ``contentEncoding`` string is
+    the text encoded, one of ``contentMediaType: application/json`` (``Json``) the JSON
+    text of a value of its ``contentSchema``: each took the text, which the model refused
+    at every retry."""
+    adapter = TypeAdapter(list[kind])
+    schema = {**adapter.json_schema(), "minItems": 2, "uniqueItems": True}
+    assert len(adapter.validate_python(schema_example(schema, "t"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("schema", "where", "why"),
+    [
+        (TypeAdapter(PostgresDsn).json_schema(), "schema.format", "cannot tell"),
+        (
+            {"type": "string", "format": "base64", "minLength": 5, "maxLength": 7},
+            "schema.maxLength",
+            "base64-encoded, is 8 characters long",
+        ),
+    ],
+)
+def test_a_string_of_a_content_or_scheme_it_cannot_make_is_refused(
+    schema: dict[str, Any], where: str, why: str
+) -> None:
+    with pytest.raises(UnmadeValue, match=re.escape(where)) as refused:
+        schema_example(schema, "t")
+    assert why in str(refused.value)
 
 
 def test_gemini_s_upper_case_types_are_answered_unchecked(clients: Clients) -> None:

@@ -11,7 +11,9 @@ its name matches, else ``additionalProperties``. ``$ref`` is resolved within the
 of ``anyOf``/``oneOf``, the parts of ``allOf`` as one schema; ``not``: the first of a few
 values it does not match; ``if``: the value made again with the branch (``then`` or
 ``else``) it picks. A string is ``text`` (the answer the behaviour gave instead), a value
-of its ``format``, or one its ``pattern`` matches (:mod:`replaygate.sim.patterns`); a
+of its ``format``, or one its ``pattern`` matches (:mod:`replaygate.sim.patterns`); the
+JSON text of a value of its ``contentSchema`` where its ``contentMediaType`` is JSON; all
+of it encoded as its ``contentEncoding`` or ``format`` (``base64``) says; a
 number its least within its bounds, or 0; an array its ``minItems`` items (a tuple's
 ``prefixItems`` first, the first ``minContains`` of them also of its ``contains``),
 distinct ones where it says ``uniqueItems``. A schema that refers to itself without end
@@ -23,6 +25,7 @@ moved into a description are read back first (:mod:`replaygate.sim.described`).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime
 import functools
@@ -96,6 +99,41 @@ _FORMATS: dict[str, Callable[[int], str]] = {
 """The ``n``-th value of each common string ``format`` (a string of another takes the
 text), pydantic's own among them: ``uuid4`` and the other versions (``UUID4``), and the
 addresses, networks and interfaces of ``ipaddress`` and ``IPvAnyAddress``."""
+
+
+_ENCODINGS: dict[str, Callable[[bytes], bytes]] = {
+    "base64": base64.b64encode,
+    "base64url": base64.urlsafe_b64encode,
+    "base32": base64.b32encode,
+    "base16": base64.b16encode,
+}
+"""The encodings a string's ``contentEncoding`` (or pydantic's ``format``, ``base64`` of
+``Base64Str`` and ``Base64Bytes``, ``base64url`` of their URL-safe kin) names."""
+_UNTOLD_FORMATS = {
+    "multi-host-uri": "a URL of a scheme the schema does not name (pydantic's PostgresDsn, "
+    "MongoDsn, NatsDsn: each takes only its own schemes)",
+}
+"""The string formats whose values the simulator cannot tell, each with why."""
+
+
+def _encoding(schema: Mapping[str, Any]) -> str | None:
+    """The encoding of a string of ``schema``: its ``contentEncoding``, else its
+    ``format`` where that is one (pydantic's ``base64``); None for none."""
+    for keyword in ("contentEncoding", "format"):
+        said = schema.get(keyword)
+        if isinstance(said, str) and said.lower() in _ENCODINGS:
+            return said.lower()
+    return None
+
+
+def _json_media(schema: Mapping[str, Any]) -> bool:
+    """Whether a string of ``schema`` holds JSON text: its ``contentMediaType`` is
+    ``application/json`` or another ``+json`` type (pydantic's ``Json``)."""
+    media = schema.get("contentMediaType")
+    if not isinstance(media, str):
+        return False
+    kind = media.split(";")[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")
 
 
 class UnmadeValue(ValueError):
@@ -178,7 +216,43 @@ class _Maker:
             return variant % 2 == 1
         if kind == "null":
             return None
+        if _json_media(schema) or _encoding(schema):
+            return self._content(schema, where, depth, variant)
         return self._string(schema, where, variant)
+
+    def _content(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> str:
+        """A string holding content: the compact JSON text of a value of its
+        ``contentSchema`` (any JSON without one) where its media type is JSON (a later
+        variant of the same JSON spaced after it, a distinct string), else the text;
+        encoded as it says; made as long as ``minLength`` asks by spaces after the
+        JSON or more text before encoding. An :class:`UnmadeValue` where ``maxLength``
+        leaves too little room for it."""
+        shortest, longest = _length(schema, "minLength") or 0, _length(schema, "maxLength")
+        encoding = _encoding(schema)
+        encode = _ENCODINGS[encoding] if encoding else lambda raw: raw
+        if _json_media(schema):
+            inner_schema, inner_where = schema.get("contentSchema", {}), f"{where}.contentSchema"
+            inner = self.value(inner_schema, inner_where, depth + 1, variant)
+            raw, filler = json.dumps(inner, ensure_ascii=False, separators=(",", ":")), " "
+            if variant and inner == self.value(inner_schema, inner_where, depth + 1):
+                raw += " " * variant  # the same JSON, a distinct string (uniqueItems)
+        else:
+            raw = self.text + (f" {variant + 1}" if variant else "")
+            filler = "x"
+            while longest is not None and raw and len(encode(raw.encode())) > longest:
+                raw = raw[:-1]  # the text is cut to fit, as a plain string's is
+        made = encode(raw.encode()).decode("ascii")
+        while len(made) < shortest and len(raw) < shortest + 100_000:
+            raw += filler
+            made = encode(raw.encode()).decode("ascii")
+        if longest is not None and len(made) > longest:
+            what = "the JSON made of its contentSchema" if filler == " " else "the text"
+            how = f", {encoding}-encoded," if encoding else ""
+            raise UnmadeValue(
+                f"{where}.maxLength: {what}{how} is {len(made)} characters long, "
+                f"longer than the {longest} it allows"
+            )
+        return made
 
     def _part(self, part: Any) -> Mapping[str, Any]:
         """A part of a schema (of its ``allOf``, its ``contains``...), its ``$ref``
@@ -376,6 +450,12 @@ class _Maker:
         ``format``, made as long as ``minLength`` and ``maxLength`` allow; one its
         ``pattern`` makes where that one does not match it (never the first, the text
         again)."""
+        form = schema.get("format")
+        if isinstance(form, str) and form in _UNTOLD_FORMATS:
+            raise UnmadeValue(
+                f"{where}.format: {form!r} asks for {_UNTOLD_FORMATS[form]}, which the "
+                "simulator cannot tell"
+            )
         value = self._plain(schema, variant)
         pattern = schema.get("pattern")
         if not isinstance(pattern, str):
