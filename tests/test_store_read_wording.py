@@ -52,6 +52,20 @@ def test_verify_escapes_a_stored_key_holding_a_control_character(
     assert added not in done.stdout
 
 
+@pytest.mark.parametrize("added", [" ", "\u00a0", "g"])
+def test_a_stored_key_with_a_space_or_a_letter_no_key_holds_is_quoted(
+    tmp_path: Path, added: str
+) -> None:
+    # "key fb2202a78099  does not match its request (expected fb2202a78099)": the space an
+    # edit left at its end could not be seen, and the two keys read alike
+    found = fixture("one")
+    (tmp_path / "rc.jsonl").write_bytes(with_key(found, found.key + added))
+    done = replaygate("verify", "rc.jsonl", cwd=tmp_path)
+    assert done.stdout.startswith(
+        f"rc.jsonl:1: key {found.key + added!r} does not match its request (expected {found.key}); "
+    )
+
+
 def test_a_request_recorded_twice_under_a_key_holding_a_control_character_is_escaped(
     tmp_path: Path,
 ) -> None:

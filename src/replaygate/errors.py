@@ -208,6 +208,16 @@ def shown_file(file: str) -> str:
     return file
 
 
+def shown_key(key: str) -> str:
+    """A stored key as a message prints it: as it is when it is hex digits alone, as every
+    key replaygate writes is, else quoted as ``repr`` shows it (a space an edit left at
+    its end, a control character), so that it cannot read as the key it is compared with
+    (``key 'fb2202a78099 ' does not match its request (expected fb2202a78099)``)."""
+    if key and all(char in "0123456789abcdefABCDEF" for char in key):
+        return key
+    return repr(key)
+
+
 def not_utf8_text(cause: UnicodeDecodeError | str, *, byte: bool = True) -> str:
     """The words of every reader refusing bytes that are not UTF-8 text: ``not UTF-8
     text (<reason> at byte <N>)`` for a decoding error (its reason alone without

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from replaygate.errors import CanonicalFormError, shown_file
+from replaygate.errors import CanonicalFormError, shown_key
 from replaygate.fixtures.fingerprint import KEY_LENGTH, SEAL_LENGTH, digest, match_form, seal_of
 from replaygate.fixtures.fixture import (
     NO_RESPONSE,
@@ -222,7 +222,7 @@ def _key_problem(key: str, full: str, request: Any) -> str:
     else:
         edit = "the request or its key was edited after recording"
     return (
-        f"key {shown_file(key)} does not match its request (expected {full[:KEY_LENGTH]}); "
+        f"key {shown_key(key)} does not match its request (expected {full[:KEY_LENGTH]}); "
         f"{edit}: revert the edit, record it anew in mode rerecord (which replaces it), or "
         "remove it"
     )
