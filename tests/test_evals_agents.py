@@ -182,7 +182,11 @@ def test_the_agent_and_its_settings_come_from_the_config(project: Path) -> None:
         (["record", "--fixtures", "f.jsonl", "x", "--approve-live"], "--agent", "agent"),
         (["eval", "--fixtures", "f.jsonl", "--cases", "c.jsonl"], "--agent", "agent"),
         (["eval", "--fixtures", "f.jsonl", "--agent", AGENT], "--cases", "cases"),
-        (["run", "--agent", AGENT, "--fixtures", "f.jsonl", "x"], "--model", "model"),
+        (
+            ["run", "--agent", AGENT, "--fixtures", "f.jsonl", "x"],
+            "--model",
+            "model and max_tokens",
+        ),
         (["run", "--agent", AGENT, *SETTINGS, "x"], "--fixtures", "fixtures"),
         (["run", "--agent", AGENT, *SETTINGS, "--fixtures", "f.jsonl"], "QUESTION", "cases"),
         (["show", "abc"], "--fixtures", "fixtures"),
