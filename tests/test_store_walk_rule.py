@@ -237,3 +237,23 @@ def test_a_passed_over_folder_is_looked_into_within_limits(
     assert verify_passed.passed_over_notes(tree) == []
     shutil.rmtree(venv)  # gone since the walk (another process): holds none
     assert verify_passed.fixture_named(venv) == (0, False)
+
+
+def test_eval_cases_whose_first_line_an_edit_broke_are_still_passed_over(tmp_path: Path) -> None:
+    # verify read such a cases file as a store: its first line malformed JSON, and each
+    # case after it "not a fixture", one problem a line
+    from replaygate.examples.research_copilot import shipped_eval_cases
+
+    (tmp_path / "evals").mkdir()
+    with FixtureStore.open(tmp_path / "evals" / "fixtures.jsonl") as store:
+        store.put(fixture("one"))
+    lines = shipped_eval_cases().read_text(encoding="utf-8").splitlines(keepends=True)
+    broken = lines[0].replace('{"id"', '{"id",', 1)
+    (tmp_path / "evals" / "cases.jsonl").write_text(broken + "".join(lines[1:3]))
+    done = replaygate("verify", "evals", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert "evals/cases.jsonl (eval cases)" in done.stderr
+    first = fixture("two").to_line()  # a store whose first line is damaged stays a store
+    (tmp_path / "evals" / "s.jsonl").write_bytes(b'{"key",\n' + first)
+    damaged = replaygate("verify", "evals", cwd=tmp_path)
+    assert damaged.returncode == 1 and damaged.stdout.startswith("evals/s.jsonl:1: ")
