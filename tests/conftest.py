@@ -38,6 +38,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from forked_cli import CLI_PRELOAD, Forker
 from shares import ModuleSeconds, assign, module_seconds, share_option, suite_name
 
 pytest_plugins = ("pytester", "shared_tls")  # shared_tls: one TLS context for all clients
@@ -238,6 +239,19 @@ def with_replaygate_plugins(
 UNUSED_BUILTINS = ("junitxml", "pastebin", "legacypath", "stepwise")
 """pytest's own plugins that no nested session of the suite uses: each registered costs a
 session about a millisecond (their hooks, options and fixtures parsed once more)."""
+
+
+@pytest.fixture(scope="session")
+def forker() -> Iterator[Forker]:
+    """The interpreter the tests' ``replaygate`` commands are forked from
+    (:class:`forked_cli.Forker`), importing :data:`forked_cli.CLI_PRELOAD` once for the
+    whole session, what it imported frozen out of the collector's reach: each module
+    running commands in processes of their own started one of its own (about 0.3 s of CPU
+    each). Every command is a process forked from it, whose imports and state are its
+    own; a module needing other modules preloaded defines a ``forker`` of its own."""
+    forker = Forker(CLI_PRELOAD, freeze=True)
+    yield forker
+    forker.close()
 
 
 @pytest.fixture(scope="session")

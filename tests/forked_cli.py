@@ -98,6 +98,20 @@ except ChildProcessError:
 """
 
 
+CLI_PRELOAD = [
+    "replaygate.cli",
+    "replaygate.cli.compact_cmd",
+    "replaygate.cli.eval_cmds",
+    "replaygate.cli.json_docs",
+    "replaygate.cli.replay_cmds",
+    "replaygate.cli.verify_cmd",
+    "replaygate.sim.cli",
+]
+"""What the interpreter the suite's ``replaygate`` commands are forked from imports (the
+``forker`` fixture of tests/conftest.py): the command line and its commands, none of
+the SDKs nor the plotting library."""
+
+
 class Forked:
     """A command's process forked by :class:`Forker`: its id and, once it ended, its exit
     status (``-N`` for signal N, as :mod:`subprocess` gives it)."""

@@ -13,7 +13,6 @@ import shlex
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,15 +42,6 @@ from run_cli import replaygate
 
 SHIPPED_CASES = shipped_eval_cases()
 AGENT = "replaygate.examples.research_copilot:copilot"
-
-
-@pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from, what it imported frozen
-    out of the collector's reach (each process's collections and exit walked it again)."""
-    forker = Forker(["replaygate.cli.replay_cmds"], freeze=True)
-    yield forker
-    forker.close()
 
 
 def replaygate_process(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,25 +30,6 @@ from test_store import META, request, response
 # Its tests import the provider SDKs through replaygate (the example agent).
 
 pytestmark = pytest.mark.slow
-
-PRELOADED = [
-    "replaygate.cli.compact_cmd",
-    "replaygate.cli.eval_cmds",
-    "replaygate.cli.replay_cmds",
-    "replaygate.cli.verify_cmd",
-    "replaygate.sim.cli",
-]
-"""What the commands' processes import before the tests fork them."""
-
-
-@pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from, what it imported frozen
-    out of the collector's reach (each process's exit walked it again)."""
-    forker = Forker(PRELOADED, freeze=True)
-    yield forker
-    forker.close()
-
 
 PRESSES = pytest.mark.parametrize(
     "press", [press_ctrl_c, terminate_alone], ids=["Ctrl-C", "SIGTERM"]

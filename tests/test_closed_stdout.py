@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,16 +20,6 @@ from forked_cli import Forker
 from replaygate.examples.research_copilot import shipped_fixtures
 
 pytestmark = pytest.mark.slow  # each test runs replaygate in a process of its own
-
-
-@pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from, what it imported frozen
-    out of the collector's reach (each process's exit walked it again)."""
-    preload = ["replaygate.cli", "replaygate.cli.json_docs", "replaygate.cli.verify_cmd"]
-    forker = Forker(preload, freeze=True)
-    yield forker
-    forker.close()
 
 
 def replaygate(

@@ -52,15 +52,6 @@ def write_cases(path: Path, cases: list[dict[str, Any]]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    """The interpreter the interrupted commands' processes are forked from, what it imported
-    frozen: neither the collections of a process nor its interpreter's exit walk it."""
-    forker = Forker(["replaygate.cli.eval_cmds"], freeze=True)
-    yield forker
-    forker.close()
-
-
-@pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     """The shipped cases plus two asking a question again, 3 samples each, recorded."""
     root = tmp_path_factory.mktemp("jobs")

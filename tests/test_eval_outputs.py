@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -168,15 +167,6 @@ def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "appended to h.db" in result.output
     assert calls == ["check_run"]
-
-
-@pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from, what it imported
-    frozen: neither the collections of a process nor its interpreter's exit walk it."""
-    forker = Forker(["replaygate.cli.eval_cmds"], freeze=True)
-    yield forker
-    forker.close()
 
 
 @pytest.mark.slow  # replaygate eval in a process of its own

@@ -323,17 +323,6 @@ LAUNCH = (
 do even where the suite runs with SIGINT ignored (started with ``&`` from a script)."""
 
 
-@pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    """The interpreter the commands' processes are forked from (``python -c LAUNCH``), what
-    it imported frozen out of the collector's reach (each process's collections and exit
-    walked it again)."""
-    preload = ["replaygate.cli", "replaygate.cli.compact_cmd", "replaygate.cli.verify_cmd"]
-    forker = Forker(preload, freeze=True)
-    yield forker
-    forker.close()
-
-
 class Command:
     """A command's process and the pipes of its stdout and stderr."""
 
