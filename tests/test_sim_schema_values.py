@@ -45,6 +45,7 @@ from pydantic import (
 )
 
 from replaygate import pattern_search
+from replaygate.sanitize.secrets import refuse_secrets
 from replaygate.sim import Simulator, patterns
 from replaygate.sim.arguments import UnmadeValue, schema_example
 from replaygate.sim.described import described
@@ -684,6 +685,17 @@ def test_encoded_and_json_strings_are_made_as_pydantic_validates_them(kind: Any)
     adapter = TypeAdapter(list[kind])
     schema = {**adapter.json_schema(), "minItems": 2, "uniqueItems": True}
     assert len(adapter.validate_python(schema_example(schema, "t"))) == 2
+
+
+@pytest.mark.parametrize("least", [0, 40])
+def test_an_encoded_text_is_recorded_past_the_secret_check(least: int) -> None:
+    """The base64 of a long text reads as a key to the check a recording passes: the
+    text is cut short of a token's length, a longer string asked for made of ``x``."""
+    item = {"type": "string", "format": "base64", "minLength": least}
+    schema = {"type": "array", "items": item, "minItems": 2, "uniqueItems": True}
+    made = schema_example(schema, "echo: What is the weather in Paris today?")
+    assert len(set(TypeAdapter(list[Base64Str]).validate_python(made))) == 2
+    refuse_secrets({}, {"body": {"arguments": json.dumps(made)}})
 
 
 @pytest.mark.parametrize(

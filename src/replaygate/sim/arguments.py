@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.pattern_search import SlowPatternError, searched
+from replaygate.sanitize.secret_entropy import FREE_MIN_LENGTH
 from replaygate.sim.checked import failure, matches, ref_where, validator
 from replaygate.sim.described import described
 from replaygate.sim.patterns import PatternStrings
@@ -136,6 +137,13 @@ def _json_media(schema: Mapping[str, Any]) -> bool:
     return kind == "application/json" or kind.endswith("+json")
 
 
+ENCODED_ROOM = FREE_MIN_LENGTH - 1
+"""The most characters of encoded text made, where ``maxLength`` allows more: one more is
+as long as a free-standing token the secret check refuses at recording (the base64 of
+``echo: Weather in Paris?`` reads as a key). A longer one ``minLength`` asks for is
+``x`` encoded (``eHh4...``), whose few letters the check takes."""
+
+
 class UnmadeValue(ValueError):
     """A value the schema asks for that the simulator cannot make (a ``pattern`` it cannot
     satisfy, ``uniqueItems`` of too few distinct values), naming where in the schema."""
@@ -223,10 +231,10 @@ class _Maker:
     def _content(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> str:
         """A string holding content: the compact JSON text of a value of its
         ``contentSchema`` (any JSON without one) where its media type is JSON (a later
-        variant of the same JSON spaced after it, a distinct string), else the text;
-        encoded as it says; made as long as ``minLength`` asks by spaces after the
-        JSON or more text before encoding. An :class:`UnmadeValue` where ``maxLength``
-        leaves too little room for it."""
+        variant of the same JSON spaced after it, a distinct string), else the text
+        (cut to :data:`ENCODED_ROOM` characters encoded); encoded as it says; made as long
+        as ``minLength`` asks by spaces after the JSON or ``x`` before encoding. An
+        :class:`UnmadeValue` where ``maxLength`` leaves too little room for it."""
         shortest, longest = _length(schema, "minLength") or 0, _length(schema, "maxLength")
         encoding = _encoding(schema)
         encode = _ENCODINGS[encoding] if encoding else lambda raw: raw
@@ -236,11 +244,12 @@ class _Maker:
             raw, filler = json.dumps(inner, ensure_ascii=False, separators=(",", ":")), " "
             if variant and inner == self.value(inner_schema, inner_where, depth + 1):
                 raw += " " * variant  # the same JSON, a distinct string (uniqueItems)
-        else:
-            raw = self.text + (f" {variant + 1}" if variant else "")
-            filler = "x"
-            while longest is not None and raw and len(encode(raw.encode())) > longest:
-                raw = raw[:-1]  # the text is cut to fit, as a plain string's is
+        else:  # encoded text reads as a token the secret check refuses from its length
+            room = ENCODED_ROOM if longest is None else min(longest, ENCODED_ROOM)
+            number, text = f" {variant + 1}" if variant else "", self.text
+            while text and len(encode((text + number).encode())) > room:
+                text = text[:-1]  # cut to fit, its number kept (uniqueItems)
+            raw, filler = (text + number if shortest <= room else number.strip()), "x"
         made = encode(raw.encode()).decode("ascii")
         while len(made) < shortest and len(raw) < shortest + 100_000:
             raw += filler
