@@ -56,6 +56,7 @@ from replaygate.fixtures.modes import FROM_SIMULATOR, require_live_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
+from replaygate.fixtures.store.folder import read_together
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import SIMULATOR_BLOCK, block_network
 from replaygate.regular import blocked_folder
@@ -317,10 +318,11 @@ def _refuse_pasted_key(key: str) -> None:
 
 def _found_under(path: Path, key: str) -> list[tuple[Location, Fixture]]:
     """The fixtures whose key starts with ``key`` (in either case) in each store under
-    ``path``, each read as a store of its own, as ``verify`` reads a tree: a request two
-    tests' stores record with other answers is two fixtures, not a damaged store."""
+    ``path``, each read as a store of its own, as ``verify`` reads a tree
+    (:func:`~replaygate.fixtures.store.folder.read_together`): a request two tests' stores
+    record with other answers is two fixtures, not a damaged store."""
     found: list[tuple[Location, Fixture]] = []
-    for root, files in store_roots(path).items():
+    for root, files in read_together(store_roots(path)).items():
         named = set(files)
         with FixtureStore.open(root) as store:
             held = store.get(key) or (store.get(key.lower()) if key != key.lower() else [])
