@@ -144,3 +144,15 @@ def test_test_data_beside_the_tree_does_not_join_the_tests_stores(tree: Path) ->
     assert "recorded twice" not in done.output
     assert f"{tree / 'cities.json'}: not a fixture" in done.output
     assert "3 fixture(s) checked, 1 problem(s)" in done.output
+
+
+def test_show_of_the_tree_reads_a_jsonl_file_inside_a_folder_store_with_it(tree: Path) -> None:
+    # as verify of the tree and opening the folder store read it: one store's conflict
+    FixtureStore.open(tree / "shared" / "a.jsonl").put(_fixture("another"))
+    key = _fixture("x").key[:12]
+    done = CliRunner().invoke(main, ["show", key, "--fixtures", str(tree)])
+    assert done.exit_code == 2
+    assert "the same request is recorded twice with different responses" in done.output
+    (tree / "shared" / "a.jsonl").unlink()
+    shown = CliRunner().invoke(main, ["show", key, "--fixtures", str(tree)])
+    assert shown.exit_code == 0 and shown.output.count("\n# ") + 1 == 3  # one a store
