@@ -206,13 +206,15 @@ ECHOED = {"name": f"echo: {QUESTION}", "population": 0}
 @modes(
     ("anthropic", instructor.Mode.TOOLS, ECHOED),
     ("openai", instructor.Mode.TOOLS, ECHOED),
+    ("openai", instructor.Mode.FUNCTIONS, ECHOED),
     ("openai", instructor.Mode.JSON_SCHEMA, ECHOED),
 )
 def test_the_echo_simulator_answers_what_the_request_forces(
     store: Path, provider: str, mode: instructor.Mode, expected: Any
 ) -> None:
-    """Instructor forces its tool (``tool_choice``) or a JSON schema (``response_format``);
-    the echo simulator answered text, which no retry could parse."""
+    """Instructor forces its tool (``tool_choice``; the deprecated ``function_call`` of
+    ``FUNCTIONS``, answered as a ``function_call``) or a JSON schema
+    (``response_format``); the echo simulator answered text, which no retry could parse."""
     run = partial(in_mode, provider, mode)
     miss = partial(in_mode, provider, mode, question=CHANGED)
     assert_recipe_replays(
