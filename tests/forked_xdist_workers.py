@@ -13,6 +13,7 @@ ran in the interpreter forked from.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 from collections.abc import Iterator
@@ -37,9 +38,37 @@ PRELOAD = [
     "replaygate.examples.research_copilot",
     "replaygate.pytest_plugin.rootdirs",
     "xdist.remote",
+    # what else each ``pytest`` process of tests/test_pytest_coexist.py imports as its
+    # session runs: the seams replaygate binds the clients' sending through, vcrpy's stubs
+    "replaygate.http.seams.aiohttp_session",
+    "replaygate.http.seams.httpx_send",
+    "replaygate.http.seams.requests_session",
+    "vcr.stubs.aiohttp_stubs",
+    "vcr.stubs.urllib3_stubs",
 ]
 """What a worker imports as its session runs: pytest, its plugins and replaygate's modules,
-and what the generated projects' tests import (the example agent, the assertions)."""
+and what the generated projects' tests import (the example agent, the assertions); and
+what a ``pytest`` process forked by :func:`preloaded_forker` imports as its session runs."""
+
+
+_forker: Forker | None = None
+
+
+def preloaded_forker() -> Forker:
+    """The interpreter this process forks ``pytest`` processes and xdist's workers from,
+    importing :data:`PRELOAD` (about 1 s of CPU) once for the whole session, started as
+    first asked; it ends as this process exits, once every process forked from it ended,
+    so that their CPU counts as that of this process's children. Each process forked from
+    it is one of its own, in which no session ran before."""
+    global _forker
+    if _forker is None:
+        tests = str(Path(__file__).parent)
+        with pytest.MonkeyPatch.context() as patch:
+            parts = [tests, os.getenv("PYTHONPATH")]
+            patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, parts)))
+            _forker = Forker(PRELOAD, freeze=True)
+        atexit.register(_forker.close)
+    return _forker
 
 
 class _ForkedWorker:
@@ -92,23 +121,15 @@ class _ForkedIO(execnet.gateway_io.Popen2IOMaster):
 @contextmanager
 def workers_forked() -> Iterator[None]:
     """While in the block, the workers of the nested sessions this process controls are
-    forked (popen gateways started from this interpreter). The interpreter forked from
-    waits for them all as it ends, so that their CPU counts as that of this process's
-    children."""
+    forked (popen gateways started from this interpreter) from :func:`preloaded_forker`."""
     started = execnet.gateway_io.create_io
-    tests = str(Path(__file__).parent)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.getenv("PYTHONPATH")])))
-        forker = Forker(PRELOAD, freeze=True)
+    forker = preloaded_forker()
 
     def create_io(spec: execnet.XSpec, execmodel: ExecModel) -> Any:
         if spec.popen and not spec.python and not spec.via:
             return _ForkedIO(forker, execmodel)
         return started(spec, execmodel)
 
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(execnet.gateway_io, "create_io", create_io)
-            yield
-    finally:
-        forker.close()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(execnet.gateway_io, "create_io", create_io)
+        yield

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from forked_cli import Forker
-from nested_pytest import PLUGIN_IMPORTS
+from forked_xdist_workers import preloaded_forker
 from replaygate.fixtures.store import FixtureStore
 from replaygate.pytest_plugin import options
 from replaygate.sim import Simulator
@@ -24,33 +24,14 @@ from test_http_plugin import NO_CAP
 pytestmark = [pytest.mark.slow, pytest.mark.autoload_plugins, pytest.mark.native_tracebacks]
 
 
-SESSIONS_IMPORT = (
-    "multiprocessing.context",
-    "replaygate.http.bindings",
-    "replaygate.http.seams.aiohttp_session",
-    "replaygate.http.seams.httpx_send",
-    "replaygate.http.seams.requests_session",
-    "replaygate.pytest_plugin.rootdirs",
-    "vcr.stubs.aiohttp_stubs",
-    "vcr.stubs.urllib3_stubs",
-)
-"""What else each ``pytest`` process imported as its session ran: the seams replaygate
-binds the clients' sending through, the rootdir check, vcrpy's stubs (some 10 to 20 ms of
-each process's CPU)."""
-
-
 @pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
+def forker() -> Forker:
     """The interpreter the ``pytest`` processes are forked from, pytest and the installed
     plugins loaded once (tests/pytest_preloaded.py), with the modules replaygate's plugins
-    and the generated tests import as a session runs (each session imported them again)."""
-    tests = str(Path(__file__).parent)
-    preload = ["pytest_preloaded", *PLUGIN_IMPORTS, *SESSIONS_IMPORT]
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests, os.getenv("PYTHONPATH")])))
-        forker = Forker(preload, freeze=True)
-    yield forker
-    forker.close()
+    and the generated tests import as a session runs (each session imported them again):
+    the one the nested sessions' xdist workers are forked from too
+    (:func:`forked_xdist_workers.preloaded_forker`), started once a session."""
+    return preloaded_forker()
 
 
 AS_PYTHON_M_PYTEST = "import runpy\nrunpy.run_module('pytest', run_name='__main__', alter_sys=True)"
