@@ -125,4 +125,4 @@ def test_sim_help_names_the_apis_the_simulator_does_not_serve() -> None:
     text to speech or a file upload from it stopped with a 404."""
     said = " ".join((EVERY[("sim",)].help or "").split())
     assert "not OpenAI's audio, images or moderations" in said
-    assert "nor Anthropic's Files API" in said
+    assert "Anthropic's Message Batches and Files API" in said

@@ -230,7 +230,7 @@ class SimApp:
         caller's credentials), unless that one serves none but its own API's callers
         (:attr:`Endpoint.others_unserved`); without ``headers`` (a replayed answer
         learned), the first serving it."""
-        serving = [e for e in self.endpoints if e.serves(route)]
+        serving = self._serving(route)
         meant = (e for e in serving if e.called_by(headers or {}, query))
         chosen = next(meant, serving[0] if serving else None)
         if chosen is not None and chosen.others_unserved and headers is not None:
@@ -262,7 +262,7 @@ class SimApp:
             forwarded = headers.get("x-forwarded-host")
             origin = f"https://{forwarded}" if forwarded else f"http://{headers.get('host', '')}"
             ask = functools.partial(self._asked, request_id)
-            sent = Sent(origin, headers.get("content-type", ""), body, ask)
+            sent = Sent(origin, headers.get("content-type", ""), body, ask, headers)
             reply = self._resource(endpoint, method, route, query, fault, sent, request_id)
         else:
             reply = self._answer(endpoint, route, query, fault, body, request_id, headers)
@@ -287,8 +287,13 @@ class SimApp:
             return
         self._count(endpoint, route, body)  # a stream counts, read to its end or not
         answer = _answered(response, endpoint)
-        if answer is not None:
-            endpoint.learn(method, route, body, answer)
+        if answer is not None:  # each API sharing the route (/v1/files) takes its own
+            for serving in self._serving(route):
+                serving.learn(method, route, body, answer)
+
+    def _serving(self, route: str) -> list[Endpoint]:
+        """The endpoints serving ``route``, of one API or of several sharing it."""
+        return [e for e in self.endpoints if e.serves(route)]
 
     def _count(self, endpoint: Endpoint, route: str, body: Any) -> None:
         """Count a replayed answer to ``body`` as one given here: the next answer to the

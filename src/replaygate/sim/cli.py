@@ -41,9 +41,8 @@ def sim_group() -> None:
     Point a client's base URL at it to record without an API key, or to break a
     replay on purpose (faults, drift). It serves the model calls (Messages, Chat
     Completions, Responses, generateContent, embeddings, token counts, the models'
-    lists, Anthropic's Message Batches, OpenAI's Files and Batch APIs), not OpenAI's
-    audio, images or moderations nor Anthropic's Files API: docs/providers.md, "The
-    simulator".
+    lists, Anthropic's Message Batches and Files API, OpenAI's Files and Batch APIs), not
+    OpenAI's audio, images or moderations: docs/providers.md, "The simulator".
 
     Example:
 

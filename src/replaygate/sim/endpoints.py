@@ -12,7 +12,7 @@ import copy
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, unquote
@@ -40,6 +40,7 @@ from replaygate.models.providers.openai_responses import (
 )
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import catalogue, embeddings, logprobs
+from replaygate.sim.anthropic_files import UploadedFiles, beta_named
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.citations import citations_with_a_schema, cited, with_citations
 from replaygate.sim.conversations import Conversations, created_at, not_served
@@ -131,6 +132,8 @@ class Sent:
     content_type: str
     raw: bytes
     ask: AskModel
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Its headers, their names in lower case."""
 
 
 @dataclass(frozen=True)
@@ -476,13 +479,19 @@ def _thread_problem(thread: Any) -> Invalid | None:
 
 
 class AnthropicMessages(Endpoint):
-    """``POST /v1/messages``, with server-held conversations (``thread``)."""
+    """``POST /v1/messages``, with server-held conversations (``thread``); a file a request
+    names is one of ``files`` (none are checked without them)."""
 
     provider: Provider = "anthropic"
     route = "/v1/messages"
 
-    def __init__(self, threads: Threads | None = None) -> None:
+    def __init__(self, threads: Threads | None = None, files: UploadedFiles | None = None) -> None:
         self.threads = threads or Threads()
+        self.files = files
+
+    def files_problem(self, request: SimRequest) -> Invalid | None:
+        """Why the API refuses a file the request names (:meth:`UploadedFiles.named_problem`)."""
+        return None if self.files is None else self.files.named_problem(request.body)
 
     def request(self, route: str, body: Any) -> SimRequest:
         if not isinstance(body, dict) or "thread" not in body:
@@ -545,6 +554,7 @@ class AnthropicMessages(Endpoint):
             or cache_control_refused(request.body)
             or compaction_unmade(request.body)
             or citations_with_a_schema(request.body, self.json_schema(request))
+            or self.files_problem(request)
             or catalogue.anthropic_output_refused(request.model, request.body)
         )
 
@@ -602,6 +612,7 @@ class AnthropicCountTokens(AnthropicMessages):
             request.problem
             or validate_anthropic(request.body, counting=True)
             or cache_control_refused(request.body)
+            or self.files_problem(request)
         )
 
 
@@ -1143,9 +1154,9 @@ def _unasked(endpoint: Endpoint, body: Any) -> Invalid:
 
 
 class _OpenAIOnly(ResourceEndpoint):
-    """A route and those below it that only OpenAI's API serves of the three (Anthropic's
-    Files API shares ``/v1/files``): a request with another API's credentials is to a
-    route the simulator does not serve."""
+    """A route and those below it that OpenAI's API serves: a request with another API's
+    credentials is to a route the simulator does not serve, or to that API's own endpoint
+    of the route (Anthropic's Files API shares ``/v1/files``)."""
 
     provider: Provider = "openai"
     others_unserved = True
@@ -1155,6 +1166,45 @@ class _OpenAIOnly(ResourceEndpoint):
 
     def called_by(self, headers: Mapping[str, str], query: str) -> bool:
         return caller(headers, query) == "openai"
+
+
+class AnthropicFiles(ResourceEndpoint):
+    """``/v1/files`` and below with Anthropic's credentials
+    (:mod:`replaygate.sim.anthropic_files`): uploads, read as multipart forms, answered in
+    the beta's shapes to a request naming it."""
+
+    provider: Provider = "anthropic"
+    route = "/v1/files"
+    methods = ("GET", "POST", "DELETE")
+    reads_raw = True
+    others_unserved = True
+
+    def __init__(self, files: UploadedFiles) -> None:
+        self.files = files
+
+    def serves(self, route: str) -> bool:
+        return route == self.route or route.startswith(self.route + "/")
+
+    def called_by(self, headers: Mapping[str, str], query: str) -> bool:
+        return caller(headers, query) == "anthropic"
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return anthropic_authenticated(headers)
+
+    def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
+        return anthropic_version_problem(headers) or beta_misnamed(headers)
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        return self.files.answer(method, route, query, None, beta=False)
+
+    def answer_sent(
+        self, method: str, route: str, query: str, body: Any, sent: Sent
+    ) -> tuple[int, Any] | Invalid:
+        fields = form(sent.content_type, sent.raw)
+        return self.files.answer(method, route, query, fields, beta=beta_named(sent.headers))
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        self.files.learn(method, answer)
 
 
 class OpenAIFiles(_OpenAIOnly):
@@ -1705,13 +1755,15 @@ def endpoints(seed: int = 0, batch_polls: int = 0) -> tuple[Endpoint, ...]:
     kept = ConversationStore(seed=seed)
     threads = Threads()  # counted as answered: the same threads
     responses = OpenAIResponses(kept=kept)
-    messages = AnthropicMessages(threads)
+    uploaded = UploadedFiles(seed=seed)
+    messages = AnthropicMessages(threads, uploaded)
     chat, embedded, files = OpenAIChat(), OpenAIEmbeddings(), Files(seed=seed)
     batched = {e.route: e for e in (chat, responses, embedded)}
     return (
         messages,
         AnthropicMessageBatches(messages, seed, batch_polls),
-        AnthropicCountTokens(threads),
+        AnthropicCountTokens(threads, uploaded),
+        AnthropicFiles(uploaded),
         chat,
         responses,
         OpenAIFiles(files),

@@ -61,7 +61,7 @@ _CUSTOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROUTE = "/v1/messages/batches"
 
 
-def _time(seconds: int) -> str:
+def rfc3339(seconds: int) -> str:
     """The RFC 3339 time ``seconds`` after the epoch, as the API writes its times."""
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -152,8 +152,8 @@ class MessageBatches:
             "processing_status": "in_progress",
             "request_counts": _counts(len(requests)),
             "ended_at": None,
-            "created_at": _time(made),
-            "expires_at": _time(made + int(timedelta(days=1).total_seconds())),
+            "created_at": rfc3339(made),
+            "expires_at": rfc3339(made + int(timedelta(days=1).total_seconds())),
             "archived_at": None,
             "cancel_initiated_at": None,
             "results_url": None,
@@ -192,7 +192,7 @@ class MessageBatches:
             **{k: kinds.count(k) for k in ("succeeded", "errored", "canceled")},
         }
         batch["processing_status"] = "ended"
-        batch["ended_at"] = _time(created_at(1))
+        batch["ended_at"] = rfc3339(created_at(1))
         batch["results_url"] = f"{at}{_ROUTE}/{batch['id']}/results"
         return None
 
@@ -219,7 +219,7 @@ class MessageBatches:
         if action == "cancel" and method == "POST":
             if batch["processing_status"] == "in_progress":
                 batch["processing_status"] = "canceling"
-                batch["cancel_initiated_at"] = _time(created_at(1))
+                batch["cancel_initiated_at"] = rfc3339(created_at(1))
             return 200, batch
         if action == "results" and method == "GET":
             if batch["processing_status"] != "ended":

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.parser import BytesParser
 from email.policy import HTTP
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qs
 
 import orjson
@@ -66,19 +66,29 @@ def _held_here(named: str) -> str:
     return not_served("files and batches") if "_sim_" in named or "-sim_" in named else ""
 
 
-def form(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]] | None:
-    """The fields of a ``multipart/form-data`` body: name -> (file name or None, bytes);
-    None for a body of another type."""
+class Field(NamedTuple):
+    """A field of a multipart form: its file name (None for a plain field), its bytes, and
+    the type its part names (None for none)."""
+
+    filename: str | None
+    data: bytes
+    content_type: str | None = None
+
+
+def form(content_type: str, raw: bytes) -> dict[str, Field] | None:
+    """The fields of a ``multipart/form-data`` body by name; None for a body of another
+    type."""
     if not content_type.lower().startswith("multipart/form-data"):
         return None
     head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1")
     message = BytesParser(policy=HTTP).parsebytes(head + raw)
-    fields: dict[str, tuple[str | None, bytes]] = {}
+    fields: dict[str, Field] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         payload = part.get_payload(decode=True)
+        typed = part.get("content-type")
         if isinstance(name, str) and isinstance(payload, bytes):
-            fields[name] = (part.get_filename(), payload)
+            fields[name] = Field(part.get_filename(), payload, str(typed) if typed else None)
     return fields
 
 
@@ -160,13 +170,13 @@ class Files:
         if not isinstance(fields, dict):
             message = f"Expected a multipart/form-data body with 'file' and 'purpose' {OWN_WORDING}"
             return _error(400, message)
-        purpose = fields.get("purpose", (None, b""))[1].decode("utf-8", "replace")
+        purpose = fields.get("purpose", Field(None, b"")).data.decode("utf-8", "replace")
         if "file" not in fields:
             return _error(400, "Missing required parameter: 'file'.", "file")
         if purpose not in PURPOSES:
             listed = ", ".join(repr(p) for p in PURPOSES)
             return _error(400, f"Invalid value for 'purpose': expected one of {listed}.", "purpose")
-        filename, data = fields["file"]
+        filename, data, _ = fields["file"]
         return 200, self.add(filename or "upload", purpose, data)
 
     def learn(self, method: str, route: str, answer: Mapping[str, Any]) -> None:
