@@ -466,3 +466,25 @@ def test_stdout_sent_to_a_fixture_file_of_the_stores_read_is_refused(
     with (tmp_path / "out.json").open("w") as out:  # outside them: read as before
         monkeypatch.setattr(sys, "stdout", out)
         assert note_other_files(tmp_path / "fx")
+
+
+def test_diff_refuses_a_stdout_sent_into_the_stores_it_reviews(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `replaygate diff --json > tests/fixtures/review.json`: diff read the file the shell
+    # had emptied as a fixture file added to the working tree, and stopped on it
+    import sys
+
+    import click
+
+    from replaygate.cli.options import refuse_output_under
+
+    (tmp_path / "fx").mkdir()
+    shutil.copy(shipped_fixtures(), tmp_path / "fx" / "rc.jsonl")
+    with (tmp_path / "fx" / "review.json").open("w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        with pytest.raises(click.ClickException, match=r"review\.json is a fixture file of"):
+            refuse_output_under(tmp_path / "fx")
+    with (tmp_path / "review.json").open("w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        refuse_output_under(tmp_path / "fx")  # outside the stores: nothing to say

@@ -19,6 +19,7 @@ from replaygate.cli.options import (
     fail,
     format_option,
     json_option,
+    refuse_output_under,
 )
 from replaygate.cli.review_json import review_json
 from replaygate.click_once import OnceCommand
@@ -87,6 +88,7 @@ def diff(
             f"--reason holds a secret-looking value ({detector}), which the report would "
             "show to the reviewer and the CI log keep (law 4): say why without it"
         )
+    refuse_output_under(path)  # `diff --json > tests/fixtures/review.json`
     try:
         result = review_store(path, base, head)
     except ReplaygateError as err:

@@ -61,16 +61,38 @@ def note_other_files(*paths: Path | None) -> list[StoreTree]:
     return trees
 
 
+def refuse_output_under(path: Path) -> None:
+    """:func:`_refuse_output_inside` of the stores under ``path``, for a command that
+    reads them its own way (``diff``, from git and the working tree); walked only when
+    stdout is a file."""
+    from replaygate.fixtures.store.folder import store_tree
+
+    if _stdout_file() is None or not os.path.isdir(path):
+        return
+    try:
+        tree = store_tree(path)
+    except ReplaygateError:  # a folder that cannot be listed: the command says so
+        return
+    _refuse_output_inside([tree])
+
+
+def _stdout_file() -> os.stat_result | None:
+    """The ``stat`` of the regular file stdout is sent to, or None (a terminal, a pipe,
+    no file behind it: a test runner's)."""
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return out if stat.S_ISREG(out.st_mode) else None
+
+
 def _refuse_output_inside(trees: list[StoreTree]) -> None:
     """End the command (exit 2, ``Error: ...``) when its stdout is sent to a fixture file
     of the stores it reads (``replaygate verify fx --json > fx/report.json``): the shell
     made that file empty before the command ran, so the command would read its own output
     as a damaged fixture, report it, and write that into it."""
-    try:
-        out = os.fstat(sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):  # no file behind it (a test runner's)
-        return
-    if not stat.S_ISREG(out.st_mode):
+    out = _stdout_file()
+    if out is None:
         return
     for tree in trees:
         for root, files in tree.stores.items():
