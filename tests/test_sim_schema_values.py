@@ -17,6 +17,7 @@ import re
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 import jsonschema
@@ -685,6 +686,18 @@ def test_encoded_and_json_strings_are_made_as_pydantic_validates_them(kind: Any)
     adapter = TypeAdapter(list[kind])
     schema = {**adapter.json_schema(), "minItems": 2, "uniqueItems": True}
     assert len(adapter.validate_python(schema_example(schema, "t"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("step", "least"), [("0.07", "0.2"), ("0.001", "123.4567"), ("0.05", "19.99")]
+)
+def test_a_decimal_multiple_is_made_as_pydantic_validates_it(step: str, least: str) -> None:
+    """A multiple reckoned in binary (``3 * 0.07``, ``0.21000000000000002``) passed the
+    check of the schema, and pydantic's ``Decimal`` refused it as no multiple."""
+    kind = Annotated[Decimal, Field(multiple_of=Decimal(step), ge=Decimal(least))]
+    adapter = TypeAdapter(list[kind])
+    schema = {**adapter.json_schema(), "minItems": 3, "uniqueItems": True}
+    assert len(adapter.validate_json(json.dumps(schema_example(schema, "t")))) == 3
 
 
 @pytest.mark.parametrize("least", [0, 40])

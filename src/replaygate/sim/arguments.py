@@ -34,6 +34,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -614,12 +615,12 @@ def _numbers(
     if unit is not None:
         if low is not None:
             first = math.ceil(low / unit)
-            yield from (n * unit for n in range(first, first + count))
+            yield from (_times(n, unit) for n in range(first, first + count))
         elif high is not None:
             first = math.floor(min(high, 0.0) / unit)
-            yield from (n * unit for n in range(first, first - count, -1))
+            yield from (_times(n, unit) for n in range(first, first - count, -1))
         else:
-            yield from (n * unit for n in range(count))
+            yield from (_times(n, unit) for n in range(count))
         return
     if low is not None:
         yield from (low + n for n in range(count))
@@ -629,6 +630,13 @@ def _numbers(
         yield from (low + (high - low) / (n + 2) for n in range(count))
     if low is None and high is None:
         yield from (float(n) for n in range(count))
+
+
+def _times(n: int, unit: float) -> float:
+    """``n`` times ``unit``, reckoned in decimal: ``3 * 0.07`` is ``0.21``, where in binary
+    it is ``0.21000000000000002``, which pydantic's ``Decimal`` (``multiple_of``) refuses as
+    no multiple of ``0.07``."""
+    return float(Decimal(n) * Decimal(repr(unit)))
 
 
 def _bound(schema: Mapping[str, Any], name: str) -> float | None:
