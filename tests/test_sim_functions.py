@@ -80,6 +80,9 @@ def test_a_function_result_is_read_and_none_offers_no_function(client: Any) -> N
         ({"functions": []}, "Invalid 'functions': empty array"),
         ({"functions": [{"description": "x"}]}, r"'functions\[0\]\.name'"),
         ({"functions": "x"}, "Invalid type for 'functions': expected an array"),
+        ({"functions": ["x"]}, r"Invalid type for 'functions\[0\]': expected an object"),
+        ({"functions": [WEATHER], "function_call": {}}, r"'function_call\.name'"),
+        ({"functions": [WEATHER], "function_call": 5}, "Invalid type for 'function_call'"),
         ({"function_call": "auto"}, "'function_call' is only allowed when 'functions'"),
         (
             {"functions": [WEATHER], "function_call": {"name": "nope"}},

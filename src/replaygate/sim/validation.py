@@ -911,24 +911,28 @@ _FUNCTION_CALL_MODES = ("none", "auto")
 
 
 def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
-    """Chat Completions' error for the deprecated ``functions`` (an empty list, a function
-    without a name or of a name it would not take) and ``function_call`` (given without
-    ``functions``, of no known mode, or naming a function they do not define); a
-    ``role: function`` message without its ``name``; and the simulator's own refusal of
-    ``functions`` beside ``tools``, whose answer it cannot tell."""
-    functions, choice = body.get("functions"), body.get("function_call")
+    """Chat Completions' error for the deprecated ``functions`` (no list, an empty one, a
+    function no object, without a name or of a name it would not take), for its
+    ``function_call`` (:func:`_function_call`) and for a ``role: function`` message
+    without its ``name``; and the simulator's own refusal of ``functions`` beside
+    ``tools``, whose answer it cannot tell."""
+    functions = body.get("functions")
     problem = _wrong_type(body, "functions", list, "an array", "")
     if problem is not None:
         return problem
     if functions == []:
         return _empty_array("functions")
-    for i, function in enumerate(functions if isinstance(functions, list) else []):
-        if isinstance(function, Mapping) and function.get("name") is None:
-            return _missing(f"functions[{i}].name")
-        if isinstance(function, Mapping):
-            problem = _function_name(function.get("name"), f"functions[{i}].name")
-            if problem is not None:
-                return problem
+    for i, function in enumerate(functions or []):
+        where = f"functions[{i}]"
+        if not isinstance(function, Mapping):
+            kind = _json_kind(function)
+            message = f"Invalid type for '{where}': expected an object, but got {kind} instead."
+            return Invalid(message, where, "invalid_type")
+        if function.get("name") is None:
+            return _missing(f"{where}.name")
+        problem = _function_name(function.get("name"), f"{where}.name")
+        if problem is not None:
+            return problem
     messages = body.get("messages")
     for i, message in enumerate(messages if isinstance(messages, list) else []):
         unnamed = isinstance(message, Mapping) and not isinstance(message.get("name"), str)
@@ -945,6 +949,13 @@ def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
             "functions",
             own=True,
         )
+    return _function_call(body)
+
+
+def _function_call(body: Mapping[str, Any]) -> Invalid | None:
+    """Chat Completions' error for a ``function_call`` given without ``functions``, of no
+    known mode, neither a mode nor an object, or naming no function they define."""
+    choice, functions = body.get("function_call"), body.get("functions") or []
     if choice is None:
         return None
     if not functions:
@@ -953,14 +964,16 @@ def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
             "'functions' are specified.",
             "function_call",
         )
-    if isinstance(choice, str) and choice not in _FUNCTION_CALL_MODES:
-        return _invalid_value(choice, _FUNCTION_CALL_MODES, "function_call")
-    name = choice.get("name") if isinstance(choice, Mapping) else None
-    defined = {f.get("name") for f in functions if isinstance(f, Mapping)}
-    if isinstance(choice, Mapping) and name not in defined:
+    if isinstance(choice, str):
+        known = choice in _FUNCTION_CALL_MODES
+        return None if known else _invalid_value(choice, _FUNCTION_CALL_MODES, "function_call")
+    problem = _wrong_type(body, "function_call", Mapping, "a string or an object", "")
+    if problem is not None or choice.get("name") is None:
+        return problem or _missing("function_call.name")
+    if choice["name"] not in {f.get("name") for f in functions}:
         return Invalid(
-            f"Invalid value for 'function_call': no function named '{name}' was specified "
-            "in the 'functions' parameter.",
+            f"Invalid value for 'function_call': no function named '{choice['name']}' was "
+            "specified in the 'functions' parameter.",
             "function_call",
         )
     return None
