@@ -24,6 +24,7 @@ from replaygate.evals import History
 from replaygate.examples.research_copilot import shipped_eval_cases, shipped_fixtures
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import record_response
+from replaygate.hygiene.usage import DAMAGED_HITS_FIX
 from replaygate.locks import lock_at
 from replaygate.sampling import run_sampled, write_results
 from replaygate.sampling.calibration import CELL_LIMIT
@@ -257,7 +258,8 @@ def test_a_damaged_hits_log_line_is_named_in_words_never_a_traceback(
     done = replaygate(*command, cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, ""), done
     assert done.stderr == (
-        f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line{reason}\n"
+        f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line{reason}"
+        f"{DAMAGED_HITS_FIX}\n"
     )
 
 

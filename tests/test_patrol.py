@@ -28,6 +28,7 @@ from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.patrol_report import COLUMNS, plain_table, rich_table
 from replaygate.hygiene.stored import each_fixture
+from replaygate.hygiene.usage import DAMAGED_HITS_FIX
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message
 
@@ -181,7 +182,8 @@ def test_a_damaged_hits_log_line_names_its_field(project: Path, line: str, reaso
     done = CliRunner().invoke(main, ["patrol", str(store)])
     assert done.exit_code == 2, done.output
     assert done.output == (
-        f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line: {reason}\n"
+        f"Error: damaged hits log: .replaygate/hits/r-1.jsonl:1: not a hits log line: {reason}"
+        f"{DAMAGED_HITS_FIX}\n"
     )
 
 

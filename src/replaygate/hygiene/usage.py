@@ -135,6 +135,14 @@ def project_root(hits_dir: Path) -> Path:
     return Path.cwd()
 
 
+DAMAGED_HITS_FIX = (
+    ": mend that line, or delete the file (it holds the plays of one process of one run; "
+    "the runs after it log theirs anew, and once it is gone the plays it held are not "
+    "counted: run the test suite before pruning)"
+)
+"""What to do with a hits log file that does not read: it is the log's, not the project's."""
+
+
 def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUsage:
     """The plays of the last ``last`` runs of each runner (test sessions, ``eval``)
     logged under ``hits_dir`` (runs sort by time), whose store paths are relative to the
@@ -155,7 +163,7 @@ def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUs
         hits = list(read_hits(hits_dir, [f for f, first in firsts.items() if first.run in kept]))
         outcomes = read_outcomes(hits_dir)
     except ValueError as err:
-        raise HygieneError(f"damaged hits log: {err}") from None
+        raise HygieneError(f"damaged hits log: {err}{DAMAGED_HITS_FIX}") from None
     usage = FixtureUsage(tuple(sorted(kept)), len({first.run for first in firsts.values()}))
     usage.test_sessions = len(newest.get(TESTS, ()))
     for runner, runs in newest.items():
