@@ -289,7 +289,8 @@ class SimApp:
         answer = _answered(response, endpoint)
         if answer is not None:  # each API sharing the route (/v1/files) takes its own
             for serving in self._serving(route):
-                serving.learn(method, route, body, answer)
+                if serving.route == endpoint.route:
+                    serving.learn(method, route, body, answer)
 
     def _serving(self, route: str) -> list[Endpoint]:
         """The endpoints serving ``route``, of one API or of several sharing it."""
