@@ -114,3 +114,14 @@ def test_a_file_a_replay_answered_with_is_named_by_a_later_request() -> None:
     assert app.handle("POST", "/v1/messages", headers, body).status == 200
     listed = app.handle("GET", "/v1/files", headers, b"")
     assert [f["id"] for f in orjson.loads(listed.body)["data"]] == ["file_011abc"]
+
+
+def test_a_tool_s_file_a_replay_answered_with_is_not_downloaded_as_an_upload() -> None:
+    """A file a tool made (``downloadable: true``), learned from a replayed answer, has no
+    bytes here: its download is the simulator's own refusal, not the upload's 400."""
+    app = SimApp(EchoBehavior())
+    meta = {"id": "file_011xyz", "type": "file", "filename": "out.csv", "downloadable": True}
+    app.learn("GET", "/v1/files/file_011xyz", None, {"status": 200, "body": meta})
+    headers = {"x-api-key": "t", "anthropic-version": "2023-06-01"}
+    reply = app.handle("GET", "/v1/files/file_011xyz/content", headers, b"")
+    assert reply.refused and b"without its bytes" in reply.body

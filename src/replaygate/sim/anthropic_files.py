@@ -115,6 +115,12 @@ class UploadedFiles:
         if parts[1:] == ["content"]:
             if method != "GET":
                 return _refused("Method Not Allowed", 405)
+            if held.meta.get("downloadable") is True:  # a tool's, learned from a replay
+                return Invalid(
+                    f"The simulator holds {parts[0]} only as a replayed answer gave it, without "
+                    "its bytes: record its download from the live API",
+                    own=True,
+                )
             return _refused(
                 f"File {parts[0]} is not downloadable: only a file a tool made (the code "
                 f"execution tool's) can be downloaded {OWN_WORDING}",
