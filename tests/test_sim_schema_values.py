@@ -36,7 +36,9 @@ from pydantic import (
     Base64Str,
     Base64UrlStr,
     BaseModel,
+    DirectoryPath,
     Field,
+    FilePath,
     IPvAnyAddress,
     IPvAnyInterface,
     IPvAnyNetwork,
@@ -661,6 +663,7 @@ def test_a_schema_of_an_integer_beyond_64_bits_is_checked() -> None:
         ipaddress.IPv6Network,
         ipaddress.IPv4Interface,
         ipaddress.IPv6Interface,
+        DirectoryPath,
     ],
     ids=lambda kind: TypeAdapter(kind).json_schema()["format"],
 )
@@ -715,6 +718,7 @@ def test_an_encoded_text_is_recorded_past_the_secret_check(least: int) -> None:
     ("schema", "where", "why"),
     [
         (TypeAdapter(PostgresDsn).json_schema(), "schema.format", "cannot tell"),
+        (TypeAdapter(FilePath).json_schema(), "schema.format", "a file that exists"),
         (
             {"type": "string", "format": "base64", "minLength": 5, "maxLength": 7},
             "schema.maxLength",

@@ -97,10 +97,13 @@ _FORMATS: dict[str, Callable[[int], str]] = {
     "ipv6interface": lambda n: f"{_ipv6(n)}/128",
     "hostname": lambda n: f"host{n}.example.com" if n else "example.com",
     "duration": lambda n: f"P{n + 1}D",
+    "directory-path": lambda n: "/".join([".."] * n) or ".",
 }
 """The ``n``-th value of each common string ``format`` (a string of another takes the
-text), pydantic's own among them: ``uuid4`` and the other versions (``UUID4``), and the
-addresses, networks and interfaces of ``ipaddress`` and ``IPvAnyAddress``."""
+text), pydantic's own among them: ``uuid4`` and the other versions (``UUID4``), the
+addresses, networks and interfaces of ``ipaddress`` and ``IPvAnyAddress``, and the
+current directory and those above it (``.``, ``..``, ``../..``) of a ``DirectoryPath``,
+which every process has."""
 
 
 _ENCODINGS: dict[str, Callable[[bytes], bytes]] = {
@@ -114,6 +117,8 @@ _ENCODINGS: dict[str, Callable[[bytes], bytes]] = {
 _UNTOLD_FORMATS = {
     "multi-host-uri": "a URL of a scheme the schema does not name (pydantic's PostgresDsn, "
     "MongoDsn, NatsDsn: each takes only its own schemes)",
+    "file-path": "the path of a file that exists where the answer is validated (pydantic's "
+    "FilePath)",
 }
 """The string formats whose values the simulator cannot tell, each with why."""
 
