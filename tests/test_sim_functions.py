@@ -13,8 +13,16 @@ from typing import Any
 
 import pytest
 
-from replaygate.models.providers.openai_chat import from_openai_response
-from replaygate.sim import Simulator
+from replaygate import Fixture
+from replaygate.hygiene.drift_script import ScriptLines
+from replaygate.models.providers.openai_chat import (
+    as_function_call,
+    from_openai_response,
+    to_openai_response,
+)
+from replaygate.models.types import ModelResponse, ToolCall
+from replaygate.sim import ScriptBehavior, Simulator
+from replaygate.sim.streaming import openai_chunks
 from sdks import openai
 
 WEATHER = {
@@ -103,3 +111,17 @@ def test_a_bad_functions_request_is_refused(client: Any, fields: dict[str, Any],
     body = {"model": "gpt-4o-mini", "messages": ASKED, **fields}
     with pytest.raises(openai.BadRequestError, match=said):
         client.chat.completions.create(**body)
+
+
+def test_drift_finds_the_script_line_of_a_streamed_function_call() -> None:
+    """A stream's ``delta.function_call`` was read as no call, so no line of a script said
+    what a fixture recorded from it said, and drift left the fixture unsent."""
+    call = ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})
+    answer = ModelResponse(tool_calls=(call,), stop_reason="tool_use")
+    wire = as_function_call(to_openai_response(answer, model="gpt-4o-mini"))
+    events = [{"data": event.data} for event in openai_chunks(wire, chunk_size=4)]
+    body = {"model": "gpt-4o-mini", "messages": ASKED, "functions": [WEATHER], "stream": True}
+    request = {"method": "POST", "path": "/v1/chat/completions", "headers": {}, "body": body}
+    fixture = Fixture.create(request, [{"status": 200, "headers": {}, "events": events}])
+    lines = ScriptLines(ScriptBehavior([ModelResponse(text="no"), answer]))
+    assert lines.line_of(fixture) == 1

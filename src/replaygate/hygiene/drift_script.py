@@ -38,16 +38,22 @@ def _of_response(response: ModelResponse) -> Said:
 
 
 def _chat_stream(events: Sequence[Any]) -> Said:
-    """A Chat Completions stream's text and tool calls (arguments joined per call)."""
+    """A Chat Completions stream's text and tool calls (arguments joined per call), a
+    deprecated ``delta.function_call`` among them."""
     text, calls = "", dict[Any, tuple[str, str]]()
     for _, chunk in event_objects(events):
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             text += delta.get("content") or ""
-            for call in delta.get("tool_calls") or []:
-                name, args = calls.get(call.get("index"), ("", ""))
-                function = call.get("function") or {}
-                calls[call.get("index")] = (
+            pieces = [
+                (call.get("index"), call.get("function")) for call in delta.get("tool_calls") or []
+            ]
+            if delta.get("function_call"):
+                pieces.append(("function_call", delta["function_call"]))
+            for index, function in pieces:
+                name, args = calls.get(index, ("", ""))
+                function = function or {}
+                calls[index] = (
                     name + (function.get("name") or ""),
                     args + (function.get("arguments") or ""),
                 )
