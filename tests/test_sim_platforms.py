@@ -34,6 +34,8 @@ SIGNED = {
 }
 BEDROCK_BODY = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 50, "messages": HI}
 """The body ``AnthropicBedrock`` sends (``model`` and ``stream`` taken into the path)."""
+TOOL = {"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}
+INTERLEAVED = "interleaved-thinking-2025-05-14"
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +100,7 @@ def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:
     chunks = client.chat.completions.create(model="dep", messages=HI, stream=True)
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "echo: hi"
     assert client.responses.create(model="dep", input="hi").output_text == "echo: hi"
+    assert len(client.embeddings.create(model="emb", input=["a", "b"]).data) == 2
     keyless = httpx2.post(
         f"{sim.url}/openai/deployments/dep/chat/completions?api-version=2024-10-21",
         json={"model": "dep", "messages": HI},
@@ -126,6 +129,17 @@ def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) 
     assert "extraneous key [stream]" in extra.json()["message"]
     assert unsigned.status_code == 403
     assert unsigned.json() == {"message": "Missing Authentication Token"}
+
+
+def test_bedrock_takes_the_betas_its_body_names(sim: Simulator) -> None:
+    # AnthropicBedrock sends the anthropic-beta header's betas as the body's anthropic_beta
+    thinking = {"type": "enabled", "budget_tokens": 2000}  # over max_tokens: interleaved
+    body = {**BEDROCK_BODY, "thinking": thinking, "tools": [TOOL]}
+    with httpx2.Client() as client:
+        refused = bedrock(client, sim.url, body)
+        beta = bedrock(client, sim.url, {**body, "anthropic_beta": [INTERLEAVED]})
+    assert refused.status_code == 400 and "budget_tokens" in refused.json()["message"]
+    assert beta.status_code == 200, beta.text
 
 
 def test_bedrock_stream_error_is_its_exception_message() -> None:

@@ -149,6 +149,9 @@ class SimRequest:
     model: str
     stream: bool
     problem: Invalid | None = None
+    betas: tuple[str, ...] = ()
+    """The betas the body names in place of the ``anthropic-beta`` header (Amazon Bedrock's
+    ``anthropic_beta``)."""
 
 
 @dataclass(frozen=True)
@@ -555,6 +558,7 @@ class AnthropicMessages(Endpoint):
             or compaction_unmade(request.body)
             or citations_with_a_schema(request.body, self.json_schema(request))
             or self.files_problem(request)
+            or catalogue.anthropic_model_retired(request.model)
             or catalogue.anthropic_output_refused(request.model, request.body)
         )
 

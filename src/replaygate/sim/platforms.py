@@ -38,6 +38,7 @@ from replaygate.sim.endpoints import (
     AnthropicMessages,
     Endpoint,
     OpenAIChat,
+    OpenAIEmbeddings,
     OpenAIResponses,
     SimRequest,
     Stream,
@@ -58,8 +59,6 @@ BEDROCK_VERSION = "bedrock-2023-05-31"
 """The ``anthropic_version`` an Amazon Bedrock request's body carries (or one of
 :data:`API_VERSIONS`)."""
 
-_AZURE_CHAT = re.compile(r"/openai/(?:deployments/[^/]+|v1)/chat/completions")
-_AZURE_RESPONSES = re.compile(r"/openai(?:/v1)?/responses")
 _VERTEX_ROUTE = re.compile(
     r"/v1(?:beta1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/"
     r"([^/:]+):(rawPredict|streamRawPredict)"
@@ -75,56 +74,50 @@ _AZURE_DENIED = (
 )
 
 
-def _azure_error(
-    endpoint: Endpoint, status: int, request_id: str, message: str | None, retry: float | None
-) -> Reply:
-    """Azure OpenAI's answer of ``status``: its own body for a refused key (401) and a rate
-    limit (429), OpenAI's otherwise."""
-    if status not in (401, 429) or message is not None:
-        return Endpoint.error(endpoint, status, request_id, message=message, retry_after=retry)
-    seconds = 1 if retry is None else max(1, round(retry))
-    text = (
-        _AZURE_DENIED
-        if status == 401
-        else f"Rate limit is exceeded. Try again in {seconds} seconds."
-    )
-    extra = retry_after_headers(retry) if retry is not None else ()
-    body = {"error": {"code": str(status), "message": text}}
-    return json_reply(status, body, provider="openai", request_id=request_id, extra=extra)
+class _Azure(Endpoint):
+    """An OpenAI endpoint at Azure OpenAI's paths (:attr:`routes`), answering a refused key
+    (401) and a rate limit (429) in Azure's own body, other errors in OpenAI's."""
+
+    routes: re.Pattern[str]
+
+    def serves(self, route: str) -> bool:
+        return self.routes.fullmatch(route) is not None
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        if status not in (401, 429) or message is not None:
+            return super().error(status, request_id, message=message, retry_after=retry_after)
+        seconds = 1 if retry_after is None else max(1, round(retry_after))
+        limited = f"Rate limit is exceeded. Try again in {seconds} seconds."
+        extra = retry_after_headers(retry_after) if retry_after is not None else ()
+        body = {
+            "error": {"code": str(status), "message": _AZURE_DENIED if status == 401 else limited}
+        }
+        return json_reply(status, body, provider="openai", request_id=request_id, extra=extra)
 
 
-class AzureChat(OpenAIChat):
+class AzureChat(_Azure, OpenAIChat):
     """Azure OpenAI's Chat Completions: a deployment's, or its ``v1`` API's."""
 
-    def serves(self, route: str) -> bool:
-        return _AZURE_CHAT.fullmatch(route) is not None
-
-    def error(
-        self,
-        status: int,
-        request_id: str,
-        *,
-        message: str | None = None,
-        retry_after: float | None = None,
-    ) -> Reply:
-        return _azure_error(self, status, request_id, message, retry_after)
+    routes = re.compile(r"/openai/(?:deployments/[^/]+|v1)/chat/completions")
 
 
-class AzureResponses(OpenAIResponses):
+class AzureResponses(_Azure, OpenAIResponses):
     """Azure OpenAI's Responses API (``/openai/responses``, ``/openai/v1/responses``)."""
 
-    def serves(self, route: str) -> bool:
-        return _AZURE_RESPONSES.fullmatch(route) is not None
+    routes = re.compile(r"/openai(?:/v1)?/responses")
 
-    def error(
-        self,
-        status: int,
-        request_id: str,
-        *,
-        message: str | None = None,
-        retry_after: float | None = None,
-    ) -> Reply:
-        return _azure_error(self, status, request_id, message, retry_after)
+
+class AzureEmbeddings(_Azure, OpenAIEmbeddings):
+    """Azure OpenAI's embeddings: a deployment's, or its ``v1`` API's."""
+
+    routes = re.compile(r"/openai/(?:deployments/[^/]+|v1)/embeddings")
 
 
 Worded = tuple[str, str]
@@ -292,7 +285,16 @@ class BedrockMessages(AnthropicMessages):
         plain, wrong = _platform_request(body, BEDROCK_VERSION, model, streams, named)
         routed = super().request(route, plain)
         problem = None if wrong is None else _bedrock_words(*wrong)
-        return SimRequest(routed.body, model, streams, problem or routed.problem)
+        given = body.get("anthropic_beta") if isinstance(body, dict) else None
+        betas = tuple(b for b in given if isinstance(b, str)) if isinstance(given, list) else ()
+        return SimRequest(routed.body, model, streams, problem or routed.problem, betas)
+
+    def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
+        """The plain route's, the betas the body names (``anthropic_beta``, where the SDK
+        puts those of the ``anthropic-beta`` header) taken as the header's."""
+        if request.betas:
+            headers = {**headers, "anthropic-beta": ",".join(request.betas)}
+        return super().beta_problem(headers, request)
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return _bearer(headers)
@@ -350,4 +352,11 @@ def _bedrock_reply(
 
 def platform_endpoints() -> tuple[Endpoint, ...]:
     """A fresh set of the platforms' endpoints."""
-    return (AzureChat(), AzureResponses(), VertexMessages(), VertexCountTokens(), BedrockMessages())
+    return (
+        AzureChat(),
+        AzureResponses(),
+        AzureEmbeddings(),
+        VertexMessages(),
+        VertexCountTokens(),
+        BedrockMessages(),
+    )
