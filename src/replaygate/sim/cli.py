@@ -118,8 +118,9 @@ def serve(
     """Serve until interrupted (SIGINT or SIGTERM).
 
     Prints the URL it listens on: give it to the clients as their base URL
-    (ANTHROPIC_BASE_URL; URL/v1 for OpenAI's). --behavior script:FILE answers from a
-    JSONL file of responses, one per line.
+    (ANTHROPIC_BASE_URL; URL/v1 for OpenAI's; azure_endpoint=URL for AzureOpenAI,
+    base_url=URL/v1 for AnthropicVertex, base_url=URL for AnthropicBedrock).
+    --behavior script:FILE answers from a JSONL file of responses, one per line.
 
     Example:
 
