@@ -299,11 +299,14 @@ class Reading(BaseModel):
     span: tuple[int, datetime.date]
     ratio: float = Field(ge=0.5, le=0.75, multiple_of=0.25)
     name: str = Field(min_length=20, max_length=30)
+    blob: Base64Str
+    counts: Json[dict[str, int]]
 
 
 def test_constraints_the_anthropic_sdk_moved_into_descriptions_are_kept(clients: Clients) -> None:
     """The simulator built the schema's keywords alone: ``[]``, ``0``, the text, and the
-    SDK's validation of the answer failed."""
+    SDK's validation of the answer failed (a ``Json`` field's ``contentMediaType`` and
+    ``contentSchema`` among them)."""
     reply = clients.anthropic.messages.parse(
         model="claude-sim",
         max_tokens=1024,
@@ -313,6 +316,7 @@ def test_constraints_the_anthropic_sdk_moved_into_descriptions_are_kept(clients:
     reading = reply.parsed_output
     assert reading.code == "AAA" and reading.above == 6 and len(reading.values) == 2
     assert reading.span == (0, datetime.date(2026, 1, 1))
+    assert reading.blob.startswith("echo") and reading.counts == {}
 
 
 def test_a_description_s_constraints_are_read_from_its_last_paragraph_alone() -> None:

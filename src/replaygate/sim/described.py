@@ -4,7 +4,8 @@ The anthropic SDK's structured outputs (``messages.parse`` with ``output_format`
 frameworks built on it) send Anthropic a schema of the keywords its structured outputs
 take, and append the others to the field's description for the model to follow:
 ``"A code\\n\\n{pattern: ^[A-Z]{3}$}"``, ``"{uniqueItems: True, minItems: 3}"``,
-``"{prefixItems: [{'type': 'integer'}], minItems: 1}"``. The model reads them, and so does
+``"{prefixItems: [{'type': 'integer'}], minItems: 1}"``, a pydantic ``Json`` field's
+``"{contentMediaType: application/json, contentSchema: {...}}"``. The model reads them, and so does
 the simulator: each constraint of such a last paragraph the schema does not give itself
 is taken as its own, so the answer validates as the SDK's model class. LiteLLM does the
 same for Anthropic's models in words of its own, a sentence ending the description:
@@ -38,12 +39,22 @@ def _number(raw: str) -> int | float | None:
     return value if math.isfinite(value) else None
 
 
-def _schemas(raw: str) -> list[Any] | None:
+def _literal(raw: str) -> Any:
+    """The Python literal ``raw`` (a ``dict`` or a ``list`` of schemas), or None."""
     try:
-        value = ast.literal_eval(raw)
+        return ast.literal_eval(raw)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _schemas(raw: str) -> list[Any] | None:
+    value = _literal(raw)
     return value if isinstance(value, list) else None
+
+
+def _schema(raw: str) -> dict[str, Any] | None:
+    value = _literal(raw)
+    return value if isinstance(value, dict) else None
 
 
 _READERS: dict[str, Callable[[str], Any]] = {
@@ -53,6 +64,9 @@ _READERS: dict[str, Callable[[str], Any]] = {
     ),
     "pattern": str,
     "format": str,
+    "contentEncoding": str,
+    "contentMediaType": str,
+    "contentSchema": _schema,
     "uniqueItems": lambda raw: True if raw == "True" else None,
     "prefixItems": _schemas,
 }
