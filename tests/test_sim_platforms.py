@@ -20,6 +20,7 @@ import orjson
 import pytest
 
 import replaygate.http
+from replaygate.http import learners
 from replaygate.http.aws_events import CONTENT_TYPE, AWSEventParser
 from replaygate.sim import FaultPlan, SimApp, Simulator, make_behavior
 from sdks import anthropic, openai
@@ -175,3 +176,20 @@ def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_p
     assert [f["meta"]["interface"] for f in fixtures] == ["http", "http"]
     assert fixtures[0]["request"]["path"].endswith(f"/models/{VERTEX_MODEL}:rawPredict")
     assert fixtures[1]["response"]["events"][0]["event"] == "chunk"
+
+
+def test_a_bedrock_answer_of_a_simulator_of_another_process_is_labelled_sim(
+    sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # told by its request id, which its stream and its errors carried only as Bedrock's
+    # x-amzn-requestid, which a recording does not keep: they were labelled live
+    monkeypatch.setattr(learners, "_learners", {})  # as another process's simulator is
+    store = tmp_path / "served.jsonl"
+    with (
+        replaygate.http.intercept(store, mode="record-missing", approve_live=True),
+        httpx2.Client() as client,
+    ):
+        bedrock(client, sim.url, BEDROCK_BODY, stream=True)
+        bedrock(client, sim.url, {**BEDROCK_BODY, "model": "m"})
+    fixtures = [json.loads(line) for line in store.read_text().splitlines()]
+    assert [f["meta"]["source"] for f in fixtures] == ["sim", "sim"]

@@ -333,8 +333,16 @@ class BedrockMessages(AnthropicMessages):
     def streamed(
         self, query: str, events: list[SSEEvent], request_id: str, cut_after: int | None
     ) -> Reply:
-        headers = (("content-type", CONTENT_TYPE), ("x-amzn-requestid", request_id))
+        headers = (("content-type", CONTENT_TYPE), *_bedrock_ids(request_id))
         return Reply(status=200, headers=headers, events=tuple(events), cut_after=cut_after)
+
+
+def _bedrock_ids(request_id: str) -> tuple[tuple[str, str], ...]:
+    """The request id headers of a Bedrock answer: Bedrock's ``x-amzn-requestid``, and the
+    ``request-id`` by which a recording knows an answer of the simulator's in any process
+    (:func:`~replaygate.http.routes.simulator_answered`; a recording keeps no
+    ``x-amzn-requestid``)."""
+    return (("x-amzn-requestid", request_id), ("request-id", request_id))
 
 
 def _bedrock_reply(
@@ -343,7 +351,7 @@ def _bedrock_reply(
     """Amazon Bedrock's error reply: ``{"message": ...}``, its type in ``x-amzn-ErrorType``."""
     headers = (
         ("content-type", "application/json"),
-        ("x-amzn-requestid", request_id),
+        *_bedrock_ids(request_id),
         ("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
         *(retry_after_headers(retry) if retry is not None else ()),
     )
