@@ -1252,12 +1252,12 @@ def test_openai_sdk_image_without_url_is_a_bad_request(echo: Simulator) -> None:
 
 
 def test_a_request_to_a_route_it_does_not_serve_is_counted_apart_from_its_answers() -> None:
-    """A recording of text to speech and a file upload from the simulator: pytest's
+    """A recording of text to speech and of skills from the simulator: pytest's
     summary said "recorded from the simulator: it answered 2 request(s)" where nothing
     was recorded, both answered with the 404 no recording keeps."""
     with Simulator(behavior="echo") as sim:
         headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
-        assert httpx2.post(f"{sim.url}/v1/files", json={}, headers=headers).is_error
+        assert httpx2.post(f"{sim.url}/v1/skills", json={}, headers=headers).is_error
         speech = {"model": "tts-1", "voice": "alloy", "input": "hi"}
         auth = {"authorization": "Bearer k"}
         spoken = httpx2.post(f"{sim.openai_base_url}/audio/speech", json=speech, headers=auth)

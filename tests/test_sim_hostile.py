@@ -245,10 +245,17 @@ def test_anthropic_tool_use_without_id_name_or_input_is_refused(sim: Simulator) 
 
 
 def test_anthropic_image_and_document_sources_of_each_kind_are_read(sim: Simulator) -> None:
+    form = (
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n'
+        b"Content-Type: application/pdf\r\n\r\n%PDF-1.4\r\n--b--\r\n"
+    )
+    upload = {**ANTHROPIC, "content-type": "multipart/form-data; boundary=b"}
+    status, uploaded = post(sim, "/v1/files", form, upload)
+    assert status == 200, uploaded
     sources = [
         ("image", {"type": "base64", "media_type": "image/png", "data": "aGk="}),
         ("image", {"type": "url", "url": "https://example.com/a.png"}),
-        ("document", {"type": "file", "file_id": "file_1"}),
+        ("document", {"type": "file", "file_id": uploaded["id"]}),
         ("document", {"type": "text", "media_type": "text/plain", "data": "hi"}),
         ("document", {"type": "content", "content": [{"type": "text", "text": "hi"}]}),
     ]
