@@ -2,11 +2,13 @@
 Anthropic on Amazon Bedrock, each answered by the plain route's endpoint.
 
 - Azure OpenAI: ``/openai/deployments/<name>/chat/completions`` (and ``/openai/v1/...``)
-  is Chat Completions, ``/openai/responses`` the Responses API, called with ``api-key``
+  is Chat Completions, ``/openai/responses`` the Responses API, a deployment's
+  ``embeddings`` OpenAI's embeddings, called with ``api-key``
   or an Entra ID token (``Authorization: Bearer``); a refused key and a rate limit are
   answered in Azure's ``{"error": {"code": "401", "message": ...}}``.
 - Vertex AI: ``/v1/projects/<p>/locations/<r>/publishers/anthropic/models/<model>:rawPredict``
-  (``:streamRawPredict`` for a stream, server-sent events) is the Messages API, the model
+  (``:streamRawPredict`` for a stream, server-sent events; ``.../models/count-tokens:rawPredict``
+  its token count, the model in the body) is the Messages API, the model
   in the path and ``anthropic_version: "vertex-2023-10-16"`` in the body in place of
   ``model``; called with an access token (``Authorization: Bearer``), a refused one and a
   quota answered in Google's error shape, a refused request in Anthropic's.
