@@ -30,7 +30,7 @@ from replaygate.sim import ScriptBehavior, Simulator
 from run_cli import replaygate
 from sdks import anthropic, openai
 
-SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-6", "max_tokens": 64}
 ASK = (Message.user("Pick a number."),)
 
 

@@ -22,7 +22,7 @@ from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.sim import ScriptBehavior, Simulator
 from sdks import anthropic, openai
 
-SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-6", "max_tokens": 64}
 PAUSED = ModelResponse(text="Searching the web...", stop_reason="pause_turn")
 DONE = ModelResponse(text="Found it.")
 ASK = [{"role": "user", "content": "Search the news."}]

@@ -60,7 +60,7 @@ import pytest
 def test_quit(anthropic_client):
     question = [{"role": "user", "content": "a long one"}]
     events = anthropic_client(max_retries=0).messages.create(
-        model="claude-sonnet-4-5", max_tokens=64, stream=True, messages=question)
+        model="claude-sonnet-4-6", max_tokens=64, stream=True, messages=question)
     for number, event in enumerate(events):
         if number == 3:
             pytest.exit("Quitting debugger")  # what q raises at a breakpoint() or --pdb
@@ -85,7 +85,7 @@ import pytest
 def test_quit(anthropic_client):
     question = [{"role": "user", "content": "a long one"}]
     for number, event in enumerate(anthropic_client(max_retries=0).messages.create(
-            model="claude-sonnet-4-5", max_tokens=64, stream=True, messages=question)):
+            model="claude-sonnet-4-6", max_tokens=64, stream=True, messages=question)):
         if number == 3:
             pytest.set_trace()  # breakpoint(), and q typed at its prompt
 """

@@ -118,7 +118,7 @@ def test_plan(anthropic_client):
     messages = [{{"role": "user", "content": "Lisbon today?"}}]
     for _ in range(4):
         reply = client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=50, tools=[TOOL], messages=messages
+            model="claude-sonnet-4-6", max_tokens=50, tools=[TOOL], messages=messages
         )
         if reply.stop_reason != "tool_use":
             assert reply.content[0].text == "Walk the Alfama."
@@ -183,7 +183,7 @@ def test_a_script_run_out_then_grown_records_the_next_line(
 TWO_TESTS = """
 def ask(client, words):
     reply = client.messages.create(
-        model="claude-sonnet-4-5", max_tokens=20, messages=[{{"role": "user", "content": words}}]
+        model="claude-sonnet-4-6", max_tokens=20, messages=[{{"role": "user", "content": words}}]
     )
     return reply.content[0].text
 

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.replaygate(fixtures="shared.jsonl")
 
 def ask(client, text):
     return client.messages.create(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": text}]
     ).content[0].text
 
 
@@ -50,7 +50,7 @@ import pytest
 @pytest.mark.replaygate(fixtures="shared.jsonl")
 def test_third(anthropic_client):
     reply = anthropic_client().messages.create(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": "first"}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "first"}]
     )
     assert reply.content[0].text == "echo: first"
 """
@@ -204,7 +204,7 @@ import pytest
 
 def ask(client, text):
     return client.messages.create(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": text}]
     ).content[0].text
 
 

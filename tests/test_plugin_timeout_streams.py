@@ -67,7 +67,7 @@ def test_events(anthropic_client):
     question = [{"role": "user", "content": "a long one"}]
     # held by the loop alone: dropped, and closed, as the test's frame unwinds
     for number, event in enumerate(client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=64, stream=True, messages=question)):
+            model="claude-sonnet-4-6", max_tokens=64, stream=True, messages=question)):
         if number == 3:
             pytest_timeout.fire()
 """

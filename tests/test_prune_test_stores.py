@@ -226,7 +226,7 @@ import os, pytest
 @pytest.mark.skipif(os.environ.get("SKIP_API") == "1", reason="api tests off this week")
 def test_ping(anthropic_client):
     reply = anthropic_client().messages.create(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": "ping"}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "ping"}]
     )
     assert reply.content[0].text == "echo: ping"
 """

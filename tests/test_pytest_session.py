@@ -26,7 +26,7 @@ import pytest
 
 def ask(client, text, max_tokens=16):
     reply = client.messages.create(
-        model="claude-sonnet-4-5", max_tokens=max_tokens,
+        model="claude-sonnet-4-6", max_tokens=max_tokens,
         messages=[{"role": "user", "content": text}],
     )
     return reply.content[0].text
@@ -330,7 +330,7 @@ def test_the_session_cap_stops_recording_across_tests(pytester: pytest.Pytester)
         [
             "*_ test_b_big _*",
             "spending cap reached: 0.0001 of 0.01 USD spent on 1 recorded call; the next call "
-            "to 'claude-sonnet-4-5' could cost up to 0.06* and was not sent. Everything "
+            "to 'claude-sonnet-4-6' could cost up to 0.06* and was not sent. Everything "
             "recorded so far is kept. Raise the cap (--replaygate-max-cost, ini "
             "replaygate_max_cost, or max_cost in [[]tool.replaygate]) to record the rest.",
             "*_ test_c_later _*",
@@ -741,7 +741,7 @@ def test_asks(anthropic_client):
 def test_streams(anthropic_client):
     client = anthropic_client()
     with client.messages.stream(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": "s"}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "s"}]
     ) as stream:
         for text in stream.text_stream:
             if STOP_EARLY:

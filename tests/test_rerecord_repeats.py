@@ -24,7 +24,7 @@ from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.sim import Simulator
 from sdks import anthropic
 
-SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
+SETTINGS: dict[str, Any] = {"model": "claude-sonnet-4-6", "max_tokens": 64}
 ASK = (Message.user("Pick a number."),)
 WIRE_ASK = [{"role": "user", "content": "Pick a number."}]
 

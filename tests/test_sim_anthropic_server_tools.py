@@ -41,7 +41,7 @@ class CallsTheFirstTool:
 def ask(base_url: str | None, tools: list[dict[str, Any]]) -> Any:
     client = anthropic.Anthropic(api_key="test", base_url=base_url, max_retries=0)
     return client.messages.create(
-        model="claude-sonnet-4-5",
+        model="claude-sonnet-4-6",
         max_tokens=64,
         tools=tools,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],

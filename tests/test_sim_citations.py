@@ -24,7 +24,7 @@ from replaygate.sim.streaming import anthropic_events
 from replaygate.stream_answers import messages_answer
 from sdks import anthropic
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-4-6"
 ON = {"enabled": True}
 TEXT_DATA = "\n  The grass is green. The sky is blue."
 TEXT_DOC = {

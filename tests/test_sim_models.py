@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import orjson
 import pytest
@@ -174,7 +175,7 @@ def sim() -> Iterator[Simulator]:
 @pytest.mark.parametrize(
     ("model", "served", "most"),
     [
-        ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 64000),
+        ("claude-haiku-4-5", "claude-haiku-4-5-20251001", 64000),
         ("claude-sonnet-4-6", "claude-sonnet-4-6", 128000),
         ("claude-opus-4-1-20250805", "claude-opus-4-1-20250805", 32000),
     ],
@@ -196,6 +197,20 @@ def test_max_tokens_over_the_model_s_most_is_refused_as_the_api_refuses_it(
         assert stream.get_final_message().content
     unlisted = claude.messages.create(max_tokens=21000, **{**asked, "model": "claude-sim-1"})
     assert unlisted.content  # a model the simulator does not list has no known most
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929"])
+def test_a_retired_model_is_refused_as_the_api_refuses_it(sim: Simulator, model: str) -> None:
+    # a recording naming claude-sonnet-4-5 after its retirement passed here and failed live
+    claude = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    asked = {"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(anthropic.NotFoundError) as refused:
+        claude.messages.create(**asked)
+    error = {"type": "not_found_error", "message": f"model: {model}"}
+    assert refused.value.body == {"type": "error", "error": error, "request_id": ANY}
+    with pytest.raises(anthropic.NotFoundError), claude.messages.stream(**asked) as stream:
+        stream.get_final_message()
+    assert claude.models.retrieve(model).id == model  # still described, as retired
 
 
 @pytest.mark.parametrize("field", ["max_completion_tokens", "max_tokens"])

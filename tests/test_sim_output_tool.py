@@ -50,7 +50,7 @@ def _anthropic(sim: Simulator, names: list[str]) -> list[str]:
     called: list[str] = []
     while len(called) < TURNS:
         reply = client.messages.create(
-            model="claude-sonnet-4-5",
+            model="claude-sonnet-4-6",
             max_tokens=1024,
             messages=messages,
             tools=tools,

@@ -31,7 +31,7 @@ def test_asks(anthropic_client):
     if os.environ.get("DROP"):
         return  # the code under test no longer sends its request
     reply = anthropic_client().messages.create(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{{"role": "user", "content": "{text}"}}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{{"role": "user", "content": "{text}"}}]
     )
     assert reply.content[0].text == "echo: {text}"
 """
@@ -108,7 +108,7 @@ import pytest
 
 def ask(client, text):
     reply = client.messages.create(
-        model="claude-sonnet-4-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+        model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": text}]
     )
     assert reply.content[0].text == f"echo: {text}"
 

@@ -186,7 +186,7 @@ from replaygate.http import httpx2_client
 
 def ask(exchange, text, max_tokens=16):
     # plain HTTP, not the SDK: the xdist workers start without importing it
-    body = {"model": "claude-sonnet-4-5", "max_tokens": max_tokens,
+    body = {"model": "claude-sonnet-4-6", "max_tokens": max_tokens,
             "messages": [{"role": "user", "content": text}]}
     client = httpx2_client(exchange, base_url=os.environ["REPLAYGATE_CAP_SIM_URL"])
     headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}

@@ -257,6 +257,15 @@ def gemini_method_refused(model: str, version: str, method: str) -> Invalid | No
     )
 
 
+def anthropic_model_retired(model: str) -> Invalid | None:
+    """The Messages API's 404 for a model it retired (by its id or its dated snapshot's):
+    a request naming one is refused as the API refuses it since its retirement."""
+    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
+    if found is None or found.retired is None:
+        return None
+    return Invalid(f"model: {model}", status=404)
+
+
 def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """The Messages API's error for a ``max_tokens`` over the most the model may write,
     for a model the simulator lists (by its id or its dated snapshot's), naming the

@@ -558,6 +558,7 @@ class AnthropicMessages(Endpoint):
             or compaction_unmade(request.body)
             or citations_with_a_schema(request.body, self.json_schema(request))
             or self.files_problem(request)
+            or catalogue.anthropic_model_retired(request.model)
             or catalogue.anthropic_output_refused(request.model, request.body)
         )
 
