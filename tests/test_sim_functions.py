@@ -34,6 +34,13 @@ WEATHER = {
     },
 }
 ASKED = [{"role": "user", "content": "Weather in Paris?"}]
+CALLED = {
+    "role": "assistant",
+    "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    ],
+}
+RESULT = {"role": "tool", "tool_call_id": "c", "content": "sunny"}
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +106,11 @@ def test_a_function_result_is_read_and_none_offers_no_function(client: Any) -> N
         ({"functions": [WEATHER], "function_call": "any"}, "Invalid value: 'any'"),
         (
             {"functions": [WEATHER], "tools": [{"type": "function", "function": WEATHER}]},
-            "not both",
+            "'functions' and 'tools' cannot both be provided",
+        ),
+        (
+            {"functions": [WEATHER], "messages": [*ASKED, CALLED, RESULT]},
+            "'tool_calls' cannot be used when 'functions' are present",
         ),
         (
             {"functions": [WEATHER], "messages": [{"role": "function", "content": "x"}]},

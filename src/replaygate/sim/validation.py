@@ -912,10 +912,9 @@ _FUNCTION_CALL_MODES = ("none", "auto")
 
 def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
     """Chat Completions' error for the deprecated ``functions`` (no list, an empty one, a
-    function no object, without a name or of a name it would not take), for its
-    ``function_call`` (:func:`_function_call`) and for a ``role: function`` message
-    without its ``name``; and the simulator's own refusal of ``functions`` beside
-    ``tools``, whose answer it cannot tell."""
+    function no object, without a name or of a name it would not take; given beside
+    ``tools``, or beside a message's ``tool_calls``), for its ``function_call``
+    (:func:`_function_call`) and for a ``role: function`` message without its ``name``."""
     functions = body.get("functions")
     problem = _wrong_type(body, "functions", list, "an array", "")
     if problem is not None:
@@ -933,6 +932,11 @@ def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
         problem = _function_name(function.get("name"), f"{where}.name")
         if problem is not None:
             return problem
+    if functions and body.get("tools"):
+        return Invalid(
+            "Invalid request: 'functions' and 'tools' cannot both be provided. 'functions' "
+            "are deprecated; use the 'tools' parameter instead."
+        )
     messages = body.get("messages")
     for i, message in enumerate(messages if isinstance(messages, list) else []):
         unnamed = isinstance(message, Mapping) and not isinstance(message.get("name"), str)
@@ -941,14 +945,12 @@ def _chat_functions(body: Mapping[str, Any]) -> Invalid | None:
                 "Missing parameter 'name': messages with role 'function' must have a 'name'.",
                 f"messages.[{i}].name",
             )
-    if functions and body.get("tools"):
-        return Invalid(
-            "functions, tools: the simulator takes the deprecated 'functions' or 'tools', "
-            "not both, as it cannot tell which the API would call: send the functions as "
-            "tools, or record this request from the live API.",
-            "functions",
-            own=True,
-        )
+        if functions and isinstance(message, Mapping) and message.get("tool_calls"):
+            return Invalid(
+                "Invalid parameter: 'tool_calls' cannot be used when 'functions' are present. "
+                "Please use 'tools' instead of 'functions'.",
+                f"messages.[{i}].tool_calls",
+            )
     return _function_call(body)
 
 
