@@ -25,10 +25,10 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from replaygate.digits import integer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import created_at, not_served
 from replaygate.sim.draws import Draws, digest_of
+from replaygate.sim.openai_lists import openai_page
 from replaygate.sim.replies import RawBody, openai_error
 from replaygate.sim.validation import OWN_WORDING, Invalid
 
@@ -263,7 +263,9 @@ class Batches:
         parts = [p for p in route.removeprefix("/v1/batches").split("/") if p]
         if not parts:
             if method == "GET":
-                return self._listed(parse_qs(query))
+                return openai_page(
+                    [held.batch for held in self._kept.values()], parse_qs(query), ordered=False
+                )
             return self._create(body if isinstance(body, Mapping) else {})
         held = self._kept.get(parts[0])
         if held is None or parts[1:] not in ([], ["cancel"]):
@@ -394,24 +396,3 @@ class Batches:
             file_id = answer.get(named)
             if isinstance(file_id, str) and self.files.get(file_id) is None:
                 self.files.hold({"id": file_id, "object": "file", "purpose": "batch_output"})
-
-    def _listed(self, query: Mapping[str, list[str]]) -> Answer:
-        try:
-            limit = integer((query.get("limit") or ["20"])[-1])
-        except ValueError:
-            return _error(400, "Invalid type for 'limit': expected an integer.", "limit")
-        if not 1 <= limit <= 100:
-            return _error(400, "Invalid 'limit': expected a value from 1 to 100.", "limit")
-        newest = [held.batch for held in reversed(self._kept.values())]
-        after = (query.get("after") or [""])[-1]
-        if after:
-            ids = [b["id"] for b in newest]
-            newest = newest[ids.index(after) + 1 :] if after in ids else []
-        page = newest[:limit]
-        return 200, {
-            "object": "list",
-            "data": page,
-            "first_id": page[0]["id"] if page else None,
-            "last_id": page[-1]["id"] if page else None,
-            "has_more": len(newest) > limit,
-        }

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from replaygate.digits import integer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import created_at, not_served
 from replaygate.sim.draws import Draw, Draws, digest_of
+from replaygate.sim.openai_lists import list_body, openai_page
 from replaygate.sim.replies import openai_error
 
 Answer = tuple[int, dict[str, Any]]
@@ -215,35 +215,7 @@ class ConversationStore:
             new = body.get("items") if isinstance(body, Mapping) else None
             if not isinstance(new, list):
                 return _error(400, "Missing required parameter: 'items'.", "items")
-            return 200, _page(self.add(conversation_id, new), has_more=False)
+            return 200, list_body(self.add(conversation_id, new), has_more=False)
         if method != "GET":
             return _error(405, f"Invalid URL ({method} {route})")
-        return _listed(items, parse_qs(query))
-
-
-def _page(data: list[dict[str, Any]], *, has_more: bool) -> dict[str, Any]:
-    return {
-        "object": "list",
-        "data": data,
-        "first_id": data[0]["id"] if data else None,
-        "last_id": data[-1]["id"] if data else None,
-        "has_more": has_more,
-    }
-
-
-def _listed(items: list[dict[str, Any]], query: Mapping[str, list[str]]) -> Answer:
-    order = (query.get("order") or ["desc"])[-1]
-    if order not in ("asc", "desc"):
-        return _error(400, "Invalid value for 'order': expected 'asc' or 'desc'.", "order")
-    try:
-        limit = integer((query.get("limit") or ["20"])[-1])
-    except ValueError:
-        return _error(400, "Invalid type for 'limit': expected an integer.", "limit")
-    if not 1 <= limit <= 100:
-        return _error(400, "Invalid 'limit': expected a value from 1 to 100.", "limit")
-    ordered = list(items) if order == "asc" else list(reversed(items))
-    after = (query.get("after") or [""])[-1]
-    if after:
-        ids = [i.get("id") for i in ordered]
-        ordered = ordered[ids.index(after) + 1 :] if after in ids else []
-    return 200, _page(ordered[:limit], has_more=len(ordered) > limit)
+        return openai_page(items, parse_qs(query), ordered=True)
