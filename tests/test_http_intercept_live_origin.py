@@ -212,5 +212,5 @@ def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path:
     ):
         httpx2.post(bedrock, json={"max_tokens": 8, "messages": HI})
     said = str(caught.value)
-    assert "a cloud's call other than the Messages API such as Amazon Bedrock's Con" in said
+    assert "a cloud's call it lacks such as Amazon Bedrock's Converse" in said
     assert "from a loopback server of yours that answers it" in said and "live_origin" in said

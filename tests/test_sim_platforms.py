@@ -23,7 +23,7 @@ import replaygate.http
 from replaygate.http import learners
 from replaygate.http.aws_events import CONTENT_TYPE, AWSEventParser
 from replaygate.sim import FaultPlan, SimApp, Simulator, make_behavior
-from sdks import anthropic, openai
+from sdks import anthropic, genai, openai
 
 VERTEX_MODEL = "claude-sonnet-4-5@20250929"
 BEDROCK_MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -92,6 +92,26 @@ def test_vertex_refuses_as_vertex(sim: Simulator) -> None:
     unversioned = {k: v for k, v in body.items() if k != "anthropic_version"}
     missing = httpx2.post(route, json=unversioned, headers={"authorization": "Bearer t"})
     assert missing.json()["error"]["message"] == "anthropic_version: Field required"
+
+
+def test_gemini_on_vertex_answers_google_genai(sim: Simulator) -> None:
+    from google.oauth2.credentials import Credentials
+
+    client = genai.Client(
+        vertexai=True,
+        project="p",
+        location="us-central1",
+        credentials=Credentials(token="t"),
+        http_options=genai.types.HttpOptions(base_url=sim.url),
+    )
+    assert client.models.generate_content(model="gemini-2.5-flash", contents="hi").text == (
+        "echo: hi"
+    )
+    pieces = client.models.generate_content_stream(model="gemini-2.5-flash", contents="hi")
+    assert "".join(piece.text or "" for piece in pieces) == "echo: hi"
+    route = "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-flash:generateContent"
+    unsigned = httpx2.post(f"{sim.url}{route}", json={"contents": [{"parts": [{"text": "x"}]}]})
+    assert (unsigned.status_code, unsigned.json()["error"]["status"]) == (401, "UNAUTHENTICATED")
 
 
 def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:

@@ -585,8 +585,8 @@ class UnservedRouteError(RecordingStoppedError):
         elif simulator:
             where = (
                 "replaygate's simulator does not serve it (a route of the API it lacks, a "
-                "cloud's call other than the Messages API such as Amazon Bedrock's Converse, "
-                "or a base URL without the API version): record this call from the live API, "
+                "cloud's call it lacks such as Amazon Bedrock's Converse, or a base URL "
+                "without the API version): record this call from the live API, "
                 "or from a loopback server of yours that answers it, given to an intercept() "
                 "block of its own as live_origin, or leave it out of the recording."
             )

@@ -1,5 +1,5 @@
-"""The cloud platforms' routes to the models: Azure OpenAI, Anthropic on Vertex AI and
-Anthropic on Amazon Bedrock, each answered by the plain route's endpoint.
+"""The cloud platforms' routes to the models: Azure OpenAI, Anthropic and Gemini on Vertex
+AI, and Anthropic on Amazon Bedrock, each answered by the plain route's endpoint.
 
 - Azure OpenAI: ``/openai/deployments/<name>/chat/completions`` (and ``/openai/v1/...``)
   is Chat Completions, ``/openai/responses`` the Responses API, a deployment's
@@ -11,7 +11,9 @@ Anthropic on Amazon Bedrock, each answered by the plain route's endpoint.
   its token count, the model in the body) is the Messages API, the model
   in the path and ``anthropic_version: "vertex-2023-10-16"`` in the body in place of
   ``model``; called with an access token (``Authorization: Bearer``), a refused one and a
-  quota answered in Google's error shape, a refused request in Anthropic's.
+  quota answered in Google's error shape, a refused request in Anthropic's. Gemini's
+  ``.../publishers/google/models/<model>:generateContent`` (and its stream) is the Gemini
+  API's route of that model, called with the same token.
 - Amazon Bedrock: ``/model/<id>/invoke`` and ``/invoke-with-response-stream`` are the
   Messages API, the model in the path, ``anthropic_version: "bedrock-2023-05-31"`` in the
   body in place of ``model`` and ``stream``; signed (SigV4) or with a Bedrock API key
@@ -39,6 +41,7 @@ from replaygate.sim.endpoints import (
     AnthropicCountTokens,
     AnthropicMessages,
     Endpoint,
+    GeminiGenerateContent,
     OpenAIChat,
     OpenAIEmbeddings,
     OpenAIResponses,
@@ -64,6 +67,10 @@ BEDROCK_VERSION = "bedrock-2023-05-31"
 _VERTEX_ROUTE = re.compile(
     r"/v1(?:beta1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/"
     r"([^/:]+):(rawPredict|streamRawPredict)"
+)
+_VERTEX_GEMINI_ROUTE = re.compile(
+    r"/v1(?:beta1)?/projects/[^/]+/locations/[^/]+/publishers/google/models/"
+    r"([^/:]+):(generateContent|streamGenerateContent)"
 )
 _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
@@ -181,7 +188,32 @@ def _vertex_words(field: str, what: str) -> Invalid:
     return Invalid(f"{field}: Extra inputs are not permitted", field)
 
 
-class VertexMessages(AnthropicMessages):
+class _Vertex(Endpoint):
+    """An endpoint at Vertex AI's paths, called with an access token (``Authorization:
+    Bearer``), answering a refused token (401) and a quota (429) in Google's error shape,
+    other errors as the model's API does (Vertex AI passes them on)."""
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        return _bearer(headers)
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        if status not in (401, 429) or message is not None:
+            return super().error(status, request_id, message=message, retry_after=retry_after)
+        denied = status == 401
+        name = "UNAUTHENTICATED" if denied else "RESOURCE_EXHAUSTED"
+        body = google_error(status, name, _VERTEX_DENIED if denied else _VERTEX_QUOTA)
+        extra = retry_after_headers(retry_after) if retry_after is not None else ()
+        return json_reply(status, body, provider="google", request_id=request_id, extra=extra)
+
+
+class VertexMessages(_Vertex, AnthropicMessages):
     """Anthropic's Messages API on Vertex AI (``:rawPredict``, ``:streamRawPredict``)."""
 
     def serves(self, route: str) -> bool:
@@ -198,32 +230,23 @@ class VertexMessages(AnthropicMessages):
         problem = None if wrong is None else _vertex_words(*wrong)
         return SimRequest(routed.body, routed.model, routed.stream, problem or routed.problem)
 
-    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
-        return _bearer(headers)
-
     def header_problem(self, headers: Mapping[str, str]) -> Invalid | None:
         return None  # the version is the body's
 
-    def error(
-        self,
-        status: int,
-        request_id: str,
-        *,
-        message: str | None = None,
-        retry_after: float | None = None,
-    ) -> Reply:
-        """Google's answer to a refused token (401) and a quota (429), Anthropic's to the
-        rest, as Vertex AI passes them on."""
-        if status not in (401, 429) or message is not None:
-            return super().error(status, request_id, message=message, retry_after=retry_after)
-        name, text = (
-            ("UNAUTHENTICATED", _VERTEX_DENIED)
-            if status == 401
-            else ("RESOURCE_EXHAUSTED", _VERTEX_QUOTA)
-        )
-        extra = retry_after_headers(retry_after) if retry_after is not None else ()
-        body = google_error(status, name, text)
-        return json_reply(status, body, provider="google", request_id=request_id, extra=extra)
+
+class VertexGemini(_Vertex, GeminiGenerateContent):
+    """Gemini on Vertex AI (google-genai's ``Client(vertexai=True)``):
+    ``.../publishers/google/models/<model>:generateContent`` and
+    ``:streamGenerateContent``, answered as the Gemini API's route of that model."""
+
+    def serves(self, route: str) -> bool:
+        return _VERTEX_GEMINI_ROUTE.fullmatch(route) is not None
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        match = _VERTEX_GEMINI_ROUTE.fullmatch(route)
+        assert match is not None  # only asked of a route it serves
+        model, method = match.groups()
+        return super().request(f"/v1beta/models/{model}:{method}", body)
 
 
 class VertexCountTokens(VertexMessages, AnthropicCountTokens):
@@ -368,5 +391,6 @@ def platform_endpoints() -> tuple[Endpoint, ...]:
         AzureEmbeddings(),
         VertexMessages(),
         VertexCountTokens(),
+        VertexGemini(),
         BedrockMessages(),
     )
