@@ -365,10 +365,13 @@ def test_every_workers_runs_count_under_dist_each(pytester: pytest.Pytester) -> 
     # --dist each: each worker reported the test; the last report replaced the other's
     # outcomes, so it was "no flaky tests" or "failed every run", by which finished last
     pytester.makepyfile(test_by_worker=BY_WORKER)
-    result = pytester.runpytest(
-        "-p", "xdist", "-n", "2", "--dist", "each", "--flaky-runs=2",
-        "--flaky-report=flaky.json", "--tb=no", *UNUSED_PLUGINS,
-    )  # fmt: skip
+    from forked_xdist_workers import workers_forked  # execnet: the slow tests' alone
+
+    with workers_forked():  # processes of their own, forked from a preloaded interpreter
+        result = pytester.runpytest(
+            "-p", "xdist", "-n", "2", "--dist", "each", "--flaky-runs=2",
+            "--flaky-report=flaky.json", "--tb=no", *UNUSED_PLUGINS,
+        )  # fmt: skip
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     outcomes = ["passed", "passed", "failed", "failed"]  # gw0's runs, then gw1's
     report = json.loads((pytester.path / "flaky.json").read_text())

@@ -232,7 +232,10 @@ def test_what_a_worker_refuses_reaches_the_controller(pytester: pytest.Pytester)
         "def test_never(replaygate_sample):\n    pass\n",
         test_asks=ASKS,
     )
-    result = pytester.runpytest("-p", "xdist", "-n", "1", *RECORD)
+    from forked_xdist_workers import workers_forked  # execnet: the slow tests' alone
+
+    with workers_forked():  # a process of its own, forked from a preloaded interpreter
+        result = pytester.runpytest("-p", "xdist", "-n", "1", *RECORD)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         ["recorded from the simulator (echo, seed 7): it answered 1 request(s)"]
