@@ -128,6 +128,13 @@ def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:
     )
     assert keyless.status_code == 401
     assert keyless.json()["error"]["code"] == "401"
+    unversioned = httpx2.post(  # a raw client's: Azure requires api-version but on /openai/v1
+        f"{sim.url}/openai/deployments/dep/chat/completions",
+        json={"model": "dep", "messages": HI},
+        headers={"api-key": "k"},
+    )
+    assert unversioned.status_code == 404
+    assert unversioned.json() == {"error": {"code": "404", "message": "Resource not found"}}
 
 
 def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) -> None:

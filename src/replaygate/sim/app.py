@@ -255,7 +255,8 @@ class SimApp:
         fault = self._drawer.next(route, body)
         if not endpoint.authenticated(headers, query):
             return endpoint.error(401, request_id)
-        problem = endpoint.header_problem(headers) or _encoding_problem(headers, body)
+        problem = endpoint.header_problem(headers) or endpoint.query_problem(route, query)
+        problem = problem or _encoding_problem(headers, body)
         if problem is not None:
             return endpoint.refused(problem, request_id)
         if isinstance(endpoint, ResourceEndpoint):

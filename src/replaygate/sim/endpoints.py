@@ -205,6 +205,11 @@ class Endpoint(ABC):
         checked once the caller is authenticated; None for none."""
         return None
 
+    def query_problem(self, route: str, query: str) -> Invalid | None:
+        """Why the API would refuse the request's query (a parameter it requires missing),
+        checked once the caller is authenticated; None for none."""
+        return None
+
     def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
         """Why the API would refuse a field of the (valid) request that only a beta its
         headers do not name lets through; None for none."""

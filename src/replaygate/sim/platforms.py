@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote
 
 import orjson
 
@@ -76,6 +76,8 @@ _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
 _BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
 
+_AZURE_NOT_FOUND = "Resource not found"
+"""Azure OpenAI's answer to a path it does not serve, and to one without ``api-version``."""
 _AZURE_DENIED = (
     "Access denied due to invalid subscription key or wrong API endpoint. Make sure to "
     "provide a valid key for an active subscription and use a correct regional API "
@@ -109,6 +111,19 @@ class _Azure(Endpoint):
             "error": {"code": str(status), "message": _AZURE_DENIED if status == 401 else limited}
         }
         return json_reply(status, body, provider="openai", request_id=request_id, extra=extra)
+
+    def query_problem(self, route: str, query: str) -> Invalid | None:
+        """Azure's 404 for a request without ``api-version``, which every path but those of
+        its ``v1`` API (``/openai/v1/...``) requires."""
+        if route.startswith("/openai/v1/") or parse_qs(query).get("api-version"):
+            return None
+        return Invalid(_AZURE_NOT_FOUND, status=404)
+
+    def refused(self, problem: Invalid, request_id: str) -> Reply:
+        if problem.message != _AZURE_NOT_FOUND:
+            return super().refused(problem, request_id)
+        body = {"error": {"code": "404", "message": _AZURE_NOT_FOUND}}
+        return json_reply(404, body, provider="openai", request_id=request_id)
 
 
 class AzureChat(_Azure, OpenAIChat):
