@@ -149,3 +149,20 @@ def test_a_batch_request_asking_for_a_stream_is_refused_not_a_crash(sim: Simulat
     batch = _made(client, _lines("/v1/chat/completions", [body]), "/v1/chat/completions")
     with pytest.raises(openai.BadRequestError, match="stream"):
         client.batches.retrieve(batch.id)
+
+
+def test_the_files_list_takes_its_purpose_limit_order_and_after(sim: Simulator) -> None:
+    """The files list answered every file held whatever its query asked: a purpose, a
+    limit (one out of range too), an order and a cursor were left unread."""
+    client = _client(sim.openai_base_url)
+    kept = client.files.create(file=("kept.txt", io.BytesIO(b"k")), purpose="user_data")
+    batched = client.files.create(file=("in.jsonl", io.BytesIO(CHAT)), purpose="batch")
+    listed = client.files.list(purpose="user_data").data
+    assert kept.id in {f.id for f in listed} and {f.purpose for f in listed} == {"user_data"}
+    page = client.files.list(limit=1)
+    assert [f.id for f in page.data] == [batched.id] and page.has_more  # newest first
+    assert client.files.list(limit=1, after=batched.id).data[0].id == kept.id
+    oldest = client.files.list(order="asc", limit=1).data[0]
+    assert oldest.id != batched.id
+    with pytest.raises(openai.BadRequestError, match="limit"):
+        client.files.list(limit=0)

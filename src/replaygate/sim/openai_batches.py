@@ -2,16 +2,17 @@
 uploaded, a batch made of it, answered by the behaviour, its output fetched as a file.
 
 Files: ``POST /v1/files`` (a multipart form: ``file``, ``purpose``), ``GET /v1/files``
-(newest first), ``GET`` and ``DELETE /v1/files/{id}``, ``GET /v1/files/{id}/content`` (the
-bytes as uploaded or made). Batches: ``POST /v1/batches`` (``input_file_id``, ``endpoint``
-of :data:`BATCH_ENDPOINTS`, ``completion_window`` ``24h``, ``metadata``), ``GET
-/v1/batches`` (newest first: ``limit`` 1 to 100, default 20, ``after``), ``GET
-/v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``. A batch is made ``validating``; the
-first retrieval after its ``polls`` (0 by default: the first) finds it ``completed``
-(each retrieval before finding it ``in_progress``), its answers (status 200) in the file
-``output_file_id`` names and the others in ``error_file_id``'s, or ``cancelled`` when a
-cancel (``cancelling``) came first. An id the server does not hold is a 404. The most
-recent :data:`KEPT_CONVERSATIONS` of each are kept.
+(newest first, or oldest with ``order`` ``asc``: ``limit`` 1 to :data:`MOST_FILES_LISTED`,
+the default, ``after``, ``purpose``), ``GET`` and ``DELETE /v1/files/{id}``, ``GET
+/v1/files/{id}/content`` (the bytes as uploaded or made). Batches: ``POST /v1/batches``
+(``input_file_id``, ``endpoint`` of :data:`BATCH_ENDPOINTS`, ``completion_window`` ``24h``,
+``metadata``), ``GET /v1/batches`` (newest first: ``limit`` 1 to 100, default 20,
+``after``), ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``. A batch is made
+``validating``; the first retrieval after its ``polls`` (0 by default: the first) finds it
+``completed`` (each retrieval before finding it ``in_progress``), its answers (status 200)
+in the file ``output_file_id`` names and the others in ``error_file_id``'s, or
+``cancelled`` when a cancel (``cancelling``) came first. An id the server does not hold is
+a 404. The most recent :data:`KEPT_CONVERSATIONS` of each are kept.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ simulator's own refusal)."""
 
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 """The purposes a file is uploaded for, as the API takes them."""
+
+MOST_FILES_LISTED = 10_000
+"""The most files one page of ``GET /v1/files`` holds, and how many it holds by default."""
 
 
 def _error(status: int, message: str, param: str | None = None) -> Answer:
@@ -149,8 +153,7 @@ class Files:
         parts = [p for p in route.removeprefix("/v1/files").split("/") if p]
         if not parts:
             if method == "GET":
-                data = [f.meta for f in reversed(self._kept.values())]
-                return 200, {"object": "list", "data": data, "has_more": False}
+                return self._listed(parse_qs(query))
             return self._uploaded(fields) if method == "POST" else _not_allowed(method, route)
         held = self._kept.get(parts[0])
         if held is None or len(parts) > 2 or parts[1:] not in ([], ["content"]):
@@ -165,6 +168,14 @@ class Files:
             del self._kept[parts[0]]
             return 200, {"id": parts[0], "object": "file", "deleted": True}
         return 200, held.meta
+
+    def _listed(self, query: Mapping[str, list[str]]) -> Answer:
+        """The page of files ``query`` asks for: of its ``purpose`` alone when it names one."""
+        purpose = (query.get("purpose") or [""])[-1]
+        held = [f.meta for f in self._kept.values()]
+        held = [meta for meta in held if not purpose or meta.get("purpose") == purpose]
+        most = MOST_FILES_LISTED
+        return openai_page(held, query, ordered=True, most=most, default=most)
 
     def _uploaded(self, fields: Any) -> Answer | Invalid:
         if not isinstance(fields, dict):

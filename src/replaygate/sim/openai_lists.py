@@ -1,7 +1,8 @@
 """A page of one of OpenAI's lists, as its list routes give it: a conversation's items,
 the batches.
 
-``limit`` (1 to 100, default 20) and ``after`` (the id the page starts after) page it;
+``limit`` (1 to 100, default 20, or the route's own range and default: the files') and
+``after`` (the id the page starts after) page it;
 a route that takes an ``order`` (``asc`` or ``desc``, default ``desc``: newest first) is
 given it, one that does not lists newest first.
 """
@@ -19,20 +20,26 @@ Answer = tuple[int, dict[str, Any]]
 
 
 def openai_page(
-    items: Sequence[dict[str, Any]], query: Mapping[str, list[str]], *, ordered: bool
+    items: Sequence[dict[str, Any]],
+    query: Mapping[str, list[str]],
+    *,
+    ordered: bool,
+    most: int = 100,
+    default: int = 20,
 ) -> Answer:
     """The page of ``items`` (oldest first) the parsed ``query`` asks for, or the API's 400
-    for a ``limit`` (or, where the route is ``ordered``, an ``order``) it does not take."""
+    for a ``limit`` (1 to ``most``, ``default`` when not given) or, where the route is
+    ``ordered``, an ``order`` it does not take."""
     order = (query.get("order") or ["desc"])[-1] if ordered else "desc"
     if order not in ("asc", "desc"):
         message = "Invalid value for 'order': expected 'asc' or 'desc'."
         return 400, openai_error(message, param="order")
     try:
-        limit = integer((query.get("limit") or ["20"])[-1])
+        limit = integer((query.get("limit") or [str(default)])[-1])
     except ValueError:
         return 400, openai_error("Invalid type for 'limit': expected an integer.", param="limit")
-    if not 1 <= limit <= 100:
-        message = "Invalid 'limit': expected a value from 1 to 100."
+    if not 1 <= limit <= most:
+        message = f"Invalid 'limit': expected a value from 1 to {most}."
         return 400, openai_error(message, param="limit")
     listed = list(items) if order == "asc" else list(reversed(items))
     after = (query.get("after") or [""])[-1]
