@@ -11,12 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replaygate.errors import SimulatorRefusalError
 from replaygate.http import httpx2_client
 from replaygate.network import block_network
 from replaygate.sim import Simulator
+from replaygate.sim.app import SimApp
+from replaygate.sim.behaviors import EchoBehavior
 from sdks import openai
 
 
@@ -166,3 +171,55 @@ def test_the_files_list_takes_its_purpose_limit_order_and_after(sim: Simulator) 
     assert oldest.id != batched.id
     with pytest.raises(openai.BadRequestError, match="limit"):
         client.files.list(limit=0)
+
+
+_FORM = (
+    b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--b\r\n'
+    b'Content-Disposition: form-data; name="file"; filename="in.jsonl"\r\n\r\n'
+    + CHAT
+    + b"\r\n--b--\r\n"
+)
+_CREDENTIALS = {
+    "openai": {"authorization": "Bearer t"},
+    "anthropic": {"x-api-key": "t", "anthropic-version": "2023-06-01"},
+}
+
+
+@given(cut=st.integers(1, _FORM.index(b"--b--") + 4), api=st.sampled_from(sorted(_CREDENTIALS)))
+def test_an_upload_cut_short_is_refused_not_kept(cut: int, api: str) -> None:
+    """A multipart upload cut short (its closing boundary never came) was kept as a file of
+    the bytes that came, and one with no boundary was answered as if it had no file: the
+    simulator refuses either as its own, not knowing the API's words."""
+    app = SimApp(EchoBehavior())
+    headers = {**_CREDENTIALS[api], "content-type": "multipart/form-data; boundary=b"}
+    for sent, typed in (
+        (_FORM[:cut], headers),
+        (_FORM, {**headers, "content-type": "multipart/form-data"}),
+    ):
+        reply = app.handle("POST", "/v1/files", typed, sent)
+        assert (reply.status, reply.refused) == (400, True), reply.body
+        assert b"multipart/form-data body is broken" in reply.body
+    assert app.handle("POST", "/v1/files", headers, _FORM).status == 200
+
+
+def test_an_upload_or_batch_missing_or_mistyping_a_field_is_named_as_the_api_does() -> None:
+    """An upload without ``purpose`` was refused for an invalid purpose; a batch's
+    ``input_file_id`` of another type for a missing one; its ``metadata`` not an object was
+    dropped."""
+    app = SimApp(EchoBehavior())
+    headers = {**_CREDENTIALS["openai"], "content-type": "multipart/form-data; boundary=b"}
+    unnamed = _FORM[_FORM.index(b'--b\r\nContent-Disposition: form-data; name="file"') :]
+    reply = app.handle("POST", "/v1/files", headers, unnamed)
+    assert b"Missing required parameter: 'purpose'." in reply.body
+    asked = {
+        "input_file_id": "file-x",
+        "endpoint": "/v1/chat/completions",
+        "completion_window": "24h",
+    }
+    for field, value, said in (
+        ("input_file_id", 1, b"Invalid type for 'input_file_id': expected a string"),
+        ("metadata", "x", b"Invalid type for 'metadata': expected an object"),
+    ):
+        sent = orjson.dumps({**asked, field: value})
+        reply = app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], sent)
+        assert reply.status == 400 and said in reply.body, reply.body

@@ -134,6 +134,8 @@ class UploadedFiles:
         return 200, _shown(held, beta)
 
     def _uploaded(self, fields: Any, beta: bool) -> Answer | Invalid:
+        if isinstance(fields, Invalid):  # a broken form
+            return fields
         if not isinstance(fields, dict):
             return _refused(f"Expected a multipart/form-data body with 'file' {OWN_WORDING}")
         field = fields.get("file")

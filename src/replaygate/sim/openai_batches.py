@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from email import errors
 from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Any, NamedTuple
@@ -31,7 +32,12 @@ from replaygate.sim.conversations import created_at, not_served
 from replaygate.sim.draws import Draws, digest_of
 from replaygate.sim.openai_lists import openai_page
 from replaygate.sim.replies import RawBody, openai_error
-from replaygate.sim.validation import OWN_WORDING, Invalid
+from replaygate.sim.validation import (
+    OWN_WORDING,
+    Invalid,
+    openai_metadata_problem,
+    openai_type_problem,
+)
 
 Answer = tuple[int, Any]
 """An HTTP status and its body (JSON, or :class:`~replaygate.sim.replies.RawBody`)."""
@@ -79,13 +85,25 @@ class Field(NamedTuple):
     content_type: str | None = None
 
 
-def form(content_type: str, raw: bytes) -> dict[str, Field] | None:
+_BROKEN_FORM = {
+    errors.NoBoundaryInMultipartDefect: "its Content-Type names no boundary",
+    errors.StartBoundaryNotFoundDefect: "no part begins with the boundary its Content-Type names",
+    errors.CloseBoundaryNotFoundDefect: "it ends before its closing boundary (cut short?)",
+}
+"""The defects of a multipart body that leave its fields unknown, and what each says."""
+
+
+def form(content_type: str, raw: bytes) -> dict[str, Field] | Invalid | None:
     """The fields of a ``multipart/form-data`` body by name; None for a body of another
-    type."""
+    type; the simulator's own refusal of a body not empty whose parts cannot all be read
+    (no boundary, none found, or cut short), which the API refuses with its own words."""
     if not content_type.lower().startswith("multipart/form-data"):
         return None
     head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1")
     message = BytesParser(policy=HTTP).parsebytes(head + raw)
+    said = [_BROKEN_FORM[type(d)] for d in message.defects if type(d) in _BROKEN_FORM]
+    if said and raw.strip():
+        return _own(f"The multipart/form-data body is broken: {said[0]} {OWN_WORDING}")
     fields: dict[str, Field] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
@@ -178,12 +196,15 @@ class Files:
         return openai_page(held, query, ordered=True, most=most, default=most)
 
     def _uploaded(self, fields: Any) -> Answer | Invalid:
+        if isinstance(fields, Invalid):
+            return fields
         if not isinstance(fields, dict):
             message = f"Expected a multipart/form-data body with 'file' and 'purpose' {OWN_WORDING}"
             return _error(400, message)
-        purpose = fields.get("purpose", Field(None, b"")).data.decode("utf-8", "replace")
-        if "file" not in fields:
-            return _error(400, "Missing required parameter: 'file'.", "file")
+        for name in ("file", "purpose"):
+            if name not in fields:
+                return _error(400, f"Missing required parameter: '{name}'.", name)
+        purpose = fields["purpose"].data.decode("utf-8", "replace")
         if purpose not in PURPOSES:
             listed = ", ".join(repr(p) for p in PURPOSES)
             return _error(400, f"Invalid value for 'purpose': expected one of {listed}.", "purpose")
@@ -301,8 +322,14 @@ class Batches:
 
     def _create(self, body: Mapping[str, Any]) -> Answer | Invalid:
         for name in ("input_file_id", "endpoint", "completion_window"):
-            if not isinstance(body.get(name), str):
+            if body.get(name) is None:
                 return _error(400, f"Missing required parameter: '{name}'.", name)
+            wrong = openai_type_problem(body, name, str, "a string")
+            if wrong is not None:
+                return wrong
+        problem = openai_metadata_problem(body)
+        if problem is not None:
+            return problem
         endpoint, window = body["endpoint"], body["completion_window"]
         if window != "24h":
             message = f"Invalid value: '{window}'. Supported values are: '24h'."
@@ -320,7 +347,7 @@ class Batches:
             return requests
         digest = digest_of(body["input_file_id"], endpoint)
         batch_id = f"batch_sim_{self._made.counted(digest).tag(self.seed)}"
-        metadata = body.get("metadata")
+        metadata = body.get("metadata")  # an object or null, as checked
         batch = {
             "id": batch_id,
             "object": "batch",
@@ -341,7 +368,7 @@ class Batches:
             "cancelling_at": None,
             "cancelled_at": None,
             "request_counts": {"total": len(requests), "completed": 0, "failed": 0},
-            "metadata": metadata if isinstance(metadata, Mapping) else None,
+            "metadata": metadata,
         }
         self._kept.put(batch_id, _Batch(batch, requests))
         return 200, batch

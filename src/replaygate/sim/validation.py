@@ -595,7 +595,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _CHAT_SAMPLING)
-    problem = problem or _choices(body, CHAT_CHOICES) or _metadata(body)
+    problem = problem or _choices(body, CHAT_CHOICES) or openai_metadata_problem(body)
     problem = problem or _too_long(
         body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
     )
@@ -700,7 +700,7 @@ def _choices(body: Mapping[str, Any], choices: Mapping[str, Sequence[str]]) -> I
     return None
 
 
-def _metadata(body: Mapping[str, Any]) -> Invalid | None:
+def openai_metadata_problem(body: Mapping[str, Any]) -> Invalid | None:
     """OpenAI's error for a ``metadata`` that is not an object of at most 16 string pairs,
     keys of at most 64 characters and values of at most 512, as the SDK's ``Metadata``
     says the API takes it."""
@@ -1345,6 +1345,14 @@ def _json_kind(value: Any) -> str:
     return next((word for kind, word in _JSON_KINDS if isinstance(value, kind)), "a value")
 
 
+def openai_type_problem(
+    body: Mapping[str, Any], name: str, kind: type | tuple[type, ...], expected: str
+) -> Invalid | None:
+    """OpenAI's error for a parameter ``body[name]`` given and not null, yet not a ``kind``
+    (``expected`` in the error's words: ``a string``)."""
+    return _wrong_type(body, name, kind, expected, "")
+
+
 def _wrong_type(
     obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], expected: str, where: str
 ) -> Invalid | None:
@@ -1672,7 +1680,7 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _token_limit(body, "max_output_tokens", MIN_OUTPUT_TOKENS)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
-    problem = problem or _choices(body, RESPONSES_CHOICES) or _metadata(body)
+    problem = problem or _choices(body, RESPONSES_CHOICES) or openai_metadata_problem(body)
     problem = problem or _o_series_sampling(body)
     problem = problem or _too_long(
         body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
