@@ -197,3 +197,22 @@ def test_the_plugin_s_ini_setting_keeps_a_batch_in_progress(pytester: pytest.Pyt
     refused.stderr.fnmatch_lines(
         ["*--replaygate-sim-batch-polls / ini replaygate_sim_batch_polls: *1001"]
     )
+
+
+@pytest.mark.parametrize(
+    ("requests", "said"),
+    [
+        ("x", "requests: Input should be a valid list"),
+        ([1], "requests.0: Input should be a valid dictionary"),
+        ([{"params": {}}], "requests.0.custom_id: Field required"),
+        ([{"custom_id": 7, "params": {}}], "requests.0.custom_id: Input should be a valid string"),
+        ([{"custom_id": "a", "params": []}], "requests.0.params: Input should be a valid dict"),
+    ],
+)
+def test_requests_of_another_type_are_named_as_the_api_names_them(requests: Any, said: str) -> None:
+    """A list of requests not a list was answered as missing, a request not an object or a
+    custom_id not a string as one not matching its pattern, and params not an object as
+    missing."""
+    app = SimApp(EchoBehavior())
+    reply = app.handle("POST", BATCHES, ANTHROPIC, orjson.dumps({"requests": requests}))
+    assert reply.status == 400 and said in orjson.loads(reply.body)["error"]["message"]

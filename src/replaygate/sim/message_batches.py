@@ -83,23 +83,30 @@ class _Batch:
 
 
 def _requests_problem(body: Any) -> Invalid | None:
-    """Why the API refuses a batch's ``requests``: none or too many, one without a
-    ``custom_id`` of 1 to 64 letters, digits, ``_`` and ``-`` or without ``params``, a
-    ``custom_id`` given twice."""
+    """Why the API refuses a batch's ``requests``: none, not a list or too many, one not an
+    object, without a ``custom_id`` of 1 to 64 letters, digits, ``_`` and ``-`` or without
+    ``params`` (each named missing, or of another type), a ``custom_id`` given twice."""
     requests = body.get("requests") if isinstance(body, Mapping) else None
-    if not isinstance(requests, list):
+    if requests is None:
         return _refused("requests: Field required")
+    if not isinstance(requests, list):
+        return _refused("requests: Input should be a valid list")
     if not 1 <= len(requests) <= MOST_REQUESTS:
         return _refused(f"requests: a batch holds 1 to {MOST_REQUESTS} requests {OWN_WORDING}")
     seen: set[str] = set()
     for i, request in enumerate(requests):
-        custom_id = request.get("custom_id") if isinstance(request, Mapping) else None
-        if not isinstance(custom_id, str) or _CUSTOM_ID.fullmatch(custom_id) is None:
+        if not isinstance(request, Mapping):
+            return _refused(f"requests.{i}: Input should be a valid dictionary")
+        for name, kind, word in (("custom_id", str, "string"), ("params", Mapping, "dictionary")):
+            if request.get(name) is None:
+                return _refused(f"requests.{i}.{name}: Field required")
+            if not isinstance(request[name], kind):
+                return _refused(f"requests.{i}.{name}: Input should be a valid {word}")
+        custom_id = request["custom_id"]
+        if _CUSTOM_ID.fullmatch(custom_id) is None:
             return _refused(
                 f"requests.{i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
             )
-        if not isinstance(request.get("params"), Mapping):
-            return _refused(f"requests.{i}.params: Field required")
         if custom_id in seen:
             return _refused(f"requests.{i}.custom_id: '{custom_id}' is given twice {OWN_WORDING}")
         seen.add(custom_id)
