@@ -19,6 +19,7 @@ import select
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -68,10 +69,14 @@ while True:
             request = json.loads(message)
             if request["session"]:
                 os.setsid()
-            os.chdir(request["cwd"])
+            # the folder and environment as bytes (sent as Latin-1), as subprocess gives
+            # them: in an ASCII locale a name beyond it cannot be encoded from its text
+            os.chdir(request["cwd"].encode("latin-1"))
             if request["env"] is not None:
-                os.environ.clear()
-                os.environ.update(request["env"])
+                os.environb.clear()
+                os.environb.update(
+                    (k.encode("latin-1"), v.encode("latin-1")) for k, v in request["env"]
+                )
                 sys.path[1:1] = [p for p in os.environ.get("PYTHONPATH", "").split(":") if p]
             sys.argv[1:] = request["args"]
             if request["code"] is None:
@@ -110,6 +115,31 @@ CLI_PRELOAD = [
 """What the interpreter the suite's ``replaygate`` commands are forked from imports (the
 ``forker`` fixture of tests/conftest.py): the command line and its commands, none of
 the SDKs nor the plotting library."""
+
+
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
+"""The environment of an ASCII locale: Python's file system encoding and its streams'
+are ASCII, a name beyond it held as the surrogates of its bytes."""
+
+ASCII_PRELOAD = [
+    "replaygate.cli",
+    "replaygate.cli.diff_cmd",
+    "replaygate.cli.hygiene_cmds",
+    "replaygate.evals",
+    "replaygate.evals.git",
+    "replaygate.fixtures.hits",
+    "replaygate.fixtures.store",
+    "replaygate.http",
+    "replaygate.hygiene.gitrev",
+]
+"""What the interpreter the tests' processes in an :data:`ASCII_LOCALE` are forked from
+imports (the ``ascii_forker`` fixture of tests/conftest.py)."""
+
+
+def _raw(text: str | Path) -> str:
+    """``text`` as the bytes this process's file system encoding gives it, sent as Latin-1
+    (:data:`SERVER` takes them back so)."""
+    return os.fsencode(text).decode("latin-1")
 
 
 class Forked:
@@ -169,13 +199,17 @@ class Forker:
     ``freeze`` one collection follows, as the forks' would have.
     """
 
-    def __init__(self, preload: list[str], *, freeze: bool = False) -> None:
+    def __init__(
+        self, preload: list[str], *, freeze: bool = False, env: Mapping[str, str] | None = None
+    ) -> None:
+        """``env``: the interpreter's environment (None: this process's), which sets what
+        it takes from it as it starts (its locale's encodings, say) for every command."""
         self._requests, theirs = socket.socketpair()
         frozen = ["--gc-freeze"] if freeze else []
         with theirs:
             self._server = subprocess.Popen(
                 [sys.executable, "-c", SERVER, str(theirs.fileno()), *preload, *frozen],
-                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env,
             )  # fmt: skip
 
     def start(
@@ -195,7 +229,8 @@ class Forker:
         ``/dev/null``), the environment ``env`` (None: the forking interpreter's), in a
         session of its own with ``session``."""
         answer, reply = socket.socketpair()
-        request = {"args": args, "cwd": str(cwd), "env": env, "session": session, "code": code}
+        given = None if env is None else [(_raw(k), _raw(v)) for k, v in env.items()]
+        request = {"args": args, "cwd": _raw(cwd), "env": given, "session": session, "code": code}
         with reply, open(os.devnull, "rb") as null:
             given = null.fileno() if stdin is None else stdin
             fds = [reply.fileno(), given, stdout, stderr]
@@ -205,6 +240,21 @@ class Forker:
     def run(self, args: list[str], *, stdout: int, stderr: int, cwd: Path) -> int:
         """The exit status of ``python -m replaygate ARGS`` (see :meth:`start`)."""
         return self.start(args, stdout=stdout, stderr=stderr, cwd=cwd).wait(60)
+
+    def capture(
+        self, args: list[str], *, cwd: Path, env: Mapping[str, str], code: str | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        """``python -m replaygate ARGS`` (with ``code``: ``python -c CODE ARGS``) run in
+        ``cwd`` with the environment ``env``, as :func:`subprocess.run` with
+        ``capture_output`` gives it: its exit status, stdout and stderr."""
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+            status = self.start(
+                args, stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=cwd, env=env, code=code
+            ).wait(60)
+            stdout.seek(0)
+            stderr.seek(0)
+            said = stdout.read(), stderr.read()
+        return subprocess.CompletedProcess(["python", *args], status, *said)
 
     def close(self) -> None:
         """End the interpreter (it ends as the tests' end of its socket closes)."""

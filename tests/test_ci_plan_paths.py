@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from forked_cli import ASCII_LOCALE, Forker
 from replaygate.ci import make_plan
 from replaygate.cli.ci_cmd import ci_group
 from replaygate.evals import load_config
@@ -194,7 +194,9 @@ print(*[path.exists() for path in changed_files("HEAD", here)])
 
 
 @pytest.mark.slow
-def test_a_repository_in_a_non_ascii_folder_is_found_in_an_ascii_locale(tmp_path: Path) -> None:
+def test_a_repository_in_a_non_ascii_folder_is_found_in_an_ascii_locale(
+    tmp_path: Path, ascii_forker: Forker
+) -> None:
     """``ci plan --base`` and ``diff`` find the repository in a folder named ``café``
     under ``LC_ALL=C``, where its root was decoded as UTF-8, a name the ASCII file system
     encoding cannot encode, and both ended in a UnicodeEncodeError traceback; so does a
@@ -206,12 +208,9 @@ def test_a_repository_in_a_non_ascii_folder_is_found_in_an_ascii_locale(tmp_path
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "store")
     (repo / "ü.jsonl").write_text("{}\n{}\n", encoding="utf-8")  # changed since HEAD
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
-    done = subprocess.run(
-        [sys.executable, "-c", ASCII_LOCALE_ROOTS],
-        cwd=repo, env=env, capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.stdout.split() == ["True", "True", "True"], done.stderr
+    env = {**os.environ, **ASCII_LOCALE}
+    done = ascii_forker.capture([], cwd=repo, env=env, code=ASCII_LOCALE_ROOTS)
+    assert done.stdout.split() == [b"True", b"True", b"True"], done.stderr.decode()
 
 
 def test_a_changed_name_an_ascii_locale_holds_as_bytes_is_planned_as_its_text(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forked_cli import ASCII_LOCALE, Forker
 from replaygate.config import line_of
 from replaygate.evals import (
     ConfigError,
@@ -687,7 +686,9 @@ def test_a_windows_style_path_is_refused_at_its_line(
 
 
 @pytest.mark.slow
-def test_a_path_named_outside_ascii_is_opened_in_an_ascii_locale(tmp_path: Path) -> None:
+def test_a_path_named_outside_ascii_is_opened_in_an_ascii_locale(
+    tmp_path: Path, ascii_forker: Forker
+) -> None:
     # under LC_ALL=C the ASCII file system encoding cannot encode 'évals/cases.jsonl' as
     # TOML gives it: eval ended in a UnicodeEncodeError traceback opening the cases file
     (tmp_path / "évals").mkdir()
@@ -696,8 +697,5 @@ def test_a_path_named_outside_ascii_is_opened_in_an_ascii_locale(tmp_path: Path)
         '[tool.replaygate]\ncases = "évals/cases.jsonl"\n', encoding="utf-8"
     )
     read = "from replaygate.evals import load_config; print(open(load_config().cases).read())"
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
-    done = subprocess.run(
-        [sys.executable, "-c", read], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert done.stdout == "{}\n\n", done.stderr
+    done = ascii_forker.capture([], cwd=tmp_path, env={**os.environ, **ASCII_LOCALE}, code=read)
+    assert done.stdout == b"{}\n\n", done.stderr.decode()

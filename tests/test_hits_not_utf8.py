@@ -4,12 +4,11 @@ is written as ``--json`` writes it (``caf\\udce9.jsonl``) and read back as the s
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from forked_cli import ASCII_LOCALE, Forker
 from replaygate.fixtures import hits
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
@@ -75,14 +74,11 @@ print(b'"store":"\\xc3\\xa9vals/x.jsonl"' in log.file.read_bytes(), open(hit.sto
 
 
 def test_a_store_named_in_utf8_is_logged_as_its_text_and_read_back_in_an_ascii_locale(
-    tmp_path: Path,
+    tmp_path: Path, ascii_forker: Forker
 ) -> None:
     # under LC_ALL=C the log held the name's bytes as escapes ("\udcc3\udca9vals"), where a
     # UTF-8 locale writes évals; a log written so was read as a name the ASCII file system
     # encoding cannot encode: patrol and prune ended in a UnicodeEncodeError traceback
-    (tmp_path / "hits_in_c.py").write_text(ASCII_LOCALE_HITS, encoding="utf-8")
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
-    done = subprocess.run(
-        [sys.executable, "hits_in_c.py"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert done.stdout == "True {}\n\n", done.stderr
+    env = {**os.environ, **ASCII_LOCALE}
+    done = ascii_forker.capture([], cwd=tmp_path, env=env, code=ASCII_LOCALE_HITS)
+    assert done.stdout == b"True {}\n\n", done.stderr.decode()

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from forked_cli import ASCII_LOCALE, Forker
 from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
@@ -111,7 +111,9 @@ def test_a_secret_in_a_changed_fixture_is_masked_in_every_format(
         assert "<GitHub token #1, 41 characters>" in done.output
 
 
-def test_a_store_named_outside_ascii_is_compared_in_an_ascii_locale(tmp_path: Path) -> None:
+def test_a_store_named_outside_ascii_is_compared_in_an_ascii_locale(
+    tmp_path: Path, ascii_forker: Forker
+) -> None:
     # under LC_ALL=C git's names were read as UTF-8, which the ASCII file system encoding
     # could not open: diff ended in a UnicodeEncodeError traceback
     _git(tmp_path, "init", "-q", "--template=")
@@ -119,11 +121,8 @@ def test_a_store_named_outside_ascii_is_compared_in_an_ascii_locale(tmp_path: Pa
     _git(tmp_path, "add", "-A")
     _git(tmp_path, "commit", "-q", "-m", "fixtures")
     _store(tmp_path / "st" / "ü.jsonl", "b")  # its request changed since
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "replaygate", "diff", "st", "--json"],
-        cwd=tmp_path, env=env, capture_output=True,
-    )  # fmt: skip
+    env = {**os.environ, **ASCII_LOCALE}
+    done = ascii_forker.capture(["diff", "st", "--json"], cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr.decode()
     review = json.loads(done.stdout)
     assert [pair["new"]["file"] for pair in review["paired"]] == ["st/ü.jsonl"], review

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from forked_cli import ASCII_LOCALE, Forker
 from replaygate import Fixture, FixtureStore
 from replaygate.cli import main
 from replaygate.fixtures.fixture import make_meta
@@ -121,12 +121,11 @@ print(open("évals/fx.jsonl".encode()).read())
 
 
 @pytest.mark.slow
-def test_a_store_a_baseline_names_in_utf8_is_opened_in_an_ascii_locale(tmp_path: Path) -> None:
+def test_a_store_a_baseline_names_in_utf8_is_opened_in_an_ascii_locale(
+    tmp_path: Path, ascii_forker: Forker
+) -> None:
     # patrol and prune read a baseline's source.fixtures to tell the eval's stores: under
     # LC_ALL=C the name ended them in a UnicodeEncodeError traceback
-    (tmp_path / "read_in_c.py").write_text(BASELINE_STORE_IN_C, encoding="utf-8")
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
-    done = subprocess.run(
-        [sys.executable, "read_in_c.py"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert done.stdout == "{}\n", done.stderr
+    env = {**os.environ, **ASCII_LOCALE}
+    done = ascii_forker.capture([], cwd=tmp_path, env=env, code=BASELINE_STORE_IN_C)
+    assert done.stdout == b"{}\n", done.stderr.decode()

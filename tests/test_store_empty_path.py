@@ -9,8 +9,6 @@ whole working tree as one store.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import pytest
 
 from echo_recording import record_echoes
+from forked_cli import ASCII_LOCALE, Forker
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client, intercept
 from replaygate.models.fakes import ScriptedModel
@@ -89,13 +88,12 @@ with intercept("café.jsonl") as exchange:
 
 
 @pytest.mark.slow
-def test_a_store_named_outside_ascii_in_python_opens_in_an_ascii_locale(tmp_path: Path) -> None:
+def test_a_store_named_outside_ascii_in_python_opens_in_an_ascii_locale(
+    tmp_path: Path, ascii_forker: Forker
+) -> None:
     # under LC_ALL=C the ASCII file system encoding cannot encode "café.jsonl" as the
     # code gives it: intercept() ended in a UnicodeEncodeError
     record_echoes(tmp_path / "café.jsonl", ["hello"])
-    (tmp_path / "open_in_c.py").write_text(OPENED_IN_C, encoding="utf-8")
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}
-    done = subprocess.run(
-        [sys.executable, "open_in_c.py"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert done.stdout == "1 1\n", done.stderr
+    env = {**os.environ, **ASCII_LOCALE}
+    done = ascii_forker.capture([], cwd=tmp_path, env=env, code=OPENED_IN_C)
+    assert done.stdout == b"1 1\n", done.stderr.decode()
