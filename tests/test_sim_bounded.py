@@ -6,8 +6,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replaygate.models.types import Message
+from replaygate.sim.bounded import Bounded, beside
 from replaygate.sim.conversations import Conversations
 from replaygate.sim.endpoints import Threads
 from replaygate.sim.openai_conversations import ConversationStore
@@ -88,3 +91,32 @@ def test_conversations_refresh_a_response_remembered_again() -> None:
 def test_a_limit_below_one_is_refused(kind: type[object], limit: int) -> None:
     with pytest.raises(ValueError, match=f"limit must be at least 1, not {limit}"):
         kind(limit=limit)  # type: ignore[call-arg]
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 5)), max_size=30))
+def test_a_cursor_deleted_since_still_places_the_page_after_it(
+    steps: list[tuple[bool, int]],
+) -> None:
+    """A list's cursor naming an entry deleted since (a loop deleting each entry of a page
+    before asking for the next) was a page of nothing: the entries put before it, kept,
+    are the page after it, as an API's list pages on."""
+    kept: Bounded[dict[str, str]] = Bounded(limit=4)
+    order: list[str] = []  # the keys put and not forgotten, in the order put
+    for deleting, n in steps:
+        key = f"k{n}"
+        if deleting and key in kept:
+            del kept[key]
+        elif not deleting and key not in kept:
+            kept.put(key, {"id": key})
+            order = [k for k in order if k != key] + [key]
+    held = [k for k in order if k in kept]
+    for cursor in order:
+        if kept.place(cursor) is None:
+            continue  # forgotten beyond the limit
+        at = order.index(cursor)
+        newest = [{"id": k} for k in reversed(held)]
+        older = [item["id"] for item in beside(newest, kept.place, cursor, newer=False)]
+        assert older == [k for k in reversed(order[:at]) if k in kept]
+        newer = [item["id"] for item in beside(newest, kept.place, cursor, newer=True)]
+        assert newer == [k for k in reversed(order[at + 1 :]) if k in kept]
+    assert beside([{"id": "k0"}], kept.place, "never", newer=False) == []

@@ -216,3 +216,46 @@ def test_requests_of_another_type_are_named_as_the_api_names_them(requests: Any,
     app = SimApp(EchoBehavior())
     reply = app.handle("POST", BATCHES, ANTHROPIC, orjson.dumps({"requests": requests}))
     assert reply.status == 400 and said in orjson.loads(reply.body)["error"]["message"]
+
+
+def _upload(n: int) -> bytes:
+    """A multipart upload of a text file, with the purpose OpenAI's Files API asks for."""
+    return (
+        b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n--b\r\n'
+        b'Content-Disposition: form-data; name="file"; filename="%d.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\nx\r\n--b--\r\n" % n
+    )
+
+
+_FORM = "multipart/form-data; boundary=b"
+
+
+@pytest.mark.parametrize(
+    ("route", "headers", "cursor"),
+    [
+        (BATCHES, ANTHROPIC, "after_id="),
+        ("/v1/files", {**ANTHROPIC, "content-type": _FORM}, "page=page_"),
+        ("/v1/files", {**OPENAI, "content-type": _FORM}, "after="),
+    ],
+)
+def test_a_list_deleted_page_by_page_pages_on_after_its_deleted_last(
+    route: str, headers: dict[str, str], cursor: str
+) -> None:
+    """A loop deleting each item of a page before asking for the next (the SDKs' pagers ask
+    after the page's last id) got no next page of batches or OpenAI's files, and a refusal
+    of the next page of Anthropic's files: the items after the deleted one were left."""
+    app = SimApp(EchoBehavior())
+    made = []
+    for i in range(5):
+        sent = orjson.dumps({"requests": [_request("a", str(i))]})
+        made.append(_seen(app, "POST", route, headers, sent if route == BATCHES else _upload(i)))
+    seen: list[str] = []
+    query = "limit=2"
+    while page := _seen(app, "GET", f"{route}?{query}", headers, b"")["data"]:
+        for item in page:
+            seen.append(item["id"])
+            if route == BATCHES:
+                _seen(app, "GET", f"{route}/{item['id']}", headers, b"")  # ended
+            _seen(app, "DELETE", f"{route}/{item['id']}", headers, b"")
+        query = f"limit=2&{cursor}{page[-1]['id']}"
+    assert seen == [m["id"] for m in reversed(made)]

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from replaygate.digits import integer
-from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded, beside
 from replaygate.sim.conversations import created_at
 from replaygate.sim.draws import Draws, digest_of
 from replaygate.sim.message_batches import rfc3339
@@ -73,9 +73,9 @@ class _File:
     data: bytes | None
 
 
-def _shown(held: _File, beta: bool) -> dict[str, Any]:
-    """``held``'s metadata as answered: without ``expires_at`` in the beta's shape."""
-    return {k: v for k, v in held.meta.items() if not (beta and k == "expires_at")}
+def _shown(meta: Mapping[str, Any], beta: bool) -> dict[str, Any]:
+    """A file's metadata as answered: without ``expires_at`` in the beta's shape."""
+    return {k: v for k, v in meta.items() if not (beta and k == "expires_at")}
 
 
 def _mime_type(field: Field, filename: str) -> str:
@@ -131,7 +131,7 @@ class UploadedFiles:
             return 200, {"id": parts[0], "type": "file_deleted"}
         if method != "GET":
             return _refused("Method Not Allowed", 405)
-        return 200, _shown(held, beta)
+        return 200, _shown(held.meta, beta)
 
     def _uploaded(self, fields: Any, beta: bool) -> Answer | Invalid:
         if isinstance(fields, Invalid):  # a broken form
@@ -172,7 +172,7 @@ class UploadedFiles:
         }
         held = _File(meta, field.data)
         self._kept.put(file_id, held)
-        return 200, _shown(held, beta)
+        return 200, _shown(held.meta, beta)
 
     def _listed(self, query: Mapping[str, list[str]], beta: bool) -> Answer | Invalid:
         def last(name: str) -> str:
@@ -184,20 +184,19 @@ class UploadedFiles:
             return _refused("limit: Input should be a valid integer")
         if not 1 <= limit <= 1000:
             return _refused("limit: Input should be between 1 and 1000")
-        newest = [(file_id, held) for file_id, held in self._newest()]
-        ids = [file_id for file_id, _ in newest]
+        newest = [held.meta for held in reversed(self._kept.values())]
         after, before = last("after_id"), last("before_id")
         if beta:
             if before:  # the page just before it: the newer ones
-                newer = newest[: ids.index(before)] if before in ids else []
+                newer = beside(newest, self._kept.place, before, newer=True)
                 page, more = newer[-limit:], len(newer) > limit
             else:
-                older = newest[ids.index(after) + 1 :] if after in ids else [] if after else newest
+                older = beside(newest, self._kept.place, after, newer=False) if after else newest
                 page, more = older[:limit], len(older) > limit
             return 200, {
-                "data": [_shown(held, beta) for _, held in page],
-                "first_id": page[0][0] if page else None,
-                "last_id": page[-1][0] if page else None,
+                "data": [_shown(meta, beta) for meta in page],
+                "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None,
                 "has_more": more,
             }
         if after or before:
@@ -209,23 +208,20 @@ class UploadedFiles:
                 return _refused("ids: not given with page or limit")
             if len(set(asked)) > MOST_IDS:
                 return _refused(f"ids: at most {MOST_IDS} ids")
-            found = [(i, h) for i, h in newest if i in set(asked)]
-            return 200, {"data": [_shown(h, beta) for _, h in found], "next_page": None}
+            found = [meta for meta in newest if meta["id"] in set(asked)]
+            return 200, {"data": [_shown(meta, beta) for meta in found], "next_page": None}
         cursor = last("page")
         if cursor:
-            if not cursor.startswith(_PAGE) or cursor.removeprefix(_PAGE) not in ids:
+            last_id = cursor.removeprefix(_PAGE)
+            if not cursor.startswith(_PAGE) or self._kept.place(last_id) is None:
                 return _refused(f"page: {cursor!r} is no page of this list {OWN_WORDING}")
-            newest = newest[ids.index(cursor.removeprefix(_PAGE)) + 1 :]
+            newest = beside(newest, self._kept.place, last_id, newer=False)
         page = newest[:limit]
         more = len(newest) > limit
         return 200, {
-            "data": [_shown(held, beta) for _, held in page],
-            "next_page": f"{_PAGE}{page[-1][0]}" if more else None,
+            "data": [_shown(meta, beta) for meta in page],
+            "next_page": f"{_PAGE}{page[-1]['id']}" if more else None,
         }
-
-    def _newest(self) -> Iterator[tuple[str, _File]]:
-        for held in reversed(self._kept.values()):
-            yield str(held.meta["id"]), held
 
     def learn(self, method: str, answer: Mapping[str, Any]) -> None:
         """Take ``answer``, replayed to ``method`` from a fixture, as given here: a file

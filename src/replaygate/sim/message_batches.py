@@ -25,7 +25,7 @@ from urllib.parse import parse_qs
 import orjson
 
 from replaygate.digits import integer
-from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded, beside
 from replaygate.sim.conversations import created_at
 from replaygate.sim.draws import Draws, digest_of
 from replaygate.sim.replies import RawBody
@@ -263,13 +263,12 @@ class MessageBatches:
         if not 1 <= limit <= 1000:
             return _refused("limit: Input should be between 1 and 1000")
         newest = [held.batch for held in reversed(self._kept.values())]
-        ids = [b["id"] for b in newest]
         after, before = (query.get("after_id") or [""])[-1], (query.get("before_id") or [""])[-1]
         if before:  # the page just before it: the newer ones
-            newer = newest[: ids.index(before)] if before in ids else []
+            newer = beside(newest, self._kept.place, before, newer=True)
             page, more = newer[-limit:], len(newer) > limit
         else:
-            older = newest[ids.index(after) + 1 :] if after in ids else [] if after else newest
+            older = beside(newest, self._kept.place, after, newer=False) if after else newest
             page, more = older[:limit], len(older) > limit
         return 200, {
             "data": page,

@@ -193,7 +193,9 @@ class Files:
         held = [f.meta for f in self._kept.values()]
         held = [meta for meta in held if not purpose or meta.get("purpose") == purpose]
         most = MOST_FILES_LISTED
-        return openai_page(held, query, ordered=True, most=most, default=most)
+        return openai_page(
+            held, query, ordered=True, most=most, default=most, place=self._kept.place
+        )
 
     def _uploaded(self, fields: Any) -> Answer | Invalid:
         if isinstance(fields, Invalid):
@@ -295,9 +297,8 @@ class Batches:
         parts = [p for p in route.removeprefix("/v1/batches").split("/") if p]
         if not parts:
             if method == "GET":
-                return openai_page(
-                    [held.batch for held in self._kept.values()], parse_qs(query), ordered=False
-                )
+                made = [kept.batch for kept in self._kept.values()]
+                return openai_page(made, parse_qs(query), ordered=False, place=self._kept.place)
             return self._create(body if isinstance(body, Mapping) else {})
         held = self._kept.get(parts[0])
         if held is None or parts[1:] not in ([], ["cancel"]):

@@ -9,10 +9,11 @@ given it, one that does not lists newest first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from replaygate.digits import integer
+from replaygate.sim.bounded import beside
 from replaygate.sim.replies import openai_error
 
 Answer = tuple[int, dict[str, Any]]
@@ -26,10 +27,13 @@ def openai_page(
     ordered: bool,
     most: int = 100,
     default: int = 20,
+    place: Callable[[str], int | None] | None = None,
 ) -> Answer:
     """The page of ``items`` (oldest first) the parsed ``query`` asks for, or the API's 400
     for a ``limit`` (1 to ``most``, ``default`` when not given) or, where the route is
-    ``ordered``, an ``order`` it does not take."""
+    ``ordered``, an ``order`` it does not take. ``place`` places an item by its id among
+    those deleted too (:meth:`~replaygate.sim.bounded.Bounded.place`), so that ``after``
+    naming one deleted pages on from it."""
     order = (query.get("order") or ["desc"])[-1] if ordered else "desc"
     if order not in ("asc", "desc"):
         message = "Invalid value for 'order': expected 'asc' or 'desc'."
@@ -43,7 +47,9 @@ def openai_page(
         return 400, openai_error(message, param="limit")
     listed = list(items) if order == "asc" else list(reversed(items))
     after = (query.get("after") or [""])[-1]
-    if after:
+    if after and place is not None:
+        listed = beside(listed, place, after, newer=order == "asc")
+    elif after:
         ids = [item.get("id") for item in listed]
         listed = listed[ids.index(after) + 1 :] if after in ids else []
     return 200, list_body(listed[:limit], has_more=len(listed) > limit)
