@@ -242,11 +242,17 @@ class Forker:
         return self.start(args, stdout=stdout, stderr=stderr, cwd=cwd).wait(60)
 
     def capture(
-        self, args: list[str], *, cwd: Path, env: Mapping[str, str], code: str | None = None
+        self,
+        args: list[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        code: str | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
         """``python -m replaygate ARGS`` (with ``code``: ``python -c CODE ARGS``) run in
-        ``cwd`` with the environment ``env``, as :func:`subprocess.run` with
-        ``capture_output`` gives it: its exit status, stdout and stderr."""
+        ``cwd`` with the environment ``env`` (None: the forking interpreter's), as
+        :func:`subprocess.run` with ``capture_output`` gives it: its exit status, stdout
+        and stderr."""
         with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
             status = self.start(
                 args, stdout=stdout.fileno(), stderr=stderr.fileno(), cwd=cwd, env=env, code=code

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import threading
 import wsgiref.simple_server
 from collections.abc import Callable, Iterable
@@ -23,6 +21,7 @@ import httpx
 import httpx2
 import pytest
 
+from forked_cli import Forker
 from replaygate.errors import FixtureMismatchError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
@@ -126,7 +125,7 @@ def test_the_app_runs_and_its_model_calls_are_recorded(
 
 
 @pytest.mark.slow
-def test_an_app_served_before_the_first_block_is_reached(tmp_path: Path) -> None:
+def test_an_app_served_before_the_first_block_is_reached(tmp_path: Path, forker: Forker) -> None:
     """A ``LiveServerTestCase`` starts its server in ``setUpClass``, before its tests enter
     ``intercept()``: a server bound after ``intercept`` was imported is known as the app."""
     script = f"""
@@ -143,10 +142,8 @@ threading.Thread(target=server.handle_request, daemon=True).start()
 with intercept({str(tmp_path / "none.jsonl")!r}):
     print(httpx2.get(f"http://127.0.0.1:{{server.server_port}}/page").text)
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout.strip() == "from the app", done.stderr
+    done = forker.capture([], cwd=tmp_path, code=script)  # imported replaygate.cli alone
+    assert done.stdout.strip() == b"from the app", done.stderr.decode()
 
 
 def test_a_tool_server_served_in_process_is_recorded_not_reached(tmp_path: Path) -> None:

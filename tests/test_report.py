@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from click.testing import CliRunner
 
 from counted_outputs import run_output
 from extras import needs_matplotlib
+from forked_cli import Forker
 from read_only_sqlite import make_sqlite_read_only
 from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import report_cmd
@@ -629,13 +629,14 @@ def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_shown_as_its_text() -> No
 
 @needs_matplotlib
 @pytest.mark.slow  # a process of its own: matplotlib warns as it is first imported
-def test_a_home_that_cannot_be_written_draws_the_plots_saying_nothing() -> None:
+def test_a_home_that_cannot_be_written_draws_the_plots_saying_nothing(
+    forker: Forker, tmp_path: Path
+) -> None:
     # `make demo` with a read-only HOME printed matplotlib's "mkdir -p failed ...
     # Permission denied" and a line of advice about MPLCONFIGDIR among its own lines
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "XDG_"))}
     env["HOME"] = os.devnull  # no folder can be made under it, even by root
     code = "from replaygate.report.plots import ages_plot; print(ages_plot([1.0, 30.0], 0)[:4])"
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "<svg\n", "")
+    # forked from an interpreter that imported the command line, not matplotlib
+    done = forker.capture([], cwd=tmp_path, env=env, code=code)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"<svg\n", b"")
