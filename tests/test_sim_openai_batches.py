@@ -223,3 +223,35 @@ def test_an_upload_or_batch_missing_or_mistyping_a_field_is_named_as_the_api_doe
         sent = orjson.dumps({**asked, field: value})
         reply = app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], sent)
         assert reply.status == 400 and said in reply.body, reply.body
+
+
+def _line(custom_id: Any) -> bytes:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}]}
+    line = {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
+    return orjson.dumps(line)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            b"\xef\xbb\xbf" + _line("a"),
+            "line 1 of the input file is not JSON (it begins with a byte",
+        ),
+        (b"[1]", "line 1 of the input file is not a JSON object"),
+        (_line(7), "line 1: a custom_id, a string, is required"),
+        (_line("a") + b"\r\n\r\n" + _line("a"), "line 3: custom_id 'a' is line 1's too"),
+    ],
+)
+def test_an_input_file_s_line_refused_is_said_why(data: bytes, said: str) -> None:
+    """A line beginning with a byte order mark was refused as not JSON, a line not an
+    object, a custom_id not a string and one given twice all as wanting a custom_id of its
+    own."""
+    app = SimApp(EchoBehavior())
+    headers = {**_CREDENTIALS["openai"], "content-type": "multipart/form-data; boundary=b"}
+    sent = _FORM.replace(CHAT, data)
+    uploaded = orjson.loads(app.handle("POST", "/v1/files", headers, sent).body)
+    asked = {"input_file_id": uploaded["id"], "endpoint": "/v1/chat/completions"}
+    body = orjson.dumps({**asked, "completion_window": "24h"})
+    reply = app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], body)
+    assert reply.refused and said in orjson.loads(reply.body)["error"]["message"]

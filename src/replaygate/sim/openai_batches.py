@@ -17,6 +17,7 @@ a 404. The most recent :data:`KEPT_CONVERSATIONS` of each are kept.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email import errors
@@ -231,28 +232,38 @@ class Files:
         self._kept.put(str(meta["id"]), _File(meta, None))
 
 
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+"""The byte order marks a file saved by a text editor may begin with."""
+
+
 def _requests_of(data: bytes, endpoint: str) -> list[dict[str, Any]] | Invalid:
     """The requests of an input file, one JSON object a line, each with a ``custom_id``
     of its own, ``method`` ``POST``, ``url`` the batch's ``endpoint`` and a ``body``; else
     the simulator's own refusal, naming the line (the API fails the batch instead)."""
     requests: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # custom_id -> its line
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             request = orjson.loads(line)
         except orjson.JSONDecodeError:
-            return _own(f"line {number} of the input file is not JSON {OWN_WORDING}")
-        custom_id = request.get("custom_id") if isinstance(request, dict) else None
-        if not isinstance(custom_id, str) or custom_id in seen:
-            return _own(f"line {number}: a custom_id of its own is required {OWN_WORDING}")
+            why = " (it begins with a byte order mark)" if line.startswith(_BOMS) else ""
+            return _own(f"line {number} of the input file is not JSON{why} {OWN_WORDING}")
+        if not isinstance(request, dict):
+            return _own(f"line {number} of the input file is not a JSON object {OWN_WORDING}")
+        custom_id = request.get("custom_id")
+        if not isinstance(custom_id, str):
+            return _own(f"line {number}: a custom_id, a string, is required {OWN_WORDING}")
+        if custom_id in seen:
+            said = f"line {number}: custom_id {custom_id!r} is line {seen[custom_id]}'s too"
+            return _own(f"{said}: each request's is its own {OWN_WORDING}")
         if request.get("url") != endpoint or request.get("method") != "POST":
             said = f"line {number}: method POST and url {endpoint!r}, the batch's, are required"
             return _own(f"{said} {OWN_WORDING}")
         if not isinstance(request.get("body"), dict):
             return _own(f"line {number}: a JSON object body is required {OWN_WORDING}")
-        seen.add(custom_id)
+        seen[custom_id] = number
         requests.append(request)
     if not requests:
         return _own(f"the input file holds no request {OWN_WORDING}")
