@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from forked_cli import Forker
 from nested_pytest import NoClosingCollection
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.fixtures import hits
@@ -243,9 +243,9 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.slow  # fresh interpreters
+@pytest.mark.slow  # processes of their own
 def test_a_forked_worker_writes_its_own_hits_as_it_ends_and_not_its_parent_s(
-    tmp_path: Path,
+    tmp_path: Path, forker: Forker
 ) -> None:
     # A fork worker ends with os._exit: the exit handler that writes the hits never runs in it.
     with (  # recorded here: the interpreter started needs neither an SDK nor the simulator
@@ -253,11 +253,9 @@ def test_a_forked_worker_writes_its_own_hits_as_it_ends_and_not_its_parent_s(
         httpx2_client(tmp_path / "s.jsonl", "record-missing", approve_live=True) as http,
     ):
         http.post(f"{sim.openai_base_url}/chat/completions", json=ASKED, headers=KEY)
-    (tmp_path / "worker.py").write_text(IN_A_FORKED_WORKER)
-    done = subprocess.run(
-        [sys.executable, "worker.py"], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert (done.returncode, done.stderr) == (0, "")
+    # its process forked from one that imported the command line: it ends as it would
+    done = forker.capture([], cwd=tmp_path, code=IN_A_FORKED_WORKER)
+    assert (done.returncode, done.stderr) == (0, b"")
     files = sorted((tmp_path / "hits").glob("run-1-*.jsonl"))
     assert [len(f.read_text().splitlines()) for f in files] == [1, 1]  # parent and worker
 
