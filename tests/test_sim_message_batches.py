@@ -259,3 +259,14 @@ def test_a_list_deleted_page_by_page_pages_on_after_its_deleted_last(
             _seen(app, "DELETE", f"{route}/{item['id']}", headers, b"")
         query = f"limit=2&{cursor}{page[-1]['id']}"
     assert seen == [m["id"] for m in reversed(made)]
+
+
+def test_a_request_of_a_batch_the_simulator_refuses_is_named() -> None:
+    """A batch of many requests, one of which the simulator refuses as its own, was refused
+    with that request's refusal alone, naming none of them."""
+    app = SimApp(EchoBehavior())
+    asked = [_request(f"q{i}", "Hi") for i in range(3)]
+    asked[1]["params"]["temperature"] = 3  # the simulator's own refusal
+    reply = app.handle("POST", BATCHES, ANTHROPIC, orjson.dumps({"requests": asked}))
+    message = orjson.loads(reply.body)["error"]["message"]
+    assert reply.refused and message.startswith("requests.1.params (custom_id 'q1'): temperature")

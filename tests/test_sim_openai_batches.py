@@ -255,3 +255,22 @@ def test_an_input_file_s_line_refused_is_said_why(data: bytes, said: str) -> Non
     body = orjson.dumps({**asked, "completion_window": "24h"})
     reply = app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], body)
     assert reply.refused and said in orjson.loads(reply.body)["error"]["message"]
+
+
+def test_a_line_the_simulator_refuses_is_named_when_the_batch_is_polled() -> None:
+    """A poll of a batch one of whose lines the simulator refuses as its own was refused
+    with that line's refusal alone, naming no line of the input file."""
+    app = SimApp(EchoBehavior())
+    hi = [{"role": "user", "content": "Hi"}]
+    audio = {"model": "gpt-4o-mini", "modalities": ["audio"], "messages": hi}  # no audio made
+    data = CHAT + _lines("/v1/chat/completions", [audio]).replace(b'"r0"', b'"r2"')
+    headers = {**_CREDENTIALS["openai"], "content-type": "multipart/form-data; boundary=b"}
+    uploaded = orjson.loads(
+        app.handle("POST", "/v1/files", headers, _FORM.replace(CHAT, data)).body
+    )
+    asked = {"input_file_id": uploaded["id"], "endpoint": "/v1/chat/completions"}
+    body = orjson.dumps({**asked, "completion_window": "24h"})
+    made = orjson.loads(app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], body).body)
+    reply = app.handle("GET", f"/v1/batches/{made['id']}", _CREDENTIALS["openai"], b"")
+    message = orjson.loads(reply.body)["error"]["message"]
+    assert reply.refused and message.startswith("line 3 of the input file (custom_id 'r2'): ")

@@ -113,6 +113,12 @@ def _requests_problem(body: Any) -> Invalid | None:
     return None
 
 
+def _named(index: int, request: Mapping[str, Any]) -> str:
+    """Which request of a batch ``request`` is, for a refusal of it: ``requests.2.params
+    (custom_id 'q2')``."""
+    return f"requests.{index}.params (custom_id {request.get('custom_id')!r})"
+
+
 def _result(answered: Answer) -> dict[str, Any]:
     """A request's result from the Messages API's answer to it: ``succeeded`` with the
     message, else ``errored`` with the error (its request id left out)."""
@@ -147,10 +153,10 @@ class MessageBatches:
             return problem
         requests: list[Mapping[str, Any]] = list(body["requests"])
         results = []
-        for request in requests:
+        for i, request in enumerate(requests):
             answered = ask(request["params"])
             if isinstance(answered, Invalid):
-                return answered
+                return answered.within(_named(i, request))
             results.append({"custom_id": request["custom_id"], "result": _result(answered)})
         made, batch_id = created_at(0), self._new_id(requests)
         batch = {
@@ -175,10 +181,10 @@ class MessageBatches:
         if held.results is not None:
             return None
         results = []
-        for request in held.requests:
+        for i, request in enumerate(held.requests):
             answered = ask(request.get("params"))
             if isinstance(answered, Invalid):
-                return answered
+                return answered.within(_named(i, request))
             results.append({"custom_id": request.get("custom_id"), "result": _result(answered)})
         held.results = results
         return None

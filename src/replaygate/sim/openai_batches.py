@@ -400,7 +400,8 @@ class Batches:
         for number, request in enumerate(held.requests, start=1):
             answered = ask(batch["endpoint"], request["body"])
             if isinstance(answered, Invalid):
-                return answered
+                named = f"line {number} of the input file (custom_id {request['custom_id']!r})"
+                return answered.within(named)
             line = _line(tag, number, request["custom_id"], answered)
             output, errors = (
                 (output + line, errors) if answered[0] == 200 else (output, errors + line)

@@ -10,7 +10,7 @@ import datetime
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -42,6 +42,11 @@ class Invalid:
     """Whether the refusal is the simulator's own, no answer of the API's (a request the API
     may take but the simulator cannot answer as it would): sent marked as such
     (:func:`~replaygate.sim.replies.refusal`), which a recording does not keep."""
+
+    def within(self, where: str) -> Invalid:
+        """This refusal of a request inside another (one of a batch's), its message naming
+        ``where`` first, so that the one refused among many is found."""
+        return replace(self, message=f"{where}: {self.message}")
 
 
 OWN_WORDING = "(the simulator's wording: the API refuses it with its own)"
