@@ -270,3 +270,22 @@ def test_a_request_of_a_batch_the_simulator_refuses_is_named() -> None:
     reply = app.handle("POST", BATCHES, ANTHROPIC, orjson.dumps({"requests": asked}))
     message = orjson.loads(reply.body)["error"]["message"]
     assert reply.refused and message.startswith("requests.1.params (custom_id 'q1'): temperature")
+
+
+@pytest.mark.parametrize(
+    ("route", "headers", "answer"),
+    [
+        (BATCHES, ANTHROPIC, {"id": "msgbatch_x", "type": "message_batch"}),
+        ("/v1/batches", OPENAI, {"id": "batch_x", "object": "batch"}),
+    ],
+)
+def test_a_replayed_batch_missing_its_status_is_not_held(
+    route: str, headers: dict[str, str], answer: dict[str, Any]
+) -> None:
+    """A replayed answer of a batch without its status (a fixture written by hand) was
+    held, and a cancel or poll of it broke the simulator (a KeyError, the connection
+    closed): it is no batch the simulator holds, a 404."""
+    app = SimApp(EchoBehavior())
+    app.learn("POST", route, {"requests": [_request("a", "Hi")]}, {"status": 200, "body": answer})
+    for method, path in (("POST", f"/{answer['id']}/cancel"), ("GET", f"/{answer['id']}")):
+        assert app.handle(method, route + path, headers, b"").status == 404

@@ -434,6 +434,8 @@ class Batches:
         batch_id = answer.get("id")
         if not isinstance(batch_id, str) or answer.get("object") != "batch":
             return
+        if not isinstance(answer.get("status"), str) or not isinstance(answer.get("endpoint"), str):
+            return  # no batch of the API's (a fixture written by hand): none to hold
         held = self._kept.get(batch_id)
         if held is None:
             self._kept.put(batch_id, _Batch(dict(answer), None))
