@@ -274,3 +274,17 @@ def test_a_line_the_simulator_refuses_is_named_when_the_batch_is_polled() -> Non
     reply = app.handle("GET", f"/v1/batches/{made['id']}", _CREDENTIALS["openai"], b"")
     message = orjson.loads(reply.body)["error"]["message"]
     assert reply.refused and message.startswith("line 3 of the input file (custom_id 'r2'): ")
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "own"), [("/v1/bogus", False), ("v1/responses", False), ("/v1/moderations", True)]
+)
+def test_a_batch_of_an_endpoint_the_api_does_not_take_is_its_400(endpoint: str, own: bool) -> None:
+    """A batch of an endpoint the API takes for none was refused as the simulator's own, as
+    if the API took it: it is the API's 400 naming ``endpoint``, and one the API takes
+    but the simulator does not answer stays its own refusal."""
+    app = SimApp(EchoBehavior())
+    asked = {"input_file_id": "file-x", "endpoint": endpoint, "completion_window": "24h"}
+    reply = app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], orjson.dumps(asked))
+    error = orjson.loads(reply.body)["error"]
+    assert (reply.status, reply.refused, error["param"]) == (400, own, None if own else "endpoint")

@@ -51,6 +51,9 @@ BATCH_ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings")
 """The endpoints of a batch the simulator answers (the API takes others too: the
 simulator's own refusal)."""
 
+API_BATCH_ENDPOINTS = (*BATCH_ENDPOINTS, "/v1/completions", "/v1/moderations")
+"""The endpoints of a batch the API takes: another is its 400 naming ``endpoint``."""
+
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 """The purposes a file is uploaded for, as the API takes them."""
 
@@ -346,6 +349,10 @@ class Batches:
         if window != "24h":
             message = f"Invalid value: '{window}'. Supported values are: '24h'."
             return _error(400, message, "completion_window")
+        if endpoint not in API_BATCH_ENDPOINTS:
+            listed = ", ".join(f"'{e}'" for e in API_BATCH_ENDPOINTS)
+            message = f"Invalid value: '{endpoint}'. Supported values are: {listed}."
+            return _error(400, f"{message} {OWN_WORDING}", "endpoint")
         if endpoint not in BATCH_ENDPOINTS:
             return _own(f"The simulator answers batches of {', '.join(BATCH_ENDPOINTS)} only")
         held = self.files.get(body["input_file_id"])
