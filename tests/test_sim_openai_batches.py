@@ -277,7 +277,8 @@ def test_a_line_the_simulator_refuses_is_named_when_the_batch_is_polled() -> Non
 
 
 @pytest.mark.parametrize(
-    ("endpoint", "own"), [("/v1/bogus", False), ("v1/responses", False), ("/v1/moderations", True)]
+    ("endpoint", "own"),
+    [("/v1/bogus", False), ("/v1/videos", False), ("/v1/images/edits", True)],
 )
 def test_a_batch_of_an_endpoint_the_api_does_not_take_is_its_400(endpoint: str, own: bool) -> None:
     """A batch of an endpoint the API takes for none was refused as the simulator's own, as

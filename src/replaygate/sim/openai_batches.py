@@ -51,8 +51,15 @@ BATCH_ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings")
 """The endpoints of a batch the simulator answers (the API takes others too: the
 simulator's own refusal)."""
 
-API_BATCH_ENDPOINTS = (*BATCH_ENDPOINTS, "/v1/completions", "/v1/moderations")
-"""The endpoints of a batch the API takes: another is its 400 naming ``endpoint``."""
+API_BATCH_ENDPOINTS = (
+    *BATCH_ENDPOINTS,
+    "/v1/completions",
+    "/v1/moderations",
+    "/v1/images/generations",
+    "/v1/images/edits",
+)
+"""The endpoints of a batch the API takes (``/v1/videos`` no longer, since the Videos API
+shut down on 2026-09-24): another is its 400 naming ``endpoint``."""
 
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 """The purposes a file is uploaded for, as the API takes them."""
