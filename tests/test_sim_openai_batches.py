@@ -289,3 +289,25 @@ def test_a_batch_of_an_endpoint_the_api_does_not_take_is_its_400(endpoint: str, 
     reply = app.handle("POST", "/v1/batches", _CREDENTIALS["openai"], orjson.dumps(asked))
     error = orjson.loads(reply.body)["error"]
     assert (reply.status, reply.refused, error["param"]) == (400, own, None if own else "endpoint")
+
+
+def test_a_file_expires_as_its_upload_asks_and_a_batch_file_in_30_days(sim: Simulator) -> None:
+    """An upload's expires_after was not read (its expires_at null, one out of range
+    taken), and a batch file, which the API expires after 30 days, never expired."""
+    client = _client(sim.openai_base_url)
+    asked = client.files.create(
+        file=("a.txt", io.BytesIO(b"a")),
+        purpose="user_data",
+        expires_after={"anchor": "created_at", "seconds": 3600},
+    )
+    assert asked.expires_at == asked.created_at + 3600
+    batch = client.files.create(file=("in.jsonl", io.BytesIO(CHAT)), purpose="batch")
+    assert batch.expires_at == batch.created_at + 30 * 24 * 60 * 60
+    kept = client.files.create(file=("k.txt", io.BytesIO(b"k")), purpose="user_data")
+    assert kept.expires_at is None
+    with pytest.raises(openai.BadRequestError, match=r"expires_after\.seconds"):
+        client.files.create(
+            file=("a.txt", io.BytesIO(b"a")),
+            purpose="user_data",
+            expires_after={"anchor": "created_at", "seconds": 60},
+        )

@@ -1,18 +1,19 @@
 """OpenAI's Files and Batch APIs (``/v1/files``, ``/v1/batches``): a JSONL file of requests
 uploaded, a batch made of it, answered by the behaviour, its output fetched as a file.
 
-Files: ``POST /v1/files`` (a multipart form: ``file``, ``purpose``), ``GET /v1/files``
-(newest first, or oldest with ``order`` ``asc``: ``limit`` 1 to :data:`MOST_FILES_LISTED`,
-the default, ``after``, ``purpose``), ``GET`` and ``DELETE /v1/files/{id}``, ``GET
-/v1/files/{id}/content`` (the bytes as uploaded or made). Batches: ``POST /v1/batches``
-(``input_file_id``, ``endpoint`` of :data:`BATCH_ENDPOINTS`, ``completion_window`` ``24h``,
-``metadata``), ``GET /v1/batches`` (newest first: ``limit`` 1 to 100, default 20,
-``after``), ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``. A batch is made
-``validating``; the first retrieval after its ``polls`` (0 by default: the first) finds it
-``completed`` (each retrieval before finding it ``in_progress``), its answers (status 200)
-in the file ``output_file_id`` names and the others in ``error_file_id``'s, or
-``cancelled`` when a cancel (``cancelling``) came first. An id the server does not hold is
-a 404. The most recent :data:`KEPT_CONVERSATIONS` of each are kept.
+Files: ``POST /v1/files`` (a multipart form: ``file``, ``purpose``, ``expires_after``),
+``GET /v1/files`` (newest first, or oldest with ``order`` ``asc``: ``limit`` 1 to
+:data:`MOST_FILES_LISTED`, the default, ``after``, ``purpose``), ``GET`` and ``DELETE
+/v1/files/{id}``, ``GET /v1/files/{id}/content`` (the bytes as uploaded or made). Batches:
+``POST /v1/batches`` (``input_file_id``, ``endpoint`` of :data:`BATCH_ENDPOINTS`,
+``completion_window`` ``24h``, ``metadata``), ``GET /v1/batches`` (newest first: ``limit``
+1 to 100, default 20, ``after``), ``GET /v1/batches/{id}``, ``POST
+/v1/batches/{id}/cancel``. A batch is made ``validating``; the first retrieval after its
+``polls`` (0 by default: the first) finds it ``completed`` (each retrieval before finding
+it ``in_progress``), its answers (status 200) in the file ``output_file_id`` names and the
+others in ``error_file_id``'s, or ``cancelled`` when a cancel (``cancelling``) came first.
+An id the server does not hold is a 404. The most recent :data:`KEPT_CONVERSATIONS` of each
+are kept.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from urllib.parse import parse_qs
 
 import orjson
 
+from replaygate.digits import integer
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import created_at, not_served
 from replaygate.sim.draws import Draws, digest_of
@@ -63,6 +65,12 @@ shut down on 2026-09-24): another is its 400 naming ``endpoint``."""
 
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 """The purposes a file is uploaded for, as the API takes them."""
+
+EXPIRES_AFTER = (3600, 30 * 24 * 60 * 60)
+"""The fewest and most seconds after its upload a file may be asked to expire."""
+
+BATCH_FILES_EXPIRE = 30 * 24 * 60 * 60
+"""How many seconds after its upload a ``batch`` file expires, unless asked otherwise."""
 
 MOST_FILES_LISTED = 10_000
 """The most files one page of ``GET /v1/files`` holds, and how many it holds by default."""
@@ -125,6 +133,32 @@ def form(content_type: str, raw: bytes) -> dict[str, Field] | Invalid | None:
     return fields
 
 
+def _expires_in(fields: Mapping[str, Field], purpose: str) -> int | Invalid | None:
+    """How many seconds after its upload a file expires: its form's ``expires_after``
+    (``expires_after[anchor]`` ``created_at``, ``expires_after[seconds]`` within
+    :data:`EXPIRES_AFTER`), else :data:`BATCH_FILES_EXPIRE` for a ``batch`` file and never
+    (None) for another; the API's 400 naming a part of it missing or out of range."""
+    anchor, seconds = (fields.get(f"expires_after[{key}]") for key in ("anchor", "seconds"))
+    if anchor is None and seconds is None:
+        return BATCH_FILES_EXPIRE if purpose == "batch" else None
+    if anchor is None or seconds is None:
+        missing = f"expires_after.{'anchor' if anchor is None else 'seconds'}"
+        return Invalid(f"Missing required parameter: '{missing}'.", missing)
+    if anchor.data != b"created_at":
+        said = anchor.data.decode("utf-8", "replace")
+        message = f"Invalid value for 'expires_after.anchor': expected 'created_at', got {said!r}."
+        return Invalid(f"{message} {OWN_WORDING}", "expires_after.anchor")
+    low, high = EXPIRES_AFTER
+    try:
+        expires = integer(seconds.data.decode("utf-8", "replace"))
+    except ValueError:
+        expires = low - 1
+    if not low <= expires <= high:
+        message = f"Invalid 'expires_after.seconds': expected an integer from {low} to {high}."
+        return Invalid(f"{message} {OWN_WORDING}", "expires_after.seconds")
+    return expires
+
+
 @dataclass
 class _File:
     """A file the server holds: its object, and its bytes (None for one learned from a
@@ -152,8 +186,11 @@ class Files:
         self.seed = seed
         self._made = Draws()
 
-    def add(self, filename: str, purpose: str, data: bytes) -> dict[str, Any]:
-        """Keep ``data`` as a new file; its object."""
+    def add(
+        self, filename: str, purpose: str, data: bytes, expires_in: int | None = None
+    ) -> dict[str, Any]:
+        """Keep ``data`` as a new file, expiring ``expires_in`` seconds after it is made
+        (None: never); its object."""
         digest = digest_of(filename, purpose, data.decode("latin-1"))
         while True:  # one held may be learned from a replayed answer
             file_id = f"file-sim_{self._made.counted(digest).tag(self.seed)}"
@@ -167,7 +204,7 @@ class Files:
             "filename": filename,
             "purpose": purpose,
             "status": "processed",
-            "expires_at": None,
+            "expires_at": None if expires_in is None else created_at(0) + expires_in,
             "status_details": None,
         }
         self._kept.put(file_id, _File(meta, data))
@@ -221,8 +258,11 @@ class Files:
         if purpose not in PURPOSES:
             listed = ", ".join(repr(p) for p in PURPOSES)
             return _error(400, f"Invalid value for 'purpose': expected one of {listed}.", "purpose")
+        expires_in = _expires_in(fields, purpose)
+        if isinstance(expires_in, Invalid):
+            return expires_in
         filename, data, _ = fields["file"]
-        return 200, self.add(filename or "upload", purpose, data)
+        return 200, self.add(filename or "upload", purpose, data, expires_in)
 
     def learn(self, method: str, route: str, answer: Mapping[str, Any]) -> None:
         """Take ``answer``, replayed to ``method`` on ``route`` from a fixture, as given here:
