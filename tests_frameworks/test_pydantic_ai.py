@@ -228,7 +228,7 @@ def searching(hosts: Hosts, question: str = QUESTION) -> str:
     """Claude offered its server-side web search (the ``WebSearch`` capability) beside a
     tool of the agent's own, which the simulated model calls."""
     claude = AnthropicModel(
-        "claude-sonnet-4-5", provider=AnthropicProvider(base_url=hosts.anthropic)
+        "claude-sonnet-4-6", provider=AnthropicProvider(base_url=hosts.anthropic)
     )
     return Agent(claude, capabilities=[WebSearch()], tools=[weather]).run_sync(question).output
 
