@@ -311,3 +311,15 @@ def test_a_file_expires_as_its_upload_asks_and_a_batch_file_in_30_days(sim: Simu
             purpose="user_data",
             expires_after={"anchor": "created_at", "seconds": 60},
         )
+
+
+def test_a_batch_of_a_file_not_uploaded_for_batch_is_refused(sim: Simulator) -> None:
+    """A batch was made of a file uploaded for another purpose than ``batch``, which the API
+    refuses: a job passing against the simulator failed live."""
+    client = _client(sim.openai_base_url)
+    uploaded = client.files.create(file=("in.jsonl", io.BytesIO(CHAT)), purpose="user_data")
+    with pytest.raises(openai.BadRequestError, match="'user_data'") as refused:
+        client.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+    assert refused.value.param == "input_file_id"

@@ -53,6 +53,9 @@ BATCH_ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings")
 """The endpoints of a batch the simulator answers (the API takes others too: the
 simulator's own refusal)."""
 
+MOST_BATCH_REQUESTS = 50_000
+"""The most requests one batch's input file may hold."""
+
 API_BATCH_ENDPOINTS = (
     *BATCH_ENDPOINTS,
     "/v1/completions",
@@ -317,6 +320,9 @@ def _requests_of(data: bytes, endpoint: str) -> list[dict[str, Any]] | Invalid:
         requests.append(request)
     if not requests:
         return _own(f"the input file holds no request {OWN_WORDING}")
+    if len(requests) > MOST_BATCH_REQUESTS:
+        said = f"the input file holds {len(requests)} requests, over {MOST_BATCH_REQUESTS}"
+        return _own(f"{said} {OWN_WORDING}")
     return requests
 
 
@@ -406,6 +412,11 @@ class Batches:
         if held is None:
             named = body["input_file_id"]
             return _error(404, f"No such File object: {named}{_held_here(named)}", "input_file_id")
+        purpose = held.meta.get("purpose")
+        if purpose != "batch":
+            named = body["input_file_id"]
+            message = f"File {named} was uploaded for purpose {purpose!r}: a batch's is 'batch'."
+            return _error(400, f"{message} {OWN_WORDING}", "input_file_id")
         if held.data is None:
             return _unheld("its bytes", body["input_file_id"])
         requests = _requests_of(held.data, endpoint)
