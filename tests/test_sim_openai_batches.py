@@ -323,3 +323,24 @@ def test_a_batch_of_a_file_not_uploaded_for_batch_is_refused(sim: Simulator) -> 
             input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
         )
     assert refused.value.param == "input_file_id"
+
+
+def test_a_batch_s_output_files_expire_as_its_output_expires_after_asks(sim: Simulator) -> None:
+    """A batch's output_expires_after was left unread: its output and error files never
+    expired, and one out of range was taken."""
+    client = _client(sim.openai_base_url)
+    uploaded = client.files.create(file=("in.jsonl", io.BytesIO(CHAT)), purpose="batch")
+    asked = {"input_file_id": uploaded.id, "endpoint": "/v1/chat/completions"}
+    made = client.batches.create(
+        **asked,
+        completion_window="24h",
+        output_expires_after={"anchor": "created_at", "seconds": 7200},
+    )
+    done = client.batches.retrieve(made.id)
+    for file_id in (done.output_file_id, done.error_file_id):
+        held = client.files.retrieve(file_id)
+        assert held.expires_at == held.created_at + 7200
+    for wrong, param in (({"anchor": "created_at", "seconds": 5}, "seconds"), ({}, "anchor")):
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.batches.create(**asked, completion_window="24h", output_expires_after=wrong)
+        assert refused.value.param == f"output_expires_after.{param}"

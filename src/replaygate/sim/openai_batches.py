@@ -6,8 +6,8 @@ Files: ``POST /v1/files`` (a multipart form: ``file``, ``purpose``, ``expires_af
 :data:`MOST_FILES_LISTED`, the default, ``after``, ``purpose``), ``GET`` and ``DELETE
 /v1/files/{id}``, ``GET /v1/files/{id}/content`` (the bytes as uploaded or made). Batches:
 ``POST /v1/batches`` (``input_file_id``, ``endpoint`` of :data:`BATCH_ENDPOINTS`,
-``completion_window`` ``24h``, ``metadata``), ``GET /v1/batches`` (newest first: ``limit``
-1 to 100, default 20, ``after``), ``GET /v1/batches/{id}``, ``POST
+``completion_window`` ``24h``, ``metadata``, ``output_expires_after``), ``GET /v1/batches``
+(newest first: ``limit`` 1 to 100, default 20, ``after``), ``GET /v1/batches/{id}``, ``POST
 /v1/batches/{id}/cancel``. A batch is made ``validating``; the first retrieval after its
 ``polls`` (0 by default: the first) finds it ``completed`` (each retrieval before finding
 it ``in_progress``), its answers (status 200) in the file ``output_file_id`` names and the
@@ -19,6 +19,7 @@ are kept.
 from __future__ import annotations
 
 import codecs
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email import errors
@@ -137,29 +138,34 @@ def form(content_type: str, raw: bytes) -> dict[str, Field] | Invalid | None:
 
 
 def _expires_in(fields: Mapping[str, Field], purpose: str) -> int | Invalid | None:
-    """How many seconds after its upload a file expires: its form's ``expires_after``
-    (``expires_after[anchor]`` ``created_at``, ``expires_after[seconds]`` within
-    :data:`EXPIRES_AFTER`), else :data:`BATCH_FILES_EXPIRE` for a ``batch`` file and never
-    (None) for another; the API's 400 naming a part of it missing or out of range."""
-    anchor, seconds = (fields.get(f"expires_after[{key}]") for key in ("anchor", "seconds"))
-    if anchor is None and seconds is None:
+    """How many seconds after its upload a file expires: as its form's ``expires_after``
+    asks (:func:`_expiry`), else :data:`BATCH_FILES_EXPIRE` for a ``batch`` file and never
+    (None) for another."""
+    asked = {k: fields.get(f"expires_after[{k}]") for k in ("anchor", "seconds")}
+    if not any(asked.values()):
         return BATCH_FILES_EXPIRE if purpose == "batch" else None
-    if anchor is None or seconds is None:
-        missing = f"expires_after.{'anchor' if anchor is None else 'seconds'}"
-        return Invalid(f"Missing required parameter: '{missing}'.", missing)
-    if anchor.data != b"created_at":
-        said = anchor.data.decode("utf-8", "replace")
-        message = f"Invalid value for 'expires_after.anchor': expected 'created_at', got {said!r}."
-        return Invalid(f"{message} {OWN_WORDING}", "expires_after.anchor")
+    said = {k: f.data.decode("utf-8", "replace") for k, f in asked.items() if f is not None}
+    return _expiry(said, "expires_after")
+
+
+def _expiry(asked: Mapping[str, Any], where: str) -> int | Invalid:
+    """The seconds after it is made that a file expires as ``asked`` (``{"anchor":
+    "created_at", "seconds": ...}`` within :data:`EXPIRES_AFTER`, the seconds a number or
+    a form's digits); the API's 400 naming the part of ``where`` missing or out of range."""
+    for key in ("anchor", "seconds"):
+        if key not in asked:
+            return Invalid(f"Missing required parameter: '{where}.{key}'.", f"{where}.{key}")
+    if asked["anchor"] != "created_at":
+        message = f"Invalid value for '{where}.anchor': expected 'created_at'."
+        return Invalid(f"{message} {OWN_WORDING}", f"{where}.anchor")
     low, high = EXPIRES_AFTER
-    try:
-        expires = integer(seconds.data.decode("utf-8", "replace"))
-    except ValueError:
-        expires = low - 1
-    if not low <= expires <= high:
-        message = f"Invalid 'expires_after.seconds': expected an integer from {low} to {high}."
-        return Invalid(f"{message} {OWN_WORDING}", "expires_after.seconds")
-    return expires
+    seconds = asked["seconds"]
+    with contextlib.suppress(ValueError):
+        seconds = integer(seconds) if isinstance(seconds, str) else seconds
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high:
+        message = f"Invalid '{where}.seconds': expected an integer from {low} to {high}."
+        return Invalid(f"{message} {OWN_WORDING}", f"{where}.seconds")
+    return seconds
 
 
 @dataclass
@@ -341,6 +347,8 @@ class _Batch:
     batch: dict[str, Any]
     requests: list[dict[str, Any]] | None
     polled: int = 0
+    output_expires: int | None = None
+    """How many seconds after it is made its output and error files expire (None: never)."""
 
 
 class Batches:
@@ -396,8 +404,13 @@ class Batches:
             if wrong is not None:
                 return wrong
         problem = openai_metadata_problem(body)
+        problem = problem or openai_type_problem(body, "output_expires_after", dict, "an object")
         if problem is not None:
             return problem
+        asked = body.get("output_expires_after")
+        output_expires = None if asked is None else _expiry(asked, "output_expires_after")
+        if isinstance(output_expires, Invalid):
+            return output_expires
         endpoint, window = body["endpoint"], body["completion_window"]
         if window != "24h":
             message = f"Invalid value: '{window}'. Supported values are: '24h'."
@@ -447,7 +460,7 @@ class Batches:
             "request_counts": {"total": len(requests), "completed": 0, "failed": 0},
             "metadata": metadata,
         }
-        self._kept.put(batch_id, _Batch(batch, requests))
+        self._kept.put(batch_id, _Batch(batch, requests, output_expires=output_expires))
         return 200, batch
 
     def _ended(self, held: _Batch, ask: AskAt) -> Invalid | None:
@@ -471,11 +484,14 @@ class Batches:
             output, errors = (
                 (output + line, errors) if answered[0] == 200 else (output, errors + line)
             )
-        name = f"{batch['id']}_output.jsonl"
-        output_file = self.files.add(name, "batch_output", output) if output else None
-        error_file = (
-            self.files.add(f"{batch['id']}_error.jsonl", "batch_output", errors) if errors else None
-        )
+        made = {
+            kind: self.files.add(
+                f"{batch['id']}_{kind}.jsonl", "batch_output", data, held.output_expires
+            )
+            for kind, data in (("output", output), ("error", errors))
+            if data
+        }
+        output_file, error_file = made.get("output"), made.get("error")
         failed = errors.count(b"\n")
         batch.update(
             status="completed",
