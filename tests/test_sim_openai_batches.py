@@ -344,3 +344,24 @@ def test_a_batch_s_output_files_expire_as_its_output_expires_after_asks(sim: Sim
         with pytest.raises(openai.BadRequestError) as refused:
             client.batches.create(**asked, completion_window="24h", output_expires_after=wrong)
         assert refused.value.param == f"output_expires_after.{param}"
+
+
+def test_a_batch_names_its_model_and_sums_its_answers_usage(sim: Simulator) -> None:
+    """A batch had no model nor usage, which the API gives (``batch.usage.output_tokens``
+    raised against the simulator); an input file naming two models, which the API fails,
+    was answered."""
+    client = _client(sim.openai_base_url)
+    done = client.batches.retrieve(_made(client, CHAT, "/v1/chat/completions").id)
+    assert done.model == "gpt-4o-mini"
+    line = json.loads(client.files.content(done.output_file_id).content)
+    answered = line["response"]["body"]["usage"]  # the second request was refused
+    assert done.usage is not None
+    assert (done.usage.input_tokens, done.usage.output_tokens, done.usage.total_tokens) == (
+        answered["prompt_tokens"],
+        answered["completion_tokens"],
+        answered["total_tokens"],
+    )
+    hi = [{"role": "user", "content": "Hi"}]
+    two = _lines("/v1/chat/completions", [{"model": m, "messages": hi} for m in ("a", "b")])
+    with pytest.raises(openai.BadRequestError, match="line 2: model 'b', where line 1's is 'a'"):
+        _made(client, two, "/v1/chat/completions")

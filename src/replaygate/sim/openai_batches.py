@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from email import errors
 from email.parser import BytesParser
@@ -322,6 +322,10 @@ def _requests_of(data: bytes, endpoint: str) -> list[dict[str, Any]] | Invalid:
             return _own(f"{said} {OWN_WORDING}")
         if not isinstance(request.get("body"), dict):
             return _own(f"line {number}: a JSON object body is required {OWN_WORDING}")
+        model, first = request["body"].get("model"), requests[0]["body"] if requests else None
+        if first is not None and model != first.get("model"):
+            said = f"line {number}: model {model!r}, where line 1's is {first.get('model')!r}"
+            return _own(f"{said}: an input file's requests name one model {OWN_WORDING}")
         seen[custom_id] = number
         requests.append(request)
     if not requests:
@@ -330,6 +334,35 @@ def _requests_of(data: bytes, endpoint: str) -> list[dict[str, Any]] | Invalid:
         said = f"the input file holds {len(requests)} requests, over {MOST_BATCH_REQUESTS}"
         return _own(f"{said} {OWN_WORDING}")
     return requests
+
+
+def _usage(answers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A batch's ``usage``: the tokens of its requests' answers (Chat Completions',
+    Responses' or Embeddings' ``usage``), summed."""
+
+    def summed(*path: str) -> int:
+        total = 0
+        for answer in answers:
+            value: Any = answer.get("usage")
+            for key in path:
+                value = value.get(key) if isinstance(value, Mapping) else None
+            total += value if isinstance(value, int) else 0
+        return total
+
+    made = summed("output_tokens") + summed("completion_tokens")
+    return {
+        "input_tokens": summed("input_tokens") + summed("prompt_tokens"),
+        "input_tokens_details": {
+            "cached_tokens": summed("input_tokens_details", "cached_tokens")
+            + summed("prompt_tokens_details", "cached_tokens")
+        },
+        "output_tokens": made,
+        "output_tokens_details": {
+            "reasoning_tokens": summed("output_tokens_details", "reasoning_tokens")
+            + summed("completion_tokens_details", "reasoning_tokens")
+        },
+        "total_tokens": summed("total_tokens"),
+    }
 
 
 def _line(tag: str, number: int, custom_id: str, answered: Answer) -> bytes:
@@ -459,6 +492,8 @@ class Batches:
             "cancelled_at": None,
             "request_counts": {"total": len(requests), "completed": 0, "failed": 0},
             "metadata": metadata,
+            "model": requests[0]["body"].get("model"),
+            "usage": _usage([]),
         }
         self._kept.put(batch_id, _Batch(batch, requests, output_expires=output_expires))
         return 200, batch
@@ -474,12 +509,14 @@ class Batches:
         if held.requests is None:
             return _unheld("the requests of its input file", batch["id"])
         tag = batch["id"].removeprefix("batch_sim_")
-        output, errors = b"", b""
+        output, errors, answers = b"", b"", []
         for number, request in enumerate(held.requests, start=1):
             answered = ask(batch["endpoint"], request["body"])
             if isinstance(answered, Invalid):
                 named = f"line {number} of the input file (custom_id {request['custom_id']!r})"
                 return answered.within(named)
+            if answered[0] == 200:
+                answers.append(answered[1])
             line = _line(tag, number, request["custom_id"], answered)
             output, errors = (
                 (output + line, errors) if answered[0] == 200 else (output, errors + line)
@@ -500,6 +537,7 @@ class Batches:
             completed_at=created_at(2),
             output_file_id=output_file["id"] if output_file else None,
             error_file_id=error_file["id"] if error_file else None,
+            usage=_usage(answers),
             request_counts={
                 "total": len(held.requests),
                 "completed": len(held.requests) - failed,
