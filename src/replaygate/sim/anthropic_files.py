@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from replaygate.digits import integer
+from replaygate.sim.anthropic_lists import anthropic_page, page_body
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded, beside
 from replaygate.sim.conversations import created_at
 from replaygate.sim.draws import Draws, digest_of
@@ -178,27 +179,20 @@ class UploadedFiles:
         def last(name: str) -> str:
             return (query.get(name) or [""])[-1]
 
+        newest = [held.meta for held in reversed(self._kept.values())]
+        if beta:
+            paged = anthropic_page(newest, self._kept.place, query)
+            if isinstance(paged, Invalid):
+                return paged
+            page, more = paged
+            return 200, page_body([_shown(meta, beta) for meta in page], has_more=more)
         try:
             limit = integer(last("limit") or "20")
         except ValueError:
             return _refused("limit: Input should be a valid integer")
         if not 1 <= limit <= 1000:
             return _refused("limit: Input should be between 1 and 1000")
-        newest = [held.meta for held in reversed(self._kept.values())]
         after, before = last("after_id"), last("before_id")
-        if beta:
-            if before:  # the page just before it: the newer ones
-                newer = beside(newest, self._kept.place, before, newer=True)
-                page, more = newer[-limit:], len(newer) > limit
-            else:
-                older = beside(newest, self._kept.place, after, newer=False) if after else newest
-                page, more = older[:limit], len(older) > limit
-            return 200, {
-                "data": [_shown(meta, beta) for meta in page],
-                "first_id": page[0]["id"] if page else None,
-                "last_id": page[-1]["id"] if page else None,
-                "has_more": more,
-            }
         if after or before:
             named = "after_id" if after else "before_id"
             return _refused(f"{named}: pages are asked with page, or with the beta {FILES_BETA}")

@@ -24,8 +24,8 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from replaygate.digits import integer
-from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded, beside
+from replaygate.sim.anthropic_lists import anthropic_page, page_body
+from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.conversations import created_at
 from replaygate.sim.draws import Draws, digest_of
 from replaygate.sim.replies import RawBody
@@ -265,26 +265,12 @@ class MessageBatches:
         return 200, batch
 
     def _listed(self, query: Mapping[str, list[str]]) -> Answer | Invalid:
-        try:
-            limit = integer((query.get("limit") or ["20"])[-1])
-        except ValueError:
-            return _refused("limit: Input should be a valid integer")
-        if not 1 <= limit <= 1000:
-            return _refused("limit: Input should be between 1 and 1000")
         newest = [held.batch for held in reversed(self._kept.values())]
-        after, before = (query.get("after_id") or [""])[-1], (query.get("before_id") or [""])[-1]
-        if before:  # the page just before it: the newer ones
-            newer = beside(newest, self._kept.place, before, newer=True)
-            page, more = newer[-limit:], len(newer) > limit
-        else:
-            older = beside(newest, self._kept.place, after, newer=False) if after else newest
-            page, more = older[:limit], len(older) > limit
-        return 200, {
-            "data": page,
-            "has_more": more,
-            "first_id": page[0]["id"] if page else None,
-            "last_id": page[-1]["id"] if page else None,
-        }
+        paged = anthropic_page(newest, self._kept.place, query)
+        if isinstance(paged, Invalid):
+            return paged
+        page, more = paged
+        return 200, page_body(page, has_more=more)
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Take ``answer``, replayed to ``method`` on ``route`` with ``body`` from a fixture,
