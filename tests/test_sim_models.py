@@ -210,6 +210,9 @@ def test_a_retired_model_is_refused_as_the_api_refuses_it(sim: Simulator, model:
     assert refused.value.body == {"type": "error", "error": error, "request_id": ANY}
     with pytest.raises(anthropic.NotFoundError), claude.messages.stream(**asked) as stream:
         stream.get_final_message()
+    with pytest.raises(anthropic.NotFoundError) as counted:  # a count names the model too
+        claude.messages.count_tokens(model=model, messages=asked["messages"])
+    assert counted.value.body == {"type": "error", "error": error, "request_id": ANY}
     assert claude.models.retrieve(model).id == model  # still described, as retired
 
 

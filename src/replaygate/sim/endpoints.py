@@ -611,7 +611,8 @@ class AnthropicMessages(Endpoint):
 
 class AnthropicCountTokens(AnthropicMessages):
     """``POST /v1/messages/count_tokens``: the conversation's input tokens, estimated as the
-    usage of an answer is (``{"input_tokens": N}``)."""
+    usage of an answer is (``{"input_tokens": N}``); a retired model is the API's 404, as
+    for a message."""
 
     route = "/v1/messages/count_tokens"
     counts_tokens = True
@@ -622,6 +623,7 @@ class AnthropicCountTokens(AnthropicMessages):
             or validate_anthropic(request.body, counting=True)
             or cache_control_refused(request.body)
             or self.files_problem(request)
+            or catalogue.anthropic_model_retired(request.model)
         )
 
 
