@@ -83,6 +83,31 @@ def test_clients_with_a_base_path_record_from_the_simulator_as_sent(tmp_path: Pa
         assert _ask_all("https://gw.example.com") == ["echo: hi"] * 4
 
 
+def test_azure_routes_reach_the_simulator_at_azure_s_paths(tmp_path: Path) -> None:
+    """LangChain's ``AzureChatOpenAI`` given no ``model`` sends ``"model": null`` to a
+    deployment, which Azure reads from the path: moved to OpenAI's ``/v1`` route, the
+    simulator refused it (``you must provide a model parameter``) and nothing recorded."""
+    assert moved_route("res.openai.azure.com", "/openai/responses?api-version=v") == (
+        "/openai/responses?api-version=v"
+    )
+    assert moved_route("gw.example.com", "/openai/v1/chat/completions") == "/v1/chat/completions"
+    azure = openai.AzureOpenAI(
+        azure_endpoint="https://res.openai.azure.com",
+        azure_deployment="dep",
+        api_version="2024-10-21",
+        api_key="k",
+    )
+    chat = [{"role": "user", "content": "hi"}]
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(tmp_path / "az.jsonl", "record-missing", approve_live=True) as exchange,
+    ):
+        exchange.live_origin = sim.url
+        reply = azure.with_options(max_retries=0).chat.completions.create(model=None, messages=chat)
+    assert reply.choices[0].message.content == "echo: hi"
+    assert reply.model == "dep"
+
+
 COMPATIBLE = (
     "https://api.deepinfra.com/v1/openai",
     "https://api.deepseek.com",

@@ -137,6 +137,19 @@ def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:
     assert unversioned.json() == {"error": {"code": "404", "message": "Resource not found"}}
 
 
+def test_azure_deployment_answers_a_body_without_model() -> None:
+    # LangChain's AzureChatOpenAI given no model sends "model": null: the path names it
+    app = SimApp(make_behavior("echo"))
+    key = {"api-key": "k"}
+    for body in ({"model": None, "messages": HI}, {"messages": HI}):
+        path = "/openai/deployments/dep/chat/completions?api-version=2024-10-21"
+        reply = app.handle("POST", path, key, orjson.dumps(body))
+        assert reply.status == 200, reply.body
+        assert orjson.loads(reply.body)["model"] == "dep"
+    unnamed = app.handle("POST", "/openai/v1/chat/completions", key, orjson.dumps(body))
+    assert unnamed.status == 400  # the v1 API reads the model from the body alone
+
+
 def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) -> None:
     with httpx2.Client() as client:
         plain = bedrock(client, sim.url, BEDROCK_BODY)

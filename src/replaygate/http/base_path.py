@@ -58,12 +58,22 @@ its own ``/v1``) reaches a route the API does not serve. Gemini's host is not on
 OpenAI compatibility is served after ``/v1beta/openai``."""
 
 
+_AZURE_SERVED = re.compile(
+    r"/openai/(?:deployments/[^/]+/(?:chat/completions|embeddings)|responses)"
+)
+"""Azure OpenAI's routes the simulator serves at Azure's own paths
+(:mod:`replaygate.sim.platforms`): answered there as Azure answers, the model a body leaves
+out read from the deployment, its refusals in Azure's shape."""
+
+
 def moved_route(host: str | None, path: str) -> str:
     """The path (its query kept) a request to ``host`` moved to the simulator is sent to:
     ``path`` as it is to a host of :data:`_ROOT_HOST`, whose API answers a base path with
-    a 404, as the simulator does then; else from the provider's route on
-    (:func:`api_route`)."""
-    return path if host and _ROOT_HOST.search(host) else api_route(path)
+    a 404, as the simulator does then, and at a route of Azure OpenAI's it serves
+    (:data:`_AZURE_SERVED`); else from the provider's route on (:func:`api_route`)."""
+    if (host and _ROOT_HOST.search(host)) or _AZURE_SERVED.fullmatch(path.partition("?")[0]):
+        return path
+    return api_route(path)
 
 
 def version_twice(path: str) -> bool:

@@ -76,6 +76,8 @@ _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
 _BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
 
+_AZURE_DEPLOYMENT = re.compile(r"/openai/deployments/([^/]+)/")
+"""A deployment's path, its name the model it answers with."""
 _AZURE_NOT_FOUND = "Resource not found"
 """Azure OpenAI's answer to a path it does not serve, and to one without ``api-version``."""
 _AZURE_DENIED = (
@@ -93,6 +95,15 @@ class _Azure(Endpoint):
 
     def serves(self, route: str) -> bool:
         return self.routes.fullmatch(route) is not None
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        """The plain route's, a deployment's name taken as the ``model`` a body leaves out
+        or sends as null (LangChain's ``AzureChatOpenAI`` given no ``model``): Azure reads
+        the model from a deployment's path, as its ``v1`` API does not."""
+        deployment = _AZURE_DEPLOYMENT.match(route)
+        if deployment is not None and isinstance(body, dict) and body.get("model") is None:
+            body = {**body, "model": unquote(deployment.group(1))}
+        return super().request(route, body)
 
     def error(
         self,
