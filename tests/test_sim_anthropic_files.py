@@ -90,8 +90,11 @@ def test_the_api_s_own_shapes_without_the_beta(sim: Simulator) -> None:
         client.files.list(extra_query={"after_id": made[0]})
     upload = client.files.upload(file=("a.png", io.BytesIO(b"\x89PNG"), "image/png"))
     assert _asked(client, upload.id, "image") == "echo: Summarize it"
-    with pytest.raises(anthropic.BadRequestError, match="a document takes a file of"):
+    with pytest.raises(anthropic.BadRequestError, match="a document block takes a file of"):
         _asked(client, upload.id)
+    text = client.files.upload(file=("n.txt", io.BytesIO(b"n"), "text/plain"))
+    with pytest.raises(anthropic.BadRequestError, match="an image block takes a file of"):
+        _asked(client, text.id, "image")
     with pytest.raises(anthropic.NotFoundError):
         client.files.delete("file_never")
 

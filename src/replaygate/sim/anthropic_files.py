@@ -242,10 +242,15 @@ class UploadedFiles:
             taken = DOCUMENT_TYPES if kind == "document" else IMAGE_TYPES
             if mime_type and mime_type not in taken:
                 return Invalid(
-                    f"{where}: a {kind} takes a file of {', '.join(taken)}, and {file_id} is "
-                    f"{mime_type} {OWN_WORDING}"
+                    f"{where}: {_with_article(kind)} block takes a file of "
+                    f"{', '.join(taken)}, and {file_id} is {mime_type} {OWN_WORDING}"
                 )
         return None
+
+
+def _with_article(kind: str) -> str:
+    """A block's kind after its article: ``a document``, ``an image``."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
 
 
 def _named_files(body: Any) -> Iterator[tuple[str, str, str]]:
