@@ -1,5 +1,6 @@
 """``eval --source``: what ``meta.source`` of an eval's recorded fixtures says, as for
-``record``: ``sim`` from a simulator of the user's own, named by ``ANTHROPIC_BASE_URL``."""
+``record``: ``sim`` from a simulator of the user's own, named by ``ANTHROPIC_BASE_URL``,
+told by its request ids unless ``--source`` says otherwise."""
 
 from __future__ import annotations
 
@@ -34,11 +35,15 @@ def _sources(store: Path) -> set[str]:
         return {str((fixture.meta or {}).get("source")) for fixture in opened}
 
 
-@pytest.mark.parametrize(("given", "said"), [(["--source", "sim"], "sim"), ([], "live")])
+@pytest.mark.parametrize(
+    ("given", "said"), [(["--source", "sim"], "sim"), ([], "sim"), (["--source", "live"], "live")]
+)
 def test_eval_records_what_source_says_from_a_simulator_named_by_the_base_url(
     tmp_path: Path, one_case: Path, given: list[str], said: str
 ) -> None:
-    # eval had no --source: fixtures from the user's own `sim serve` said "live"
+    # eval had no --source: fixtures from the user's own `sim serve` said "live"; with
+    # none given they said "live" still, as a paid model's answer, where an HTTP recording
+    # tells the simulator by its request ids
     store = tmp_path / "f.jsonl"
     with Simulator(behavior="research-copilot", seed=3) as sim:
         done = replaygate(
@@ -47,6 +52,19 @@ def test_eval_records_what_source_says_from_a_simulator_named_by_the_base_url(
         )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert _sources(store) == {said}
+
+
+def test_record_labels_the_answers_of_a_simulator_named_by_the_base_url_sim(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "f.jsonl"
+    with Simulator(behavior="echo") as sim:
+        done = replaygate(
+            "record", *AGENT, "--fixtures", str(store), "--approve-live", "What is RAG?",
+            env={"ANTHROPIC_BASE_URL": str(sim.url), "ANTHROPIC_API_KEY": "sk-test-eval"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _sources(store) == {"sim"}
 
 
 @pytest.mark.parametrize("command", ["eval", "record"])

@@ -41,17 +41,18 @@ def source_option(fn: F) -> F:
         "--source",
         type=click.Choice(["live", "sim"]),
         default=None,
-        help="What meta.source says (default: live; sim with --simulator): 'sim' when "
-        "ANTHROPIC_BASE_URL points at a simulator of your own (replaygate sim serve).",
+        help="What meta.source says (default: sim with --simulator or for an answer of a "
+        "replaygate sim serve that ANTHROPIC_BASE_URL names, else live).",
     )(fn)
 
 
-def recorded_source(source: str | None, simulator: bool) -> str:
+def recorded_source(source: str | None, simulator: bool) -> str | None:
     """The ``meta.source`` of what a recording command writes: ``sim`` from the embedded
-    simulator, else ``--source`` (default ``live``). ``--source live`` with
-    ``--simulator`` is refused: the fixtures would say a real API answered them."""
+    simulator, else ``--source``, else None: each answer's own (``sim`` for one of a
+    ``replaygate sim serve``, told by its request id, else ``live``). ``--source live``
+    with ``--simulator`` is refused: the fixtures would say a real API answered them."""
     if not simulator:
-        return source or "live"
+        return source
     if source == "live":
         raise CommandError(
             "--source live with --simulator: what the embedded simulator answers is recorded "

@@ -101,6 +101,11 @@ class WrappedWireModel(WrappedModel):
             response: dict[str, Any] = live.complete_wire(request)
         return response
 
+    @property
+    def simulated(self) -> bool:
+        """Whether the live model's last answer came from replaygate's simulator."""
+        return getattr(self.live, "simulated", False) is True
+
 
 def wrap_calls(live: Model, around: Around) -> Model:
     """``live`` with each call inside ``around()``, keeping its wire method."""

@@ -98,9 +98,19 @@ class _SDKModel:
     def _create(self, request: dict[str, Any]) -> Any:
         raise NotImplementedError
 
+    simulated = False
+    """Whether the last answer came from replaygate's simulator (a ``replaygate sim serve``
+    the client's base URL names), told by its request id: it is recorded as ``sim``. The
+    client's one base URL answers every call, so calls of several threads set it alike."""
+
     def complete_wire(self, request: dict[str, Any]) -> dict[str, Any]:
         """The API's response body for ``request``, as sent over the wire."""
-        return json_body(self._create(request).http_response)
+        from replaygate.http.routes import simulator_answered  # a recording's import
+
+        answer = self._create(request).http_response
+        headers = {name.lower(): value for name, value in answer.headers.items()}
+        self.simulated = simulator_answered({"headers": headers})
+        return json_body(answer)
 
     def replayed(self, request: dict[str, Any], response: Any) -> None:
         """Tell the server this model calls, when it is one in this process that learns

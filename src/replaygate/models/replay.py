@@ -443,7 +443,8 @@ class RecordingModel(_FixtureModel, KeepsRaised[ReplaygateError]):
         self.session.reserve(request, wire.name, self.settings.version)
         try:
             if isinstance(self.live, WireModel):
-                response, source = self.live.complete_wire(sent), "live"
+                response = self.live.complete_wire(sent)
+                source = "sim" if getattr(self.live, "simulated", False) is True else "live"
             else:
                 engine_response = self.live.complete(messages, tools)
                 response = wire.render_response(engine_response, model=self.settings.model)
