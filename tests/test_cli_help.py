@@ -126,3 +126,6 @@ def test_sim_help_names_the_apis_the_simulator_does_not_serve() -> None:
     said = " ".join((EVERY[("sim",)].help or "").split())
     assert "not OpenAI's audio, images or moderations" in said
     assert "Anthropic's Message Batches and Files API" in said
+    assert "Azure OpenAI's, Vertex AI's and Amazon Bedrock's" in said
+    served = " ".join((EVERY[("sim", "serve")].help or "").split())
+    assert "GOOGLE_GEMINI_BASE_URL, or HttpOptions(base_url=URL), for google-genai's" in served

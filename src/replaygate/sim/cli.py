@@ -41,7 +41,8 @@ def sim_group() -> None:
     Point a client's base URL at it to record without an API key, or to break a
     replay on purpose (faults, drift). It serves the model calls (Messages, Chat
     Completions, Responses, generateContent, embeddings, token counts, the models'
-    lists, Anthropic's Message Batches and Files API, OpenAI's Files and Batch APIs), not
+    lists, Anthropic's Message Batches and Files API, OpenAI's Files and Batch APIs), at
+    the APIs' routes and at Azure OpenAI's, Vertex AI's and Amazon Bedrock's, not
     OpenAI's audio, images or moderations: docs/providers.md, "The simulator".
 
     Example:
@@ -118,7 +119,8 @@ def serve(
     """Serve until interrupted (SIGINT or SIGTERM).
 
     Prints the URL it listens on: give it to the clients as their base URL
-    (ANTHROPIC_BASE_URL; URL/v1 for OpenAI's; azure_endpoint=URL for AzureOpenAI,
+    (ANTHROPIC_BASE_URL; URL/v1 for OpenAI's; GOOGLE_GEMINI_BASE_URL, or
+    HttpOptions(base_url=URL), for google-genai's; azure_endpoint=URL for AzureOpenAI,
     base_url=URL/v1 for AnthropicVertex, base_url=URL for AnthropicBedrock).
     --behavior script:FILE answers from a JSONL file of responses, one per line.
 
