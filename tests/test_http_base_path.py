@@ -91,6 +91,9 @@ def test_azure_routes_reach_the_simulator_at_azure_s_paths(tmp_path: Path) -> No
         "/openai/responses?api-version=v"
     )
     assert moved_route("gw.example.com", "/openai/v1/chat/completions") == "/v1/chat/completions"
+    azure_v1 = "/openai/v1/chat/completions"  # Azure's v1 API, Azure's answers
+    assert moved_route("res.openai.azure.com", azure_v1) == azure_v1
+    assert moved_route("res.openai.azure.com", "/openai/v1/files") == "/v1/files"
     azure = openai.AzureOpenAI(
         azure_endpoint="https://res.openai.azure.com",
         azure_deployment="dep",

@@ -64,14 +64,22 @@ _AZURE_SERVED = re.compile(
 """Azure OpenAI's routes the simulator serves at Azure's own paths
 (:mod:`replaygate.sim.platforms`): answered there as Azure answers, the model a body leaves
 out read from the deployment, its refusals in Azure's shape."""
+_AZURE_V1_SERVED = re.compile(r"/openai/v1/(?:chat/completions|embeddings|responses)")
+"""The routes of Azure OpenAI's ``v1`` API the simulator serves as Azure's: kept as sent
+to an Azure host alone (:data:`_AZURE_HOST`), a gateway's ``/openai/v1`` being OpenAI's."""
+_AZURE_HOST = re.compile(r"\.(?:openai|cognitiveservices)\.azure\.com\.?$", re.IGNORECASE)
+"""An Azure OpenAI resource's host."""
 
 
 def moved_route(host: str | None, path: str) -> str:
     """The path (its query kept) a request to ``host`` moved to the simulator is sent to:
     ``path`` as it is to a host of :data:`_ROOT_HOST`, whose API answers a base path with
     a 404, as the simulator does then, and at a route of Azure OpenAI's it serves
-    (:data:`_AZURE_SERVED`); else from the provider's route on (:func:`api_route`)."""
-    if (host and _ROOT_HOST.search(host)) or _AZURE_SERVED.fullmatch(path.partition("?")[0]):
+    (:data:`_AZURE_SERVED`, and :data:`_AZURE_V1_SERVED` to an Azure host); else from the
+    provider's route on (:func:`api_route`)."""
+    route = path.partition("?")[0]
+    azure_v1 = bool(host and _AZURE_HOST.search(host)) and _AZURE_V1_SERVED.fullmatch(route)
+    if (host and _ROOT_HOST.search(host)) or _AZURE_SERVED.fullmatch(route) or azure_v1:
         return path
     return api_route(path)
 
