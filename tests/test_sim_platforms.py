@@ -150,6 +150,23 @@ def test_azure_deployment_answers_a_body_without_model() -> None:
     assert unnamed.status == 400  # the v1 API reads the model from the body alone
 
 
+def test_a_rate_limit_is_answered_in_the_platform_s_shape() -> None:
+    # a client reading Azure's or Vertex AI's 429 met OpenAI's or the Messages API's body
+    app = SimApp(make_behavior("echo"), faults=FaultPlan.sequence(["429", "429"], retry_after=2))
+    azure_path = "/openai/deployments/dep/chat/completions?api-version=2024-10-21"
+    azure = app.handle("POST", azure_path, {"api-key": "k"}, orjson.dumps({"messages": HI}))
+    vertex_path = "/v1/projects/p/locations/r/publishers/anthropic/models/m:rawPredict"
+    body = {"anthropic_version": "vertex-2023-10-16", "max_tokens": 8, "messages": HI}
+    vertex = app.handle("POST", vertex_path, {"authorization": "Bearer t"}, orjson.dumps(body))
+    assert (azure.status, orjson.loads(azure.body)) == (
+        429,
+        {"error": {"code": "429", "message": "Rate limit is exceeded. Try again in 2 seconds."}},
+    )
+    assert vertex.status == 429
+    assert orjson.loads(vertex.body)["error"]["status"] == "RESOURCE_EXHAUSTED"
+    assert all(dict(reply.headers).get("retry-after") for reply in (azure, vertex))
+
+
 def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) -> None:
     with httpx2.Client() as client:
         plain = bedrock(client, sim.url, BEDROCK_BODY)

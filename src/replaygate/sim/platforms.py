@@ -49,6 +49,7 @@ from replaygate.sim.endpoints import (
     Stream,
 )
 from replaygate.sim.replies import (
+    Provider,
     Reply,
     google_error,
     json_reply,
@@ -87,7 +88,35 @@ _AZURE_DENIED = (
 )
 
 
-class _Azure(Endpoint):
+class _AccessErrors(Endpoint):
+    """An endpoint answering a refused credential (401) and a rate limit or quota (429) in
+    its platform's own body (:meth:`access_error`), other errors as the plain route does."""
+
+    access_provider: Provider = "openai"
+    """Whose reply headers the platform's own errors carry."""
+
+    def access_error(self, status: int, retry_after: float | None) -> dict[str, Any]:
+        """The platform's body of its 401 or 429."""
+        raise NotImplementedError
+
+    def error(
+        self,
+        status: int,
+        request_id: str,
+        *,
+        message: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        if status not in (401, 429) or message is not None:
+            return super().error(status, request_id, message=message, retry_after=retry_after)
+        body = self.access_error(status, retry_after)
+        extra = retry_after_headers(retry_after) if retry_after is not None else ()
+        return json_reply(
+            status, body, provider=self.access_provider, request_id=request_id, extra=extra
+        )
+
+
+class _Azure(_AccessErrors):
     """An OpenAI endpoint at Azure OpenAI's paths (:attr:`routes`), answering a refused key
     (401) and a rate limit (429) in Azure's own body, other errors in OpenAI's."""
 
@@ -105,23 +134,11 @@ class _Azure(Endpoint):
             body = {**body, "model": unquote(deployment.group(1))}
         return super().request(route, body)
 
-    def error(
-        self,
-        status: int,
-        request_id: str,
-        *,
-        message: str | None = None,
-        retry_after: float | None = None,
-    ) -> Reply:
-        if status not in (401, 429) or message is not None:
-            return super().error(status, request_id, message=message, retry_after=retry_after)
+    def access_error(self, status: int, retry_after: float | None) -> dict[str, Any]:
         seconds = 1 if retry_after is None else max(1, round(retry_after))
         limited = f"Rate limit is exceeded. Try again in {seconds} seconds."
-        extra = retry_after_headers(retry_after) if retry_after is not None else ()
-        body = {
-            "error": {"code": str(status), "message": _AZURE_DENIED if status == 401 else limited}
-        }
-        return json_reply(status, body, provider="openai", request_id=request_id, extra=extra)
+        said = _AZURE_DENIED if status == 401 else limited
+        return {"error": {"code": str(status), "message": said}}
 
     def query_problem(self, route: str, query: str) -> Invalid | None:
         """Azure's 404 for a request without ``api-version``, which every path but those of
@@ -214,7 +231,7 @@ def _vertex_words(field: str, what: str) -> Invalid:
     return Invalid(f"{field}: Extra inputs are not permitted", field)
 
 
-class _Vertex(Endpoint):
+class _Vertex(_AccessErrors):
     """An endpoint at Vertex AI's paths, called with an access token (``Authorization:
     Bearer``), answering a refused token (401) and a quota (429) in Google's error shape,
     other errors as the model's API does (Vertex AI passes them on)."""
@@ -222,21 +239,12 @@ class _Vertex(Endpoint):
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return _bearer(headers)
 
-    def error(
-        self,
-        status: int,
-        request_id: str,
-        *,
-        message: str | None = None,
-        retry_after: float | None = None,
-    ) -> Reply:
-        if status not in (401, 429) or message is not None:
-            return super().error(status, request_id, message=message, retry_after=retry_after)
+    access_provider: Provider = "google"
+
+    def access_error(self, status: int, retry_after: float | None) -> dict[str, Any]:
         denied = status == 401
         name = "UNAUTHENTICATED" if denied else "RESOURCE_EXHAUSTED"
-        body = google_error(status, name, _VERTEX_DENIED if denied else _VERTEX_QUOTA)
-        extra = retry_after_headers(retry_after) if retry_after is not None else ()
-        return json_reply(status, body, provider="google", request_id=request_id, extra=extra)
+        return google_error(status, name, _VERTEX_DENIED if denied else _VERTEX_QUOTA)
 
 
 class VertexMessages(_Vertex, AnthropicMessages):
