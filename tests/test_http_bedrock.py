@@ -99,24 +99,24 @@ def signed(day: str, key: str) -> dict[str, str]:
     }
 
 
-def send(day: str, key: str) -> bytes:
+def send(day: str, key: str, url: str = URL) -> bytes:
     """The streamed body of the call, as a client reads it."""
     with (
         httpx2.Client() as client,
-        client.stream("POST", URL, json=ASKED, headers=signed(day, key)) as response,
+        client.stream("POST", url, json=ASKED, headers=signed(day, key)) as response,
     ):
         assert response.headers["content-type"] == "application/vnd.amazon.eventstream"
         return response.read()
 
 
-def recorded(store: Path, body: bytes) -> bytes:
+def recorded(store: Path, body: bytes, url: str = URL) -> bytes:
     """Record the call answered ``body`` (through ``live_origin``, as addressed)."""
     Bedrock.BODY, Bedrock.seen = body, []
     with (
         serving(Bedrock) as origin,
         intercept(store, "record-missing", approve_live=True, live_origin=origin),
     ):
-        live = send("20261206T101500Z", "AKIAIOSFODNN7EXAMPLE")
+        live = send("20261206T101500Z", "AKIAIOSFODNN7EXAMPLE", url)
     assert len(Bedrock.seen) == 1 and "x-amz-security-token" in Bedrock.seen[0]
     return live
 
@@ -152,6 +152,42 @@ def test_the_padding_is_not_kept_and_botocore_reads_the_replay(tmp_path: Path) -
     reader.add_data(replay)
     carried = [json.loads(message.payload)["bytes"] for message in reader]
     assert [json.loads(base64.b64decode(b)) for b in carried] == EVENTS
+
+
+def converse_event(name: str, payload: dict[str, Any]) -> bytes:
+    """An event of the Converse API's stream: its JSON payload, padded with ``p``."""
+    padded = json.dumps({**payload, "p": "abcdefghijklmnopqrstuvwxyz"}).encode()
+    return frame(
+        {":event-type": name, ":content-type": "application/json", ":message-type": "event"},
+        padded,
+    )
+
+
+CONVERSE = [
+    ("messageStart", {"role": "assistant"}),
+    ("contentBlockDelta", {"delta": {"text": "hi"}, "contentBlockIndex": 0}),
+    ("contentBlockStop", {"contentBlockIndex": 0}),
+    ("messageStop", {"stopReason": "end_turn"}),
+    ("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}}),
+]
+
+
+def test_a_converse_stream_records_its_events_by_type_and_replays_a_day_later(
+    tmp_path: Path,
+) -> None:
+    # LiteLLM's bedrock/ models stream from /converse-stream, whose events are no chunks:
+    # recording one stopped with a WireFormatError on its first event
+    store = tmp_path / "converse.jsonl"
+    url = URL.replace("invoke-with-response-stream", "converse-stream")
+    recorded(store, b"".join(converse_event(n, p) for n, p in CONVERSE), url)
+    text = store.read_text()
+    assert "abcdefghijklmnop" not in text and "Signature" not in text
+    events = json.loads(text)["response"]["events"]
+    assert [(e["event"], json.loads(e["data"])) for e in events] == CONVERSE
+    with intercept(store):
+        replay = send("20261207T080000Z", "AKIAI44QH8DHBEXAMPLE", url)
+    parser = AWSEventParser()
+    assert [(e.event, json.loads(e.data)) for e in parser.feed(replay)] == CONVERSE
 
 
 def test_a_damaged_message_is_refused_naming_it_and_nothing_is_written(tmp_path: Path) -> None:

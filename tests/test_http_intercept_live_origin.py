@@ -202,9 +202,11 @@ def test_the_agents_sdk_s_trace_upload_is_no_call_of_the_api() -> None:
 
 
 def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path: Path) -> None:
-    # a Bedrock Converse call, sent to the simulator, was told only to be recorded from the
-    # live API or left out: not of a loopback server of one's own as live_origin
-    bedrock = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/converse"
+    # a Bedrock call the simulator lacks (CountTokens), sent to it, was told only to be
+    # recorded from the live API or left out: not of a loopback server of one's own
+    bedrock = (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/count-tokens"
+    )
     with (
         Simulator(behavior="echo") as sim,
         intercept(tmp_path / "b.jsonl", "record-missing", approve_live=True, live_origin=sim.url),
@@ -212,5 +214,5 @@ def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path:
     ):
         httpx2.post(bedrock, json={"max_tokens": 8, "messages": HI})
     said = str(caught.value)
-    assert "a cloud's call it lacks such as Amazon Bedrock's Converse" in said
+    assert "a cloud's call it lacks such as Amazon Bedrock's CountTokens" in said
     assert "from a loopback server of yours that answers it" in said and "live_origin" in said

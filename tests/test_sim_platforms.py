@@ -173,6 +173,8 @@ def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) 
         streamed = bedrock(client, sim.url, BEDROCK_BODY, stream=True)
         extra = bedrock(client, sim.url, {**BEDROCK_BODY, "stream": True})
         unsigned = client.post(f"{sim.url}/model/{BEDROCK_MODEL}/invoke", json=BEDROCK_BODY)
+        bare = f"{sim.url}/model/claude-sonnet-4-5/invoke"  # no id of Bedrock's
+        unknown = client.post(bare, json=BEDROCK_BODY, headers=SIGNED)
     assert plain.json()["content"][0]["text"] == "echo: hi"
     assert plain.json()["model"] == BEDROCK_MODEL
     assert streamed.headers["content-type"] == CONTENT_TYPE
@@ -187,6 +189,7 @@ def test_bedrock_answers_the_sdks_request_and_frames_its_stream(sim: Simulator) 
     assert "extraneous key [stream]" in extra.json()["message"]
     assert unsigned.status_code == 403
     assert unsigned.json() == {"message": "Missing Authentication Token"}
+    assert unknown.json() == {"message": "The provided model identifier is invalid."}
 
 
 def test_bedrock_takes_the_betas_its_body_names(sim: Simulator) -> None:
@@ -209,6 +212,82 @@ def test_bedrock_stream_error_is_its_exception_message() -> None:
     assert events[-1] == (
         "modelStreamErrorException",
         {"message": "Overloaded", "originalStatusCode": 529, "originalMessage": "Overloaded"},
+    )
+
+
+CONVERSE_MODEL = "us.anthropic.claude-sonnet-4-6"
+CONVERSE_TOOLS = {
+    "tools": [{"toolSpec": {"name": "t", "inputSchema": {"json": {"type": "object"}}}}],
+    "toolChoice": {"tool": {"name": "t"}},
+}
+
+
+def converse(client: httpx2.Client, body: Any, stream: bool = False, model: str = "") -> Any:
+    """LiteLLM's call of a ``bedrock/`` model (the client's base URL the simulator's)."""
+    method = "converse-stream" if stream else "converse"
+    return client.post(f"/model/{model or CONVERSE_MODEL}/{method}", json=body, headers=SIGNED)
+
+
+def test_bedrock_s_converse_api_answers_in_its_own_shapes(sim: Simulator) -> None:
+    # LiteLLM's bedrock/ models call Converse, which was answered 404 as unserved
+    asked = {
+        "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+        "system": [{"text": "Be brief."}],
+        "inferenceConfig": {"maxTokens": 50, "temperature": 0.2},
+    }
+    with httpx2.Client(base_url=sim.url) as client:
+        plain = converse(client, asked)
+        streamed = converse(client, asked, stream=True)
+        called = converse(client, {**asked, "toolConfig": CONVERSE_TOOLS})
+        use = called.json()["output"]["message"]["content"][0]["toolUse"]
+        turns = [
+            *asked["messages"],
+            {"role": "assistant", "content": [{"toolUse": use}]},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "toolResult": {
+                            "toolUseId": use["toolUseId"],
+                            "content": [{"json": {"sky": "sunny"}}],
+                        }
+                    }
+                ],
+            },
+        ]
+        tools = {"tools": CONVERSE_TOOLS["tools"]}
+        answered = converse(client, {**asked, "messages": turns, "toolConfig": tools})
+        tool_stream = converse(client, {**asked, "toolConfig": CONVERSE_TOOLS}, stream=True)
+        unknown = converse(client, asked, model="claude-sonnet-4-6")
+        assistant_first = converse(client, {"messages": turns[1:]})
+    answer = plain.json()
+    assert answer["output"] == {"message": {"role": "assistant", "content": [{"text": "echo: hi"}]}}
+    assert answer["stopReason"] == "end_turn" and answer["metrics"]["latencyMs"] > 0
+    usage = answer["usage"]
+    assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
+    assert streamed.headers["content-type"] == CONTENT_TYPE
+    events = aws_events(streamed.content)
+    assert [name for name, _ in events] == [
+        "messageStart",
+        "contentBlockDelta",
+        "contentBlockStop",
+        "messageStop",
+        "metadata",
+    ]
+    assert events[1][1] == {"delta": {"text": "echo: hi"}, "contentBlockIndex": 0}
+    assert events[-1][1]["usage"] == usage
+    assert called.json()["stopReason"] == "tool_use" and use["name"] == "t"
+    assert answered.status_code == 200, answered.text
+    started = [
+        data for name, data in aws_events(tool_stream.content) if name == "contentBlockStart"
+    ]
+    assert [(d["start"]["toolUse"]["name"], d["contentBlockIndex"]) for d in started] == [("t", 0)]
+    assert unknown.status_code == 400
+    assert unknown.headers["x-amzn-errortype"].startswith("ValidationException")
+    assert unknown.json() == {"message": "The provided model identifier is invalid."}
+    assert assistant_first.status_code == 400
+    assert assistant_first.json()["message"].startswith(
+        "A conversation must start with a user message."
     )
 
 

@@ -37,6 +37,7 @@ from tests_frameworks.harness import (
     FAKE_KEY,
     GPT,
     QUESTION,
+    WEATHER_ARGS,
     Hosts,
     assert_marker_alone_records_and_replays,
     assert_one_miss,
@@ -415,6 +416,84 @@ def test_a_groq_model_records_from_the_simulator_and_replays(store: Path) -> Non
         assert groq() == (ECHO, ECHO)
     with replaygate.http.intercept(store):
         assert groq() == (ECHO, ECHO)
+
+
+CONVERSE_MODEL = "bedrock/us.anthropic.claude-sonnet-4-6"
+"""A ``bedrock/`` model: LiteLLM calls Bedrock's Converse API, signed with SigV4."""
+AWS_KEYS = {
+    "aws_access_key_id": "AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key": "test",
+    "aws_region_name": "us-east-1",
+}
+
+
+def conversed(hosts: Hosts, question: str, **extra: Any) -> dict[str, Any]:
+    """The keyword arguments of one Converse call: to the simulator while recording, to
+    ``bedrock-runtime.us-east-1.amazonaws.com`` (LiteLLM's default) while replaying."""
+    base = {} if hosts.anthropic is None else {"api_base": hosts.anthropic}
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": question}]
+    return {
+        "model": CONVERSE_MODEL,
+        "messages": messages,
+        "max_tokens": 64,
+        "num_retries": 3,
+        **AWS_KEYS,
+        **base,
+        **extra,
+    }
+
+
+def converse_calls(hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    """A ``bedrock/`` model's answer plain and streamed, its tool call plain and streamed,
+    the answer to the tool's result, and its answer through ``acompletion``, streamed too."""
+    whole = litellm.completion(**conversed(hosts, question))
+    streamed = joined(list(litellm.completion(**conversed(hosts, question, stream=True))))
+    asked = conversed(hosts, question, tools=[WEATHER_TOOL])
+    called = litellm.completion(**asked).choices[0].message
+    calls = [(c.function.name, json.loads(c.function.arguments)) for c in called.tool_calls]
+    results = [
+        {
+            "role": "tool",
+            "tool_call_id": c.id,
+            "content": weather(**json.loads(c.function.arguments)),
+        }
+        for c in called.tool_calls
+    ]
+    history = [*asked["messages"], called, *results]
+    answered = litellm.completion(**{**asked, "messages": history}).choices[0].message.content
+    names = "".join(
+        call.function.name or ""
+        for chunk in litellm.completion(**asked, stream=True)
+        for call in (chunk.choices[0].delta.tool_calls or [] if chunk.choices else [])
+    )
+
+    async def main() -> tuple[str | None, str]:
+        reply = await litellm.acompletion(**conversed(hosts, question))
+        stream = await litellm.acompletion(**conversed(hosts, question, stream=True))
+        return reply.choices[0].message.content, joined([c async for c in stream])
+
+    return [whole.choices[0].message.content, streamed, calls, answered, names, asyncio.run(main())]
+
+
+def test_a_bedrock_model_s_converse_calls_record_from_the_simulator_and_replay(
+    store: Path,
+) -> None:
+    """``bedrock/`` models call Bedrock's Converse API, which the simulator did not serve:
+    recording stopped with ``UnservedRouteError``. Its SigV4 signature and date are neither
+    stored nor matched: the replay, signed seconds later, hits."""
+    expected = [
+        ECHO,
+        ECHO,
+        [("weather", dict(WEATHER_ARGS))],
+        "The tool says: sunny in Paris",
+        "weather",
+        (ECHO, ECHO),
+    ]
+    miss = partial(converse_calls, question=CHANGED)
+    assert_recipe_replays(store, converse_calls, expected, miss, raises=MISS_RAISES)
+    text = store.read_text()
+    assert "AWS4-HMAC-SHA256" not in text and "AKIAIOSFODNN7EXAMPLE" not in text
+    assert "/converse-stream" in text
 
 
 @pytest.mark.parametrize(("provider", "recipe", "expected"), CASES)

@@ -1,6 +1,6 @@
 """AWS event streams (``application/vnd.amazon.eventstream``): Amazon Bedrock's streamed
-answers (``POST /model/{model}/invoke-with-response-stream``), read into events and
-written back.
+answers (``POST /model/{model}/invoke-with-response-stream`` and ``/converse-stream``),
+read into events and written back.
 
 A message of the stream is framed in binary (lengths, typed headers, a payload and CRC32
 checksums). A fixture keeps each message as an event a reviewer can read:
@@ -9,12 +9,15 @@ checksums). A fixture keeps each message as an event a reviewer can read:
   ``data`` the text its payload's ``bytes`` carries base64-encoded (an Anthropic stream
   event's JSON); the payload's ``p``, padding of random length that hides the size of
   the answer, is not kept;
+- an event of the Converse API's stream (``messageStart``, ``contentBlockDelta``, ...,
+  ``metadata``: :data:`CONVERSE_EVENTS`) as ``{"event": <its type>, "data": <its
+  payload>}``, its JSON payload without its ``p`` padding;
 - an exception (``:message-type`` ``exception``, ``throttlingException``,
   ``modelStreamErrorException``, ...) as ``{"event": <its type>, "data": <its payload>}``.
 
 A replay writes them back as messages the SDK's reader (botocore's) takes, checksums
-included. A message of another kind (an ``error`` message, an event other than
-``chunk``) is refused: Bedrock's model streams send none.
+included. A message of another kind (an ``error`` message, an event of another type)
+is refused: Bedrock's model streams send none.
 """
 
 from __future__ import annotations
@@ -32,6 +35,18 @@ from replaygate.http.sse import SSEEvent
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 CHUNK = "chunk"
+CONVERSE_EVENTS = frozenset(
+    {
+        "messageStart",
+        "contentBlockStart",
+        "contentBlockDelta",
+        "contentBlockStop",
+        "messageStop",
+        "metadata",
+    }
+)
+"""The event types of the Converse API's stream (botocore's ``ConverseStreamOutput``), each
+a JSON payload of its own, where ``invoke-with-response-stream`` sends ``chunk`` events."""
 _PRELUDE = struct.Struct("!III")
 _CRC = struct.Struct("!I")
 _SIZED = {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
@@ -139,9 +154,13 @@ def _as_event(headers: Mapping[str, str], payload: bytes) -> SSEEvent:
     if kind == "exception":
         return SSEEvent(data=payload.decode("utf-8"), event=_exception_type(headers))
     name = headers.get(":event-type")
+    if kind == "event" and name in CONVERSE_EVENTS:
+        return SSEEvent(data=_unpadded(payload), event=name)
     if kind != "event" or name != CHUNK:
         raise WireFormatError(
-            "", f"a message of type {kind!r} ({name!r}): only chunk events and exceptions are kept"
+            "",
+            f"a message of type {kind!r} ({name!r}): only chunk events, the Converse "
+            "API's events and exceptions are kept",
         )
     try:
         carried = orjson.loads(payload)["bytes"]
@@ -150,6 +169,18 @@ def _as_event(headers: Mapping[str, str], payload: bytes) -> SSEEvent:
         raise WireFormatError(
             "", "a chunk whose payload is no JSON object of base64 bytes"
         ) from None
+
+
+def _unpadded(payload: bytes) -> str:
+    """The JSON object of a Converse event's ``payload`` without its ``p`` padding."""
+    try:
+        said = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        said = None
+    if not isinstance(said, dict):
+        raise WireFormatError("", "a Converse event whose payload is no JSON object")
+    said.pop("p", None)
+    return orjson.dumps(said).decode("utf-8")
 
 
 def _exception_type(headers: Mapping[str, str]) -> str:
@@ -185,6 +216,9 @@ def _message(name: str, data: bytes) -> bytes:
     if name == CHUNK:
         payload = orjson.dumps({"bytes": base64.b64encode(data).decode("ascii")})
         head = {":event-type": CHUNK, ":content-type": "application/json", ":message-type": "event"}
+    elif name in CONVERSE_EVENTS:
+        payload = data
+        head = {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
     else:
         payload = data
         head = {

@@ -19,7 +19,10 @@ AI, and Anthropic on Amazon Bedrock, each answered by the plain route's endpoint
   body in place of ``model`` and ``stream``; signed (SigV4) or with a Bedrock API key
   (``Authorization``), its errors ``{"message": ...}`` named by ``x-amzn-ErrorType``, its
   stream an AWS event stream (:mod:`replaygate.http.aws_events`, which frames a replay
-  too) of ``chunk`` messages carrying the Messages stream events.
+  too) of ``chunk`` messages carrying the Messages stream events. Its Converse API
+  (``/model/<id>/converse`` and ``/converse-stream``) is the Messages API too, read from
+  and written in Converse's shapes (:mod:`replaygate.sim.converse`); a model id that is
+  none of Bedrock's is refused on both (``The provided model identifier is invalid.``).
 
 A request is checked as the plain route checks it, once its platform's own fields are
 taken out: what the plain route names ``model`` the platform's path names.
@@ -37,9 +40,18 @@ import orjson
 from replaygate.http.aws_events import CHUNK, CONTENT_TYPE, stream_bytes
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import API_VERSIONS
+from replaygate.models.types import ModelResponse
+from replaygate.sim.converse import (
+    converse_events,
+    converse_response,
+    messages_request,
+    model_problem,
+)
+from replaygate.sim.converse import stopped_by as converse_stopped_by
 from replaygate.sim.endpoints import (
     AnthropicCountTokens,
     AnthropicMessages,
+    Conversation,
     Endpoint,
     GeminiGenerateContent,
     OpenAIChat,
@@ -76,6 +88,7 @@ _VERTEX_GEMINI_ROUTE = re.compile(
 _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
 _BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
+_CONVERSE_ROUTE = re.compile(r"/model/([^/]+)/(converse|converse-stream)")
 
 _AZURE_DEPLOYMENT = re.compile(r"/openai/deployments/([^/]+)/")
 """A deployment's path, its name the model it answers with."""
@@ -322,31 +335,29 @@ event)."""
 
 
 class AWSChunk(SSEEvent):
-    """A message of an AWS event stream: a ``chunk`` carrying an event's ``data``, or the
-    exception ``event`` names, framed as Bedrock sends it."""
+    """A message of an AWS event stream: a ``chunk`` carrying an event's ``data``, a
+    Converse event, or the exception ``event`` names, framed as Bedrock sends it."""
 
     def encode(self) -> bytes:
         return stream_bytes([{"event": self.event or CHUNK, "data": self.data}])
 
 
-class BedrockMessages(AnthropicMessages):
-    """Anthropic's Messages API on Amazon Bedrock (``invoke``, ``invoke-with-response-stream``)."""
+class _Bedrock(AnthropicMessages):
+    """An Anthropic model on Amazon Bedrock at a route of :attr:`route_pattern`, the model
+    its path's: signed (SigV4) or with a Bedrock API key, refused in Bedrock's shapes
+    (``{"message": ...}``, its type in ``x-amzn-ErrorType``), streamed as an AWS event
+    stream; a model id that is none of Bedrock's refused as Bedrock refuses it."""
+
+    route_pattern: re.Pattern[str]
 
     def serves(self, route: str) -> bool:
-        return _BEDROCK_ROUTE.fullmatch(route) is not None
+        return self.route_pattern.fullmatch(route) is not None
 
-    def request(self, route: str, body: Any) -> SimRequest:
-        match = _BEDROCK_ROUTE.fullmatch(route)
+    def routed(self, route: str) -> tuple[str, str]:
+        """The model and the method the path of a route it serves names."""
+        match = self.route_pattern.fullmatch(route)
         assert match is not None  # only asked of a route it serves
-        model, method = unquote(match.group(1)), match.group(2)
-        streams = method == "invoke-with-response-stream"
-        named = ("model", "stream")
-        plain, wrong = _platform_request(body, BEDROCK_VERSION, model, streams, named)
-        routed = super().request(route, plain)
-        problem = None if wrong is None else _bedrock_words(*wrong)
-        given = body.get("anthropic_beta") if isinstance(body, dict) else None
-        betas = tuple(b for b in given if isinstance(b, str)) if isinstance(given, list) else ()
-        return SimRequest(routed.body, model, streams, problem or routed.problem, betas)
+        return unquote(match.group(1)), match.group(2)
 
     def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
         """The plain route's, the betas the body names (``anthropic_beta``, where the SDK
@@ -377,23 +388,82 @@ class BedrockMessages(AnthropicMessages):
         reply = _bedrock_reply(problem.status, kind, problem.message, request_id, None)
         return refusal(reply) if problem.own else reply
 
-    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
-        events = super().events(request, wire, stream)
-        framed: list[SSEEvent] = []
-        for event in events:
-            if event.event == "error":  # an error on the stream: Bedrock's exception
-                said = orjson.loads(event.data)["error"]["message"]
-                payload = {"message": said, "originalStatusCode": 529, "originalMessage": said}
-                framed.append(AWSChunk(orjson.dumps(payload).decode(), _STREAM_ERROR))
-            else:
-                framed.append(AWSChunk(event.data, CHUNK))
-        return framed
-
     def streamed(
         self, query: str, events: list[SSEEvent], request_id: str, cut_after: int | None
     ) -> Reply:
         headers = (("content-type", CONTENT_TYPE), *_bedrock_ids(request_id))
         return Reply(status=200, headers=headers, events=tuple(events), cut_after=cut_after)
+
+
+def _stream_error(said: str) -> SSEEvent:
+    """Bedrock's exception on a stream the model failed in (Anthropic's ``error`` event)."""
+    payload = {"message": said, "originalStatusCode": 529, "originalMessage": said}
+    return AWSChunk(orjson.dumps(payload).decode(), _STREAM_ERROR)
+
+
+class BedrockMessages(_Bedrock):
+    """Anthropic's Messages API on Amazon Bedrock (``invoke``, ``invoke-with-response-stream``)."""
+
+    route_pattern = _BEDROCK_ROUTE
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        model, method = self.routed(route)
+        streams = method == "invoke-with-response-stream"
+        named = ("model", "stream")
+        plain, wrong = _platform_request(body, BEDROCK_VERSION, model, streams, named)
+        routed = super().request(route, plain)
+        problem = None if wrong is None else _bedrock_words(*wrong)
+        problem = problem or model_problem(model)
+        given = body.get("anthropic_beta") if isinstance(body, dict) else None
+        betas = tuple(b for b in given if isinstance(b, str)) if isinstance(given, list) else ()
+        return SimRequest(routed.body, model, streams, problem or routed.problem, betas)
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        events = super().events(request, wire, stream)
+        framed: list[SSEEvent] = []
+        for event in events:
+            if event.event == "error":  # an error on the stream: Bedrock's exception
+                framed.append(_stream_error(orjson.loads(event.data)["error"]["message"]))
+            else:
+                framed.append(AWSChunk(event.data, CHUNK))
+        return framed
+
+
+class BedrockConverse(_Bedrock):
+    """Bedrock's Converse API (``converse``, ``converse-stream``) of an Anthropic model:
+    the Messages request its body stands for (:func:`~replaygate.sim.converse.messages_request`)
+    answered as the Messages API answers it, in Converse's shapes, its stream of Converse's
+    events (:func:`~replaygate.sim.converse.converse_events`)."""
+
+    route_pattern = _CONVERSE_ROUTE
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        model, method = self.routed(route)
+        asked = messages_request(body)
+        routed = super().request(route, {"model": model, **asked.body})
+        problem = model_problem(model) or asked.problem or routed.problem
+        return SimRequest(routed.body, model, method == "converse-stream", problem, asked.betas)
+
+    def render(
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        tag: str,
+        thought: str,
+    ) -> dict[str, Any]:
+        wire = super().render(request, conversation, response, tag, thought)
+        return converse_response(wire)
+
+    def stopped_by(self, wire: dict[str, Any], sequence: str) -> dict[str, Any]:
+        return converse_stopped_by(wire, sequence)
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        events = converse_events(wire, stream.chunk_size)
+        framed: list[SSEEvent] = [AWSChunk(e.data, e.event) for e in events]
+        if stream.fault == "sse-error":
+            framed = [*framed[:2], _stream_error("Overloaded")]
+        return framed
 
 
 def _bedrock_ids(request_id: str) -> tuple[tuple[str, str], ...]:
@@ -427,4 +497,5 @@ def platform_endpoints() -> tuple[Endpoint, ...]:
         VertexCountTokens(),
         VertexGemini(),
         BedrockMessages(),
+        BedrockConverse(),
     )

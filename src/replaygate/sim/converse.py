@@ -1,0 +1,399 @@
+"""Amazon Bedrock's Converse API (``POST /model/<id>/converse`` and ``/converse-stream``)
+read as the Messages API and written back in its own shapes (pure functions).
+
+A Converse request (``messages`` of content blocks keyed by their kind, ``system``,
+``inferenceConfig``, ``toolConfig``, ``additionalModelRequestFields``) is the Messages
+request :func:`messages_request` makes of it; the Messages API's answer is the Converse
+answer :func:`converse_response` makes of it (``output.message``, ``stopReason``,
+``usage``, ``metrics``), and :func:`converse_events` the events of its stream
+(``messageStart``, ``contentBlockStart`` for a tool call, ``contentBlockDelta``,
+``contentBlockStop``, ``messageStop``, ``metadata``), as botocore's service model of
+``bedrock-runtime`` names them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from replaygate.http.sse import SSEEvent
+from replaygate.sim.streaming import split_pieces
+from replaygate.sim.validation import Invalid
+
+DEFAULT_MAX_TOKENS = 4096
+"""The ``max_tokens`` of a Converse request that gives no ``inferenceConfig.maxTokens``."""
+
+UNKNOWN_MODEL = "The provided model identifier is invalid."
+"""Bedrock's ``ValidationException`` for a model id it does not know."""
+_MODEL_ID = re.compile(r"(?:[a-z]{2,7}\.)?[a-z0-9-]+\.[A-Za-z0-9._:-]+|arn:aws[a-z-]*:bedrock:.+")
+"""A Bedrock model id (``anthropic.claude-...``, an inference profile's ``us.anthropic...``)
+or ARN; a bare name (``claude-sonnet-4-6``) is none."""
+
+_START = (
+    "A conversation must start with a user message. Try again with a conversation that "
+    "starts with a user message."
+)
+_ALTERNATE = (
+    "A conversation must alternate between user and assistant roles. Make sure the "
+    "conversation alternates between user and assistant roles and try again."
+)
+_STOP_REASONS = {"refusal": "content_filtered"}
+"""The Converse ``stopReason`` of a Messages ``stop_reason`` named otherwise."""
+_TEXT_FORMATS = {"txt", "md", "csv", "html"}
+
+
+def model_problem(model: str) -> Invalid | None:
+    """Bedrock's refusal of a model id that is none of its own (:data:`UNKNOWN_MODEL`)."""
+    return None if _MODEL_ID.fullmatch(model) else Invalid(UNKNOWN_MODEL)
+
+
+def _constraint(path: str, what: str) -> Invalid:
+    """Bedrock's validation error of the field at ``path`` (its words)."""
+    return Invalid(
+        f"1 validation error detected: Value at '{path}' failed to satisfy constraint: {what}"
+    )
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The Messages request a Converse request stands for (no ``model``), the betas its
+    ``additionalModelRequestFields`` name, and why Bedrock refuses it (None: it does not)."""
+
+    body: dict[str, Any]
+    betas: tuple[str, ...] = ()
+    problem: Invalid | None = None
+
+
+class _Refused(Exception):
+    """A Converse request Bedrock refuses, raised while reading it."""
+
+    def __init__(self, problem: Invalid) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _cached(blocks: list[Any]) -> list[Any]:
+    """Content blocks with each ``cachePoint`` made the ``cache_control`` of the block
+    before it, as Bedrock gives Claude a cache point."""
+    out: list[Any] = []
+    for block in blocks:
+        if isinstance(block, Mapping) and "cachePoint" in block:
+            if out and isinstance(out[-1], dict):
+                out[-1] = {**out[-1], "cache_control": {"type": "ephemeral"}}
+            continue
+        out.append(block)
+    return out
+
+
+def _source(block: Mapping[str, Any], path: str) -> str:
+    """The base64 ``source.bytes`` of an image or document block."""
+    source = block.get("source")
+    data = source.get("bytes") if isinstance(source, Mapping) else None
+    if not isinstance(data, str):
+        raise _Refused(_constraint(f"{path}.source.bytes", "Member must not be null"))
+    return data
+
+
+def _tool_result_content(given: Any, path: str) -> list[dict[str, Any]]:
+    """The Messages content of a ``toolResult``'s ``content``: a text, a JSON document as
+    its text, an image."""
+    out: list[dict[str, Any]] = []
+    for k, item in enumerate(given if isinstance(given, list) else []):
+        where = f"{path}.content.{k + 1}.member"
+        if isinstance(item, Mapping) and isinstance(item.get("text"), str):
+            out.append({"type": "text", "text": item["text"]})
+        elif isinstance(item, Mapping) and "json" in item:
+            out.append({"type": "text", "text": json.dumps(item["json"], ensure_ascii=False)})
+        elif isinstance(item, Mapping) and isinstance(item.get("image"), Mapping):
+            out.append(_image(item["image"], f"{where}.image"))
+        else:
+            raise _Refused(_constraint(where, "Member must have one of text, json, image set"))
+    return out
+
+
+def _image(image: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The Messages image block of a Converse ``image`` (its ``format`` and bytes)."""
+    media = f"image/{image.get('format')}"
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media, "data": _source(image, path)},
+    }
+
+
+def _document(document: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The Messages document block of a Converse ``document``: a PDF's bytes, a text's
+    text."""
+    data, kind = _source(document, path), document.get("format")
+    if kind == "pdf":
+        source = {"type": "base64", "media_type": "application/pdf", "data": data}
+    elif kind in _TEXT_FORMATS:
+        try:
+            text = base64.b64decode(data, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise _Refused(_constraint(f"{path}.source.bytes", "Member must be base64")) from None
+        source = {"type": "text", "media_type": "text/plain", "data": text}
+    else:
+        raise _Refused(Invalid(f"The simulator reads no document of format {kind!r}", own=True))
+    return {"type": "document", "source": source}
+
+
+def _block(block: Any, path: str) -> dict[str, Any]:
+    """The Messages content block of a Converse one, its cache point's ``cache_control``
+    (:func:`_cached`) kept."""
+    if not isinstance(block, Mapping):
+        raise _Refused(_constraint(path, "Member must not be null"))
+    read = _read_block(block, path)
+    return (
+        read if "cache_control" not in block else {**read, "cache_control": block["cache_control"]}
+    )
+
+
+def _read_block(block: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The Messages content block of a Converse one (a mapping)."""
+    if isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    use = block.get("toolUse")
+    if isinstance(use, Mapping):
+        return {
+            "type": "tool_use",
+            "id": use.get("toolUseId"),
+            "name": use.get("name"),
+            "input": use.get("input"),
+        }
+    result = block.get("toolResult")
+    if isinstance(result, Mapping):
+        return {
+            "type": "tool_result",
+            "tool_use_id": result.get("toolUseId"),
+            "content": _tool_result_content(result.get("content"), f"{path}.toolResult"),
+            **({"is_error": True} if result.get("status") == "error" else {}),
+        }
+    reasoning = block.get("reasoningContent")
+    if isinstance(reasoning, Mapping):
+        if "redactedContent" in reasoning:
+            return {"type": "redacted_thinking", "data": reasoning["redactedContent"]}
+        said = reasoning.get("reasoningText")
+        said = said if isinstance(said, Mapping) else {}
+        return {
+            "type": "thinking",
+            "thinking": said.get("text"),
+            "signature": said.get("signature", ""),
+        }
+    if isinstance(block.get("image"), Mapping):
+        return _image(block["image"], f"{path}.image")
+    if isinstance(block.get("document"), Mapping):
+        return _document(block["document"], f"{path}.document")
+    kinds = ", ".join(sorted(str(k) for k in block)) or "none"
+    said = f"The simulator reads no content block of {kinds} ({path})"
+    raise _Refused(Invalid(said, own=True))
+
+
+def _messages(given: Any) -> list[dict[str, Any]]:
+    """The Messages API's messages of Converse's, refused as Bedrock refuses a
+    conversation that does not start with the user or alternate."""
+    if not isinstance(given, list) or not given:
+        raise _Refused(Invalid(_START))
+    out: list[dict[str, Any]] = []
+    for i, message in enumerate(given):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if i == 0 and role != "user":
+            raise _Refused(Invalid(_START))
+        if role not in ("user", "assistant"):
+            where = f"messages.{i + 1}.member.role"
+            raise _Refused(
+                _constraint(where, "Member must satisfy enum value set: [user, assistant]")
+            )
+        if out and out[-1]["role"] == role:
+            raise _Refused(Invalid(_ALTERNATE))
+        content = message.get("content")
+        if not isinstance(content, list):
+            raise _Refused(
+                _constraint(f"messages.{i + 1}.member.content", "Member must not be null")
+            )
+        blocks = [
+            _block(b, f"messages.{i + 1}.member.content.{j + 1}.member")
+            for j, b in enumerate(_cached(content))
+        ]
+        out.append({"role": role, "content": blocks})
+    return out
+
+
+def _tools(config: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The Messages ``tools`` and ``tool_choice`` of a ``toolConfig``."""
+    tools: list[dict[str, Any]] = []
+    listed = config.get("tools")
+    for k, tool in enumerate(_cached(listed) if isinstance(listed, list) else []):
+        spec = tool.get("toolSpec") if isinstance(tool, Mapping) else None
+        if not isinstance(spec, Mapping):
+            where = f"toolConfig.tools.{k + 1}.member.toolSpec"
+            raise _Refused(_constraint(where, "Member must not be null"))
+        schema = spec.get("inputSchema")
+        shown = schema.get("json") if isinstance(schema, Mapping) else None
+        named = {"name": spec.get("name"), "input_schema": shown}
+        if spec.get("description") is not None:
+            named["description"] = spec["description"]
+        if "cache_control" in tool:
+            named["cache_control"] = tool["cache_control"]
+        tools.append(named)
+    choice = config.get("toolChoice")
+    chosen: dict[str, Any] | None = None
+    if isinstance(choice, Mapping) and "tool" in choice:
+        named_tool = choice["tool"]
+        name = named_tool.get("name") if isinstance(named_tool, Mapping) else None
+        chosen = {"type": "tool", "name": name}
+    elif isinstance(choice, Mapping) and ("any" in choice or "auto" in choice):
+        chosen = {"type": "any" if "any" in choice else "auto"}
+    return tools, chosen
+
+
+def _inference(config: Any) -> dict[str, Any]:
+    """The Messages fields of an ``inferenceConfig``."""
+    config = config if isinstance(config, Mapping) else {}
+    most = config.get("maxTokens", DEFAULT_MAX_TOKENS)
+    if type(most) is not int or most < 1:
+        what = "Member must have value greater than or equal to 1"
+        raise _Refused(_constraint("inferenceConfig.maxTokens", what))
+    fields: dict[str, Any] = {"max_tokens": most}
+    for given, name in (("temperature", "temperature"), ("topP", "top_p")):
+        if config.get(given) is not None:
+            fields[name] = config[given]
+    if config.get("stopSequences"):
+        fields["stop_sequences"] = config["stopSequences"]
+    return fields
+
+
+def _system_block(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The Messages system block of a Converse one: its text, and its cache point's."""
+    cached = {"cache_control": block["cache_control"]} if "cache_control" in block else {}
+    return {"type": "text", "text": block.get("text"), **cached}
+
+
+def messages_request(body: Any) -> Asked:
+    """The Messages request a Converse request ``body`` stands for (see :class:`Asked`):
+    ``additionalModelRequestFields`` (``thinking``, ``top_k``, ...) go into it as Bedrock
+    passes them to Claude, a tool choice's extras (``disable_parallel_tool_use``) beside
+    ``toolConfig``'s."""
+    if not isinstance(body, Mapping):
+        return Asked({}, problem=Invalid(_START))
+    extra = body.get("additionalModelRequestFields")
+    extra = dict(extra) if isinstance(extra, Mapping) else {}
+    given = extra.pop("anthropic_beta", None)
+    betas = tuple(b for b in given if isinstance(b, str)) if isinstance(given, list) else ()
+    try:
+        plain: dict[str, Any] = {"messages": _messages(body.get("messages"))}
+        plain.update(_inference(body.get("inferenceConfig")))
+        system = body.get("system")
+        if isinstance(system, list) and system:
+            said = [b for b in _cached(system) if isinstance(b, Mapping)]
+            plain["system"] = [_system_block(b) for b in said]
+        config = body.get("toolConfig")
+        if isinstance(config, Mapping):
+            tools, chosen = _tools(config)
+            plain["tools"] = tools
+            extras = extra.pop("tool_choice", None)
+            if chosen is not None or isinstance(extras, Mapping):
+                plain["tool_choice"] = {
+                    **(extras if isinstance(extras, Mapping) else {}),
+                    **(chosen or {}),
+                }
+    except _Refused as refused:
+        return Asked({}, betas, refused.problem)
+    return Asked({**plain, **extra}, betas)
+
+
+def _block_out(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The Converse content block of a Messages one."""
+    kind = block.get("type")
+    if kind == "tool_use":
+        use = {"toolUseId": block["id"], "name": block["name"], "input": block.get("input", {})}
+        return {"toolUse": use}
+    if kind == "thinking":
+        said = {"text": block.get("thinking", ""), "signature": block.get("signature", "")}
+        return {"reasoningContent": {"reasoningText": said}}
+    if kind == "redacted_thinking":
+        return {"reasoningContent": {"redactedContent": block.get("data", "")}}
+    return {"text": block.get("text", "")}
+
+
+def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
+    """Converse's ``usage`` of the Messages API's (cache reads and writes apart)."""
+    counts = {
+        "inputTokens": int(usage.get("input_tokens") or 0),
+        "outputTokens": int(usage.get("output_tokens") or 0),
+        "cacheReadInputTokens": int(usage.get("cache_read_input_tokens") or 0),
+        "cacheWriteInputTokens": int(usage.get("cache_creation_input_tokens") or 0),
+    }
+    kept = {name: n for name, n in counts.items() if n or not name.startswith("cache")}
+    return {**kept, "totalTokens": sum(counts.values())}
+
+
+def converse_response(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """The Converse answer of a Messages API answer ``wire``; a stop reason Converse has
+    no word for (``pause_turn``) is a :class:`ValueError`."""
+    stop = str(wire.get("stop_reason"))
+    if stop == "pause_turn":
+        raise ValueError("Bedrock's Converse API has no stop reason pause_turn")
+    usage = _usage(wire.get("usage") or {})
+    content = [_block_out(b) for b in wire.get("content") or [] if isinstance(b, Mapping)]
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": _STOP_REASONS.get(stop, stop),
+        "usage": usage,
+        "metrics": {"latencyMs": 100 + 10 * usage["outputTokens"]},
+    }
+
+
+def stopped_by(answer: dict[str, Any], sequence: str) -> dict[str, Any]:
+    """A Converse ``answer`` naming the stop sequence it stopped at, as Bedrock passes on
+    Claude's ``stop_sequence``."""
+    return {**answer, "additionalModelResponseFields": {"stop_sequence": sequence}}
+
+
+def _event(name: str, data: Mapping[str, Any]) -> SSEEvent:
+    return SSEEvent(data=orjson.dumps(data).decode("utf-8"), event=name)
+
+
+def _deltas(block: Mapping[str, Any], size: int) -> list[dict[str, Any]]:
+    """The ``delta``s of one Converse content block."""
+    if "toolUse" in block:
+        said = json.dumps(block["toolUse"].get("input", {}), ensure_ascii=False)
+        return [{"toolUse": {"input": p}} for p in split_pieces(said, size)]
+    reasoning = block.get("reasoningContent")
+    if isinstance(reasoning, Mapping):
+        if "redactedContent" in reasoning:
+            return [{"reasoningContent": {"redactedContent": reasoning["redactedContent"]}}]
+        thought = reasoning.get("reasoningText") or {}
+        pieces = split_pieces(str(thought.get("text", "")), size)
+        deltas = [{"reasoningContent": {"text": p}} for p in pieces]
+        return [*deltas, {"reasoningContent": {"signature": str(thought.get("signature", ""))}}]
+    return [{"text": p} for p in split_pieces(str(block.get("text", "")), size)]
+
+
+def converse_events(answer: Mapping[str, Any], chunk_size: int) -> list[SSEEvent]:
+    """The ConverseStream events of a Converse ``answer`` (:func:`converse_response`),
+    each named by its type, texts and a tool call's input in pieces of ``chunk_size``."""
+    events = [_event("messageStart", {"role": "assistant"})]
+    for index, block in enumerate(answer["output"]["message"]["content"]):
+        use = block.get("toolUse")
+        if isinstance(use, Mapping):
+            start = {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}
+            events.append(_event("contentBlockStart", {"start": start, "contentBlockIndex": index}))
+        events.extend(
+            _event("contentBlockDelta", {"delta": d, "contentBlockIndex": index})
+            for d in _deltas(block, chunk_size)
+        )
+        events.append(_event("contentBlockStop", {"contentBlockIndex": index}))
+    stop: dict[str, Any] = {"stopReason": answer["stopReason"]}
+    if "additionalModelResponseFields" in answer:
+        stop["additionalModelResponseFields"] = answer["additionalModelResponseFields"]
+    events.append(_event("messageStop", stop))
+    metadata = {"usage": answer["usage"], "metrics": answer["metrics"]}
+    events.append(_event("metadata", metadata))
+    return events
