@@ -57,6 +57,7 @@ from replaygate.fixtures.tool_results import (
     IN_CALL_IDS,
     IN_TOOL_RESULTS,
     PYDANTIC_AI_CALL_IDS,
+    TOOL_FAILED_NOTE,
     TOOL_MISS_NOTE,
     TOOL_RESULT_LEAD,
     TOOL_RESULT_NOTE,
@@ -662,6 +663,33 @@ def test_a_tool_result_holding_a_miss_names_that_miss_not_a_tool_that_varies(
     assert not any(line.startswith(TOOL_RESULT_LEAD) for line in said)
     # Semantic Kernel's function, whose own call missed, is named beside CrewAI's tools
     assert "Semantic Kernel's functions do so" in TOOL_MISS_NOTE
+
+
+def test_a_tool_result_of_the_agents_sdk_s_error_text_names_the_tool_s_failure(
+    tmp_path: Path,
+) -> None:
+    # an agent used as a tool (the OpenAI Agents SDK's as_tool) whose own model call missed
+    # hands the model the SDK's error text, with no miss's in it: the miss said the tool's
+    # result varies from run to run and to make it answer the same
+    path = tmp_path / "s.jsonl"
+    error_text = "An error occurred while running the tool. Please try again."
+    item = {"type": "function_call_output", "call_id": "c", "output": "bonjour"}
+    recorded = _sent({"input": [item]})
+    requested = _sent({"input": [item | {"output": error_text}]})
+    FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
+    error = mismatch_error(FixtureStore.open(path), requested, "0123456789ab")
+    said = str(error).splitlines()
+    assert TOOL_FAILED_NOTE.format(fields="body.input[0].output") in said
+    assert not any(line.startswith(TOOL_RESULT_LEAD) for line in said)
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    assert IN_TOOL_RESULTS not in (miss_of(test, error) or ("",))[0]
+    # recorded failing too, the text changed after it: no failure of this run
+    path = tmp_path / "failed.jsonl"
+    recorded = _sent({"input": [item | {"output": f"{error_text} (a)"}]})
+    FixtureStore.open(path).put(Fixture.create(recorded, [{"status": 200, "body": {}}]))
+    changed = _sent({"input": [item | {"output": f"{error_text} (b)"}]})
+    said = str(mismatch_error(FixtureStore.open(path), changed, "0123456789ab")).splitlines()
+    assert TOOL_RESULT_NOTE.format(fields="body.input[0].output") in said
 
 
 def test_a_prompt_holding_a_caught_miss_s_message_names_that_miss(tmp_path: Path) -> None:
