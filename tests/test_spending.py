@@ -172,6 +172,16 @@ USAGES: dict[str, tuple[Any, tuple[int, int] | None]] = {
         },
         (1003, 9),  # at 1.25, not at the 2 of a write of no lifetime
     ),
+    "bedrock converse, prompt cache": (  # was none: every call charged at its bound
+        {"status": 200, "body": {"usage": {"inputTokens": 3, "outputTokens": 7,
+                                           "cacheReadInputTokens": 9000, "totalTokens": 9010}}},
+        (903, 7),
+    ),
+    "bedrock converse stream": (
+        {"status": 200, "events": [{"event": "metadata", "data": '{"usage": {"inputTokens": 5,'
+                                    ' "outputTokens": 9, "totalTokens": 14}}'}]},
+        (5, 9),
+    ),
     "no usage": ({"status": 200, "body": {"content": []}}, None),
 }  # fmt: skip
 
@@ -199,6 +209,14 @@ def test_the_largest_output_limit_a_request_gives_bounds_it() -> None:
     cap = SpendingCap(5.0, PriceTable({"m": Price(0.0, 1.0)}, "USD", "t"))
     cap.reserve({"model": "m", "max_tokens": 1, "max_completion_tokens": 4000, "messages": []})
     assert cap.reserved == 4000 / 1_000_000
+
+
+def test_a_converse_request_s_max_tokens_bounds_it() -> None:
+    """Bedrock's Converse API gives its limit in inferenceConfig.maxTokens: a call asking for
+    64 tokens was bounded at 8192."""
+    cap = SpendingCap(5.0, PriceTable({"m": Price(0.0, 1.0)}, "USD", "t"))
+    cap.reserve({"model": "m", "inferenceConfig": {"maxTokens": 64}, "messages": []})
+    assert cap.reserved == 64 / 1_000_000
 
 
 @pytest.mark.parametrize(
