@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from loopback import Handler, serving
 from replaygate import Fixture
 from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_fixtures
@@ -432,3 +433,96 @@ def test_a_model_retired_since_the_recording_is_named_with_what_to_do(tmp_path: 
         f"(the API serves no model {model!r}: a retired model, or a misspelled id: "
         "re-record it with a current model)"
     )
+
+
+def record_azure(store: Path) -> dict[str, Any]:
+    """An Azure OpenAI deployment's chat completion recorded into ``store`` from the
+    simulator, as ``openai.AzureOpenAI`` sends it; its recorded answer."""
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim", live_origin=sim.url),
+    ):
+        azure = openai.AzureOpenAI(
+            api_key="k", azure_endpoint="https://res.openai.azure.com", api_version="2024-10-21",
+            azure_deployment="gpt4o-prod", max_retries=0,
+        )  # fmt: skip
+        azure.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "az"}])
+    response: dict[str, Any] = json.loads(store.read_text())["response"]
+    return response
+
+
+def test_an_azure_deployments_fixture_is_re_sent_to_its_resource_with_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It went to OpenAI's /v1/chat/completions with OPENAI_API_KEY, the deployment's name
+    # as its model: compared with an answer of another API, or refused for that model.
+    store = tmp_path / "az.jsonl"
+    recorded = record_azure(store)
+    seen: list[tuple[str, str | None, str | None]] = []
+
+    class Resource(Handler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            seen.append((self.path, self.headers.get("api-key"), self.headers.get("authorization")))
+            self.answer_json(recorded["body"])
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "az-key")
+    with serving(Resource) as url:
+        monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", url + "/")
+        done = drift(str(store), "--live-sample", "1", "--approve-live")
+    assert done.exit_code == 0, done.output
+    assert seen == [("/openai/deployments/gpt4o-prod/chat/completions?api-version=2024-10-21",
+                     "az-key", None)]  # fmt: skip
+    assert done.output.startswith(f"drift: {store} vs {url}/ (from AZURE_OPENAI_ENDPOINT)")
+    assert "no drift" in done.output, done.output
+
+
+def test_an_azure_fixture_is_re_sent_with_an_entra_id_token_as_a_bearer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "az.jsonl"
+    recorded = record_azure(store)
+    seen: list[tuple[str | None, str | None]] = []
+
+    class Resource(Handler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            seen.append((self.headers.get("api-key"), self.headers.get("authorization")))
+            self.answer_json(recorded["body"])
+
+    monkeypatch.delenv("AZURE_OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("AZURE_OPENAI_AD_TOKEN", "entra-token")
+    with serving(Resource) as url:
+        monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", url)
+        done = drift(str(store), "--live-sample", "1", "--approve-live")
+    assert done.exit_code == 0, done.output
+    assert seen == [(None, "Bearer entra-token")]
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ({"OPENAI_API_KEY": "sk-k"}, "AZURE_OPENAI_ENDPOINT is not set: a request recorded from"),
+        (
+            {"AZURE_OPENAI_ENDPOINT": "https://res.openai.azure.com"},
+            "AZURE_OPENAI_API_KEY (or AZURE_OPENAI_AD_TOKEN) is not set",
+        ),
+        (
+            {"AZURE_OPENAI_ENDPOINT": "res.openai.azure.com", "AZURE_OPENAI_API_KEY": "k"},
+            "AZURE_OPENAI_ENDPOINT 'res.openai.azure.com' is not a URL",
+        ),
+    ],
+)
+def test_an_azure_fixture_without_its_resource_or_key_is_refused_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: dict[str, str], said: str
+) -> None:
+    store = tmp_path / "az.jsonl"
+    record_azure(store)
+    for name in ("OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("AZURE_OPENAI_AD_TOKEN", raising=False)
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    done = drift(str(store), "--live-sample", "1", "--approve-live")
+    assert done.exit_code == 2 and said in done.output, done.output

@@ -71,15 +71,22 @@ _AZURE_HOST = re.compile(r"\.(?:openai|cognitiveservices)\.azure\.com\.?$", re.I
 """An Azure OpenAI resource's host."""
 
 
+def azure_route(host: str | None, path: str) -> bool:
+    """Whether ``path`` (its query kept) sent to ``host`` (None: not known) is a model route
+    of Azure OpenAI's: a deployment's or its Responses API's (:data:`_AZURE_SERVED`), or
+    one of its ``v1`` API's sent to an Azure host (:data:`_AZURE_V1_SERVED`)."""
+    route = path.partition("?")[0]
+    if _AZURE_SERVED.fullmatch(route):
+        return True
+    return bool(host and _AZURE_HOST.search(host)) and bool(_AZURE_V1_SERVED.fullmatch(route))
+
+
 def moved_route(host: str | None, path: str) -> str:
     """The path (its query kept) a request to ``host`` moved to the simulator is sent to:
     ``path`` as it is to a host of :data:`_ROOT_HOST`, whose API answers a base path with
     a 404, as the simulator does then, and at a route of Azure OpenAI's it serves
-    (:data:`_AZURE_SERVED`, and :data:`_AZURE_V1_SERVED` to an Azure host); else from the
-    provider's route on (:func:`api_route`)."""
-    route = path.partition("?")[0]
-    azure_v1 = bool(host and _AZURE_HOST.search(host)) and _AZURE_V1_SERVED.fullmatch(route)
-    if (host and _ROOT_HOST.search(host)) or _AZURE_SERVED.fullmatch(route) or azure_v1:
+    (:func:`azure_route`); else from the provider's route on (:func:`api_route`)."""
+    if (host and _ROOT_HOST.search(host)) or azure_route(host, path):
         return path
     return api_route(path)
 

@@ -5,10 +5,12 @@ A wire fixture (the request is the API body) goes through the live model of its
 OpenAI Chat Completions or Responses, Gemini). An HTTP fixture's envelope body is
 posted to the envelope path with the SDK of that path (Gemini's with its API key
 header), the base path a client sent it after taken off (a gateway's
-``/openai/v1/chat/completions`` or an Azure deployment's path goes to the provider's
-``/v1/chat/completions``, as the simulator routes it), and the answer is kept in the recorded
-form (status, headers, body or events), so both sides compare alike. Callers must
-hold an explicit approval for live calls (law 3): this module only sends.
+``/openai/v1/chat/completions`` goes to the provider's ``/v1/chat/completions``, as the
+simulator routes it); a route of Azure OpenAI's goes as it was sent to the resource
+``AZURE_OPENAI_ENDPOINT`` names, as ``openai.AzureOpenAI`` reads it, never to OpenAI's API.
+The answer is kept in the recorded form (status, headers, body or events), so both sides
+compare alike. Callers must hold an explicit approval for live calls (law 3): this module
+only sends.
 
 With a :class:`~replaygate.sanitize.Sanitizer`, each live answer goes through the
 same response pipeline as a recording (a configured trim drops the same fields), so
@@ -25,7 +27,7 @@ from replaygate.base_url import refused_base_url, shown_url
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture, is_envelope
-from replaygate.http.base_path import api_route
+from replaygate.http.base_path import api_route, azure_route
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture
 from replaygate.interfaces import interface_of
@@ -57,6 +59,11 @@ _ENV = {
 }
 """Each provider's API key variables, in the order its SDK reads them (google-genai takes
 ``GOOGLE_API_KEY`` over ``GEMINI_API_KEY``), base URL variable and default URL."""
+AZURE = "azure"
+AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
+AZURE_KEY = "AZURE_OPENAI_API_KEY"
+AZURE_TOKEN = "AZURE_OPENAI_AD_TOKEN"
+"""The variables ``openai.AzureOpenAI`` reads its resource's URL, key and Entra ID token from."""
 
 
 SESSION_STATE = ("previous_response_id", "conversation")
@@ -217,19 +224,26 @@ class LiveSender:
         from replaygate.http.sse import parse_events
         from replaygate.models.live import not_json_object
 
-        path = api_route(str(envelope["path"]))
+        sent_path = str(envelope["path"])
+        path = api_route(sent_path)
         interface = interface_of(path)
         body = envelope["body"]
         headers = dict(envelope.get("headers") or {})
-        if PROVIDER_OF[interface] == GOOGLE:
-            stream = ":streamGenerateContent" in path
+        host = envelope.get("host")
+        google = PROVIDER_OF[interface] == GOOGLE
+        stream = (
+            ":streamGenerateContent" in path
+            if google
+            else isinstance(body, dict) and body.get("stream") is True
+        )
+        if azure_route(host if isinstance(host, str) else None, sent_path):
+            url, credential = self.azure_target(sent_path)
+            response = self._http().post(url, json=body, headers={**headers, **credential})
+        elif google:
             headers["x-goog-api-key"] = self.key(GOOGLE)
-            http = self._clients.get("google-http")
-            if http is None:
-                http = self._clients["google-http"] = httpx2.Client(timeout=120)
-            response = http.post(_join(self.url_of(interface), path), json=body, headers=headers)
+            url = _join(self.url_of(interface), path)
+            response = self._http().post(url, json=body, headers=headers)
         else:
-            stream = isinstance(body, dict) and body.get("stream") is True
             response = self.client(interface).post(
                 _join(self.url_of(interface), path),
                 cast_to=httpx2.Response,
@@ -255,6 +269,48 @@ class LiveSender:
                 )
             )
         return record
+
+    def _http(self) -> Any:
+        """A plain HTTP client, made once, for the routes no SDK client here sends to
+        (Gemini's, whose key goes in a header; Azure OpenAI's)."""
+        import httpx2
+
+        if "http" not in self._clients:
+            self._clients["http"] = httpx2.Client(timeout=120)
+        return self._clients["http"]
+
+    def azure_target(self, path: str) -> tuple[str, dict[str, str]]:
+        """The URL an Azure OpenAI route ``path`` (its query kept) is re-sent to, and the
+        credential header it carries: ``base_url`` (a simulator serves Azure's routes as
+        Azure names them), else the resource of ``AZURE_OPENAI_ENDPOINT`` with the key of
+        ``AZURE_OPENAI_API_KEY`` or the token of ``AZURE_OPENAI_AD_TOKEN``. Its deployment
+        answers as Azure does (its model, its content filter's fields), which OpenAI's API,
+        given the deployment's name as a model, does not."""
+        key, token = os.environ.get(AZURE_KEY), os.environ.get(AZURE_TOKEN)
+        if self.base_url:
+            return self.base_url.rstrip("/") + path, {"api-key": key or PLACEHOLDER_KEY}
+        endpoint = os.environ.get(AZURE_ENDPOINT)
+        if not endpoint:
+            raise HygieneError(
+                f"{AZURE_ENDPOINT} is not set: a request recorded from an Azure OpenAI "
+                "deployment is re-sent to that resource (https://RESOURCE.openai.azure.com), "
+                "not to OpenAI's API (or give --base-url for another server)"
+            )
+        refused = refused_base_url(AZURE_ENDPOINT, endpoint)
+        if refused is not None:
+            raise HygieneError(f"{refused}: set it to the Azure OpenAI resource's URL")
+        if key:
+            credential = {"api-key": key}
+        elif token:
+            credential = {"Authorization": f"Bearer {token}"}
+        else:
+            raise HygieneError(
+                f"{AZURE_KEY} (or {AZURE_TOKEN}) is not set: drift re-sends a request "
+                f"recorded from an Azure OpenAI deployment to the resource {AZURE_ENDPOINT} "
+                "names, with its key"
+            )
+        self._targets[AZURE] = f"{shown_url(endpoint)} (from {AZURE_ENDPOINT})"
+        return endpoint.rstrip("/") + path, credential
 
     def close(self) -> None:
         """Close the SDK clients."""
