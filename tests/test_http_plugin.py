@@ -690,6 +690,24 @@ def test_a_framework_s_error_over_the_sdk_s_missing_key_is_told_which_key_to_set
     assert missing_key(RuntimeError(f"prompt: {worded}")) is None
 
 
+def test_a_missing_aws_key_is_told_both_variables_and_the_clients_keys() -> None:
+    # LiteLLM's bedrock/ models and AnthropicBedrock, given no AWS keys in a replay, failed
+    # with no note: neither error was known
+    from replaygate.pytest_plugin.key_note import KeyNote, missing_key
+
+    litellm_s = (
+        "litellm.AuthenticationError: BedrockException Invalid Authentication - Unable to "
+        "locate credentials"
+    )
+    for said in (litellm_s, "Could not resolve AWS credentials from session"):
+        assert missing_key(RuntimeError(said)) == "AWS_ACCESS_KEY_ID"
+    note = KeyNote("replay").note("AWS_ACCESS_KEY_ID")
+    assert "set AWS_ACCESS_KEY_ID=test and AWS_SECRET_ACCESS_KEY=test" in note
+    assert 'aws_access_key_id="test"' in note and "api_key" not in note
+    live = KeyNote("live").note("AWS_ACCESS_KEY_ID")
+    assert "the real key in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in live
+
+
 def test_a_malformed_base_url_fails_the_test_naming_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -30,10 +30,27 @@ NO_KEY: tuple[tuple[str, str], ...] = (
     ("No API key was provided.", "GEMINI_API_KEY"),
     ("litellm.AuthenticationError: Missing Anthropic API Key", "ANTHROPIC_API_KEY"),
     ("Missing Gemini API key.", "GEMINI_API_KEY"),
+    ("Could not resolve AWS credentials from session", "AWS_ACCESS_KEY_ID"),
+    (
+        "litellm.AuthenticationError: BedrockException Invalid Authentication - Unable to "
+        "locate credentials",
+        "AWS_ACCESS_KEY_ID",
+    ),
 )
 """The start of each SDK's error for a client with no key (anthropic; openai 3.x and
-older; google-genai, older and 3.x; LiteLLM's Anthropic and Gemini clients), and the
+older; google-genai, older and 3.x; LiteLLM's Anthropic and Gemini clients; for Amazon
+Bedrock, anthropic.AnthropicBedrock's and LiteLLM's ``bedrock/`` models'), and the
 variable it reads."""
+
+_AWS_KEYS = (
+    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+    "AWS_ACCESS_KEY_ID=test and AWS_SECRET_ACCESS_KEY=test in the environment (or give the "
+    'client any keys: aws_access_key_id="test" and aws_secret_access_key="test" to LiteLLM, '
+    'AnthropicBedrock(aws_access_key="test", aws_secret_key="test"))',
+)
+_KEYS_SET = {"AWS_ACCESS_KEY_ID": _AWS_KEYS}
+"""The variables of a key read under several names (Amazon Bedrock's, an AWS key pair), and
+how a run that takes any sets them, by the variable :data:`NO_KEY` names."""
 
 
 def missing_key(error: BaseException) -> str | None:
@@ -61,18 +78,19 @@ class KeyNote:
         return self._what_to_do(variable) + (f". {misnamed}" if misnamed else "")
 
     def _what_to_do(self, variable: str) -> str:
-        """What to do, in this run, about a missing ``variable``."""
+        """What to do, in this run, about a missing ``variable`` (:data:`_KEYS_SET`)."""
+        plain = f'{variable}=test in the environment (or pass api_key="test" to the client)'
+        names, setting = _KEYS_SET.get(variable, (variable, plain))
         if self.how == "live":
             return (
                 f"replaygate: recording sends live requests, so it needs the real key in "
-                f"{variable} (or record from the loopback simulator, which takes any key: "
+                f"{names} (or record from the loopback simulator, which takes any key: "
                 "--replaygate-simulator)"
             )
         taker = "a replay, which sends nothing," if self.how == "replay" else "the simulator"
         return (
             f"replaygate: the SDK found no API key. In this run {taker} takes any key, and "
-            f"keys are neither stored nor matched: set {variable}=test in the environment "
-            '(or pass api_key="test" to the client)'
+            f"keys are neither stored nor matched: set {setting}"
         )
 
     @pytest.hookimpl(wrapper=True)
