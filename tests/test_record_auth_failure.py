@@ -234,7 +234,13 @@ def test_a_refusal_is_not_charged_to_the_spending_cap(tmp_path: Path) -> None:
             "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/invoke",
             403,
             {"message": "The security token included in the request is invalid."},
-            "Set the AWS credentials anthropic.AnthropicBedrock sends (AWS_ACCESS_KEY_ID",
+            "Set the AWS credentials the client signs with (AWS_ACCESS_KEY_ID",
+        ),
+        (  # a LiteLLM bedrock/ model's call was told of AnthropicBedrock's credentials only
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/converse",
+            403,
+            {"message": "The security token included in the request is invalid."},
+            "LiteLLM's aws_access_key_id and aws_secret_access_key",
         ),
         (
             "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5"
@@ -251,7 +257,7 @@ def test_a_refusal_is_not_charged_to_the_spending_cap(tmp_path: Path) -> None:
             "Set AZURE_OPENAI_API_KEY",
         ),
     ],
-    ids=["bedrock", "vertex", "azure"],
+    ids=["bedrock", "bedrock-converse", "vertex", "azure"],
 )
 def test_a_cloud_s_refusal_is_not_recorded_and_names_its_credentials(
     tmp_path: Path, url: str, status: int, answer: dict[str, Any], key: str

@@ -190,9 +190,11 @@ def key_variable(interface: str) -> str:
 _CLOUD_KEYS = (
     (
         BEDROCK_CALL,
-        "the AWS credentials anthropic.AnthropicBedrock sends (AWS_ACCESS_KEY_ID and "
+        "the AWS credentials the client signs with (AWS_ACCESS_KEY_ID and "
         "AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN; AWS_PROFILE; or "
-        "AWS_BEARER_TOKEN_BEDROCK)",
+        "AWS_BEARER_TOKEN_BEDROCK; or those given to the client: anthropic.AnthropicBedrock's "
+        "aws_access_key and aws_secret_key, LiteLLM's aws_access_key_id and "
+        "aws_secret_access_key)",
     ),
     (
         VERTEX_CALL,
