@@ -90,9 +90,16 @@ def test_a_replayed_retry_waits_a_millisecond(status: int, headers: dict[str, st
     if not timed:
         assert out == list(lowered.items())
         return
-    expected = [(k, "0" if k == "retry-after" else v) for k, v in lowered.items()]
-    expected = [(k, v) for k, v in expected if k != "retry-after-ms"]
-    assert out == [*expected, ("retry-after-ms", "1")]
+    expected = [(k, v) for k, v in lowered.items() if k not in ("retry-after", "retry-after-ms")]
+    assert out == [*expected, ("retry-after", "0"), ("retry-after-ms", "1")]
+
+
+def test_a_replayed_server_error_says_retry_after_zero_though_none_was_recorded() -> None:
+    """OpenAI's and Anthropic's 500s carry no ``retry-after``; a client that reads that
+    header alone (DSPy) waited its own backoff, 1, 2 and 4 seconds, before each retry."""
+    out = dict(replay_headers({"content-type": "application/json"}, 500))
+    assert out["retry-after"] == "0"
+    assert out["retry-after-ms"] == "1"
 
 
 def test_a_replayed_answer_is_a_value_with_its_body_in_one_chunk() -> None:

@@ -26,8 +26,10 @@ A recorded response is a JSON object::
   that point on replay is an error).
 
 On replay a response the SDKs would retry (408, 409, 429, 5xx) carries
-``retry-after-ms: 1`` (and a recorded ``retry-after`` becomes ``0``), so a replayed
-retry waits a millisecond instead of the recorded delay or the SDK's backoff; a
+``retry-after-ms: 1`` and ``retry-after: 0`` (a recorded one, or one added where the
+server sent none, as OpenAI's and Anthropic's 500s), so a replayed retry waits a
+millisecond instead of the recorded delay or the client's backoff: the SDKs read
+``retry-after-ms``, DSPy and others ``retry-after`` only; a
 recorded ``openai-poll-after-ms`` becomes ``1`` too, and an answer of work not done yet
 (its ``status`` ``queued``, ``in_progress``, ...) carries it, recorded or not, so a
 replayed poll of the OpenAI SDK does not wait (without the header, as in an answer
@@ -303,8 +305,8 @@ def replay_headers(
         out = [(k, v) for k, v in out if k != _POLL_AFTER]
         out.append((_POLL_AFTER, REPLAYED_RETRY_AFTER_MS))
     if retryable(status) or not _RETRY_TIMING.isdisjoint([k for k, _ in out]):
-        out = [(k, "0" if k == "retry-after" else v) for k, v in out if k != "retry-after-ms"]
-        out.append(("retry-after-ms", REPLAYED_RETRY_AFTER_MS))
+        out = [(k, v) for k, v in out if k not in _RETRY_TIMING]
+        out += [("retry-after", "0"), ("retry-after-ms", REPLAYED_RETRY_AFTER_MS)]
     return out
 
 
