@@ -258,6 +258,12 @@ def test_bedrock_s_converse_api_answers_in_its_own_shapes(sim: Simulator) -> Non
         tools = {"tools": CONVERSE_TOOLS["tools"]}
         answered = converse(client, {**asked, "messages": turns, "toolConfig": tools})
         tool_stream = converse(client, {**asked, "toolConfig": CONVERSE_TOOLS}, stream=True)
+        schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+        shaped = {
+            "type": "json_schema",
+            "structure": {"jsonSchema": {"schema": json.dumps(schema)}},
+        }
+        formatted = converse(client, {**asked, "outputConfig": {"textFormat": shaped}})
         unknown = converse(client, asked, model="claude-sonnet-4-6")
         assistant_first = converse(client, {"messages": turns[1:]})
     answer = plain.json()
@@ -282,6 +288,9 @@ def test_bedrock_s_converse_api_answers_in_its_own_shapes(sim: Simulator) -> Non
         data for name, data in aws_events(tool_stream.content) if name == "contentBlockStart"
     ]
     assert [(d["start"]["toolUse"]["name"], d["contentBlockIndex"]) for d in started] == [("t", 0)]
+    # LiteLLM's response_format: its answer was the plain text, no JSON
+    (said,) = formatted.json()["output"]["message"]["content"]
+    assert set(json.loads(said["text"])) == {"city"}
     assert unknown.status_code == 400
     assert unknown.headers["x-amzn-errortype"].startswith("ValidationException")
     assert unknown.json() == {"message": "The provided model identifier is invalid."}

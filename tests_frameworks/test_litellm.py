@@ -445,7 +445,8 @@ def conversed(hosts: Hosts, question: str, **extra: Any) -> dict[str, Any]:
 
 def converse_calls(hosts: Hosts, question: str = QUESTION) -> list[Any]:
     """A ``bedrock/`` model's answer plain and streamed, its tool call plain and streamed,
-    the answer to the tool's result, and its answer through ``acompletion``, streamed too."""
+    the answer to the tool's result, its answer through ``acompletion``, streamed too, and
+    in the JSON a ``response_format`` asks for."""
     whole = litellm.completion(**conversed(hosts, question))
     streamed = joined(list(litellm.completion(**conversed(hosts, question, stream=True))))
     asked = conversed(hosts, question, tools=[WEATHER_TOOL])
@@ -472,7 +473,20 @@ def converse_calls(hosts: Hosts, question: str = QUESTION) -> list[Any]:
         stream = await litellm.acompletion(**conversed(hosts, question, stream=True))
         return reply.choices[0].message.content, joined([c async for c in stream])
 
-    return [whole.choices[0].message.content, streamed, calls, answered, names, asyncio.run(main())]
+    class City(BaseModel):
+        city: str
+
+    shaped = litellm.completion(**conversed(hosts, question, response_format=City))
+    city = City.model_validate_json(shaped.choices[0].message.content).city
+    return [
+        whole.choices[0].message.content,
+        streamed,
+        calls,
+        answered,
+        names,
+        asyncio.run(main()),
+        city,
+    ]
 
 
 def test_a_bedrock_model_s_converse_calls_record_from_the_simulator_and_replay(
@@ -488,6 +502,7 @@ def test_a_bedrock_model_s_converse_calls_record_from_the_simulator_and_replay(
         "The tool says: sunny in Paris",
         "weather",
         (ECHO, ECHO),
+        ECHO,  # response_format: the schema Converse's outputConfig gives, once ignored
     ]
     miss = partial(converse_calls, question=CHANGED)
     assert_recipe_replays(store, converse_calls, expected, miss, raises=MISS_RAISES)

@@ -2,8 +2,8 @@
 read as the Messages API and written back in its own shapes (pure functions).
 
 A Converse request (``messages`` of content blocks keyed by their kind, ``system``,
-``inferenceConfig``, ``toolConfig``, ``additionalModelRequestFields``) is the Messages
-request :func:`messages_request` makes of it; the Messages API's answer is the Converse
+``inferenceConfig``, ``toolConfig``, ``outputConfig``, ``additionalModelRequestFields``) is
+the Messages request :func:`messages_request` makes of it; the Messages API's answer is the Converse
 answer :func:`converse_response` makes of it (``output.message``, ``stopReason``,
 ``usage``, ``metrics``), and :func:`converse_events` the events of its stream
 (``messageStart``, ``contentBlockStart`` for a tool call, ``contentBlockDelta``,
@@ -269,6 +269,29 @@ def _inference(config: Any) -> dict[str, Any]:
     return fields
 
 
+def _output_config(given: Any) -> dict[str, Any]:
+    """The Messages ``output_config`` of an ``outputConfig``: its ``textFormat``'s JSON
+    schema (a JSON text in Converse, an object in the Messages API) and its ``effort``."""
+    if not isinstance(given, Mapping):
+        return {}
+    config: dict[str, Any] = {}
+    if isinstance(given.get("effort"), str):
+        config["effort"] = given["effort"]
+    shaped = given.get("textFormat")
+    structure = shaped.get("structure") if isinstance(shaped, Mapping) else None
+    defined = structure.get("jsonSchema") if isinstance(structure, Mapping) else None
+    if isinstance(defined, Mapping):
+        where = "outputConfig.textFormat.structure.jsonSchema.schema"
+        try:
+            schema = json.loads(defined.get("schema") or "")
+        except (TypeError, json.JSONDecodeError):
+            schema = None
+        if not isinstance(schema, dict):
+            raise _Refused(_constraint(where, "Member must be a JSON schema object"))
+        config["format"] = {"type": "json_schema", "schema": schema}
+    return config
+
+
 def _system_block(block: Mapping[str, Any]) -> dict[str, Any]:
     """The Messages system block of a Converse one: its text, and its cache point's."""
     cached = {"cache_control": block["cache_control"]} if "cache_control" in block else {}
@@ -293,6 +316,9 @@ def messages_request(body: Any) -> Asked:
         if isinstance(system, list) and system:
             said = [b for b in _cached(system) if isinstance(b, Mapping)]
             plain["system"] = [_system_block(b) for b in said]
+        output = _output_config(body.get("outputConfig"))
+        if output:
+            plain["output_config"] = output
         config = body.get("toolConfig")
         if isinstance(config, Mapping):
             tools, chosen = _tools(config)
