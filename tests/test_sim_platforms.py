@@ -263,7 +263,12 @@ def test_bedrock_s_converse_api_answers_in_its_own_shapes(sim: Simulator) -> Non
             "type": "json_schema",
             "structure": {"jsonSchema": {"schema": json.dumps(schema)}},
         }
-        formatted = converse(client, {**asked, "outputConfig": {"textFormat": shaped}})
+        effort = {"output_config": {"effort": "low"}}  # LiteLLM's reasoning_effort
+        with_effort = {
+            "outputConfig": {"textFormat": shaped},
+            "additionalModelRequestFields": effort,
+        }
+        formatted = converse(client, {**asked, **with_effort})
         unknown = converse(client, asked, model="claude-sonnet-4-6")
         assistant_first = converse(client, {"messages": turns[1:]})
     answer = plain.json()

@@ -298,11 +298,22 @@ def _system_block(block: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": block.get("text"), **cached}
 
 
+def _merged(plain: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``plain`` with the fields of ``extra`` (``additionalModelRequestFields``), an object
+    both give (a tool choice's ``disable_parallel_tool_use`` beside ``toolConfig``'s
+    choice, an ``output_config``'s ``effort`` beside ``outputConfig``'s schema) merged,
+    the request's own fields first."""
+    merged = {**plain, **extra}
+    for name, given in extra.items():
+        if isinstance(given, Mapping) and isinstance(plain.get(name), Mapping):
+            merged[name] = {**given, **plain[name]}
+    return merged
+
+
 def messages_request(body: Any) -> Asked:
     """The Messages request a Converse request ``body`` stands for (see :class:`Asked`):
     ``additionalModelRequestFields`` (``thinking``, ``top_k``, ...) go into it as Bedrock
-    passes them to Claude, a tool choice's extras (``disable_parallel_tool_use``) beside
-    ``toolConfig``'s."""
+    passes them to Claude (:func:`_merged`)."""
     if not isinstance(body, Mapping):
         return Asked({}, problem=Invalid(_START))
     extra = body.get("additionalModelRequestFields")
@@ -321,17 +332,12 @@ def messages_request(body: Any) -> Asked:
             plain["output_config"] = output
         config = body.get("toolConfig")
         if isinstance(config, Mapping):
-            tools, chosen = _tools(config)
-            plain["tools"] = tools
-            extras = extra.pop("tool_choice", None)
-            if chosen is not None or isinstance(extras, Mapping):
-                plain["tool_choice"] = {
-                    **(extras if isinstance(extras, Mapping) else {}),
-                    **(chosen or {}),
-                }
+            plain["tools"], chosen = _tools(config)
+            if chosen is not None:
+                plain["tool_choice"] = chosen
     except _Refused as refused:
         return Asked({}, betas, refused.problem)
-    return Asked({**plain, **extra}, betas)
+    return Asked(_merged(plain, extra), betas)
 
 
 def _block_out(block: Mapping[str, Any]) -> dict[str, Any]:
