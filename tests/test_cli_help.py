@@ -129,3 +129,4 @@ def test_sim_help_names_the_apis_the_simulator_does_not_serve() -> None:
     assert "Azure OpenAI's, Vertex AI's and Amazon Bedrock's" in said
     served = " ".join((EVERY[("sim", "serve")].help or "").split())
     assert "GOOGLE_GEMINI_BASE_URL, or HttpOptions(base_url=URL), for google-genai's" in served
+    assert "api_base=URL for LiteLLM's bedrock/ models" in served  # Converse, served too

@@ -121,7 +121,8 @@ def serve(
     Prints the URL it listens on: give it to the clients as their base URL
     (ANTHROPIC_BASE_URL; URL/v1 for OpenAI's; GOOGLE_GEMINI_BASE_URL, or
     HttpOptions(base_url=URL), for google-genai's; azure_endpoint=URL for AzureOpenAI,
-    base_url=URL/v1 for AnthropicVertex, base_url=URL for AnthropicBedrock).
+    base_url=URL/v1 for AnthropicVertex, base_url=URL for AnthropicBedrock, api_base=URL
+    for LiteLLM's bedrock/ models).
     --behavior script:FILE answers from a JSONL file of responses, one per line.
 
     Example:
