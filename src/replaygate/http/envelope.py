@@ -68,14 +68,15 @@ Gemini's), a compaction of a Responses conversation, embeddings."""
 BEDROCK_CALL = re.compile(
     r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream)(?=\?|$)"
 )
-"""Amazon Bedrock's model call (``/model/<id>/invoke``, its stream, ``converse``), in a
-path with its query or without."""
+"""Amazon Bedrock's model call (``/model/<id>/invoke``, ``converse`` and their streams), in
+a path with its query or without."""
 VERTEX_CALL = re.compile(r"/publishers/[^/]+/models/[^/]+:(?:rawPredict|streamRawPredict)(?=\?|$)")
 """Vertex AI's ``rawPredict`` of a publisher's model (``anthropic.AnthropicVertex``'s), in
 a path with its query or without."""
 CLOUD_MODEL_CALLS = (BEDROCK_CALL, VERTEX_CALL)
 """The model calls of a cloud's API that serve no interface of their own (they record as
-``http``) and that the simulator does not answer."""
+``http``), which the simulator answers at their own paths
+(:mod:`replaygate.sim.platforms`)."""
 MODEL_API_TREES: tuple[str, ...] = ("/v1/conversations", "/v1/responses", "/v1/messages/batches")
 """Paths of a model API below which the paths serve no interface of their own (they
 record as ``http``) and that the simulator answers: OpenAI's Conversations API
