@@ -22,7 +22,7 @@ import pytest
 import replaygate.http
 from replaygate.http import learners
 from replaygate.http.aws_events import CONTENT_TYPE, AWSEventParser
-from replaygate.sim import FaultPlan, SimApp, Simulator, make_behavior
+from replaygate.sim import DriftPlan, FaultPlan, SimApp, Simulator, make_behavior
 from sdks import anthropic, genai, openai
 
 VERTEX_MODEL = "claude-sonnet-4-5@20250929"
@@ -303,6 +303,16 @@ def test_bedrock_s_converse_api_answers_in_its_own_shapes(sim: Simulator) -> Non
     assert assistant_first.json()["message"].startswith(
         "A conversation must start with a user message."
     )
+
+
+def test_a_converse_stream_carries_the_drift_of_its_answer() -> None:
+    # a drift rule applied to a Converse answer, but not to its stream
+    app = SimApp(make_behavior("echo"), drift=DriftPlan.parse("add-field:usage.foo=1"))
+    body = orjson.dumps({"messages": [{"role": "user", "content": [{"text": "hi"}]}]})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse-stream", SIGNED, body)
+    assert reply.events is not None
+    events = aws_events(b"".join(event.encode() for event in reply.events))
+    assert events[-1][0] == "metadata" and events[-1][1]["usage"]["foo"] == 1
 
 
 def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from replaygate.http.sse import SSEEvent
-from replaygate.sim.streaming import split_pieces
+from replaygate.sim.streaming import Patch, split_pieces, unpatched
 from replaygate.sim.validation import Invalid
 
 DEFAULT_MAX_TOKENS = 4096
@@ -408,9 +408,13 @@ def _deltas(block: Mapping[str, Any], size: int) -> list[dict[str, Any]]:
     return [{"text": p} for p in split_pieces(str(block.get("text", "")), size)]
 
 
-def converse_events(answer: Mapping[str, Any], chunk_size: int) -> list[SSEEvent]:
+def converse_events(
+    answer: Mapping[str, Any], chunk_size: int, patch: Patch = unpatched
+) -> list[SSEEvent]:
     """The ConverseStream events of a Converse ``answer`` (:func:`converse_response`),
-    each named by its type, texts and a tool call's input in pieces of ``chunk_size``."""
+    each named by its type, texts and a tool call's input in pieces of ``chunk_size``;
+    ``patch`` transforms the ``metadata`` event, which carries the answer's ``usage`` and
+    ``metrics`` (drift injection)."""
     events = [_event("messageStart", {"role": "assistant"})]
     for index, block in enumerate(answer["output"]["message"]["content"]):
         use = block.get("toolUse")
@@ -427,5 +431,5 @@ def converse_events(answer: Mapping[str, Any], chunk_size: int) -> list[SSEEvent
         stop["additionalModelResponseFields"] = answer["additionalModelResponseFields"]
     events.append(_event("messageStop", stop))
     metadata = {"usage": answer["usage"], "metrics": answer["metrics"]}
-    events.append(_event("metadata", metadata))
+    events.append(_event("metadata", patch(metadata)))
     return events

@@ -459,7 +459,7 @@ class BedrockConverse(_Bedrock):
         return converse_stopped_by(wire, sequence)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
-        events = converse_events(wire, stream.chunk_size)
+        events = converse_events(wire, stream.chunk_size, stream.patch)
         framed: list[SSEEvent] = [AWSChunk(e.data, e.event) for e in events]
         if stream.fault == "sse-error":
             framed = [*framed[:2], _stream_error("Overloaded")]
