@@ -315,6 +315,28 @@ def test_a_converse_stream_carries_the_drift_of_its_answer() -> None:
     assert events[-1][0] == "metadata" and events[-1][1]["usage"]["foo"] == 1
 
 
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"messages": [{"role": "user", "content": [{"video": {"format": "mp4"}}]}]},
+        {
+            "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+            "toolConfig": {"tools": [{"systemTool": {"name": "nova_grounding"}}]},
+        },
+    ],
+    ids=["video", "system-tool"],
+)
+def test_what_converse_takes_and_the_simulator_does_not_is_its_own_refusal(
+    asked: dict[str, Any],
+) -> None:
+    # a system tool was refused in Bedrock's words, as if Bedrock refused it
+    app = SimApp(make_behavior("echo"))
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, orjson.dumps(asked))
+    said = orjson.loads(reply.body)
+    assert reply.status == 400 and said["replaygate_simulator_refusal"] is True
+    assert said["message"].startswith("The simulator ")
+
+
 def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "cloud.jsonl"
 

@@ -231,6 +231,9 @@ def _tools(config: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, A
     listed = config.get("tools")
     for k, tool in enumerate(_cached(listed) if isinstance(listed, list) else []):
         spec = tool.get("toolSpec") if isinstance(tool, Mapping) else None
+        if isinstance(tool, Mapping) and "systemTool" in tool:
+            said = f"The simulator serves no system tool (toolConfig.tools.{k + 1})"
+            raise _Refused(Invalid(said, own=True))
         if not isinstance(spec, Mapping):
             where = f"toolConfig.tools.{k + 1}.member.toolSpec"
             raise _Refused(_constraint(where, "Member must not be null"))
