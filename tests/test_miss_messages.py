@@ -41,6 +41,7 @@ from replaygate.fixtures.mismatch import (
     IN_ORDER,
     IN_RANDOM_ID,
     RECORD_FIRST,
+    SERVED_SIMULATOR,
     SIMULATOR_OPTIONS,
 )
 from replaygate.fixtures.store import FixtureStore
@@ -196,6 +197,19 @@ def test_a_miss_of_a_fixture_not_edited_still_names_the_nearest(from_sim: Path) 
     assert text.splitlines()[-1] == FROM_SIMULATOR.format(how=HTTP_HOW)
     assert missed.value.kind == "changed" and missed.value.differences
     assert missed.value.record_mode == "record-missing"
+
+
+def test_a_miss_sent_to_a_loopback_simulator_says_to_serve_it_there(from_sim: Path) -> None:
+    # a client whose base URL names a `replaygate sim serve` (LlamaIndex's api_base) was told
+    # the command records from the live API and to add --replaygate-simulator, which sends
+    # a loopback request as addressed all the same
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(from_sim, EDITED, base_url="http://127.0.0.1:8765")
+    text = str(missed.value)
+    assert text.splitlines()[-1] == SERVED_SIMULATOR.format(
+        which="The nearest", origin="http://127.0.0.1:8765", port=" --port 8765"
+    )
+    assert "live API" not in text and "--replaygate-simulator" not in text
 
 
 def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_it(
