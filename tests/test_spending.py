@@ -24,6 +24,7 @@ from replaygate.fixtures.spending import (
 )
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http.envelope import request_envelope
+from replaygate.http.exchange import LOOPBACK_CAP
 from replaygate.models.live import AnthropicModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
@@ -502,6 +503,29 @@ def test_the_http_layer_stops_at_the_cap_through_the_sdk(
             )
     assert len(sim.requests) - sent_before == cap.calls == len(FixtureStore.open(store)) >= 2
     assert cap.spent <= cap.limit
+
+
+def test_a_cap_refusing_a_call_to_a_loopback_server_says_it_may_be_recorded_uncapped(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    # a client whose base URL names a `replaygate sim serve` (LlamaIndex's api_base) asking
+    # for a model the table lacks was told only to add its price, for a call costing nothing
+    from replaygate.http import httpx2_client
+
+    http = httpx2_client(
+        tmp_path / "s.jsonl",
+        "record-missing",
+        approve_live=True,
+        cap=SpendingCap(5.0, shipped_prices()),
+    )
+    with (
+        anthropic.Anthropic(api_key="k", base_url=sim.url, http_client=http) as client,
+        pytest.raises(SpendingCapError, match=r"^no price for model 'mystery'") as err,
+    ):
+        client.messages.create(
+            model="mystery", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+        )
+    assert str(err.value).endswith("\n" + LOOPBACK_CAP.format(host="127.0.0.1"))
 
 
 @pytest.mark.slow

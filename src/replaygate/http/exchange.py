@@ -337,17 +337,31 @@ def _telemetry_refused(
     )
 
 
+LOOPBACK_CAP = (
+    "This call is sent to a loopback server, {host}, as the client's base URL names it (a "
+    "`replaygate sim serve`, a local model server): if it answers of its own, at no cost, "
+    'record it with no cap (cap=None on its session; under pytest, "cap": None in '
+    "replaygate_config); keep the cap if it forwards to a paid API (a local proxy)."
+)
+"""What a spending cap's refusal of a model call to a loopback address adds: a price the
+table lacks, or a bound past the cap, stops a recording that may spend nothing."""
+
+
 @contextmanager
 def _side_request_told(host: str | None, path: str, body: Any) -> Iterator[None]:
     """A spending cap's refusal of a request to no model API (a framework's telemetry, the
     Agents SDK's trace upload, which names no model to price) says what it is and how to
     stop it at its source (:func:`~replaygate.http.side_request.side_request_note`), where
     it said only to record without a cap; so does a refusal of its secret-looking value
-    (Agno's telemetry sends its session id), where it said only to add a sanitize rule."""
+    (Agno's telemetry sends its session id), where it said only to add a sanitize rule. A
+    cap's refusal of a model call sent to a loopback server says that server's answers may
+    cost nothing (:data:`LOOPBACK_CAP`)."""
     try:
         yield
     except SpendingCapError as err:
         if _a_call(host, path, body):
+            if host and is_loopback(host):
+                raise SpendingCapError(f"{err}\n{LOOPBACK_CAP.format(host=host)}") from None
             raise
         raise SpendingCapError(f"{err}\n{side_request_note(host, path)}") from None
     except SecretInFixtureError as err:
