@@ -165,3 +165,18 @@ def test_a_plain_text_document_s_data_is_read_as_text() -> None:
     assert _found(request, {"status": 200}) == [
         ("request.messages[0].content[0].source.data", FREE)
     ]
+
+
+def test_a_converse_reasoning_block_s_signature_and_redacted_thinking_stay_unreported() -> None:
+    # LiteLLM's bedrock/ models with thinking: recording refused the signature of the
+    # Converse answer, its stream's delta, and the request sending it back
+    reasoning = {"reasoningContent": {"reasoningText": {"text": "Let me see.", "signature": BLOB}}}
+    redacted = {"reasoningContent": {"redactedContent": BLOB}}
+    request = {"messages": [{"role": "assistant", "content": [reasoning, redacted]}]}
+    body = {"output": {"message": {"role": "assistant", "content": [reasoning, redacted]}}}
+    assert _found(request, {"status": 200, "body": body}) == []
+    delta = {"delta": {"reasoningContent": {"signature": BLOB}}, "contentBlockIndex": 0}
+    stream = {"status": 200, "events": [{"event": "contentBlockDelta", "data": json.dumps(delta)}]}
+    assert _found({}, stream) == []
+    elsewhere = {"reasoningText": {"signature": KEY}}
+    assert _found(elsewhere, {"status": 200}) == [("request.reasoningText.signature", FREE)]

@@ -71,7 +71,10 @@ Anthropic client, and its async OpenAI client, wrap every transport error)."""
 
 
 def arguments(provider: str, hosts: Hosts, question: str, **extra: Any) -> dict[str, Any]:
-    """The keyword arguments of one completion, retries on."""
+    """The keyword arguments of one completion, retries on (``bedrock``: a ``bedrock/``
+    model, :func:`conversed`)."""
+    if provider == "bedrock":
+        return conversed(hosts, question, **extra)
     if provider == "anthropic":
         model, base = f"anthropic/{CLAUDE}", hosts.anthropic
     else:
@@ -253,14 +256,14 @@ THINKING = {"type": "enabled", "budget_tokens": 1024}
 
 
 def thought_through(
-    stream: bool, hosts: Hosts, question: str = QUESTION
+    stream: bool, hosts: Hosts, question: str = QUESTION, provider: str = "anthropic"
 ) -> tuple[str | None, list[Any], list[Any]]:
     """Claude thinking before its tool call; the assistant message LiteLLM returned goes
     back as it came, its ``thinking_blocks`` with it, beside the tool's result: the
     answer, and the thinking blocks of both turns. ``stream``: ``acompletion`` streamed,
     its chunks built into a message (``stream_chunk_builder``)."""
     params = arguments(
-        "anthropic", hosts, question, tools=[WEATHER_TOOL], thinking=THINKING, max_tokens=2048
+        provider, hosts, question, tools=[WEATHER_TOOL], thinking=THINKING, max_tokens=2048
     )
 
     async def complete(messages: list[Any]) -> Any:
@@ -305,6 +308,21 @@ def test_claude_s_thinking_blocks_go_back_with_the_tool_result_and_replay(
         opened.close()
     assert carrying["messages"][1]["content"][0] == dict(called[0])
     assert_one_miss(store, partial(run, question=CHANGED), raises=MISS_RAISES)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["completion", "acompletion-stream"])
+def test_a_bedrock_model_s_thinking_goes_back_with_the_tool_result_and_replays(
+    store: Path, stream: bool
+) -> None:
+    """Converse's reasoning block, its signature sent back in the next request: recording
+    refused the signature (``reasoningContent``) as a high-entropy token."""
+    run = partial(thought_through, stream, provider="bedrock")
+    answer, called, answered = record(store, run)
+    assert answer == "The tool says: sunny in Paris"
+    assert [block["type"] for block in called] == ["thinking"]
+    assert replay_three_times(store, run) == (answer, called, answered)
+    wrapped = (*MISS_RAISES, litellm.ServiceUnavailableError)  # acompletion's stream
+    assert_one_miss(store, partial(run, question=CHANGED), raises=wrapped)
 
 
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool, int]:
@@ -906,7 +924,13 @@ COMPLETION_MISSES = [
     ("gemini/gemini-2.5-flash", False, True, FixtureMismatchError),
     ("gemini/gemini-2.5-flash", True, False, MidStreamFallbackError),
     ("gemini/gemini-2.5-flash", True, True, MidStreamFallbackError),
+    (CONVERSE_MODEL, False, False, FixtureMismatchError),
+    (CONVERSE_MODEL, False, True, FixtureMismatchError),
+    (CONVERSE_MODEL, True, False, FixtureMismatchError),
+    (CONVERSE_MODEL, True, True, litellm.ServiceUnavailableError),
 ]
+RETRIED_WORDING = (WRAPPED, litellm.ServiceUnavailableError)
+"""The errors of acompletion that carry the miss's message and say ``LiteLLM Retried``."""
 
 
 @pytest.mark.parametrize(("model", "stream", "asynchronous", "expected"), COMPLETION_MISSES)
@@ -921,10 +945,14 @@ def test_a_completion_miss_is_raised_once_as_the_page_says(
     """docs/frameworks.md: the miss itself through LiteLLM's OpenAI client (and its
     Gemini client), LiteLLM's ``InternalServerError`` with the miss's message from its
     Anthropic client and its async OpenAI client when not streaming, and
-    ``MidStreamFallbackError`` from a Gemini stream; sent once, ``num_retries`` on.
+    ``MidStreamFallbackError`` from a Gemini stream, ``ServiceUnavailableError`` from a
+    ``bedrock/`` model's ``acompletion`` stream; sent once, ``num_retries`` on.
     ``acompletion``'s ``InternalServerError`` says ``LiteLLM Retried: 3 times`` all the
     same, which the page tells so that nobody reads it as three sends."""
     monkeypatch.setenv("GEMINI_API_KEY", "test")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "test")
+    monkeypatch.setenv("AWS_REGION_NAME", "us-east-1")
     with (
         pytest.raises(expected, match="no fixture recorded") as raised,
         replaygate.http.intercept(store) as exchange,
@@ -932,7 +960,7 @@ def test_a_completion_miss_is_raised_once_as_the_page_says(
         completion_miss(model, stream, asynchronous)
     assert exchange.sent == 1
     claimed = "LiteLLM Retried: 3 times"
-    assert str(raised.value).endswith(claimed) == (asynchronous and expected is WRAPPED)
+    assert str(raised.value).endswith(claimed) == (asynchronous and expected in RETRIED_WORDING)
     assert f"`{claimed}`" in section("LiteLLM")
 
 

@@ -157,6 +157,19 @@ thinking block's signature, an Anthropic web search citation's ``encrypted_index
 image of the Responses API's image generation tool, of a streamed image generation, the
 audio of a Responses API stream and of speech streamed as events, the encrypted or
 signed ``reasoning_details`` of OpenAI-compatible servers (OpenRouter)."""
+ENCODED_BY_HOLDER = frozenset(
+    {
+        ("signature", "reasoningText", "reasoningContent"),
+        ("signature", "reasoningContent", "delta"),
+        ("redactedContent", "reasoningContent", "content"),
+        ("redactedContent", "reasoningContent", "delta"),
+    }
+)
+"""``(field, holder, outer)``: the field of an object under the field ``holder`` of an
+object under ``outer`` that holds encoded data: Amazon Bedrock's Converse API's reasoning
+block, its signature (``reasoningContent.reasoningText.signature`` of a message's
+``content``, a stream's ``delta.reasoningContent.signature``) and its redacted thinking
+(``redactedContent``)."""
 GEMINI_PART_FIELDS = frozenset(
     {
         "text",
@@ -283,7 +296,9 @@ def encoded_field(
     a message or a delta: a Chat Completions answer's audio) or of a redacted thinking
     block; the ``thoughtSignature`` of a Gemini content part, an entry of ``parts``
     (:data:`GEMINI_PART_FIELDS`); a field named with the object's ``type`` in
-    :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...)."""
+    :data:`ENCODED_BY_TYPE` (the ``signature`` of a thinking block, ...), or with its
+    ``holder`` and ``outer`` in :data:`ENCODED_BY_HOLDER` (a Converse reasoning block's
+    ``signature``)."""
     if name == "encrypted_content":
         return True
     kind = siblings.get("type")
@@ -301,7 +316,7 @@ def encoded_field(
         return True
     if name == "thoughtSignature":
         return holder == "parts" and GEMINI_PART_FIELDS.issuperset(siblings)
-    return (name, kind) in ENCODED_BY_TYPE
+    return (name, kind) in ENCODED_BY_TYPE or (name, holder, outer) in ENCODED_BY_HOLDER
 
 
 def is_encoded_path(path: str, held: bool = False) -> bool:
