@@ -1163,6 +1163,8 @@ def test_a_replayed_metadata_server_probe_says_to_give_the_client_a_token(
     said = str(missed)
     assert said.endswith(METADATA_SERVER), said
     assert "no model API" not in said
+    # google-genai's Client(vertexai=True) probes it too: its way to a token is named
+    assert "genai.Client(vertexai=True, credentials=google.oauth2" in said, said
     # the run's list of misses named its "body, method, path" and said to record it
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
     summary = MissSummary()

@@ -40,6 +40,8 @@ google-auth's impersonated credentials fetch a service account's token."""
 GIVE_TOKEN = (
     "A replay needs no real token, since auth headers are not matched: give the "
     'client one in tests (`AnthropicVertex(access_token="test", ...)`, '
+    "`genai.Client(vertexai=True, "
+    'credentials=google.oauth2.credentials.Credentials("test"), ...)`, '
     '`AzureOpenAI(azure_ad_token_provider=lambda: "test", ...)`). To record from the live '
     "API, fetch the token before the recording block (google-auth: "
     "`credentials.refresh(google.auth.transport.requests.Request())`) and give it to the "

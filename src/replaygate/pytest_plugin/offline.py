@@ -112,11 +112,12 @@ def _pytest_recording(fixturedef: pytest.FixtureDef[Any]) -> bool:
 CREDENTIAL_LOOKUP = (
     "A cloud metadata server (169.254.169.254, metadata.google.internal) is where an SDK "
     "looks for credentials it was not given (botocore for anthropic.AnthropicBedrock and "
-    "LiteLLM's bedrock/ models, google-auth for AnthropicVertex): give the client "
-    'credentials in tests, which are not matched (AnthropicBedrock(aws_access_key="test", '
-    'aws_secret_key="test", aws_region=...), litellm.completion(..., '
-    'aws_access_key_id="test", aws_secret_access_key="test"), '
-    'AnthropicVertex(access_token="test", ...)).'
+    "LiteLLM's bedrock/ models, google-auth for AnthropicVertex and google-genai's "
+    "Client(vertexai=True)): give the client credentials in tests, which are not matched "
+    '(AnthropicBedrock(aws_access_key="test", aws_secret_key="test", aws_region=...), '
+    'litellm.completion(..., aws_access_key_id="test", aws_secret_access_key="test"), '
+    'AnthropicVertex(access_token="test", ...), genai.Client(vertexai=True, '
+    'credentials=google.oauth2.credentials.Credentials("test"), ...)).'
 )
 """What the list of refused attempts adds when one was to a metadata server."""
 
