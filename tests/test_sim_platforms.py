@@ -337,6 +337,36 @@ def test_what_converse_takes_and_the_simulator_does_not_is_its_own_refusal(
     assert said["message"].startswith("The simulator ")
 
 
+CONVERSE_HI = [{"role": "user", "content": [{"text": "hi"}]}]
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ({"system": "Be brief."}, "Value at 'system' failed to satisfy constraint"),
+        ({"toolConfig": {"tools": "t"}}, "Value at 'toolConfig.tools' failed"),
+        ({"inferenceConfig": [64]}, "Value at 'inferenceConfig' failed"),
+    ],
+)
+def test_a_converse_field_of_another_shape_is_refused_not_dropped(
+    asked: dict[str, Any], said: str
+) -> None:
+    # a Messages API system text sent to Converse was answered, the system prompt dropped
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"messages": CONVERSE_HI, **asked})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+    assert reply.status == 400 and said in orjson.loads(reply.body)["message"]
+
+
+def test_additional_model_request_fields_leave_the_request_s_own_alone() -> None:
+    app = SimApp(make_behavior("echo"))
+    extra = {"max_tokens": 1, "messages": []}
+    asked = {"messages": CONVERSE_HI, "additionalModelRequestFields": extra}
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, orjson.dumps(asked))
+    assert reply.status == 200
+    assert orjson.loads(reply.body)["output"]["message"]["content"] == [{"text": "echo: hi"}]
+
+
 def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "cloud.jsonl"
 

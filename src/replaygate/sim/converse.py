@@ -157,7 +157,9 @@ def _block(block: Any, path: str) -> dict[str, Any]:
 
 def _read_block(block: Mapping[str, Any], path: str) -> dict[str, Any]:
     """The Messages content block of a Converse one (a mapping)."""
-    if isinstance(block.get("text"), str):
+    if "text" in block:
+        if not isinstance(block["text"], str):
+            raise _Refused(_constraint(f"{path}.text", "Member must be a string"))
         return {"type": "text", "text": block["text"]}
     use = block.get("toolUse")
     if isinstance(use, Mapping):
@@ -228,8 +230,8 @@ def _messages(given: Any) -> list[dict[str, Any]]:
 def _tools(config: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The Messages ``tools`` and ``tool_choice`` of a ``toolConfig``."""
     tools: list[dict[str, Any]] = []
-    listed = config.get("tools")
-    for k, tool in enumerate(_cached(listed) if isinstance(listed, list) else []):
+    listed = _shaped(config.get("tools"), list, "toolConfig.tools", "a list")
+    for k, tool in enumerate(_cached(listed)):
         spec = tool.get("toolSpec") if isinstance(tool, Mapping) else None
         if isinstance(tool, Mapping) and "systemTool" in tool:
             said = f"The simulator serves no system tool (toolConfig.tools.{k + 1})"
@@ -258,7 +260,7 @@ def _tools(config: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, A
 
 def _inference(config: Any) -> dict[str, Any]:
     """The Messages fields of an ``inferenceConfig``."""
-    config = config if isinstance(config, Mapping) else {}
+    config = {} if config is None else _shaped(config, Mapping, "inferenceConfig", "an object")
     most = config.get("maxTokens", DEFAULT_MAX_TOKENS)
     if type(most) is not int or most < 1:
         what = "Member must have value greater than or equal to 1"
@@ -301,12 +303,20 @@ def _system_block(block: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": block.get("text"), **cached}
 
 
+def _shaped(given: Any, kind: type, path: str, word: str) -> Any:
+    """``given`` (a field at ``path``), refused as Bedrock refuses a value of another shape
+    than ``kind`` (``word``): a Messages API ``system`` text sent to Converse was dropped."""
+    if not isinstance(given, kind):
+        raise _Refused(_constraint(path, f"Member must be {word}"))
+    return given
+
+
 def _merged(plain: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     """``plain`` with the fields of ``extra`` (``additionalModelRequestFields``), an object
     both give (a tool choice's ``disable_parallel_tool_use`` beside ``toolConfig``'s
     choice, an ``output_config``'s ``effort`` beside ``outputConfig``'s schema) merged,
     the request's own fields first."""
-    merged = {**plain, **extra}
+    merged = {**extra, **plain}
     for name, given in extra.items():
         if isinstance(given, Mapping) and isinstance(plain.get(name), Mapping):
             merged[name] = {**given, **plain[name]}
@@ -327,15 +337,15 @@ def messages_request(body: Any) -> Asked:
         plain: dict[str, Any] = {"messages": _messages(body.get("messages"))}
         plain.update(_inference(body.get("inferenceConfig")))
         system = body.get("system")
-        if isinstance(system, list) and system:
+        if system is not None and _shaped(system, list, "system", "a list"):
             said = [b for b in _cached(system) if isinstance(b, Mapping)]
             plain["system"] = [_system_block(b) for b in said]
         output = _output_config(body.get("outputConfig"))
         if output:
             plain["output_config"] = output
         config = body.get("toolConfig")
-        if isinstance(config, Mapping):
-            plain["tools"], chosen = _tools(config)
+        if config is not None:
+            plain["tools"], chosen = _tools(_shaped(config, Mapping, "toolConfig", "an object"))
             if chosen is not None:
                 plain["tool_choice"] = chosen
     except _Refused as refused:
