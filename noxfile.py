@@ -24,13 +24,14 @@ nox.options.reuse_venv = "yes"  # an environment is made once; its installs stil
 FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "sdks": ("anthropic==2.14.0", "openai==3.57.0", "trio==0.35.0"),
     "pydantic_ai": ("pydantic-ai-slim[anthropic,openai]==2.68.0",),
-    "openai_agents": ("openai-agents==0.24.0",),
+    "openai_agents": ("openai-agents==0.24.0", "litellm==1.110.2"),
     "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4", "langgraph==1.2.24"),
     "litellm": ("litellm==1.110.2", "tenacity"),
     "instructor": ("instructor==1.17.0", "anthropic==2.14.0"),
 }
 """Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
-``num_retries`` needs tenacity, which it does not install; LangChain's row is tested
+``num_retries`` needs tenacity, which it does not install; the OpenAI Agents SDK's
+``LitellmModel`` needs LiteLLM, at the version of its session; LangChain's row is tested
 inside LangGraph graphs too; Instructor's Anthropic client needs the anthropic SDK, at the
 version of ``sdks``, whose async calls are tested under trio too)."""
 

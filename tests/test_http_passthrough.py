@@ -93,3 +93,25 @@ def test_litellm_is_told_not_to_retry_what_a_replaygate_error_caused(
     assert rejection(KeyError("LiteLLM's own case still holds"))
     assert not rejection(RuntimeError("a real server error"))
     assert resent_on.get() is None  # set in the context of the call only
+
+
+def test_a_miss_shown_to_litellm_says_it_is_not_to_be_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # LiteLLM loaded, a miss carries the fields of its errors, a status of 500 among them,
+    # which the OpenAI Agents SDK's runner read as a server error to retry (LitellmModel's
+    # InternalServerError is a 500 too); its provider_suggested() policy vetoes the retry
+    # on the APIs' x-should-retry: false, found in any error of the failure's chain
+    base = type("BaseLLMException", (Exception,), {})
+    transformation = types.ModuleType("litellm.llms.base_llm.chat.transformation")
+    transformation.BaseLLMException = base  # type: ignore[attr-defined]
+    common = types.ModuleType("litellm.llms.openai.common_utils")
+    common.OpenAIError = type("OpenAIError", (base,), {})  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "litellm.llms.base_llm.chat.transformation", transformation)
+    monkeypatch.setitem(sys.modules, "litellm.llms.openai.common_utils", common)
+    error = passthrough(miss())
+    assert isinstance(error, base)
+    fields = vars(error)
+    assert (fields["status_code"], fields["message"]) == (500, "no fixture recorded")
+    assert fields["headers"] == {"x-should-retry": "false"}
+    assert fields["headers"] is not vars(passthrough(miss()))["headers"]  # each its own

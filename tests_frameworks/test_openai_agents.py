@@ -54,6 +54,8 @@ from replaygate.sim import Simulator
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
+    CLAUDE,
+    FAKE_KEY,
     GPT,
     QUESTION,
     UNUSED_LOOPBACK,
@@ -166,6 +168,33 @@ def test_recorded_run_replays_offline_and_a_changed_prompt_misses(
 @pytest.mark.parametrize("api", retry_cases(APIS))
 def test_replayed_429_is_retried_at_once(store: Path, api: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, api), UNUSED_LOOPBACK)
+
+
+def on_litellm(hosts: Hosts, question: str = QUESTION) -> str:
+    """An agent on ``LitellmModel`` for an Anthropic model, the runner's retries on; it
+    loads LiteLLM, whose error fields every miss then carries, the OpenAI models' too."""
+    from agents.extensions.models.litellm_model import LitellmModel
+
+    model = LitellmModel(model=f"anthropic/{CLAUDE}", base_url=hosts.anthropic, api_key=FAKE_KEY)
+    agent = Agent(
+        name="assistant", instructions="Answer briefly.", model=model, model_settings=RETRIES
+    )
+    return str(Runner.run_sync(agent, question).final_output)
+
+
+def test_with_litellm_loaded_the_runner_s_retries_send_a_miss_once(store: Path) -> None:
+    """LiteLLM raises a miss of ``LitellmModel`` as its ``InternalServerError``, a 500, and,
+    once loaded, gives every miss (the OpenAI models' too) the fields of its own errors: the
+    runner's ``provider_suggested()`` policy reads the miss's ``x-should-retry: false``
+    among them and vetoes the retry its ``http_status([500])`` asked for, so each miss is
+    sent once, where the runner sent it four times."""
+    import litellm
+
+    miss = partial(on_litellm, question=CHANGED)
+    assert_recipe_replays(store, on_litellm, ECHO, miss, raises=litellm.InternalServerError)
+    openai_store = store.with_name("openai.jsonl")
+    run, changed = partial(plain, "responses"), partial(plain, "responses", question=CHANGED)
+    assert_recipe_replays(openai_store, run, ECHO, changed, hosts=UNUSED_LOOPBACK)
 
 
 class Forecast(BaseModel):

@@ -27,7 +27,10 @@ the tested version. The error the test gets is then LiteLLM's
 ``InternalServerError`` carrying the miss's message (key, store, the field paths
 that differ), raised once. Its Gemini client reads ``status_code`` and ``message`` of
 any LiteLLM error it catches: a passthrough error has them (:func:`_as_litellm_error`),
-and reaches the test as itself.
+and reaches the test as itself. Among them its headers say, as the APIs' answers do, that
+the failure is not to be retried (``x-should-retry: false``): the OpenAI Agents SDK's
+runner, which reads the status and the headers of every error in a failure's chain, takes
+the status for a server error, its ``provider_suggested()`` policy the header for a veto.
 """
 
 from __future__ import annotations
@@ -111,14 +114,23 @@ LITELLM_BASE = ("litellm.llms.base_llm.chat.transformation", "BaseLLMException")
 ``status_code`` and ``message`` of."""
 LITELLM_STATUS = 500
 """The status a passthrough error shows LiteLLM: the one its own clients give a transport
-error they wrap (never retried here, see :func:`_litellm_never_retries`)."""
+error they wrap (never retried here, see :func:`_litellm_never_retries`), which its error
+mapping turns into its ``InternalServerError``."""
+NO_RETRY_HEADERS = {"x-should-retry": "false"}
+"""The headers a passthrough error shows LiteLLM: the APIs' own word that a failure is
+not to be retried. The OpenAI Agents SDK's runner reads the status of every error in a
+failure's chain, so it took a miss for a server error, with LiteLLM loaded that of any
+model (an ``OpenAIResponsesModel``'s too, which carries these fields), and always that of
+``LitellmModel``, which LiteLLM raises as its ``InternalServerError``; its
+``provider_suggested()`` policy reads this header in the same chain and vetoes the retry."""
 
 
 def _as_litellm_error(copy: BaseException) -> None:
     """Give ``copy`` the fields of a LiteLLM provider error when it is one (it derives from
     ``litellm.llms.openai.common_utils.OpenAIError``): LiteLLM's Gemini client reads
     ``status_code`` and ``message`` of any such error it catches, and without them the
-    miss ended as ``'FixtureMismatchError' object has no attribute 'status_code'``."""
+    miss ended as ``'FixtureMismatchError' object has no attribute 'status_code'``. Its
+    headers say it is not to be retried (:data:`NO_RETRY_HEADERS`)."""
     module = sys.modules.get(LITELLM_BASE[0])
     base = getattr(module, LITELLM_BASE[1], None) if module is not None else None
     if not isinstance(base, type) or not isinstance(copy, base):
@@ -127,7 +139,7 @@ def _as_litellm_error(copy: BaseException) -> None:
         "status_code": LITELLM_STATUS,
         "status_code_is_synthesized": True,
         "message": str(copy),
-        "headers": None,
+        "headers": dict(NO_RETRY_HEADERS),
         "body": None,
     }
     for name, value in fields.items():
