@@ -358,6 +358,22 @@ def test_a_converse_field_of_another_shape_is_refused_not_dropped(
     assert reply.status == 400 and said in orjson.loads(reply.body)["message"]
 
 
+@pytest.mark.parametrize(
+    ("model", "known"),
+    [
+        ("us-gov.anthropic.claude-3-haiku-20240307-v1:0", True),
+        ("ai21.jamba-1-5-large-v1:0", True),
+        ("claude-3.5-sonnet", False),  # was taken for a provider "claude-3"'s model
+        ("sonnet", False),
+    ],
+)
+def test_a_model_id_bedrock_does_not_know_is_refused(model: str, known: bool) -> None:
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"messages": CONVERSE_HI})
+    reply = app.handle("POST", f"/model/{model}/converse", SIGNED, body)
+    assert (reply.status == 200) is known
+
+
 def test_additional_model_request_fields_leave_the_request_s_own_alone() -> None:
     app = SimApp(make_behavior("echo"))
     extra = {"max_tokens": 1, "messages": []}

@@ -32,9 +32,12 @@ DEFAULT_MAX_TOKENS = 4096
 
 UNKNOWN_MODEL = "The provided model identifier is invalid."
 """Bedrock's ``ValidationException`` for a model id it does not know."""
-_MODEL_ID = re.compile(r"(?:[a-z]{2,7}\.)?[a-z0-9-]+\.[A-Za-z0-9._:-]+|arn:aws[a-z-]*:bedrock:.+")
-"""A Bedrock model id (``anthropic.claude-...``, an inference profile's ``us.anthropic...``)
-or ARN; a bare name (``claude-sonnet-4-6``) is none."""
+_MODEL_ID = re.compile(
+    r"(?:[a-z]{2,7}(?:-[a-z]{2,4})?\.)?[a-z][a-z0-9]*\.[A-Za-z0-9._:-]+|arn:aws[a-z-]*:bedrock:.+"
+)
+"""A Bedrock model id, its provider's name first (``anthropic.claude-...``, an inference
+profile's ``us.anthropic...``, ``us-gov.``), or ARN; a bare name (``claude-sonnet-4-6``,
+``claude-3.5-sonnet``) is none."""
 
 _START = (
     "A conversation must start with a user message. Try again with a conversation that "
