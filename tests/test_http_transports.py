@@ -526,7 +526,8 @@ AllMockedAssertionError = type(
             [
                 "an event loop that has ended",
                 "Give each event loop",
-                "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents, AutoGen, magentic)",
+                "Haystack, Semantic Kernel, Mirascope, Agno, Strands Agents, AutoGen, magentic, "
+                "LlamaIndex)",
                 # the simulator answered it all the same: a script's line was spent on it
                 "a simulator's script: behaviour spends a line on it",
             ],

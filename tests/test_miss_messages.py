@@ -293,6 +293,30 @@ def test_a_prompt_sent_with_other_line_ends_or_a_bom_names_the_cause_and_its_fix
     assert listed.endswith(f" ({IN_CLOCK})")
 
 
+def test_a_prompt_holding_a_path_of_another_checkout_names_the_cause(tmp_path: Path) -> None:
+    # LlamaIndex's SimpleDirectoryReader writes each file's absolute file_path into the text
+    # it embeds and shows the model: recorded in one checkout, replayed in CI's, the miss
+    # said only "if the change was meant, re-record", which records it for that folder alone
+    store, settings = tmp_path / "s.jsonl", {"model": "m", "max_tokens": 8}
+    text = "file_path: {}/data/rag.txt\n\nRAG means retrieval-augmented generation."
+    RecordingModel(
+        ScriptedModel([ModelResponse(text="RAG.")]), store, approve_live=True, **settings
+    ).complete([Message.user(text.format("/home/alice/proj"))], [])
+    with pytest.raises(FixtureMismatchError) as missed:
+        ReplayModel(store, **settings).complete(
+            [Message.user(text.format("/home/runner/work/proj/proj"))], []
+        )
+    assert (
+        "messages[0].content[0].text differs only in the folders of a file's absolute path: "
+    ) in str(missed.value)
+    for other in ("/home/alice/proj/data/faq.txt", "https://example.com/home/alice/proj/data"):
+        with pytest.raises(FixtureMismatchError) as missed:  # another file, or a URL's path
+            ReplayModel(store, **settings).complete(
+                [Message.user(text.replace("{}/data/rag.txt", other))], []
+            )
+        assert "absolute path" not in str(missed.value)
+
+
 def test_an_upload_sent_with_another_guessed_content_type_names_the_cause(tmp_path: Path) -> None:
     # a file given as a path is sent with the type the machine's MIME table guesses from its
     # name: recorded where /etc/mime.types knows .m4a, replayed on a slim container image,

@@ -885,7 +885,7 @@ CLOSED_LOOP_REMEDY = (
     "event loop a client of its own (an Agent's: OpenAIResponsesModel(model=..., "
     "openai_client=AsyncOpenAI())), or make the async calls in one event loop "
     "(docs/frameworks.md: LangChain, the OpenAI Agents SDK, Haystack, Semantic Kernel, "
-    "Mirascope, Agno, Strands Agents, AutoGen, magentic), then record it again."
+    "Mirascope, Agno, Strands Agents, AutoGen, magentic, LlamaIndex), then record it again."
 )
 """What a send that met the closed or other event loop of its connection is told to do."""
 
