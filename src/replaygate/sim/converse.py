@@ -280,8 +280,9 @@ def _inference(config: Any) -> dict[str, Any]:
 def _output_config(given: Any) -> dict[str, Any]:
     """The Messages ``output_config`` of an ``outputConfig``: its ``textFormat``'s JSON
     schema (a JSON text in Converse, an object in the Messages API) and its ``effort``."""
-    if not isinstance(given, Mapping):
+    if given is None:
         return {}
+    given = _shaped(given, Mapping, "outputConfig", "an object")
     config: dict[str, Any] = {}
     if isinstance(given.get("effort"), str):
         config["effort"] = given["effort"]
@@ -308,7 +309,7 @@ def _system_block(block: Mapping[str, Any]) -> dict[str, Any]:
 
 def _shaped(given: Any, kind: type, path: str, word: str) -> Any:
     """``given`` (a field at ``path``), refused as Bedrock refuses a value of another shape
-    than ``kind`` (``word``): a Messages API ``system`` text sent to Converse was dropped."""
+    than ``kind`` (``word``), such as a Messages API ``system`` text sent to Converse."""
     if not isinstance(given, kind):
         raise _Refused(_constraint(path, f"Member must be {word}"))
     return given
