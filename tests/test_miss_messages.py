@@ -1016,6 +1016,25 @@ def test_a_recording_refuses_langsmiths_upload_of_runs(tmp_path: Path) -> None:
     assert "(LangSmith: LANGSMITH_TRACING=false; see docs/frameworks.md)" in str(refused.value)
 
 
+def test_a_recording_refuses_the_agents_sdk_s_upload_of_traces(tmp_path: Path) -> None:
+    # the OpenAI Agents SDK's exporter, left on, uploads a run's spans to api.openai.com
+    # from a thread of its own every few seconds: a block recording from the live API sent
+    # it and recorded it, its trace and span ids new at each run, so every replay missed it
+    store = tmp_path / "s.jsonl"
+    upload = "https://api.openai.com/v1/traces/ingest"
+    with (
+        block_network(),
+        httpx2_client(store, mode="record-missing", approve_live=True) as client,
+        pytest.raises(TelemetryRefusedError) as refused,
+    ):
+        client.post(upload, json={"data": [{"object": "trace", "id": "trace_0af7651916cd43dd"}]})
+    assert not store.exists()
+    said = str(refused.value)
+    assert said.startswith(f"refusing to record POST {upload}: a request to a tracing service")
+    assert "the OpenAI Agents SDK's traces" in said
+    assert "set_tracing_disabled(True) or OPENAI_AGENTS_DISABLE_TRACING=1" in said
+
+
 def test_a_secret_refused_in_a_request_to_no_model_api_says_to_stop_it_at_its_source(
     tmp_path: Path,
 ) -> None:

@@ -323,7 +323,8 @@ def _telemetry_refused(
 ) -> TelemetryRefusedError | None:
     """The refusal, while recording, of a tracing service's upload to ``origin``
     (``scheme://host[:port]``) and ``path`` (:func:`~.side_request.tracing_upload`: over OTLP
-    to any host, a local collector's too, or LangSmith's runs) of no model call, which would
+    to any host, a local collector's too, LangSmith's runs, or the OpenAI Agents SDK's traces
+    to ``api.openai.com``) of no model call, which would
     otherwise be sent and recorded, its trace ids new at each run, so that every replay
     missed it; None for any other request."""
     host = urlsplit(origin).hostname
@@ -331,7 +332,8 @@ def _telemetry_refused(
         return None
     return TelemetryRefusedError(
         f"refusing to record {method} {origin}{path}: a request to a tracing service "
-        "(OpenTelemetry's spans, metrics or logs over OTLP, LangSmith's runs), no model call, "
+        "(OpenTelemetry's spans, metrics or logs over OTLP, LangSmith's runs, the OpenAI "
+        "Agents SDK's traces), no model call, "
         "whose uploads hold trace ids new at each run, so its fixture would miss at every "
         f"replay; nothing was sent and nothing was written.\n{side_request_note(host, path)}"
     )

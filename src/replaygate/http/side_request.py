@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sys
 
-from replaygate.http.envelope import PROVIDER_API_HOST
+from replaygate.http.envelope import PROVIDER_API_HOST, PROVIDER_TELEMETRY
 from replaygate.http.token_fetch import METADATA_SERVER, metadata_server
 from replaygate.network import Refusal
 
@@ -51,9 +51,13 @@ sends through ``requests``."""
 def tracing_upload(method: str, host: str | None, path: str) -> bool:
     """Whether a ``method`` request to ``host`` and ``path`` goes to a tracing service: a POST
     over OTLP to any host (:data:`OTLP_PATH`; a GET of such a path, a tool reading an API's
-    logs, is none), or any request to a host of :data:`TRACING_HOSTS` or one of its
-    subdomains (LangSmith's ``eu.api.smith.langchain.com``)."""
+    logs, is none), a provider's telemetry on its API host (the OpenAI Agents SDK's trace
+    upload, :data:`~replaygate.http.envelope.PROVIDER_TELEMETRY`), or any request to a host
+    of :data:`TRACING_HOSTS` or one of its subdomains (LangSmith's
+    ``eu.api.smith.langchain.com``)."""
     if method.upper() == "POST" and OTLP_PATH.search(path) is not None:
+        return True
+    if host and PROVIDER_API_HOST.search(host) and PROVIDER_TELEMETRY.match(path):
         return True
     return bool(host) and any(host == h or str(host).endswith(f".{h}") for h in TRACING_HOSTS)
 
