@@ -20,6 +20,7 @@ import orjson
 import pytest
 
 import replaygate.http
+from replaygate.errors import SimulatorRefusalError
 from replaygate.http import learners
 from replaygate.http.aws_events import CONTENT_TYPE, AWSEventParser
 from replaygate.sim import DriftPlan, FaultPlan, SimApp, Simulator, make_behavior
@@ -381,6 +382,26 @@ def test_additional_model_request_fields_leave_the_request_s_own_alone() -> None
     reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, orjson.dumps(asked))
     assert reply.status == 200
     assert orjson.loads(reply.body)["output"]["message"]["content"] == [{"text": "echo: hi"}]
+
+
+def test_another_provider_s_model_on_invoke_is_the_simulator_s_refusal_not_recorded(
+    tmp_path: Path,
+) -> None:
+    # LiteLLM's bedrock/amazon.titan-embed-text-v2:0 embedding was refused as a Messages
+    # request missing anthropic_version, and that 400 recorded as Bedrock's answer; the
+    # error of a refusal in Bedrock's shape said "the simulator gave no message"
+    store = tmp_path / "titan.jsonl"
+    url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2:0"
+    with (
+        Simulator(behavior="echo") as simulator,
+        replaygate.http.intercept(
+            store, mode="record-missing", approve_live=True, live_origin=simulator.url
+        ),
+        pytest.raises(SimulatorRefusalError, match="for Anthropic's models only") as refused,
+    ):
+        httpx2.post(f"{url}/invoke", json={"inputText": "hi"}, headers=SIGNED)
+    assert "amazon.titan-embed-text-v2:0" in str(refused.value)
+    assert not store.exists() or store.read_text() == ""
 
 
 def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_path: Path) -> None:

@@ -99,11 +99,14 @@ def _error_kind(body: Any) -> str | None:
 
 def simulator_refusal(record: Mapping[str, Any]) -> str | None:
     """The simulator's message when ``record`` (a recorded HTTP response) is an error the
-    simulator made of its own accord (:data:`SIMULATOR_REFUSAL`), else None."""
+    simulator made of its own accord (:data:`SIMULATOR_REFUSAL`), else None: its
+    ``error.message``, or the ``message`` of Amazon Bedrock's error shape."""
     body = record.get("body")
     if not isinstance(body, Mapping) or body.get(SIMULATOR_REFUSAL) is not True:
         return None
-    return _error_message(body) or "the simulator gave no message"
+    plain = body.get("message")
+    said = _error_message(body) or (plain if isinstance(plain, str) else None)
+    return said or "the simulator gave no message"
 
 
 PROXY_AUTHENTICATION_REQUIRED = 407

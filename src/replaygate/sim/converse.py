@@ -33,7 +33,8 @@ DEFAULT_MAX_TOKENS = 4096
 UNKNOWN_MODEL = "The provided model identifier is invalid."
 """Bedrock's ``ValidationException`` for a model id it does not know."""
 _MODEL_ID = re.compile(
-    r"(?:[a-z]{2,7}(?:-[a-z]{2,4})?\.)?[a-z][a-z0-9]*\.[A-Za-z0-9._:-]+|arn:aws[a-z-]*:bedrock:.+"
+    r"(?:[a-z]{2,7}(?:-[a-z]{2,4})?\.)?(?P<provider>[a-z][a-z0-9]*)\.[A-Za-z0-9._:-]+"
+    r"|arn:aws[a-z-]*:bedrock:.+"
 )
 """A Bedrock model id, its provider's name first (``anthropic.claude-...``, an inference
 profile's ``us.anthropic...``, ``us-gov.``), or ARN; a bare name (``claude-sonnet-4-6``,
@@ -55,6 +56,13 @@ _TEXT_FORMATS = {"txt", "md", "csv", "html"}
 def model_problem(model: str) -> Invalid | None:
     """Bedrock's refusal of a model id that is none of its own (:data:`UNKNOWN_MODEL`)."""
     return None if _MODEL_ID.fullmatch(model) else Invalid(UNKNOWN_MODEL)
+
+
+def model_provider(model: str) -> str | None:
+    """The provider a Bedrock model id names (``anthropic``, ``amazon``, ``meta``), or None
+    (an ARN, or no id of Bedrock's)."""
+    found = _MODEL_ID.fullmatch(model)
+    return None if found is None else found.group("provider")
 
 
 def _constraint(path: str, what: str) -> Invalid:

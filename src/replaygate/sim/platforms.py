@@ -46,6 +46,7 @@ from replaygate.sim.converse import (
     converse_response,
     messages_request,
     model_problem,
+    model_provider,
 )
 from replaygate.sim.converse import stopped_by as converse_stopped_by
 from replaygate.sim.endpoints import (
@@ -401,6 +402,20 @@ def _stream_error(said: str) -> SSEEvent:
     return AWSChunk(orjson.dumps(payload).decode(), _STREAM_ERROR)
 
 
+def _unserved_model(model: str) -> Invalid | None:
+    """The simulator's own refusal of ``invoke`` for another provider's model (Amazon's
+    Titan embeddings, Nova, Llama), whose body is that model's own, no Messages request:
+    a refusal in Bedrock's words would be recorded as Bedrock's answer to it."""
+    provider = model_provider(model)
+    if provider in (None, "anthropic"):
+        return None
+    said = (
+        f"The simulator serves Bedrock's invoke routes for Anthropic's models only, not "
+        f"{model}: call it through the Converse API (/converse), or record it from Bedrock"
+    )
+    return Invalid(said, own=True)
+
+
 class BedrockMessages(_Bedrock):
     """Anthropic's Messages API on Amazon Bedrock (``invoke``, ``invoke-with-response-stream``)."""
 
@@ -412,8 +427,8 @@ class BedrockMessages(_Bedrock):
         named = ("model", "stream")
         plain, wrong = _platform_request(body, BEDROCK_VERSION, model, streams, named)
         routed = super().request(route, plain)
-        problem = None if wrong is None else _bedrock_words(*wrong)
-        problem = problem or model_problem(model)
+        problem = model_problem(model) or _unserved_model(model)
+        problem = problem or (None if wrong is None else _bedrock_words(*wrong))
         given = body.get("anthropic_beta") if isinstance(body, dict) else None
         betas = tuple(b for b in given if isinstance(b, str)) if isinstance(given, list) else ()
         return SimRequest(routed.body, model, streams, problem or routed.problem, betas)
