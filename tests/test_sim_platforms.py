@@ -375,6 +375,17 @@ def test_a_model_id_bedrock_does_not_know_is_refused(model: str, known: bool) ->
     assert (reply.status == 200) is known
 
 
+def test_a_guarded_turn_is_read_as_its_text() -> None:
+    # LiteLLM sends the last user turn as guardContent under guardrailConfig: it was
+    # refused as a block the simulator does not read
+    app = SimApp(make_behavior("echo"))
+    guarded = [{"role": "user", "content": [{"guardContent": {"text": {"text": "hi"}}}]}]
+    guardrail = {"guardrailIdentifier": "gr-1", "guardrailVersion": "1"}
+    asked = {"messages": guarded, "guardrailConfig": guardrail}
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, orjson.dumps(asked))
+    assert orjson.loads(reply.body)["output"]["message"]["content"] == [{"text": "echo: hi"}]
+
+
 def test_additional_model_request_fields_leave_the_request_s_own_alone() -> None:
     app = SimApp(make_behavior("echo"))
     extra = {"max_tokens": 1, "messages": []}

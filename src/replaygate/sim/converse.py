@@ -166,8 +166,22 @@ def _block(block: Any, path: str) -> dict[str, Any]:
     )
 
 
+def _guarded_text(block: Mapping[str, Any]) -> str | None:
+    """The text of a ``guardContent`` block (``{"guardContent": {"text": {"text": ...}}}``),
+    or None."""
+    guard = block.get("guardContent")
+    said = guard.get("text") if isinstance(guard, Mapping) else None
+    text = said.get("text") if isinstance(said, Mapping) else None
+    return text if isinstance(text, str) else None
+
+
 def _read_block(block: Mapping[str, Any], path: str) -> dict[str, Any]:
-    """The Messages content block of a Converse one (a mapping)."""
+    """The Messages content block of a Converse one (a mapping); a ``guardContent``'s text
+    (what a guardrail checks: LiteLLM's last user turn under ``guardrailConfig``) is the
+    model's text, the guardrail itself not applied."""
+    guarded = _guarded_text(block)
+    if guarded is not None:
+        return {"type": "text", "text": guarded}
     if "text" in block:
         if not isinstance(block["text"], str):
             raise _Refused(_constraint(f"{path}.text", "Member must be a string"))
@@ -310,9 +324,11 @@ def _output_config(given: Any) -> dict[str, Any]:
 
 
 def _system_block(block: Mapping[str, Any]) -> dict[str, Any]:
-    """The Messages system block of a Converse one: its text, and its cache point's."""
+    """The Messages system block of a Converse one: its text (or its ``guardContent``'s),
+    and its cache point's."""
     cached = {"cache_control": block["cache_control"]} if "cache_control" in block else {}
-    return {"type": "text", "text": block.get("text"), **cached}
+    text = _guarded_text(block)
+    return {"type": "text", "text": block.get("text") if text is None else text, **cached}
 
 
 def _shaped(given: Any, kind: type, path: str, word: str) -> Any:
