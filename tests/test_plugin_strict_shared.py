@@ -16,7 +16,7 @@ from nested_pytest import loaded_for_sessions
 from replaygate.fixtures.store import FixtureStore
 from replaygate.fixtures.uses import unused_http_lines
 from replaygate.http import httpx2_client
-from replaygate.pytest_plugin.strict_shared import _SENT, SharedStrict, unused_lines
+from replaygate.pytest_plugin.strict_shared import _SENT, STALE_SHARED, SharedStrict, unused_lines
 from replaygate.sim import Simulator
 from sdks import anthropic
 
@@ -194,6 +194,22 @@ def test_a_shared_store_none_of_whose_fixtures_was_requested_names_a_response_ca
     strict._check(os.fspath(store), None)
     (problem,) = strict.problems
     assert "requested none" not in problem
+
+
+def test_a_shared_store_partly_used_says_how_to_drop_what_prune_keeps(tmp_path: Path) -> None:
+    """A prompt edited, then recorded again: the old request's fixture stays in the store a
+    marker names, which prune keeps; the strict error said so and nothing to do next."""
+    store = tmp_path / "shared.jsonl"
+    record_echoes(store, ["old prompt", "new prompt"])
+    strict = SharedStrict()
+    strict.naming[os.fspath(store)] = {"t.py::a"}
+    strict.passed.add("t.py::a")
+    (_, new) = FixtureStore.open(store)
+    strict.used_by_test(store, {}, {new.key: 1})
+    strict._check(os.fspath(store), None)
+    (problem,) = strict.problems
+    assert problem.endswith(STALE_SHARED)
+    assert "Move the store aside and record every test naming it again, in one run" in problem
 
 
 BORROWED = """

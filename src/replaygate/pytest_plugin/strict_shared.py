@@ -220,7 +220,11 @@ class SharedStrict:
                 f"--replaygate-strict: {len(lines)} recorded fixture(s) of {shared}"
                 f"{path} unused by all {len(tests)} {users} ({_first_few(tests)}):\n  "
                 + "\n  ".join(lines)
-                + ("" if any(used.values()) else none_requested("The tests naming it", "their"))
+                + (
+                    (STALE_SHARED if not repeated else "")
+                    if any(used.values())
+                    else none_requested("The tests naming it", "their")
+                )
             )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -232,6 +236,20 @@ class SharedStrict:
             terminalreporter.line(problem, red=True)
         for line in self.unchecked:
             terminalreporter.line(f"not checked: {line}")
+
+
+STALE_SHARED = (
+    "\nA request the tests no longer send (a prompt changed, then recorded again, which "
+    "keeps the fixtures of requests it does not send) leaves its fixture (so does a "
+    "request now sent fewer times), and prune keeps every fixture of a store a "
+    "test's marker names. Move the store aside and record every test naming it again, in "
+    "one run (record mode record-missing, from the simulator with --replaygate-simulator "
+    "if it came from there): `replaygate diff` then pairs each changed request with the "
+    "one it replaced."
+)
+"""What ``--replaygate-strict`` adds of a shared store some of whose fixtures the tests
+naming it requested: how to drop the others, which ``prune`` keeps (references are
+file-level) and recording again keeps too."""
 
 
 def none_requested(tests: str, their: str) -> str:
