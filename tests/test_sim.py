@@ -1065,6 +1065,10 @@ SCRIPT_ERRORS = [
     (b'{"text": false}', "text: expected a string, got true or false"),
     (b'{"tool_calls": 5}', "tool_calls: expected a list, got a number"),
     (b'{"tool_calls": [{"id": "", "name": "f"}]}', "tool_calls[0]: id and name must not be"),
+    (  # a Gemini call, which has no id: the line is told how to write one
+        b'{"tool_calls": [{"name": "f"}]}',
+        "tool_calls[0].id: expected a string, got null: a call needs an id; for a Gemini",
+    ),
     (b'{"tool_calls": [{"id": "c", "name": "f", "arguments": []}]}', "tool_calls[0].arguments"),
     (
         b'{"tool_calls": [{"id": "c", "name": "f", "args": {"city": "Lisbon"}}]}',

@@ -87,9 +87,18 @@ def _known(obj: Mapping[str, Any], fields: tuple[str, ...], where: str) -> None:
         raise ValueError(f"{at}unknown field(s) {unknown} (allowed: {', '.join(fields)})")
 
 
+NO_CALL_ID = (
+    "expected a string, got null: a call needs an id; for a Gemini function call without "
+    "one, as Gemini 2.5 gives them, give the tool's name, which is sent as no id"
+)
+"""What a script's tool call without an ``id`` is told: Gemini's calls have none."""
+
+
 def _tool_call(call: Any, where: str) -> ToolCall:
     call = _object(call, where)
     _known(call, TOOL_CALL_FIELDS, where)
+    if call.get("id") is None:
+        raise FieldError(f"{where}.id", NO_CALL_ID)
     call_id, name = _string(call, "id", f"{where}.id"), _string(call, "name", f"{where}.name")
     if not call_id or not name:
         raise FieldError(where, "id and name must not be empty")
