@@ -445,10 +445,11 @@ class BedrockMessages(_Bedrock):
 
 
 class BedrockConverse(_Bedrock):
-    """Bedrock's Converse API (``converse``, ``converse-stream``) of an Anthropic model:
-    the Messages request its body stands for (:func:`~replaygate.sim.converse.messages_request`)
-    answered as the Messages API answers it, in Converse's shapes, its stream of Converse's
-    events (:func:`~replaygate.sim.converse.converse_events`)."""
+    """Bedrock's Converse API (``converse``, ``converse-stream``), of any of Bedrock's
+    models: the Messages request its body stands for
+    (:func:`~replaygate.sim.converse.messages_request`) answered as the Messages API
+    answers it, in Converse's shapes, its stream of Converse's events
+    (:func:`~replaygate.sim.converse.converse_events`)."""
 
     route_pattern = _CONVERSE_ROUTE
 
