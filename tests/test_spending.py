@@ -618,3 +618,15 @@ def test_a_gemini_embedding_is_priced_by_the_shipped_table() -> None:
     request = {"method": "POST", "path": path, "body": {"requests": [one]}}
     cap.reserve(request)
     assert 0 < cap.charge(request, {"status": 200, "body": {"embeddings": []}}) < 1e-4
+
+
+def test_an_inference_profile_s_arn_is_the_model_priced() -> None:
+    """A Converse call of an application inference profile (LiteLLM's
+    bedrock/arn:aws:bedrock:...) was priced as the model 'arn', and the user told to add
+    a price for "arn"."""
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc"
+    cap = SpendingCap(5.0, PriceTable({arn: Price(0.0, 1.0)}, "USD", "t"))
+    body = {"inferenceConfig": {"maxTokens": 64}, "messages": []}
+    path = "/model/arn:aws:bedrock:us-east-1:123456789012:application-inference-profile%2Fabc"
+    cap.reserve({"method": "POST", "path": f"{path}/converse", "body": body})
+    assert cap.reserved == 64 / 1_000_000
