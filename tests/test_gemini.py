@@ -755,3 +755,32 @@ def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Pa
     (found,) = report.interfaces
     assert found.interface == "google.generate_content"
     assert "usageMetadata.foo" in found.only_new
+
+
+def test_a_v1alpha_client_records_from_the_simulator_and_replays(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    # google-genai's HttpOptions(api_version="v1alpha"), its preview features: the
+    # simulator served v1 and v1beta alone, so its recording stopped with UnservedRouteError
+    alpha = genai.types.HttpOptions(api_version="v1alpha")
+    store = tmp_path / "alpha.jsonl"
+
+    def ask(made: genai.Client) -> tuple[str | None, int | None]:
+        answer = made.models.generate_content(
+            model="gemini-2.5-flash", contents=QUESTION, config=_config(http_options=alpha)
+        )
+        counted = made.models.count_tokens(
+            model="gemini-2.5-flash",
+            contents=QUESTION,
+            config=genai.types.CountTokensConfig(http_options=alpha),
+        )
+        return answer.text, counted.total_tokens
+
+    live = through(ask, store, "record-missing", sim.url)
+    assert live[0] and live[1]
+    assert through(ask, store, "replay", REAL_API) == live
+    paths = [json.loads(line)["request"]["path"] for line in store.read_text().splitlines()]
+    assert paths == [
+        "/v1alpha/models/gemini-2.5-flash:generateContent",
+        "/v1alpha/models/gemini-2.5-flash:countTokens",
+    ]

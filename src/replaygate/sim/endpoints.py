@@ -1465,7 +1465,14 @@ class OpenAIEmbeddings(ResourceEndpoint):
         return embeddings.answer(body)
 
 
-_GEMINI_EMBED_ROUTE = re.compile(r"/(v1|v1beta)/models/([^/:]+):(embedContent|batchEmbedContents)")
+GEMINI_VERSIONS = ("v1", "v1beta", "v1alpha")
+"""The Gemini API's versions, each serving its model calls and models (google-genai's
+``HttpOptions(api_version=...)``; ``v1alpha``, its preview features)."""
+_GEMINI_VERSION = f"({'|'.join(GEMINI_VERSIONS)})"
+
+_GEMINI_EMBED_ROUTE = re.compile(
+    rf"/{_GEMINI_VERSION}/models/([^/:]+):(embedContent|batchEmbedContents)"
+)
 
 
 class GeminiEmbeddings(ResourceEndpoint):
@@ -1487,7 +1494,7 @@ class GeminiEmbeddings(ResourceEndpoint):
         return embeddings.gemini_answer(model, call, version, body)
 
 
-_MODELS_ROUTE = re.compile(r"/(v1|v1beta)/models(?:/([^/]+))?")
+_MODELS_ROUTE = re.compile(rf"/{_GEMINI_VERSION}/models(?:/([^/]+))?")
 
 
 class _Models(ResourceEndpoint):
@@ -1550,11 +1557,11 @@ class OpenAIModels(_Models):
 
 
 class GeminiModels(_Models):
-    """Gemini's ``models.list`` (a page at a time) and ``models.get``, at ``v1beta`` and
-    ``v1``."""
+    """Gemini's ``models.list`` (a page at a time) and ``models.get``, at each of
+    :data:`GEMINI_VERSIONS`."""
 
     provider: Provider = "google"
-    versions = ("v1", "v1beta")
+    versions = GEMINI_VERSIONS
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         return google_authenticated(headers, query)
@@ -1596,7 +1603,9 @@ def _openai_refusal(problem: Invalid) -> tuple[int, Any]:
     return problem.status, openai_error(problem.message, param=problem.param, code=problem.code)
 
 
-_GEMINI_ROUTE = re.compile(r"/(v1|v1beta)/models/([^/:]+):(generateContent|streamGenerateContent)")
+_GEMINI_ROUTE = re.compile(
+    rf"/{_GEMINI_VERSION}/models/([^/:]+):(generateContent|streamGenerateContent)"
+)
 
 
 class GeminiGenerateContent(Endpoint):
@@ -1727,7 +1736,7 @@ class GeminiGenerateContent(Endpoint):
         return events
 
 
-_GEMINI_COUNT_ROUTE = re.compile(r"/(?:v1|v1beta)/models/([^/:]+):countTokens")
+_GEMINI_COUNT_ROUTE = re.compile(rf"/{_GEMINI_VERSION}/models/([^/:]+):countTokens")
 
 
 class GeminiCountTokens(GeminiGenerateContent):
@@ -1745,7 +1754,7 @@ class GeminiCountTokens(GeminiGenerateContent):
         assert match is not None  # only asked of a route it serves
         read = camel_case_request(body)
         whole = read.get("generateContentRequest") if isinstance(read, Mapping) else None
-        return SimRequest(whole if isinstance(whole, Mapping) else read, match.group(1), False)
+        return SimRequest(whole if isinstance(whole, Mapping) else read, match.group(2), False)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         """The request's shape alone: what a generation refuses (an unsigned call, a
