@@ -10,9 +10,11 @@ and still find a drift injected into what the fixtures hold.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from click.testing import CliRunner, Result
 
@@ -526,3 +528,27 @@ def test_an_azure_fixture_without_its_resource_or_key_is_refused_naming_the_vari
         monkeypatch.setenv(name, value)
     done = drift(str(store), "--live-sample", "1", "--approve-live")
     assert done.exit_code == 2 and said in done.output, done.output
+
+
+def test_a_store_of_anthropic_requests_without_the_sdk_names_the_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store LiteLLM (or the OpenAI Agents SDK's LitellmModel) recorded holds Anthropic's
+    requests, sent with no anthropic SDK: drift listed each as "No module named
+    'anthropic'" and ended NOT CHECKED, telling to check the server address, the network
+    and the API key."""
+    store = tmp_path / "litellm.jsonl"
+    body = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    headers = {"anthropic-version": "2023-06-01", "x-api-key": "k"}
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, source="sim", live_origin=sim.url),
+        httpx2.Client() as client,
+    ):
+        client.post("https://api.anthropic.com/v1/messages", json=body, headers=headers)
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # not installed
+    result = drift(str(store), "--live-sample", "1", *ECHO)
+    assert result.exit_code == 2, result.output
+    assert "re-sending Anthropic fixtures needs the 'anthropic' package" in result.output
+    assert "pip install 'replaygate[anthropic]'" in result.output
+    assert "check the server address" not in result.output

@@ -28,7 +28,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeAlias
 
-from replaygate.errors import first_few
+from replaygate.errors import MissingExtraError, first_few
 from replaygate.fixtures.fingerprint import match_form
 from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.fixtures.modes import require_live_approval
@@ -602,7 +602,7 @@ def drift_live(
             script.before(fixture)
         try:
             live = sender.send(fixture)
-        except HygieneError:
+        except (HygieneError, MissingExtraError):  # the run's own set-up: no fixture's
             raise
         except Exception as err:  # an SDK or network error: reported, the rest still run
             cause = f" ({err.__cause__})" if err.__cause__ is not None else ""

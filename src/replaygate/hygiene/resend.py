@@ -177,19 +177,19 @@ class LiveSender:
         )
 
     def client(self, interface: str) -> Any:
-        """The SDK client of ``interface``'s provider, made once."""
+        """The SDK client of ``interface``'s provider, made once; a
+        :class:`~replaygate.errors.MissingExtraError` naming the extra to install where its
+        SDK is not (a store LiteLLM recorded holds Anthropic's requests, sent with no SDK)."""
         provider = PROVIDER_OF[interface]
         if provider not in self._clients:
             key, url, retries = self.key(provider), self.url_of(interface), self.max_retries
             if provider == ANTHROPIC:
-                import anthropic
-
+                anthropic = require("anthropic", "anthropic", "re-sending Anthropic fixtures")
                 made: Any = anthropic.Anthropic(
                     api_key=key or None, base_url=url, max_retries=retries
                 )
             elif provider == OPENAI:
-                import openai
-
+                openai = require("openai", "openai", "re-sending OpenAI fixtures")
                 made = openai.OpenAI(api_key=key, base_url=url, max_retries=retries)
             else:
                 genai = require("google.genai", "gemini", "re-sending Gemini fixtures")
