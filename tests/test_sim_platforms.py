@@ -386,6 +386,23 @@ def test_a_guarded_turn_is_read_as_its_text() -> None:
     assert orjson.loads(reply.body)["output"]["message"]["content"] == [{"text": "echo: hi"}]
 
 
+def test_the_tier_asked_for_is_the_tier_answered() -> None:
+    # LiteLLM's service_tier="flex" is Converse's serviceTier, which Bedrock's answer
+    # names and LiteLLM reads back: the simulator's answers named none
+    app = SimApp(make_behavior("echo"))
+    asked = {"messages": CONVERSE_HI, "serviceTier": {"type": "flex"}}
+    path = f"/model/{CONVERSE_MODEL}/converse"
+    whole = app.handle("POST", path, SIGNED, orjson.dumps(asked))
+    assert orjson.loads(whole.body)["serviceTier"] == {"type": "flex"}
+    streamed = app.handle("POST", f"{path}-stream", SIGNED, orjson.dumps(asked))
+    assert streamed.events is not None
+    events = aws_events(b"".join(event.encode() for event in streamed.events))
+    assert events[-1][1]["serviceTier"] == {"type": "flex"}
+    wrong = {**asked, "serviceTier": {"type": "cheap"}}
+    refused = app.handle("POST", path, SIGNED, orjson.dumps(wrong))
+    assert "Value at 'serviceTier.type'" in orjson.loads(refused.body)["message"]
+
+
 def test_additional_model_request_fields_leave_the_request_s_own_alone() -> None:
     app = SimApp(make_behavior("echo"))
     extra = {"max_tokens": 1, "messages": []}

@@ -18,7 +18,7 @@ import binascii
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -51,6 +51,10 @@ _ALTERNATE = (
 _STOP_REASONS = {"refusal": "content_filtered"}
 """The Converse ``stopReason`` of a Messages ``stop_reason`` named otherwise."""
 _TEXT_FORMATS = {"txt", "md", "csv", "html"}
+ECHOED = ("performanceConfig", "serviceTier")
+"""The fields of a request its answer (and its stream's ``metadata``) repeats: the
+performance and the tier it was served with, those asked for."""
+_TIERS = ("priority", "default", "flex", "reserved")
 
 
 def model_problem(model: str) -> Invalid | None:
@@ -80,6 +84,8 @@ class Asked:
     body: dict[str, Any]
     betas: tuple[str, ...] = ()
     problem: Invalid | None = None
+    echoed: Mapping[str, Any] = field(default_factory=dict)
+    """The fields its answer repeats (:data:`ECHOED`)."""
 
 
 class _Refused(Exception):
@@ -351,6 +357,18 @@ def _merged(plain: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _echoed(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of :data:`ECHOED` ``body`` gives, a ``serviceTier`` of no tier refused."""
+    echoed = {
+        name: _shaped(body[name], Mapping, name, "an object") for name in ECHOED if name in body
+    }
+    tier = echoed.get("serviceTier", {}).get("type", "default")
+    if tier not in _TIERS:
+        what = f"Member must satisfy enum value set: [{', '.join(_TIERS)}]"
+        raise _Refused(_constraint("serviceTier.type", what))
+    return echoed
+
+
 def messages_request(body: Any) -> Asked:
     """The Messages request a Converse request ``body`` stands for (see :class:`Asked`):
     ``additionalModelRequestFields`` (``thinking``, ``top_k``, ...) go into it as Bedrock
@@ -376,9 +394,10 @@ def messages_request(body: Any) -> Asked:
             plain["tools"], chosen = _tools(_shaped(config, Mapping, "toolConfig", "an object"))
             if chosen is not None:
                 plain["tool_choice"] = chosen
+        echoed = _echoed(body)
     except _Refused as refused:
         return Asked({}, betas, refused.problem)
-    return Asked(_merged(plain, extra), betas)
+    return Asked(_merged(plain, extra), betas, echoed=echoed)
 
 
 def _block_out(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -472,5 +491,6 @@ def converse_events(
         stop["additionalModelResponseFields"] = answer["additionalModelResponseFields"]
     events.append(_event("messageStop", stop))
     metadata = {"usage": answer["usage"], "metrics": answer["metrics"]}
+    metadata.update((name, answer[name]) for name in ECHOED if name in answer)
     events.append(_event("metadata", patch(metadata)))
     return events

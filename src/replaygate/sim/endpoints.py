@@ -152,6 +152,9 @@ class SimRequest:
     betas: tuple[str, ...] = ()
     """The betas the body names in place of the ``anthropic-beta`` header (Amazon Bedrock's
     ``anthropic_beta``)."""
+    echoed: Mapping[str, Any] = field(default_factory=dict)
+    """Fields of the request its answer repeats as they were given (Bedrock Converse's
+    ``serviceTier`` and ``performanceConfig``)."""
 
 
 @dataclass(frozen=True)

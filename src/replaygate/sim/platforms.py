@@ -458,7 +458,8 @@ class BedrockConverse(_Bedrock):
         asked = messages_request(body)
         routed = super().request(route, {"model": model, **asked.body})
         problem = model_problem(model) or asked.problem or routed.problem
-        return SimRequest(routed.body, model, method == "converse-stream", problem, asked.betas)
+        streams = method == "converse-stream"
+        return SimRequest(routed.body, model, streams, problem, asked.betas, asked.echoed)
 
     def render(
         self,
@@ -469,7 +470,7 @@ class BedrockConverse(_Bedrock):
         thought: str,
     ) -> dict[str, Any]:
         wire = super().render(request, conversation, response, tag, thought)
-        return converse_response(wire)
+        return {**converse_response(wire), **request.echoed}
 
     def stopped_by(self, wire: dict[str, Any], sequence: str) -> dict[str, Any]:
         return converse_stopped_by(wire, sequence)
