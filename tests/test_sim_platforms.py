@@ -113,6 +113,16 @@ def test_gemini_on_vertex_answers_google_genai(sim: Simulator) -> None:
     route = "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-flash:generateContent"
     unsigned = httpx2.post(f"{sim.url}{route}", json={"contents": [{"parts": [{"text": "x"}]}]})
     assert (unsigned.status_code, unsigned.json()["error"]["status"]) == (401, "UNAUTHENTICATED")
+    # express mode: an API key and no project, the publisher's path alone, which was a 404
+    express = genai.Client(
+        vertexai=True, api_key="k", http_options=genai.types.HttpOptions(base_url=sim.url)
+    )
+    assert express.models.generate_content(model="gemini-2.5-flash", contents="hi").text == (
+        "echo: hi"
+    )
+    express_route = "/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent"
+    keyless = httpx2.post(f"{sim.url}{express_route}", json={"contents": []})
+    assert (keyless.status_code, keyless.json()["error"]["status"]) == (401, "UNAUTHENTICATED")
 
 
 def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:

@@ -83,9 +83,11 @@ _VERTEX_ROUTE = re.compile(
     r"([^/:]+):(rawPredict|streamRawPredict)"
 )
 _VERTEX_GEMINI_ROUTE = re.compile(
-    r"/v1(?:beta1)?/projects/[^/]+/locations/[^/]+/publishers/google/models/"
+    r"/v1(?:beta1)?/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/"
     r"([^/:]+):(generateContent|streamGenerateContent)"
 )
+"""Gemini's calls on Vertex AI: a project's and location's, or, in express mode (an API
+key, no project), the publisher's alone."""
 _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
 _BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
@@ -289,6 +291,11 @@ class VertexGemini(_Vertex, GeminiGenerateContent):
 
     def serves(self, route: str) -> bool:
         return _VERTEX_GEMINI_ROUTE.fullmatch(route) is not None
+
+    def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
+        """An access token, or the API key of Vertex AI's express mode
+        (``Client(vertexai=True, api_key=...)``, ``x-goog-api-key``)."""
+        return _bearer(headers) or GeminiGenerateContent.authenticated(self, headers, query)
 
     def request(self, route: str, body: Any) -> SimRequest:
         match = _VERTEX_GEMINI_ROUTE.fullmatch(route)
