@@ -38,6 +38,7 @@ from replaygate.fixtures.mismatch import (
     IN_CARRIED_HISTORY,
     IN_CLOCK,
     IN_HISTORY_APART,
+    IN_LINE_ORDER,
     IN_ORDER,
     IN_RANDOM_ID,
     RECORD_FIRST,
@@ -315,6 +316,31 @@ def test_a_prompt_holding_a_path_of_another_checkout_names_the_cause(tmp_path: P
                 [Message.user(text.replace("{}/data/rag.txt", other))], []
             )
         assert "absolute path" not in str(missed.value)
+
+
+def test_a_prompt_holding_its_passages_in_another_order_names_the_cause(tmp_path: Path) -> None:
+    # LlamaIndex's SimpleKeywordTableIndex ranks the nodes a keyword matches through a set:
+    # its context lists them in another order under another PYTHONHASHSEED, and the miss
+    # said only "if the change was meant, re-record", which misses again on the next run
+    store, settings = tmp_path / "s.jsonl", {"model": "m", "max_tokens": 8}
+    passages = ["RAG retrieves documents.", "Agents call tools.", "Embeddings map text."]
+
+    def prompt(order: list[str]) -> list[Message]:
+        return [Message.user("Context:\n" + "\n\n".join(order) + "\n---\nQuery: RAG?")]
+
+    RecordingModel(
+        ScriptedModel([ModelResponse(text="RAG.")]), store, approve_live=True, **settings
+    ).complete(prompt(passages), [])
+    with pytest.raises(FixtureMismatchError) as missed:
+        ReplayModel(store, **settings).complete(prompt(passages[::-1]), [])
+    assert "messages[0].content[0].text holds the lines recorded, in another order: " in str(
+        missed.value
+    )
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    assert (miss_of(test, missed.value) or ("",))[0].endswith(f" ({IN_LINE_ORDER})")
+    with pytest.raises(FixtureMismatchError) as missed:  # a passage changed, not moved
+        ReplayModel(store, **settings).complete(prompt([*passages[:2], "Embeddings."]), [])
+    assert "in another order" not in str(missed.value)
 
 
 def test_an_upload_sent_with_another_guessed_content_type_names_the_cause(tmp_path: Path) -> None:

@@ -97,8 +97,9 @@ def miss_of(item: pytest.Item, failed: BaseException) -> Miss | None:
 def _varying(said: str) -> str | None:
     """What the list of misses adds to the fields of a miss whose request is another on
     each run, recorded again or not, as its message ``said`` tells (a tool that varies,
-    call ids made anew, a set's or a list's order, the clock, a random id, a history kept in
-    a file), or depends on the tests run before it (a conversation they share), or None."""
+    call ids made anew, a set's, a list's or a text's lines' order, the clock, a random id,
+    a history kept in a file), or depends on the tests run before it (a conversation they
+    share), or None."""
     from replaygate.fixtures.mismatch import (
         CARRIED_HISTORY_LEAD,
         CLOCK_LEAD,
@@ -106,9 +107,11 @@ def _varying(said: str) -> str | None:
         IN_CARRIED_HISTORY,
         IN_CLOCK,
         IN_HISTORY_APART,
+        IN_LINE_ORDER,
         IN_ORDER,
         IN_RANDOM_ID,
         IN_SET_ORDER,
+        LINE_ORDER_LEAD,
         RANDOM_ID_LEAD,
         REORDERED_LEAD,
         SET_TEXT_LEAD,
@@ -125,6 +128,7 @@ def _varying(said: str) -> str | None:
         (CALL_ID_LEAD, IN_CALL_IDS),
         (SET_TEXT_LEAD, IN_SET_ORDER),
         (REORDERED_LEAD, IN_ORDER),
+        (LINE_ORDER_LEAD, IN_LINE_ORDER),
         (CLOCK_LEAD, IN_CLOCK),
         (RANDOM_ID_LEAD, IN_RANDOM_ID),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
