@@ -20,7 +20,7 @@ import httpx2
 import pytest
 
 from loopback import serving
-from replaygate.errors import LiveSendFailedWarning, UnservedRouteError
+from replaygate.errors import LiveSendFailedWarning, ReplayErrorCaughtWarning, UnservedRouteError
 from replaygate.http import intercept, learners
 from replaygate.http.envelope import is_api_call
 from replaygate.network import network_blocked
@@ -216,3 +216,32 @@ def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path:
     said = str(caught.value)
     assert "a cloud's call it lacks such as Amazon Bedrock's CountTokens" in said
     assert "from a loopback server of yours that answers it" in said and "live_origin" in said
+
+
+def weather_tool(city: str) -> str:
+    """An agent's tool calling a web API, whose error becomes its answer to the model, as
+    dspy.ReAct and most agents give it."""
+    try:
+        return httpx2.get(f"https://api.example.com/weather/{city}").text
+    except httpx2.HTTPError as err:
+        return f"error: {err}"
+
+
+def test_a_refusal_the_code_caught_while_recording_from_the_simulator_is_told(
+    tmp_path: Path,
+) -> None:
+    """The block refused a tool's call of a web API while recording from the simulator;
+    the agent sent the model the tool's error and the block ended green, recording requests
+    that carry the refusal, which no replay sends (it misses there instead)."""
+    store = tmp_path / "tool.jsonl"
+    sim = "http://127.0.0.1:9"  # no model is called: the simulator is never reached
+    with (
+        pytest.warns(ReplayErrorCaughtWarning, match="lookup of 'api.example.com' refused"),
+        intercept(store, "record-missing", approve_live=True, live_origin=sim),
+    ):
+        assert weather_tool("Paris").startswith("error: lookup of 'api.example.com' refused")
+    with (
+        intercept(store, "record-missing", approve_live=True, live_origin=sim),
+        pytest.raises(httpx2.ConnectError),  # the block's own code took it: no warning
+    ):
+        httpx2.get("https://api.example.com/weather/Paris")

@@ -100,6 +100,15 @@ class KeepsRaised(Generic[KeptT]):
         raise_caught(self.raised)
 
 
+def carrier_of(error: BaseException) -> BaseException:
+    """The exception that carried ``error`` out of the send that raised it: the client
+    library's own (``httpx.ConnectError``, ``requests.ConnectionError``) where the library
+    wrapped it, as it wraps a connection the network block refused; else ``error``. Where
+    it stopped tells who caught ``error``."""
+    carrier = getattr(error, "carrier", None)
+    return carrier if isinstance(carrier, BaseException) else error
+
+
 def exception_chain(error: BaseException) -> Iterator[BaseException]:
     """``error``, its causes and contexts, and the members of exception groups among them,
     a group's members first and in their order: the first of them is the first that
@@ -827,6 +836,10 @@ class NetworkBlockedError(ReplaygateError, ConnectionError):
     sent live when the block refused it, set by that session; None for a client it does
     not intercept. Recording from a simulator, such a request calls no provider's API: it
     goes where it is addressed, not to the simulator, and is refused there."""
+
+    carrier: BaseException | None = None
+    """The error of the client library that carried this one out of that session's send
+    (:func:`carrier_of`), set with :attr:`sent_live`."""
 
     unintercepted: bool = False
     """Whether the attempt was made by a WebSocket client, or while an ``intercept()``

@@ -983,7 +983,11 @@ class Exchange:
         (:class:`~replaygate.errors.LiveSendFailedWarning`): code that catches the error,
         or an SDK that retries, would leave a green recording that replays otherwise. A
         send whose answer :attr:`live_guard` or one of :data:`MOCK_PLAYS` refuses gives its
-        place up too, and raises that refusal (nothing is stored)."""
+        place up too, and raises that refusal (nothing is stored). A send the network block
+        refused (recording from the simulator, a request to a host of no model API, such as
+        a web API an agent's tool calls) is kept among :attr:`raised`: code that catches it
+        and goes on (an agent that gives the model the tool's error) records requests that
+        carry the refusal, which no replay sends, and is told so as a caught miss is."""
         guards = [g for g in (self.live_guard, *MOCK_PLAYS) if g is not None]
         before = [guard.before(slot) for guard in guards]
         try:
@@ -994,6 +998,8 @@ class Exchange:
             for blocked in ours:  # the plugin tells a request it sent from another client's
                 if isinstance(blocked, NetworkBlockedError):
                     blocked.sent_live = slot.request
+                    blocked.carrier = err  # the library's error wrapping it, if any
+                    self.note_raised(blocked)  # caught, what was recorded after it is not
             if isinstance(err, Exception) and not ours:
                 # refused by replaygate (the network blocked), whatever the library wrapped it in
                 past = PAST_SIMULATOR if slot.source is not None else ""

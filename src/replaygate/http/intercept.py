@@ -41,6 +41,7 @@ from replaygate.errors import (
     ReplayErrorCaughtWarning,
     ReplaygateError,
     TaskOutlivesBlockWarning,
+    carrier_of,
     exception_chain,
     request_of,
 )
@@ -111,7 +112,7 @@ def _reached(error: ReplaygateError, inside: frozenset[CodeType]) -> bool:
     top level of a module (a notebook cell, or a script, run in a block another cell or
     line entered, whose errors are shown, not caught by the code under test). One caught
     deeper, by the code under test, never passed through that code."""
-    at = error.__traceback__
+    at = carrier_of(error).__traceback__
     while at is not None:
         code = at.tb_frame.f_code
         if code in inside or code.co_name == "<module>":

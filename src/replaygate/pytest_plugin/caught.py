@@ -40,7 +40,13 @@ import pytest
 from _pytest.outcomes import Failed
 
 from replaygate.code_objects import code_within
-from replaygate.errors import FixtureMismatchError, ReplaygateError, exception_chain, request_of
+from replaygate.errors import (
+    FixtureMismatchError,
+    ReplaygateError,
+    carrier_of,
+    exception_chain,
+    request_of,
+)
 from replaygate.unittest_parts import unittest_took
 
 if TYPE_CHECKING:
@@ -235,11 +241,18 @@ def _where(error: BaseException, test: frozenset[CodeType]) -> tuple[bool, str |
     Caught in the test's code, it reached the test when the clause that caught it names
     it (or the source cannot be read); caught by pytest, unless by ``pytest.raises``
     given the function to call and classes that do not name it (a fixture's teardown
-    that raises it, pytest reports)."""
-    traceback = error.__traceback__
+    that raises it, pytest reports). A refused connection that a client library's error
+    carried (:func:`~replaygate.errors.carrier_of`) reached the test where that error did,
+    whatever the clause names: the test cannot name the refusal inside it."""
+    carrier = carrier_of(error)
+    traceback = carrier.__traceback__
     if traceback is None:
         return False, None
     frame = traceback.tb_frame
+    if carrier is not error:
+        module = frame.f_globals.get("__name__")
+        pytest_took = isinstance(module, str) and module.startswith("_pytest.")
+        return frame.f_code in test or frame.f_code is _RAISES_CODE or pytest_took, None
     if _debugger(frame):
         return True, None
     if frame.f_code in test:
