@@ -171,12 +171,17 @@ def test_a_converse_reasoning_block_s_signature_and_redacted_thinking_stay_unrep
     # LiteLLM's bedrock/ models with thinking: recording refused the signature of the
     # Converse answer, its stream's delta, and the request sending it back
     reasoning = {"reasoningContent": {"reasoningText": {"text": "Let me see.", "signature": BLOB}}}
-    redacted = {"reasoningContent": {"redactedContent": BLOB}}
+    # Claude's redacted thought (base64 itself) wrapped as a blob: its decoding was refused
+    wrapped = base64.b64encode(BLOB.encode()).decode()
+    redacted = {"reasoningContent": {"redactedContent": wrapped}}
     request = {"messages": [{"role": "assistant", "content": [reasoning, redacted]}]}
     body = {"output": {"message": {"role": "assistant", "content": [reasoning, redacted]}}}
     assert _found(request, {"status": 200, "body": body}) == []
     delta = {"delta": {"reasoningContent": {"signature": BLOB}}, "contentBlockIndex": 0}
     stream = {"status": 200, "events": [{"event": "contentBlockDelta", "data": json.dumps(delta)}]}
     assert _found({}, stream) == []
+    family = "sk-ant-api03-" + KEY * 3  # a key of a family inside it is still refused
+    inside = {"reasoningContent": {"redactedContent": base64.b64encode(family.encode()).decode()}}
+    assert _found({"messages": [{"content": [inside]}]}, {"status": 200}) != []
     elsewhere = {"reasoningText": {"signature": KEY}}
     assert _found(elsewhere, {"status": 200}) == [("request.reasoningText.signature", FREE)]

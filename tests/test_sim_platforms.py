@@ -10,6 +10,7 @@ paths, and their ``http`` interface, as a recording from the live platform does.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from replaygate.errors import SimulatorRefusalError
 from replaygate.http import learners
 from replaygate.http.aws_events import CONTENT_TYPE, AWSEventParser
 from replaygate.sim import DriftPlan, FaultPlan, SimApp, Simulator, make_behavior
+from replaygate.sim.thinking import REDACTING
 from sdks import anthropic, genai, openai
 
 VERTEX_MODEL = "claude-sonnet-4-5@20250929"
@@ -411,6 +413,26 @@ def test_the_tier_asked_for_is_the_tier_answered() -> None:
     wrong = {**asked, "serviceTier": {"type": "cheap"}}
     refused = app.handle("POST", path, SIGNED, orjson.dumps(wrong))
     assert "Value at 'serviceTier.type'" in orjson.loads(refused.body)["message"]
+
+
+def test_a_redacted_thought_is_wrapped_as_converse_wraps_it_and_taken_back() -> None:
+    # Converse carries Claude's redacted thought base64-wrapped (redactedContent, a blob),
+    # as LiteLLM unwraps it: the simulator sent it bare
+    app = SimApp(make_behavior("echo"))
+    thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    said = [{"role": "user", "content": [{"text": f"hi {REDACTING}"}]}]
+    asked = {"messages": said, "additionalModelRequestFields": thinking}
+    path = f"/model/{CONVERSE_MODEL}/converse"
+    first = orjson.loads(app.handle("POST", path, SIGNED, orjson.dumps(asked)).body)
+    block = first["output"]["message"]["content"][0]["reasoningContent"]
+    assert base64.b64decode(block["redactedContent"]).decode().isascii()
+    later = [*said, first["output"]["message"], {"role": "user", "content": [{"text": "and?"}]}]
+    again = app.handle("POST", path, SIGNED, orjson.dumps({**asked, "messages": later}))
+    assert again.status == 200, again.body
+    bare = {"reasoningContent": {"redactedContent": "not base64!"}}
+    broken = [*said, {"role": "assistant", "content": [bare]}, later[-1]]
+    refused = app.handle("POST", path, SIGNED, orjson.dumps({**asked, "messages": broken}))
+    assert "redactedContent' failed to satisfy constraint" in orjson.loads(refused.body)["message"]
 
 
 def test_additional_model_request_fields_leave_the_request_s_own_alone() -> None:

@@ -170,6 +170,10 @@ object under ``outer`` that holds encoded data: Amazon Bedrock's Converse API's 
 block, its signature (``reasoningContent.reasoningText.signature`` of a message's
 ``content``, a stream's ``delta.reasoningContent.signature``) and its redacted thinking
 (``redactedContent``)."""
+WRAPPED_ENCODED = frozenset({"redactedContent"})
+"""Fields of encoded data (:data:`ENCODED_BY_HOLDER`) whose base64 wraps encoded data of
+its own, so that a decoding of them is encoded data too: Converse's ``redactedContent``,
+Claude's redacted thought (itself base64) wrapped as a blob."""
 GEMINI_PART_FIELDS = frozenset(
     {
         "text",

@@ -40,6 +40,7 @@ from replaygate.sanitize.secret_decode import (
 )
 from replaygate.sanitize.secret_entropy import (
     CONTEXT_MIN_LENGTH,
+    WRAPPED_ENCODED,
     detect_context,
     encoded_field,
     is_encoded_path,
@@ -177,7 +178,10 @@ def _detect(
             if view.families_only:
                 name = detect_family(view.text)
             else:
-                name = detect_in_text(view.text, field_name, depth + 1, budget=budget)
+                wrapped = encoded and field_name in WRAPPED_ENCODED
+                name = detect_in_text(
+                    view.text, field_name, depth + 1, encoded=wrapped, budget=budget
+                )
             if name is not None:
                 return f"{_bare(name)} (in {view.label} text)"
     except Unsearchable as problem:

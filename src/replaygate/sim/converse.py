@@ -172,6 +172,15 @@ def _block(block: Any, path: str) -> dict[str, Any]:
     )
 
 
+def _unwrapped(reasoning: Mapping[str, Any], path: str) -> str:
+    """Claude's ``data`` of a redacted thought, which Converse carries base64-wrapped as
+    ``redactedContent`` (a blob)."""
+    try:
+        return base64.b64decode(reasoning["redactedContent"], validate=True).decode("ascii")
+    except (TypeError, ValueError):
+        raise _Refused(_constraint(path, "Member must be base64")) from None
+
+
 def _guarded_text(block: Mapping[str, Any]) -> str | None:
     """The text of a ``guardContent`` block (``{"guardContent": {"text": {"text": ...}}}``),
     or None."""
@@ -211,7 +220,8 @@ def _read_block(block: Mapping[str, Any], path: str) -> dict[str, Any]:
     reasoning = block.get("reasoningContent")
     if isinstance(reasoning, Mapping):
         if "redactedContent" in reasoning:
-            return {"type": "redacted_thinking", "data": reasoning["redactedContent"]}
+            where = f"{path}.reasoningContent.redactedContent"
+            return {"type": "redacted_thinking", "data": _unwrapped(reasoning, where)}
         said = reasoning.get("reasoningText")
         said = said if isinstance(said, Mapping) else {}
         return {
@@ -410,7 +420,8 @@ def _block_out(block: Mapping[str, Any]) -> dict[str, Any]:
         said = {"text": block.get("thinking", ""), "signature": block.get("signature", "")}
         return {"reasoningContent": {"reasoningText": said}}
     if kind == "redacted_thinking":
-        return {"reasoningContent": {"redactedContent": block.get("data", "")}}
+        wrapped = base64.b64encode(str(block.get("data", "")).encode()).decode("ascii")
+        return {"reasoningContent": {"redactedContent": wrapped}}
     return {"text": block.get("text", "")}
 
 
