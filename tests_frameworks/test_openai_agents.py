@@ -47,7 +47,7 @@ from openai import AsyncOpenAI
 from openai.types.shared import Reasoning
 from pydantic import BaseModel
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, ReplayErrorCaughtWarning
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
@@ -629,6 +629,31 @@ def test_replay_with_tracing_on_passes_and_blocks_the_exporter(store: Path, tmp_
     assert all("'api.openai.com'" in line for line in refused), refused
     assert all("agents.tracing" in line for line in refused), refused
     assert all("OPENAI_AGENTS_DISABLE_TRACING=1" in line for line in refused), refused
+
+
+def test_a_recording_refuses_the_trace_upload_and_the_block_warns(store: Path) -> None:
+    """The SDK's exporter, left on, uploads a run's spans from a thread of its own: a block
+    recording (here from the simulator, as from the live API) refuses the upload before it
+    is sent, nothing of it written, and, the exporter swallowing the refusal, warns of it
+    naming the switch."""
+    from agents.tracing import get_trace_provider
+
+    set_tracing_disabled(False)
+    try:
+        with (
+            pytest.warns(ReplayErrorCaughtWarning) as warned,
+            Simulator(behavior=ToolThenAnswer()) as sim,
+            intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+        ):
+            assert plain("responses", Hosts()) == ECHO
+            get_trace_provider().force_flush()  # the upload, sent now
+    finally:
+        set_tracing_disabled(True)
+    sent = [json.loads(line)["request"]["path"] for line in store.read_text().splitlines()]
+    assert sent == ["/v1/responses"]
+    (said,) = (str(w.message) for w in warned if w.category is ReplayErrorCaughtWarning)
+    assert "refusing to record POST https://api.openai.com/v1/traces/ingest" in said
+    assert "OPENAI_AGENTS_DISABLE_TRACING=1" in said
 
 
 def test_tracing_turned_off_by_the_environment_sends_nothing(store: Path, tmp_path: Path) -> None:
