@@ -300,17 +300,23 @@ def test_a_prompt_holding_a_path_of_another_checkout_names_the_cause(tmp_path: P
     # said only "if the change was meant, re-record", which records it for that folder alone
     store, settings = tmp_path / "s.jsonl", {"model": "m", "max_tokens": 8}
     text = "file_path: {}/data/rag.txt\n\nRAG means retrieval-augmented generation."
+    here = tmp_path / "work" / "proj"
+    (here / "data").mkdir(parents=True)
+    (here / "data" / "rag.txt").write_text("RAG means retrieval-augmented generation.")
     RecordingModel(
         ScriptedModel([ModelResponse(text="RAG.")]), store, approve_live=True, **settings
     ).complete([Message.user(text.format("/home/alice/proj"))], [])
     with pytest.raises(FixtureMismatchError) as missed:
-        ReplayModel(store, **settings).complete(
-            [Message.user(text.format("/home/runner/work/proj/proj"))], []
-        )
+        ReplayModel(store, **settings).complete([Message.user(text.format(here))], [])
     assert (
         "messages[0].content[0].text differs only in the folders of a file's absolute path: "
     ) in str(missed.value)
-    for other in ("/home/alice/proj/data/faq.txt", "https://example.com/home/alice/proj/data"):
+    for other in (
+        "/home/alice/proj/data/faq.txt",  # another file
+        "https://example.com/home/alice/proj/data",  # a URL's path
+        "/home/bob/proj/data/rag.txt",  # a path of no file here: an API's, a changed prompt
+        "/" + "x" * 5000 + "/data/rag.txt",  # too long a name for the file system: no error
+    ):
         with pytest.raises(FixtureMismatchError) as missed:  # another file, or a URL's path
             ReplayModel(store, **settings).complete(
                 [Message.user(text.replace("{}/data/rag.txt", other))], []
