@@ -41,6 +41,7 @@ from replaygate.fixtures.mismatch import (
     IN_LINE_ORDER,
     IN_ORDER,
     IN_RANDOM_ID,
+    IN_ZONE,
     RECORD_FIRST,
     SERVED_SIMULATOR,
     SIMULATOR_OPTIONS,
@@ -292,6 +293,38 @@ def test_a_prompt_sent_with_other_line_ends_or_a_bom_names_the_cause_and_its_fix
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
     listed = (miss_of(test, missed.value) or ("",))[0]
     assert listed.endswith(f" ({IN_CLOCK})")
+
+
+@pytest.mark.parametrize(
+    ("recorded", "sent", "told"),
+    [
+        ("2026-01-01T12:00:00.5", "2026-01-01T21:00:00.5", "9 h ahead"),  # UTC, then Tokyo
+        ("2026-01-01 12:00:00", "2026-01-01 06:30:00", "5 h 30 min behind"),
+        ("2026-01-01T12:00:00", "2026-01-01T12:00:07", None),  # a clock left running
+        ("2026-01-01", "2026-01-02", None),  # a date alone: another day
+    ],
+)
+def test_a_time_another_time_zone_wrote_names_the_zone(
+    tmp_path: Path, recorded: str, sent: str, told: str | None
+) -> None:
+    # ADK's PreloadMemoryTool writes each memory's time in local time: with the clock fixed
+    # by time-machine, a machine in another time zone sent other times, and the miss said to
+    # fix the clock, which was fixed
+    store, settings = tmp_path / "s.jsonl", {"model": "m", "max_tokens": 8}
+    text = "Memories:\nTime: {}\nuser: My favourite city is Paris."
+    RecordingModel(
+        ScriptedModel([ModelResponse(text="Paris.")]), store, approve_live=True, **settings
+    ).complete([Message.user(text.format(recorded))], [])
+    with pytest.raises(FixtureMismatchError) as missed:
+        ReplayModel(store, **settings).complete([Message.user(text.format(sent))], [])
+    said = str(missed.value)
+    zoned = f"differs only in a date and time, each sent {told} from the one recorded"
+    assert (zoned in said) is (told is not None), said
+    assert ("Fix the time zone in tests too" in said) is (told is not None)
+    assert ("Fix the clock in tests" in said) is (told is None)
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = (miss_of(test, missed.value) or ("",))[0]
+    assert listed.endswith(f" ({IN_ZONE if told else IN_CLOCK})"), listed
 
 
 def test_a_prompt_holding_a_path_of_another_checkout_names_the_cause(tmp_path: Path) -> None:

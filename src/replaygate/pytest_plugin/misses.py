@@ -111,10 +111,12 @@ def _varying(said: str) -> str | None:
         IN_ORDER,
         IN_RANDOM_ID,
         IN_SET_ORDER,
+        IN_ZONE,
         LINE_ORDER_LEAD,
         RANDOM_ID_LEAD,
         REORDERED_LEAD,
         SET_TEXT_LEAD,
+        ZONE_LEAD,
     )
     from replaygate.fixtures.tool_results import (
         CALL_ID_LEAD,
@@ -130,6 +132,7 @@ def _varying(said: str) -> str | None:
         (REORDERED_LEAD, IN_ORDER),
         (LINE_ORDER_LEAD, IN_LINE_ORDER),
         (CLOCK_LEAD, IN_CLOCK),
+        (ZONE_LEAD, IN_ZONE),
         (RANDOM_ID_LEAD, IN_RANDOM_ID),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
         (HISTORY_APART_LEAD, IN_HISTORY_APART),
