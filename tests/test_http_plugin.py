@@ -477,8 +477,9 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
         "it returned (a task queue's worker thread: wait for the job in the test, else its "
         "request is recorded into the next test's store); or the test calls no model API (a "
         "local model, such as pydantic-ai's TestModel or FunctionModel, a fake, the SDK method "
-        "it would call patched: pytest-mock's mocker.patch, unittest.mock.patch): mark such "
-        "a test "
+        "it would call patched: pytest-mock's mocker.patch, unittest.mock.patch; an OpenAI "
+        "Agents SDK input guardrail checked without a model, whose tripwire stopped the run "
+        "before the agent's model call was sent): mark such a test "
         "@pytest.mark.replaygate(expect_requests=False), which keeps the fixtures= of a "
         "mark on its class or module"
     )
