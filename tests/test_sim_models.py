@@ -228,3 +228,20 @@ def test_completion_tokens_over_the_model_s_most_are_refused_as_the_api_refuses_
     assert (refused.value.param, refused.value.code) == (field, "invalid_value")
     assert f"{field} is too large: 16385. This model supports at most 16384" in str(refused.value)
     assert gpt.chat.completions.create(**asked, **{field: 16384}).choices
+
+
+@pytest.mark.parametrize("model", ["gemini-1.5-flash", "gemini-1.5-pro-002", "gemini-pro"])
+def test_a_retired_gemini_model_is_not_found_as_the_api_answers(model: str) -> None:
+    # Gemini 1.0 and 1.5 were retired: an old sample's model recorded from the simulator
+    # passed, and failed against the API with a 404
+    with (
+        Simulator(behavior="echo") as sim,
+        genai.Client(api_key="k", http_options={"base_url": sim.url}) as client,
+    ):
+        for call in (client.models.generate_content, client.models.count_tokens):
+            with pytest.raises(genai.errors.ClientError) as caught:
+                call(model=model, contents="hi")
+            assert (caught.value.code, caught.value.status) == (404, "NOT_FOUND")
+            assert f"models/{model} is not found for API version" in str(caught.value)
+        current = client.models.generate_content(model="gemini-pro-latest", contents="hi")
+        assert current.text == "echo: hi"

@@ -9,6 +9,7 @@ model by its id. A model it does not list is a 404, as the APIs answer one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import parse_qs
@@ -242,13 +243,29 @@ def gemini_model(model_id: str, version: str) -> Answer:
     return 200, _gemini_model(found)
 
 
+GEMINI_RETIRED = re.compile(r"gemini-1\.[05]-.+|gemini-pro(?:-vision)?")
+"""Gemini's retired models (Gemini 1.0 and 1.5, and ``gemini-pro``, not the current
+``gemini-pro-latest``): the API answers a call naming one as it answers an unknown model."""
+
+
+def gemini_retired(model: str, version: str, method: str) -> Invalid | None:
+    """The API's 404 for ``method`` asked of a model it retired (:data:`GEMINI_RETIRED`)."""
+    return _gemini_not_found(model, version, method) if GEMINI_RETIRED.fullmatch(model) else None
+
+
 def gemini_method_refused(model: str, version: str, method: str) -> Invalid | None:
     """The API's 404 for ``method`` (``generateContent``, ``batchEmbedContents``...) asked of
-    a model that does not offer it: an embedding model generates nothing, and only an
+    a model that does not offer it: a model it retired (:func:`gemini_retired`), an
+    embedding model asked to generate, and any other asked to embed, since only an
     embedding model (``gemini-embedding-001``, ``text-embedding-004``) embeds."""
     embeds = "embedding" in model
     if embeds == (method in ("embedContent", "batchEmbedContents")):
-        return None
+        return gemini_retired(model, version, method)
+    return _gemini_not_found(model, version, method)
+
+
+def _gemini_not_found(model: str, version: str, method: str) -> Invalid:
+    """The API's 404 for ``method`` asked of ``model``, which it does not serve so."""
     return Invalid(
         f"models/{model} is not found for API version {version}, or is not supported for "
         f"{method}. Call ListModels to see the list of available models and their supported "

@@ -1757,12 +1757,14 @@ class GeminiCountTokens(GeminiGenerateContent):
         assert match is not None  # only asked of a route it serves
         read = camel_case_request(body)
         whole = read.get("generateContentRequest") if isinstance(read, Mapping) else None
-        return SimRequest(whole if isinstance(whole, Mapping) else read, match.group(2), False)
+        version, model = match.groups()
+        retired = catalogue.gemini_retired(model, version, "countTokens")
+        return SimRequest(whole if isinstance(whole, Mapping) else read, model, False, retired)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        """The request's shape alone: what a generation refuses (an unsigned call, a
-        thinking budget, a cache beside a system instruction) is counted."""
-        return validate_gemini(request.body)
+        """The request's shape alone, and a retired model: what a generation refuses (an
+        unsigned call, a thinking budget, a cache beside a system instruction) is counted."""
+        return request.problem or validate_gemini(request.body)
 
     def counted(self, tokens: int) -> dict[str, Any]:
         return {
