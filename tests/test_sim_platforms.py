@@ -351,6 +351,7 @@ def test_what_converse_takes_and_the_simulator_does_not_is_its_own_refusal(
 
 
 CONVERSE_HI = [{"role": "user", "content": [{"text": "hi"}]}]
+CONVERSE_USE = {"toolUseId": "t1", "name": "t", "input": {}}
 
 
 @pytest.mark.parametrize(
@@ -359,6 +360,30 @@ CONVERSE_HI = [{"role": "user", "content": [{"text": "hi"}]}]
         ({"system": "Be brief."}, "Value at 'system' failed to satisfy constraint"),
         ({"toolConfig": {"tools": "t"}}, "Value at 'toolConfig.tools' failed"),
         ({"inferenceConfig": [64]}, "Value at 'inferenceConfig' failed"),
+        ({"system": ["Be brief."]}, "Value at 'system.1.member' failed"),
+        (
+            {"toolConfig": {**CONVERSE_TOOLS, "toolChoice": "auto"}},
+            "Value at 'toolConfig.toolChoice' failed",
+        ),
+        ({"additionalModelRequestFields": [1]}, "Value at 'additionalModelRequestFields' failed"),
+        (
+            {"additionalModelRequestFields": {"anthropic_beta": "x"}},
+            "Value at 'additionalModelRequestFields.anthropic_beta' failed",
+        ),
+        (
+            {
+                "messages": [
+                    *CONVERSE_HI,
+                    {"role": "assistant", "content": [{"toolUse": CONVERSE_USE}]},
+                    {
+                        "role": "user",
+                        "content": [{"toolResult": {"toolUseId": "t1", "content": "sunny"}}],
+                    },
+                ],
+                "toolConfig": {"tools": CONVERSE_TOOLS["tools"]},
+            },
+            "Value at 'messages.3.member.content.1.member.toolResult.content' failed",
+        ),
     ],
 )
 def test_a_converse_field_of_another_shape_is_refused_not_dropped(
@@ -366,6 +391,8 @@ def test_a_converse_field_of_another_shape_is_refused_not_dropped(
 ) -> None:
     # a Messages API system text sent to Converse was answered, the system prompt dropped
     app = SimApp(make_behavior("echo"))
+    # a system block, a tool choice, a tool's result or additional fields of another
+    # shape were dropped, the request answered without them
     body = orjson.dumps({"messages": CONVERSE_HI, **asked})
     reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
     assert reply.status == 400 and said in orjson.loads(reply.body)["message"]

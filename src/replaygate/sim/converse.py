@@ -122,7 +122,8 @@ def _tool_result_content(given: Any, path: str) -> list[dict[str, Any]]:
     """The Messages content of a ``toolResult``'s ``content``: a text, a JSON document as
     its text, an image."""
     out: list[dict[str, Any]] = []
-    for k, item in enumerate(given if isinstance(given, list) else []):
+    listed = [] if given is None else _shaped(given, list, f"{path}.content", "a list")
+    for k, item in enumerate(listed):
         where = f"{path}.content.{k + 1}.member"
         if isinstance(item, Mapping) and isinstance(item.get("text"), str):
             out.append({"type": "text", "text": item["text"]})
@@ -288,15 +289,23 @@ def _tools(config: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, A
         if "cache_control" in tool:
             named["cache_control"] = tool["cache_control"]
         tools.append(named)
-    choice = config.get("toolChoice")
-    chosen: dict[str, Any] | None = None
-    if isinstance(choice, Mapping) and "tool" in choice:
+    return tools, _tool_choice(config.get("toolChoice"))
+
+
+def _tool_choice(choice: Any) -> dict[str, Any] | None:
+    """The Messages ``tool_choice`` of a ``toolConfig``'s ``toolChoice`` (None: it gives
+    none), refused as Bedrock refuses one that is no object of ``auto``, ``any`` or
+    ``tool``, such as the Chat Completions API's ``"auto"``."""
+    if choice is None:
+        return None
+    if not isinstance(choice, Mapping) or not {"auto", "any", "tool"} & set(choice):
+        what = "Member must have one of auto, any, tool set"
+        raise _Refused(_constraint("toolConfig.toolChoice", what))
+    if "tool" in choice:
         named_tool = choice["tool"]
         name = named_tool.get("name") if isinstance(named_tool, Mapping) else None
-        chosen = {"type": "tool", "name": name}
-    elif isinstance(choice, Mapping) and ("any" in choice or "auto" in choice):
-        chosen = {"type": "any" if "any" in choice else "auto"}
-    return tools, chosen
+        return {"type": "tool", "name": name}
+    return {"type": "any" if "any" in choice else "auto"}
 
 
 def _inference(config: Any) -> dict[str, Any]:
@@ -379,23 +388,38 @@ def _echoed(body: Mapping[str, Any]) -> dict[str, Any]:
     return echoed
 
 
+def _extra(given: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The fields of an ``additionalModelRequestFields`` (a JSON object) but its
+    ``anthropic_beta``, and the betas that names (a list of strings), either of another
+    shape refused as Bedrock refuses it rather than dropped."""
+    if given is None:
+        return {}, ()
+    extra = dict(_shaped(given, Mapping, "additionalModelRequestFields", "an object"))
+    named = extra.pop("anthropic_beta", [])
+    where = "additionalModelRequestFields.anthropic_beta"
+    if not isinstance(named, list) or not all(isinstance(b, str) for b in named):
+        raise _Refused(_constraint(where, "Member must be a list of strings"))
+    return extra, tuple(named)
+
+
 def messages_request(body: Any) -> Asked:
     """The Messages request a Converse request ``body`` stands for (see :class:`Asked`):
     ``additionalModelRequestFields`` (``thinking``, ``top_k``, ...) go into it as Bedrock
     passes them to Claude (:func:`_merged`)."""
     if not isinstance(body, Mapping):
         return Asked({}, problem=Invalid(_START))
-    extra = body.get("additionalModelRequestFields")
-    extra = dict(extra) if isinstance(extra, Mapping) else {}
-    given = extra.pop("anthropic_beta", None)
-    betas = tuple(b for b in given if isinstance(b, str)) if isinstance(given, list) else ()
+    try:
+        extra, betas = _extra(body.get("additionalModelRequestFields"))
+    except _Refused as refused:
+        return Asked({}, problem=refused.problem)
     try:
         plain: dict[str, Any] = {"messages": _messages(body.get("messages"))}
         plain.update(_inference(body.get("inferenceConfig")))
         system = body.get("system")
         if system is not None and _shaped(system, list, "system", "a list"):
-            said = [b for b in _cached(system) if isinstance(b, Mapping)]
-            plain["system"] = [_system_block(b) for b in said]
+            for k, block in enumerate(system):
+                _shaped(block, Mapping, f"system.{k + 1}.member", "an object")
+            plain["system"] = [_system_block(b) for b in _cached(system)]
         output = _output_config(body.get("outputConfig"))
         if output:
             plain["output_config"] = output
