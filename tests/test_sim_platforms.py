@@ -398,6 +398,20 @@ def test_a_converse_field_of_another_shape_is_refused_not_dropped(
     assert reply.status == 400 and said in orjson.loads(reply.body)["message"]
 
 
+def test_a_converse_request_the_messages_api_refuses_is_the_simulator_s_refusal() -> None:
+    # a tool call without an id was refused in the Messages API's words, naming a field
+    # (messages.1.content.0.tool_use.id) the request never had, as if Bedrock said so,
+    # and a recording kept it as Bedrock's answer
+    app = SimApp(make_behavior("echo"))
+    use = {k: v for k, v in CONVERSE_USE.items() if k != "toolUseId"}
+    turns = [*CONVERSE_HI, {"role": "assistant", "content": [{"toolUse": use}]}]
+    body = orjson.dumps({"messages": turns, "system": [{"text": 5}]})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+    said = orjson.loads(reply.body)
+    assert reply.status == 400 and said["replaygate_simulator_refusal"] is True
+    assert "in the Messages request the Converse request stands for" in said["message"]
+
+
 @pytest.mark.parametrize(
     ("model", "known"),
     [

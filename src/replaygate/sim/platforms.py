@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
@@ -69,7 +70,7 @@ from replaygate.sim.replies import (
     refusal,
     retry_after_headers,
 )
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import OWN_WORDING, Invalid
 
 VERTEX_VERSION = "vertex-2023-10-16"
 """The ``anthropic_version`` a Vertex AI request's body carries (or, sent by the SDK since
@@ -464,9 +465,12 @@ class BedrockConverse(_Bedrock):
         model, method = self.routed(route)
         asked = messages_request(body)
         routed = super().request(route, {"model": model, **asked.body})
-        problem = model_problem(model) or asked.problem or routed.problem
+        problem = model_problem(model) or asked.problem or _in_own_words(routed.problem)
         streams = method == "converse-stream"
         return SimRequest(routed.body, model, streams, problem, asked.betas, asked.echoed)
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return request.problem or _in_own_words(super().validate(request))
 
     def render(
         self,
@@ -488,6 +492,18 @@ class BedrockConverse(_Bedrock):
         if stream.fault == "sse-error":
             framed = [*framed[:2], _stream_error("Overloaded")]
         return framed
+
+
+def _in_own_words(problem: Invalid | None) -> Invalid | None:
+    """The refusal of the Messages request a Converse request stands for as the simulator's
+    own (:attr:`Invalid.own`): its words are the Messages API's, naming the fields of a
+    request the code never sent (``system.0.text.text``), which Bedrock's refusal of the
+    Converse request does not say, and which a recording must not keep as Bedrock's."""
+    if problem is None or problem.own:
+        return problem
+    said = f"{problem.message}, in the Messages request the Converse request stands for"
+    said = f"{said} {OWN_WORDING}"
+    return replace(problem, message=said, own=True)
 
 
 def _bedrock_ids(request_id: str) -> tuple[tuple[str, str], ...]:
