@@ -127,6 +127,21 @@ def test_gemini_on_vertex_answers_google_genai(sim: Simulator) -> None:
     assert (keyless.status_code, keyless.json()["error"]["status"]) == (401, "UNAUTHENTICATED")
 
 
+def test_a_retired_gemini_model_on_vertex_is_refused_in_vertex_s_words() -> None:
+    # Vertex AI's 404 of gemini-1.5-flash was the Gemini API's, "not found for API
+    # version v1beta" at a v1 or v1beta1 path
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"contents": [{"parts": [{"text": "x"}]}]})
+    model = "publishers/google/models/gemini-1.5-flash"
+    for prefix in ("v1/projects/p/locations/r/", "v1beta1/"):
+        reply = app.handle(
+            "POST", f"/{prefix}{model}:generateContent", {"x-goog-api-key": "k"}, body
+        )
+        said = orjson.loads(reply.body)["error"]
+        assert (reply.status, said["status"]) == (404, "NOT_FOUND")
+        assert said["message"].startswith(f"Publisher Model `{prefix.partition('/')[2]}{model}`")
+
+
 def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:
     client = azure(sim.url)
     chat = client.chat.completions.create(model="dep", messages=HI)

@@ -285,6 +285,14 @@ class VertexMessages(_Vertex, AnthropicMessages):
         return None  # the version is the body's
 
 
+_VERTEX_NO_MODEL = (
+    "Publisher Model `{name}` was not found or your project does not have access to it. "
+    "Please ensure you are using a valid model version. For more information, see: "
+    "https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions"
+)
+"""Vertex AI's 404 for a publisher model it does not serve (``name`` the route's)."""
+
+
 class VertexGemini(_Vertex, GeminiGenerateContent):
     """Gemini on Vertex AI (google-genai's ``Client(vertexai=True)``):
     ``.../publishers/google/models/<model>:generateContent`` and
@@ -299,10 +307,18 @@ class VertexGemini(_Vertex, GeminiGenerateContent):
         return _bearer(headers) or GeminiGenerateContent.authenticated(self, headers, query)
 
     def request(self, route: str, body: Any) -> SimRequest:
+        """The Gemini API's request of the route's model, a model it does not serve (a
+        retired one, an embedding model) refused in Vertex AI's words, naming the
+        publisher model of the route, where the Gemini API names its ``v1beta``."""
         match = _VERTEX_GEMINI_ROUTE.fullmatch(route)
         assert match is not None  # only asked of a route it serves
         model, method = match.groups()
-        return super().request(f"/v1beta/models/{model}:{method}", body)
+        asked = super().request(f"/v1beta/models/{model}:{method}", body)
+        if asked.problem is None or asked.problem.status != 404:
+            return asked
+        name = route.split("/", 2)[2].rpartition(":")[0]
+        said = Invalid(_VERTEX_NO_MODEL.format(name=name), status=404)
+        return replace(asked, problem=said)
 
 
 class VertexCountTokens(VertexMessages, AnthropicCountTokens):
