@@ -264,6 +264,22 @@ def test_anthropic_image_and_document_sources_of_each_kind_are_read(sim: Simulat
 
 
 @pytest.mark.parametrize(
+    ("media_type", "data", "said"),
+    [
+        ("image/bmp", "aGk=", "base64.media_type: Input should be 'image/jpeg', 'image/png'"),
+        ("image/png", "not base64!", "base64.data: the image's data is no base64"),
+    ],
+)
+def test_an_image_of_a_media_type_or_data_no_model_reads_is_refused(
+    sim: Simulator, media_type: str, data: str, said: str
+) -> None:
+    # each was answered, and a recording from the simulator passed where the API refuses it
+    source = {"type": "base64", "media_type": media_type, "data": data}
+    status, message = anthropic_message(sim, [{"type": "image", "source": source}])
+    assert status == 400 and said in message, message
+
+
+@pytest.mark.parametrize(
     "kind",
     [
         "bash_code_execution_tool_result",

@@ -382,6 +382,10 @@ CONVERSE_USE = {"toolUseId": "t1", "name": "t", "input": {}}
         ),
         ({"additionalModelRequestFields": [1]}, "Value at 'additionalModelRequestFields' failed"),
         (
+            {"messages": [{"role": "user", "content": [{"image": {"source": {"bytes": "aGk="}}}]}]},
+            "Value at 'messages.1.member.content.1.member.image.format' failed",
+        ),
+        (
             {"additionalModelRequestFields": {"anthropic_beta": "x"}},
             "Value at 'additionalModelRequestFields.anthropic_beta' failed",
         ),

@@ -51,6 +51,7 @@ _ALTERNATE = (
 _STOP_REASONS = {"refusal": "content_filtered"}
 """The Converse ``stopReason`` of a Messages ``stop_reason`` named otherwise."""
 _TEXT_FORMATS = {"txt", "md", "csv", "html"}
+_IMAGE_FORMATS = ("gif", "jpeg", "png", "webp")
 ECHOED = ("performanceConfig", "serviceTier")
 """The fields of a request its answer (and its stream's ``metadata``) repeats: the
 performance and the tier it was served with, those asked for."""
@@ -137,8 +138,12 @@ def _tool_result_content(given: Any, path: str) -> list[dict[str, Any]]:
 
 
 def _image(image: Mapping[str, Any], path: str) -> dict[str, Any]:
-    """The Messages image block of a Converse ``image`` (its ``format`` and bytes)."""
-    media = f"image/{image.get('format')}"
+    """The Messages image block of a Converse ``image`` (its ``format`` and bytes), a
+    format Bedrock reads no image of refused in its words."""
+    if image.get("format") not in _IMAGE_FORMATS:
+        what = f"Member must satisfy enum value set: [{', '.join(_IMAGE_FORMATS)}]"
+        raise _Refused(_constraint(f"{path}.format", what))
+    media = f"image/{image['format']}"
     return {
         "type": "image",
         "source": {"type": "base64", "media_type": media, "data": _source(image, path)},

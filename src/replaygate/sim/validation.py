@@ -6,6 +6,7 @@ problem; the server wraps it in the provider's error body.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import math
 import re
@@ -196,13 +197,38 @@ def _anthropic_tagged(value: Any, where: str, kinds: Mapping[str, _Fields]) -> I
     return None
 
 
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+"""The media types of an image the Messages API reads."""
+
+
+def _image_data(source: Mapping[str, Any], where: str) -> Invalid | None:
+    """The Messages API's error for an image's base64 ``source`` (at ``where``) of a media
+    type it does not read (``image/bmp``), and the simulator's own for data that is no
+    base64, which no image decodes from."""
+    if source["type"] != "base64":
+        return None
+    if source["media_type"] not in IMAGE_TYPES:
+        listed = ", ".join(f"'{t}'" for t in IMAGE_TYPES[:-1])
+        said = f"Input should be {listed} or '{IMAGE_TYPES[-1]}'"
+        return Invalid(f"{where}.base64.media_type: {said}")
+    try:
+        base64.b64decode(source["data"], validate=True)
+    except ValueError:
+        said = f"{where}.base64.data: the image's data is no base64 {OWN_WORDING}"
+        return Invalid(said, own=True)
+    return None
+
+
 def _anthropic_block(block: Any, where: str) -> Invalid | None:
     problem = _anthropic_tagged(block, where, _ANTHROPIC_BLOCKS)
     if problem is not None:
         return problem
     kind = block["type"]
     if kind in _SOURCES:
-        return _anthropic_tagged(block["source"], f"{where}.{kind}.source", _SOURCES[kind])
+        source = f"{where}.{kind}.source"
+        return _anthropic_tagged(block["source"], source, _SOURCES[kind]) or (
+            _image_data(block["source"], source) if kind == "image" else None
+        )
     if kind == "text" and not block["text"]:
         return Invalid("messages: text content blocks must be non-empty")
     if kind == "tool_result" and "content" in block:
