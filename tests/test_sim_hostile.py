@@ -896,6 +896,21 @@ def test_gemini_parts_without_their_data_are_refused(
     assert answer["error"]["message"] == f"* GenerateContentRequest.contents[0].parts[0].{message}"
 
 
+def test_gemini_inline_data_that_is_no_base64_is_refused(sim: Simulator) -> None:
+    # it was answered, and a recording from the simulator passed where the API refuses it
+    parts = [
+        {"inlineData": {"mimeType": "image/png", "data": "aGk"}},  # URL-safe, unpadded
+        {"inlineData": {"mimeType": "image/png", "data": "not base64!"}},
+    ]
+    body = {"contents": [{"role": "user", "parts": parts}]}
+    status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
+    assert (status, answer["error"]["message"]) == (
+        400,
+        "Invalid JSON payload received. Invalid value at 'contents[0].parts[1].inline_data.data' "
+        '(TYPE_BYTES), Base64 decoding failed for "not base64!"',
+    )
+
+
 def test_gemini_system_instruction_parts_without_data_are_refused(sim: Simulator) -> None:
     body = {
         "systemInstruction": {"parts": [{"text": "be brief"}, {}]},

@@ -1952,8 +1952,28 @@ def _gemini_part(part: Any, where: str) -> Invalid | None:
         return None
     missing = next((field for field in required if not value.get(field)), None)
     if missing is None:
-        return None
+        return _gemini_bytes(value, where) if data == "inlineData" else None
     return Invalid(f"* {where}.{name}.{_snake(missing)}: {_snake(missing)} cannot be empty.")
+
+
+def _gemini_bytes(inline: Mapping[str, Any], where: str) -> Invalid | None:
+    """The API's error for an ``inlineData`` part at ``where`` whose ``data`` is no base64
+    (standard or URL-safe, padded or not, as a proto's bytes are read from JSON; its
+    whitespace aside), which no file decodes from."""
+    data = inline["data"]
+    if isinstance(data, str):
+        text = "".join(data.split()).replace("-", "+").replace("_", "/")
+        try:
+            base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        except ValueError:
+            pass
+        else:
+            return None
+    at = where.removeprefix("GenerateContentRequest.")
+    return Invalid(
+        f"Invalid JSON payload received. Invalid value at '{at}.inline_data.data' "
+        f"(TYPE_BYTES), Base64 decoding failed for {orjson.dumps(data).decode()}"
+    )
 
 
 def _snake(name: str) -> str:
