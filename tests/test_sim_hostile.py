@@ -263,6 +263,12 @@ def test_anthropic_image_and_document_sources_of_each_kind_are_read(sim: Simulat
         assert anthropic_message(sim, [{"type": kind, "source": source}]) == (200, "")
 
 
+def test_a_stop_sequence_that_is_no_string_is_refused(sim: Simulator) -> None:
+    # it was answered, the number stopping nothing, where the API refuses it
+    said = anthropic_message(sim, "hi", stop_sequences=["END", 7])
+    assert said == (400, "stop_sequences.1: Input should be a valid string")
+
+
 @pytest.mark.parametrize(
     ("media_type", "data", "said"),
     [

@@ -274,6 +274,10 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         return problem
     if "stream" in body and not isinstance(body["stream"], bool):
         return Invalid("stream: Input should be a valid boolean")
+    stops = body.get("stop_sequences") or []
+    wrong = next((j for j, stop in enumerate(stops) if not isinstance(stop, str)), None)
+    if wrong is not None:  # a number, which would stop nothing
+        return Invalid(f"stop_sequences.{wrong}: Input should be a valid string")
     problem = _anthropic_sampling(body)
     if problem is not None:
         return problem
