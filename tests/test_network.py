@@ -40,6 +40,7 @@ from forked_cli import Forker
 from nested_pytest import UNUSED_PLUGINS
 from network_escapes import RAW_SOCKET
 from replaygate import network
+from replaygate.addresses import is_loopback
 from replaygate.cli import main
 from replaygate.errors import (
     FixtureMismatchError,
@@ -51,7 +52,7 @@ from replaygate.http import httpx2_client, intercept
 from replaygate.http.active import live_call
 from replaygate.models.replay import ReplayModel
 from replaygate.models.types import Message, Usage
-from replaygate.network import block_network, is_loopback, refusals
+from replaygate.network import block_network, refusals
 from replaygate.sim import Simulator
 from sdks import anthropic
 from unicode_text import UTF8_CHARACTERS

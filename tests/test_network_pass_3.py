@@ -24,10 +24,11 @@ from urllib3.util.retry import Retry
 
 from loopback import EchoesMessages, serving
 from replaygate import network
+from replaygate.addresses import is_loopback
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
-from replaygate.network import block_network, is_loopback
+from replaygate.network import block_network
 from replaygate.sim import FaultPlan, Simulator
 from sdks import aiohttp
 

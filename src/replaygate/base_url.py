@@ -16,7 +16,7 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
-from replaygate.network import is_loopback
+from replaygate.addresses import is_loopback
 from replaygate.sanitize.secret_mask import masked_texts
 
 LOOPBACK_KEY = "loopback-key"

@@ -73,6 +73,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from replaygate.addresses import LOCALHOST, address_of, exact_address, is_loopback
 from replaygate.caller import frames_out
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.modes import RECORD_COMMAND
@@ -81,7 +82,6 @@ from replaygate.held_blocks import HeldBlock
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-LOCALHOST = "localhost"
 _RAW = _socket.socket
 _RAW_GETADDRINFO = _socket.getaddrinfo
 _LOCAL_FAMILIES = frozenset(
@@ -293,53 +293,6 @@ _bound: weakref.WeakKeyDictionary[socket.socket, Callable[[], Any]] = weakref.We
 server's ``self``), held weakly: the servers the process runs."""
 
 
-def _exact(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """``host`` as an IP address if the C layer reads it as one without a resolver:
-    dotted-quad IPv4, or IPv6 with an optional zone (``fe80::1%eth0``). Brackets, a zone
-    on IPv4 and every other spelling make a name, sent to a resolver."""
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
-def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """``host`` as an IP address (see :func:`_exact`), IPv4-mapped unwrapped."""
-    ip = _exact(host)
-    if ip is None:
-        return None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    return ip
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is on the loopback interface, decided by its address.
-
-    An address is loopback when it is in ``127.0.0.0/8``, is ``::1``, or maps one of
-    those into IPv6. ``localhost`` (spelt so) is looked up and every address found must
-    be loopback; any other name is not loopback, whatever it looks like. An IPv6 address
-    may be given in brackets, as a URL holds it (``[::1]``).
-    """
-    if host.startswith("[") and host.endswith("]") and ":" in host:
-        host = host[1:-1]
-    ip = _address(host)
-    if ip is not None:
-        return ip.is_loopback
-    if host != LOCALHOST:
-        return False
-    try:
-        found = socket.getaddrinfo(LOCALHOST, None)
-    except OSError:
-        return False
-    return bool(found) and all(_loopback_sockaddr(info[4]) for info in found)
-
-
-def _loopback_sockaddr(sockaddr: Any) -> bool:
-    ip = _address(str(sockaddr[0]))
-    return ip is not None and ip.is_loopback
-
-
 def _allowed_host(host: str) -> bool:
     name = host.lower()
     return any(name in level.allow or name in level.found for level in _levels)
@@ -356,7 +309,7 @@ def _may_look_up(host: str | None) -> bool:
     local, passive lookup)."""
     if not host:
         return True
-    if _address(host) is not None:
+    if address_of(host) is not None:
         return _may_reach(host)
     return host == LOCALHOST or _allowed_host(host)
 
@@ -369,7 +322,7 @@ def _may_look_back(host: str | None) -> bool:
         return False
     if host == LOCALHOST or _allowed_host(host):
         return True
-    ip = _exact(host)
+    ip = exact_address(host)
     return ip is not None and ip in _localhost_addresses()
 
 
@@ -379,7 +332,7 @@ def _localhost_addresses() -> set[ipaddress.IPv4Address | ipaddress.IPv6Address 
         found = socket.getaddrinfo(LOCALHOST, None)
     except OSError:
         return set()
-    return {_exact(str(info[4][0])) for info in found}
+    return {exact_address(str(info[4][0])) for info in found}
 
 
 def allowed(address: Any, family: int = socket.AF_INET) -> bool:
@@ -665,7 +618,7 @@ def _check_bind(sock: Any, address: Any) -> None:
     """Refuse binding to a name that may not be looked up (an address is bound as is)."""
     if getattr(sock, "family", -1) in _IP_FAMILIES and isinstance(address, tuple) and address:
         host = _text(address[0])
-        if host is None or (_address(host) is None and not _may_look_up(host)):
+        if host is None or (address_of(host) is None and not _may_look_up(host)):
             _refuse("bind to", address)
 
 
@@ -708,7 +661,7 @@ def _resolved(sock: Any, address: Any) -> Any:
     if sock.family not in _IP_FAMILIES or not isinstance(address, tuple) or not address:
         return address
     host = _text(address[0])
-    if not host or _address(host) is not None:
+    if not host or address_of(host) is not None:
         return address
     found = socket.getaddrinfo(host, address[1], sock.family, sock.type)
     return found[0][4]

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar, Unpack
 from urllib.parse import urlsplit, urlunsplit
 
+from replaygate.addresses import is_loopback
 from replaygate.fixtures.spending import SpendingCap
 from replaygate.http.base_path import moved_route
 from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.streams import LiveResponse
 from replaygate.http.transport import Library, ReadableRequest
-from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 
 ReqT = TypeVar("ReqT", bound=ReadableRequest)

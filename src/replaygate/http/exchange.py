@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
+from replaygate.addresses import is_loopback
 from replaygate.caller import application_level
 from replaygate.errors import (
     KEPT_ERRORS,
@@ -101,7 +102,6 @@ from replaygate.http.routes import (
 from replaygate.http.side_request import side_request_note, tracing_upload
 from replaygate.http.token_fetch import TOKEN_FETCH, token_fetch
 from replaygate.interfaces import interface_of, json_rpc
-from replaygate.network import is_loopback
 from replaygate.sanitize import SanitizeConfig, Sanitizer
 from replaygate.sanitize.ids import free_answer
 from replaygate.sanitize.secret_mask import masked_pair

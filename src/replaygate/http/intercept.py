@@ -35,6 +35,7 @@ from typing import Any, ParamSpec, TypeVar, Unpack, cast
 from urllib.parse import urlsplit
 
 from replaygate import held_blocks
+from replaygate.addresses import is_loopback
 from replaygate.code_objects import code_within
 from replaygate.errors import (
     NothingRecordedWarning,
@@ -51,7 +52,7 @@ from replaygate.http.exchange import Exchange, SessionOptions, StoreArg
 from replaygate.http.learners import learner_at
 from replaygate.http.seams import installed, patched
 from replaygate.http.side_request import side_request_told
-from replaygate.network import SIMULATOR_BLOCK, block_network, is_loopback
+from replaygate.network import SIMULATOR_BLOCK, block_network
 from replaygate.unittest_parts import unittest_took
 
 

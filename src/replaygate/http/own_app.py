@@ -18,10 +18,11 @@ import json
 from collections.abc import Container, Mapping
 from urllib.parse import urlsplit
 
+from replaygate.addresses import is_loopback
 from replaygate.http.envelope import is_api_call
 from replaygate.http.learners import learner_at
 from replaygate.interfaces import json_rpc
-from replaygate.network import is_loopback, server_at
+from replaygate.network import server_at
 
 APP_ATTRIBUTES = ("application", "app")
 """Where a server keeps the application it serves: ``wsgiref``'s ``WSGIServer`` (Django's

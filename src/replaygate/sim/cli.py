@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from replaygate.addresses import is_loopback
 from replaygate.click_errors import CommandError
 from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.click_once import OnceGroup
-from replaygate.network import is_loopback
 from replaygate.sim.behavior_option import ChosenBehavior, behavior_option
 from replaygate.sim.drift import DriftPlan, DriftSpecError
 from replaygate.sim.faults import FaultPlan, FaultSpecError, seconds_problem

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 import h11
 import orjson
 
+from replaygate.addresses import is_loopback
 from replaygate.http import learners
-from replaygate.network import is_loopback
 from replaygate.sim.app import SimApp
 from replaygate.sim.behaviors import Behavior, make_behavior
 from replaygate.sim.drift import DriftPlan, DriftRule, DriftSpec

@@ -26,7 +26,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from replaygate.network import is_loopback, watch_listeners
+from replaygate.addresses import is_loopback
+from replaygate.network import watch_listeners
 
 if TYPE_CHECKING:
     from replaygate.http.exchange import Exchange
