@@ -536,6 +536,9 @@ def test_a_miss_in_pydantic_s_error_link_alone_names_its_version(
         (_reask("unknown {'doc-a', 'doc-b'}"), _reask("unknown {'doc-a', 'doc-c'}"), False),
         (_reask('args {"a": 1, "b": 2}'), _reask('args {"b": 2, "a": 1}'), False),  # a dict
         (_reask("unknown {'doc-a', 'doc-b'}"), _reask("unknown {'doc-b', 'doc-a'}", "2.15"), False),
+        # a list made from a set: smolagents' PythonInterpreterTool's description
+        ("imports ['re', 'time', 'math'].", "imports ['math', 're', 'time'].", True),
+        ("imports ['re', 'time'].", "imports ['re', 'json'].", False),
     ],
 )
 def test_a_miss_in_the_order_of_a_set_s_items_alone_says_it_varies_from_run_to_run(
