@@ -417,6 +417,28 @@ def test_a_converse_field_of_another_shape_is_refused_not_dropped(
     assert reply.status == 400 and said in orjson.loads(reply.body)["message"]
 
 
+def test_a_tool_s_result_of_a_document_is_read_and_of_a_video_is_the_simulator_s_refusal() -> None:
+    # each was refused in Bedrock's words, "one of text, json, image", which Bedrock takes
+    app = SimApp(make_behavior("echo"))
+    paper = {"format": "txt", "name": "notes", "source": {"bytes": "c3Vubnk="}}
+    clip = {"format": "mp4", "source": {"bytes": "AAAA"}}
+    said = {}
+    for kind, given in (("document", paper), ("video", clip)):
+        result = {"toolUseId": "t1", "content": [{kind: given}]}
+        turns = [
+            *CONVERSE_HI,
+            {"role": "assistant", "content": [{"toolUse": CONVERSE_USE}]},
+            {"role": "user", "content": [{"toolResult": result}]},
+        ]
+        body = orjson.dumps({"messages": turns, "toolConfig": {"tools": CONVERSE_TOOLS["tools"]}})
+        reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+        said[kind] = (reply.status, orjson.loads(reply.body))
+    assert said["document"][0] == 200, said["document"]
+    status, refused = said["video"]
+    assert status == 400 and refused["replaygate_simulator_refusal"] is True
+    assert refused["message"].startswith("The simulator reads no video")
+
+
 def test_a_converse_request_the_messages_api_refuses_is_the_simulator_s_refusal() -> None:
     # a tool call without an id was refused in the Messages API's words, naming a field
     # (messages.1.content.0.tool_use.id) the request never had, as if Bedrock said so,

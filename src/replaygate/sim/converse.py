@@ -121,7 +121,8 @@ def _source(block: Mapping[str, Any], path: str) -> str:
 
 def _tool_result_content(given: Any, path: str) -> list[dict[str, Any]]:
     """The Messages content of a ``toolResult``'s ``content``: a text, a JSON document as
-    its text, an image."""
+    its text, an image, a document; a video, which Bedrock takes, the simulator's own
+    refusal."""
     out: list[dict[str, Any]] = []
     listed = [] if given is None else _shaped(given, list, f"{path}.content", "a list")
     for k, item in enumerate(listed):
@@ -132,8 +133,14 @@ def _tool_result_content(given: Any, path: str) -> list[dict[str, Any]]:
             out.append({"type": "text", "text": json.dumps(item["json"], ensure_ascii=False)})
         elif isinstance(item, Mapping) and isinstance(item.get("image"), Mapping):
             out.append(_image(item["image"], f"{where}.image"))
+        elif isinstance(item, Mapping) and isinstance(item.get("document"), Mapping):
+            out.append(_document(item["document"], f"{where}.document"))
+        elif isinstance(item, Mapping) and "video" in item:
+            said = f"The simulator reads no video of a tool's result ({where})"
+            raise _Refused(Invalid(said, own=True))
         else:
-            raise _Refused(_constraint(where, "Member must have one of text, json, image set"))
+            what = "Member must have one of text, json, image, document, video set"
+            raise _Refused(_constraint(where, what))
     return out
 
 
