@@ -382,6 +382,10 @@ CONVERSE_USE = {"toolUseId": "t1", "name": "t", "input": {}}
         ),
         ({"additionalModelRequestFields": [1]}, "Value at 'additionalModelRequestFields' failed"),
         (
+            {"messages": [{"role": "user", "content": [{"document": {"source": {"text": "a"}}}]}]},
+            "Value at 'messages.1.member.content.1.member.document.name' failed",
+        ),
+        (
             {"messages": [{"role": "user", "content": [{"image": {"source": {"bytes": "aGk="}}}]}]},
             "Value at 'messages.1.member.content.1.member.image.format' failed",
         ),
@@ -437,6 +441,31 @@ def test_a_tool_s_result_of_a_document_is_read_and_of_a_video_is_the_simulator_s
     status, refused = said["video"]
     assert status == 400 and refused["replaygate_simulator_refusal"] is True
     assert refused["message"].startswith("The simulator reads no video")
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ({"text": "sunny"}, None),
+        ({"content": [{"text": "sunny"}]}, None),
+        ({"s3Location": {"uri": "s3://b/k"}}, "The simulator reads no file in S3"),
+    ],
+)
+def test_a_converse_document_s_sources_bedrock_takes_are_not_refused_in_its_words(
+    source: dict[str, Any], said: str | None
+) -> None:
+    # each was refused in Bedrock's words as a source without bytes, which Bedrock takes
+    app = SimApp(make_behavior("echo"))
+    document = {"format": "txt", "name": "notes", "source": source}
+    turn = {"role": "user", "content": [{"document": document}, {"text": "hi"}]}
+    body = orjson.dumps({"messages": [turn]})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+    answer = orjson.loads(reply.body)
+    if said is None:
+        assert reply.status == 200, answer
+    else:
+        assert answer["replaygate_simulator_refusal"] is True
+        assert answer["message"].startswith(said)
 
 
 def test_a_converse_request_the_messages_api_refuses_is_the_simulator_s_refusal() -> None:

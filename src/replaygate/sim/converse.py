@@ -111,8 +111,12 @@ def _cached(blocks: list[Any]) -> list[Any]:
 
 
 def _source(block: Mapping[str, Any], path: str) -> str:
-    """The base64 ``source.bytes`` of an image or document block."""
+    """The base64 ``source.bytes`` of an image or document block; one in S3
+    (``s3Location``), which Bedrock reads and the simulator cannot, its own refusal."""
     source = block.get("source")
+    if isinstance(source, Mapping) and "s3Location" in source:
+        said = f"The simulator reads no file in S3 ({path}.source.s3Location): send its bytes"
+        raise _Refused(Invalid(said, own=True))
     data = source.get("bytes") if isinstance(source, Mapping) else None
     if not isinstance(data, str):
         raise _Refused(_constraint(f"{path}.source.bytes", "Member must not be null"))
@@ -159,7 +163,26 @@ def _image(image: Mapping[str, Any], path: str) -> dict[str, Any]:
 
 def _document(document: Mapping[str, Any], path: str) -> dict[str, Any]:
     """The Messages document block of a Converse ``document``: a PDF's bytes, a text's
-    text."""
+    text, its source's ``text`` or ``content`` (its chunks); a document without a name
+    refused, and one asking for citations, which Converse answers in blocks of its own,
+    the simulator's refusal."""
+    if not isinstance(document.get("name"), str):
+        raise _Refused(_constraint(f"{path}.name", "Member must not be null"))
+    if document.get("citations") is not None:
+        said = f"The simulator answers no citations of Converse ({path}.citations)"
+        raise _Refused(Invalid(said, own=True))
+    given = document.get("source")
+    given = given if isinstance(given, Mapping) else {}
+    if isinstance(given.get("text"), str):
+        source = {"type": "text", "media_type": "text/plain", "data": given["text"]}
+        return {"type": "document", "source": source}
+    if isinstance(given.get("content"), list):
+        chunks = [c.get("text") if isinstance(c, Mapping) else None for c in given["content"]]
+        if not all(isinstance(c, str) for c in chunks):
+            what = "Member must have text set"
+            raise _Refused(_constraint(f"{path}.source.content", what))
+        content = [{"type": "text", "text": c} for c in chunks]
+        return {"type": "document", "source": {"type": "content", "content": content}}
     data, kind = _source(document, path), document.get("format")
     if kind == "pdf":
         source = {"type": "base64", "media_type": "application/pdf", "data": data}
