@@ -122,6 +122,9 @@ def test_gemini_on_vertex_answers_google_genai(sim: Simulator) -> None:
     assert express.models.generate_content(model="gemini-2.5-flash", contents="hi").text == (
         "echo: hi"
     )
+    # a token count on Vertex AI, with a project or in express mode, was a 404
+    for counting in (client, express):
+        assert counting.models.count_tokens(model="gemini-2.5-flash", contents="hi").total_tokens
     express_route = "/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent"
     keyless = httpx2.post(f"{sim.url}{express_route}", json={"contents": []})
     assert (keyless.status_code, keyless.json()["error"]["status"]) == (401, "UNAUTHENTICATED")
@@ -381,6 +384,7 @@ CONVERSE_USE = {"toolUseId": "t1", "name": "t", "input": {}}
             "Value at 'toolConfig.toolChoice' failed",
         ),
         ({"additionalModelRequestFields": [1]}, "Value at 'additionalModelRequestFields' failed"),
+        ({"performanceConfig": {"latency": "fast"}}, "Value at 'performanceConfig.latency' failed"),
         (
             {"messages": [{"role": "user", "content": [{"document": {"source": {"text": "a"}}}]}]},
             "Value at 'messages.1.member.content.1.member.document.name' failed",

@@ -56,6 +56,8 @@ ECHOED = ("performanceConfig", "serviceTier")
 """The fields of a request its answer (and its stream's ``metadata``) repeats: the
 performance and the tier it was served with, those asked for."""
 _TIERS = ("priority", "default", "flex", "reserved")
+_LATENCIES = ("standard", "optimized")
+"""The latencies a ``performanceConfig`` asks for."""
 
 
 def model_problem(model: str) -> Invalid | None:
@@ -412,14 +414,22 @@ def _merged(plain: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _echoed(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields of :data:`ECHOED` ``body`` gives, a ``serviceTier`` of no tier refused."""
+    """The fields of :data:`ECHOED` ``body`` gives, a ``serviceTier`` of no tier and a
+    ``performanceConfig`` of no latency Bedrock has refused."""
     echoed = {
         name: _shaped(body[name], Mapping, name, "an object") for name in ECHOED if name in body
     }
-    tier = echoed.get("serviceTier", {}).get("type", "default")
-    if tier not in _TIERS:
-        what = f"Member must satisfy enum value set: [{', '.join(_TIERS)}]"
-        raise _Refused(_constraint("serviceTier.type", what))
+    for path, given, kinds in (
+        ("serviceTier.type", echoed.get("serviceTier", {}).get("type", "default"), _TIERS),
+        (
+            "performanceConfig.latency",
+            echoed.get("performanceConfig", {}).get("latency", "standard"),
+            _LATENCIES,
+        ),
+    ):
+        if given not in kinds:
+            what = f"Member must satisfy enum value set: [{', '.join(kinds)}]"
+            raise _Refused(_constraint(path, what))
     return echoed
 
 
