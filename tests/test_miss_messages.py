@@ -49,7 +49,7 @@ from replaygate.fixtures.mismatch import (
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.http.envelope import request_envelope
-from replaygate.http.side_request import TOOL_SERVICE
+from replaygate.http.side_request import HF_AGENT_HARNESSES, TOOL_SERVICE
 from replaygate.http.token_fetch import METADATA_SERVER, TOKEN_FETCH, token_fetch
 from replaygate.models.fakes import ScriptedModel
 from replaygate.models.replay import RecordingModel
@@ -985,6 +985,11 @@ SIDE_FETCHES = [
         "tracing=False on the Crew or Flow); ",
     ),
     ("https://api.wandb.ai/graphql", ""),  # wandb's own API: no switch of Weave's stops it
+    (  # huggingface_hub's agent harnesses, fetched for smolagents' InferenceClientModel
+        "https://huggingface.co/api/agent-harnesses",
+        f"{HF_AGENT_HARNESSES}; ",
+    ),
+    ("https://huggingface.co/api/models/gpt2", ""),  # the Hub's API, which a tool may call
     (  # Langfuse's spans to a Langfuse the team runs itself (LANGFUSE_HOST): its switch
         "http://127.0.0.1:3000/api/public/otel/v1/traces",
         "Langfuse: LANGFUSE_TRACING_ENABLED=false; ",
@@ -1508,3 +1513,14 @@ def test_a_conversation_kept_from_one_test_to_the_next_names_the_cause(tmp_path:
         client.post(url, json={"model": "m", "messages": [system, two]})
     listed = (miss_of(test, missed.value) or ("",))[0]
     assert listed == f"body.messages[1].content ({IN_HISTORY_APART})"
+
+
+def test_huggingface_hub_s_fetch_of_its_agent_harnesses_is_told_its_remedy() -> None:
+    # smolagents' InferenceClientModel: huggingface_hub asks the Hub for its list of agent
+    # harnesses, a refusal told only to turn "the sender" off; its downloads are no such fetch
+    from replaygate.http.side_request import sender_remedy
+
+    assert sender_remedy("huggingface_hub.utils._detect_agent", "huggingface.co") == (
+        HF_AGENT_HARNESSES
+    )
+    assert sender_remedy("huggingface_hub.file_download", "huggingface.co") is None

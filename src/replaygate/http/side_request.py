@@ -12,9 +12,10 @@ to ``cloud.langfuse.com`` and ``logfire-us.pydantic.dev``, W&B Weave's its calls
 ``telemetry.crewai.com`` and, as it is imported, a pixel to ``api.scarf.sh`` from a thread of
 its own, and its version check, as a verbose crew starts, asks ``pypi.org`` for its latest
 release; ragas its usage to ``t.explodinggradients.com`` as an evaluation ends and as the
-process exits. Such a request is no model call: recorded, a store would hold a tokenizer or price
-file, so it is stopped where it is sent instead. A miss of one says so, with the remedy of the
-library whose host it names.
+process exits; huggingface_hub its list of agent harnesses from ``huggingface.co``, a host a
+tool may call too, told apart by its path. Such a request is no model call: recorded, a
+store would hold a tokenizer or price file, so it is stopped where it is sent instead. A miss
+of one says so, with the remedy of the library whose host it names.
 """
 
 from __future__ import annotations
@@ -37,6 +38,23 @@ CREWAI_VERSION_CHECK = (
     "CREWAI_DISABLE_VERSION_CHECK=true"
 )
 """How to stop CrewAI's check of its latest release, sent to a host others ask too."""
+
+HF_AGENT_HARNESSES = (
+    "huggingface_hub's list of AI agent harnesses (huggingface_hub.utils._detect_agent, "
+    "fetched from huggingface.co/api/agent-harnesses at most once a day for its "
+    "User-Agent, as smolagents' InferenceClientModel first calls): give it the empty list "
+    "at the top of conftest.py, `from huggingface_hub.utils import _detect_agent; "
+    "_detect_agent._registry = _detect_agent._EMPTY_REGISTRY` (HF_HUB_OFFLINE=1 stops it "
+    "too, and the Hub's inference calls with it)"
+)
+"""How to stop huggingface_hub's fetch of its agent harnesses, sent to the Hub's host, which
+a tool may call too (a model's card, a dataset)."""
+
+PATH_REMEDIES: tuple[tuple[str, str, str], ...] = (
+    ("huggingface.co", "/api/agent-harnesses", HF_AGENT_HARNESSES),
+)
+"""The host, path and remedy of what a framework fetches of its own from a host that is not
+its alone, told apart by its path."""
 
 OTLP_PATH = re.compile(r"/v1/(?:traces|metrics|logs)/?(?:\?|$)")
 """Where an OpenTelemetry exporter sends spans, metrics and logs (OTLP over HTTP), under any
@@ -113,6 +131,7 @@ REMEDIES: tuple[tuple[str | None, str, str], ...] = (
         "WANDB_ERROR_REPORTING=false)",
     ),
     (None, "opentelemetry.exporter", OTEL_EXPORTER),
+    (None, "huggingface_hub.utils._detect_agent", HF_AGENT_HARNESSES),
 )
 """The hosts frameworks send to of their own (and their subdomains, such as LangSmith's
 ``eu.api.smith.langchain.com``; None for a host the application chooses, as an
@@ -210,6 +229,13 @@ LANGFUSE_OTLP = "/api/public/otel/"
 itself (``LANGFUSE_HOST=http://localhost:3000``)."""
 
 
+def _path_remedy(host: str | None, path: str) -> str | None:
+    """How to stop the fetch of ``path`` on ``host`` (:data:`PATH_REMEDIES`), if it is one a
+    framework sends of its own; else None."""
+    route = path.split("?", 1)[0]
+    return next((r for h, p, r in PATH_REMEDIES if host == h and route == p), None)
+
+
 def _otlp_remedy(path: str) -> str | None:
     """How to stop an upload over OTLP to ``path`` (:data:`OTLP_PATH`) on a host of no known
     service: Langfuse's switch for its path (:data:`LANGFUSE_OTLP`), else OpenTelemetry's;
@@ -222,11 +248,12 @@ def _otlp_remedy(path: str) -> str | None:
 def side_request_note(host: str | None, path: str = "") -> str:
     """What a miss of a request to ``host`` and ``path``, of no provider's API, adds: to stop
     it at its source, with the remedy of the library sending there, if one is known (by its
-    host, else an OpenTelemetry exporter's by its path, :data:`OTLP_PATH`); for a cloud
+    host, else by its host and path, :data:`PATH_REMEDIES`, else an OpenTelemetry
+    exporter's by its path, :data:`OTLP_PATH`); for a cloud
     metadata server's host, how to give the client a token instead."""
     if metadata_server(host):
         return METADATA_SERVER
-    known = _host_remedy(host) or _otlp_remedy(path)
+    known = _host_remedy(host) or _path_remedy(host, path) or _otlp_remedy(path)
     remedy = f"{known}; " if known else ""
     return (
         f"{SIDE_REQUEST}: if the code under test sends it of its own (a framework fetching "
