@@ -12,8 +12,8 @@ AI, and Anthropic on Amazon Bedrock, each answered by the plain route's endpoint
   in the path and ``anthropic_version: "vertex-2023-10-16"`` in the body in place of
   ``model``; called with an access token (``Authorization: Bearer``), a refused one and a
   quota answered in Google's error shape, a refused request in Anthropic's. Gemini's
-  ``.../publishers/google/models/<model>:generateContent`` (and its stream) is the Gemini
-  API's route of that model, called with the same token.
+  ``.../publishers/google/models/<model>:generateContent`` (its stream, its
+  ``:countTokens``) is the Gemini API's route of that model, called with the same token.
 - Amazon Bedrock: ``/model/<id>/invoke`` and ``/invoke-with-response-stream`` are the
   Messages API, the model in the path, ``anthropic_version: "bedrock-2023-05-31"`` in the
   body in place of ``model`` and ``stream``; signed (SigV4) or with a Bedrock API key
@@ -55,6 +55,7 @@ from replaygate.sim.endpoints import (
     AnthropicMessages,
     Conversation,
     Endpoint,
+    GeminiCountTokens,
     GeminiGenerateContent,
     OpenAIChat,
     OpenAIEmbeddings,
@@ -85,10 +86,12 @@ _VERTEX_ROUTE = re.compile(
 )
 _VERTEX_GEMINI_ROUTE = re.compile(
     r"/v1(?:beta1)?/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/"
-    r"([^/:]+):(generateContent|streamGenerateContent)"
+    r"([^/:]+):(generateContent|streamGenerateContent|countTokens)"
 )
-"""Gemini's calls on Vertex AI: a project's and location's, or, in express mode (an API
-key, no project), the publisher's alone."""
+"""Gemini's calls on Vertex AI, and its token count: a project's and location's, or, in
+express mode (an API key, no project), the publisher's alone."""
+_COUNT_TOKENS = "countTokens"
+"""The method of a Gemini token count, at Vertex AI's paths as at the Gemini API's."""
 _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
 _BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
@@ -296,10 +299,12 @@ _VERTEX_NO_MODEL = (
 class VertexGemini(_Vertex, GeminiGenerateContent):
     """Gemini on Vertex AI (google-genai's ``Client(vertexai=True)``):
     ``.../publishers/google/models/<model>:generateContent`` and
-    ``:streamGenerateContent``, answered as the Gemini API's route of that model."""
+    ``:streamGenerateContent`` (its ``:countTokens``, :class:`VertexGeminiCountTokens`),
+    answered as the Gemini API's route of that model."""
 
     def serves(self, route: str) -> bool:
-        return _VERTEX_GEMINI_ROUTE.fullmatch(route) is not None
+        match = _VERTEX_GEMINI_ROUTE.fullmatch(route)
+        return match is not None and (match.group(2) == _COUNT_TOKENS) == self.counts_tokens
 
     def authenticated(self, headers: Mapping[str, str], query: str) -> bool:
         """An access token, or the API key of Vertex AI's express mode
@@ -319,6 +324,12 @@ class VertexGemini(_Vertex, GeminiGenerateContent):
         name = route.split("/", 2)[2].rpartition(":")[0]
         said = Invalid(_VERTEX_NO_MODEL.format(name=name), status=404)
         return replace(asked, problem=said)
+
+
+class VertexGeminiCountTokens(VertexGemini, GeminiCountTokens):
+    """Gemini's token count on Vertex AI (``.../publishers/google/models/<model>:countTokens``,
+    google-genai's ``models.count_tokens`` of a ``Client(vertexai=True)``), answered as the
+    Gemini API's ``countTokens`` of the route's model."""
 
 
 class VertexCountTokens(VertexMessages, AnthropicCountTokens):
@@ -552,6 +563,7 @@ def platform_endpoints() -> tuple[Endpoint, ...]:
         VertexMessages(),
         VertexCountTokens(),
         VertexGemini(),
+        VertexGeminiCountTokens(),
         BedrockMessages(),
         BedrockConverse(),
     )
