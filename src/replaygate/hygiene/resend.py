@@ -7,7 +7,8 @@ posted to the envelope path with the SDK of that path (Gemini's with its API key
 header), the base path a client sent it after taken off (a gateway's
 ``/openai/v1/chat/completions`` goes to the provider's ``/v1/chat/completions``, as the
 simulator routes it); a route of Azure OpenAI's goes as it was sent to the resource
-``AZURE_OPENAI_ENDPOINT`` names, as ``openai.AzureOpenAI`` reads it, never to OpenAI's API.
+``AZURE_OPENAI_ENDPOINT`` names, as ``openai.AzureOpenAI`` reads it, never to OpenAI's API,
+and a Gemini call of Vertex AI's express mode to Vertex AI, never to the Gemini API.
 The answer is kept in the recorded form (status, headers, body or events), so both sides
 compare alike. Callers must hold an explicit approval for live calls (law 3): this module
 only sends.
@@ -20,6 +21,7 @@ fields trimmed on purpose are not reported as drift.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +61,16 @@ _ENV = {
 }
 """Each provider's API key variables, in the order its SDK reads them (google-genai takes
 ``GOOGLE_API_KEY`` over ``GEMINI_API_KEY``), base URL variable and default URL."""
+VERTEX = "vertex"
+VERTEX_URL_ENV = "GOOGLE_VERTEX_BASE_URL"
+VERTEX_URL = "https://aiplatform.googleapis.com"
+"""The variable google-genai reads a Vertex AI client's base URL from, and the URL of
+Vertex AI's express mode (an API key, no project), where a request recorded from it goes."""
+_VERTEX_GEMINI = re.compile(
+    r"/v1(?:beta1)?/(projects/[^/]+/locations/[^/]+/)?publishers/google/models/[^/:?]+:"
+)
+"""Gemini's calls on Vertex AI: a project's (sent with an access token) or, in express
+mode, the publisher's alone (sent with an API key)."""
 AZURE = "azure"
 AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
 AZURE_KEY = "AZURE_OPENAI_API_KEY"
@@ -115,6 +127,24 @@ def unsendable(fixture: Fixture) -> str | None:
     return None
 
 
+def _credential(name: str) -> str | None:
+    """The API key or token the environment variable ``name`` holds (None: unset or
+    empty), refused with a :class:`HygieneError` naming the variable, never its value,
+    where no header can carry it: a line break or a space copied with the key (an env
+    file's), which the HTTP client refused with an error quoting the key whole."""
+    value = os.environ.get(name)
+    if not value:
+        return None
+    if not value.strip():
+        raise HygieneError(f"{name} holds only whitespace: set it to the key")
+    if not (value.isascii() and value.isprintable()) or any(c.isspace() for c in value):
+        raise HygieneError(
+            f"{name} holds whitespace, a line break or a character no HTTP header carries "
+            "(copied with the key from a file?): set it to the key alone"
+        )
+    return value
+
+
 def _join(base: str, path: str) -> str:
     """``path`` (a provider's route, ``/v1/...``) after ``base``, a ``/v1`` both end and
     start with taken once."""
@@ -164,7 +194,7 @@ class LiveSender:
         Anthropic, an empty one where the environment holds only a bearer token
         (``ANTHROPIC_AUTH_TOKEN``), which the SDK sends itself."""
         key_envs, _, _ = _ENV[provider]
-        key = next((os.environ[name] for name in key_envs if os.environ.get(name)), None)
+        key = next((k for k in map(_credential, key_envs) if k), None)
         key = key or (PLACEHOLDER_KEY if self.base_url else None)
         if key:
             return key
@@ -239,6 +269,10 @@ class LiveSender:
         if azure_route(host if isinstance(host, str) else None, sent_path):
             url, credential = self.azure_target(sent_path)
             response = self._http().post(url, json=body, headers={**headers, **credential})
+        elif google and _VERTEX_GEMINI.match(sent_path):
+            url = self.vertex_target(sent_path)
+            headers["x-goog-api-key"] = self.key(GOOGLE)
+            response = self._http().post(url, json=body, headers=headers)
         elif google:
             headers["x-goog-api-key"] = self.key(GOOGLE)
             url = _join(self.url_of(interface), path)
@@ -279,6 +313,29 @@ class LiveSender:
             self._clients["http"] = httpx2.Client(timeout=120)
         return self._clients["http"]
 
+    def vertex_target(self, path: str) -> str:
+        """The URL a Gemini call recorded from Vertex AI (``path``, its query kept) is
+        re-sent to, as it was sent: ``base_url`` (a simulator serves Vertex AI's routes),
+        else Vertex AI's express mode (``GOOGLE_VERTEX_BASE_URL``, as google-genai reads it,
+        or ``https://aiplatform.googleapis.com``), never the Gemini API, which serves no such
+        path. A project's call is refused: it is sent with an access token, which drift
+        does not fetch."""
+        if self.base_url:
+            return self.base_url.rstrip("/") + path
+        match = _VERTEX_GEMINI.match(path)
+        if match is not None and match.group(1):
+            raise HygieneError(
+                f"{path.partition('?')[0]} was recorded from Vertex AI with a project, which "
+                "takes an access token that drift does not fetch: check it against the "
+                "simulator (--simulator) or a server of yours (--base-url)"
+            )
+        url = os.environ.get(VERTEX_URL_ENV)
+        refused = refused_base_url(VERTEX_URL_ENV, url) if url else None
+        if refused is not None:
+            raise HygieneError(f"{refused}: set it to Vertex AI's URL, or unset it")
+        self._targets[VERTEX] = f"{shown_url(url)} (from {VERTEX_URL_ENV})" if url else VERTEX_URL
+        return (url or VERTEX_URL).rstrip("/") + path
+
     def azure_target(self, path: str) -> tuple[str, dict[str, str]]:
         """The URL an Azure OpenAI route ``path`` (its query kept) is re-sent to, and the
         credential header it carries: ``base_url`` (a simulator serves Azure's routes as
@@ -286,7 +343,7 @@ class LiveSender:
         ``AZURE_OPENAI_API_KEY`` or the token of ``AZURE_OPENAI_AD_TOKEN``. Its deployment
         answers as Azure does (its model, its content filter's fields), which OpenAI's API,
         given the deployment's name as a model, does not."""
-        key, token = os.environ.get(AZURE_KEY), os.environ.get(AZURE_TOKEN)
+        key, token = _credential(AZURE_KEY), _credential(AZURE_TOKEN)
         if self.base_url:
             return self.base_url.rstrip("/") + path, {"api-key": key or PLACEHOLDER_KEY}
         endpoint = os.environ.get(AZURE_ENDPOINT)
