@@ -35,6 +35,7 @@ from replaygate.examples.research_copilot import SETTINGS, answer
 from replaygate.fixtures.fixture import InterfaceVersionError
 from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
+    IN_ADDRESS,
     IN_CARRIED_HISTORY,
     IN_CLOCK,
     IN_HISTORY_APART,
@@ -1524,3 +1525,26 @@ def test_huggingface_hub_s_fetch_of_its_agent_harnesses_is_told_its_remedy() -> 
         HF_AGENT_HARNESSES
     )
     assert sender_remedy("huggingface_hub.file_download", "huggingface.co") is None
+
+
+def test_a_prompt_holding_an_object_s_memory_address_names_the_cause(tmp_path: Path) -> None:
+    # a smolagents CodeAgent whose snippet ended with a def wrote the function's repr, at an
+    # address of its process, into its next request: the miss said only to re-record
+    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
+    said = "Last output from code snippet:\n<function create_function.<locals>.new_func at {}>"
+    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c"}))
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(url, json={"messages": [{"role": "user", "content": said.format("0x7f95")}]})
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = []
+    for sent in (said.format("0x7f0d598cd940"), said.replace("new_func", "f").format("0x7f0d")):
+        with (
+            block_network(),
+            httpx2_client(store) as client,
+            pytest.raises(FixtureMismatchError) as missed,
+        ):
+            client.post(url, json={"messages": [{"role": "user", "content": sent}]})
+        listed.append((str(missed.value), (miss_of(test, missed.value) or ("",))[0]))
+    assert "body.messages[0].content differs only in an object's memory address" in listed[0][0]
+    assert listed[0][1] == f"body.messages[0].content ({IN_ADDRESS})"
+    assert "memory address" not in listed[1][0]  # the function changed too

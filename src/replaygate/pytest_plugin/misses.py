@@ -98,12 +98,14 @@ def _varying(said: str) -> str | None:
     """What the list of misses adds to the fields of a miss whose request is another on
     each run, recorded again or not, as its message ``said`` tells (a tool that varies,
     call ids made anew, a set's, a list's or a text's lines' order, the clock, a random id,
-    a history kept in a file), or depends on the tests run before it (a conversation they
-    share), or None."""
+    an object's memory address, a history kept in a file), or depends on the tests run
+    before it (a conversation they share), or None."""
     from replaygate.fixtures.mismatch import (
+        ADDRESS_LEAD,
         CARRIED_HISTORY_LEAD,
         CLOCK_LEAD,
         HISTORY_APART_LEAD,
+        IN_ADDRESS,
         IN_CARRIED_HISTORY,
         IN_CLOCK,
         IN_HISTORY_APART,
@@ -134,6 +136,7 @@ def _varying(said: str) -> str | None:
         (CLOCK_LEAD, IN_CLOCK),
         (ZONE_LEAD, IN_ZONE),
         (RANDOM_ID_LEAD, IN_RANDOM_ID),
+        (ADDRESS_LEAD, IN_ADDRESS),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
         (HISTORY_APART_LEAD, IN_HISTORY_APART),
     )
