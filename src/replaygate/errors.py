@@ -136,6 +136,25 @@ def request_of(error: ReplaygateError) -> tuple[str, str]:
     return type(error).__name__, str(error).split("\n", 1)[0]
 
 
+def missed_again(error: ReplaygateError, earlier: Sequence[ReplaygateError]) -> str | None:
+    """The note of ``error``, a miss, when ``earlier`` replay errors of the same session hold
+    misses of the same request: the code under test sent it again after it missed (most
+    often a retry, its framework's or its SDK's), which no replay answers; else None."""
+    if not isinstance(error, FixtureMismatchError) or not getattr(error, "key", ""):
+        return None
+    own = request_of(error)
+    before = sum(1 for e in earlier if isinstance(e, FixtureMismatchError) and request_of(e) == own)
+    if not before:
+        return None
+    return (
+        f"replaygate: this request missed {before + 1} times so far: the code under test "
+        "sent it again after it missed, most often a retry (an agent's, such as "
+        "CrewAI's max_retry_limit, an SDK's max_retries, LiteLLM's num_retries), which a "
+        "replay answers no differently. Turn such retries off in replayed tests, so that a "
+        "miss reaches the test once."
+    )
+
+
 def timed_out(error: BaseException) -> bool:
     """Whether pytest-timeout raised ``error`` (its signal method calls ``pytest.fail`` from
     a handler of its own, wherever the test was): a limit of the clock, which stops code

@@ -51,6 +51,7 @@ from replaygate.errors import (
     UnservedRouteError,
     WireFormatError,
     exception_chain,
+    missed_again,
     raise_caught,
 )
 from replaygate.fixtures.diff import field_diff
@@ -546,6 +547,9 @@ class Exchange:
             return self._while_busy(self._plan, request)
         except ReplaygateError as err:
             error = passthrough(err)
+            again = missed_again(error, self.raised)
+            if again is not None:
+                error.add_note(again)
             self.note_raised(error)
             raise error from None
 
