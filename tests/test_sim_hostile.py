@@ -902,6 +902,28 @@ def test_gemini_parts_without_their_data_are_refused(
     assert answer["error"]["message"] == f"* GenerateContentRequest.contents[0].parts[0].{message}"
 
 
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        (
+            {"maxOutputTokens": 2**40},
+            "'generation_config.max_output_tokens' (TYPE_INT32), 1099511627776",
+        ),
+        ({"seed": 2.5}, "'generation_config.seed' (TYPE_INT32), 2.5"),
+        ({"temperature": "hot"}, "'generation_config.temperature' (TYPE_FLOAT), \"hot\""),
+    ],
+)
+def test_a_gemini_number_of_another_type_or_beyond_int32_is_refused(
+    sim: Simulator, config: dict[str, Any], said: str
+) -> None:
+    # a temperature of "hot" or a float seed was answered; a maxOutputTokens beyond int32
+    # was said not to be positive
+    body = {"contents": [{"parts": [{"text": "hi"}]}], "generationConfig": config}
+    status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
+    assert status == 400
+    assert answer["error"]["message"] == f"Invalid JSON payload received. Invalid value at {said}"
+
+
 def test_gemini_inline_data_that_is_no_base64_is_refused(sim: Simulator) -> None:
     # it was answered, and a recording from the simulator passed where the API refuses it
     parts = [

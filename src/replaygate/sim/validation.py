@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -2199,12 +2200,9 @@ def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | No
         return None
     if _NOT_THINKING.search(model):
         return Invalid(f"Thinking is not enabled for models/{model}")
-    if not isinstance(budget, int) or isinstance(budget, bool):
-        return Invalid(
-            "Invalid JSON payload received. Invalid value at "
-            "'generation_config.thinking_config.thinking_budget' (TYPE_INT32), "
-            f"{orjson.dumps(budget).decode()}"
-        )
+    wrong = not_int32(budget, "generation_config.thinking_config.thinking_budget")
+    if wrong is not None:
+        return wrong
     if budget == 0 and _THINKING_ONLY.search(model):
         return Invalid("Budget 0 is invalid. This model only works in thinking mode.")
     largest = next((most for name, most in _GEMINI_THINKING_BUDGETS if name.search(model)), None)
@@ -2308,6 +2306,49 @@ def gemini_cache_refused(body: Mapping[str, Any]) -> Invalid | None:
     )
 
 
+_INT32 = range(-(2**31), 2**31)
+
+
+def not_int32(given: Any, field: str) -> Invalid | None:
+    """The Gemini API's error for a request's ``field`` (an ``int32``) given ``given``, a
+    value of another type or beyond the ``int32`` range (a number over 2**31 parsed as a
+    float); None where it is one or absent."""
+    whole = isinstance(given, int) and not isinstance(given, bool)
+    if given is None or (whole and given in _INT32):
+        return None
+    shown = str(given) if whole else json.dumps(given, ensure_ascii=False)
+    return Invalid(
+        f"Invalid JSON payload received. Invalid value at '{field}' (TYPE_INT32), {shown}"
+    )
+
+
+_INT32_FIELDS = ("maxOutputTokens", "candidateCount", "topK", "seed")
+_FLOAT_FIELDS = ("temperature", "topP", "presencePenalty", "frequencyPenalty")
+
+
+def _not_numbers(config: Mapping[str, Any]) -> Invalid | None:
+    """The Gemini API's error for a ``generationConfig`` field given a value of another
+    type than its own: an ``int32`` (:func:`not_int32`), or a float given no number (a
+    numeric string, which proto's JSON reads, aside)."""
+    for name in _INT32_FIELDS:
+        wrong = not_int32(config.get(name), f"generation_config.{_snake(name)}")
+        if wrong is not None:
+            return wrong
+    for name in _FLOAT_FIELDS:
+        given = config.get(name)
+        if given is None or (isinstance(given, int | float) and not isinstance(given, bool)):
+            continue
+        try:
+            float(given)
+        except (TypeError, ValueError):
+            shown = json.dumps(given, ensure_ascii=False)
+            at = f"generation_config.{_snake(name)}"
+            return Invalid(
+                f"Invalid JSON payload received. Invalid value at '{at}' (TYPE_FLOAT), {shown}"
+            )
+    return None
+
+
 def validate_gemini(body: Any) -> Invalid | None:
     """Check a Gemini ``generateContent`` request body (the model is in the path)."""
     if not isinstance(body, Mapping):
@@ -2321,15 +2362,16 @@ def validate_gemini(body: Any) -> Invalid | None:
             "expected an object."
         )
     limit = (config or {}).get("maxOutputTokens")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+    count = (config or {}).get("candidateCount")
+    wrong = _not_numbers(config or {})
+    if wrong is not None:
+        return wrong
+    if limit is not None and limit < 1:
         return Invalid(
             "* GenerateContentRequest.generation_config.max_output_tokens: "
             "max_output_tokens must be positive."
         )
-    count = (config or {}).get("candidateCount")
-    if count is not None and (
-        not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_CANDIDATES
-    ):
+    if count is not None and not 0 <= count <= MAX_CANDIDATES:
         return Invalid(
             "* GenerateContentRequest.generation_config.candidate_count: "
             f"candidate_count must be between 1 and {MAX_CANDIDATES}."
