@@ -423,6 +423,11 @@ def test_chat_content_parts_missing_their_data_are_refused(
             "1, but got 0 instead.",
             "integer_below_min_value",
         ),
+        (  # was answered: a seed beyond int64, or of another type, seeded nothing
+            {"seed": 2.5},
+            "Invalid type for 'seed': expected an integer, but got a decimal instead.",
+            "invalid_type",
+        ),
     ],
 )
 def test_chat_token_limits_not_positive_integers_are_refused(

@@ -630,6 +630,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _token_limit(body, "max_completion_tokens", 1)
     problem = problem or _whole_number(body, "n", 1, MAX_CHOICES)
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
+    problem = problem or _token_limit(body, "seed", -(2**63))  # a float beyond int64 too
     problem = problem or _sampling(body, _CHAT_SAMPLING)
     problem = problem or _choices(body, CHAT_CHOICES) or openai_metadata_problem(body)
     problem = problem or _too_long(
