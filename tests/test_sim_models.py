@@ -216,6 +216,18 @@ def test_a_retired_model_is_refused_as_the_api_refuses_it(sim: Simulator, model:
     assert claude.models.retrieve(model).id == model  # still described, as retired
 
 
+def test_an_old_retired_model_the_simulator_does_not_list_is_refused_too(sim: Simulator) -> None:
+    # smolagents' LiteLLMModel() names claude-3-5-sonnet-20240620 by default: recorded from
+    # the simulator, it passed, and failed live with the API's 404
+    claude = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    asked = {"max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    for model in ("claude-3-5-sonnet-20240620", "claude-3-opus-20240229", "claude-2.1"):
+        with pytest.raises(anthropic.NotFoundError) as refused:
+            claude.messages.create(**{**asked, "model": model})
+        assert str(refused.value).startswith(f"404 model: {model} (request_id: ")
+    assert claude.messages.create(**{**asked, "model": "claude-3-haiku-20240307"}).content
+
+
 @pytest.mark.parametrize("field", ["max_completion_tokens", "max_tokens"])
 @pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4o-2024-08-06"])
 def test_completion_tokens_over_the_model_s_most_are_refused_as_the_api_refuses_them(

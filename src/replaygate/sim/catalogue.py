@@ -274,11 +274,23 @@ def _gemini_not_found(model: str, version: str, method: str) -> Invalid:
     )
 
 
+ANTHROPIC_RETIRED = re.compile(
+    r"claude-(?:instant-)?1\.\d|claude-2\.[01]|claude-3-(?:sonnet|opus)-20240229"
+    r"|claude-3-opus-latest|claude-3-5-sonnet-(?:20240620|20241022|latest)"
+    r"|claude-3-7-sonnet-(?:20250219|latest)"
+)
+"""Anthropic's retired models the simulator does not list (Claude 1 and 2, retired by
+2025-07-21; Claude 3 Sonnet and Opus, 3.5 Sonnet and 3.7 Sonnet, by 2026-02-19), as the
+Messages API takes them: ``claude-3-5-sonnet-20240620``, LiteLLM's and smolagents'
+``LiteLLMModel`` default, was answered, where the API answers it with a 404."""
+
+
 def anthropic_model_retired(model: str) -> Invalid | None:
-    """The Messages API's 404 for a model it retired (by its id or its dated snapshot's):
-    a request naming one is refused as the API refuses it since its retirement."""
+    """The Messages API's 404 for a model it retired (by its id or its dated snapshot's,
+    or one of :data:`ANTHROPIC_RETIRED`): a request naming one is refused as the API
+    refuses it since its retirement."""
     found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
-    if found is None or found.retired is None:
+    if (found is None or found.retired is None) and not ANTHROPIC_RETIRED.fullmatch(model):
         return None
     return Invalid(f"model: {model}", status=404)
 
