@@ -472,6 +472,17 @@ def test_a_converse_document_s_sources_bedrock_takes_are_not_refused_in_its_word
         assert answer["message"].startswith(said)
 
 
+@pytest.mark.parametrize("most", [True, 2.5, 2**40])
+def test_a_converse_max_tokens_of_no_integer_is_the_simulator_s_refusal(most: Any) -> None:
+    # each was refused in Bedrock's words as a value below 1
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"messages": CONVERSE_HI, "inferenceConfig": {"maxTokens": most}})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+    said = orjson.loads(reply.body)
+    assert reply.status == 400 and said["replaygate_simulator_refusal"] is True
+    assert said["message"].startswith("inferenceConfig.maxTokens: ")
+
+
 def test_a_converse_request_the_messages_api_refuses_is_the_simulator_s_refusal() -> None:
     # a tool call without an id was refused in the Messages API's words, naming a field
     # (messages.1.content.0.tool_use.id) the request never had, as if Bedrock said so,

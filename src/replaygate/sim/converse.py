@@ -25,7 +25,7 @@ import orjson
 
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.streaming import Patch, split_pieces, unpatched
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import OWN_WORDING, Invalid
 
 DEFAULT_MAX_TOKENS = 4096
 """The ``max_tokens`` of a Converse request that gives no ``inferenceConfig.maxTokens``."""
@@ -349,7 +349,11 @@ def _inference(config: Any) -> dict[str, Any]:
     """The Messages fields of an ``inferenceConfig``."""
     config = {} if config is None else _shaped(config, Mapping, "inferenceConfig", "an object")
     most = config.get("maxTokens", DEFAULT_MAX_TOKENS)
-    if type(most) is not int or most < 1:
+    if type(most) is not int or most >= 2**31:  # a float, a text, a number beyond int32
+        shown = json.dumps(most, ensure_ascii=False)
+        said = f"inferenceConfig.maxTokens: {shown} is no integer Bedrock reads {OWN_WORDING}"
+        raise _Refused(Invalid(said, own=True))
+    if most < 1:
         what = "Member must have value greater than or equal to 1"
         raise _Refused(_constraint("inferenceConfig.maxTokens", what))
     fields: dict[str, Any] = {"max_tokens": most}
