@@ -574,7 +574,8 @@ def test_chat_tool_call_without_its_function_names_the_param(sim: Simulator) -> 
         sim, "/v1/chat/completions", {"model": "gpt", "messages": messages}
     )
     assert (status, error["param"]) == (400, "messages[1].tool_calls[0].function")
-    assert error["message"] == "messages[1].tool_calls[0].function: missing field"
+    assert error["message"].startswith("messages[1].tool_calls[0].function: missing field")
+    assert error["message"].endswith("(the simulator's wording: the API refuses it with its own)")
 
 
 def calling(*ids: str) -> dict[str, Any]:
@@ -927,6 +928,15 @@ def test_a_gemini_number_of_another_type_or_beyond_int32_is_refused(
     status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
     assert status == 400
     assert answer["error"]["message"] == f"Invalid JSON payload received. Invalid value at {said}"
+
+
+def test_a_field_only_the_simulator_s_reader_refuses_is_its_own_refusal(sim: Simulator) -> None:
+    # "contents[0].parts[0].text: expected str, got int" was sent as the API's answer, which
+    # a recording kept, where the API refuses it in its own words
+    body = {"contents": [{"parts": [{"text": 5}]}]}
+    status, answer = post(sim, "/v1beta/models/g:generateContent", body, GEMINI)
+    assert status == 400 and answer["replaygate_simulator_refusal"] is True
+    assert answer["error"]["message"].startswith("contents[0].parts[0].text: expected str, got int")
 
 
 def test_gemini_inline_data_that_is_no_base64_is_refused(sim: Simulator) -> None:

@@ -57,7 +57,7 @@ from replaygate.sim.replies import (
 )
 from replaygate.sim.streaming import DEFAULT_CHUNK
 from replaygate.sim.tokens import calls_size, input_tokens, tokens
-from replaygate.sim.validation import Invalid, mcp_call_unmade
+from replaygate.sim.validation import OWN_WORDING, Invalid, mcp_call_unmade
 
 log = logging.getLogger(__name__)
 
@@ -443,9 +443,10 @@ class SimApp:
             return endpoint.refused(problem, request_id)
         try:
             conversation = endpoint.read(request)
-        except WireFormatError as err:
+        except WireFormatError as err:  # in the simulator's words, which a recording drops
             path = err.path.removeprefix("request.")  # as the API names a parameter
-            return endpoint.refused(Invalid(f"{path}: {err.reason}", path), request_id)
+            said = Invalid(f"{path}: {err.reason} {OWN_WORDING}", path, own=True)
+            return endpoint.refused(said, request_id)
         if endpoint.counts_tokens:
             counted = endpoint.counted(input_tokens(*conversation))
             return json_reply(200, counted, provider=provider, request_id=request_id)
