@@ -13,7 +13,7 @@ from pytest import TestReport
 
 from nested_pytest import UNUSED_PLUGINS, sessions_loading
 from replaygate.cli import assert_cmds
-from replaygate.cli.assert_cmds import flaky
+from replaygate.cli.assert_cmds import EVERY_RUN, flaky
 from replaygate.sampling.flaky import (
     ADVICE,
     FlakyTest,
@@ -177,7 +177,7 @@ def test_the_cli_lists_flaky_tests_and_exits_1(
         "replaygate flaky: 1 flaky test(s):\n"
         "  test_counter_file.py::test_counter: failed, passed\n"
         f"{ADVICE}\n"
-        "1 test(s) failed every run (a real failure, not flakiness):\n"
+        f"1 test(s) failed every run ({EVERY_RUN}):\n"
         "  test_stable.py::test_always_fails\n"
     )
 
@@ -207,7 +207,7 @@ def test_the_cli_without_flaky_tests_keeps_pytests_exit_code(
     assert result.exit_code == 1, result.output
     assert result.output.endswith(
         "replaygate flaky: no flaky test among 2 unsampled test(s) run 2 times\n"
-        "1 test(s) failed every run (a real failure, not flakiness):\n"
+        f"1 test(s) failed every run ({EVERY_RUN}):\n"
         "  test_stable.py::test_always_fails\n"
     )
     only_sampled = pytester.path / "sampled_only"

@@ -113,6 +113,15 @@ def score(sheet: Path, verdicts: Path | None) -> None:
         click.echo(line)
 
 
+EVERY_RUN = (
+    "a real failure, or a request that changes only from one process to the next, as a "
+    "set's order does with the hash seed: the runs share one process, and the test's error "
+    "says which"
+)
+"""What ``flaky`` says of a test that failed every run: its runs share the process, so a
+miss of a request that varies only between processes (PYTHONHASHSEED) fails them all."""
+
+
 @click.command(cls=OnceCommand, context_settings={"ignore_unknown_options": True})
 @click.option(
     "--runs",
@@ -164,6 +173,6 @@ def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
     else:
         click.echo("replaygate flaky: no unsampled test ran, so none could be flaky")
     if failing:
-        click.echo(f"{len(failing)} test(s) failed every run (a real failure, not flakiness):")
+        click.echo(f"{len(failing)} test(s) failed every run ({EVERY_RUN}):")
         click.echo("".join(f"  {node}\n" for node in failing), nl=False)
     raise SystemExit(1 if found else code)
