@@ -545,6 +545,10 @@ def test_a_key_no_header_carries_is_refused_naming_its_variable_not_its_value(
     monkeypatch.setenv("OPENAI_API_KEY", " ")
     with pytest.raises(HygieneError, match="OPENAI_API_KEY holds only whitespace"):
         LiveSender().key("openai")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token with a space")
+    with pytest.raises(HygieneError, match="ANTHROPIC_AUTH_TOKEN holds whitespace"):
+        LiveSender().key("anthropic")
 
 
 def test_a_vertex_express_fixture_is_re_sent_to_vertex_ai_not_the_gemini_api(

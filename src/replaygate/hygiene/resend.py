@@ -33,7 +33,11 @@ from replaygate.http.base_path import api_route, azure_route
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture
 from replaygate.interfaces import interface_of
-from replaygate.models.live import ANTHROPIC_CREDENTIAL_NAMES, anthropic_credential_set
+from replaygate.models.live import (
+    ANTHROPIC_CREDENTIAL_NAMES,
+    ANTHROPIC_CREDENTIALS,
+    anthropic_credential_set,
+)
 
 if TYPE_CHECKING:
     from replaygate.sanitize import Sanitizer
@@ -199,6 +203,8 @@ class LiveSender:
         if key:
             return key
         if provider == ANTHROPIC and anthropic_credential_set():
+            for name in ANTHROPIC_CREDENTIALS:  # the SDK sends it: checked here all the same
+                _credential(name)
             return ""
         named = ANTHROPIC_CREDENTIAL_NAMES if provider == ANTHROPIC else " or ".join(key_envs)
         raise HygieneError(
