@@ -495,6 +495,12 @@ def test_a_converse_request_the_messages_api_refuses_is_the_simulator_s_refusal(
     said = orjson.loads(reply.body)
     assert reply.status == 400 and said["replaygate_simulator_refusal"] is True
     assert "in the Messages request the Converse request stands for" in said["message"]
+    # a thinking budget not under maxTokens, refused after the request's checks
+    thinking = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    over = {"messages": CONVERSE_HI, "additionalModelRequestFields": thinking}
+    body = orjson.dumps({**over, "inferenceConfig": {"maxTokens": 1024}})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+    assert orjson.loads(reply.body)["replaygate_simulator_refusal"] is True
 
 
 @pytest.mark.parametrize(

@@ -499,6 +499,9 @@ class BedrockConverse(_Bedrock):
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem or _in_own_words(super().validate(request))
 
+    def beta_problem(self, headers: Mapping[str, str], request: SimRequest) -> Invalid | None:
+        return _in_own_words(super().beta_problem(headers, request))
+
     def render(
         self,
         request: SimRequest,
