@@ -263,6 +263,14 @@ def test_anthropic_image_and_document_sources_of_each_kind_are_read(sim: Simulat
         assert anthropic_message(sim, [{"type": kind, "source": source}]) == (200, "")
 
 
+@pytest.mark.parametrize("prefill", ["Sure, ", [{"type": "text", "text": "Sure,\n"}]])
+def test_a_prefill_ending_in_whitespace_is_refused(sim: Simulator, prefill: Any) -> None:
+    # it was answered, where the API refuses it
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": prefill}]
+    said = anthropic_message(sim, "x", messages=turns)
+    assert said == (400, "messages: final assistant content cannot end with trailing whitespace")
+
+
 def test_a_stop_sequence_that_is_no_string_is_refused(sim: Simulator) -> None:
     # it was answered, the number stopping nothing, where the API refuses it
     said = anthropic_message(sim, "hi", stop_sequences=["END", 7])

@@ -258,6 +258,19 @@ _ANTHROPIC_PARAMS: _Fields = {
 """Optional Messages API parameters, with their type."""
 
 
+def _prefill_ends_in_space(last: Mapping[str, Any]) -> Invalid | None:
+    """The Messages API's error for a final assistant message (a prefill of the answer)
+    whose text ends in whitespace, which the model's next token could not follow."""
+    if last["role"] != "assistant":
+        return None
+    content = last["content"]
+    tail = content[-1] if isinstance(content, list) and content else content
+    text = tail.get("text") if isinstance(tail, Mapping) and tail.get("type") == "text" else tail
+    if isinstance(text, str) and text and text[-1].isspace():
+        return Invalid("messages: final assistant content cannot end with trailing whitespace")
+    return None
+
+
 def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
     """Check a Messages API request body (``counting``: a ``count_tokens`` body, which
     takes no ``max_tokens``)."""
@@ -312,7 +325,8 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
     if messages[0]["role"] != "user":
         return Invalid('messages: first message must use the "user" role')
     return (
-        _anthropic_tool_pairs(messages)
+        (None if counting else _prefill_ends_in_space(messages[-1]))
+        or _anthropic_tool_pairs(messages)
         or _anthropic_tools(body.get("tools"))
         or _anthropic_tool_choice(body.get("tool_choice"), body.get("tools"))
         or _thinking_with_forced_tool(body)
