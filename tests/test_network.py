@@ -247,10 +247,12 @@ def test_a_refusal_of_botocore_names_a_model_whose_sdk_is_intercepted(tmp_path: 
     sender = {"__name__": "botocore.httpsession", "socket": socket}
     with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
         exec("socket.getaddrinfo('bedrock-runtime.us-west-2.amazonaws.com', 443)", sender)
-    assert str(error.value).endswith(
+    assert str(error.value).endswith(  # smolagents' AmazonBedrockModel sends through it too
         "give the tests' agents a model on Anthropic's or OpenAI's API (Strands' "
-        "AnthropicModel or OpenAIModel), whose SDK sends through httpx; stub any other AWS "
-        "service in tests."
+        "AnthropicModel or OpenAIModel), whose SDK sends through httpx, or call Bedrock "
+        "through LiteLLM, which replaygate records and replays (smolagents' "
+        "LiteLLMModel(model_id='bedrock/...') in place of its AmazonBedrockModel); stub any "
+        "other AWS service in tests."
     )
 
 

@@ -235,7 +235,9 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
         " botocore (boto3's) sends through urllib3, which replaygate neither records nor "
         "replays: for a model on Amazon Bedrock (which Strands Agents' Agent() calls when "
         "given no model), give the tests' agents a model on Anthropic's or OpenAI's API "
-        "(Strands' AnthropicModel or OpenAIModel), whose SDK sends through httpx; stub any "
+        "(Strands' AnthropicModel or OpenAIModel), whose SDK sends through httpx, or call "
+        "Bedrock through LiteLLM, which replaygate records and replays (smolagents' "
+        "LiteLLMModel(model_id='bedrock/...') in place of its AmazonBedrockModel); stub any "
         "other AWS service in tests.",
     ),
     (
