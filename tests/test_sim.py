@@ -1271,3 +1271,21 @@ def test_a_request_to_a_route_it_does_not_serve_is_counted_apart_from_its_answer
         assert (len(sim.requests), sim.refused, sim.unserved) == (3, 0, 2)
         sim.clear_requests()
         assert sim.unserved == 0
+
+
+@pytest.mark.parametrize("extra", ["name", "reasoning_details"])
+def test_anthropic_message_with_a_field_of_another_api_is_a_bad_request(
+    echo: Simulator, extra: str
+) -> None:
+    # an OpenAI-style message (autogen's name, a history's reasoning_details) was answered,
+    # and the recording passed here where the API refuses it
+    client = anthropic.Anthropic(api_key="test", base_url=echo.url, max_retries=0)
+    asked = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "more", extra: "x"},
+    ]
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(model="m", max_tokens=10, messages=asked)
+    assert caught.value.status_code == 400
+    assert f"messages.2.{extra}: Extra inputs are not permitted" in str(caught.value)

@@ -258,6 +258,10 @@ _ANTHROPIC_PARAMS: _Fields = {
 """Optional Messages API parameters, with their type."""
 
 
+_MESSAGE_FIELDS = frozenset({"role", "content"})
+"""The fields of a message of the Messages API: it refuses any other."""
+
+
 def _prefill_ends_in_space(last: Mapping[str, Any]) -> Invalid | None:
     """The Messages API's error for a final assistant message (a prefill of the answer)
     whose text ends in whitespace, which the model's next token could not follow."""
@@ -314,6 +318,9 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
             return Invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
         if "content" not in item:
             return Invalid(f"messages.{i}.content: Field required")
+        extra = next((key for key in item if key not in _MESSAGE_FIELDS), None)
+        if extra is not None:  # autogen's name, a history's reasoning_details
+            return Invalid(f"messages.{i}.{extra}: Extra inputs are not permitted")
         problem = _anthropic_content(item["content"], f"messages.{i}.content")
         if problem is not None:
             return problem
