@@ -76,3 +76,19 @@ def test_the_list_of_misses_names_no_caught_miss_of_the_same_change() -> None:
     test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[tool, failed]))
     listed = (miss_of(test, failed) or ("",))[0]
     assert listed.endswith("after a miss the code under test caught: body.messages[0].content")
+
+
+def test_a_caught_miss_a_fallback_model_followed_is_told_as_a_cause() -> None:
+    # Mirascope's llm.retry(fallback_models=[...]) caught the first model's miss and sent
+    # the request to the next model, whose miss (the same prompt, another body.model)
+    # failed the test: the first miss was called "no cause of this failure"
+    first = _miss("body.messages[0].content")
+    fallback = FixtureMismatchError(
+        "no fixture recorded for the fallback",
+        differences=("body.input[0].content: 'a' != 'b'", "body.model: 'm' != 'n'"),
+    )
+    assert "may be its consequence" in hidden_note([first], fallback)
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    test.stash[CHECKED] = cast(Exchange, SimpleNamespace(raised=[first, fallback]))
+    listed = (miss_of(test, fallback) or ("",))[0]
+    assert listed.endswith("after a miss the code under test caught: body.messages[0].content")

@@ -371,13 +371,15 @@ def _changes(error: BaseException) -> frozenset[str]:
 
 
 def same_change(hidden: ReplaygateError, failed: BaseException | None) -> bool:
-    """Whether every change ``hidden`` (a miss the code under test caught) names is one
-    the miss ``failed`` carries names too: a request sent beside the failing one, such as
-    a count of its prompt's tokens, with the same change."""
+    """Whether ``hidden`` (a miss the code under test caught) names the very changes a
+    miss ``failed`` carries names, no more and no fewer: a request sent beside the failing
+    one, such as a count of its prompt's tokens, with the same change. A failing miss that
+    names a change more (``body.model``: a fallback model's request, sent because the
+    caught miss failed the first model) is its consequence, not the same change."""
     changes = _changes(hidden)
     carried = exception_chain(failed) if failed is not None else ()
     misses = (e for e in carried if isinstance(e, FixtureMismatchError))
-    return bool(changes) and any(changes <= _changes(e) for e in misses)
+    return bool(changes) and any(changes == _changes(e) for e in misses)
 
 
 def hidden_note(errors: list[ReplaygateError], failed: BaseException | None = None) -> str:
