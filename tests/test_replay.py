@@ -41,6 +41,7 @@ from replaygate.fixtures.mismatch import (
     FROM_SIMULATOR,
     IN_SET_ORDER,
     KEY_FOR_ANOTHER_HOST,
+    MIRASCOPE_ROUTER_NOTE,
     MISS_TEXT_NOTE,
     PYDANTIC_LINK_NOTE,
     PYTEST_SIMULATOR_OPTION,
@@ -452,6 +453,8 @@ def test_the_agents_sdk_s_key_on_one_side_only_says_the_hosts_differ(
         ("/anthropic/v1/messages", "/v1/messages", ("/anthropic", "recorded")),
         ("/v1/responses", "/openai/v1/responses", ("/openai", "requested")),
         ("/v1/responses", "/v1/chat/completions", None),
+        # Mirascope's llm.call recorded with MIRASCOPE_API_KEY and no ANTHROPIC_API_KEY
+        ("/router/v2/anthropic/v1/messages", "/v1/messages", ("/router/v2/anthropic", "recorded")),
     ],
 )
 def test_a_route_under_a_base_path_on_one_side_says_the_base_urls_differ(
@@ -465,7 +468,10 @@ def test_a_route_under_a_base_path_on_one_side_says_the_base_urls_differ(
     FixtureStore.open(path).put(Fixture.create(sent(recorded), [{"status": 200, "body": {}}]))
     text = str(mismatch_error(FixtureStore.open(path), sent(requested), "0123456789ab"))
     said = [line for line in text.splitlines() if line.startswith("The paths differ only")]
-    assert said == ([BASE_PATH_NOTE.format(base=told[0], side=told[1])] if told else [])
+    note = BASE_PATH_NOTE.format(base=told[0], side=told[1]) if told else ""
+    if told and told[0].startswith("/router/"):
+        note += MIRASCOPE_ROUTER_NOTE.format(base=told[0])
+    assert said == ([note] if told else [])
 
 
 def _tool_turn(result: str, question: str = "q") -> list[dict[str, object]]:
