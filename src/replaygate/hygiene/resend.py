@@ -175,13 +175,18 @@ class LiveSender:
         _, url_env, default = _ENV[provider]
         if self.base_url:
             return self.base_url if provider != OPENAI else _join(self.base_url, "/v1")
-        url = os.environ.get(url_env)
-        refused = refused_base_url(url_env, url) if url else None
-        if refused is not None:  # where the SDK would end in a traceback, or each send fail
-            raise HygieneError(
-                f"{refused}: set it to the server's URL, or unset it to re-send to {default}"
-            )
-        self._targets[provider] = f"{shown_url(url)} (from {url_env})" if url else default
+        fix = f"set it to the server's URL, or unset it to re-send to {default}"
+        return self._from_env(provider, url_env, default, fix)
+
+    def _from_env(self, target: str, name: str, default: str, fix: str) -> str:
+        """The URL the environment variable ``name`` gives, else ``default``, kept for
+        :attr:`target` under ``target``; one no model API can be reached at is refused
+        saying ``fix``, where the SDK would end in a traceback, or each send fail."""
+        url = os.environ.get(name)
+        refused = refused_base_url(name, url) if url else None
+        if refused is not None:
+            raise HygieneError(f"{refused}: {fix}")
+        self._targets[target] = f"{shown_url(url)} (from {name})" if url else default
         return url or default
 
     @property
@@ -335,12 +340,8 @@ class LiveSender:
                 "takes an access token that drift does not fetch: check it against the "
                 "simulator (--simulator) or a server of yours (--base-url)"
             )
-        url = os.environ.get(VERTEX_URL_ENV)
-        refused = refused_base_url(VERTEX_URL_ENV, url) if url else None
-        if refused is not None:
-            raise HygieneError(f"{refused}: set it to Vertex AI's URL, or unset it")
-        self._targets[VERTEX] = f"{shown_url(url)} (from {VERTEX_URL_ENV})" if url else VERTEX_URL
-        return (url or VERTEX_URL).rstrip("/") + path
+        fix = "set it to Vertex AI's URL, or unset it"
+        return self._from_env(VERTEX, VERTEX_URL_ENV, VERTEX_URL, fix).rstrip("/") + path
 
     def azure_target(self, path: str) -> tuple[str, dict[str, str]]:
         """The URL an Azure OpenAI route ``path`` (its query kept) is re-sent to, and the
@@ -352,16 +353,14 @@ class LiveSender:
         key, token = _credential(AZURE_KEY), _credential(AZURE_TOKEN)
         if self.base_url:
             return self.base_url.rstrip("/") + path, {"api-key": key or PLACEHOLDER_KEY}
-        endpoint = os.environ.get(AZURE_ENDPOINT)
-        if not endpoint:
+        if not os.environ.get(AZURE_ENDPOINT):
             raise HygieneError(
                 f"{AZURE_ENDPOINT} is not set: a request recorded from an Azure OpenAI "
                 "deployment is re-sent to that resource (https://RESOURCE.openai.azure.com), "
                 "not to OpenAI's API (or give --base-url for another server)"
             )
-        refused = refused_base_url(AZURE_ENDPOINT, endpoint)
-        if refused is not None:
-            raise HygieneError(f"{refused}: set it to the Azure OpenAI resource's URL")
+        fix = "set it to the Azure OpenAI resource's URL"
+        endpoint = self._from_env(AZURE, AZURE_ENDPOINT, "", fix)
         if key:
             credential = {"api-key": key}
         elif token:
@@ -372,7 +371,6 @@ class LiveSender:
                 f"recorded from an Azure OpenAI deployment to the resource {AZURE_ENDPOINT} "
                 "names, with its key"
             )
-        self._targets[AZURE] = f"{shown_url(endpoint)} (from {AZURE_ENDPOINT})"
         return endpoint.rstrip("/") + path, credential
 
     def close(self) -> None:
