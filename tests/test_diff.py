@@ -176,8 +176,8 @@ def test_lists_of_different_lengths_align_only_on_the_same_json_values() -> None
 
 
 @given(
-    items=st.lists(st.text(max_size=3), max_size=30),
-    inserted=st.text(max_size=3),
+    items=st.lists(unicode_text(max_size=3), max_size=30),
+    inserted=unicode_text(max_size=3),
     data=st.data(),
 )
 def test_one_item_inserted_anywhere_is_one_difference(

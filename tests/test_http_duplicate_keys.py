@@ -18,6 +18,7 @@ from loopback import Counted
 from replaygate import exact_json, strict_json
 from replaygate.errors import UnstorableValueError, WireFormatError
 from replaygate.http import block_network, httpx2_client, intercept
+from unicode_text import unicode_text
 
 ONCE = b'{"model":"m","max_tokens":32,"messages":[{"role":"user","content":"hi"}]}'
 TWICE = b'{"model":"m","max_tokens":16,"max_tokens":32,"messages":[{"role":"user","content":"hi"}]}'
@@ -74,13 +75,13 @@ def test_an_intercepted_client_refuses_it_too(tmp_path: Path, counted: str) -> N
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | unicode_text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(unicode_text(max_size=3), inner),
     max_leaves=12,
 )
 
 
-@given(value=st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=4))
+@given(value=st.dictionaries(unicode_text(max_size=3), JSON_VALUES, max_size=4))
 def test_a_document_reads_as_its_exact_value_written_compact_or_spaced(value: Any) -> None:
     for raw in (
         json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(),
@@ -92,7 +93,7 @@ def test_a_document_reads_as_its_exact_value_written_compact_or_spaced(value: An
 
 
 @given(
-    value=st.dictionaries(st.text(max_size=3), JSON_VALUES, min_size=1, max_size=4),
+    value=st.dictionaries(unicode_text(max_size=3), JSON_VALUES, min_size=1, max_size=4),
     compact=st.booleans(),
 )
 def test_a_key_named_twice_is_refused_with_its_path_however_the_document_is_written(
