@@ -191,10 +191,12 @@ def test_compressed_data_the_scan_cannot_read_whole_is_refused_naming_it(
 
 
 def _document(data: bytes) -> dict[str, Any]:
+    """``data`` sent in base64 as a PDF document, a PDF's header put before it: the
+    simulator refuses, as the API does, a PDF document whose data is no PDF."""
     source = {
         "type": "base64",
         "media_type": "application/pdf",
-        "data": base64.b64encode(data).decode(),
+        "data": base64.b64encode(b"%PDF-1.7\n" + data).decode(),
     }
     return {"role": "user", "content": [{"type": "document", "source": source}]}
 

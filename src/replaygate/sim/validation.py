@@ -202,22 +202,64 @@ IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 """The media types of an image the Messages API reads."""
 
 
+def _image_kind(data: bytes) -> str | None:
+    """The media type ``data`` begins as (its signature: PNG's, JPEG's, GIF's, WebP's), or
+    None for data of none of them."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
 def _image_data(source: Mapping[str, Any], where: str) -> Invalid | None:
     """The Messages API's error for an image's base64 ``source`` (at ``where``) of a media
-    type it does not read (``image/bmp``), and the simulator's own for data that is no
-    base64, which no image decodes from."""
+    type it does not read (``image/bmp``) or that the image's data is not (a PNG sent as
+    ``image/jpeg``), and the simulator's own for data that is no base64, which no image
+    decodes from."""
     if source["type"] != "base64":
         return None
-    if source["media_type"] not in IMAGE_TYPES:
+    declared = source["media_type"]
+    if declared not in IMAGE_TYPES:
         listed = ", ".join(f"'{t}'" for t in IMAGE_TYPES[:-1])
         said = f"Input should be {listed} or '{IMAGE_TYPES[-1]}'"
         return Invalid(f"{where}.base64.media_type: {said}")
     try:
-        base64.b64decode(source["data"], validate=True)
+        data = base64.b64decode(source["data"], validate=True)
     except ValueError:
         said = f"{where}.base64.data: the image's data is no base64 {OWN_WORDING}"
         return Invalid(said, own=True)
+    actual = _image_kind(data)
+    if actual is not None and actual != declared:
+        return Invalid(
+            f"{where}.base64: The image was specified using the {declared} media type, but "
+            f"the image appears to be a {actual} image"
+        )
     return None
+
+
+_PDF_HEADER = b"%PDF-"
+"""How a PDF begins: its header, which the format lets come after up to 1024 bytes of
+anything else."""
+
+
+def _pdf_data(source: Mapping[str, Any], where: str) -> Invalid | None:
+    """The Messages API's error for a document's base64 PDF ``source`` (of the block at
+    ``where``) whose data is no PDF (an HTML error page saved as ``.pdf``): no PDF header
+    in its first bytes, or data that is no base64."""
+    if source["type"] != "base64" or source["media_type"] != "application/pdf":
+        return None
+    try:
+        data = base64.b64decode(source["data"], validate=True)
+    except ValueError:
+        data = b""
+    if _PDF_HEADER in data[: 1024 + len(_PDF_HEADER)]:
+        return None
+    return Invalid(f"{where}.pdf.source.base64.data: The PDF specified was not valid.")
 
 
 def _anthropic_block(block: Any, where: str) -> Invalid | None:
@@ -228,7 +270,9 @@ def _anthropic_block(block: Any, where: str) -> Invalid | None:
     if kind in _SOURCES:
         source = f"{where}.{kind}.source"
         return _anthropic_tagged(block["source"], source, _SOURCES[kind]) or (
-            _image_data(block["source"], source) if kind == "image" else None
+            _image_data(block["source"], source)
+            if kind == "image"
+            else _pdf_data(block["source"], where)
         )
     if kind == "text" and not block["text"]:
         return Invalid("messages: text content blocks must be non-empty")
@@ -277,13 +321,15 @@ def _prefill_ends_in_space(last: Mapping[str, Any]) -> Invalid | None:
 
 def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
     """Check a Messages API request body (``counting``: a ``count_tokens`` body, which
-    takes no ``max_tokens``)."""
+    takes no ``max_tokens``: the API refuses one given it)."""
     if not isinstance(body, Mapping):
         return Invalid("Input should be a valid dictionary or object")
     if not body.get("model"):
         return Invalid("model: Field required")
     if not isinstance(body["model"], str):
         return Invalid("model: Input should be a valid string")
+    if counting and "max_tokens" in body:  # a Messages body sent to count as it is
+        return Invalid("max_tokens: Extra inputs are not permitted")
     problem = None if counting else _max_tokens(body)
     for name, (kind_of, word) in _ANTHROPIC_PARAMS.items():
         if problem is None and body.get(name) is not None and not isinstance(body[name], kind_of):
