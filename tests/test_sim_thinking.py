@@ -340,7 +340,7 @@ def test_the_reasoning_stream_names_its_summary_events(sim: Simulator) -> None:
     ("model", "asked", "reasons"),
     [
         ("gpt-4.1", {}, False),
-        ("gpt-4.1", {"reasoning": {"effort": "medium"}}, True),
+        ("qwen3-32b", {"reasoning": {"effort": "medium"}}, True),  # another server's model
         ("o3", {"reasoning": {"effort": "none"}}, False),
         ("gpt-5-mini", {}, True),
     ],
@@ -388,12 +388,78 @@ def test_a_reasoning_item_given_back_needs_its_summary(sim: Simulator) -> None:
     assert refused.value.body["message"] == "Missing required parameter: 'input[0].summary'."
 
 
+@pytest.mark.parametrize(
+    ("model", "effort", "said", "code"),
+    [
+        ("gpt-4o", "low", "Unsupported parameter: '{param}' is not supported with this model.",
+         "unsupported_parameter"),
+        ("openai/gpt-4.1-mini", "high", "Unsupported parameter: '{param}' is not supported "
+         "with this model.", "unsupported_parameter"),
+        ("gpt-5-chat-latest", "medium", "Unsupported parameter: '{param}' is not supported "
+         "with this model.", "unsupported_parameter"),
+        ("gpt-5.1", "minimal", "Unsupported value: 'minimal' is not supported with the "
+         "'gpt-5.1' model. Supported values are: 'none', 'low', 'medium', and 'high'.",
+         "unsupported_value"),
+        ("gpt-5-mini-2025-08-07", "none", "Unsupported value: 'none' is not supported with the "
+         "'gpt-5-mini-2025-08-07' model. Supported values are: 'minimal', 'low', 'medium', "
+         "and 'high'.", "unsupported_value"),
+    ],
+)  # fmt: skip
+def test_an_effort_the_model_does_not_take_is_refused_as_the_api_refuses_it(
+    sim: Simulator, model: str, effort: str, said: str, code: str
+) -> None:
+    """A reasoning effort given to a model that does not reason (``gpt-4o``), or one its
+    model does not take, was answered, with a thought: a recording was green and failed
+    live."""
+    client = _openai(sim)
+    reasoning = {"effort": effort}
+    for param, call in (
+        ("reasoning.effort", lambda: _reason(client, "Hi", model=model, reasoning=reasoning)),
+        ("reasoning_effort", lambda: client.chat.completions.create(
+            model=model, messages=[_user("Hi")], reasoning_effort=effort)),
+    ):  # fmt: skip
+        with pytest.raises(openai.BadRequestError) as refused:
+            call()
+        assert refused.value.body == {
+            "message": said.format(param=param), "type": "invalid_request_error",
+            "param": param, "code": code,
+        }  # fmt: skip
+    summary_only = _reason(client, "Hi", model="gpt-4o", reasoning={"summary": "auto"})
+    assert [item.type for item in summary_only.output] == ["message"]
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "refused"),
+    [("gpt-5", None, True), ("gpt-5-nano", "minimal", True), ("gpt-5.1", None, False),
+     ("gpt-5.1", "none", False), ("gpt-5.2", "low", True), ("gpt-5-chat-latest", None, False)],
+)  # fmt: skip
+def test_a_gpt_5_model_reasoning_takes_only_the_default_temperature(
+    sim: Simulator, model: str, effort: str | None, refused: bool
+) -> None:
+    """``temperature`` other than 1 was answered for ``gpt-5`` and ``gpt-5-mini``, which
+    the API refuses as it does for the o-series, and for ``gpt-5.1`` and later when told
+    to reason."""
+    client = _openai(sim)
+    chat = {} if effort is None else {"reasoning_effort": effort}
+    calls = (
+        lambda: client.chat.completions.create(
+            model=model, messages=[_user("Hi")], temperature=0.2, **chat),
+        lambda: _reason(client, "Hi", model=model, top_p=0.5, reasoning={"effort": effort}),
+    )  # fmt: skip
+    for call in calls:
+        if not refused:
+            call()
+            continue
+        with pytest.raises(openai.BadRequestError, match="Only the default \\(1\\) value"):
+            call()
+
+
 # -- OpenAI Chat Completions -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("model", "effort", "reasons"),
-    [("o4-mini", None, True), ("gpt-4o", None, False), ("gpt-4o", "high", True),
+    [("o4-mini", None, True), ("gpt-4o", None, False), ("qwen3-32b", "high", True),
      ("gpt-5-chat-latest", None, False), ("gpt-5.1", "none", False)],
 )  # fmt: skip
 def test_chat_counts_reasoning_tokens_of_a_reasoning_model(

@@ -58,6 +58,27 @@ _REASONING_MODEL = re.compile(r"(?:o[1-9]|gpt-5)(?![\w.-]*-chat)")
 ``gpt-5`` (``gpt-5.1``, ``gpt-5-mini``), but for its chat model (``gpt-5-chat-latest``);
 a provider prefix (``openai/``) is passed over."""
 
+_UNREASONING_MODEL = re.compile(r"(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5-chat)")
+"""OpenAI's models that do not reason (``gpt-4o``, ``gpt-4.1``, ``gpt-5-chat-latest``):
+the API refuses a reasoning effort for them (``reasoning.effort`` alone: a ``reasoning``
+asking only for a ``summary`` is taken). Another server's model names (a local model's,
+an OpenAI-compatible provider's) are not among them."""
+
+_EFFORTS_TAKEN = (
+    (
+        re.compile(r"gpt-5(?:-mini|-nano)?(?:-\d{4}-\d{2}-\d{2})?"),
+        ("minimal", "low", "medium", "high"),
+    ),
+    (re.compile(r"gpt-5\.1(?:-\d{4}-\d{2}-\d{2})?"), ("none", "low", "medium", "high")),
+)
+"""The efforts the first GPT-5 models (``gpt-5``, ``gpt-5-mini``, ``gpt-5-nano``, their
+snapshots), which reason at ``medium`` unless told and cannot reason at ``none``, and
+``gpt-5.1``, which reasons at ``none`` unless told and has no ``minimal``, take."""
+
+_FIRST_GPT5 = re.compile(r"gpt-5(?![.\d])(?![\w.-]*-chat)")
+"""The GPT-5 models before ``gpt-5.1`` (``gpt-5``, ``gpt-5-mini``, ``gpt-5-nano``,
+``gpt-5-pro``, their snapshots), but for the chat model, which always reason."""
+
 _OPENINGS = ("The user asks: {asked}", "The question is: {asked}", "I am asked: {asked}")
 _AFTER_TOOL = (
     "A tool has answered; I read its result before going on.",
@@ -144,6 +165,29 @@ def redacting(body: Mapping[str, Any]) -> bool:
 def reasoning_model(model: str) -> bool:
     """Whether ``model`` names one of OpenAI's reasoning models (:data:`_REASONING_MODEL`)."""
     return _REASONING_MODEL.match(model.rsplit("/", 1)[-1]) is not None
+
+
+def efforts_taken(model: str) -> tuple[str, ...] | None:
+    """The reasoning efforts OpenAI's ``model`` takes: none for a model that does not
+    reason (:data:`_UNREASONING_MODEL`), those of :data:`_EFFORTS_TAKEN` for the models
+    there, None (any of :data:`EFFORTS`) for the others."""
+    name = model.rsplit("/", 1)[-1]
+    if _UNREASONING_MODEL.match(name):
+        return ()
+    return next((taken for names, taken in _EFFORTS_TAKEN if names.fullmatch(name)), None)
+
+
+def fixed_sampling(model: str, effort: Any) -> bool:
+    """Whether OpenAI's ``model``, reasoning at ``effort`` (the request's, or None), samples
+    at the default ``temperature`` and ``top_p`` only, refusing others: an o-series model
+    and a GPT-5 model before ``gpt-5.1`` always, a later one when it is told to reason
+    (an effort other than ``none``); a chat model never."""
+    name = model.rsplit("/", 1)[-1]
+    if not reasoning_model(name):
+        return False
+    if name.startswith("o") or _FIRST_GPT5.match(name):
+        return True
+    return isinstance(effort, str) and effort != "none"
 
 
 def reasoning_sentences(model: str, effort: Any) -> int:

@@ -24,6 +24,8 @@ from replaygate.sim.thinking import (
     ENCRYPTED_REASONING,
     MIN_BUDGET,
     SUMMARIES,
+    efforts_taken,
+    fixed_sampling,
     reasoning_model,
     signed,
     unsealed,
@@ -657,9 +659,25 @@ def _thinking_kept(thinking: Any, messages: list[Any]) -> Invalid | None:
     return Invalid(_THINKING_DROPPED.format(i=i, found=found))
 
 
-def _reasoning_effort(value: Any, param: str) -> Invalid | None:
-    """OpenAI's error for a reasoning effort (``param``) that is not one it knows."""
-    return None if value is None or value in EFFORTS else _invalid_value(value, EFFORTS, param)
+def _reasoning_effort(value: Any, param: str, model: Any) -> Invalid | None:
+    """OpenAI's error for a reasoning effort (``param``) that is not one it knows, given
+    to a ``model`` that does not reason (``gpt-4o``), or one that model does not take
+    (``minimal`` for ``gpt-5.1``, ``none`` for ``gpt-5-mini``: :func:`efforts_taken`)."""
+    if value is None:
+        return None
+    if value not in EFFORTS:
+        return _invalid_value(value, EFFORTS, param)
+    taken = efforts_taken(str(model))
+    if taken is None or value in taken:
+        return None
+    if not taken:
+        return _unsupported(param, "")
+    return Invalid(
+        f"Unsupported value: '{value}' is not supported with the '{model}' model. Supported "
+        f"values are: {_listed(taken)}.",
+        param,
+        "unsupported_value",
+    )
 
 
 _OPENAI_ROLES = ("system", "assistant", "user", "function", "tool", "developer")
@@ -705,7 +723,7 @@ def validate_openai(body: Any) -> Invalid | None:
     )
     problem = problem or _chat_output_asks(body)
     problem = problem or _chat_reasoning_model(body)
-    problem = problem or _o_series_sampling(body)
+    problem = problem or _fixed_sampling(body, body.get("reasoning_effort"))
     given = body.get("response_format")
     if isinstance(given, Mapping) and given.get("type") == "json_schema":
         problem = problem or _format_name(given.get("json_schema"), "response_format.json_schema")
@@ -721,7 +739,8 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _chat_functions(body)
     problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
     problem = problem or _only_with_tools(body, "parallel_tool_calls")
-    problem = problem or _reasoning_effort(body.get("reasoning_effort"), "reasoning_effort")
+    effort = body.get("reasoning_effort")
+    problem = problem or _reasoning_effort(effort, "reasoning_effort", body.get("model"))
     return problem or _openai_tool_pairs(messages)
 
 
@@ -875,16 +894,13 @@ def _chat_reasoning_model(body: Mapping[str, Any]) -> Invalid | None:
     return None
 
 
-_O_SERIES = re.compile(r"o[1-9](?![\w.-]*-chat)")
-"""OpenAI's o-series reasoning models (``o1``, ``o3-mini``, ``o4-mini``, their snapshots),
-which sample at the default temperature and top_p only."""
-
-
-def _o_series_sampling(body: Mapping[str, Any]) -> Invalid | None:
-    """OpenAI's error (Chat Completions and the Responses API) for an o-series model given a
-    ``temperature`` or ``top_p`` other than 1, which it refuses (``temperature=0`` for
-    repeatable answers, kept from a model that took it)."""
-    if not _O_SERIES.match(str(body.get("model")).rsplit("/", 1)[-1]):
+def _fixed_sampling(body: Mapping[str, Any], effort: Any) -> Invalid | None:
+    """OpenAI's error (Chat Completions and the Responses API) for a model that samples at
+    the default temperature only, reasoning at ``effort`` (:func:`fixed_sampling`: an
+    o-series model, ``gpt-5-mini``), given a ``temperature`` or ``top_p`` other than 1,
+    which it refuses (``temperature=0`` for repeatable answers, kept from a model that
+    took it)."""
+    if not fixed_sampling(str(body.get("model")), effort):
         return None
     for name in ("temperature", "top_p"):
         value = body.get(name)
@@ -976,10 +992,14 @@ def _shown(value: Any) -> str:
 
 def _invalid_value(value: Any, supported: Sequence[str], param: str) -> Invalid:
     """OpenAI's error for ``param`` holding ``value``, not one of ``supported``."""
-    *others, last = [f"'{v}'" for v in supported]
-    listed = f"{', '.join(others)}{',' if len(others) > 1 else ''} and {last}" if others else last
-    message = f"Invalid value: {_shown(value)}. Supported values are: {listed}."
+    message = f"Invalid value: {_shown(value)}. Supported values are: {_listed(supported)}."
     return Invalid(message, param, "invalid_value")
+
+
+def _listed(supported: Sequence[str]) -> str:
+    """``supported`` quoted and listed as OpenAI's errors list values: ``'a', 'b', and 'c'``."""
+    *others, last = [f"'{v}'" for v in supported]
+    return f"{', '.join(others)}{',' if len(others) > 1 else ''} and {last}" if others else last
 
 
 def _chat_tools(tools: Any) -> Invalid | None:
@@ -1785,7 +1805,9 @@ def validate_responses(body: Any) -> Invalid | None:
     problem = problem or _whole_number(body, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     problem = problem or _sampling(body, _RESPONSES_SAMPLING)
     problem = problem or _choices(body, RESPONSES_CHOICES) or openai_metadata_problem(body)
-    problem = problem or _o_series_sampling(body)
+    reasoning = body.get("reasoning")
+    effort = reasoning.get("effort") if isinstance(reasoning, Mapping) else None
+    problem = problem or _fixed_sampling(body, effort)
     problem = problem or _too_long(
         body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
     )
@@ -1883,7 +1905,7 @@ def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
     summary = reasoning.get("summary")
     if summary is not None and summary not in SUMMARIES:
         return _invalid_value(summary, SUMMARIES, "reasoning.summary")
-    return _reasoning_effort(reasoning.get("effort"), "reasoning.effort")
+    return _reasoning_effort(reasoning.get("effort"), "reasoning.effort", body.get("model"))
 
 
 def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
