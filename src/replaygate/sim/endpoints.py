@@ -12,7 +12,7 @@ import copy
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, unquote
@@ -619,6 +619,16 @@ class AnthropicCountTokens(AnthropicMessages):
 
     route = "/v1/messages/count_tokens"
     counts_tokens = True
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        """The request ``body`` stands for, less the ``max_tokens`` a thread it continues
+        holds from the message that made it: a count takes none, and is refused one only
+        where its own body gives it."""
+        asked = super().request(route, body)
+        if not isinstance(body, dict) or "max_tokens" in body or "max_tokens" not in asked.body:
+            return asked
+        counted = {k: v for k, v in asked.body.items() if k != "max_tokens"}
+        return replace(asked, body=counted)
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return (
