@@ -103,3 +103,26 @@ def test_a_baseline_laid_out_anew_is_its_update_and_a_floor_or_digest_edited_is_
     assert "keeps no digest of what it wrote, while an earlier entry does" in str(
         load_reference(baseline).untraced
     )
+
+
+def test_a_baseline_whose_history_was_deleted_fails_the_gate_whatever_it_holds(
+    tmp_path: Path,
+) -> None:
+    regressed = results(case("a", 3), *OLD[1:])
+    baseline = tmp_path / "b.json"
+    update_baseline(baseline, results(*OLD), reason="first")
+    document = json.loads(baseline.read_text(encoding="utf-8"))
+    update_baseline(tmp_path / "regressed.json", regressed, reason="a falls")
+    fallen = json.loads((tmp_path / "regressed.json").read_text(encoding="utf-8"))
+    # the regressed run's numbers copied in by hand, the history that would tell deleted
+    for history in ([], None):
+        edited = {**document, "metrics": fallen["metrics"], "cases": fallen["cases"]}
+        if history is None:
+            del edited["history"]
+        else:
+            edited["history"] = history
+        baseline.write_text(json.dumps(edited, indent=2), encoding="utf-8")
+        report = run_gate(load_reference(baseline), Reference.of(regressed, "now"), GateConfig())
+        assert not report.passed
+        assert report.problems[0].startswith(f"{baseline}: its history holds no entry, where ")
+        assert "the history was deleted, or the file was written by hand" in report.problems[0]

@@ -41,8 +41,16 @@ def _plain(value: Any) -> Any:
 def untraced_change(document: Mapping[str, Any], name: str) -> str | None:
     """Why the checked baseline ``document`` (read from ``name``) is not what its last
     update wrote, or None when it is, or when its history keeps no digest (written
-    before digests were kept)."""
+    before digests were kept). A baseline whose history holds no entry was written by
+    no update (each appends one): its history was deleted, or the file made by hand."""
     history = document.get("history") or []
+    if not history:
+        return (
+            f"{shown_file(name)}: its history holds no entry, where every `baseline update` "
+            "appends one with the reason for what it wrote: the history was deleted, or the "
+            "file was written by hand, and no reason for its metrics and cases is kept (nor "
+            f"can an edit of them be seen). {_remedy()}"
+        )
     if not any("digest" in entry for entry in history):
         return None
     last = history[-1]
