@@ -199,6 +199,26 @@ def test_max_tokens_over_the_model_s_most_is_refused_as_the_api_refuses_it(
     assert unlisted.content  # a model the simulator does not list has no known most
 
 
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "claude-haiku-4-5-20251001"])
+def test_temperature_beside_top_p_is_refused_as_the_api_refuses_it(
+    sim: Simulator, model: str
+) -> None:
+    # pydantic-ai's ModelSettings(temperature=0.2, top_p=0.9) on claude-sonnet-4-6 was
+    # recorded here and failed live: the model takes one of them at most
+    claude = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    asked = {"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(**asked, extra_body={"temperature": 0.2, "top_p": 0.9})
+    message = (
+        "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+    )
+    assert refused.value.body["error"] == {"type": "invalid_request_error", "message": message}
+    for one in ({"temperature": 0.2}, {"top_p": 0.9}):
+        assert claude.messages.create(**asked, extra_body=one).content
+    unlisted = {**asked, "model": "claude-sim-1"}  # a model the simulator does not list
+    assert claude.messages.create(**unlisted, extra_body={"temperature": 0.2, "top_p": 0.9})
+
+
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929"])
 def test_a_retired_model_is_refused_as_the_api_refuses_it(sim: Simulator, model: str) -> None:
     # a recording naming claude-sonnet-4-5 after its retirement passed here and failed live

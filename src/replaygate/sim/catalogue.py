@@ -310,6 +310,19 @@ def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | N
     )
 
 
+def anthropic_sampling_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The Messages API's error for a ``temperature`` beside a ``top_p``, of which each
+    model the simulator lists (by its id or its dated snapshot's) takes one at most, as
+    Claude Opus 4.1 and the models after it do: a recording sending both (pydantic-ai's
+    ``ModelSettings(temperature=..., top_p=...)``) passed here and failed live."""
+    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
+    if found is None or body.get("temperature") is None or body.get("top_p") is None:
+        return None
+    return Invalid(
+        "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+    )
+
+
 def openai_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """Chat Completions' error for a ``max_completion_tokens`` (or ``max_tokens``) over the
     most completion tokens the model supports (:data:`OPENAI_OUTPUT_LIMITS`; a snapshot,
