@@ -54,6 +54,23 @@ def test_a_damaged_shard_is_refused_by_name(shard: dict[str, Any]) -> None:
         merge([part(**shard)], ["shard-1.json"])
 
 
+def test_missing_shards_are_counted_and_listed_in_a_line_with_the_files_given() -> None:
+    with pytest.raises(ResultsError) as refused:
+        merge([part(index=7, count=MAX_SHARDS)], ["shard-7.json"])
+    said = str(refused.value)
+    assert said.startswith("9999 of 10000 shard(s) missing: 1/10000, 2/10000, ")
+    assert ", 11/10000, ..." in said and "12/10000" not in said  # it listed all 9,999
+    assert "(given: shard-7.json (7/10000)): merge needs the results of every shard" in said
+    assert len(said) < 400
+
+
+def test_one_file_named_twice_is_said_so() -> None:
+    with pytest.raises(ResultsError, match=r"^s1\.json: given twice \(shard 1/1\): give each"):
+        merge([part(), part()], ["s1.json", "s1.json"])  # `eval merge shard-*.json s1.json`
+    with pytest.raises(ResultsError, match=r"^shard 1/1 given twice: s1\.json and copy\.json$"):
+        merge([part(), part()], ["s1.json", "copy.json"])
+
+
 def test_a_whole_empty_run_merges() -> None:
     assert merge([part()], ["shard-1.json"]).cases == ()
 

@@ -120,7 +120,7 @@ def test_merge_refuses_what_is_not_one_whole_run(
     store: Path, serial: Path, shards: Callable[[int], list[Path]], tmp_path: Path
 ) -> None:
     one, two, three = shards(3)
-    cases = [("missing", [one, two], "shard(s) 3/3 missing")]
+    cases = [("missing", [one, two], "1 of 3 shard(s) missing: 3/3 (")]
     cases.append(("twice", [one, two, two, three], "given twice"))
     cases.append(("not a shard", [one, two, serial], "not the results of a shard"))
     other = tmp_path / "other-model.json"

@@ -173,13 +173,20 @@ def merge(
     for name, shard in zip(names, shards, strict=True):
         if shard["index"] in seen:
             other = seen[shard["index"]]
+            if other == name:
+                raise ResultsError(
+                    f"{name}: given twice (shard {shard['index']}/{count}): give each shard's "
+                    "file once"
+                )
             raise ResultsError(f"shard {shard['index']}/{count} given twice: {other} and {name}")
         seen[shard["index"]] = name
     missing = sorted(set(range(1, count + 1)) - set(seen))  # count: at most MAX_SHARDS
     if missing:
+        given = [f"{seen[i]} ({i}/{count})" for i in sorted(seen)]
         raise ResultsError(
-            f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: merge needs the "
-            "results of every shard of the run"
+            f"{len(missing)} of {count} shard(s) missing: "
+            f"{first_few([f'{i}/{count}' for i in missing], 10)} (given: {first_few(given, 10)}): "
+            "merge needs the results of every shard of the run"
         )
     placed = _place(parts, names, shards)
     if sorted(placed) != list(range(total)):
