@@ -78,3 +78,29 @@ def test_more_than_twenty_alternatives_are_refused_as_the_api_refuses_them(clien
         model="gpt-4o", messages=ASK, logprobs=True, top_logprobs=20
     )
     assert len(reply.choices[0].logprobs.content[0].top_logprobs) == 20
+
+
+@pytest.mark.parametrize(
+    ("model", "reasoning"),
+    [("gpt-5-mini", None), ("o4-mini", None), ("gpt-5.2", {"effort": "low"})],
+)
+def test_a_reasoning_model_asked_for_logprobs_is_refused_as_the_api_refuses_it(
+    client: Any, model: str, reasoning: dict[str, str] | None
+) -> None:
+    """``include=["message.output_text.logprobs"]`` was answered with log probabilities for
+    a reasoning model, which the API refuses (``logprobs are not supported with reasoning
+    models.``): a recording was green and failed live."""
+    include = ["message.output_text.logprobs"]
+    asked: dict[str, Any] = {} if reasoning is None else {"reasoning": reasoning}
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model=model, input="héllo", include=include, **asked)
+    assert refused.value.body == {
+        "message": "logprobs are not supported with reasoning models.",
+        "type": "invalid_request_error",
+        "param": "include",
+        "code": "unsupported_parameter",
+    }
+    unreasoned = client.responses.create(
+        model="gpt-5.2", input="héllo", include=include, reasoning={"effort": "none"}
+    )
+    assert unreasoned.output[-1].content[0].logprobs

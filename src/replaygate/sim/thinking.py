@@ -179,7 +179,8 @@ def efforts_taken(model: str) -> tuple[str, ...] | None:
 
 def fixed_sampling(model: str, effort: Any) -> bool:
     """Whether OpenAI's ``model``, reasoning at ``effort`` (the request's, or None), samples
-    at the default ``temperature`` and ``top_p`` only, refusing others: an o-series model
+    at the default ``temperature`` and ``top_p`` only, refusing others, and gives no log
+    probabilities: an o-series model
     and a GPT-5 model before ``gpt-5.1`` always, a later one when it is told to reason
     (an effort other than ``none``); a chat model never."""
     name = model.rsplit("/", 1)[-1]

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 import orjson
 
 from replaygate.models.providers.anthropic import API_VERSIONS, server_tool
+from replaygate.sim.logprobs import RESPONSES_INCLUDE
 from replaygate.sim.thinking import (
     EFFORTS,
     ENCRYPTED_REASONING,
@@ -1700,7 +1701,7 @@ INCLUDABLE = (
     "computer_call_output.output.image_url",
     "code_interpreter_call.outputs",
     ENCRYPTED_REASONING,
-    "message.output_text.logprobs",
+    RESPONSES_INCLUDE,
 )
 """The entries a Responses request's ``include`` may hold; the API refuses any other (a
 misspelt ``reasoning.encrypted_content``), so the simulator does too."""
@@ -1891,8 +1892,9 @@ def _stored_prompt(prompt: Any) -> Invalid | None:
 
 def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
     """The Responses API's error for a ``reasoning`` that is not an object, or whose
-    effort or summary is not one it knows, and for an ``include`` that is not a list or
-    holds an entry it does not know."""
+    effort or summary is not one it knows, and for an ``include`` that is not a list,
+    holds an entry it does not know, or asks a reasoning model for log probabilities,
+    which it does not give (:func:`fixed_sampling`)."""
     problem = _wrong_type(body, "reasoning", Mapping, "an object", "")
     problem = problem or _wrong_type(body, "include", list, "an array", "")
     include = body.get("include")
@@ -1900,6 +1902,11 @@ def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
         if entry not in INCLUDABLE:
             return _invalid_value(entry, INCLUDABLE, f"include[{i}]")
     reasoning = body.get("reasoning")
+    effort = reasoning.get("effort") if isinstance(reasoning, Mapping) else None
+    logprobs = problem is None and RESPONSES_INCLUDE in (include or ())
+    if logprobs and fixed_sampling(str(body.get("model")), effort):
+        message = "logprobs are not supported with reasoning models."
+        return Invalid(message, "include", "unsupported_parameter")
     if problem is not None or not isinstance(reasoning, Mapping):
         return problem
     summary = reasoning.get("summary")
