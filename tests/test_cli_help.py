@@ -124,7 +124,7 @@ def test_sim_help_names_the_apis_the_simulator_does_not_serve() -> None:
     """``replaygate sim --help`` said it speaks "the OpenAI wire format": a recording of
     text to speech or a file upload from it stopped with a 404."""
     said = " ".join((EVERY[("sim",)].help or "").split())
-    assert "not OpenAI's audio, images or moderations" in said
+    assert "not OpenAI's audio or images" in said
     assert "Anthropic's Message Batches and Files API" in said
     assert "Azure OpenAI's, Vertex AI's and Amazon Bedrock's" in said
     served = " ".join((EVERY[("sim", "serve")].help or "").split())

@@ -40,10 +40,10 @@ def sim_group() -> None:
 
     Point a client's base URL at it to record without an API key, or to break a
     replay on purpose (faults, drift). It serves the model calls (Messages, Chat
-    Completions, Responses, generateContent, embeddings, token counts, the models'
-    lists, Anthropic's Message Batches and Files API, OpenAI's Files and Batch APIs), at
-    the APIs' routes and at Azure OpenAI's, Vertex AI's and Amazon Bedrock's, not
-    OpenAI's audio, images or moderations: docs/providers.md, "The simulator".
+    Completions, Responses, generateContent, embeddings, moderations, token counts, the
+    models' lists, Anthropic's Message Batches and Files API, OpenAI's Files and Batch
+    APIs), at the APIs' routes and at Azure OpenAI's, Vertex AI's and Amazon Bedrock's,
+    not OpenAI's audio or images: docs/providers.md, "The simulator".
 
     Example:
 

@@ -47,13 +47,18 @@ def vector(model: str, text: str, size: int) -> list[float]:
     return [x / norm for x in raw]
 
 
+def invalid_input(param: str) -> Invalid:
+    """OpenAI's refusal of a request field ``param`` (``input``) its schema does not take."""
+    return Invalid(
+        f"'$.{param}' is invalid. Please check the API reference: "
+        "https://platform.openai.com/docs/api-reference.",
+        param,
+    )
+
+
 def _inputs(given: Any) -> list[str] | Invalid:
     """Each input as the text its vector is made of, or why the input is refused."""
-    invalid = Invalid(
-        "'$.input' is invalid. Please check the API reference: "
-        "https://platform.openai.com/docs/api-reference.",
-        "input",
-    )
+    invalid = invalid_input("input")
     if isinstance(given, str):
         return [given] if given else invalid
     if not isinstance(given, list) or not given or len(given) > MAX_INPUTS:

@@ -49,6 +49,7 @@ from replaygate.sim.faults import FaultKind
 from replaygate.sim.gemini_events import gemini_error_event, gemini_events
 from replaygate.sim.json_word import chat_json_word, responses_json_word
 from replaygate.sim.message_batches import MessageBatches
+from replaygate.sim.moderations import Moderations
 from replaygate.sim.openai_batches import Batches, Files, form
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
 from replaygate.sim.prompt_cache import cache_control_refused, uncached_usage
@@ -1479,6 +1480,23 @@ class OpenAIEmbeddings(ResourceEndpoint):
         return embeddings.answer(body)
 
 
+class OpenAIModerations(ResourceEndpoint):
+    """``POST /v1/moderations`` (:mod:`replaygate.sim.moderations`): scores made from the
+    input alone, without the model's behaviour."""
+
+    provider: Provider = "openai"
+    route = "/v1/moderations"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.moderations = Moderations(seed=seed)
+
+    def answer(self, method: str, route: str, query: str, body: Any) -> tuple[int, Any] | Invalid:
+        return self.moderations.answer(body)
+
+    def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
+        self.moderations.learn(body)
+
+
 GEMINI_VERSIONS = ("v1", "v1beta", "v1alpha")
 """The Gemini API's versions, each serving its model calls and models (google-genai's
 ``HttpOptions(api_version=...)``; ``v1alpha``, its preview features)."""
@@ -1810,6 +1828,7 @@ def endpoints(seed: int = 0, batch_polls: int = 0) -> tuple[Endpoint, ...]:
         OpenAICancelResponses(responses),
         OpenAIConversations(kept),
         embedded,
+        OpenAIModerations(seed=seed),
         GeminiGenerateContent(),
         GeminiCountTokens(),
         GeminiEmbeddings(),

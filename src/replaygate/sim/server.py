@@ -189,7 +189,7 @@ class Simulator:
     @property
     def unserved(self) -> int:
         """How many of :attr:`requests` were to a route it does not serve (OpenAI's audio,
-        images, moderations), answered with the 404 or 405 no recording keeps."""
+        images), answered with the 404 or 405 no recording keeps."""
         with self._lock:
             return self._unserved
 
