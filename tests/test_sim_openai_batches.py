@@ -89,7 +89,7 @@ def test_a_batch_records_from_the_simulator_and_replays_byte_for_byte(
         assert _polled(_client(http=http)) == recorded
 
 
-def test_a_batch_of_responses_and_embeddings_is_answered_as_each_endpoint_answers(
+def test_a_batch_of_responses_embeddings_or_moderations_is_answered_as_each_answers(
     sim: Simulator,
 ) -> None:
     client = _client(sim.openai_base_url)
@@ -101,6 +101,10 @@ def test_a_batch_of_responses_and_embeddings_is_answered_as_each_endpoint_answer
     done = client.batches.retrieve(_made(client, asked, "/v1/embeddings").id)
     line = json.loads(client.files.content(done.output_file_id).content)
     assert len(line["response"]["body"]["data"][0]["embedding"]) == 1536
+    asked = _lines("/v1/moderations", [{"model": "omni-moderation-latest", "input": "a"}])
+    done = client.batches.retrieve(_made(client, asked, "/v1/moderations").id)
+    line = json.loads(client.files.content(done.output_file_id).content)
+    assert line["response"]["body"]["results"][0]["flagged"] is False
 
 
 def test_cancel_list_and_unknown_ids_answer_as_the_api_does(sim: Simulator) -> None:

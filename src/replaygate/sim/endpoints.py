@@ -1812,7 +1812,8 @@ def endpoints(seed: int = 0, batch_polls: int = 0) -> tuple[Endpoint, ...]:
     uploaded = UploadedFiles(seed=seed)
     messages = AnthropicMessages(threads, uploaded)
     chat, embedded, files = OpenAIChat(), OpenAIEmbeddings(), Files(seed=seed)
-    batched = {e.route: e for e in (chat, responses, embedded)}
+    moderated = OpenAIModerations(seed=seed)
+    batched = {e.route: e for e in (chat, responses, embedded, moderated)}
     return (
         messages,
         AnthropicMessageBatches(messages, seed, batch_polls),
@@ -1828,7 +1829,7 @@ def endpoints(seed: int = 0, batch_polls: int = 0) -> tuple[Endpoint, ...]:
         OpenAICancelResponses(responses),
         OpenAIConversations(kept),
         embedded,
-        OpenAIModerations(seed=seed),
+        moderated,
         GeminiGenerateContent(),
         GeminiCountTokens(),
         GeminiEmbeddings(),

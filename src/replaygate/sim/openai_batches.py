@@ -50,7 +50,7 @@ AskAt = Callable[[str, Any], "Answer | Invalid"]
 """The answer (a status and its JSON body) of the API at a path (``/v1/responses``) to a
 JSON request body, or the simulator's own refusal of it."""
 
-BATCH_ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings")
+BATCH_ENDPOINTS = ("/v1/responses", "/v1/chat/completions", "/v1/embeddings", "/v1/moderations")
 """The endpoints of a batch the simulator answers (the API takes others too: the
 simulator's own refusal)."""
 
@@ -60,7 +60,6 @@ MOST_BATCH_REQUESTS = 50_000
 API_BATCH_ENDPOINTS = (
     *BATCH_ENDPOINTS,
     "/v1/completions",
-    "/v1/moderations",
     "/v1/images/generations",
     "/v1/images/edits",
 )
