@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anthropic
 import pytest
 
 from replaygate.errors import FixtureMismatchError
@@ -14,6 +13,7 @@ from replaygate.fixtures.diff import FieldDifference
 from replaygate.fixtures.mismatch import CLOCK_LEAD, text_file_notes
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 BETA = "token-efficient-tools-2025-02-19"
 

@@ -8,10 +8,10 @@ import base64
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import pytest
 
 from replaygate.sim import Simulator
+from sdks import anthropic
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF"
