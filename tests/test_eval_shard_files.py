@@ -507,3 +507,24 @@ def test_a_price_table_given_by_prices_is_named_from_the_project_folder(
     assert ran.exit_code == 0, ran.output
     source = json.loads(out.read_text("utf-8"))["eval"]["prices"]["source"]
     assert source == "evals/prices.toml over replaygate/evals/data/prices.toml"
+
+
+def test_a_merge_written_into_another_project_appends_to_the_shards_project_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `eval merge shard-*.json --out ../other/results.json` appended the run to the
+    # history of the project holding --out (another suite's), and named the shards by
+    # their absolute paths, where the shards' own project's history got nothing
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for project in (ours, theirs):
+        project.mkdir()
+        (project / "pyproject.toml").write_text('[tool.replaygate]\nhistory = "h.db"\n', "utf-8")
+    parts = shard_files(ours, list("abcde"), 2)
+    monkeypatch.chdir(ours)
+    out = theirs / "results.json"
+    done = CliRunner().invoke(eval_cmd, ["merge", *(p.name for p in parts), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert f"appended to {ours / 'h.db'}" in done.output
+    assert not (theirs / "h.db").exists()
+    shards = json.loads(out.read_text("utf-8"))["eval"]["shards"]
+    assert [s["file"] for s in shards] == ["shard-1.json", "shard-2.json"]

@@ -541,7 +541,9 @@ def merge_cmd(
         replaygate eval merge shard-1.json shard-2.json --out results.json
     """
     shards = [load_shard(p) for p in parts]
-    config = load_config(config_path, near=out)
+    # the project of the shards (its history), as eval's is of its inputs: never that of
+    # an --out written into another project's folder
+    config = load_config(config_path, near=parts[0])
     files = [project_path(p, config.root) for p in parts]  # as the run names its files
     results = merge(shards, [str(p) for p in parts], files)
     run_id = derived_run_id(str(results.info.get("time", "")), shards_digest(shards))
