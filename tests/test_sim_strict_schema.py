@@ -119,7 +119,7 @@ def test_the_sdk_gets_the_api_s_400(client: Any) -> None:
             model="gpt-4o", messages=[{"role": "user", "content": "Plan"}], tools=[tool]
         )
     assert refused.value.param == "tools[0].function.parameters"
-    assert refused.value.code == "invalid_json_schema"
+    assert refused.value.code == "invalid_function_parameters"
     assert f"Invalid schema for function 'plan': In context=(), {OPEN}" in str(refused.value)
     with pytest.raises(openai.BadRequestError, match=r"context=\('properties', 'counts'\), 'add"):
         client.chat.completions.parse(  # a dictionary: an object no strict schema can close
@@ -127,3 +127,53 @@ def test_the_sdk_gets_the_api_s_400(client: Any) -> None:
         )
     text = {"format": {"type": "json_schema", "name": "trip", "strict": True, "schema": GOOD}}
     assert client.responses.create(model="gpt-4o", input="Plan", text=text).output_text
+
+
+@pytest.mark.parametrize(
+    ("schema", "strict", "said"),
+    [
+        ({"type": "array", "items": {"type": "string"}}, False,
+         "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"array\"'."),
+        ({"properties": {}, "additionalProperties": False}, False,
+         "schema must be a JSON Schema of 'type: \"object\"', got 'type: \"None\"'."),
+        ({"type": "object", "properties": {"paths": {"type": "array"}}}, False,
+         "In context=('properties', 'paths'), array schema missing items."),
+        (_broken(("properties", "city"), "default", "Paris"), True,
+         "In context=('properties', 'city'), 'default' is not permitted."),
+    ],
+)  # fmt: skip
+def test_a_function_s_parameters_the_api_refuses_are_refused_as_it_refuses_them(
+    client: Any, schema: dict[str, Any], strict: bool, said: str
+) -> None:
+    """A function whose parameters are no object schema (a root ``anyOf``, a schema with
+    no ``type``), or hold an array without ``items``, strict or not, and a strict one with a
+    ``default`` were answered, where the API refuses them; a strict function's refusal had
+    the code of an output format's, ``invalid_json_schema``."""
+    asked = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Plan"}]}
+    function = {"name": "plan", "strict": strict, "parameters": schema}
+    with pytest.raises(openai.BadRequestError) as chat:
+        client.chat.completions.create(**asked, tools=[{"type": "function", "function": function}])
+    with pytest.raises(openai.BadRequestError) as responses:
+        client.responses.create(
+            model="gpt-4o", input="Plan", tools=[{"type": "function", **function}]
+        )
+    for refused, param in (
+        (chat, "tools[0].function.parameters"),
+        (responses, "tools[0].parameters"),
+    ):
+        assert refused.value.body == {
+            "message": f"Invalid schema for function 'plan': {said}",
+            "type": "invalid_request_error",
+            "param": param,
+            "code": "invalid_function_parameters",
+        }
+    unstrict = {
+        "name": "plan",
+        "parameters": {"type": "object", "properties": {"a": {"default": 1}}},
+    }
+    assert client.chat.completions.create(
+        **asked, tools=[{"type": "function", "function": unstrict}]
+    )
+    assert client.chat.completions.create(
+        **asked, tools=[{"type": "function", "function": {"name": "x", "parameters": {}}}]
+    )

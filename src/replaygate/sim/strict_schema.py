@@ -23,49 +23,70 @@ _LISTED = ("anyOf", "allOf", "prefixItems")
 """Keywords whose values list schemas."""
 
 
-_Strict = tuple[Any, str, Any, str]
-"""A schema given strictly: the schema, its kind and name as the API names them, and the
-request's parameter holding it."""
+_Given = tuple[Any, str, Any, str, bool]
+"""A schema the API checks: the schema, its kind and name as the API names them, the
+request's parameter holding it, and whether it was given strictly."""
 
 
 def chat_strict_schema(body: Mapping[str, Any]) -> Invalid | None:
-    """The refusal of a Chat Completions request whose strict schema breaks the rules."""
+    """The refusal of a Chat Completions request whose schema breaks the rules: a strict
+    output format's, or a function's (strict or not)."""
     given = _json_schema_format(body.get("response_format"))
     named = given.get("json_schema") if given is not None else None
-    strict: list[_Strict] = []
+    schemas: list[_Given] = []
     if isinstance(named, Mapping) and named.get("strict") is True:
         format_name = named.get("name")
-        strict.append((named.get("schema"), "response_format", format_name, "response_format"))
+        schemas.append(
+            (named.get("schema"), "response_format", format_name, "response_format", True)
+        )
     for i, tool in enumerate(_listed(body.get("tools"))):
         function = tool.get("function")
-        if isinstance(function, Mapping) and function.get("strict") is True:
+        if isinstance(function, Mapping):
             where = f"tools[{i}].function.parameters"
-            strict.append((function.get("parameters"), "function", function.get("name"), where))
-    return _first_broken(strict)
+            strict = function.get("strict") is True
+            schemas.append(
+                (function.get("parameters"), "function", function.get("name"), where, strict)
+            )
+    return _first_broken(schemas)
 
 
 def responses_strict_schema(body: Mapping[str, Any]) -> Invalid | None:
-    """The refusal of a Responses API request whose strict schema breaks the rules."""
+    """The refusal of a Responses API request whose schema breaks the rules: a strict
+    output format's, or a function's (strict or not)."""
     text = body.get("text")
     given = _json_schema_format(text.get("format") if isinstance(text, Mapping) else None)
-    strict: list[_Strict] = []
+    schemas: list[_Given] = []
     if given is not None and given.get("strict") is True:
-        strict.append((given.get("schema"), "text.format", given.get("name"), "text.format"))
+        schemas.append((given.get("schema"), "text.format", given.get("name"), "text.format", True))
     for i, tool in enumerate(_listed(body.get("tools"))):
-        if tool.get("type") == "function" and tool.get("strict") is True:
+        if tool.get("type") == "function":
             where = f"tools[{i}].parameters"
-            strict.append((tool.get("parameters"), "function", tool.get("name"), where))
-    return _first_broken(strict)
+            strict = tool.get("strict") is True
+            schemas.append((tool.get("parameters"), "function", tool.get("name"), where, strict))
+    return _first_broken(schemas)
 
 
-def _first_broken(strict: list[_Strict]) -> Invalid | None:
-    """The API's refusal of the first object of these schemas that breaks a strict rule."""
-    for schema, kind, name, param in strict:
-        for context, node in _objects(schema, ()):
-            problem = _object_problem(node)
+def _first_broken(schemas: list[_Given]) -> Invalid | None:
+    """The API's refusal of the first of these schemas that breaks a rule: a root that is
+    not an object; anywhere, an array without ``items``; given strictly, an object that
+    is not closed (:func:`_object_problem`) or a ``default``. A function's is refused with
+    code ``invalid_function_parameters``, an output format's ``invalid_json_schema``."""
+    for schema, kind, name, param, strict in schemas:
+        if not isinstance(schema, Mapping) or not schema:  # none, or no parameters
+            continue
+        code = "invalid_function_parameters" if kind == "function" else "invalid_json_schema"
+        said = f"Invalid schema for {kind} '{name}': "
+        if schema.get("type") != "object":
+            got = schema.get("type")
+            shown = got if isinstance(got, str) else "None"
+            message = (
+                f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{shown}\"'."
+            )
+            return Invalid(said + message, param, code)
+        for context, node in _schemas(schema, ()):
+            problem = _node_problem(node, strict)
             if problem is not None:
-                message = f"Invalid schema for {kind} '{name}': In context={context!r}, {problem}"
-                return Invalid(message, param, "invalid_json_schema")
+                return Invalid(f"{said}In context={context!r}, {problem}", param, code)
     return None
 
 
@@ -79,24 +100,39 @@ def _listed(value: Any) -> Iterator[Mapping[str, Any]]:
         yield item if isinstance(item, Mapping) else {}
 
 
-def _objects(node: Any, context: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """Each object schema in ``node`` with the keys leading to it, the outer first."""
+def _schemas(node: Any, context: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Each schema in ``node`` (``node`` first) with the keys leading to it, the outer
+    first; a property's schema is named by the property (a property called
+    ``properties`` is not taken for the keyword)."""
     if not isinstance(node, Mapping):
         return
-    if node.get("type") == "object" or "properties" in node:
-        yield context, node
+    yield context, node
     for key in _NESTED:
         held = node.get(key)
         if isinstance(held, Mapping):
             for name, child in held.items():
-                yield from _objects(child, (*context, key, str(name)))
+                yield from _schemas(child, (*context, key, str(name)))
     for key in _LISTED:
         held = node.get(key)
         if isinstance(held, list):
             for index, child in enumerate(held):
-                yield from _objects(child, (*context, key, str(index)))
+                yield from _schemas(child, (*context, key, str(index)))
     if isinstance(node.get("items"), Mapping):
-        yield from _objects(node["items"], (*context, "items"))
+        yield from _schemas(node["items"], (*context, "items"))
+
+
+def _node_problem(node: Mapping[str, Any], strict: bool) -> str | None:
+    """What the API says of one schema it refuses: an array without ``items`` (any
+    schema), a ``default`` or an object not closed (a strict one)."""
+    if node.get("type") == "array" and "items" not in node:
+        return "array schema missing items."
+    if not strict:
+        return None
+    if "default" in node:
+        return "'default' is not permitted."
+    if node.get("type") == "object" or "properties" in node:
+        return _object_problem(node)
+    return None
 
 
 def _object_problem(node: Mapping[str, Any]) -> str | None:
