@@ -484,6 +484,15 @@ def test_chat_token_limits_not_positive_integers_are_refused(
             "an empty array instead.",
             "tools",
         ),
+        (  # the tools of many MCP servers: the API's limit, where 129 were answered
+            chat(
+                "hi",
+                tools=[{"type": "function", "function": {"name": f"t{i}"}} for i in range(129)],
+            ),
+            "Invalid 'tools': array too long. Expected an array with maximum length 128, but got "
+            "an array with length 129 instead.",
+            "tools",
+        ),
         (
             {"model": 4, "messages": [{"role": "user", "content": "hi"}]},
             "Invalid type for 'model': expected a string, but got an integer instead.",

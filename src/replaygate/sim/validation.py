@@ -865,6 +865,8 @@ MAX_SAFETY_IDENTIFIER = 128
 """The longest ``safety_identifier`` the API takes."""
 MAX_STOP_SEQUENCES = 4
 """The most stop sequences Chat Completions takes."""
+MAX_CHAT_TOOLS = 128
+"""The most tools one Chat Completions request may offer."""
 
 
 def _format_name(given: Any, where: str) -> Invalid | None:
@@ -921,17 +923,24 @@ def _unsupported(param: str, instead: str) -> Invalid:
     return Invalid(message, param, "unsupported_parameter")
 
 
+def _too_many(given: Any, param: str, most: int) -> Invalid | None:
+    """OpenAI's error for ``given`` of ``param``, when a list, longer than ``most``."""
+    if not isinstance(given, list) or len(given) <= most:
+        return None
+    return Invalid(
+        f"Invalid '{param}': array too long. Expected an array with maximum length {most}, "
+        f"but got an array with length {len(given)} instead.",
+        param,
+        "array_above_max_length",
+    )
+
+
 def _chat_output_asks(body: Mapping[str, Any]) -> Invalid | None:
     """Chat Completions' error for more than 4 stop sequences, and for ``top_logprobs``
     without ``logprobs: true``, which the SDK says it needs."""
-    stop = body.get("stop")
-    if isinstance(stop, list) and len(stop) > MAX_STOP_SEQUENCES:
-        return Invalid(
-            f"Invalid 'stop': array too long. Expected an array with maximum length "
-            f"{MAX_STOP_SEQUENCES}, but got an array with length {len(stop)} instead.",
-            "stop",
-            "array_above_max_length",
-        )
+    problem = _too_many(body.get("stop"), "stop", MAX_STOP_SEQUENCES)
+    if problem is not None:
+        return problem
     if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
         return Invalid(
             "Invalid value for 'top_logprobs': 'logprobs' must be set to true when "
@@ -1006,9 +1015,13 @@ def _listed(supported: Sequence[str]) -> str:
 def _chat_tools(tools: Any) -> Invalid | None:
     """OpenAI's error for the first tool (when ``tools`` is a list) whose ``type`` is
     missing or not one OpenAI knows, or whose function or its name is missing or a name
-    it would not take; or for an empty list (``bind_tools([])``), which it refuses too."""
+    it would not take; or for an empty list (``bind_tools([])``), or one of more than
+    :data:`MAX_CHAT_TOOLS` (the tools of many MCP servers), which it refuses too."""
     if tools == []:
         return _empty_array("tools")
+    problem = _too_many(tools, "tools", MAX_CHAT_TOOLS)
+    if problem is not None:
+        return problem
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
         if not isinstance(tool, Mapping):
             continue
