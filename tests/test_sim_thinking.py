@@ -343,6 +343,8 @@ def test_the_reasoning_stream_names_its_summary_events(sim: Simulator) -> None:
         ("qwen3-32b", {"reasoning": {"effort": "medium"}}, True),  # another server's model
         ("o3", {"reasoning": {"effort": "none"}}, False),
         ("gpt-5-mini", {}, True),
+        ("gpt-5.1", {}, False),  # it reasons at none unless told: it reasoned at medium
+        ("gpt-5.1", {"reasoning": {"effort": "low"}}, True),
     ],
 )
 def test_reasoning_comes_with_a_reasoning_model_or_effort(
@@ -351,6 +353,8 @@ def test_reasoning_comes_with_a_reasoning_model_or_effort(
     answer = _openai(sim).responses.create(model=model, input="Hi", **asked)
     kinds = [item.type for item in answer.output]
     assert kinds == (["reasoning", "message"] if reasons else ["message"])
+    stated = asked.get("reasoning", {}).get("effort") or {"gpt-5-mini": "medium"}.get(model)
+    assert answer.reasoning.effort == (stated or ("none" if model == "gpt-5.1" else None))
     assert (answer.usage.output_tokens_details.reasoning_tokens > 0) is reasons
     if reasons:  # no summary, no encrypted content unless asked
         assert answer.output[0].summary == [] and answer.output[0].encrypted_content is None
@@ -460,7 +464,7 @@ def test_a_gpt_5_model_reasoning_takes_only_the_default_temperature(
 @pytest.mark.parametrize(
     ("model", "effort", "reasons"),
     [("o4-mini", None, True), ("gpt-4o", None, False), ("qwen3-32b", "high", True),
-     ("gpt-5-chat-latest", None, False), ("gpt-5.1", "none", False)],
+     ("gpt-5-chat-latest", None, False), ("gpt-5.1", "none", False), ("gpt-5.1", None, False)],
 )  # fmt: skip
 def test_chat_counts_reasoning_tokens_of_a_reasoning_model(
     sim: Simulator, model: str, effort: str | None, reasons: bool

@@ -74,8 +74,8 @@ from replaygate.sim.strict_schema import chat_strict_schema, responses_strict_sc
 from replaygate.sim.thinking import (
     ANTHROPIC_SENTENCES,
     ENCRYPTED_REASONING,
+    default_effort,
     reasoning_item,
-    reasoning_model,
     reasoning_sentences,
     redacting,
     signature,
@@ -1029,8 +1029,8 @@ def _settings(body: Mapping[str, Any], model: str) -> dict[str, Any]:
     (:data:`_UNSET_AS`)."""
     settings = {name: _stated(body.get(name), default) for name, default in _UNSET_AS.items()}
     settings["service_tier"] = _served_tier(settings["service_tier"])
-    if settings["reasoning"].get("effort") is None and reasoning_model(model):
-        settings["reasoning"]["effort"] = "medium"
+    if settings["reasoning"].get("effort") is None:
+        settings["reasoning"]["effort"] = default_effort(model)
     return settings
 
 

@@ -75,6 +75,9 @@ _EFFORTS_TAKEN = (
 snapshots), which reason at ``medium`` unless told and cannot reason at ``none``, and
 ``gpt-5.1``, which reasons at ``none`` unless told and has no ``minimal``, take."""
 
+_UNREASONING_DEFAULT = re.compile(r"gpt-5\.1(?:-\d{4}-\d{2}-\d{2})?")
+"""The reasoning models that reason at ``none`` unless told (``gpt-5.1``)."""
+
 _FIRST_GPT5 = re.compile(r"gpt-5(?![.\d])(?![\w.-]*-chat)")
 """The GPT-5 models before ``gpt-5.1`` (``gpt-5``, ``gpt-5-mini``, ``gpt-5-nano``,
 ``gpt-5-pro``, their snapshots), but for the chat model, which always reason."""
@@ -191,13 +194,20 @@ def fixed_sampling(model: str, effort: Any) -> bool:
     return isinstance(effort, str) and effort != "none"
 
 
+def default_effort(model: str) -> str | None:
+    """The effort OpenAI's ``model`` reasons at unless told: ``medium`` for a reasoning
+    model, ``none`` for ``gpt-5.1``, None for a model that does not reason."""
+    if not reasoning_model(model):
+        return None
+    return "none" if _UNREASONING_DEFAULT.fullmatch(model.rsplit("/", 1)[-1]) else "medium"
+
+
 def reasoning_sentences(model: str, effort: Any) -> int:
     """How many sentences an OpenAI model reasons at ``effort`` (the request's, or None):
-    an effort given decides, else a reasoning model reasons at ``medium``, another not
-    at all."""
-    if isinstance(effort, str):
-        return _SENTENCES.get(effort, 0)
-    return _SENTENCES["medium"] if reasoning_model(model) else 0
+    an effort given decides, else the model's :func:`default_effort`."""
+    if not isinstance(effort, str):
+        effort = default_effort(model)
+    return _SENTENCES.get(effort, 0) if isinstance(effort, str) else 0
 
 
 def reasoning_item(item_id: str, text: str, *, summary: bool, encrypted: bool) -> dict[str, Any]:
