@@ -21,10 +21,12 @@ from pydantic_ai import (
     NativeOutput,
     RunContext,
     Tool,
+    ToolOutput,
 )
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.capabilities.web_search import WebSearch
 from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
+from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage, ThinkingPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
@@ -340,6 +342,37 @@ def test_thinking_goes_back_with_the_tool_result_and_replays(
     (missing,) = caught.value.differences  # the thought the recording sent back
     assert missing.startswith(f"body.{THOUGHT_SENT_BACK[provider]}: {{"), missing
     assert missing.endswith("!= <missing>"), missing
+
+
+def thought_output(
+    hosts: Hosts, question: str = QUESTION, *, native: bool = True
+) -> dict[str, str]:
+    """Claude's extended thinking beside an output type: as the API's own structured output
+    (``output_config.format``, pydantic-ai's default on a model it knows takes one), or as an
+    output tool (``ToolOutput``), whose call pydantic-ai cannot force beside thinking (it
+    sends ``tool_choice`` ``auto``, as the API refuses a forced one)."""
+    output = City if native else ToolOutput(City)
+    claude = AnthropicModel(  # a model pydantic-ai knows takes a structured output
+        "claude-sonnet-4-6", provider=AnthropicProvider(base_url=hosts.anthropic)
+    )
+    agent = Agent(claude, output_type=output, model_settings=THINKING)
+    return agent.run_sync(question).output.model_dump()
+
+
+def test_claude_thinking_beside_an_output_type_records_from_echo_as_native_output(
+    store: Path,
+) -> None:
+    """An output tool, not forced beside thinking, is not called by echo, which calls a tool
+    only when forced: it answers text and the recording fails on pydantic-ai's output retries,
+    as the page says; the default output, the API's own structured output on
+    claude-sonnet-4-6, records from echo, replays, and misses once."""
+    tool_store = store.with_name("output_tool.jsonl")
+    with pytest.raises(UnexpectedModelBehavior, match="output retries"):
+        record(tool_store, partial(thought_output, native=False), behavior=EchoBehavior())
+    expected = record(store, thought_output, behavior=EchoBehavior())
+    assert expected == {"city": f"echo: {QUESTION}", "country": f"echo: {QUESTION}"}
+    assert replay_three_times(store, thought_output) == expected
+    assert_one_miss(store, partial(thought_output, question=CHANGED))
 
 
 def embedded(hosts: Hosts, question: str = QUESTION) -> tuple[list[int], bool]:
