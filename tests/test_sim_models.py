@@ -277,3 +277,16 @@ def test_a_retired_gemini_model_is_not_found_as_the_api_answers(model: str) -> N
             assert f"models/{model} is not found for API version" in str(caught.value)
         current = client.models.generate_content(model="gemini-pro-latest", contents="hi")
         assert current.text == "echo: hi"
+
+
+def test_gpt_5_models_are_listed_priced_and_their_output_limit_checked(sim: Simulator) -> None:
+    # an application checking its gpt-5-mini at start-up (models.retrieve) recorded the
+    # API's 404 from the simulator, and recording gpt-5-mini live under pytest's default
+    # spending cap stopped with "no price for model 'gpt-5-mini'"
+    gpt = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+    assert {"gpt-5", "gpt-5-mini"} <= {model.id for model in gpt.models.list()}
+    assert gpt.models.retrieve("gpt-5-mini").created == 1754425777
+    assert shipped_prices().cost("gpt-5-mini", 1_000_000, 1_000_000) == 2.25
+    asked = {"model": "gpt-5-mini", "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(openai.BadRequestError, match="supports at most 128000"):
+        gpt.chat.completions.create(**asked, max_completion_tokens=128001)

@@ -68,13 +68,20 @@ id asked for, as the API describes it."""
 OPENAI_MODELS: tuple[tuple[str, int], ...] = (
     ("gpt-4o", 1715367049),
     ("gpt-4o-mini", 1721172741),
+    ("gpt-5", 1754425928),
+    ("gpt-5-mini", 1754425777),
     ("text-embedding-3-small", 1705948997),
     ("text-embedding-3-large", 1705953180),
     ("text-embedding-ada-002", 1671217299),
 )
 """OpenAI's models: id and creation time."""
 
-OPENAI_OUTPUT_LIMITS: dict[str, int] = {"gpt-4o": 16384, "gpt-4o-mini": 16384}
+OPENAI_OUTPUT_LIMITS: dict[str, int] = {
+    "gpt-4o": 16384,
+    "gpt-4o-mini": 16384,
+    "gpt-5": 128000,
+    "gpt-5-mini": 128000,
+}
 """The most completion tokens a Chat Completions request may ask of each of OpenAI's chat
 models the simulator lists (or of one of its dated snapshots)."""
 
