@@ -60,11 +60,12 @@ MODEL_API_ENDINGS: tuple[str, ...] = (
     "/v1/messages/count_tokens",
     "/v1/responses/compact",
     "/v1/embeddings",
+    "/v1/moderations",
     ":countTokens",
 )
 """Path endings of a model API that serve no interface of their own (they record as
 ``http``) and that the simulator answers: a token count before a send (Anthropic's,
-Gemini's), a compaction of a Responses conversation, embeddings."""
+Gemini's), a compaction of a Responses conversation, embeddings, moderations."""
 BEDROCK_CALL = re.compile(
     r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream)(?=\?|$)"
 )
