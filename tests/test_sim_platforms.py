@@ -168,6 +168,26 @@ def test_azure_answers_its_sdk_at_its_paths(sim: Simulator) -> None:
     assert unversioned.json() == {"error": {"code": "404", "message": "Resource not found"}}
 
 
+def test_azure_chat_carries_its_content_filter_results(sim: Simulator) -> None:
+    # Azure's stream begins with a chunk of no choices holding the prompt's filter results:
+    # code reading chunk.choices[0] of every chunk passed against the simulator, whose
+    # Azure stream was OpenAI's, and failed live with an IndexError
+    client = azure(sim.url)
+    chat = client.chat.completions.create(model="dep", messages=HI, n=2)
+    prompt = chat.model_extra["prompt_filter_results"][0]
+    assert prompt["content_filter_results"]["jailbreak"] == {"filtered": False, "detected": False}
+    for choice in chat.choices:
+        assert choice.model_extra["content_filter_results"]["violence"]["severity"] == "safe"
+    first, *rest = client.chat.completions.create(model="dep", messages=HI, stream=True)
+    assert first.choices == [] and first.model_extra["prompt_filter_results"] == [prompt]
+    assert "".join(c.choices[0].delta.content or "" for c in rest if c.choices) == "echo: hi"
+    plain = openai.OpenAI(api_key="k", base_url=sim.openai_base_url, max_retries=0)
+    assert (
+        "prompt_filter_results"
+        not in plain.chat.completions.create(model="gpt-4o", messages=HI).model_extra
+    )
+
+
 def test_azure_deployment_answers_a_body_without_model() -> None:
     # LangChain's AzureChatOpenAI given no model sends "model": null: the path names it
     app = SimApp(make_behavior("echo"))

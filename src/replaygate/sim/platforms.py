@@ -31,7 +31,7 @@ taken out: what the plain route names ``model`` the platform's path names.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, unquote
@@ -174,10 +174,57 @@ class _Azure(_AccessErrors):
         return json_reply(404, body, provider="openai", request_id=request_id)
 
 
+_SAFE = {"filtered": False, "severity": "safe"}
+AZURE_CONTENT_FILTER: dict[str, Any] = {
+    name: _SAFE for name in ("hate", "self_harm", "sexual", "violence")
+}
+"""What Azure's default content filter says of an answer it let through."""
+AZURE_PROMPT_FILTER: list[dict[str, Any]] = [
+    {
+        "prompt_index": 0,
+        "content_filter_results": {
+            **AZURE_CONTENT_FILTER,
+            "jailbreak": {"filtered": False, "detected": False},
+        },
+    }
+]
+"""What Azure's default content filter says of a prompt it let through."""
+
+
+def _filtered(wire: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions answer as Azure gives it: its prompt's filter results, and each
+    choice's."""
+    choices = [{**c, "content_filter_results": AZURE_CONTENT_FILTER} for c in wire["choices"]]
+    return {**wire, "choices": choices, "prompt_filter_results": AZURE_PROMPT_FILTER}
+
+
 class AzureChat(_Azure, OpenAIChat):
-    """Azure OpenAI's Chat Completions: a deployment's, or its ``v1`` API's."""
+    """Azure OpenAI's Chat Completions: a deployment's, or its ``v1`` API's, with the
+    results of Azure's content filter: ``prompt_filter_results`` and each choice's
+    ``content_filter_results``; a stream begins with a chunk of no choices holding the
+    prompt's (code reading ``chunk.choices[0]`` of each chunk fails on it, as live)."""
 
     routes = re.compile(r"/openai/(?:deployments/[^/]+|v1)/chat/completions")
+
+    def render(
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        tag: str,
+        thought: str,
+    ) -> dict[str, Any]:
+        return _filtered(super().render(request, conversation, response, tag, thought))
+
+    def with_choices(
+        self, request: SimRequest, wire: dict[str, Any], more: Sequence[ModelResponse]
+    ) -> dict[str, Any]:
+        return _filtered(super().with_choices(request, wire, more))
+
+    def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
+        first = {"choices": [], "created": 0, "id": "", "model": "", "object": ""}
+        first["prompt_filter_results"] = AZURE_PROMPT_FILTER
+        return [SSEEvent(orjson.dumps(first).decode()), *super().events(request, wire, stream)]
 
 
 class AzureResponses(_Azure, OpenAIResponses):
