@@ -219,6 +219,33 @@ def test_fixtures_a_prune_at_the_same_time_deleted_first_are_not_counted_again(
     assert stored_keys(store) == {keys["played"], keys["referenced"]}
 
 
+@pytest.mark.parametrize("layout", ["rag.jsonl", "research"])
+@pytest.mark.parametrize("change", ["re-record", "sample"])
+def test_a_fixture_a_recording_changed_after_the_listing_is_kept(
+    project: Path, layout: str, change: str
+) -> None:
+    # a recorder running while prune listed re-recorded an unused fixture, or added a
+    # sample to it: prune --yes deleted the fresh answer with the old one under the lock
+    store = project / "tests" / "fixtures" / layout
+    keys = setup_store(project, store)
+    hits = project / ".replaygate" / "hits"
+    doomed = [r for r in patrol(store, runs=5, refs=[project / "tests"], hits_dir=hits).rows]
+    doomed = [r for r in doomed if r.unused]
+    meta = {"interface": "anthropic.messages", "source": "hand"}
+    with FixtureStore.open(store) as opened, opened.lock():
+        if change == "re-record":
+            fresh = Fixture.create(request("unused one"), [response("fresh")], meta)
+            opened.put(fresh, replace=True)
+        else:
+            found = opened.find(request("unused one"))
+            assert found is not None
+            opened.add_sample(found[0], 1, response("a second sample"))
+    done = delete(store, doomed)
+    assert [r.key for r in done.deleted] == [keys["unused two"]]
+    assert [r.key for r in done.gone] == [keys["unused one"]]
+    assert stored_keys(store) == {keys["played"], keys["referenced"], keys["unused one"]}
+
+
 def test_the_command_says_which_listed_fixtures_were_gone(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -596,7 +596,8 @@ def prune(
     if done.gone:
         click.echo(
             f"  {len(done.gone)} listed fixture(s) were gone once the store's lock was taken "
-            "(another prune, or a re-recording, removed them first)"
+            "(another prune removed them, or a recording changed them, first: "
+            "a changed one is kept)"
         )
     for file in done.files_removed:
         click.echo(f"  removed: {shown_file(str(file))}")

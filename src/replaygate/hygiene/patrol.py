@@ -23,6 +23,7 @@ A fixture neither played nor referenced, in no store of a test that did not pass
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Sequence
@@ -31,6 +32,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.recorded_time import recorded_at
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import resolved
@@ -84,6 +88,9 @@ class PatrolRow:
     play its store started, and none played it: no run counted could (a fixture of
     ``replaygate record``, of a run still going, or pulled from a teammate since). One
     dated in the future is not: its date tells nothing (:attr:`future`)."""
+    stamp: str = ""
+    """:func:`content_stamp` of the fixture as it was judged: ``prune`` deletes it only
+    while it is still so, never once a recording changed it (a re-record, a sample)."""
 
     @property
     def where(self) -> str:
@@ -296,18 +303,18 @@ def patrol(
         if problem is not None:
             raise HygieneError(f"--refs {folder}: {problem}")
     moment = now or wall_now()
-    seen = [(loc, f.key, metas) for loc, f, metas in each_fixture_metas(path)]
+    seen = [(loc, f.key, metas, content_stamp(f)) for loc, f, metas in each_fixture_metas(path)]
     usage = read_usage(hits_dir, runs, root)
     own = {resolved(f) for f in store_files(path)}
-    files = {loc.file for loc, _, _ in seen}
-    keys = {key[:12] for _, key, _ in seen}
-    played = {loc.file for loc, key, _ in seen if usage.of(loc.file, key)}
+    files = {loc.file for loc, _, _, _ in seen}
+    keys = {key[:12] for _, key, _, _ in seen}
+    played = {loc.file for loc, key, _, _ in seen if usage.of(loc.file, key)}
     stores = {f: store_of(f).name for f in files if f.suffix == ".json"}
     references = find_references(
         refs, {f.name for f in files}, keys, own, tests=files, stores=stores
     )
     rows = []
-    for loc, key, metas in seen:
+    for loc, key, metas, stamp in seen:
         when = _oldest(metas)
         age = moment - when if when is not None else None
         plays = usage.of(loc.file, key)
@@ -333,6 +340,7 @@ def patrol(
                 misdated=when is None and any((m or {}).get("recorded_at") for m in metas),
                 failed_tests=usage.failed_tests(loc.file),
                 new=not plays and when is not None and since is not None and since < when <= moment,
+                stamp=stamp,
             )
         )
     rows.sort(key=_sort_key)
@@ -351,6 +359,13 @@ def patrol(
         missing_refs=missing_refs,
         max_age_written=max_age_written,
     )
+
+
+def content_stamp(fixture: Fixture) -> str:
+    """A digest of what ``fixture`` (its sample lines applied) answers and its ``meta``:
+    another after a re-record or a sample added, the same after ``compact`` folds it."""
+    data = orjson.dumps([fixture.responses, fixture.meta])
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def with_eval_stores(result: Patrol, stores: Sequence[tuple[Path, str]]) -> Patrol:

@@ -35,9 +35,10 @@ from replaygate.fixtures.store import (
 )
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, resolved
 from replaygate.fixtures.store.folder import store_of
+from replaygate.fixtures.store.index import Location
 from replaygate.fixtures.store.writing import lock_problem, write_errors
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.patrol import Patrol, PatrolRow, shown
+from replaygate.hygiene.patrol import Patrol, PatrolRow, content_stamp, shown
 from replaygate.hygiene.usage import within
 from replaygate.hygiene.verify_repair import left_alone
 from replaygate.locks import lock_at
@@ -50,8 +51,8 @@ LINKED = "reached through a symlink: not pruned; prune the store it belongs to"
 class PruneResult:
     """What was deleted, the backups of the files removed or rewritten, the files left
     because they are reached through a symlink (:data:`LINKED`), and the fixtures listed
-    that were no longer there once the store's lock was taken (``gone``: another prune,
-    or a re-recording, removed them first)."""
+    that were no longer there as listed once the store's lock was taken (``gone``:
+    another prune removed them, or a recording changed them, first: those are kept)."""
 
     deleted: tuple[PatrolRow, ...]
     backups: tuple[Path, ...]
@@ -137,18 +138,26 @@ def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:
             yield chunk
 
 
-def _rewrite_jsonl(file: Path, keys: set[str], linked: bool) -> tuple[Path | None, set[str]]:
-    """Back ``file`` up, then write it again without the fixtures of ``keys`` and their
-    sample lines; both are streamed, so a file of any size is never held whole. Left
-    without fixtures, it is removed, or emptied when ``linked`` (a symlink of the store
-    names it). Returns the backup and the keys of ``keys`` the file held; a file that
-    holds none of them (pruned meanwhile) is left as it is, with no backup (``None``)."""
+def _rewrite_jsonl(
+    file: Path, keys: dict[str, set[str]], linked: bool
+) -> tuple[Path | None, set[str]]:
+    """Back ``file`` up, then write it again without the fixtures of ``keys`` (each key's
+    :func:`~.patrol.content_stamp` as listed) and their sample lines; both are streamed,
+    so a file of any size is never held whole. Left without fixtures, it is removed, or
+    emptied when ``linked`` (a symlink of the store names it). Returns the backup and the
+    keys of ``keys`` the file held as listed; a file that holds none of them (pruned, or
+    changed by a recording, meanwhile) is left as it is, with no backup (``None``)."""
     store = FixtureStore(file)
     store.refresh()
     with store:
         grown = store.sample_lines()
-        found = {key for key in keys if store.get(key)}
-        pruned = [loc for key in sorted(found) for loc, _ in store.get(key)]
+        pruned: list[Location] = []
+        found: set[str] = set()
+        for key in sorted(keys):
+            for loc, fixture in store.get(key):
+                if content_stamp(fixture) in keys[key]:
+                    pruned.append(loc)
+                    found.add(key)
         drop = {line.line for loc in pruned for line in (loc, *grown.get(loc, ()))}
         left = len(store) - len(pruned)
     if not found:
@@ -176,10 +185,10 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
     # each file named is resolved once: a large store's rows name a few files many times
     real_of = {file: resolved(file) for file in dict.fromkeys(row.file for row in rows)}
     names: dict[Path, set[Path]] = defaultdict(set)  # each real file, by the names given
-    keys: dict[Path, set[str]] = defaultdict(set)
-    for row in rows:
+    keys: dict[Path, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for row in rows:  # a fixture is deleted only while it is as it was listed
         names[real_of[row.file]].add(row.file)
-        keys[real_of[row.file]].add(row.key)
+        keys[real_of[row.file]][row.key].add(row.stamp)
     # each lock once, however reached, taken in one order (two prunes cannot deadlock),
     # the lock itself never followed: one that is a symlink is refused
     # a one-fixture .json file named alone is written under its folder store's lock
@@ -209,8 +218,9 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
                     continue
                 with write_errors(file, "prune it", "the file is left as it is"):
                     if file.suffix == ".json":
-                        key = read_json_file(file).key
-                        if key in keys[real]:
+                        fixture = read_json_file(file)
+                        key = fixture.key
+                        if content_stamp(fixture) in keys[real].get(key, ()):
                             backups.append(backup_of(file))
                             os.rename(file, backups[-1])
                             removed.append(file)
