@@ -42,6 +42,7 @@ from replaygate.fixtures.mismatch import (
     IN_LINE_ORDER,
     IN_ORDER,
     IN_RANDOM_ID,
+    IN_RUN_VALUES,
     IN_ZONE,
     RECORD_FIRST,
     SERVED_SIMULATOR,
@@ -511,6 +512,34 @@ def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_pat
         client.post(url, json={"input": [hi, answer, again, answer, hi]})
     listed = (miss_of(test, missed.value) or ("",))[0]
     assert listed == f"body.input[3], body.input[4] ({IN_CARRIED_HISTORY})"
+
+
+def test_a_prompt_holding_the_clock_and_a_random_id_names_the_cause(tmp_path: Path) -> None:
+    # pydantic-ai's @agent.instructions returning f"Now is {datetime.now()}. Session
+    # {uuid4()}.": neither the clock's note nor the random id's told it, each holding the
+    # other's value, and the miss said only "if the change was meant, re-record"
+    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
+    prompt = "Now is {}. Session {}."
+    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c"}))
+    recorded = prompt.format("2026-12-07T15:16:24.877713", "f3b65323-3b39-44dc-b504-7214b9a1c0de")
+    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
+        client.post(url, json={"messages": [{"role": "system", "content": recorded}]})
+    sent = prompt.format("2026-12-07T15:16:27.315638", "f28b4d19-5f5b-4742-abd6-fea2104b22aa")
+    with (
+        block_network(),
+        httpx2_client(store) as client,
+        pytest.raises(FixtureMismatchError) as missed,
+    ):
+        client.post(url, json={"messages": [{"role": "system", "content": sent}]})
+    assert (
+        "body.messages[0].content differs only in values the code under test makes anew on "
+        "each run and writes into a prompt, a random id and a date or time the clock writes, "
+        "none of which alone makes the difference"
+    ) in str(missed.value)
+    assert "only in a random id" not in str(missed.value)
+    test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
+    listed = (miss_of(test, missed.value) or ("",))[0]
+    assert listed == f"body.messages[0].content ({IN_RUN_VALUES})"
 
 
 def test_a_prompt_holding_a_random_id_names_the_cause(tmp_path: Path) -> None:

@@ -112,11 +112,13 @@ def _varying(said: str) -> str | None:
         IN_LINE_ORDER,
         IN_ORDER,
         IN_RANDOM_ID,
+        IN_RUN_VALUES,
         IN_SET_ORDER,
         IN_ZONE,
         LINE_ORDER_LEAD,
         RANDOM_ID_LEAD,
         REORDERED_LEAD,
+        RUN_VALUES_LEAD,
         SET_TEXT_LEAD,
         ZONE_LEAD,
     )
@@ -137,6 +139,7 @@ def _varying(said: str) -> str | None:
         (ZONE_LEAD, IN_ZONE),
         (RANDOM_ID_LEAD, IN_RANDOM_ID),
         (ADDRESS_LEAD, IN_ADDRESS),
+        (RUN_VALUES_LEAD, IN_RUN_VALUES),
         (CARRIED_HISTORY_LEAD, IN_CARRIED_HISTORY),
         (HISTORY_APART_LEAD, IN_HISTORY_APART),
     )
