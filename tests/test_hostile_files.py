@@ -565,6 +565,26 @@ def test_a_full_disk_on_append_is_a_clear_error_and_loses_nothing(
     assert FixtureStore.open(path).lookup(REQUEST) == GOOD
 
 
+def test_a_disk_filling_up_half_way_through_an_append_is_named_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the kernel wrote what fit and the error said only "short write ... 3375 of 5549 bytes"
+    store, path, before = _store_with_one(tmp_path)
+    real_write, calls = os.write, []
+
+    def fills_up(fd: int, data: bytes) -> int:
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(fd, bytes(data)[:100])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", fills_up)
+    other = Fixture.create({**REQUEST, "max_tokens": 9}, [RESPONSE], META)
+    with pytest.raises(StoreWriteError, match="cannot write a fixture: No space left on device"):
+        store.put(other)
+    assert path.read_bytes() == before
+
+
 def test_a_full_disk_on_a_stores_first_write_leaves_no_empty_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
