@@ -219,6 +219,24 @@ def test_temperature_beside_top_p_is_refused_as_the_api_refuses_it(
     assert claude.messages.create(**unlisted, extra_body={"temperature": 0.2, "top_p": 0.9})
 
 
+@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-opus-4-1-20250805"])
+def test_an_effort_of_a_model_that_takes_none_is_refused_as_the_api_refuses_it(
+    sim: Simulator, model: str
+) -> None:
+    # pydantic-ai's AnthropicModelSettings(anthropic_effort="low") on claude-haiku-4-5 was
+    # recorded here and failed live: effort is Claude Sonnet 4.6's (and Opus 4.5's), not theirs
+    claude = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
+    asked = {"max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+    effort = {"output_config": {"effort": "low"}}
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(model=model, **asked, extra_body=effort)
+    message = "This model does not support the effort parameter."
+    assert refused.value.body["error"] == {"type": "invalid_request_error", "message": message}
+    assert claude.messages.create(model=model, **asked).content
+    for taking in ("claude-sonnet-4-6", "claude-sim-1"):  # one that takes it, one unlisted
+        assert claude.messages.create(model=taking, **asked, extra_body=effort).content
+
+
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929"])
 def test_a_retired_model_is_refused_as_the_api_refuses_it(sim: Simulator, model: str) -> None:
     # a recording naming claude-sonnet-4-5 after its retirement passed here and failed live

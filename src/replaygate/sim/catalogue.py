@@ -35,11 +35,19 @@ class AnthropicModel(NamedTuple):
     """When it was retired (RFC 3339), or None while it is active: the API lists a
     retired model only when ``lifecycle[]=retired`` asks for it, and still describes it
     (its ``deprecated_at`` is not kept: null)."""
+    effort: bool = False
+    """Whether it takes ``output_config.effort`` (Claude Sonnet 4.6 does; Haiku 4.5, Sonnet
+    4.5 and Opus 4.1 refuse it)."""
 
 
 ANTHROPIC_MODELS: tuple[AnthropicModel, ...] = (
     AnthropicModel(
-        "claude-sonnet-4-6", "Claude Sonnet 4.6", "2026-02-17T00:00:00Z", 128000, 1000000
+        "claude-sonnet-4-6",
+        "Claude Sonnet 4.6",
+        "2026-02-17T00:00:00Z",
+        128000,
+        1000000,
+        effort=True,
     ),
     AnthropicModel("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15T00:00:00Z", 64000),
     AnthropicModel(
@@ -317,17 +325,25 @@ def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | N
     )
 
 
-def anthropic_sampling_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
-    """The Messages API's error for a ``temperature`` beside a ``top_p``, of which each
-    model the simulator lists (by its id or its dated snapshot's) takes one at most, as
-    Claude Opus 4.1 and the models after it do: a recording sending both (pydantic-ai's
-    ``ModelSettings(temperature=..., top_p=...)``) passed here and failed live."""
+def anthropic_settings_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The Messages API's error for settings a model the simulator lists (by its id or its
+    dated snapshot's) does not take: a ``temperature`` beside a ``top_p``, of which each
+    takes one at most, as Claude Opus 4.1 and the models after it do; an
+    ``output_config.effort`` of a model that takes none (:attr:`AnthropicModel.effort`).
+    A recording sending them (pydantic-ai's ``ModelSettings(temperature=..., top_p=...)``,
+    its ``anthropic_effort`` on claude-haiku-4-5) passed here and failed live."""
     found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
-    if found is None or body.get("temperature") is None or body.get("top_p") is None:
+    if found is None:
         return None
-    return Invalid(
-        "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
-    )
+    if body.get("temperature") is not None and body.get("top_p") is not None:
+        return Invalid(
+            "`temperature` and `top_p` cannot both be specified for this model. "
+            "Please use only one."
+        )
+    config = body.get("output_config")
+    if isinstance(config, Mapping) and "effort" in config and not found.effort:
+        return Invalid("This model does not support the effort parameter.")
+    return None
 
 
 def openai_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:

@@ -569,7 +569,7 @@ class AnthropicMessages(Endpoint):
             or self.files_problem(request)
             or catalogue.anthropic_model_retired(request.model)
             or catalogue.anthropic_output_refused(request.model, request.body)
-            or catalogue.anthropic_sampling_refused(request.model, request.body)
+            or catalogue.anthropic_settings_refused(request.model, request.body)
         )
 
     def read(self, request: SimRequest) -> Conversation:
