@@ -1278,6 +1278,30 @@ def test_an_assistant_turn_saying_nothing_is_refused_as_the_api_refuses_it(sim: 
     assert c.chat.completions.create(model=MODEL, messages=[asked, refused, asked]).choices
 
 
+def test_a_verbosity_a_model_does_not_take_is_refused_as_the_api_refuses_it(
+    sim: Simulator,
+) -> None:
+    """pydantic-ai's ``openai_text_verbosity='low'`` on ``gpt-4o-mini`` was answered, which
+    the API refuses (``Unsupported value: 'verbosity' does not support 'low' with this model.
+    Supported values are: 'medium'.``): a recording was green and failed live."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said = [{"role": "user", "content": QUESTION}]
+    for param, call in (
+        ("verbosity", lambda m, v: c.chat.completions.create(model=m, messages=said, verbosity=v)),
+        (
+            "text.verbosity",
+            lambda m, v: c.responses.create(model=m, input=QUESTION, text={"verbosity": v}),
+        ),
+    ):
+        with pytest.raises(openai.BadRequestError) as refused:
+            call("gpt-4o-mini", "low")
+        message = f"Unsupported value: '{param}' does not support 'low' with this model. "
+        assert refused.value.body["message"] == message + "Supported values are: 'medium'."
+        assert (refused.value.body["param"], refused.value.code) == (param, "unsupported_value")
+        assert call("gpt-4o-mini", "medium")  # the one it takes
+        assert call("gpt-5-mini", "high")  # a GPT-5 model takes them all
+
+
 def test_an_o_series_model_given_a_temperature_is_refused_as_the_api_refuses_it(
     sim: Simulator,
 ) -> None:

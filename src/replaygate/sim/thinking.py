@@ -194,6 +194,13 @@ def fixed_sampling(model: str, effort: Any) -> bool:
     return isinstance(effort, str) and effort != "none"
 
 
+def fixed_verbosity(model: str) -> bool:
+    """Whether OpenAI's ``model`` writes at the ``medium`` verbosity only, refusing
+    another: a model that does not reason (``gpt-4o``, ``gpt-4.1``, ``gpt-5-chat-latest``,
+    :data:`_UNREASONING_MODEL`); the GPT-5 models take ``low`` and ``high`` too."""
+    return _UNREASONING_MODEL.match(model.rsplit("/", 1)[-1]) is not None
+
+
 def default_effort(model: str) -> str | None:
     """The effort OpenAI's ``model`` reasons at unless told: ``medium`` for a reasoning
     model, ``none`` for ``gpt-5.1``, None for a model that does not reason."""

@@ -27,6 +27,7 @@ from replaygate.sim.thinking import (
     SUMMARIES,
     efforts_taken,
     fixed_sampling,
+    fixed_verbosity,
     reasoning_model,
     signed,
     unsealed,
@@ -725,6 +726,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _chat_output_asks(body)
     problem = problem or _chat_reasoning_model(body)
     problem = problem or _fixed_sampling(body, body.get("reasoning_effort"))
+    problem = problem or _fixed_verbosity(body, "verbosity", body.get("verbosity"))
     given = body.get("response_format")
     if isinstance(given, Mapping) and given.get("type") == "json_schema":
         problem = problem or _format_name(given.get("json_schema"), "response_format.json_schema")
@@ -915,6 +917,21 @@ def _fixed_sampling(body: Mapping[str, Any], effort: Any) -> Invalid | None:
                 "unsupported_value",
             )
     return None
+
+
+def _fixed_verbosity(body: Mapping[str, Any], param: str, value: Any) -> Invalid | None:
+    """OpenAI's error for a verbosity (``value`` of ``param``: Chat Completions'
+    ``verbosity``, the Responses API's ``text.verbosity``) other than ``medium`` given to a
+    model that writes at ``medium`` only (:func:`fixed_verbosity`: ``gpt-4o-mini``), as
+    pydantic-ai's ``openai_text_verbosity='low'`` sends it."""
+    if value in (None, "medium") or not fixed_verbosity(str(body.get("model"))):
+        return None
+    return Invalid(
+        f"Unsupported value: '{param}' does not support '{value}' with this model. Supported "
+        "values are: 'medium'.",
+        param,
+        "unsupported_value",
+    )
 
 
 def _unsupported(param: str, instead: str) -> Invalid:
@@ -1826,6 +1843,8 @@ def validate_responses(body: Any) -> Invalid | None:
         body.get("safety_identifier"), "safety_identifier", MAX_SAFETY_IDENTIFIER
     )
     text = body.get("text")
+    verbosity = text.get("verbosity") if isinstance(text, Mapping) else None
+    problem = problem or _fixed_verbosity(body, "text.verbosity", verbosity)
     given = text.get("format") if isinstance(text, Mapping) else None
     if isinstance(given, Mapping) and given.get("type") == "json_schema":
         problem = problem or _format_name(given, "text.format")
