@@ -341,7 +341,7 @@ def test_the_reasoning_stream_names_its_summary_events(sim: Simulator) -> None:
     [
         ("gpt-4.1", {}, False),
         ("qwen3-32b", {"reasoning": {"effort": "medium"}}, True),  # another server's model
-        ("o3", {"reasoning": {"effort": "none"}}, False),
+        ("gpt-5.2", {"reasoning": {"effort": "none"}}, False),  # o3 takes no none
         ("gpt-5-mini", {}, True),
         ("gpt-5.1", {}, False),  # it reasons at none unless told: it reasoned at medium
         ("gpt-5.1", {"reasoning": {"effort": "low"}}, True),
@@ -407,6 +407,10 @@ def test_a_reasoning_item_given_back_needs_its_summary(sim: Simulator) -> None:
         ("gpt-5-mini-2025-08-07", "none", "Unsupported value: 'none' is not supported with the "
          "'gpt-5-mini-2025-08-07' model. Supported values are: 'minimal', 'low', 'medium', "
          "and 'high'.", "unsupported_value"),
+        # pydantic-ai's openai_reasoning_effort="minimal", kept from a GPT-5 model
+        ("o4-mini", "minimal", "Unsupported value: 'minimal' is not supported with the "
+         "'o4-mini' model. Supported values are: 'low', 'medium', and 'high'.",
+         "unsupported_value"),
     ],
 )  # fmt: skip
 def test_an_effort_the_model_does_not_take_is_refused_as_the_api_refuses_it(

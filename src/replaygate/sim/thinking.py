@@ -70,10 +70,13 @@ _EFFORTS_TAKEN = (
         ("minimal", "low", "medium", "high"),
     ),
     (re.compile(r"gpt-5\.1(?:-\d{4}-\d{2}-\d{2})?"), ("none", "low", "medium", "high")),
+    (re.compile(r"o(?:1|3|3-mini|4-mini)(?:-\d{4}-\d{2}-\d{2})?"), ("low", "medium", "high")),
 )
 """The efforts the first GPT-5 models (``gpt-5``, ``gpt-5-mini``, ``gpt-5-nano``, their
-snapshots), which reason at ``medium`` unless told and cannot reason at ``none``, and
-``gpt-5.1``, which reasons at ``none`` unless told and has no ``minimal``, take."""
+snapshots), which reason at ``medium`` unless told and cannot reason at ``none``,
+``gpt-5.1``, which reasons at ``none`` unless told and has no ``minimal``, and the
+o-series models (``o1``, ``o3``, ``o3-mini``, ``o4-mini``), which came before
+``minimal`` and ``none``, take."""
 
 _UNREASONING_DEFAULT = re.compile(r"gpt-5\.1(?:-\d{4}-\d{2}-\d{2})?")
 """The reasoning models that reason at ``none`` unless told (``gpt-5.1``)."""
