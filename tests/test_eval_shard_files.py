@@ -75,6 +75,30 @@ def test_a_whole_empty_run_merges() -> None:
     assert merge([part()], ["shard-1.json"]).cases == ()
 
 
+def test_shards_naming_one_input_two_ways_merge_alike_in_any_order() -> None:
+    # shard 2 priced with a --prices file of the shipped prices, its store named by an
+    # older replaygate's absolute path: the merged run named the table and the store as
+    # the shard given first did, so two merges of the same shards differed
+    prices = {"currency": "USD", "models": {"m": {"input": 3.0, "output": 15.0}}}
+
+    def shard(index: int, source: str, fixtures: str) -> EvalResults:
+        info = {
+            "shard": {"index": index, "count": 2, "cases": 0, "positions": []},
+            "prices": {**prices, "source": source},
+            "fixtures": fixtures,
+            "fixtures_digest": "f" * 64,
+        }
+        return EvalResults((), info)
+
+    one = shard(1, "replaygate/evals/data/prices.toml", "evals/fixtures.jsonl")
+    two = shard(2, "p.toml over replaygate/evals/data/prices.toml", "/ci/evals/fixtures.jsonl")
+    given = (([one, two], ["s1.json", "s2.json"]), ([two, one], ["s2.json", "s1.json"]))
+    merged = [merge(parts, names).info for parts, names in given]
+    assert merged[0] == merged[1]
+    assert merged[0]["prices"]["source"] == "replaygate/evals/data/prices.toml"
+    assert merged[0]["fixtures"] == "evals/fixtures.jsonl"
+
+
 def test_the_merged_run_is_at_the_earliest_shard_time_whatever_its_utc_offset() -> None:
     def timed(index: int, time: str) -> EvalResults:
         shard = {"index": index, "count": 2, "cases": 0, "positions": []}

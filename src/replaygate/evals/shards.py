@@ -192,9 +192,13 @@ def merge(
     if sorted(placed) != list(range(total)):
         raise _not_the_run(placed, total)
     earliest = _earliest(str(p.info["time"]) for p in parts if p.info.get("time"))
+    # the run information of shard 1, whatever order the shards are given in: where the
+    # shards name one input two ways (a price table of the same prices from two files), the
+    # merged run names it alike in every merge
+    lead = min(zip(parts, shards, strict=True), key=lambda item: item[1]["index"])[0]
     info = {  # the run's time first, where a serial run writes it
         **({} if earliest is None else {"time": earliest}),
-        **{k: v for k, v in parts[0].info.items() if k not in SHARD_ONLY},
+        **{k: v for k, v in lead.info.items() if k not in SHARD_ONLY},
     }
     info["shards"] = [
         {"shard": f"{s['index']}/{count}", "time": p.info.get("time"), "file": file}
