@@ -60,7 +60,18 @@ def python_reason(text: bytes) -> str:
         (b" \n", "the file is empty, where results should be"),
         (  # cut off by a full disk or a killed writer
             b'{"format": "x",\n "cases": [{"id": "rag',
-            "not JSON: Unterminated string starting at line 2, column 19",
+            "not JSON: Unterminated string starting at line 2, column 19: the file ends "
+            "before its JSON does: it was cut short",
+        ),
+        (  # an artifact download that stopped between two values
+            b'{"format": "x",\n "cases": [{"id": "rag"}, ',
+            "not JSON: Expecting value at line 2, column 27: the file ends before its JSON "
+            "does: it was cut short (a copy, download or write that stopped)",
+        ),
+        (  # `replaygate eval --json >> results.json` run twice
+            b'{"format": "x"}\n{"format": "x"}\n',
+            "not JSON: Extra data at line 2, column 1: a whole JSON document ends there and "
+            "more follows, as when output is appended (`>>`)",
         ),
         (TRAILING_COMMA, f"not JSON: {python_reason(TRAILING_COMMA)}"),
         (  # a baseline two branches updated: it was "not JSON: Expecting value at line 2"
@@ -76,6 +87,8 @@ def python_reason(text: bytes) -> str:
         "Latin-1",
         "empty",
         "cut off in a string",
+        "cut off between values",
+        "two documents",
         "a trailing comma",
         "a merge conflict",
     ],

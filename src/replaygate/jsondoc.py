@@ -131,6 +131,23 @@ def syntax_error(err: json.JSONDecodeError, *, line: bool = True) -> str:
     return f"{err.msg.removesuffix(' at')} at {where}"
 
 
+def _cut_or_joined(text: str, err: json.JSONDecodeError) -> str:
+    """What the syntax error ``err`` of ``text`` tells of the file: it ends before its JSON
+    does (cut short), or a second document follows a whole one (two joined); empty when it
+    tells neither."""
+    if err.msg == "Extra data":
+        return (
+            ": a whole JSON document ends there and more follows, as when output is appended "
+            "(`>>`) to a file that held a document already; keep one document"
+        )
+    if err.msg.startswith("Unterminated string") or err.pos >= len(text.rstrip()):
+        return (
+            ": the file ends before its JSON does: it was cut short (a copy, download or "
+            "write that stopped); write or download it again"
+        )
+    return ""
+
+
 def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
     """Parse the JSON file at ``path``; ``error`` says why it cannot be read.
 
@@ -170,7 +187,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
                 "checkout --ours or --theirs) or join the two by hand, then delete the "
                 "marker lines"
             ) from None
-        raise error(f"{name}: not JSON: {syntax_error(err)}") from None
+        raise error(f"{name}: not JSON: {syntax_error(err)}{_cut_or_joined(text, err)}") from None
     except RecursionError:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
     except DuplicateKeyError as err:  # named by its path
