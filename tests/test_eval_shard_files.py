@@ -552,3 +552,16 @@ def test_a_merge_written_into_another_project_appends_to_the_shards_project_hist
     assert not (theirs / "h.db").exists()
     shards = json.loads(out.read_text("utf-8"))["eval"]["shards"]
     assert [s["file"] for s in shards] == ["shard-1.json", "shard-2.json"]
+
+
+def test_a_history_given_to_a_shard_is_refused_not_passed_over(tmp_path: Path) -> None:
+    # `eval --shard 1/2 --history h.db` ran, appended nothing and said nothing of h.db
+    history = tmp_path / "h.db"
+    args = ["--shard", "1/2", "--out", str(tmp_path / "s1.json"), "--history", str(history)]
+    done = CliRunner().invoke(eval_cmd, args)
+    assert done.exit_code == 2, done.output
+    assert (
+        f"Error: --history {history} with --shard: a shard appends nothing to the history"
+    ) in done.output
+    assert "give --history to `replaygate eval merge`" in done.output
+    assert not history.exists() and not (tmp_path / "s1.json").exists()

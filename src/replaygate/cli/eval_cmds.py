@@ -234,6 +234,12 @@ def eval_cmd(
             raise CommandError(
                 "--shard needs --out: `replaygate eval merge` reads each shard's file"
             )
+        if shard is not None and history_path is not None:  # never passed over
+            raise CommandError(
+                f"--history {history_path} with --shard: a shard appends nothing to the "
+                "history (its cases are not the run); give --history to `replaygate eval "
+                "merge`, which appends the merged run"
+            )
         config = load_config(config_path, near=fixtures_path or cases_path)
         fixtures = choose_fixtures(fixtures_path, config)
         cases_file = cases_path or config.cases
