@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene import refs
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.patrol import patrol
-from replaygate.hygiene.prune import delete
+from replaygate.hygiene.prune import PruneResult, delete
 from run_cli import Done
 from test_patrol import EDGES_OF_TIME, play, put, request, response
 
@@ -231,10 +232,9 @@ def test_a_fixture_a_recording_changed_after_the_listing_is_kept(
     hits = project / ".replaygate" / "hits"
     doomed = [r for r in patrol(store, runs=5, refs=[project / "tests"], hits_dir=hits).rows]
     doomed = [r for r in doomed if r.unused]
-    meta = {"interface": "anthropic.messages", "source": "hand"}
     with FixtureStore.open(store) as opened, opened.lock():
         if change == "re-record":
-            fresh = Fixture.create(request("unused one"), [response("fresh")], meta)
+            fresh = Fixture.create(request("unused one"), [response("fresh")], recorder_meta())
             opened.put(fresh, replace=True)
         else:
             found = opened.find(request("unused one"))
@@ -244,6 +244,35 @@ def test_a_fixture_a_recording_changed_after_the_listing_is_kept(
     assert [r.key for r in done.deleted] == [keys["unused two"]]
     assert [r.key for r in done.gone] == [keys["unused one"]]
     assert stored_keys(store) == {keys["played"], keys["referenced"], keys["unused one"]}
+
+
+def test_pruning_a_folder_above_a_folder_store_waits_for_that_stores_writers(
+    project: Path,
+) -> None:
+    # prune tests/fixtures took tests/fixtures/.replaygate.lock only, where the folder
+    # store tests/fixtures/shared (a marker's fixtures=) writes its one-fixture files
+    # under its own: a re-record under way there had its fresh file moved to the backup
+    store = project / "tests" / "fixtures" / "shared"
+    keys = setup_store(project, store)
+    hits = project / ".replaygate" / "hits"
+    root = project / "tests" / "fixtures"
+    listed = patrol(root, runs=5, refs=[project / "tests"], hits_dir=hits).rows
+    doomed = [r for r in listed if r.unused]
+    done: list[PruneResult] = []
+    with FixtureStore.open(store) as recorder, recorder.lock():
+        pruning = threading.Thread(target=lambda: done.append(delete(root, doomed)))
+        pruning.start()
+        pruning.join(0.1)
+        assert pruning.is_alive(), "prune went on while the store's writer held its lock"
+        fresh = Fixture.create(request("unused one"), [response("fresh")], recorder_meta())
+        recorder.put(fresh, replace=True)
+    pruning.join()
+    assert [r.key for r in done[0].deleted] == [keys["unused two"]]
+    assert stored_keys(store) == {keys["played"], keys["referenced"], keys["unused one"]}
+
+
+def recorder_meta() -> dict[str, Any]:
+    return {"interface": "anthropic.messages", "source": "hand"}
 
 
 def test_the_command_says_which_listed_fixtures_were_gone(

@@ -1,19 +1,20 @@
 """``prune --unused``: delete fixtures that no recent run played and no code references.
 
-Deleting takes the store's write lock (and each ``.jsonl`` file's own lock), so it
-never races a recorder (law 5). A one-fixture ``.json`` file is renamed to a backup
-beside it (``<key>.json.bak``, ``.bak1``...); a ``.jsonl`` file is first copied to a
-backup (``<name>.bak``, ``.bak1``...), then rewritten without the pruned lines (their
-sample lines too) in one atomic replace, both streamed line by line. A ``.jsonl`` file
-left without fixtures is removed (its backup stays); one named through a symlink is
-emptied instead, the link kept (removing the link would leave every fixture in the file it
-links to). A file the store names twice (an old name kept as a link to it) is one
-file: locked, rewritten and counted once. A fixture still played or referenced is
-refused, whoever asks, under any of its file's names. A one-fixture file reached
-through a symlink (a linked interface folder another repository's store shares) is
-listed but left, as ``verify --repair`` leaves it (:func:`~.verify_repair.left_alone`):
-this store's runs do not say what the other store's tests play, and its writers take
-another lock.
+Deleting takes the store's write lock and the lock of each store whose files it deletes
+from (a ``.jsonl`` file's own, a folder store's below the path pruned), so it never
+races a recorder (law 5), and deletes a fixture only as it was listed. A one-fixture
+``.json`` file is renamed to a backup beside it (``<key>.json.bak``, ``.bak1``...); a
+``.jsonl`` file is first copied to a backup (``<name>.bak``, ``.bak1``...), then
+rewritten without the pruned lines (their sample lines too) in one atomic replace, both
+streamed line by line. A ``.jsonl`` file left without fixtures is removed (its backup
+stays); one named through a symlink is emptied instead, the link kept (removing the link
+would leave every fixture in the file it links to). A file the store names twice (an old
+name kept as a link to it) is one file: locked, rewritten and counted once. A fixture
+still played or referenced is refused, whoever asks, under any of its file's names. A
+one-fixture file reached through a symlink (a linked interface folder another
+repository's store shares) is listed but left, as ``verify --repair`` leaves it
+(:func:`~.verify_repair.left_alone`): this store's runs do not say what the other
+store's tests play, and its writers take another lock.
 """
 
 from __future__ import annotations
@@ -191,9 +192,10 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
         keys[real_of[row.file]][row.key].add(row.stamp)
     # each lock once, however reached, taken in one order (two prunes cannot deadlock),
     # the lock itself never followed: one that is a symlink is refused
-    # a one-fixture .json file named alone is written under its folder store's lock
+    # a one-fixture .json file is written under its folder store's lock, which for a
+    # folder store below the path pruned (a marker's fixtures=) is that store's own
     lock_files = [FixtureStore(store_of(path) if path.is_file() else path).lock_path]
-    lock_files += [FixtureStore(file).lock_path for file in real_of if file.suffix == ".jsonl"]
+    lock_files += [FixtureStore(store_of(file)).lock_path for file in real_of]
     for lock_file in lock_files:
         problem = lock_problem(str(lock_file))
         if problem is not None:
