@@ -565,3 +565,22 @@ def test_a_history_given_to_a_shard_is_refused_not_passed_over(tmp_path: Path) -
     ) in done.output
     assert "give --history to `replaygate eval merge`" in done.output
     assert not history.exists() and not (tmp_path / "s1.json").exists()
+
+
+def test_shards_recorded_from_two_sources_are_two_runs() -> None:
+    # a shard recorded from the simulator with another --seed (or from the live API)
+    # merged with the others into one run that no recording made
+    def recorded(index: int, source: str) -> EvalResults:
+        shard = {"index": index, "count": 2, "cases": 0, "positions": []}
+        return EvalResults((), {"mode": "record-missing", "recording": source, "shard": shard})
+
+    same = [recorded(1, "the simulator, seed 7"), recorded(2, "the simulator, seed 7")]
+    assert "recording" not in merge(same, ["s1.json", "s2.json"]).info  # as a serial run
+    for other in ("the simulator, seed 8", "live"):
+        parts = [recorded(1, "the simulator, seed 7"), recorded(2, other)]
+        with pytest.raises(ResultsError) as refused:
+            merge(parts, ["s1.json", "s2.json"])
+        assert str(refused.value) == (
+            f"s2.json: recording is {other!r}, but 'the simulator, seed 7' in s1.json: these "
+            "shards come from different runs"
+        )

@@ -269,6 +269,8 @@ def eval_cmd(
             info["settings_digest"] = settings_digest(settings)
             if record_mode is None and fixtures.exists():  # what each shard replays: one store
                 info["fixtures_digest"] = store_checksum(fixtures)
+            elif record_mode is not None:  # where each shard records from: one source
+                info["recording"] = f"the simulator, seed {seed}" if simulator else "live"
         history = None if shard is not None or no_history else history_path or config.history_path
         inputs = {
             "the cases file": cases_file,

@@ -404,6 +404,7 @@ INFO_TEXT = (
     "agent",
     "fixtures_digest",
     "settings_digest",
+    "recording",
     "replaygate_version",
 )
 """The fields of a run's information that are strings when given."""

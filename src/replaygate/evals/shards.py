@@ -42,6 +42,7 @@ SAME_RUN = (
     "fixtures",
     "fixtures_digest",
     "settings_digest",
+    "recording",
     "prices",
     "commit",
     "replaygate_version",
@@ -58,11 +59,12 @@ _DIGESTS: dict[str, tuple[str, str, str | None]] = {
 }
 """The digests of what a shard read or sent: what differs, what it is, and the run
 information naming it (None: none does)."""
-SHARD_ONLY = ("shard", "time", "fixtures_digest", "settings_digest")
+SHARD_ONLY = ("shard", "time", "fixtures_digest", "settings_digest", "recording")
 """Run information of a shard that the merged results do not keep, as a serial run
 writes none of it: where the shard stood, its time (kept under ``shards``), the digest
-of the store it replayed and that of its request settings (checked to agree across the
-shards)."""
+of the store it replayed and that of its request settings, and what a recording shard
+recorded from (the simulator and its seed, or live), each checked to agree across the
+shards."""
 MAX_SHARDS = 10_000
 """The most shards a run is split into: each is a file `eval merge` must be given."""
 
