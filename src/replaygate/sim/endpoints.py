@@ -52,6 +52,7 @@ from replaygate.sim.message_batches import MessageBatches
 from replaygate.sim.moderations import Moderations
 from replaygate.sim.openai_batches import Batches, Files, form
 from replaygate.sim.openai_conversations import ConversationStore, conversation_not_found
+from replaygate.sim.openai_params import unknown_param
 from replaygate.sim.prompt_cache import cache_control_refused, uncached_usage
 from replaygate.sim.replies import (
     Provider,
@@ -642,6 +643,17 @@ class AnthropicCountTokens(AnthropicMessages):
         )
 
 
+class _OpenAIParams:
+    """OpenAI's refusal of a request field its API does not take
+    (:mod:`replaygate.sim.openai_params`)."""
+
+    checks_params = True
+    """Whether the route is OpenAI's own (Azure's takes fields of its own, ``data_sources``)."""
+
+    def unknown_param(self, body: Mapping[str, Any], api: str) -> Invalid | None:
+        return unknown_param(body, api) if self.checks_params else None
+
+
 class _OpenAIToolChoice:
     """What OpenAI's two APIs say alike of the calls a turn may make: ``parallel_tool_calls:
     false`` (one call at most) and a forced call (``required``, a named function, or
@@ -674,7 +686,7 @@ def _functions(body: Mapping[str, Any]) -> bool:
     return isinstance(body.get("functions"), list)
 
 
-class OpenAIChat(_OpenAIToolChoice, Endpoint):
+class OpenAIChat(_OpenAIParams, _OpenAIToolChoice, Endpoint):
     """``POST /v1/chat/completions``; a request of the deprecated ``functions`` is answered
     as the API answers it: at most one call, forced by a ``function_call`` naming one
     (``none`` offers none), given as the message's ``function_call``."""
@@ -715,7 +727,8 @@ class OpenAIChat(_OpenAIToolChoice, Endpoint):
         return _schema_of(given, "schema", objects=True)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        problem = validate_openai(request.body) or custom_forced(request.body, nested=True)
+        problem = validate_openai(request.body) or self.unknown_param(request.body, "chat")
+        problem = problem or custom_forced(request.body, nested=True)
         problem = problem or catalogue.openai_output_refused(request.model, request.body)
         problem = problem or audio_asked(request.body) or chat_json_word(request.body)
         return problem or chat_strict_schema(request.body)
@@ -807,7 +820,7 @@ left out is ``medium``, and ``service_tier`` is answered with the tier that serv
 (:func:`_served_tier`)."""
 
 
-class OpenAIResponses(_OpenAIToolChoice, Endpoint):
+class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
     """``POST /v1/responses``, with ``previous_response_id`` conversations."""
 
     provider: Provider = "openai"
@@ -860,7 +873,8 @@ class OpenAIResponses(_OpenAIToolChoice, Endpoint):
         return reasoning_sentences(request.model, effort)
 
     def validate(self, request: SimRequest) -> Invalid | None:
-        problem = validate_responses(request.body) or custom_forced(request.body, nested=False)
+        problem = validate_responses(request.body) or self.unknown_param(request.body, "responses")
+        problem = problem or custom_forced(request.body, nested=False)
         problem = problem or hosted_forced(request.body)
         if problem is not None:
             return problem

@@ -138,9 +138,11 @@ class _AccessErrors(Endpoint):
 
 class _Azure(_AccessErrors):
     """An OpenAI endpoint at Azure OpenAI's paths (:attr:`routes`), answering a refused key
-    (401) and a rate limit (429) in Azure's own body, other errors in OpenAI's."""
+    (401) and a rate limit (429) in Azure's own body, other errors in OpenAI's; it takes
+    fields of Azure's own (``data_sources``), so an unknown one is not refused."""
 
     routes: re.Pattern[str]
+    checks_params = False
 
     def serves(self, route: str) -> bool:
         return self.routes.fullmatch(route) is not None
