@@ -327,3 +327,34 @@ def test_a_damaged_fixture_file_of_a_folder_store_fails_compact_and_its_check(
             done.stderr.startswith(f"Error: {stored}") and "nothing to compact" not in done.stdout
         )
     assert stored.read_bytes() == before
+
+
+class _ReRecordedWhileRead(FixtureStore):
+    """A store whose file a re-recording rewrites (a new file in its place, under the
+    file's lock) once it has been indexed, before compact reads its lines."""
+
+    def sample_lines(self) -> Any:
+        found = super().sample_lines()
+        if not self.path.with_name("re-recorded").exists():
+            self.path.with_name("re-recorded").touch()
+            with FixtureStore.open(self.path) as recorder:
+                recorder.put(fixture(0, "fresh"), replace=True)
+        return found
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["check", "write"])
+def test_a_file_a_re_recording_rewrites_while_compact_reads_it_is_read_again(
+    store: Path, monkeypatch: pytest.MonkeyPatch, write: bool
+) -> None:
+    # compact failed: "rewritten on disk since the store was indexed; open the store
+    # again", an advice for the library, beside a test session re-recording the store
+    monkeypatch.setattr(compacting, "FixtureStore", _ReRecordedWhileRead)
+    if not write:
+        with pytest.raises(FixtureFormatError) as refused:
+            compact(store, write=False)
+        assert refused.value.reason == CHANGED
+        return
+    assert [c.fixtures for c in compact(store, write=True)] == [1]
+    with FixtureStore.open(store) as opened:
+        answers = [[r["content"][0]["text"] for r in f.responses] for f in opened]
+    assert answers == [["fresh"], ["answer 1", "second"], ["answer 2"]]
