@@ -107,13 +107,15 @@ def test_a_conversation_and_a_previous_response_together_are_refused() -> None:
         client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
         conversation = client.conversations.create()
         first = client.responses.create(model="gpt-sim-1", input="hi")
-        with pytest.raises(openai.BadRequestError, match="Mutually exclusive parameters"):
-            client.responses.create(
-                model="gpt-sim-1",
-                input="again",
-                conversation=conversation.id,
-                previous_response_id=first.id,
-            )
+        for named in (conversation.id, "conv_unknown"):  # refused before it is looked up
+            with pytest.raises(openai.BadRequestError, match="Mutually exclusive") as refused:
+                client.responses.create(
+                    model="gpt-sim-1",
+                    input="again",
+                    conversation=named,
+                    previous_response_id=first.id,
+                )
+            assert refused.value.param is None
 
 
 def test_a_null_conversation_is_none_and_a_conversation_of_another_type_is_refused() -> None:

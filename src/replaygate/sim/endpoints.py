@@ -885,16 +885,16 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
                 "conversation",
                 "invalid_type",
             )
-        if named is not None and not self.kept.held(named):
-            return Invalid(conversation_not_found(named), "conversation", status=404)
         previous = request.body.get("previous_response_id")
-        if previous and named is not None:
+        if previous and named is not None:  # before either is looked up, as the API checks
             return Invalid(
                 "Mutually exclusive parameters: Ensure you are only providing one of: "
                 "'previous_response_id' or 'conversation'.",
-                "previous_response_id",
+                None,
                 "mutually_exclusive_parameters",
             )
+        if named is not None and not self.kept.held(named):
+            return Invalid(conversation_not_found(named), "conversation", status=404)
         if previous and self.conversations.history(previous) is None:
             return Invalid(
                 f"Previous response with id '{previous}' not found.{self.why_not_held(previous)}",
