@@ -1114,13 +1114,17 @@ def test_a_reasoning_model_given_max_tokens_or_stop_is_refused(sim: Simulator) -
         ("o4-mini", {"max_tokens": 64}),
         ("openai/gpt-5", {"max_tokens": 64}),
         ("o3-2025-04-16", {"stop": ["x"]}),
+        ("gpt-5-mini", {"stop": ["x"]}),  # as smolagents' CodeAgent sends it: answered
+        ("gpt-5.1", {"stop": "Observation:"}),
     ):
         with pytest.raises(openai.BadRequestError, match="Unsupported parameter") as raised:
             c.chat.completions.create(model=model, messages=said, **sent)
         assert raised.value.param == next(iter(sent))
     taken = c.chat.completions.create(model="o4-mini", messages=said, max_completion_tokens=64)
     plain = c.chat.completions.create(model="gpt-4.1", messages=said, max_tokens=64, stop=["x"])
+    chat = c.chat.completions.create(model="gpt-5-chat-latest", messages=said, stop=["x"])
     assert taken.choices[0].message.content and plain.choices[0].message.content
+    assert chat.choices[0].message.content
 
 
 def test_stream_options_or_a_completion_window_the_api_refuses_is_refused(sim: Simulator) -> None:

@@ -882,15 +882,16 @@ def _format_name(given: Any, where: str) -> Invalid | None:
     return _function_name(given["name"], f"{where}.name")
 
 
-_NO_STOP_MODEL = re.compile(r"o3|o4-mini")
-"""The reasoning models the SDK says take no ``stop`` (``o3``, ``o4-mini``, their
-snapshots)."""
+_NO_STOP_MODEL = re.compile(r"o3|o4-mini|gpt-5(?![\w.-]*-chat)")
+"""The reasoning models that take no ``stop``: ``o3`` and ``o4-mini``, as the SDK says, and
+the GPT-5 models (``gpt-5-mini``, ``gpt-5.1``, ``gpt-5.2``: the API's ``Unsupported
+parameter: 'stop'``, at any effort), their snapshots; not ``gpt-5-chat-latest``."""
 
 
 def _chat_reasoning_model(body: Mapping[str, Any]) -> Invalid | None:
     """Chat Completions' error for a reasoning model given ``max_tokens`` (which the SDK
-    says is not compatible with them: ``max_completion_tokens`` is) or, for ``o3`` and
-    ``o4-mini``, ``stop``."""
+    says is not compatible with them: ``max_completion_tokens`` is) or, for one of
+    :data:`_NO_STOP_MODEL`, ``stop``."""
     model = str(body.get("model"))
     if body.get("max_tokens") is not None and reasoning_model(model):
         return _unsupported("max_tokens", " Use 'max_completion_tokens' instead.")
