@@ -8,10 +8,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from replaygate import FixtureStore
 from replaygate.http import Exchange, httpx2_client
 from replaygate.hygiene.patrol import patrol
+from replaygate.hygiene.stored import each_fixture_metas
 from replaygate.sim import Simulator
 from sdks import anthropic
+from test_store import META, fixture, write_lines
+from test_store_samples import add
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -56,3 +60,21 @@ def test_a_first_answer_dated_by_no_time_is_of_unknown_age_not_its_sample_s(
     result = patrol(store, max_age=timedelta(days=90), runs=5, refs=[], hits_dir=tmp_path / "h")
     (row,) = result.rows
     assert (row.recorded_at, row.age, row.misdated) == (None, None, True)
+
+
+def test_the_sample_lines_are_read_from_the_file_indexed_while_a_recording_rewrites_it(
+    tmp_path: Path,
+) -> None:
+    # patrol ended in a traceback (orjson.JSONDecodeError) beside a re-recording session:
+    # the meta of each sample line was read from the store's path again, at the offsets
+    # of the file it had indexed, after a rewrite had moved every line
+    store = tmp_path / "s.jsonl"
+    write_lines(store, fixture(0), fixture(1))
+    add(store, "question 1", 1, "second")
+    read = each_fixture_metas(store)
+    assert next(read)[1].key == fixture(0).key
+    with FixtureStore.open(store) as recorder:
+        recorder.put(fixture(0, "a longer answer " * 40), replace=True)
+    ((_, second, metas),) = list(read)
+    assert second.key == fixture(1).key and len(metas) == 2
+    assert all(meta == META for meta in metas)

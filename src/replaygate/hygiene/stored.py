@@ -12,7 +12,7 @@ import orjson
 from replaygate.errors import FixtureFormatError, ReplaygateError, shell_path
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
-from replaygate.fixtures.store.files import existing_store, open_binary
+from replaygate.fixtures.store.files import existing_store
 from replaygate.fixtures.store.given import read_under
 from replaygate.hygiene.errors import HygieneError
 from replaygate.missing import pasted_location
@@ -42,15 +42,14 @@ def each_fixture_metas(
             held, grown = store, store.sample_lines()
         fixture = store.read(loc)
         lines = grown.get(loc)
-        metas = [fixture.meta] if not lines else [_meta_at(at) for at in (loc, *lines)]
+        metas = [fixture.meta] if not lines else [_meta_at(store, at) for at in (loc, *lines)]
         yield loc, fixture, metas
 
 
-def _meta_at(loc: Location) -> dict[str, Any] | None:
-    """The ``meta`` of the JSONL line at ``loc`` (None when it has none)."""
-    with open_binary(loc.file) as handle:
-        handle.seek(loc.offset)
-        obj = orjson.loads(handle.read(loc.length))
+def _meta_at(store: FixtureStore, loc: Location) -> dict[str, Any] | None:
+    """The ``meta`` of the JSONL line at ``loc`` (None when it has none), read from the
+    file ``store`` indexed: a recording may have rewritten the file at its path since."""
+    obj = orjson.loads(store.stored_line(loc))
     meta = obj.get("meta") if type(obj) is dict else None
     return meta if type(meta) is dict else None
 
