@@ -1127,6 +1127,43 @@ def test_a_reasoning_model_given_max_tokens_or_stop_is_refused(sim: Simulator) -
     assert chat.choices[0].message.content
 
 
+@pytest.mark.parametrize(
+    ("model", "sent"),
+    [
+        ("gpt-5-mini", {"logit_bias": {"50256": -100}}),
+        ("gpt-5.1", {"prediction": {"type": "content", "content": "x"}}),
+        ("o4-mini", {"presence_penalty": 0.5}),
+        ("gpt-5-nano", {"frequency_penalty": 0.1}),
+        ("gpt-5.2", {"logprobs": True, "reasoning_effort": "low"}),
+    ],
+)
+def test_a_setting_a_reasoning_model_does_not_take_is_refused(
+    sim: Simulator, model: str, sent: dict[str, Any]
+) -> None:
+    """``logit_bias`` and Predicted Outputs for a GPT-5 model, and a penalty or log
+    probabilities for a model reasoning, kept from a model that took them (a ChatOpenAI
+    given frequency_penalty, a judge asking logprobs), were answered: the API refuses them
+    (``Unsupported parameter: 'logprobs' is not supported with this model.``)."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said = [{"role": "user", "content": QUESTION}]
+    with pytest.raises(openai.BadRequestError) as raised:
+        c.chat.completions.create(model=model, messages=said, **sent)
+    param = next(iter(sent))
+    assert (raised.value.param, raised.value.code) == (param, "unsupported_parameter")
+    assert str(raised.value.message).endswith(f"'{param}' is not supported with this model.")
+
+
+def test_a_reasoning_model_not_reasoning_takes_penalties_and_logprobs(sim: Simulator) -> None:
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    said = [{"role": "user", "content": QUESTION}]
+    for model, effort in (("gpt-5.1", None), ("gpt-5.2", "none"), ("gpt-4o", None)):
+        asked = {} if effort is None else {"reasoning_effort": effort}
+        answer = c.chat.completions.create(
+            model=model, messages=said, logprobs=True, presence_penalty=0.5, **asked
+        )
+        assert answer.choices[0].logprobs is not None
+
+
 def test_stream_options_or_a_completion_window_the_api_refuses_is_refused(sim: Simulator) -> None:
     """A Responses request giving ``stream_options`` without ``stream: true`` (which the
     SDK says to set only then, and Chat Completions was refused), or a ``2h`` completion

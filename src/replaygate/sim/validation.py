@@ -888,16 +888,33 @@ the GPT-5 models (``gpt-5-mini``, ``gpt-5.1``, ``gpt-5.2``: the API's ``Unsuppor
 parameter: 'stop'``, at any effort), their snapshots; not ``gpt-5-chat-latest``."""
 
 
+_GPT5_REASONING = re.compile(r"gpt-5(?![\w.-]*-chat)")
+"""The GPT-5 models that reason, which take neither ``logit_bias`` nor ``prediction``
+(Predicted Outputs), at any effort."""
+_WHILE_REASONING = ("presence_penalty", "frequency_penalty")
+"""Chat Completions settings a model refuses while it reasons (:func:`fixed_sampling`)."""
+
+
 def _chat_reasoning_model(body: Mapping[str, Any]) -> Invalid | None:
     """Chat Completions' error for a reasoning model given ``max_tokens`` (which the SDK
-    says is not compatible with them: ``max_completion_tokens`` is) or, for one of
-    :data:`_NO_STOP_MODEL`, ``stop``."""
+    says is not compatible with them: ``max_completion_tokens`` is); for one of
+    :data:`_NO_STOP_MODEL`, ``stop``; for one of :data:`_GPT5_REASONING`, ``logit_bias``
+    or ``prediction``; and for a model reasoning now, a penalty or ``logprobs: true``."""
     model = str(body.get("model"))
+    name = model.rsplit("/", 1)[-1]
     if body.get("max_tokens") is not None and reasoning_model(model):
         return _unsupported("max_tokens", " Use 'max_completion_tokens' instead.")
-    if body.get("stop") is not None and _NO_STOP_MODEL.match(model.rsplit("/", 1)[-1]):
+    if body.get("stop") is not None and _NO_STOP_MODEL.match(name):
         return _unsupported("stop", "")
-    return None
+    for setting in ("logit_bias", "prediction"):
+        if body.get(setting) is not None and _GPT5_REASONING.match(name):
+            return _unsupported(setting, "")
+    if not fixed_sampling(model, body.get("reasoning_effort")):
+        return None
+    for setting in _WHILE_REASONING:
+        if body.get(setting) is not None:
+            return _unsupported(setting, "")
+    return _unsupported("logprobs", "") if body.get("logprobs") is True else None
 
 
 def _fixed_sampling(body: Mapping[str, Any], effort: Any) -> Invalid | None:
