@@ -491,3 +491,32 @@ def test_custom_tools_are_offered_to_no_behaviour_and_a_call_forced_of_one_is_re
         sim.openai_base_url + path, json=only_custom, headers={"authorization": "Bearer k"}
     )  # the simulator's own refusal, not the API's answer: a recording keeps none of it
     assert simulator_refusal({"body": refused.json()}) is not None
+
+
+@pytest.mark.parametrize(
+    ("asked", "param"),
+    [
+        ({"tool_choice": {"type": "function", "function": {}}}, "tool_choice.function.name"),
+        ({"tool_choice": {"type": "function", "name": "first"}}, "tool_choice.function"),
+        ({"response_format": {"type": "json_schema"}}, "response_format.json_schema"),
+        ({"response_format": {"json_schema": {"name": "x"}}}, "response_format.type"),
+    ],
+)
+def test_a_chat_tool_choice_or_format_missing_its_part_is_refused(
+    sim: Simulator, asked: dict[str, Any], param: str
+) -> None:
+    """A tool choice naming no function (the Responses API's flat shape sent to Chat
+    Completions) was answered as no choice, and a ``json_schema`` format without its
+    schema in JSON mode: the API's 400 says the part missing."""
+    tools = [{"type": "function", "function": {"name": n}} for n in ("first", "second")]
+    with pytest.raises(openai.BadRequestError) as refused:
+        _openai_client(sim).chat.completions.create(
+            model="gpt-4o", messages=[{"role": "user", "content": "hi json"}], tools=tools,
+            **asked,
+        )  # fmt: skip
+    assert refused.value.body == {
+        "message": f"Missing required parameter: '{param}'.",
+        "type": "invalid_request_error",
+        "param": param,
+        "code": "missing_required_parameter",
+    }

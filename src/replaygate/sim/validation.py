@@ -727,9 +727,7 @@ def validate_openai(body: Any) -> Invalid | None:
     problem = problem or _chat_reasoning_model(body)
     problem = problem or _fixed_sampling(body, body.get("reasoning_effort"))
     problem = problem or _fixed_verbosity(body, "verbosity", body.get("verbosity"))
-    given = body.get("response_format")
-    if isinstance(given, Mapping) and given.get("type") == "json_schema":
-        problem = problem or _format_name(given.get("json_schema"), "response_format.json_schema")
+    problem = problem or _response_format_parts(body.get("response_format"))
     for i, item in enumerate(messages):
         role = item.get("role") if isinstance(item, Mapping) else None
         if role not in _OPENAI_ROLES:
@@ -1465,13 +1463,39 @@ def _only_with_tools(body: Mapping[str, Any], name: str) -> Invalid | None:
     )
 
 
+def _response_format_parts(given: Any) -> Invalid | None:
+    """Chat Completions' error for a ``response_format`` object without its ``type``, or
+    of type ``json_schema`` without its ``json_schema`` (a schema forgotten: it was
+    answered in JSON mode) or that one's ``name``."""
+    if not isinstance(given, Mapping):
+        return None
+    if given.get("type") is None:
+        return _missing("response_format.type")
+    if given["type"] != "json_schema":
+        return None
+    if given.get("json_schema") is None:
+        return _missing("response_format.json_schema")
+    return _format_name(given["json_schema"], "response_format.json_schema")
+
+
+_CHOICE_OBJECTS = ("custom", "allowed_tools")
+"""The kinds of a Chat Completions ``tool_choice`` object besides a named function."""
+
+
 def _chat_tool_choice(choice: Any, tools: Any) -> Invalid | None:
     """Chat Completions' error for a ``tool_choice`` given without tools, of no known
-    mode, or naming a function the tools do not define."""
+    mode, an object naming no function (one of another ``type`` is read as a function's),
+    or naming a function the tools do not define."""
     if choice is None:
         return None
     if not tools:
         return _only_with_tools({"tool_choice": choice}, "tool_choice")
+    if isinstance(choice, Mapping) and choice.get("type") not in _CHOICE_OBJECTS:
+        function = choice.get("function")
+        if not isinstance(function, Mapping):
+            return _missing("tool_choice.function")
+        if function.get("name") is None:
+            return _missing("tool_choice.function.name")
     defined = _defined_names(tools, nested=True)
     for name in _chosen_names(choice, nested=True):
         if name not in defined:
