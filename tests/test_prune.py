@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from replaygate.cli import hygiene_cmds, main
 from replaygate.fixtures import hits
-from replaygate.fixtures.fixture import Fixture
+from replaygate.fixtures.fixture import Fixture, now_iso
 from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene import refs
 from replaygate.hygiene.errors import HygieneError
@@ -643,3 +643,18 @@ def test_an_outcome_noted_after_its_file_was_removed_is_on_disk(tmp_path: Path) 
     log.note("tests/test_x.py::test_b", "failed")
     log.settle()
     assert hits.read_outcomes(folder) == {run: {"tests/test_x.py::test_b": False}}
+
+
+def test_a_run_dated_after_now_stops_the_prune(project: Path) -> None:
+    # a run logged by a clock that was ahead (and each run after it, which takes a time
+    # after it): a fixture recorded since, which no run played, was not new but unused,
+    # and prune --yes deleted the fresh recording
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    keys = setup_store(project, store)
+    play(store, "played", project / ".replaygate" / "hits", "20301130T000000Z-0002", project)
+    fresh = put(store, "recorded just now", now_iso())
+    done = prune(str(store), "--unused", "--yes")
+    assert done.exit_code == 2, done.output
+    assert "1 run(s) in the hits log at .replaygate/hits are dated after now" in done.output
+    assert "20301130T000000Z-0002" in done.output and "nothing deleted" in done.output
+    assert stored_keys(store) == {*keys.values(), fresh}

@@ -88,6 +88,10 @@ class PatrolRow:
     play its store started, and none played it: no run counted could (a fixture of
     ``replaygate record``, of a run still going, or pulled from a teammate since). One
     dated in the future is not: its date tells nothing (:attr:`future`)."""
+    judged_ahead: bool = False
+    """Whether the newest run counted that would play its store is dated after the
+    patrol's now (logged by a clock that was ahead, or after such a run): whether it was
+    recorded after that run, and so :attr:`new`, cannot be told."""
     stamp: str = ""
     """:func:`content_stamp` of the fixture as it was judged: ``prune`` deletes it only
     while it is still so, never once a recording changed it (a re-record, a sample)."""
@@ -340,6 +344,7 @@ def patrol(
                 misdated=when is None and any((m or {}).get("recorded_at") for m in metas),
                 failed_tests=usage.failed_tests(loc.file),
                 new=not plays and when is not None and since is not None and since < when <= moment,
+                judged_ahead=since is not None and since > moment,
                 stamp=stamp,
             )
         )

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replaygate.errors import ReplaygateError
+from replaygate.fixtures.hits import run_started
 from replaygate.fixtures.store import (
     FixtureStore,
     atomic_write,
@@ -111,8 +112,9 @@ def candidates(
             "replays), or prune only the eval's store; nothing deleted"
         )
     outside = [row for row in doomed if not row.eval_store]  # judged by test sessions
-    if not outside:
-        return doomed  # the eval runs counted judge their stores: nothing more to read
+    if not outside:  # the eval runs counted judge their stores: nothing more to read
+        _refuse_runs_ahead(result, doomed)
+        return doomed
     evals = len(result.runs) - result.test_sessions
     for configured, named in eval_stores():
         store = resolved(configured)
@@ -130,7 +132,29 @@ def candidates(
                 f"{shown(configured)} ({named}): run `replaygate eval` first (it logs which "
                 "fixtures it replays), or prune other stores; nothing deleted"
             )
+    _refuse_runs_ahead(result, doomed)
     return doomed
+
+
+def _refuse_runs_ahead(result: Patrol, doomed: Sequence[PatrolRow]) -> None:
+    """Refuse while the run that judges a fixture of ``doomed`` is dated after the
+    patrol's now (:attr:`~.patrol.PatrolRow.judged_ahead`): logged by a clock that was
+    ahead (or after such a run, whose time a run then takes after it), it makes a fixture
+    recorded since, which no run counted played, look recorded before it: unused, where
+    it is new."""
+    if any(row.judged_ahead for row in doomed):
+        ahead = (
+            sorted(r for r in result.runs if (t := run_started(r)) is not None and t > result.now)
+            or sorted(result.runs)[-1:]
+        )
+        raise HygieneError(
+            f"{len(ahead)} run(s) in the hits log at {shown(result.hits_dir)} are dated after "
+            f"now, the newest {ahead[-1]} (logged by a clock that was ahead, or after such a "
+            "run): a fixture recorded since, which no run played, would be taken for unused; "
+            "once the clock is right, move those runs' files aside (their names start with "
+            f"the time they say, {ahead[0].split('-', 1)[0]} the first) and run the tests "
+            "again; nothing deleted"
+        )
 
 
 def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:
