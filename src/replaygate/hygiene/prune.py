@@ -219,7 +219,9 @@ def delete(path: Path, rows: Sequence[PatrolRow]) -> PruneResult:
     # a one-fixture .json file is written under its folder store's lock, which for a
     # folder store below the path pruned (a marker's fixtures=) is that store's own
     lock_files = [FixtureStore(store_of(path) if path.is_file() else path).lock_path]
-    lock_files += [FixtureStore(store_of(file)).lock_path for file in real_of]
+    lock_files += [
+        FixtureStore(store_of(file)).lock_path for file in real_of if not left_alone(path, file)
+    ]
     for lock_file in lock_files:
         problem = lock_problem(str(lock_file))
         if problem is not None:
