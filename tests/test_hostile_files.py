@@ -585,6 +585,20 @@ def test_a_disk_filling_up_half_way_through_an_append_is_named_full(
     assert path.read_bytes() == before
 
 
+def test_a_rewrite_whose_lock_was_removed_while_held_is_refused(tmp_path: Path) -> None:
+    # git clean -X removed the ignored lock during a recording: the next writer made a
+    # new one and took it at once, and two rewrites of the file ran together, the second
+    # keeping nothing of the first
+    store, path, before = _store_with_one(tmp_path)
+    with store.lock():
+        os.unlink(store.lock_path)
+        rerecorded = Fixture.create(REQUEST, [{**RESPONSE, "id": "new"}], META)
+        with pytest.raises(StoreWriteError, match="removed or replaced while this process held"):
+            store.put(rerecorded, replace=True)
+    assert path.read_bytes() == before
+    assert store.lookup(REQUEST) == GOOD
+
+
 def test_a_full_disk_on_a_stores_first_write_leaves_no_empty_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

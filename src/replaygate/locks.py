@@ -199,6 +199,22 @@ class Lock(FileLock):
         self.acquire()
         return True
 
+    def check_file(self) -> None:
+        """Raise an :class:`OSError` naming the lock when its file is no longer the file
+        this process locked (removed, as ``git clean -X`` removes ignored files, or
+        replaced): another writer may have made a new one and taken it, so a rewrite made
+        now could undo that writer's. Nothing when this process does not hold it."""
+        fd = self._context.lock_file_fd
+        if fd is None:
+            return
+        held = os.fstat(fd)
+        try:
+            there = os.stat(self.lock_file, follow_symlinks=False)
+        except FileNotFoundError:
+            there = None
+        if there is None or (there.st_dev, there.st_ino) != (held.st_dev, held.st_ino):
+            raise OSError(errno.ESTALE, LOCK_LOST, self.lock_file)
+
     def _refuse_untakable(self) -> None:
         """Raise the :class:`OSError` that keeps the lock file from being made (naming the
         lock file), the one fault filelock retries for ever; nothing when the file is
@@ -217,6 +233,23 @@ class Lock(FileLock):
         except OSError as err:
             raise OSError(err.errno, _why(err, self.lock_file), self.lock_file) from None
         os.unlink(probe)
+
+
+LOCK_LOST = (
+    "removed or replaced while this process held it (git clean -X removes ignored "
+    "files), so another writer may hold it now: nothing was written; run again once "
+    "no other writer runs"
+)
+"""Why a rewrite under a lock whose file went while it was held is refused."""
+
+
+def check_held() -> None:
+    """:meth:`Lock.check_file` of each lock this thread holds: called just before a file
+    is replaced, so that no rewrite goes on once its lock is another writer's."""
+    me = threading.get_ident()
+    for lock in list(_LOCKS):
+        if lock._turn_owner == me and lock._levels:
+            lock.check_file()
 
 
 _HOLDS = itertools.count(1)

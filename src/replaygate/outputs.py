@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from replaygate.locks import check_held
+
 
 def real_file(path: Path) -> Path:
     """``path``, or the file it links to when it is a symlink: a file reached through a
@@ -64,6 +66,7 @@ def atomic_write(
             os.fsync(handle.fileno())
         if check is not None:
             check(tmp)
+        check_held()
         os.replace(tmp, target)
     finally:
         with contextlib.suppress(FileNotFoundError):
