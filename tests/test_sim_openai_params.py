@@ -41,6 +41,12 @@ def _refusal(call: Any) -> dict[str, Any]:
         ("chat", {"max_output_tokens": 64}, "max_output_tokens"),
         ("responses", {"top_k": 5}, "top_k"),
         ("responses", {"stream_options": {"include_usage": True}}, "stream_options.include_usage"),
+        ("responses", {"text": {"format": {"type": "text"}, "zzz": 1}}, "text.zzz"),
+        (
+            "responses",
+            {"reasoning": {"effort": "low", "budget_tokens": 1024}},
+            "reasoning.budget_tokens",
+        ),
     ],
 )
 def test_a_field_the_api_does_not_take_is_refused_as_it_refuses_it(

@@ -520,3 +520,26 @@ def test_a_chat_tool_choice_or_format_missing_its_part_is_refused(
         "param": param,
         "code": "missing_required_parameter",
     }
+
+
+@pytest.mark.parametrize(
+    ("asked", "param"),
+    [
+        ({"tool_choice": {"type": "function", "function": {"name": "first"}}}, "tool_choice.name"),
+        ({"text": {"format": {"name": "x"}}}, "text.format.type"),
+    ],
+)
+def test_a_responses_tool_choice_or_format_missing_its_part_is_refused(
+    sim: Simulator, asked: dict[str, Any], param: str
+) -> None:
+    """Chat Completions' nested tool choice sent to the Responses API was answered as no
+    choice, and a format without its type as text: the API's 400 says the part missing."""
+    tools = [{"type": "function", "name": n, "parameters": _schema()} for n in ("first", "x")]
+    with pytest.raises(openai.BadRequestError) as refused:
+        _openai_client(sim).responses.create(model="gpt-4o", input="hi", tools=tools, **asked)
+    assert refused.value.body == {
+        "message": f"Missing required parameter: '{param}'.",
+        "type": "invalid_request_error",
+        "param": param,
+        "code": "missing_required_parameter",
+    }

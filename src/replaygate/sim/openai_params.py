@@ -97,12 +97,17 @@ MOVED_IN_RESPONSES = {
 }
 """Chat Completions fields the Responses API names otherwise: what to send instead."""
 
-STREAM_OPTIONS = {
-    "chat": frozenset({"include_usage", "include_obfuscation"}),
-    "responses": frozenset({"include_obfuscation"}),
+NESTED_PARAMS: dict[str, dict[str, frozenset[str]]] = {
+    "chat": {"stream_options": frozenset({"include_usage", "include_obfuscation"})},
+    "responses": {
+        "stream_options": frozenset({"include_obfuscation"}),
+        "text": frozenset({"format", "verbosity"}),
+        "reasoning": frozenset({"context", "effort", "generate_summary", "mode", "summary"}),
+    },
 }
-"""The fields of each API's ``stream_options`` (the Responses API reports usage in its
-``response.completed`` event, and takes no ``include_usage``)."""
+"""The fields of each API's objects checked as strictly as the request's own (the
+Responses API reports usage in its ``response.completed`` event, and takes no
+``stream_options.include_usage``)."""
 
 _OPENAI_MODEL = re.compile(r"(?:ft:)?(?:gpt-|chatgpt-|o[1-9])")
 """OpenAI's model names (a provider prefix, ``openai/``, is another server's naming)."""
@@ -133,8 +138,9 @@ def unknown_param(body: Mapping[str, Any], api: str) -> Invalid | None:
                 "unsupported_parameter",
             )
         return _unknown(name)
-    options = body.get("stream_options")
-    for name in options if isinstance(options, Mapping) else ():
-        if name not in STREAM_OPTIONS[api]:
-            return _unknown(f"stream_options.{name}")
+    for field, taken in NESTED_PARAMS[api].items():
+        given = body.get(field)
+        for name in given if isinstance(given, Mapping) else ():
+            if name not in taken:
+                return _unknown(f"{field}.{name}")
     return None

@@ -1508,8 +1508,12 @@ def _chat_tool_choice(choice: Any, tools: Any) -> Invalid | None:
 
 
 def _responses_tool_choice(choice: Any, tools: Any) -> Invalid | None:
-    """The Responses API's error for a ``tool_choice`` of no known mode, or one naming a
-    tool (a function, or one ``allowed_tools`` lists) the tools do not define."""
+    """The Responses API's error for a ``tool_choice`` of no known mode, a function's or
+    custom tool's naming none (Chat Completions' nested ``function`` sent here), or one
+    naming a tool (a function, or one ``allowed_tools`` lists) the tools do not define."""
+    named_none = isinstance(choice, Mapping) and choice.get("name") is None
+    if named_none and choice.get("type") in _OPENAI_TOOL_TYPES:
+        return _missing("tool_choice.name")
     named = isinstance(choice, Mapping) and choice.get("type") in _OPENAI_TOOL_TYPES
     defined = _defined_names(tools, nested=False)
     for name in _chosen_names(choice, nested=False):
@@ -1888,6 +1892,8 @@ def validate_responses(body: Any) -> Invalid | None:
     verbosity = text.get("verbosity") if isinstance(text, Mapping) else None
     problem = problem or _fixed_verbosity(body, "text.verbosity", verbosity)
     given = text.get("format") if isinstance(text, Mapping) else None
+    if isinstance(given, Mapping) and given.get("type") is None:
+        problem = problem or _missing("text.format.type")
     if isinstance(given, Mapping) and given.get("type") == "json_schema":
         problem = problem or _format_name(given, "text.format")
     problem = problem or _responses_reasoning(body)
