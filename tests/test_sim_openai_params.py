@@ -6,11 +6,12 @@ against it failed on its first live request."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
 from replaygate.sim import Simulator
+from replaygate.sim.openai_params import CHAT_PARAMS, RESPONSES_PARAMS
 from sdks import openai
 
 HI = [{"role": "user", "content": "hi"}]
@@ -98,3 +99,13 @@ def test_another_server_s_model_takes_fields_of_its_own(client: Any) -> None:
         answer = client.chat.completions.create(model=model, messages=HI, extra_body={"top_k": 5})
         assert answer.choices[0].message.content == "echo: hi"
     assert client.responses.create(model="qwen3", input="hi", extra_body={"top_k": 5}).output_text
+
+
+def test_every_field_the_installed_sdk_sends_is_taken() -> None:
+    # a newer openai SDK may send a field the API has started to take: the simulator takes
+    # each field of the SDK's request types, so that such a field is never refused here
+    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+    from openai.types.responses.response_create_params import ResponseCreateParamsBase
+
+    assert set(get_type_hints(CompletionCreateParamsBase)) <= CHAT_PARAMS
+    assert set(get_type_hints(ResponseCreateParamsBase)) <= RESPONSES_PARAMS
