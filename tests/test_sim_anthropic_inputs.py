@@ -1,6 +1,7 @@
 """The simulator refusing, as the Messages API does, the inputs the API's own checks refuse
 and its schema does not: an image whose bytes are not of the media type it is sent as, a
-PDF whose data is no PDF, a token count given ``max_tokens``."""
+PDF whose data is no PDF, a token count given ``max_tokens``, a field the API does not
+take."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from replaygate.sim import Simulator
+from replaygate.sim.validation import MESSAGES_FIELDS
 from sdks import anthropic
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
@@ -121,3 +123,50 @@ def test_a_token_count_given_max_tokens_is_refused(client: anthropic.Anthropic) 
         model="claude-sonnet-4-6", messages=[{"role": "user", "content": "hi"}]
     )
     assert counted.input_tokens > 0
+
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("model", "extra"),
+    [("claude-sonnet-4-6", {"is_litellm": True}), ("claude-haiku-4-5", {"max_token": 9}),
+     ("claude-sonnet-4-6", {"top_k": 5, "reasoning_effort": "low"})],
+    ids=["a framework's flag", "misspelt", "another API's field"],
+)  # fmt: skip
+def test_a_field_the_messages_api_does_not_take_is_refused_in_its_words(
+    client: anthropic.Anthropic, model: str, extra: dict[str, Any]
+) -> None:
+    # it was answered, so a recording passed that the API refuses live
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(model=model, max_tokens=32, messages=HI, extra_body=extra)
+    assert isinstance(caught.value.body, dict)
+    unknown = next(name for name in extra if name not in MESSAGES_FIELDS)
+    assert caught.value.body["error"] == {
+        "type": "invalid_request_error",
+        "message": f"{unknown}: Extra inputs are not permitted",
+    }
+
+
+def test_the_sampling_fields_and_another_server_s_model_are_answered(
+    client: anthropic.Anthropic,
+) -> None:
+    sampled = {"temperature": 0.5, "top_k": 5}
+    client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=32, messages=HI, extra_body=sampled
+    )
+    local = {"is_litellm": True, "keep_alive": "5m"}  # a local server's model takes its own
+    client.messages.create(model="qwen3:8b", max_tokens=32, messages=HI, extra_body=local)
+
+
+def test_every_field_the_installed_sdk_sends_in_the_body_is_taken() -> None:
+    # a newer anthropic SDK may send a field the API has started to take: the simulator
+    # takes each field of the SDK's request types (betas goes in a header, not the body)
+    from typing import get_type_hints
+
+    from anthropic.types import message_create_params as stable
+    from anthropic.types.beta import message_create_params as beta
+
+    sent = set(get_type_hints(stable.MessageCreateParamsBase))
+    sent |= set(get_type_hints(beta.MessageCreateParamsBase)) - {"betas"}
+    assert sent <= MESSAGES_FIELDS

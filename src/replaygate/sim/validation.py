@@ -309,6 +309,32 @@ _ANTHROPIC_PARAMS: _Fields = {
 _MESSAGE_FIELDS = frozenset({"role", "content"})
 """The fields of a message of the Messages API: it refuses any other."""
 
+MESSAGES_FIELDS = frozenset(
+    {
+        *_ANTHROPIC_PARAMS,
+        *("model", "max_tokens", "messages", "stream", "tools", "thinking", "output_config"),
+        *("cache_control", "container", "diagnostics", "inference_geo", "service_tier"),
+        *("speed", "user_profile_id", "workspace_id"),
+        # the beta's (sent with an anthropic-beta header; betas itself goes in the header)
+        *("billing_policy", "compaction", "context_management", "fallback_credit_token"),
+        *("fallbacks", "mcp_servers", "output_format", "thread"),
+    }
+)
+"""The fields of a Messages API request (the anthropic SDK's ``MessageCreateParams`` and
+its beta's, with the sampling parameters the API still takes): it refuses any other."""
+
+_CLAUDE = re.compile(r"(?:anthropic\.|[a-z]+\.anthropic\.)?claude-")
+"""Anthropic's model names (a cloud platform's ``anthropic.`` prefix included): another
+server answering the Messages API's route (a local model, a gateway) takes fields of its own."""
+
+
+def _unknown_field(body: Mapping[str, Any]) -> str | None:
+    """The first field of ``body``, a request for one of Anthropic's models, that the
+    Messages API does not take (:data:`MESSAGES_FIELDS`); else None."""
+    if not _CLAUDE.match(body["model"]):
+        return None
+    return next((name for name in body if name not in MESSAGES_FIELDS), None)
+
 
 def _prefill_ends_in_space(last: Mapping[str, Any]) -> Invalid | None:
     """The Messages API's error for a final assistant message (a prefill of the answer)
@@ -334,6 +360,9 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         return Invalid("model: Input should be a valid string")
     if counting and "max_tokens" in body:  # a Messages body sent to count as it is
         return Invalid("max_tokens: Extra inputs are not permitted")
+    extra = None if counting else _unknown_field(body)
+    if extra is not None:  # misspelt, or passed through extra_body (is_litellm)
+        return Invalid(f"{extra}: Extra inputs are not permitted", extra)
     problem = None if counting else _max_tokens(body)
     for name, (kind_of, word) in _ANTHROPIC_PARAMS.items():
         if problem is None and body.get(name) is not None and not isinstance(body[name], kind_of):
