@@ -7,7 +7,9 @@ marked ``strict`` are refused with a 400 unless every object of the schema says
 names the schema and where in it (``In context=('properties', 'address'), ...``). The
 openai SDK's ``parse`` helpers build such schemas from pydantic models; a schema written
 by hand often lacks one of the two, and a recording from a server that took it would
-fail on its first live request.
+fail on its first live request. A ``default`` is taken (the openai SDK's ``parse``
+keeps a field's non-null default in the strict schema it sends; the API refused one in
+2024 and takes it now; Azure OpenAI refuses it still).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def responses_strict_schema(body: Mapping[str, Any]) -> Invalid | None:
 def _first_broken(schemas: list[_Given]) -> Invalid | None:
     """The API's refusal of the first of these schemas that breaks a rule: a root that is
     not an object; anywhere, an array without ``items``; given strictly, an object that
-    is not closed (:func:`_object_problem`) or a ``default``. A function's is refused with
+    is not closed (:func:`_object_problem`). A function's is refused with
     code ``invalid_function_parameters``, an output format's ``invalid_json_schema``."""
     for schema, kind, name, param, strict in schemas:
         if not isinstance(schema, Mapping) or not schema:  # none, or no parameters
@@ -123,13 +125,11 @@ def _schemas(node: Any, context: tuple[str, ...]) -> Iterator[tuple[tuple[str, .
 
 def _node_problem(node: Mapping[str, Any], strict: bool) -> str | None:
     """What the API says of one schema it refuses: an array without ``items`` (any
-    schema), a ``default`` or an object not closed (a strict one)."""
+    schema), an object not closed (a strict one)."""
     if node.get("type") == "array" and "items" not in node:
         return "array schema missing items."
     if not strict:
         return None
-    if "default" in node:
-        return "'default' is not permitted."
     if node.get("type") == "object" or "properties" in node:
         return _object_problem(node)
     return None
