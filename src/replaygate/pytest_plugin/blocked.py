@@ -65,10 +65,12 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
     elif not uses_replaygate(item) and (offline := _offline_because(item)) is not None:
         lines.append(
             f"replaygate: {item.nodeid} does not use replaygate, but the session is offline "
-            f"{offline}, from the end of collection to its end. For this test to reach the "
-            "network (pytest-recording recording its cassette, say), run it in a session "
-            'that selects no test using replaygate (pytest -m "not replaygate", when those '
-            "are marked)."
+            f"{offline}, from the end of collection to its end. For its calls to be "
+            "replayed from fixtures (and recorded with approval) as those tests' are, mark it "
+            "@pytest.mark.replaygate, or give it a client factory (anthropic_client, "
+            "openai_client). For this test to reach the network (pytest-recording "
+            "recording its cassette, say), run it in a session that selects no test using "
+            'replaygate (pytest -m "not replaygate", when those are marked).'
         )
     elif recording and not unintercepted:
         lines.append(

@@ -1,0 +1,41 @@
+"""The note under a refusal of the network block names the remedy a test that forgot the
+``replaygate`` marker needs: the marker (or a client factory), beside the way to let a
+test that should not use replaygate reach the network."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from replaygate.errors import NetworkBlockedError
+from replaygate.pytest_plugin.blocked import blocked_note
+from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
+
+
+def _unmarked_test(offline: OfflineSession) -> pytest.Item:
+    """A test using no replaygate fixture and no marker, in a session kept offline."""
+    plugins = SimpleNamespace(get_plugin=lambda name: offline if name == OFFLINE else None)
+    item: Any = SimpleNamespace(
+        nodeid="tests/test_own.py::test_unmarked",
+        fixturenames=(),
+        get_closest_marker=lambda name: None,
+        config=SimpleNamespace(pluginmanager=plugins),
+    )
+    return cast(pytest.Item, item)
+
+
+@pytest.mark.parametrize("recording", [False, True])
+def test_an_unmarked_test_refused_in_an_offline_session_is_told_to_mark_it(
+    recording: bool,
+) -> None:
+    offline = OfflineSession("in replay")
+    offline.blocked = True
+    offline.users["tests/test_own.py::test_marked"] = None
+    refused = NetworkBlockedError("lookup of 'api.anthropic.com' refused")
+    note = blocked_note(_unmarked_test(offline), refused, recording=recording)
+    assert note is not None
+    assert "tests/test_own.py::test_unmarked does not use replaygate" in note
+    assert "mark it @pytest.mark.replaygate, or give it a client factory" in note
+    assert 'pytest -m "not replaygate"' in note
