@@ -480,10 +480,12 @@ def test_chat_counts_reasoning_tokens_of_a_reasoning_model(
         model=model, messages=messages, stream=True, stream_options={"include_usage": True}, **asked
     )
     for usage in (plain.usage, [chunk.usage for chunk in streamed][-1]):
-        details = usage.completion_tokens_details
-        assert (details is not None and details.reasoning_tokens > 0) is reasons
-        spent = details.reasoning_tokens if details is not None else 0
-        assert usage.completion_tokens == spent + 2  # and "echo: Hi"
+        details = usage.completion_tokens_details  # given as the API gives it, reasoning or not
+        assert details is not None and details.audio_tokens == 0
+        assert (details.reasoning_tokens > 0) is reasons
+        assert usage.prompt_tokens_details is not None
+        assert usage.prompt_tokens_details.cached_tokens == 0
+        assert usage.completion_tokens == details.reasoning_tokens + 2  # and "echo: Hi"
         assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
 
 

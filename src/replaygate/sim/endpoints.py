@@ -747,17 +747,20 @@ class OpenAIChat(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         completion_id = f"chatcmpl-sim-{tag}"
         wire = to_openai_response(response, model=request.model, completion_id=completion_id)
         wire["service_tier"] = _served_tier(request.body.get("service_tier"))
-        if thought:  # each of the n choices thinks it: its tokens count for each
-            spent = tokens(len(thought)) * self.choices(request)
-            usage = wire["usage"]
-            usage["completion_tokens"] += spent
-            usage["total_tokens"] += spent
-            usage["completion_tokens_details"] = {
-                "accepted_prediction_tokens": 0,
-                "audio_tokens": 0,
-                "reasoning_tokens": spent,
-                "rejected_prediction_tokens": 0,
-            }
+        # each of the n choices thinks it: its tokens count for each
+        spent = tokens(len(thought)) * self.choices(request) if thought else 0
+        usage = wire["usage"]
+        usage["completion_tokens"] += spent
+        usage["total_tokens"] += spent
+        # the API details every usage, a model that reasons or not: LangChain's
+        # usage_metadata reads its cache_read and reasoning counts from them
+        usage["prompt_tokens_details"] = {"audio_tokens": 0, "cached_tokens": 0}
+        usage["completion_tokens_details"] = {
+            "accepted_prediction_tokens": 0,
+            "audio_tokens": 0,
+            "reasoning_tokens": spent,
+            "rejected_prediction_tokens": 0,
+        }
         if _functions(request.body):
             wire = as_function_call(wire)
         return _with_logprobs(request, wire)
