@@ -122,12 +122,31 @@ def chosen_problem(config: pytest.Config, chosen: Any) -> str | None:
     store = Path(os.path.normpath(chosen_store(config, chosen)))
     stores = Path(os.path.normpath(folder))
     if not stores.is_relative_to(store):
-        return None
+        return _stores_folder_twice(config, chosen, store)
     what = "the stores folder" if store == stores else f"{store}, which holds the stores folder"
     return (
         f"its marker's fixtures={os.fspath(chosen)!r} names {what} {stores}: as one folder "
         "store it would hold every test's fixtures and record among them; name a file "
         f"(<name>.jsonl) or a folder of its own under {stores}"
+    )
+
+
+def _stores_folder_twice(config: pytest.Config, chosen: Any, store: Path) -> str | None:
+    """Why a marker's ``fixtures`` that starts with the stores folder's own path from the
+    rootdir (``"tests/fixtures/shared.jsonl"``) cannot be used, or None: it is read under
+    that folder, so it names a store nested in a second copy of it. One recorded there
+    already is left to be used."""
+    within = PurePath(stores_dir(config))
+    given = PurePath(os.path.normpath(os.fspath(chosen)))
+    if within.is_absolute() or given.is_absolute() or within == PurePath("."):
+        return None
+    if given.parts[: len(within.parts)] != within.parts or store.exists():
+        return None
+    meant = given.relative_to(within).as_posix()
+    return (
+        f"its marker's fixtures={os.fspath(chosen)!r} is read under the stores folder "
+        f"({within.as_posix()}, --replaygate-dir), so it names {store}, with the stores "
+        f"folder twice in it: give fixtures={meant!r} for {fixtures_dir(config) / meant}"
     )
 
 
