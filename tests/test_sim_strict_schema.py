@@ -194,3 +194,25 @@ def test_a_strict_schema_holding_a_default_is_answered(client: Any) -> None:
     assert client.responses.create(
         model="gpt-4o", input="Plan", tools=[{"type": "function", **function}]
     ).output
+
+
+class Boxed(BaseModel):
+    name: str
+    box: tuple[int, int]
+
+
+def test_a_tuple_s_array_of_prefix_items_alone_is_answered(client: Any) -> None:
+    """pydantic writes a ``tuple[int, int]`` as an array of ``prefixItems`` without
+    ``items``, which the API takes, strict or not: it was refused as ``array schema
+    missing items.`` (Instructor's tool of a model holding a tuple, the SDK's ``parse``)."""
+    asked = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Box"}]}
+    parsed = client.chat.completions.parse(**asked, response_format=Boxed)
+    assert parsed.choices[0].message.parsed == Boxed(name="echo: Box", box=(0, 0))
+    function = {"name": "Boxed", "parameters": Boxed.model_json_schema()}
+    tool = {"type": "function", "function": function}
+    assert client.chat.completions.create(**asked, tools=[tool], tool_choice="required")
+    with pytest.raises(openai.BadRequestError, match="array schema missing items"):
+        schema = {"type": "object", "properties": {"box": {"type": "array"}}}
+        client.chat.completions.create(
+            **asked, tools=[{"type": "function", "function": {"name": "b", "parameters": schema}}]
+        )

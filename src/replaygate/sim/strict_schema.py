@@ -124,9 +124,10 @@ def _schemas(node: Any, context: tuple[str, ...]) -> Iterator[tuple[tuple[str, .
 
 
 def _node_problem(node: Mapping[str, Any], strict: bool) -> str | None:
-    """What the API says of one schema it refuses: an array without ``items`` (any
-    schema), an object not closed (a strict one)."""
-    if node.get("type") == "array" and "items" not in node:
+    """What the API says of one schema it refuses: an array without ``items`` or a
+    tuple's ``prefixItems`` (any schema; pydantic writes a ``tuple[int, str]`` with
+    ``prefixItems`` alone), an object not closed (a strict one)."""
+    if node.get("type") == "array" and "items" not in node and "prefixItems" not in node:
         return "array schema missing items."
     if not strict:
         return None
