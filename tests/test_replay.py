@@ -1263,6 +1263,25 @@ def test_an_mcp_server_s_call_is_compared_with_the_call_of_another_tool() -> Non
     assert nearest(features(call(4, "tools/call", name="now", arguments={})), stored) == 2
 
 
+def test_an_edited_system_prompt_is_compared_with_the_request_sending_it() -> None:
+    # a system prompt given a 1h cache_control (LangChain's SystemMessage content block)
+    # was compared with the store's earlier request sending no system prompt at all, its
+    # diff the whole system prompt against <missing>, not the one field changed
+    def asking(system: list[dict[str, Any]] | None) -> dict[str, Any]:
+        sent = {} if system is None else {"system": system}
+        return {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], **sent}
+
+    prompt = {
+        "type": "text",
+        "text": "You are a weather bot.",
+        "cache_control": {"type": "ephemeral"},
+    }
+    stored = [(0, features(asking(None))), (1, features(asking([prompt])))]
+    longer = {**prompt, "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert nearest(features(asking([longer])), stored) == 1
+    assert nearest(features(asking([{**prompt, "text": "You are a weather bot!"}])), stored) == 1
+
+
 def test_a_question_in_another_unicode_form_is_compared_with_the_one_it_differs_from(
     tmp_path: Path,
 ) -> None:
