@@ -57,6 +57,20 @@ def test_the_usage_holds_the_cache_s_counts_at_zero(client: Any, stream: bool) -
     assert usage.input_tokens > 0 and usage.output_tokens > 0
 
 
+def test_a_stream_s_last_usage_holds_the_input_and_cache_counts(client: Any) -> None:
+    # the message_delta event held output_tokens alone: LangChain's ChatAnthropic, which
+    # reads that event's usage and not message_start's, streamed input_tokens 0
+    whole = client.messages.create(**_ask(1))
+    with client.messages.create(**_ask(1), stream=True) as events:
+        (last,) = [event for event in events if event.type == "message_delta"]
+    usage = last.usage
+    assert (usage.input_tokens, usage.output_tokens) == (
+        whole.usage.input_tokens,
+        whole.usage.output_tokens,
+    )
+    assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (0, 0)
+
+
 @pytest.mark.parametrize("count", [False, True], ids=["create", "count_tokens"])
 def test_a_fifth_cache_control_block_is_refused_as_the_api_refuses_it(
     client: Any, count: bool

@@ -89,6 +89,16 @@ def _anthropic_block(index: int, block: Mapping[str, Any], size: int) -> list[SS
     return events
 
 
+DELTA_USAGE = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "server_tool_use",
+)
+"""The counts of a message's usage its stream's ``message_delta`` repeats beside
+``output_tokens``, as the API sends them (cumulative, as ``MessageDeltaUsage`` holds them)."""
+
+
 def anthropic_events(
     message: Mapping[str, Any], *, chunk_size: int = DEFAULT_CHUNK, patch: Patch | None = None
 ) -> list[SSEEvent]:
@@ -104,6 +114,9 @@ def anthropic_events(
     for index, block in enumerate(message.get("content") or []):
         events.extend(_anthropic_block(index, block, chunk_size))
     usage = message.get("usage") or {}
+    # the API's last usage is the whole count, input and cache too: LangChain reads it
+    # alone, and drops the usage of message_start
+    counts = {k: usage[k] for k in DELTA_USAGE if usage.get(k) is not None}
     events.append(
         json_event(
             "message_delta",
@@ -113,7 +126,7 @@ def anthropic_events(
                     "stop_reason": message.get("stop_reason"),
                     "stop_sequence": message.get("stop_sequence"),
                 },
-                "usage": {"output_tokens": int(usage.get("output_tokens", 0))},
+                "usage": {**counts, "output_tokens": int(usage.get("output_tokens", 0))},
             },
         )
     )
