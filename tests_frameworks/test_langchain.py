@@ -20,6 +20,7 @@ import anthropic
 import openai
 import pytest
 from langchain_anthropic import ChatAnthropic
+from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.tools import tool
@@ -28,7 +29,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from langgraph.types import RetryPolicy
+from langgraph.types import Command, RetryPolicy, interrupt
 from pydantic import BaseModel
 
 from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning
@@ -380,6 +381,69 @@ def test_a_miss_ending_abatch_names_the_inputs_it_held_back(store: Path) -> None
     with pytest.raises(FixtureMismatchError) as around, intercept(store):
         asyncio.run(chat.abatch(changed, config=limited))
     assert not any("still run" in note for note in getattr(around.value, "__notes__", ()))
+
+
+def usage_counted(provider: str, hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    """The usage a callback handler sums over an ``invoke`` and a ``stream``: what of it
+    is there (input and output counted, the prompt cache's reads at 0), as live."""
+    handler = UsageMetadataCallbackHandler()
+    chat = chat_model(hosts, provider)
+    if isinstance(chat, ChatOpenAI):
+        chat.stream_usage = True  # asked of a base_url not OpenAI's too
+    config: Any = {"callbacks": [handler]}
+    chat.invoke(question, config=config)
+    streamed: Any = None
+    for chunk in chat.stream(question, config=config):
+        streamed = chunk if streamed is None else streamed + chunk
+    seen = []
+    for usage in (streamed.usage_metadata, *handler.usage_metadata.values()):
+        details = usage.get("input_token_details", {})
+        seen.append(
+            (usage["input_tokens"] > 0, usage["output_tokens"] > 0, details.get("cache_read"))
+        )
+    return seen
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "responses"])
+def test_usage_metadata_records_from_the_simulator_as_live(store: Path, provider: str) -> None:
+    """A stream's usage counted its input (ChatAnthropic read 0 from the simulator's last
+    event), and Chat Completions' usage details held the prompt cache's reads, as live."""
+    run, miss = partial(usage_counted, provider), partial(usage_counted, provider, question=CHANGED)
+    expected = [(True, True, 0), (True, True, 0)]
+    assert_recipe_replays(store, run, expected, miss, hosts=UNUSED_LOOPBACK)
+
+
+def approved(provider: str, hosts: Hosts, question: str = QUESTION) -> list[Any]:
+    """A graph whose node drafts an answer, pauses for a person (``interrupt``), and is
+    resumed with ``Command(resume=...)``: the node runs again from its start, so its model
+    call is sent twice; then a last node answers."""
+    chat = model(hosts, provider)
+
+    def draft(state: MessagesState) -> dict[str, Any]:
+        reply = chat.invoke(state["messages"])
+        verdict = interrupt({"draft": text(reply)})
+        return {"messages": [reply, ("user", f"Reviewed: {verdict}.")]}
+
+    def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [chat.invoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("draft", draft)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "draft")
+    builder.add_edge("draft", "answer")
+    agent = builder.compile(checkpointer=InMemorySaver())
+    thread: Any = {"configurable": {"thread_id": "review"}}
+    paused = agent.invoke({"messages": [("user", question)]}, thread)
+    resumed = agent.invoke(Command(resume="approved"), thread)
+    return [paused["__interrupt__"][0].value, text(resumed["messages"][-1])]
+
+
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_a_graph_paused_by_interrupt_and_resumed_replays(store: Path, provider: str) -> None:
+    expected = [{"draft": ECHO}, "echo: Reviewed: approved."]
+    run, miss = partial(approved, provider), partial(approved, provider, question=CHANGED)
+    assert_recipe_replays(store, run, expected, miss, hosts=UNUSED_LOOPBACK)
 
 
 @tool("get_weather")
