@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 import instructor
 import openai
 import pytest
 from instructor.core import InstructorRetryException
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from replaygate.errors import FixtureMismatchError, NetworkBlockedError, ReplayErrorCaughtWarning
 from replaygate.fixtures.store import FixtureStore
@@ -220,6 +221,140 @@ def test_the_echo_simulator_answers_what_the_request_forces(
     assert_recipe_replays(
         store, run, expected, miss, behavior=EchoBehavior(), raises=InstructorRetryException
     )
+
+
+class Kind(StrEnum):
+    CAPITAL = "capital"
+    TOWN = "town"
+
+
+def trip_model(described: str = "the street") -> type[BaseModel]:
+    """A model of the kinds a team extracts: nested and optional models, a Literal, an
+    enum, a tuple, a list with a default; ``described`` a nested field's description."""
+
+    class Address(BaseModel):
+        street: str = Field(description=described)
+        zip: str | None = None
+
+    class Trip(BaseModel):
+        city: str
+        kind: Kind
+        mode: Literal["train", "plane"]
+        address: Address
+        box: tuple[int, int]
+        stops: list[str] = []
+        note: str | None = None
+
+    return Trip
+
+
+class Hooked:
+    """Instructor's client in ``mode`` (``from_provider`` when ``mode`` is None), counting
+    the responses its ``completion:response`` hook is given."""
+
+    def __init__(self, provider: str, hosts: Hosts, mode: instructor.Mode | None) -> None:
+        if mode is not None:
+            self.client = client(provider, hosts, mode)
+        else:  # the OpenAI client's
+            base = {"base_url": hosts.openai} if hosts.openai else {}
+            self.client = instructor.from_provider(f"openai/{GPT}", **base)
+        self.responses = 0
+        self.client.on("completion:response", self.count)
+
+    def count(self, response: object) -> None:
+        self.responses += 1
+
+
+def trip(
+    provider: str, mode: instructor.Mode | None, hosts: Hosts, street: str = "the street"
+) -> dict[str, Any]:
+    hooked = Hooked(provider, hosts, mode)
+    asked = ask(provider, QUESTION, response_model=trip_model(street))
+    if mode is None:
+        del asked["model"]  # from_provider's
+    extracted = hooked.client.create(**asked)
+    assert hooked.responses == 1
+    return extracted.model_dump(mode="json")
+
+
+TRIP = {
+    "city": f"echo: {QUESTION}",
+    "kind": "capital",
+    "mode": "train",
+    "address": {"street": f"echo: {QUESTION}", "zip": None},
+    "box": [0, 0],
+    "stops": [],
+    "note": None,
+}
+"""What echo fills a Trip with: the least value of each required field, the defaults
+of the others (every field, a strict schema's, in ``RESPONSES_TOOLS``)."""
+TRIP_STRICT = {
+    **TRIP,
+    "address": {"street": f"echo: {QUESTION}", "zip": f"echo: {QUESTION}"},
+    "note": f"echo: {QUESTION}",
+}
+
+
+@pytest.mark.parametrize(
+    ("provider", "mode", "expected"),
+    [
+        pytest.param("openai", instructor.Mode.TOOLS, TRIP, id="openai-TOOLS"),
+        pytest.param("openai", instructor.Mode.JSON_SCHEMA, TRIP, id="openai-JSON_SCHEMA"),
+        pytest.param("openai", instructor.Mode.RESPONSES_TOOLS, TRIP_STRICT, id="openai-RESP"),
+        pytest.param("openai", None, TRIP, id="openai-from_provider"),
+        pytest.param("anthropic", instructor.Mode.TOOLS, TRIP, id="anthropic-TOOLS"),
+    ],
+)
+def test_echo_fills_every_schema_instructor_sends_and_a_changed_description_misses(
+    store: Path, provider: str, mode: instructor.Mode | None, expected: dict[str, Any]
+) -> None:
+    """A nested model with a tuple and a list defaulting to ``[]`` was refused in
+    ``RESPONSES_TOOLS`` (``'default' is not permitted.``) and, in every OpenAI mode
+    (``array schema missing items.``: pydantic writes a tuple as ``prefixItems``), where
+    the API answers it. A changed field description is a miss naming its path."""
+    run = partial(trip, provider, mode)
+    assert record(store, run, behavior=EchoBehavior()) == expected
+    assert replay_three_times(store, run) == expected
+    miss = partial(trip, provider, mode, street="the street name")
+    changed = "street.description: 'the street' != 'the street name'"
+    assert_one_miss(store, miss, raises=InstructorRetryException, changed=changed)
+
+
+class Allowed(BaseModel):
+    """A name the validation context allows."""
+
+    name: str
+
+    @field_validator("name")
+    @classmethod
+    def allowed(cls, name: str, info: ValidationInfo) -> str:
+        allowed = (info.context or {}).get("allowed", [])
+        if name not in allowed:
+            raise ValueError(f"name must be one of {allowed}")
+        return name
+
+
+def never_allowed(provider: str, mode: instructor.Mode, hosts: Hosts) -> int:
+    """An extraction whose every answer the context's validator refuses: the attempts."""
+    asked = ask(provider, QUESTION, response_model=Allowed, max_retries=2)
+    with pytest.raises(InstructorRetryException) as refused:
+        client(provider, hosts, mode).create(**asked, context={"allowed": ["Lyon"]})
+    return refused.value.n_attempts
+
+
+@modes(
+    ("anthropic", instructor.Mode.TOOLS, 3),
+    ("openai", instructor.Mode.TOOLS, 3),
+    ("openai", instructor.Mode.RESPONSES_TOOLS, 3),
+)
+def test_each_retry_a_validation_context_refuses_records_and_replays_in_order(
+    store: Path, provider: str, mode: instructor.Mode, expected: int
+) -> None:
+    """Each attempt carries the errors before it: one fixture each, replayed in order."""
+    run = partial(never_allowed, provider, mode)
+    assert record(store, run, behavior=EchoBehavior()) == expected
+    assert len(FixtureStore.open(store)) == expected
+    assert replay_three_times(store, run) == expected
 
 
 def invalid_then_valid() -> ScriptBehavior:
