@@ -306,6 +306,27 @@ def test_a_stream_given_stream_usage_replays_at_the_real_host(store: Path) -> No
     assert replay_three_times(store, stream_with_usage) == expected
 
 
+def test_a_client_of_its_own_changes_what_a_stream_of_chat_openai_sends(store: Path) -> None:
+    """Given ``http_async_client`` (the page's fix for ``Event loop is closed``), a model
+    built for OpenAI's API asks no stream usage: its stream misses one recorded without
+    it, naming the field, as docs/frameworks.md says."""
+
+    def streamed(**given: Any) -> str:
+        chat = ChatOpenAI(model=GPT, max_retries=0, **given)
+        return "".join(text(chunk) for chunk in chat.stream(QUESTION))
+
+    with (
+        Simulator(behavior="echo") as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        assert streamed() == ECHO
+    with intercept(store):
+        assert streamed() == ECHO
+    with pytest.raises(FixtureMismatchError) as miss, intercept(store):
+        streamed(http_async_client=openai.DefaultAsyncHttpxClient())
+    assert "body.stream_options: {'include_usage': True} != <missing>" in str(miss.value)
+
+
 class City(BaseModel):
     """What the structured-output recipe extracts."""
 
