@@ -27,7 +27,13 @@ from replaygate.cli.choices import (
     missing_setting,
 )
 from replaygate.cli.json_out import echo_json, prints_to_stderr
-from replaygate.cli.live import check_recordable, live_model, recorded_source, source_option
+from replaygate.cli.live import (
+    check_recordable,
+    live_model,
+    python_recording,
+    recorded_source,
+    source_option,
+)
 from replaygate.cli.options import (
     CommandError,
     PathParam,
@@ -71,9 +77,11 @@ from replaygate.evals.shards import (
     shards_digest,
 )
 from replaygate.fixtures import hits
+from replaygate.fixtures.mismatch import RECORDED_FROM_SIMULATOR
 from replaygate.fixtures.modes import RECORDING_MODES, require_approval
 from replaygate.fixtures.spending import spending_cap
 from replaygate.hygiene.checksum import store_checksum
+from replaygate.models.replay import RequestSettings
 from replaygate.outputs import atomic_write, open_fifo
 from replaygate.signals import held
 
@@ -281,7 +289,7 @@ def eval_cmd(
         }
         _check_outputs(out, history, inputs)
         if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
-            raise CommandError(never_recorded(fixtures, _record_command(given)))
+            raise CommandError(never_recorded(fixtures, _record_command(given), settings))
         prices = _prices(config, prices_path)
         recipe = None
         if record_mode:
@@ -309,7 +317,7 @@ def eval_cmd(
             bar = reporter(len(cases), progress)
             stack.enter_context(bar)
             stack.enter_context(_agent_errors())
-            stack.enter_context(_rerecord_hint(given, fixtures))
+            stack.enter_context(_rerecord_hint(given, fixtures, settings))
             results = run_eval(
                 cases,
                 fixtures,
@@ -386,12 +394,16 @@ def _agent_errors() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _rerecord_hint(given: Mapping[str, object], fixtures: Path) -> Iterator[None]:
+def _rerecord_hint(
+    given: Mapping[str, object], fixtures: Path, settings: RequestSettings
+) -> Iterator[None]:
     """A miss says to re-record with the inputs and request settings this run was
     ``given`` (``--system``, ``--model``...): a command that records other requests than
-    those that missed would record nothing new, and the eval would miss again. A miss of
-    a store that holds no fixture (an empty file or folder, which an agent that never
-    calls its model replays) says it was never recorded, as ``replaygate run`` does."""
+    those that missed would record nothing new, and the eval would miss again. An agent
+    whose ``settings`` name an interface the command does not record is told to record
+    from Python. A miss of a store that holds no fixture (an empty file or folder, which
+    an agent that never calls its model replays) says it was never recorded, as
+    ``replaygate run`` does."""
     try:
         yield
     except (ReplaygateError, CommandError) as err:
@@ -399,9 +411,17 @@ def _rerecord_hint(given: Mapping[str, object], fixtures: Path) -> Iterator[None
         if EVAL_RERECORD not in text and EVAL_REPLACE not in text:
             raise
         command = _record_command(given)
-        recorded_store(fixtures, command).close()  # never recorded: said so
-        text = text.replace(EVAL_REPLACE, f"`{_record_command(given, 'rerecord')}`")
-        raise CommandError(text.replace(EVAL_RERECORD, f"`{command}`")) from None
+        recorded_store(fixtures, command, settings).close()  # never recorded: said so
+        python = python_recording(settings)
+        if python is not None:  # it says how to record from the simulator: no note of the command
+            text = "\n".join(line for line in text.splitlines() if _SIMULATOR_NOTE not in line)
+        replace = python_recording(settings, "rerecord")
+        text = text.replace(EVAL_REPLACE, replace or f"`{_record_command(given, 'rerecord')}`")
+        raise CommandError(text.replace(EVAL_RERECORD, python or f"`{command}`")) from None
+
+
+_SIMULATOR_NOTE = RECORDED_FROM_SIMULATOR.split("{which}")[1].split("{how}")[0]
+"""What the note of a miss recorded from the simulator says of the command it names."""
 
 
 def _record_command(given: Mapping[str, object], mode: str = "record-missing") -> str:

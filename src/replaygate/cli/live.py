@@ -115,6 +115,21 @@ def _check_base_url(url: str | None, instead: str = _INSTEAD) -> None:
         )
 
 
+def python_recording(settings: RequestSettings, mode: str = "record-missing") -> str | None:
+    """How to record (in ``mode``) what an agent of ``settings`` requests, where the
+    commands cannot (an interface other than ``anthropic.messages``), for an error that
+    would otherwise name a command refusing it; None where they can."""
+    if settings.interface == AnthropicModel.interface:
+        return None
+    return (
+        f'from Python: a RecordingModel(..., mode="{mode}", approve_live=True), or '
+        f"run_eval's RecordPlan, over the live model of interface {settings.interface!r} "
+        "(replaygate.models.live.LIVE_MODELS), its client given a replaygate.sim.Simulator's "
+        f"URL to record from the simulator; the commands record {AnthropicModel.interface} "
+        "only"
+    )
+
+
 def check_recordable(settings: RequestSettings) -> None:
     """End the command when the agent's settings name an interface other than
     ``anthropic.messages``: the commands record through the ``anthropic`` SDK, which would

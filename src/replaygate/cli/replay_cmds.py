@@ -20,6 +20,7 @@ from replaygate.cli.json_out import echo_json
 from replaygate.cli.live import (
     live_errors,
     live_model,
+    python_recording,
     recorded_source,
     source_option,
     spent,
@@ -86,9 +87,9 @@ def replay_once(
     they are known."""
     replay = ReplayModel(store, **asdict(settings))
     if rerecord:
-        replay.session.rerecord = f"`{rerecord}`"
+        replay.session.rerecord = python_recording(settings) or f"`{rerecord}`"
     if rerecord_all:
-        replay.session.rerecord_all = f"`{rerecord_all}`"
+        replay.session.rerecord_all = python_recording(settings, "rerecord") or f"`{rerecord_all}`"
     with block_network():
         try:
             result = run_agent(agent, replay, question)
@@ -99,14 +100,21 @@ def replay_once(
     return result
 
 
-def never_recorded(fixtures: Path, command: str) -> str:
+def never_recorded(fixtures: Path, command: str, settings: RequestSettings | None = None) -> str:
     """What to do about a store that is not there, or holds no fixture: record it
-    (``command``, which records it from a live API), or name a recorded one; or, where
-    no file can be there (a file or a symlink to nothing stands for one of its folders),
-    what stands there, which a recording would refuse too."""
+    (``command``, which records it from a live API; from Python where the agent's
+    ``settings`` name an interface the commands do not record), or name a recorded one;
+    or, where no file can be there (a file or a symlink to nothing stands for one of its
+    folders), what stands there, which a recording would refuse too."""
     blocked = blocked_folder(fixtures)
     if blocked is not None:
         return f"{fixtures}: no fixture store can be there: {blocked}"
+    python = None if settings is None else python_recording(settings)
+    if python is not None:
+        return (
+            f"no fixtures at {fixtures}: record them first {python}; or point --fixtures "
+            "at a recorded store"
+        )
     return (
         f"no fixtures at {fixtures}: record them first (`{command}`"
         "; add --simulator to record from the built-in simulator, with no key and no cost), "
@@ -114,18 +122,20 @@ def never_recorded(fixtures: Path, command: str) -> str:
     )
 
 
-def recorded_store(fixtures: Path, command: str) -> FixtureStore:
+def recorded_store(
+    fixtures: Path, command: str, settings: RequestSettings | None = None
+) -> FixtureStore:
     """The store at ``fixtures``, opened to be replayed; a :class:`CommandError` saying to
-    record it (:func:`never_recorded`, with ``command``) where it is not there or holds no
-    fixture, as each question would miss."""
+    record it (:func:`never_recorded`, with ``command`` and ``settings``) where it is not
+    there or holds no fixture, as each question would miss."""
     refuse_cassette(fixtures)  # a typo in the suffix, a cassette: named as such first
     if not os.path.lexists(fixtures):  # never recorded
-        raise CommandError(never_recorded(fixtures, command))
+        raise CommandError(never_recorded(fixtures, command, settings))
     existing_store(fixtures)  # a symlink to nothing, a FIFO...: named as what it is
     store = FixtureStore.open(fixtures)
     if len(store) == 0:  # an empty file or folder: as never recorded
         store.close()
-        raise CommandError(never_recorded(fixtures, command))
+        raise CommandError(never_recorded(fixtures, command, settings))
     return store
 
 
@@ -147,7 +157,7 @@ def run(inputs: AgentInputs, check_determinism: bool) -> None:
           --fixtures rc.jsonl --check-determinism "What is RAG?"
     """
     entry, settings, fixtures, to_ask = inputs.resolve()
-    store = recorded_store(fixtures, inputs.record_command(*inputs.questions))
+    store = recorded_store(fixtures, inputs.record_command(*inputs.questions), settings)
     from replaygate.cli.offline_exit import offline_to_exit  # after network: its docstring
 
     offline_to_exit()
