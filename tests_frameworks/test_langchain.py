@@ -22,7 +22,7 @@ import pytest
 from langchain_anthropic import ChatAnthropic
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from langgraph.checkpoint.memory import InMemorySaver
@@ -36,6 +36,7 @@ from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import ScriptBehavior, Simulator
+from replaygate.sim.behaviors import EchoBehavior
 from tests_frameworks.harness import (
     CAUGHT,
     CHANGED,
@@ -325,6 +326,29 @@ def test_a_client_of_its_own_changes_what_a_stream_of_chat_openai_sends(store: P
     with pytest.raises(FixtureMismatchError) as miss, intercept(store):
         streamed(http_async_client=openai.DefaultAsyncHttpxClient())
     assert "body.stream_options: {'include_usage': True} != <missing>" in str(miss.value)
+
+
+RULES = "You answer questions about the weather. " * 40
+
+
+def cached(hosts: Hosts, ttl: str | None = None) -> list[Any]:
+    """A question asked bare, then under a system prompt marked for Anthropic's prompt
+    cache (a content block's ``cache_control``), given a ``ttl`` or not."""
+    chat = model(hosts, "anthropic")
+    mark = {"type": "ephemeral", **({} if ttl is None else {"ttl": ttl})}
+    system = SystemMessage(content=[{"type": "text", "text": RULES, "cache_control": mark}])
+    replies = [chat.invoke(QUESTION), chat.invoke([system, HumanMessage(QUESTION)])]
+    return [reply.usage_metadata["input_token_details"]["cache_read"] for reply in replies]
+
+
+def test_a_prompt_cache_mark_changed_misses_naming_the_mark(store: Path) -> None:
+    """The simulator keeps no cache (its reads are 0); a ``ttl`` added to the mark misses
+    naming it, compared with the request sending that system prompt, not the bare one."""
+    assert record(store, cached, behavior=EchoBehavior()) == [0, 0]
+    assert replay_three_times(store, cached, UNUSED_LOOPBACK) == [0, 0]
+    with pytest.raises(FixtureMismatchError) as miss, intercept(store):
+        cached(UNUSED_LOOPBACK, ttl="1h")
+    assert "body.system[0].cache_control.ttl: <missing> != '1h'" in str(miss.value)
 
 
 class City(BaseModel):
