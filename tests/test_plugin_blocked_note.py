@@ -10,6 +10,7 @@ from typing import Any, cast
 import pytest
 
 from replaygate.errors import NetworkBlockedError
+from replaygate.network import network_blocked
 from replaygate.pytest_plugin.blocked import blocked_note
 from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
 
@@ -39,3 +40,21 @@ def test_an_unmarked_test_refused_in_an_offline_session_is_told_to_mark_it(
     assert "tests/test_own.py::test_unmarked does not use replaygate" in note
     assert "mark it @pytest.mark.replaygate, or give it a client factory" in note
     assert 'pytest -m "not replaygate"' in note
+
+
+def test_a_test_recording_its_own_session_in_the_run_s_mode_takes_the_session_offline() -> None:
+    """A test given ``replaygate_mode`` for an intercept() or a RecordingModel of its own,
+    in a run recording from the simulator, sent its requests to the real API: the session
+    was offline only for tests using a store fixture or the marker."""
+    item: Any = SimpleNamespace(
+        nodeid="tests/test_own.py::test_own_block",
+        fixturenames=("replaygate_mode",),
+        get_closest_marker=lambda name: None,
+    )
+    config = SimpleNamespace(pluginmanager=SimpleNamespace(get_plugins=list))
+    offline = OfflineSession("while recording from the simulator")
+    offline.pytest_collection_finish(SimpleNamespace(items=[item], config=config))  # type: ignore[arg-type]
+    with offline.block:
+        assert offline.blocked and network_blocked()
+        assert "tests/test_own.py::test_own_block" in offline.because()
+    assert not network_blocked()

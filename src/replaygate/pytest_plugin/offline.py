@@ -103,6 +103,18 @@ def uses_replaygate(item: pytest.Item) -> bool:
     return USES_REPLAYGATE in names or item.get_closest_marker("replaygate") is not None
 
 
+RUN_MODE = "replaygate_mode"
+"""The fixture giving a test the run's mode, for a session or model the test builds."""
+
+
+def takes_offline(item: pytest.Item) -> bool:
+    """Whether a collected test takes its session offline: it uses replaygate
+    (:func:`uses_replaygate`), or records a session or model of its own in the run's mode
+    (``replaygate_mode``), which in a run from the simulator would otherwise go to the
+    real API whatever the run was asked."""
+    return uses_replaygate(item) or RUN_MODE in getattr(item, "fixturenames", ())
+
+
 def _pytest_recording(fixturedef: pytest.FixtureDef[Any]) -> bool:
     """Whether ``fixturedef`` is pytest-recording's, not a fixture of the same name of
     another plugin or project."""
@@ -172,7 +184,7 @@ class OfflineSession:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Start the block when a collected test replays, unless pytest-recording would
         rewrite cassettes (:func:`~.vcr_rewrite.refuse_rewrite`)."""
-        self.users = {item.nodeid: None for item in session.items if uses_replaygate(item)}
+        self.users = {item.nodeid: None for item in session.items if takes_offline(item)}
         if self.users:
             from replaygate.pytest_plugin.vcr_rewrite import refuse_rewrite
 
