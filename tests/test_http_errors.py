@@ -400,8 +400,9 @@ def test_a_replayed_cut_says_it_was_recorded_so_and_keeps_its_type(tmp_path: Pat
         f"{live}: this replays a cut recorded in fixture {fixture.key} of {store} (the stream "
         "broke off after 1 event(s) while it was recorded), not a network failure now. "
         'Re-record it (`mode="rerecord", approve_live=True` on the client factory or '
-        "intercept(); under pytest, `mode=replaygate_mode` there, set by pytest "
-        "`--replaygate-record-mode=rerecord --replaygate-approve-live`) to record it whole."
+        "intercept(); under pytest, `mode=replaygate_mode, approve_live=True` there, set by "
+        "pytest `--replaygate-record-mode=rerecord --replaygate-approve-live`) to record it "
+        "whole."
     )
 
 

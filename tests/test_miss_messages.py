@@ -857,7 +857,8 @@ def test_the_list_of_misses_says_its_command_reaches_a_block_a_test_enters_only_
             "Record them all in one run: *",
             "The command records the tests marked (through an intercept() or client the test "
             "builds) only where such a test gives its intercept() or client factory "
-            "`mode=replaygate_mode`*Or mark the test `@pytest.mark.replaygate`*",
+            "`mode=replaygate_mode, approve_live=True`, and from the live API*Or mark the "
+            "test `@pytest.mark.replaygate`*",
         ]
     )
 

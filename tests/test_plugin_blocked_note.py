@@ -58,3 +58,16 @@ def test_a_test_recording_its_own_session_in_the_run_s_mode_takes_the_session_of
         assert offline.blocked and network_blocked()
         assert "tests/test_own.py::test_own_block" in offline.because()
     assert not network_blocked()
+
+
+def test_a_request_a_test_s_own_block_sent_from_the_simulator_run_says_to_mark_the_test() -> None:
+    """Told it called no provider's API, though it was a Chat Completions call its own
+    intercept() made: the simulator answers the plugin's intercept alone."""
+    offline = OfflineSession("while recording from the simulator")
+    item: Any = SimpleNamespace(**{**vars(_unmarked_test(offline)), "fixturenames": ("x",)})
+    refused = NetworkBlockedError("lookup of 'api.openai.com' refused")
+    refused.sent_live = "POST /v1/chat/completions"
+    note = blocked_note(cast(pytest.Item, item), refused, recording=True)
+    assert note is not None and "no provider's API" not in note
+    assert "by an intercept() block tests/test_own.py::test_unmarked enters itself" in note
+    assert "Mark the test @pytest.mark.replaygate(fixtures=...) and drop its own block" in note

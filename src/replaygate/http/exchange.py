@@ -186,11 +186,12 @@ def _match_form(envelope: dict[str, Any], *, parsed: bool) -> bytes:
 
 HTTP_RERECORD = (
     '`mode="record-missing", approve_live=True` on the client factory or intercept(); under '
-    "pytest, `mode=replaygate_mode` there, set by pytest `--replaygate-record-mode=record-missing "
-    "--replaygate-approve-live`"
+    "pytest, `mode=replaygate_mode, approve_live=True` there, set by pytest "
+    "`--replaygate-record-mode=record-missing --replaygate-approve-live`"
 )
 """How a miss of an HTTP session says to record it: a session the code builds itself,
-which pytest's record mode reaches only through ``replaygate_mode``; the plugin's own
+which pytest's record mode reaches only through ``replaygate_mode``, its approval given
+beside it (the run's ``--replaygate-approve-live`` does not reach it); the plugin's own
 sessions name their own command."""
 HTTP_REPLACE = HTTP_RERECORD.replace("record-missing", "rerecord")
 """How an HTTP session says to record anew what it recorded (a stream the client closed

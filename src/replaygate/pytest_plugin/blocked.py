@@ -8,7 +8,8 @@ are not answered; a test that does not use replaygate is refused because the ses
 runs others that do (pytest-recording recording a ``vcr`` test's cassette, say); and a
 run that records from the simulator is recording already. A request the test's intercept
 did send while recording from the simulator is one to no provider's API (a tokenizer
-file): sent where it is addressed, it is refused there.
+file): sent where it is addressed, it is refused there; one an intercept() block of the
+test's own sent was sent there since the simulator answers the plugin's intercept alone.
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ SIDE_REQUEST = (
 )
 """The note of a request the test's intercept sent live and the block refused."""
 
+OWN_BLOCK = (
+    "replaygate: {request} was sent where it is addressed by an intercept() block {nodeid} "
+    "enters itself: the run's --replaygate-simulator reaches the plugin's clients alone, "
+    "and nothing beyond loopback is reached while recording from it. Mark the test "
+    "@pytest.mark.replaygate(fixtures=...) and drop its own block, so that the simulator "
+    "answers what it sends."
+)
+"""The note of a request a test's own intercept() sent live, recording from the
+simulator: the plugin's simulator answers only its own intercept."""
+
 
 def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -> str | None:
     """The note for ``item``'s failure ``failed`` when it carries a refusal of the network
@@ -37,11 +48,13 @@ def blocked_note(item: pytest.Item, failed: BaseException, *, recording: bool) -
     if not refused:
         return None
     sent = refused[0].sent_live
+    names = getattr(item, "fixturenames", ())
     if recording and sent is not None:
-        return SIDE_REQUEST.format(request=sent)
+        if INTERCEPT in names or item.get_closest_marker("replaygate") is not None:
+            return SIDE_REQUEST.format(request=sent)
+        return OWN_BLOCK.format(request=sent, nodeid=item.nodeid)
     from replaygate.pytest_plugin.offline import USES_REPLAYGATE, uses_replaygate
 
-    names = getattr(item, "fixturenames", ())
     lines = []
     if recording:
         lines.append(

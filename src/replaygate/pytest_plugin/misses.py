@@ -212,9 +212,10 @@ BUILT_REACHED = {
     "(its error above says how); the plugin's record mode reaches its own clients, not a "
     "model a test builds.",
     "session": "only where such a test gives its intercept() or client factory "
-    "`mode=replaygate_mode`: the plugin's record mode reaches its own clients, not a "
-    "session a test builds. Or mark the test `@pytest.mark.replaygate` (a unittest "
-    "TestCase's class too) and drop its own block, so that the plugin answers its clients.",
+    "`mode=replaygate_mode, approve_live=True`, and from the live API: the plugin's record "
+    "mode, approval and simulator reach its own clients, not a session a test builds. Or "
+    "mark the test `@pytest.mark.replaygate` (a unittest TestCase's class too) and drop its "
+    "own block, so that the plugin answers its clients.",
 }
 """What the list of misses says of the command reaching what a test builds."""
 
