@@ -30,7 +30,8 @@ def _library_folders() -> tuple[str, ...]:
     return tuple(os.path.join(os.path.realpath(folder), "") for folder in folders if folder)
 
 
-def _in_library(filename: str) -> bool:
+def in_library(filename: str) -> bool:
+    """Whether the code of ``filename`` is no application's (:func:`_library_folders`)."""
     if filename.startswith("<"):  # <frozen importlib._bootstrap>, a function made by exec
         return filename.startswith("<frozen ")
     return os.path.realpath(filename).startswith(_library_folders())
@@ -44,7 +45,7 @@ def application_level(default: int) -> int:
     frame: FrameType | None = sys._getframe(1)
     level = 1
     while frame is not None:
-        if not _in_library(frame.f_code.co_filename):
+        if not in_library(frame.f_code.co_filename):
             return level
         frame, level = frame.f_back, level + 1
     return default

@@ -539,7 +539,9 @@ class Exchange:
 
         Every replaygate error (a miss, a request with no canonical form, a damaged
         store) is raised so the SDKs pass it through unwrapped; pytest leaves replaygate's
-        frames out of the failure report (``__tracebackhide__``), which ends at the call.
+        frames out of the failure report (``__tracebackhide__``), and the plugin those of
+        the SDK, the HTTP client and a framework after the application's call, where the
+        report ends (:mod:`replaygate.pytest_plugin.library_frames`).
         """
         __tracebackhide__ = True
         if self._kept:

@@ -178,7 +178,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker (and the sampling plugin's, when it is not loaded: see
     :mod:`.unloaded`); refuse a recording mode without approval; start the hits log; keep a
-    session that replays or records from the simulator offline."""
+    session that replays or records from the simulator offline; leave the SDK's and the
+    HTTP client's frames out of a replay error's report (:mod:`.library_frames`)."""
     config.addinivalue_line(
         "markers",
         "replaygate(fixtures=None, interface=None, source=None, repeat_last=False, "
@@ -208,11 +209,12 @@ def pytest_configure(config: pytest.Config) -> None:
     from replaygate.network import watch_listeners
 
     watch_listeners()  # a live server the tests start serves their app: reached, not recorded
-    from replaygate.pytest_plugin import key_note
+    from replaygate.pytest_plugin import key_note, library_frames
     from replaygate.pytest_plugin.offline import OFFLINE, OfflineSession
 
     sends = "replay" if mode == "replay" else "simulator" if simulator_behavior(config) else "live"
     config.pluginmanager.register(key_note.KeyNote(sends), key_note.PLUGIN)
+    config.pluginmanager.register(library_frames.LibraryFrames(), library_frames.PLUGIN)
     config.pluginmanager.register(LateSends(), LATE_SENDS)
 
     if mode == "replay":
