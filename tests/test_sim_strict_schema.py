@@ -62,6 +62,12 @@ def _broken(path: tuple[str, ...], key: str, value: Any) -> dict[str, Any]:
             "In context=(), 'required' is required to be supplied and "
             "to be an array including every key in properties. Missing 'stops'.",
         ),
+        (  # pydantic's discriminated union
+            ("properties", "city"),
+            "oneOf",
+            [{"type": "string"}, {"type": "integer"}],
+            "In context=('properties', 'city'), 'oneOf' is not permitted.",
+        ),
     ],
 )
 def test_a_strict_schema_breaking_a_rule_is_refused_where_it_breaks_it(

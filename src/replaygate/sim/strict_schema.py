@@ -70,8 +70,8 @@ def responses_strict_schema(body: Mapping[str, Any]) -> Invalid | None:
 
 def _first_broken(schemas: list[_Given]) -> Invalid | None:
     """The API's refusal of the first of these schemas that breaks a rule: a root that is
-    not an object; anywhere, an array without ``items``; given strictly, an object that
-    is not closed (:func:`_object_problem`). A function's is refused with
+    not an object; anywhere, an array without ``items``; given strictly, a ``oneOf`` or an
+    object that is not closed (:func:`_object_problem`). A function's is refused with
     code ``invalid_function_parameters``, an output format's ``invalid_json_schema``."""
     for schema, kind, name, param, strict in schemas:
         if not isinstance(schema, Mapping) or not schema:  # none, or no parameters
@@ -126,11 +126,13 @@ def _schemas(node: Any, context: tuple[str, ...]) -> Iterator[tuple[tuple[str, .
 def _node_problem(node: Mapping[str, Any], strict: bool) -> str | None:
     """What the API says of one schema it refuses: an array without ``items`` or a
     tuple's ``prefixItems`` (any schema; pydantic writes a ``tuple[int, str]`` with
-    ``prefixItems`` alone), an object not closed (a strict one)."""
+    ``prefixItems`` alone), a ``oneOf`` or an object not closed (a strict one)."""
     if node.get("type") == "array" and "items" not in node and "prefixItems" not in node:
         return "array schema missing items."
     if not strict:
         return None
+    if "oneOf" in node:  # pydantic's discriminated union: the API takes its anyOf form
+        return "'oneOf' is not permitted."
     if node.get("type") == "object" or "properties" in node:
         return _object_problem(node)
     return None
