@@ -39,6 +39,8 @@ def test_a_store_recorded_there_already_or_named_under_the_stores_folder_is_used
     assert chosen_problem(config, "shared.jsonl") is None
     assert chosen_problem(config, "tests/shared.jsonl") is None  # not the whole folder
     assert chosen_problem(config, tmp_path / "tests/fixtures/shared.jsonl") is None  # absolute
+    above = _config(tmp_path, "../shared")  # the stores folder again: the same folder
+    assert chosen_problem(above, "../shared/answers.jsonl") is None
     doubled = tmp_path / "tests" / "fixtures" / "tests" / "fixtures" / "shared.jsonl"
     doubled.parent.mkdir(parents=True)
     doubled.write_text("")

@@ -138,7 +138,7 @@ def _stores_folder_twice(config: pytest.Config, chosen: Any, store: Path) -> str
     already is left to be used."""
     within = PurePath(stores_dir(config))
     given = PurePath(os.path.normpath(os.fspath(chosen)))
-    if within.is_absolute() or given.is_absolute() or within == PurePath("."):
+    if within.is_absolute() or given.is_absolute() or ".." in within.parts or not within.parts:
         return None
     if given.parts[: len(within.parts)] != within.parts or store.exists():
         return None
