@@ -611,6 +611,12 @@ def test_a_changed_prompt_fails_a_strict_replay_once(
     assert re.search(r"^=+ 1 failed in [\d.]+s", replayed.stdout, re.M), output
     assert "no fixture recorded for this HTTP request" in output, output
     assert "unused by this test" not in output, output
+    # the report ends at the test's call: pydantic-ai's, openai's and httpx2's frames (a
+    # file of thousands of lines each, parsed for the report) are left out, and named
+    assert "test_factory.py:17: FixtureMismatchError" in output, output
+    assert "_agent_graph.py" not in output and "_base_client.py" not in output, output
+    left_out = re.search(r"this report leaves out the \d+ frames of (.*) after the call", output)
+    assert left_out and "pydantic_ai" in left_out[1] and "openai" in left_out[1], output
 
 
 @pytest.mark.parametrize("heading", ["Under pytest: the marker alone", "pydantic-ai"])
