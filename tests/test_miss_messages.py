@@ -83,8 +83,8 @@ SIM_NOTE = (
 )
 HTTP_HOW = (
     "to record from the simulator again, record inside intercept() given `live_origin=sim.url` "
-    "of a `replaygate.sim.Simulator`, or send to its url as the client's base_url, or give "
-    "pytest "
+    "of a `replaygate.sim.Simulator`, or send to its url as the client's base_url, or mark the "
+    "test `@pytest.mark.replaygate` in place of its own block and give pytest "
     "`--replaygate-simulator=NAME` (NAME the behaviour it was recorded with: "
     "research-copilot, the default, echo or script:FILE)"
 )

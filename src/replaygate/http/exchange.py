@@ -34,7 +34,7 @@ from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from replaygate.addresses import is_loopback
-from replaygate.caller import application_level
+from replaygate.caller import application_frame, application_level, waiting_application_frame
 from replaygate.errors import (
     KEPT_ERRORS,
     PAST_SIMULATOR,
@@ -199,10 +199,12 @@ early); the pytest plugin names its own command."""
 HTTP_SIMULATOR = (
     "to record from the simulator again, record inside intercept() given "
     "`live_origin=sim.url` of a `replaygate.sim.Simulator`, or send to its url as the "
-    f"client's base_url, or give pytest {PYTEST_SIMULATOR}"
+    "client's base_url, or mark the test `@pytest.mark.replaygate` in place of its own block "
+    f"and give pytest {PYTEST_SIMULATOR}"
 )
 """How an HTTP session says to record from the simulator again, said of a fixture that
-came from it; the pytest plugin names its own option."""
+came from it: pytest's option reaches the plugin's intercept alone, not the session; the
+pytest plugin names its own option."""
 
 VERSION_PATH = "headers.anthropic-version"
 
@@ -453,6 +455,8 @@ class Exchange:
         self._told_at_once: set[bytes] = set()
         """The requests a live send of which started while another was under way, warned
         of (:mod:`~replaygate.http.at_once`)."""
+        self._thread = threading.get_ident()
+        """The thread that made this exchange, which entered its block."""
         self.live_origin: str | None = None
         self.live_guard: LiveGuard | None = None
         """What refuses a live send's answer from outside the session, if anything."""
@@ -748,7 +752,10 @@ class Exchange:
                 self._told_at_once.add(identity)
             self._held.add((identity, slot.place))
         if at_once:  # another send of it is still under way
-            warn_sent_at_once(slot.request, fixture_key(envelope), application_level(2))
+            waiting = None  # a library's worker thread: the block's thread waits for it
+            if threading.get_ident() != self._thread and not application_frame(sys._getframe()):
+                waiting = waiting_application_frame(self._thread)
+            warn_sent_at_once(slot.request, fixture_key(envelope), application_level(2), waiting)
         return slot
 
     def _unheld(self, slot: LiveSlot) -> bool:
