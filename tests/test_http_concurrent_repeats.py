@@ -7,6 +7,7 @@ answering the second first) swapped answers on replay, silently."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import warnings
 from collections.abc import Sequence
@@ -150,6 +151,33 @@ def test_a_send_that_fails_does_not_hold_back_the_answers_sent_after_it(tmp_path
             replay.chat.completions.create(model="g", messages=ASK).choices[0].message.content
             == "answer 1"
         )
+
+
+def test_identical_requests_sent_by_a_library_s_worker_threads_warn_at_the_waiting_line(
+    tmp_path: Path,
+) -> None:
+    """LangChain's ``batch`` sends from its thread pool, whose threads run no line of the
+    application's: the warning pointed at replaygate's own exchange.py. It points at the
+    line of the thread that entered the block, waiting for the pool (the ``batch`` call)."""
+    barrier = threading.Barrier(2)
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        barrier.wait(timeout=10)  # the two sends are under way together
+        return httpx2.Response(200, json={"id": "c"})
+
+    url, store = "https://api.openai.com/v1/chat/completions", tmp_path / "s.jsonl"
+    transport = httpx2.MockTransport(answer)
+    with (
+        httpx2_client(store, "record-missing", approve_live=True, transport=transport) as client,
+        warnings.catch_warnings(record=True) as told,
+        ThreadPoolExecutor(2) as pool,
+    ):
+        warnings.simplefilter("always")
+        waited = sys._getframe().f_lineno + 1  # the line that sends and waits, as batch() does
+        answered = list(pool.map(client.post, [url, url]))  # no line of the test in the pool
+        assert [response.status_code for response in answered] == [200, 200]
+    (warned,) = [w for w in told if issubclass(w.category, SentAtOnceWarning)]
+    assert (warned.filename, warned.lineno) == (__file__, waited)
 
 
 @pytest.mark.parametrize("at_once", [2, 1])

@@ -57,3 +57,17 @@ def frames_out(frame: FrameType | None) -> Iterator[FrameType]:
     while frame is not None:
         yield frame
         frame = frame.f_back
+
+
+def application_frame(frame: FrameType | None) -> FrameType | None:
+    """The innermost frame of the application's own code from ``frame`` outwards, or None
+    where every frame is a library's (:func:`in_library`)."""
+    return next((f for f in frames_out(frame) if not in_library(f.f_code.co_filename)), None)
+
+
+def waiting_application_frame(thread: int) -> FrameType | None:
+    """The innermost frame of the application's own code that ``thread`` (an ident) runs
+    now, or None: where a worker thread of a library, none of whose frames is the
+    application's, was set to work from, while ``thread`` waits for it (LangChain's
+    ``batch`` waiting on its thread pool inside the test's call)."""
+    return application_frame(sys._current_frames().get(thread))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from types import FrameType
 
 from replaygate.errors import SentAtOnceWarning
 
@@ -27,11 +28,23 @@ SENT_AT_ONCE = (
 """What :func:`warn_sent_at_once` says."""
 
 
-def warn_sent_at_once(request: str, key: str, stacklevel: int) -> None:
+def warn_sent_at_once(request: str, key: str, stacklevel: int, at: FrameType | None = None) -> None:
     """Warn :class:`~replaygate.errors.SentAtOnceWarning` of ``request`` (``POST
-    /v1/messages``, its fixture's ``key``), at ``stacklevel`` of the caller. Where a filter
+    /v1/messages``, its fixture's ``key``), at ``stacklevel`` of the caller, or at the line
+    frame ``at`` runs (of another thread: the one waiting for the sender's). Where a filter
     makes the warning an error (``-W error``), it is not raised: raised in a send, it would
     be the client's error, which an SDK takes for a failed connection and retries."""
     message = SENT_AT_ONCE.format(request=request, key=key)
     with contextlib.suppress(SentAtOnceWarning):
-        warnings.warn(message, SentAtOnceWarning, stacklevel=stacklevel + 1)
+        if at is None:
+            warnings.warn(message, SentAtOnceWarning, stacklevel=stacklevel + 1)
+            return
+        code, names = at.f_code, at.f_globals
+        warnings.warn_explicit(
+            message,
+            SentAtOnceWarning,
+            code.co_filename,
+            at.f_lineno,
+            module=names.get("__name__") or code.co_filename,
+            registry=names.setdefault("__warningregistry__", {}),
+        )

@@ -34,7 +34,7 @@ from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from replaygate.addresses import is_loopback
-from replaygate.caller import application_level
+from replaygate.caller import application_frame, application_level, waiting_application_frame
 from replaygate.errors import (
     KEPT_ERRORS,
     PAST_SIMULATOR,
@@ -455,6 +455,8 @@ class Exchange:
         self._told_at_once: set[bytes] = set()
         """The requests a live send of which started while another was under way, warned
         of (:mod:`~replaygate.http.at_once`)."""
+        self._thread = threading.get_ident()
+        """The thread that made this exchange, which entered its block."""
         self.live_origin: str | None = None
         self.live_guard: LiveGuard | None = None
         """What refuses a live send's answer from outside the session, if anything."""
@@ -750,7 +752,10 @@ class Exchange:
                 self._told_at_once.add(identity)
             self._held.add((identity, slot.place))
         if at_once:  # another send of it is still under way
-            warn_sent_at_once(slot.request, fixture_key(envelope), application_level(2))
+            waiting = None  # a library's worker thread: the block's thread waits for it
+            if threading.get_ident() != self._thread and not application_frame(sys._getframe()):
+                waiting = waiting_application_frame(self._thread)
+            warn_sent_at_once(slot.request, fixture_key(envelope), application_level(2), waiting)
         return slot
 
     def _unheld(self, slot: LiveSlot) -> bool:
