@@ -205,3 +205,19 @@ def test_a_pattern_no_shell_expanded_names_the_folder_to_pass(tmp_path: Path) ->
     with pytest.raises(FixtureFormatError, match="a pattern no shell expanded, matching"):
         FixtureStore.open(tmp_path / "fx" / "*.jsonl")
     assert not (tmp_path / "fx" / "*.jsonl").exists()
+
+
+def test_a_hits_log_of_many_runs_is_named_in_a_short_note_before_the_refusal(
+    project: Path,
+) -> None:
+    # Every file of the log was named, one by one, on a line longer than the screen above
+    # the error that says what the folder is.
+    played = project / "played.jsonl"
+    for run in range(2, 13):
+        play(played, "a trip to Faro", project / ".replaygate" / "hits", f"r{run}", project)
+    done = replaygate("verify", ".replaygate/hits")
+    assert done.returncode == 2
+    note = done.stderr.splitlines()[0]
+    assert note.startswith("note: not fixture files, passed over: .replaygate/hits/"), note
+    assert note.endswith(", ... (12 in all)") and note.count("(hits log)") == 4, note
+    assert "Error: .replaygate/hits: is a folder of the hits log (12 file(s)" in done.stderr

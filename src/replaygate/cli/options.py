@@ -19,7 +19,7 @@ from replaygate.click_numbers import DigitsInt
 from replaygate.config import MAX_TOKENS
 from replaygate.described import describe
 from replaygate.digits import a_decimal
-from replaygate.errors import ReplaygateError, shown_file
+from replaygate.errors import ReplaygateError, first_few, shown_file
 from replaygate.fixtures.spending import amount_problem
 from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locale_names import names_as_utf8
@@ -54,11 +54,18 @@ def note_other_files(*paths: Path | None) -> list[StoreTree]:
     except ReplaygateError:  # a folder that cannot be listed: the command says so
         return []
     _refuse_output_inside(trees)
-    skipped = [found for tree in trees for found in tree.others]
+    skipped = [f"{file} ({kind})" for tree in trees for file, kind in tree.others]
     if skipped:
-        names = ", ".join(f"{file} ({kind})" for file, kind in skipped)
+        names = ", ".join(skipped)
+        if len(skipped) > MOST_NAMED:  # a hits log's runs: a line the error after it buries
+            names = f"{first_few(skipped, MOST_NAMED // 2)} ({len(skipped)} in all)"
         click.echo(f"{OTHER_FILES_NOTE}: {names}", err=True)
     return trees
+
+
+MOST_NAMED = 8
+"""How many files passed over the note names one by one; of more, the first half of that
+and how many there are."""
 
 
 def refuse_output_under(path: Path) -> None:
