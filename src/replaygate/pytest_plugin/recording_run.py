@@ -18,6 +18,7 @@ repetition, ``--flaky-runs``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,6 +72,23 @@ def _behavior_spec(behavior: str, root: Path) -> str:
     if slashed is not None:
         raise ValueError(f"script:{slashed}")
     return prefix + str(root / script)
+
+
+def _from_here(behavior: str, root: Path, here: Path) -> str:
+    """The script to give, as a sentence, where ``script:FILE`` names no file from the
+    rootdir ``root`` but one from ``here``, the folder pytest runs from (``cd tests``
+    and ``script:../answers.jsonl``); else nothing."""
+    script = behavior.removeprefix("script:")
+    if script == behavior or not script or (root / script).exists():
+        return ""
+    found = here / script
+    if not found.is_file():
+        return ""
+    try:
+        given = Path(os.path.relpath(found.resolve(), root.resolve())).as_posix()
+    except ValueError:  # another drive, on Windows
+        given = str(found.resolve())
+    return f": {found} is there, from the folder pytest runs in; give script:{given}"
 
 
 def _distributed(config: pytest.Config) -> str | None:
@@ -221,7 +239,9 @@ class RecordingRun:
             _refuse_script_when_distributed(self.behavior, config)
             _refuse_script_when_shuffled(self.behavior, config)
             _refuse_script_when_run_again(self.behavior, config)
-        self._simulator = self._build_simulator(Path(config.rootpath))
+        self._simulator = self._build_simulator(
+            Path(config.rootpath), Path(config.invocation_params.dir)
+        )
         try:
             project = load_config(near=fixtures)
         except ReplaygateError as err:
@@ -250,7 +270,10 @@ class RecordingRun:
         """Why the simulator could not start, once it failed to."""
         self._tls: dict[str, ssl.SSLContext | None] = {}
 
-    def _build_simulator(self, root: Path) -> Simulator | None:
+    def _build_simulator(self, root: Path, here: Path) -> Simulator | None:
+        """The session's simulator, of a script read from the rootdir ``root``; a usage
+        error naming the behaviour that cannot be played, and the script to give where
+        the path names one from ``here``, the folder pytest runs from."""
         if self.behavior is None:
             return None
         from replaygate.sim import Simulator
@@ -262,9 +285,10 @@ class RecordingRun:
                 batch_polls=self.batch_polls,
             )
         except (ReplaygateError, ValueError) as err:
+            found = _from_here(self.behavior, root, here)
             raise pytest.UsageError(
                 f"--replaygate-simulator / ini {SIMULATOR}: {err} (behaviours: research-copilot, "
-                "echo, script:FILE with FILE relative to the rootdir)"
+                f"echo, script:FILE with FILE relative to the rootdir){found}"
             ) from None
 
     @property
