@@ -279,7 +279,12 @@ def test_normalize_usage_fixes_every_usage_number(recorded: Any) -> None:
     usages = [e.get("usage") or e.get("message", {}).get("usage") for e in events(out)]
     assert [u for u in usages if u] == [
         {**UNCACHED, "input_tokens": 0, "output_tokens": 0},
-        {"output_tokens": 0},
+        {  # the closing message_delta's running totals, the prompt's counts too
+            "input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": 0,
+        },
     ]
     _, out = run(config, "openai-stream", recorded["openai-stream"])
     final = [c["usage"] for c in events(out) if c.get("usage")]

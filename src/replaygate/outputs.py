@@ -22,7 +22,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from replaygate.locks import check_held
+
+def _check_locks_held() -> None:
+    """:func:`replaygate.locks.check_held`, where this process has made a lock: one that
+    has made none holds none (the plugin's start-up and the light commands import no
+    filelock)."""
+    locks = sys.modules.get("replaygate.locks")
+    if locks is not None:
+        locks.check_held()
 
 
 def real_file(path: Path) -> Path:
@@ -66,7 +73,7 @@ def atomic_write(
             os.fsync(handle.fileno())
         if check is not None:
             check(tmp)
-        check_held()
+        _check_locks_held()
         os.replace(tmp, target)
     finally:
         with contextlib.suppress(FileNotFoundError):
