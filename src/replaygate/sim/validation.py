@@ -880,13 +880,25 @@ def openai_metadata_problem(body: Mapping[str, Any]) -> Invalid | None:
 
 def _too_long(text: Any, param: str, most: int) -> Invalid | None:
     """OpenAI's error for ``text`` of ``param``, when a string, longer than ``most``."""
-    if not isinstance(text, str) or len(text) <= most:
+    return _above_max(text, param, most) if isinstance(text, str) else None
+
+
+def _too_many(given: Any, param: str, most: int) -> Invalid | None:
+    """OpenAI's error for ``given`` of ``param``, when a list, longer than ``most``."""
+    return _above_max(given, param, most) if isinstance(given, list) else None
+
+
+def _above_max(given: str | list[Any], param: str, most: int) -> Invalid | None:
+    """OpenAI's error for ``given`` of ``param``, a string or a list, when longer than
+    ``most``."""
+    if len(given) <= most:
         return None
+    named, word = ("a string", "string") if isinstance(given, str) else ("an array", "array")
     return Invalid(
-        f"Invalid '{param}': string too long. Expected a string with maximum length {most}, "
-        f"but got a string with length {len(text)} instead.",
+        f"Invalid '{param}': {word} too long. Expected {named} with maximum length {most}, "
+        f"but got {named} with length {len(given)} instead.",
         param,
-        "string_above_max_length",
+        f"{word}_above_max_length",
     )
 
 
@@ -983,18 +995,6 @@ def _unsupported(param: str, instead: str) -> Invalid:
     """OpenAI's error for ``param``, which the request's model does not take."""
     message = f"Unsupported parameter: '{param}' is not supported with this model.{instead}"
     return Invalid(message, param, "unsupported_parameter")
-
-
-def _too_many(given: Any, param: str, most: int) -> Invalid | None:
-    """OpenAI's error for ``given`` of ``param``, when a list, longer than ``most``."""
-    if not isinstance(given, list) or len(given) <= most:
-        return None
-    return Invalid(
-        f"Invalid '{param}': array too long. Expected an array with maximum length {most}, "
-        f"but got an array with length {len(given)} instead.",
-        param,
-        "array_above_max_length",
-    )
 
 
 def _chat_output_asks(body: Mapping[str, Any]) -> Invalid | None:
