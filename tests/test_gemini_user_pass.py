@@ -763,3 +763,32 @@ def test_what_a_gemma_model_does_not_take_is_refused(
     assert (problem is None) == (words is None)
     assert problem is None or (words is not None and problem.message.startswith(words))
     assert problem is None or problem.message.endswith(f" is not enabled for models/{model}")
+
+
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg"
+)
+
+
+@pytest.mark.parametrize(
+    ("mime_type", "refused"),
+    [
+        ("image/jpg", True),  # image/jpeg is meant: the API reads no image as this
+        ("png", True),
+        ("image/bmp", True),
+        ("image/png", False),
+        ("image/jpeg", False),
+        ("application/pdf", False),
+        ("audio/wav", False),
+    ],
+)
+def test_an_image_of_a_type_the_api_does_not_read_is_refused(mime_type: str, refused: bool) -> None:
+    """``Part.from_bytes(data=..., mime_type="image/jpg")`` is the API's ``400 Unsupported
+    MIME type: image/jpg``; answered, a recording passed here to fail live."""
+    part = {"inlineData": {"mimeType": mime_type, "data": PIXEL}}
+    problem = validate_gemini({"contents": [{"role": "user", "parts": [part, {"text": "x"}]}]})
+    if refused:
+        assert problem is not None
+        assert problem.message == f"Unsupported MIME type: {mime_type}"
+    else:
+        assert problem is None

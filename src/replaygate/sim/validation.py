@@ -2163,7 +2163,9 @@ def _gemini_part(part: Any, where: str) -> Invalid | None:
         return None
     missing = next((field for field in required if not value.get(field)), None)
     if missing is None:
-        return _gemini_bytes(value, where) if data == "inlineData" else None
+        if data != "inlineData":
+            return None
+        return _gemini_bytes(value, where) or _gemini_mime_type(value["mimeType"])
     return Invalid(f"* {where}.{name}.{_snake(missing)}: {_snake(missing)} cannot be empty.")
 
 
@@ -2185,6 +2187,22 @@ def _gemini_bytes(inline: Mapping[str, Any], where: str) -> Invalid | None:
         f"Invalid JSON payload received. Invalid value at '{at}.inline_data.data' "
         f"(TYPE_BYTES), Base64 decoding failed for {orjson.dumps(data).decode()}"
     )
+
+
+_GEMINI_IMAGE_TYPES = frozenset(
+    ("image/png", "image/jpeg", "image/webp", "image/heic", "image/heif")
+)
+"""The images the API reads from an ``inlineData`` part (not ``image/jpg``, nor GIF or BMP)."""
+
+
+def _gemini_mime_type(mime_type: Any) -> Invalid | None:
+    """The API's error for an ``inlineData`` part whose ``mimeType`` it reads no file as: a
+    word with no ``/`` (``png``) or an image type other than :data:`_GEMINI_IMAGE_TYPES`
+    (``image/jpg``, where ``image/jpeg`` is meant)."""
+    text = str(mime_type).strip().lower()
+    if "/" in text and (not text.startswith("image/") or text in _GEMINI_IMAGE_TYPES):
+        return None
+    return Invalid(f"Unsupported MIME type: {mime_type}")
 
 
 def _snake(name: str) -> str:
