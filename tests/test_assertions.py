@@ -314,6 +314,14 @@ def test_set_reports_missing_and_extra_with_recall_and_precision() -> None:
     )
 
 
+def test_set_items_extracted_with_numpy_are_reported_as_python_values() -> None:
+    numpy = pytest.importorskip("numpy")
+    with pytest.raises(AssertionError) as err:
+        assert_set(numpy.array(["doc-a", "doc-x"]), numpy.array(["doc-a", "doc-b"]))
+    assert str(err.value).endswith("missing: ['doc-b']; extra: ['doc-x']")
+    assert assert_set(numpy.array([3, 1]), {1}).extra == [3]
+
+
 @pytest.mark.parametrize(
     ("got", "expected", "minimum", "said"),
     [

@@ -121,7 +121,11 @@ def measure_set(
 
 def _folded(item: Hashable) -> Hashable:
     """A text item folded (:func:`~replaygate.assertions.text.fold`: one text in two Unicode
-    forms is one item, ``10⁶`` and ``106`` are two); any other as it is."""
+    forms is one item, ``10⁶`` and ``106`` are two); a numpy scalar as Python's own value
+    (an extraction made with numpy reports ``extra: ['b']``, not ``[np.str_('b')]``); any
+    other as it is."""
+    if type(item).__module__.partition(".")[0] == "numpy" and getattr(item, "ndim", None) == 0:
+        item = item.item()  # type: ignore[attr-defined]
     return fold(item) if isinstance(item, str) else item
 
 
