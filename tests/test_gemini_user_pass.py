@@ -792,3 +792,27 @@ def test_an_image_of_a_type_the_api_does_not_read_is_refused(mime_type: str, ref
         assert problem.message == f"Unsupported MIME type: {mime_type}"
     else:
         assert problem is None
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"contents": HI, "temperature": 0.2},
+            'Invalid JSON payload received. Unknown name "temperature": Cannot find field.',
+        ),
+        (
+            {"contents": HI, "generationConfig": {"maxTokens": 64, "top_p": 0.5}},
+            "Invalid JSON payload received. Unknown name \"maxTokens\" at 'generation_config': "
+            "Cannot find field.",
+        ),
+        ({"contents": HI, "generation_config": {"top_p": 0.5, "topK": 3}}, None),
+        ({"contents": HI, "store": False, "serviceTier": "standard"}, None),
+    ],
+)
+def test_a_field_the_api_does_not_know_is_refused(body: Any, message: str | None) -> None:
+    """A sampling field beside ``contents`` or a name of another API in ``generationConfig``
+    (``HttpOptions(extra_body=...)``, a hand-built body) is the API's ``Unknown name``, in
+    either spelling of the names it knows; answered, a recording passed here to fail live."""
+    problem = validate_gemini(camel_case_request(body))
+    assert (problem and problem.message) == message

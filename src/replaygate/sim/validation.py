@@ -2573,10 +2573,86 @@ def _not_numbers(config: Mapping[str, Any]) -> Invalid | None:
     return None
 
 
+_GEMINI_REQUEST_FIELDS = frozenset(
+    (
+        "model",
+        "contents",
+        "systemInstruction",
+        "tools",
+        "toolConfig",
+        "safetySettings",
+        "generationConfig",
+        "cachedContent",
+        "serviceTier",
+        "store",
+        "labels",
+        "modelArmorConfig",
+        "continuationToken",
+    )
+)
+"""The fields of a ``generateContent`` request (Vertex AI's beside the Gemini API's, as
+one route serves both), in camelCase."""
+_GEMINI_CONFIG_FIELDS = frozenset(
+    (
+        "stopSequences",
+        "responseMimeType",
+        "responseSchema",
+        "responseJsonSchema",
+        "_responseJsonSchema",
+        "responseFormat",
+        "responseModalities",
+        "candidateCount",
+        "maxOutputTokens",
+        "temperature",
+        "topP",
+        "topK",
+        "seed",
+        "presencePenalty",
+        "frequencyPenalty",
+        "responseLogprobs",
+        "logprobs",
+        "enableEnhancedCivicAnswers",
+        "speechConfig",
+        "thinkingConfig",
+        "imageConfig",
+        "mediaResolution",
+        "audioTimestamp",
+        "audioTranscriptionConfig",
+        "enableAffectiveDialog",
+        "modelSelectionConfig",
+        "routingConfig",
+        "translationConfig",
+        "generationOutputConfig",
+    )
+)
+"""The fields of a request's ``generationConfig`` (google-genai's ``GenerationConfig``),
+in camelCase."""
+
+
+def _gemini_unknown(fields: Mapping[str, Any], known: frozenset[str], at: str) -> Invalid | None:
+    """The API's error for the names of ``fields`` that are none of ``known`` in either
+    spelling (``top_p`` or ``topP``), as its JSON reader refuses them, naming each and
+    where (``at``: ``generation_config``, or "" for the request)."""
+    unknown = [
+        name
+        for name in fields
+        if name not in known and re.sub(r"_([a-z0-9])", lambda m: m[1].upper(), name) not in known
+    ]
+    where = f" at '{at}'" if at else ""
+    lines = (
+        f'Invalid JSON payload received. Unknown name "{name}"{where}: Cannot find field.'
+        for name in unknown
+    )
+    return Invalid("\n".join(lines)) if unknown else None
+
+
 def validate_gemini(body: Any) -> Invalid | None:
     """Check a Gemini ``generateContent`` request body (the model is in the path)."""
     if not isinstance(body, Mapping):
         return Invalid("Invalid JSON payload received. Expected an object.")
+    unknown = _gemini_unknown(body, _GEMINI_REQUEST_FIELDS, "")
+    if unknown is not None:
+        return unknown
     if "contents" not in body:
         return Invalid("* GenerateContentRequest.contents: contents is not specified")
     config = body.get("generationConfig")
@@ -2585,6 +2661,9 @@ def validate_gemini(body: Any) -> Invalid | None:
             "Invalid JSON payload received. Invalid value at 'generation_config': "
             "expected an object."
         )
+    unknown = _gemini_unknown(config or {}, _GEMINI_CONFIG_FIELDS, "generation_config")
+    if unknown is not None:
+        return unknown
     limit = (config or {}).get("maxOutputTokens")
     count = (config or {}).get("candidateCount")
     wrong = _not_numbers(config or {})
