@@ -90,6 +90,10 @@ def test_declarations_are_validated() -> None:
         SampleSpec(0, 1)
     with pytest.raises(ValueError, match=r"floor must be an integer, got 3.5"):
         SampleSpec(5, 3.5)  # type: ignore[arg-type]
+    with pytest.raises(
+        ValueError, match=r"got 0.8; the floor counts samples, not a rate: .*floor=4"
+    ):
+        SampleSpec(5, 0.8)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="passes must be between 0 and n=5, got 6"):
         verdict_of(6, 5, 4)
 
