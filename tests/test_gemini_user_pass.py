@@ -816,3 +816,41 @@ def test_a_field_the_api_does_not_know_is_refused(body: Any, message: str | None
     either spelling of the names it knows; answered, a recording passed here to fail live."""
     problem = validate_gemini(camel_case_request(body))
     assert (problem and problem.message) == message
+
+
+def test_json_schema_keywords_in_the_apis_own_schema_are_refused() -> None:
+    """A zod or MCP tool's schema given as ``parameters`` or ``responseSchema`` (with its
+    ``$schema``) is the API's ``Unknown name``, however deep; in ``parametersJsonSchema``
+    and ``responseJsonSchema`` it is taken."""
+    draft = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}
+    nested = {"type": "OBJECT", "properties": {"a": {"type": "STRING"}, "b": {"$ref": "#/x"}}}
+    tool = [{"functionDeclarations": [{"name": "f", "parameters": nested}]}]
+    refused = validate_gemini({"contents": HI, "tools": tool})
+    assert refused is not None
+    assert refused.message == (
+        'Invalid JSON payload received. Unknown name "$ref" at '
+        "'tools[0].function_declarations[0].parameters.properties[1].value': Cannot find field."
+    )
+    config = {"responseMimeType": "application/json", "responseSchema": draft}
+    refused = gemini_output_refused(
+        "gemini-2.5-flash", {"contents": HI, "generationConfig": config}
+    )
+    assert refused is not None
+    assert "\"$schema\" at 'generation_config.response_schema'" in refused.message
+    taken = {"responseMimeType": "application/json", "responseJsonSchema": draft}
+    assert gemini_output_refused("gemini-2.5-flash", {"generationConfig": taken}) is None
+    tool = [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": draft}]}]
+    assert validate_gemini({"contents": HI, "tools": tool}) is None
+
+
+@pytest.mark.parametrize(
+    ("mime", "refused"),
+    [("text/csv", True), ("image/png", True), ("application/yaml", False), ("text/x.enum", False)],
+)
+def test_a_response_mime_type_the_api_does_not_take_is_refused(mime: str, refused: bool) -> None:
+    """``response_mime_type="text/csv"`` is the API's 400, not a text answer."""
+    body = {"contents": HI, "generationConfig": {"responseMimeType": mime}}
+    problem = gemini_output_refused("gemini-2.5-flash", body)
+    assert (problem is not None) == refused
+    if problem is not None:
+        assert "allowed mimetypes are text/plain, application/json" in problem.message

@@ -2230,7 +2230,40 @@ def _gemini_tools(tools: Any) -> Invalid | None:
                 return Invalid(f"{where}Name cannot be empty.")
             if not isinstance(name, str) or _GEMINI_FUNCTION_NAME.fullmatch(name) is None:
                 return Invalid(f"{where}{_GEMINI_NAME_RULE}")
+            at = f"tools[{i}].function_declarations[{j}].parameters"
+            problem = _gemini_schema_names(function.get("parameters"), at)
+            if problem is not None:
+                return problem
     return None
+
+
+def _gemini_schema_names(schema: Any, at: str) -> Invalid | None:
+    """The API's error for the JSON Schema keywords (``$schema``, ``$id``, ``$ref``, a
+    zod or MCP tool's schema given as it is) in one of its own ``Schema`` at ``at`` (a
+    declaration's ``parameters``, ``responseSchema``), which has no field of these names:
+    JSON Schema goes in ``parametersJsonSchema`` or ``responseJsonSchema``."""
+    if not isinstance(schema, Mapping):
+        return None
+    unknown = [name for name in schema if isinstance(name, str) and name.startswith("$")]
+    if unknown:
+        return Invalid(
+            "\n".join(
+                f"Invalid JSON payload received. Unknown name \"{name}\" at '{at}': "
+                "Cannot find field."
+                for name in unknown
+            )
+        )
+    properties = schema.get("properties")
+    inner: list[tuple[Any, str]] = [
+        (value, f"{at}.properties[{k}].value")
+        for k, value in enumerate(properties.values() if isinstance(properties, Mapping) else ())
+    ]
+    inner.append((schema.get("items"), f"{at}.items"))
+    ways = schema.get("anyOf", schema.get("any_of"))
+    listed = ways if isinstance(ways, list) else []
+    inner += [(way, f"{at}.any_of[{k}]") for k, way in enumerate(listed)]
+    problems = (_gemini_schema_names(value, where) for value, where in inner)
+    return next((problem for problem in problems if problem is not None), None)
 
 
 _GEMINI_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
@@ -2435,14 +2468,30 @@ def gemini_thinking_refused(model: str, body: Mapping[str, Any]) -> Invalid | No
     return None
 
 
+_GEMINI_ANSWER_TYPES = frozenset(
+    ("text/plain", "application/json", "application/xml", "application/yaml", "text/x.enum")
+)
+"""The ``responseMimeType`` values the API takes."""
+
+
 def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
-    """The API's error for an answer format the request cannot have: a ``responseSchema``
+    """The API's error for an answer format the request cannot have: a ``responseMimeType``
+    it does not take, JSON Schema keywords in a ``responseSchema``, a ``responseSchema``
     for a text answer (no ``responseMimeType``, or ``text/plain``), or, before Gemini 3, a
     JSON answer beside function declarations or another tool (Google Search, URL context)."""
     config = body.get("generationConfig")
     if not isinstance(config, Mapping):
         return None
     mime = config.get("responseMimeType") or "text/plain"
+    if mime not in _GEMINI_ANSWER_TYPES:
+        return Invalid(
+            "* GenerateContentRequest.generation_config.response_mime_type: allowed "
+            "mimetypes are text/plain, application/json, application/xml, application/yaml "
+            "and text/x.enum."
+        )
+    schema = _gemini_schema_names(config.get("responseSchema"), "generation_config.response_schema")
+    if schema is not None:
+        return schema
     if config.get("responseSchema") is not None and mime == "text/plain":
         return Invalid("Response_schema with a response mime type 'text/plain' is unsupported")
     tools = body.get("tools")
