@@ -112,6 +112,11 @@ def test_pass_observe_block_on_recorded_samples(pytester: pytest.Pytester, recor
         "ObserveWarning: observe: test_verdicts.py::test_observe: 2/5 samples passed"
         in result.stdout.str()
     )
+    # the warning names each sample that failed and why, as --observe-fails' failure does
+    warned = lines.index(next(line for line in lines if "ObserveWarning: observe:" in line))
+    assert [line.strip()[:27] for line in lines[warned + 1 : warned + 4]] == [
+        f"sample {i}: citations: recall" for i in (0, 2, 3)
+    ]
     queue = (pytester.path / ".replaygate" / "observe.jsonl").read_text().splitlines()
     assert len(queue) == 1
     entry = json.loads(queue[0])

@@ -189,7 +189,13 @@ def _failure_report(result: SampledResult) -> str:
         if result.verdict == "block"
         else "fewer samples passed than the floor, and --observe-fails is on"
     )
-    lines = [f"{result.summary()} ({why})"]
+    return "\n".join([f"{result.summary()} ({why})", *_failed_samples(result)])
+
+
+def _failed_samples(result: SampledResult) -> list[str]:
+    """One line per failed sample: its index and why it failed (each failed gate's
+    message, or its failure outside the checks)."""
+    lines = []
     for sample in result.samples:
         if sample.passed:
             continue
@@ -198,7 +204,7 @@ def _failure_report(result: SampledResult) -> str:
             failed.append(sample.failure)
         detail = "\n".join(failed).replace("\n", "\n    ")
         lines.append(f"  sample {sample.index}: {detail}")
-    return "\n".join(lines)
+    return lines
 
 
 def _advise(item: pytest.Function, message: str, category: type[Warning]) -> None:
@@ -255,7 +261,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if result.verdict == "pass":
         return True
     if result.verdict == "observe" and not state.observe_fails:
-        _advise(pyfuncitem, f"observe: {result.summary()}", ObserveWarning)
+        observed = "\n".join([f"observe: {result.summary()}", *_failed_samples(result)])
+        _advise(pyfuncitem, observed, ObserveWarning)
         return True
     raise VerdictFailed(_failure_report(result), pytrace=False)
 
