@@ -535,7 +535,12 @@ AllMockedAssertionError = type(
         (  # Strands' OpenAIModel given client_args={"http_client": ...}: it closes the
             # AsyncOpenAI it made around each request, and so the client given with it
             "Cannot send a request, as the client has been closed.",
-            ["the HTTP client given to the SDK was closed", "OpenAIModel(client=AsyncOpenAI("],
+            [
+                "the HTTP client given to the SDK was closed",
+                "OpenAIModel(client=AsyncOpenAI(",
+                # a genai.Client no name holds, which closes its HTTP client as it goes
+                "google-genai: client = genai.Client() first",
+            ],
         ),
         (
             "<asyncio.locks.Event object at 0x7f0 [unset]> is bound to a different event loop",

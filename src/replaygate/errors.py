@@ -928,10 +928,13 @@ CLOSED_CLIENT_REMEDY = (
     "The API did not fail: the HTTP client given to the SDK was closed before this send, "
     "by code that closes the SDK client it made around it once a request is done (Strands' "
     'OpenAIModel given client_args={"http_client": ...} opens and closes an AsyncOpenAI '
-    "for each request, and so the http_client after the first). Give the framework an SDK "
-    "client it keeps (Strands: OpenAIModel(client=AsyncOpenAI(http_client=...)), "
-    "docs/frameworks.md#strands-agents-under-pytest), or none and enter intercept() around "
-    "the run, then record it again."
+    "for each request, and so the http_client after the first; google-genai closes its "
+    "HTTP client once no name holds the genai.Client, as in genai.Client().models."
+    "generate_content(...), which fails live alike). Give the framework an SDK client it "
+    "keeps (Strands: OpenAIModel(client=AsyncOpenAI(http_client=...)), "
+    "docs/frameworks.md#strands-agents-under-pytest; google-genai: client = genai.Client() "
+    "first, then client.models.generate_content(...)), or none and enter intercept() "
+    "around the run, then record it again."
 )
 """What a send on an HTTP client that was already closed is told to do."""
 
