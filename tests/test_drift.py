@@ -249,6 +249,23 @@ ANSWER = {
 }  # fmt: skip
 
 
+def test_a_json_report_beside_the_stores_is_passed_over_and_written_again(tmp_path: Path) -> None:
+    # drift --json-out drift.json at the project's top (as docs/fixtures.md writes it), then
+    # `replaygate verify .`: the report was read as a damaged fixture file, exit 1.
+    tree = tmp_path / "fixtures"
+    tree.mkdir()
+    answer = {**ANSWER, "model": MODEL, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    store = hand_store(tree / "rc.jsonl", (ASKED, [answer]))
+    report = tmp_path / "drift.json"
+    for _ in range(2):  # the second run replaces the report it wrote
+        done = drift(str(store), "--against", str(store), "--json-out", str(report))
+        assert done.exit_code == 0, done.output
+    assert json.loads(report.read_text(encoding="utf-8"))["format"] == "replaygate.drift"
+    checked = CliRunner().invoke(main, ["verify", str(tmp_path)])
+    assert checked.exit_code == 0, checked.output
+    assert "drift.json (replaygate.drift)" in checked.output
+
+
 def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path: Path) -> None:
     # Pooled by interface, sample 0's fields hid the empty answer of sample 1: "same fields".
     other_request = {**ASKED, "max_tokens": 9}

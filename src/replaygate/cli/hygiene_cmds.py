@@ -222,8 +222,12 @@ def _is_drift_text(head: bytes) -> bool:
 
 
 def _is_drift_json(head: bytes) -> bool:
-    """Whether a file opening with ``head`` is a drift JSON report written before."""
-    return re.match(rb'\{\s*"mode"\s*:', head) is not None
+    """Whether a file opening with ``head`` is a drift JSON report written before (tagged
+    with its ``format``, or, written by an earlier version, opening with its ``mode``)."""
+    from replaygate.fixtures.store.folder import kind_of
+    from replaygate.hygiene.drift import DRIFT_FORMAT
+
+    return re.match(rb'\{\s*"mode"\s*:', head) is not None or kind_of(head) == DRIFT_FORMAT
 
 
 def _drift_live(

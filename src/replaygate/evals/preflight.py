@@ -112,8 +112,10 @@ def check_not_an_input(
     head = _head(out)
     if head is None:
         return
+    if own is not None and own(head):  # the output's own kind, which it replaces
+        return
     stored = _stored(out.name, head, baseline=baseline, export=export, page=page, queue=queue)
-    held = f"holds {stored}" if stored is not None else held_fixtures(out.name, head, own)
+    held = f"holds {stored}" if stored is not None else held_fixtures(out.name, head)
     if held is not None:
         raise EvalError(
             f"{out}: {held}: writing the output there would replace it; choose another "

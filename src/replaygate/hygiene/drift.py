@@ -99,6 +99,11 @@ def _found(
     )
 
 
+DRIFT_FORMAT = "replaygate.drift"
+"""The ``format`` of drift's JSON report, by which the stores and the hygiene commands
+pass over a report written among the fixtures or at the project's top."""
+
+
 @dataclass(frozen=True)
 class DriftReport:
     """The outcome of one drift check."""
@@ -146,8 +151,9 @@ class DriftReport:
         return None if unchecked or self.uninjected else False
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON report."""
+        """The JSON report, tagged with :data:`DRIFT_FORMAT`."""
         return {
+            "format": DRIFT_FORMAT,
             **json_fields(self, ("mode", "path", "other", "seed")),
             "drift": self.verdict,
             "interfaces": [i.to_json() for i in self.interfaces],
