@@ -391,6 +391,19 @@ def test_policy_answers_without_citation_after_a_tool_error(registry: ToolRegist
     assert "[" not in result.final
 
 
+def test_policy_grades_a_judges_prompt_so_a_judge_records_from_the_simulator() -> None:
+    from replaygate.assertions import Judge
+
+    judge = Judge(ResearchPolicy(), "Cites its source.", threshold=4, under_test=DEFAULT_MODEL,
+                  judge_id="gpt-4o-mini")  # fmt: skip
+    assert judge.grade("RAG retrieves first [doc-rag].").score == 5
+    assert judge.grade("RAG retrieves first.").score == 1
+    varied = Judge(ResearchPolicy(random.Random(3)), "r", threshold=6, under_test=DEFAULT_MODEL,
+                   judge_id="gpt-4o-mini", scale=(0, 10))  # fmt: skip
+    # with a random stream, as the simulator's, a judge's grades vary within its scale
+    assert {varied.grade(f"answer {i} [doc-a]").score for i in range(40)} == {9, 10}
+
+
 def test_policy_says_it_found_nothing_when_search_is_empty(registry: ToolRegistry) -> None:
     result = run(ResearchPolicy(), registry, "What is a zyzzyva?")
     assert trace(result)[0] == "search_corpus({'q': 'zyzzyva'}) -> {\"hits\": []}"

@@ -11,7 +11,8 @@ empty search it says it could not find the information, with no citation.
 Without an ``rng`` it always does the same thing. With one it varies like a real
 model: it sometimes searches a second time with a reworded query, words its answer
 in several ways and now and then drops the citation. The same ``rng`` state always
-gives the same behaviour.
+gives the same behaviour. A judge's prompt (the text to grade between ``<<<TEXT n>>>``
+markers) it grades instead (:mod:`replaygate.sim.judging`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec, Usage
+from replaygate.sim.judging import judge_reply
 
 SEARCH_TOOL = "search_corpus"
 """Name of the search tool the policy calls."""
@@ -149,6 +151,9 @@ class ResearchPolicy:
     def respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelResponse:
         """The next turn: a tool call, or the final answer."""
         question, exchanges = _question_and_exchanges(messages)
+        graded = None if exchanges else judge_reply(question, self.rng)
+        if graded is not None:
+            return self._reply(messages, tools, text=graded)
         query = search_query(question)
         offered = {spec.name for spec in tools}
         if not exchanges:
