@@ -28,6 +28,7 @@ from replaygate.sim.validation import (
     Invalid,
     gemini_cache_refused,
     gemini_modalities_refused,
+    gemini_output_limit_refused,
     gemini_output_refused,
     gemini_penalty_refused,
     gemini_signature_missing,
@@ -854,3 +855,26 @@ def test_a_response_mime_type_the_api_does_not_take_is_refused(mime: str, refuse
     assert (problem is not None) == refused
     if problem is not None:
         assert "allowed mimetypes are text/plain, application/json" in problem.message
+
+
+def test_a_temperature_or_output_limit_out_of_the_apis_range_is_refused() -> None:
+    """``temperature=3`` and a ``max_output_tokens`` above the model's are the API's 400s,
+    as google-genai sends them; the largest the model takes is answered."""
+    hot = {"contents": HI, "generationConfig": {"temperature": 3}}
+    problem = validate_gemini(hot)
+    assert problem is not None
+    assert problem.message == (
+        "* GenerateContentRequest.generation_config.temperature: "
+        "temperature must be in the range [0.0, 2.0]."
+    )
+    assert validate_gemini({"contents": HI, "generationConfig": {"temperature": 2}}) is None
+    long = {"contents": HI, "generationConfig": {"maxOutputTokens": 100000}}
+    problem = gemini_output_limit_refused("gemini-2.5-flash", long)
+    assert problem is not None
+    assert "value of 100000 but the supported range is from 1 (inclusive) to 65537 (exclusive)" in (
+        problem.message
+    )
+    most = {"contents": HI, "generationConfig": {"maxOutputTokens": 65536}}
+    assert gemini_output_limit_refused("gemini-2.5-pro", most) is None
+    assert gemini_output_limit_refused("gemini-2.0-flash", most) is not None
+    assert gemini_output_limit_refused("gemini-sim-1", long) is None  # a model it has no limit of

@@ -96,6 +96,7 @@ from replaygate.sim.validation import (
     custom_forced,
     gemini_cache_refused,
     gemini_modalities_refused,
+    gemini_output_limit_refused,
     gemini_output_refused,
     gemini_penalty_refused,
     gemini_signature_missing,
@@ -1744,6 +1745,7 @@ class GeminiGenerateContent(Endpoint):
             or gemini_output_refused(request.model, request.body)
             or gemini_signature_missing(request.model, request.body)
             or gemini_penalty_refused(request.model, request.body)
+            or gemini_output_limit_refused(request.model, request.body)
             or gemini_modalities_refused(request.model, request.body)
             or gemma_refused(request.model, request.body)
         )

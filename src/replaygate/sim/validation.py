@@ -2560,6 +2560,28 @@ def gemini_penalty_refused(model: str, body: Mapping[str, Any]) -> Invalid | Non
     return None
 
 
+_GEMINI_OUTPUT_LIMITS = (
+    (re.compile(r"gemini-(2\.5|3)"), 65536),
+    (re.compile(r"gemini-2\.0"), 8192),
+)
+"""The most tokens a model writes, as ``maxOutputTokens`` may ask (Gemini 2.5 and 3, 2.0)."""
+
+
+def gemini_output_limit_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
+    """The API's error for a ``maxOutputTokens`` above what the model writes
+    (:data:`_GEMINI_OUTPUT_LIMITS`; a model not named there is not checked)."""
+    config = body.get("generationConfig")
+    asked = config.get("maxOutputTokens") if isinstance(config, Mapping) else None
+    most = next((most for name, most in _GEMINI_OUTPUT_LIMITS if name.search(model)), None)
+    if not isinstance(asked, int) or most is None or asked <= most:
+        return None
+    return Invalid(
+        f"Unable to submit request because it has a maxOutputTokens value of {asked} but the "
+        f"supported range is from 1 (inclusive) to {most + 1} (exclusive). Update the value "
+        "and try again."
+    )
+
+
 def gemini_cache_refused(body: Mapping[str, Any]) -> Invalid | None:
     """Why a request reading a ``cachedContent`` is refused: beside a system instruction,
     tools or a tool config, as the API refuses it; else as the simulator's own refusal, as
@@ -2722,6 +2744,12 @@ def validate_gemini(body: Any) -> Invalid | None:
         return Invalid(
             "* GenerateContentRequest.generation_config.max_output_tokens: "
             "max_output_tokens must be positive."
+        )
+    temperature = (config or {}).get("temperature")
+    if temperature is not None and not 0 <= float(temperature) <= 2:
+        return Invalid(
+            "* GenerateContentRequest.generation_config.temperature: "
+            "temperature must be in the range [0.0, 2.0]."
         )
     if count is not None and not 0 <= count <= MAX_CANDIDATES:
         return Invalid(
