@@ -78,6 +78,7 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         (json.dumps({**GOOD, "floor": 6}), "floor must be between 1 and n=5, got 6"),
         (json.dumps({**GOOD, "samples": 0, "floor": 0}), "'samples' must be an integer from 1"),
         (json.dumps({**GOOD, "samples": 5.7}), "field 'samples' must be an integer, got 5.7"),
+        (json.dumps({**GOOD, "floor": 0.8}), "got 0.8; the floor counts samples, not a rate"),
         (
             '{"id": "x", "question": "q", "must_contain": ["a"], "floor": 1, "samples": 1%s}'
             % ("0" * 400),

@@ -43,7 +43,7 @@ from replaygate.jsonfields import lone_surrogate
 from replaygate.jsonl_spread import array_reason, spread_at, spread_reason
 from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, ZERO_WIDTH
 from replaygate.regular import is_blank, read_regular_bytes, text_lines
-from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec
+from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, rate_note
 from replaygate.unicode_forms import told
 
 EXPECTATIONS = ("contains", "citations", "schema")
@@ -309,7 +309,7 @@ def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
 def _integer(record: Mapping[str, Any], key: str, fail: Fail) -> int:
     value = record[key]
     if isinstance(value, bool) or not isinstance(value, int):
-        raise fail(f"field {key!r} must be an integer, got {value!r}")
+        raise fail(f"field {key!r} must be an integer, got {value!r}{rate_note(key, value)}")
     return value
 
 

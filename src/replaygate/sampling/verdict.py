@@ -29,7 +29,7 @@ class SampleSpec:
     def __post_init__(self) -> None:
         for name, value in (("n", self.n), ("floor", self.floor)):
             if isinstance(value, bool) or not isinstance(value, int):
-                said = f"{value!r}{numpy_note(value)}{_rate_note(name, value)}"
+                said = f"{value!r}{numpy_note(value)}{rate_note(name, value)}"
                 raise ValueError(f"{name} must be an integer, got {said}")
         if self.n < 1:
             raise ValueError(f"n must be at least 1, got {self.n}")
@@ -42,8 +42,9 @@ class SampleSpec:
             raise ValueError(f"floor must be between 1 and n={self.n}, got {self.floor}")
 
 
-def _rate_note(name: str, value: object) -> str:
-    """For a floor given as a pass rate (``0.8``), what the floor counts instead."""
+def rate_note(name: str, value: object) -> str:
+    """For a floor given as a pass rate (``0.8``), what the floor counts instead; ``""``
+    for any other value."""
     if name == "floor" and isinstance(value, float) and 0 < value < 1:
         return (
             "; the floor counts samples, not a rate: how many of the n samples must pass "
