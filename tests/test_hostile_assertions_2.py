@@ -70,6 +70,23 @@ def test_a_numpy_value_failing_its_type_is_named_with_its_conversion() -> None:
     assert "convert it with .tolist())" in message
 
 
+def test_a_numpy_value_failing_a_pydantic_model_is_named_with_its_conversion() -> None:
+    numpy = pytest.importorskip("numpy")
+    pydantic = pytest.importorskip("pydantic")
+
+    class Report(pydantic.BaseModel):
+        n: int
+        tags: list[str]
+
+    message = measure_structure({"n": numpy.int64(2), "tags": numpy.array(["a"])}, Report).message
+    assert (
+        "$.n: Input should be a valid integer (a numpy.int64: convert it with .item())" in message
+    )
+    assert "$.tags: Input should be a valid list (a numpy.ndarray: convert it with .tolist())" in (
+        message
+    )
+
+
 def test_a_numpy_count_or_threshold_is_named_with_its_conversion() -> None:
     numpy = pytest.importorskip("numpy")
     from replaygate.assertions import Judge

@@ -249,7 +249,11 @@ def measure_structure(payload: Any, schema: Schema) -> StructureResult:
         value = _strictly_validated(schema, payload)
         found: list[tuple[tuple[Any, ...], str]] = []
     except pydantic.ValidationError as err:
-        value, found = None, [(tuple(e["loc"]), str(e["msg"])) for e in err.errors()]
+        # a numpy value is no int or list to strict pydantic either: say what it is
+        found = [
+            (tuple(e["loc"]), str(e["msg"]) + numpy_note(e.get("input"))) for e in err.errors()
+        ]
+        value = None
     failing = {path for path, _ in found}
     found += [(path, message) for path, message in not_numbers if path not in failing]
     return StructureResult(tuple(_problems(found)), None if found else value)
