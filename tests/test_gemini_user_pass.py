@@ -878,3 +878,15 @@ def test_a_temperature_or_output_limit_out_of_the_apis_range_is_refused() -> Non
     assert gemini_output_limit_refused("gemini-2.5-pro", most) is None
     assert gemini_output_limit_refused("gemini-2.0-flash", most) is not None
     assert gemini_output_limit_refused("gemini-sim-1", long) is None  # a model it has no limit of
+
+
+def test_an_enum_asked_for_as_text_x_enum_is_the_bare_value(sim: Simulator) -> None:
+    """``response_mime_type="text/x.enum"`` is answered ``Percussion``, as the API answers
+    it (google-genai unquotes only JSON's), and ``application/json`` ``"Percussion"``."""
+    url = f"{sim.url}/v1beta/models/gemini-2.5-flash:generateContent"
+    schema = {"type": "STRING", "enum": ["Percussion", "String"]}
+    for mime, text in (("text/x.enum", "Percussion"), ("application/json", '"Percussion"')):
+        config = {"responseMimeType": mime, "responseSchema": schema}
+        body = {"contents": HI, "generationConfig": config}
+        answer = httpx2.post(url, json=body, headers={"x-goog-api-key": KEY}).json()
+        assert answer["candidates"][0]["content"]["parts"][0]["text"] == text

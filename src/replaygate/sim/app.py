@@ -31,7 +31,7 @@ from replaygate.errors import ReplaygateError, ScriptExhaustedError, WireFormatE
 from replaygate.http.routes import SIMULATOR_REQUEST_ID
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import thinking
-from replaygate.sim.arguments import UnmadeValue, forced_call, in_json
+from replaygate.sim.arguments import UnmadeValue, forced_call
 from replaygate.sim.behaviors import Behavior
 from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
@@ -470,7 +470,7 @@ class SimApp:
                     call_id = f"call_sim_{draw.tag(self.seed, 'forced', choice)}"
                     answer = forced_call(answer, offered, conversation[0], call_id)
                 if schema is not None:
-                    answer = in_json(answer, schema)
+                    answer = endpoint.in_format(request, answer, schema)
             except ScriptExhaustedError as err:
                 return refusal(endpoint.error(500, request_id, message=str(err)))
             except UnmadeValue as err:

@@ -9,6 +9,7 @@ auth, validation, behaviour, rendering, drift.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,7 @@ from replaygate.models.providers.openai_responses import (
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import catalogue, embeddings, logprobs
 from replaygate.sim.anthropic_files import UploadedFiles, beta_named
+from replaygate.sim.arguments import in_json
 from replaygate.sim.bounded import KEPT_CONVERSATIONS, Bounded
 from replaygate.sim.citations import citations_with_a_schema, cited, with_citations
 from replaygate.sim.conversations import Conversations, created_at, not_served
@@ -258,6 +260,13 @@ class Endpoint(ABC):
     def json_schema(self, request: SimRequest) -> Mapping[str, Any] | None:
         """The JSON schema the request asks the answer's text to follow, or None."""
         return None
+
+    def in_format(
+        self, request: SimRequest, answer: ModelResponse, schema: Mapping[str, Any]
+    ) -> ModelResponse:
+        """``answer`` with its text in the format the request asks for (:meth:`json_schema`):
+        JSON of ``schema``."""
+        return in_json(answer, schema)
 
     def thinking(self, request: SimRequest) -> int:
         """How many sentences the (valid) request's answer thinks before it answers (0: it
@@ -1722,6 +1731,22 @@ class GeminiGenerateContent(Endpoint):
             if isinstance(schema, Mapping):
                 return camel_case_schema(schema) if name == "responseSchema" else schema
         return JSON_OBJECT if config.get("responseMimeType") == "application/json" else None
+
+    def in_format(
+        self, request: SimRequest, answer: ModelResponse, schema: Mapping[str, Any]
+    ) -> ModelResponse:
+        """As JSON, but an enum's value asked for as ``text/x.enum`` is the bare value
+        (``Percussion``), as the API answers it, not a JSON string (``"Percussion"``, the
+        answer asked for as ``application/json``)."""
+        made = in_json(answer, schema)
+        config = request.body.get("generationConfig")
+        if not isinstance(config, Mapping) or config.get("responseMimeType") != "text/x.enum":
+            return made
+        try:
+            value = json.loads(made.text)
+        except ValueError:
+            return made
+        return replace(made, text=value) if isinstance(value, str) else made
 
     def thinking(self, request: SimRequest) -> int:
         """A request thinks unless given a budget of 0 (:func:`gemini_thinks`): asked to
