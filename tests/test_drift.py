@@ -266,6 +266,20 @@ def test_a_json_report_beside_the_stores_is_passed_over_and_written_again(tmp_pa
     assert "drift.json (replaygate.drift)" in checked.output
 
 
+def test_against_compares_a_merge_union_copy_once(tmp_path: Path) -> None:
+    # Two branches recorded one request alike; git's union merge kept the line twice. The
+    # copy was an answer the other set lacked: NOT CHECKED, exit 2, with no drift at all.
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+    old = hand_store(tmp_path / "old" / "rc.jsonl", (ASKED, [ANSWER]))
+    old.write_bytes(old.read_bytes() * 2)
+    new = hand_store(tmp_path / "new" / "rc.jsonl", (ASKED, [ANSWER]))
+    for one, other in ((old, new), (new, old)):
+        done = drift(str(one.parent), "--against", str(other.parent))
+        assert done.exit_code == 0, done.output
+        assert "not compared" not in done.output and "no drift" in done.output
+
+
 def test_against_compares_each_answer_with_the_same_request_and_sample(tmp_path: Path) -> None:
     # Pooled by interface, sample 0's fields hid the empty answer of sample 1: "same fields".
     other_request = {**ASKED, "max_tokens": 9}

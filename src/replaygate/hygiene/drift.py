@@ -236,12 +236,17 @@ class _Side:
     types: dict[str, Shape] = field(default_factory=lambda: defaultdict(dict))
     skipped: list[str] = field(default_factory=list)
     _shapes: dict[tuple[tuple[str, tuple[str, ...]], ...], Shape] = field(default_factory=dict)
+    _held: dict[tuple[bytes, str], tuple[_Sampled, ...]] = field(default_factory=dict)
+    """The answers of the first fixture of each request in each file: a later fixture of
+    the file whose answers show the same fields (a copy a ``merge=union`` of two branches
+    leaves, which the store takes as the fixture it repeats) is compared once, not as
+    answers the other side lacks."""
 
     @staticmethod
     def read(path: Path) -> _Side:
         """The fixtures at ``path``, read one at a time; a request several fixtures hold
         (the per-test stores of a folder sharing a first turn), each of them in store
-        order."""
+        order, a copy of a fixture in its own file once."""
         side = _Side(path)
         for loc, fixture in each_fixture(path):
             if all(response is None for response in fixture.responses):
@@ -258,8 +263,11 @@ class _Side:
             )
             side.add_types(interface, answers)
             form = hashlib.sha256(match_form(fixture.request)).digest()
-            place = f"{where(loc)} (key {fixture.key})"
             file = _relative(loc.file, path)
+            first = side._held.setdefault((form, file), answers)
+            if first is not answers and first == answers:
+                continue  # a copy of a fixture of its file, as a merge=union leaves
+            place = f"{where(loc)} (key {fixture.key})"
             side.requests.setdefault(form, []).append(
                 _Recorded(place, interface, answers, form, file)
             )
