@@ -842,6 +842,15 @@ def test_json_schema_keywords_in_the_apis_own_schema_are_refused() -> None:
     assert gemini_output_refused("gemini-2.5-flash", {"generationConfig": taken}) is None
     tool = [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": draft}]}]
     assert validate_gemini({"contents": HI, "tools": tool}) is None
+    union = {"type": "OBJECT", "properties": {"a": {"type": ["string", "null"]}}}
+    tool = [{"functionDeclarations": [{"name": "f", "parameters": union}]}]
+    refused = validate_gemini({"contents": HI, "tools": tool})
+    assert refused is not None
+    assert refused.message == (
+        'Invalid JSON payload received. Unknown name "type" at '
+        "'tools[0].function_declarations[0].parameters.properties[0].value': Proto field is "
+        "not repeating, cannot start list."
+    )
 
 
 @pytest.mark.parametrize(

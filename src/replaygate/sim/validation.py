@@ -2240,8 +2240,9 @@ def _gemini_tools(tools: Any) -> Invalid | None:
 def _gemini_schema_names(schema: Any, at: str) -> Invalid | None:
     """The API's error for the JSON Schema keywords (``$schema``, ``$id``, ``$ref``, a
     zod or MCP tool's schema given as it is) in one of its own ``Schema`` at ``at`` (a
-    declaration's ``parameters``, ``responseSchema``), which has no field of these names:
-    JSON Schema goes in ``parametersJsonSchema`` or ``responseJsonSchema``."""
+    declaration's ``parameters``, ``responseSchema``), which has no field of these names,
+    or for a list of types (``["string", "null"]``), where it takes one: JSON Schema goes
+    in ``parametersJsonSchema`` or ``responseJsonSchema``."""
     if not isinstance(schema, Mapping):
         return None
     unknown = [name for name in schema if isinstance(name, str) and name.startswith("$")]
@@ -2252,6 +2253,11 @@ def _gemini_schema_names(schema: Any, at: str) -> Invalid | None:
                 "Cannot find field."
                 for name in unknown
             )
+        )
+    if isinstance(schema.get("type"), list):  # JSON Schema's ["string", "null"]
+        return Invalid(
+            f"Invalid JSON payload received. Unknown name \"type\" at '{at}': Proto field is "
+            "not repeating, cannot start list."
         )
     properties = schema.get("properties")
     inner: list[tuple[Any, str]] = [
