@@ -424,6 +424,17 @@ ONE = {"content": {"parts": [{"text": "a"}]}}
             {"requests": [{**ONE, "outputDimensionality": 4096}]},
             "1 to 3072 numbers for gemini-embedding-001, not 4096",
         ),
+        (  # EmbedContentConfig(task_type=...) is sent as given
+            "gemini-embedding-001",
+            {"requests": [{**ONE, "taskType": "RETRIEVAL"}]},
+            "Invalid value at 'requests[0].task_type' (type.googleapis.com/google.ai."
+            'generativelanguage.v1beta.TaskType), "RETRIEVAL"',
+        ),
+        (
+            "gemini-embedding-001",
+            {"requests": [{**ONE, "dimensions": 8}]},
+            "Unknown name \"dimensions\" at 'requests[0]': Cannot find field.",
+        ),
     ],
 )
 def test_the_simulator_refuses_an_embedding_the_api_refuses(

@@ -26,7 +26,13 @@ import orjson
 from replaygate.sim.catalogue import gemini_method_refused
 from replaygate.sim.replies import openai_error
 from replaygate.sim.tokens import tokens
-from replaygate.sim.validation import Invalid, gemini_part_data, no_part_data
+from replaygate.sim.validation import (
+    Invalid,
+    gemini_enum_value,
+    gemini_part_data,
+    gemini_unknown,
+    no_part_data,
+)
 
 MAX_INPUTS = 2048
 """The most inputs one request may embed."""
@@ -148,6 +154,39 @@ def gemini_size(model: str) -> int:
     return 3072 if model.startswith("gemini-embedding") else 768
 
 
+_EMBED_FIELDS = frozenset(("model", "content", "taskType", "title", "outputDimensionality"))
+"""The fields of an ``EmbedContentRequest``, in camelCase."""
+_TASK_TYPES = frozenset(
+    (
+        "TASK_TYPE_UNSPECIFIED",
+        "RETRIEVAL_QUERY",
+        "RETRIEVAL_DOCUMENT",
+        "SEMANTIC_SIMILARITY",
+        "CLASSIFICATION",
+        "CLUSTERING",
+        "QUESTION_ANSWERING",
+        "FACT_VERIFICATION",
+        "CODE_RETRIEVAL_QUERY",
+    )
+)
+"""The names of the API's ``TaskType`` enum."""
+
+
+def _gemini_fields(request: Any, at: str) -> Invalid | None:
+    """The API's refusal of one ``EmbedContentRequest`` at ``at`` (``requests[0]`` in a
+    batch, "" alone): a field it does not have, or a ``taskType`` none of its enum's
+    (google-genai sends ``EmbedContentConfig(task_type=...)`` as given)."""
+    if not isinstance(request, Mapping):
+        return None
+    unknown = gemini_unknown(request, _EMBED_FIELDS, at)
+    if unknown is not None:
+        return unknown
+    task = request.get("taskType", request.get("task_type"))
+    if task is None or task in _TASK_TYPES:
+        return None
+    return gemini_enum_value(f"{at}.task_type" if at else "task_type", "TaskType", task)
+
+
 def _gemini_text(request: Any, where: str) -> str | Invalid:
     """The text of one ``EmbedContentRequest``'s ``content`` parts, or the API's refusal of
     a request with no parts or a part holding no data (an empty text)."""
@@ -199,6 +238,9 @@ def gemini_answer(model: str, method: str, version: str, body: Any) -> tuple[int
         return Invalid(f"* {where}: at most {GEMINI_BATCH} requests can be in one batch")
     made = []
     for i, request in enumerate(requests):
+        refused = _gemini_fields(request, f"requests[{i}]" if batch else "")
+        if refused is not None:
+            return refused
         text = _gemini_text(request, f"{where}[{i}]" if batch else where)
         if isinstance(text, Invalid):
             return text

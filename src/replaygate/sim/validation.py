@@ -2281,7 +2281,7 @@ _GEMINI_NAME_RULE = (
 _GEMINI_CALLING_MODES = ("MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED")
 
 
-def _gemini_enum_value(field: str, enum: str, value: Any) -> Invalid:
+def gemini_enum_value(field: str, enum: str, value: Any) -> Invalid:
     """The API's error for ``value`` at ``field``, none of the names of its ``enum``."""
     return Invalid(
         f"Invalid JSON payload received. Invalid value at '{field}' "
@@ -2296,7 +2296,7 @@ def _gemini_tool_config(config: Any) -> Invalid | None:
     mode = calling.get("mode") if isinstance(calling, Mapping) else None
     if mode is None or mode in _GEMINI_CALLING_MODES:
         return None
-    return _gemini_enum_value(
+    return gemini_enum_value(
         "tool_config.function_calling_config.mode", "FunctionCallingConfig.Mode", mode
     )
 
@@ -2351,10 +2351,10 @@ def _gemini_safety_setting(setting: Any, i: int) -> Invalid | None:
         return Invalid(f"Invalid JSON payload received. Invalid value at '{where}'.")
     category = setting.get("category", "HARM_CATEGORY_UNSPECIFIED")
     if category not in _GEMINI_HARM_CATEGORIES:
-        return _gemini_enum_value(f"{where}.category", "HarmCategory", category)
+        return gemini_enum_value(f"{where}.category", "HarmCategory", category)
     threshold = setting.get("threshold")
     if threshold is not None and threshold not in _GEMINI_THRESHOLDS:
-        return _gemini_enum_value(
+        return gemini_enum_value(
             f"{where}.threshold", "SafetySetting.HarmBlockThreshold", threshold
         )
     if category in _GEMINI_SAFETY_CATEGORIES:
@@ -2706,7 +2706,7 @@ _GEMINI_CONFIG_FIELDS = frozenset(
 in camelCase."""
 
 
-def _gemini_unknown(fields: Mapping[str, Any], known: frozenset[str], at: str) -> Invalid | None:
+def gemini_unknown(fields: Mapping[str, Any], known: frozenset[str], at: str) -> Invalid | None:
     """The API's error for the names of ``fields`` that are none of ``known`` in either
     spelling (``top_p`` or ``topP``), as its JSON reader refuses them, naming each and
     where (``at``: ``generation_config``, or "" for the request)."""
@@ -2727,7 +2727,7 @@ def validate_gemini(body: Any) -> Invalid | None:
     """Check a Gemini ``generateContent`` request body (the model is in the path)."""
     if not isinstance(body, Mapping):
         return Invalid("Invalid JSON payload received. Expected an object.")
-    unknown = _gemini_unknown(body, _GEMINI_REQUEST_FIELDS, "")
+    unknown = gemini_unknown(body, _GEMINI_REQUEST_FIELDS, "")
     if unknown is not None:
         return unknown
     if "contents" not in body:
@@ -2738,7 +2738,7 @@ def validate_gemini(body: Any) -> Invalid | None:
             "Invalid JSON payload received. Invalid value at 'generation_config': "
             "expected an object."
         )
-    unknown = _gemini_unknown(config or {}, _GEMINI_CONFIG_FIELDS, "generation_config")
+    unknown = gemini_unknown(config or {}, _GEMINI_CONFIG_FIELDS, "generation_config")
     if unknown is not None:
         return unknown
     limit = (config or {}).get("maxOutputTokens")
