@@ -22,7 +22,7 @@ from replaygate.models.fakes import ScriptedModel
 from replaygate.models.providers import from_gemini_response, get_interface, to_gemini_request
 from replaygate.models.providers.google_gemini import camel_case_request
 from replaygate.models.replay import ReplayModel
-from replaygate.models.types import ModelResponse, ToolCall
+from replaygate.models.types import ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import FaultPlan, Simulator, catalogue, embeddings
 from replaygate.sim.validation import (
     Invalid,
@@ -910,3 +910,34 @@ def test_an_enum_asked_for_as_text_x_enum_is_the_bare_value(sim: Simulator) -> N
         body = {"contents": HI, "generationConfig": config}
         answer = httpx2.post(url, json=body, headers={"x-goog-api-key": KEY}).json()
         assert answer["candidates"][0]["content"]["parts"][0]["text"] == text
+
+
+def test_an_object_of_no_properties_is_refused() -> None:
+    """An MCP or LangChain tool taking no arguments, declared ``{"type": "object",
+    "properties": {}}``, is the API's 400; a declaration without ``parameters`` (as
+    google-genai sends a function taking none) is taken."""
+    empty = {"type": "object", "properties": {}}
+    tool = [{"functionDeclarations": [{"name": "now", "parameters": empty}]}]
+    refused = validate_gemini({"contents": HI, "tools": tool})
+    assert refused is not None
+    assert refused.message == (
+        "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: "
+        "should be non-empty for OBJECT type"
+    )
+    nested = {"type": "OBJECT", "properties": {"p": {"type": "ARRAY", "items": empty}}}
+    config = {"responseMimeType": "application/json", "responseSchema": nested}
+    refused = gemini_output_refused(
+        "gemini-2.5-flash", {"contents": HI, "generationConfig": config}
+    )
+    assert refused is not None
+    assert refused.message.startswith(
+        '* GenerateContentRequest.generation_config.response_schema.properties["p"].items.'
+        "properties: should be non-empty"
+    )
+    bare = [{"functionDeclarations": [{"name": "now"}]}]
+    assert validate_gemini({"contents": HI, "tools": bare}) is None
+    # GeminiModel declares an engine tool of no arguments so, which the API takes
+    sent = to_gemini_request(
+        [Message.user("hi")], [ToolSpec("now", "t", empty)], model="m", max_tokens=8
+    )
+    assert sent["tools"] == [{"functionDeclarations": [{"name": "now", "description": "t"}]}]

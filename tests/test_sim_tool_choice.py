@@ -82,7 +82,7 @@ def _responses(sim: Simulator, choice: Any) -> Any:
 
 
 def _gemini(sim: Simulator, choice: Any) -> Any:
-    declared = [{"name": n, "parameters": _schema()} for n in ("first", "second")]
+    declared = [{"name": n} for n in ("first", "second")]  # the API takes no empty object
     body = {
         "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
         "tools": [{"functionDeclarations": declared}],

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 import orjson
 
 from replaygate.models.providers.anthropic import API_VERSIONS, server_tool
+from replaygate.models.providers.google_gemini import takes_no_arguments
 from replaygate.sim.logprobs import RESPONSES_INCLUDE
 from replaygate.sim.thinking import (
     EFFORTS,
@@ -2231,10 +2232,35 @@ def _gemini_tools(tools: Any) -> Invalid | None:
             if not isinstance(name, str) or _GEMINI_FUNCTION_NAME.fullmatch(name) is None:
                 return Invalid(f"{where}{_GEMINI_NAME_RULE}")
             at = f"tools[{i}].function_declarations[{j}].parameters"
-            problem = _gemini_schema_names(function.get("parameters"), at)
+            parameters = function.get("parameters")
+            problem = _gemini_schema_names(parameters, at) or _gemini_empty_object(
+                parameters, f"GenerateContentRequest.{at}"
+            )
             if problem is not None:
                 return problem
     return None
+
+
+def _gemini_empty_object(schema: Any, where: str) -> Invalid | None:
+    """The API's error for an ``OBJECT`` of the API's own ``Schema`` at ``where`` (a
+    declaration's ``parameters``, ``responseSchema``), however deep, whose ``properties``
+    are given empty (``{"type": "object", "properties": {}}``, an MCP or LangChain tool
+    taking no arguments; google-genai sends such a function with no ``parameters``)."""
+    if not isinstance(schema, Mapping):
+        return None
+    properties = schema.get("properties")
+    if takes_no_arguments(schema):
+        return Invalid(f"* {where}.properties: should be non-empty for OBJECT type")
+    inner: list[tuple[Any, str]] = [
+        (value, f'{where}.properties["{name}"]')
+        for name, value in (properties.items() if isinstance(properties, Mapping) else ())
+    ]
+    inner.append((schema.get("items"), f"{where}.items"))
+    ways = schema.get("anyOf", schema.get("any_of"))
+    listed = ways if isinstance(ways, list) else []
+    inner += [(way, f"{where}.any_of[{k}]") for k, way in enumerate(listed)]
+    problems = (_gemini_empty_object(value, at) for value, at in inner)
+    return next((problem for problem in problems if problem is not None), None)
 
 
 def _gemini_schema_names(schema: Any, at: str) -> Invalid | None:
@@ -2495,7 +2521,11 @@ def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None
             "mimetypes are text/plain, application/json, application/xml, application/yaml "
             "and text/x.enum."
         )
-    schema = _gemini_schema_names(config.get("responseSchema"), "generation_config.response_schema")
+    answer = config.get("responseSchema")
+    schema = _gemini_schema_names(answer, "generation_config.response_schema")
+    schema = schema or _gemini_empty_object(
+        answer, "GenerateContentRequest.generation_config.response_schema"
+    )
     if schema is not None:
         return schema
     if config.get("responseSchema") is not None and mime == "text/plain":

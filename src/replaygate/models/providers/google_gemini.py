@@ -107,19 +107,23 @@ def to_gemini_request(
     if system is not None:
         request["systemInstruction"] = {"parts": [{"text": system}]}
     if tools:
-        request["tools"] = [
-            {
-                "functionDeclarations": [
-                    {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": dict(t.input_schema),
-                    }
-                    for t in tools
-                ]
-            }
-        ]
+        request["tools"] = [{"functionDeclarations": [_declaration(t) for t in tools]}]
     return request
+
+
+def takes_no_arguments(schema: Mapping[str, Any]) -> bool:
+    """Whether ``schema`` is an object of no properties (``{"type": "object",
+    "properties": {}}``), which the API refuses as a declaration's ``parameters``."""
+    return str(schema.get("type", "")).upper() == "OBJECT" and schema.get("properties") == {}
+
+
+def _declaration(tool: ToolSpec) -> dict[str, Any]:
+    """A function declaration of ``tool``: with no ``parameters`` for a tool taking no
+    arguments (:func:`takes_no_arguments`), as google-genai declares a function of none."""
+    declared: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    if not takes_no_arguments(tool.input_schema):
+        declared["parameters"] = dict(tool.input_schema)
+    return declared
 
 
 def wire_body(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
