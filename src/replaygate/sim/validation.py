@@ -11,7 +11,7 @@ import datetime
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -2248,17 +2248,9 @@ def _gemini_empty_object(schema: Any, where: str) -> Invalid | None:
     taking no arguments; google-genai sends such a function with no ``parameters``)."""
     if not isinstance(schema, Mapping):
         return None
-    properties = schema.get("properties")
     if takes_no_arguments(schema):
         return Invalid(f"* {where}.properties: should be non-empty for OBJECT type")
-    inner: list[tuple[Any, str]] = [
-        (value, f'{where}.properties["{name}"]')
-        for name, value in (properties.items() if isinstance(properties, Mapping) else ())
-    ]
-    inner.append((schema.get("items"), f"{where}.items"))
-    ways = schema.get("anyOf", schema.get("any_of"))
-    listed = ways if isinstance(ways, list) else []
-    inner += [(way, f"{where}.any_of[{k}]") for k, way in enumerate(listed)]
+    inner = _gemini_inner(schema, where, lambda _, name: f'properties["{name}"]')
     problems = (_gemini_empty_object(value, at) for value, at in inner)
     return next((problem for problem in problems if problem is not None), None)
 
@@ -2285,17 +2277,25 @@ def _gemini_schema_names(schema: Any, at: str) -> Invalid | None:
             f"Invalid JSON payload received. Unknown name \"type\" at '{at}': Proto field is "
             "not repeating, cannot start list."
         )
+    inner = _gemini_inner(schema, at, lambda k, _: f"properties[{k}].value")
+    problems = (_gemini_schema_names(value, where) for value, where in inner)
+    return next((problem for problem in problems if problem is not None), None)
+
+
+def _gemini_inner(
+    schema: Mapping[str, Any], at: str, property_at: Callable[[int, str], str]
+) -> list[tuple[Any, str]]:
+    """The schemas inside ``schema``, one of the API's own at ``at``, with where each is:
+    its properties' (the k-th, named ``name``, at ``property_at(k, name)`` below ``at``),
+    its items' and its ``any_of`` ways'."""
     properties = schema.get("properties")
-    inner: list[tuple[Any, str]] = [
-        (value, f"{at}.properties[{k}].value")
-        for k, value in enumerate(properties.values() if isinstance(properties, Mapping) else ())
-    ]
+    named = properties.items() if isinstance(properties, Mapping) else ()
+    inner = [(value, f"{at}.{property_at(k, name)}") for k, (name, value) in enumerate(named)]
     inner.append((schema.get("items"), f"{at}.items"))
     ways = schema.get("anyOf", schema.get("any_of"))
     listed = ways if isinstance(ways, list) else []
     inner += [(way, f"{at}.any_of[{k}]") for k, way in enumerate(listed)]
-    problems = (_gemini_schema_names(value, where) for value, where in inner)
-    return next((problem for problem in problems if problem is not None), None)
+    return inner
 
 
 _GEMINI_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
