@@ -514,54 +514,62 @@ def test_a_conversation_carried_over_from_an_earlier_run_names_the_cause(tmp_pat
     assert listed == f"body.input[3], body.input[4] ({IN_CARRIED_HISTORY})"
 
 
-def test_a_prompt_holding_the_clock_and_a_random_id_names_the_cause(tmp_path: Path) -> None:
-    # pydantic-ai's @agent.instructions returning f"Now is {datetime.now()}. Session
-    # {uuid4()}.": neither the clock's note nor the random id's told it, each holding the
-    # other's value, and the miss said only "if the change was meant, re-record"
-    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
-    prompt = "Now is {}. Session {}."
+CHAT = "https://api.openai.com/v1/chat/completions"
+
+
+def _record_prompt(store: Path, content: str, *, role: str = "system") -> None:
+    """Record into ``store`` a Chat Completions request of one message of ``content``,
+    answered by a stand-in of the API."""
     replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c"}))
-    recorded = prompt.format("2026-12-07T15:16:24.877713", "f3b65323-3b39-44dc-b504-7214b9a1c0de")
     with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
-        client.post(url, json={"messages": [{"role": "system", "content": recorded}]})
-    sent = prompt.format("2026-12-07T15:16:27.315638", "f28b4d19-5f5b-4742-abd6-fea2104b22aa")
+        client.post(CHAT, json={"messages": [{"role": role, "content": content}]})
+
+
+def _missed_prompt(store: Path, content: str, *, role: str = "system") -> FixtureMismatchError:
+    """The miss of such a request of ``content``, replayed offline from ``store``."""
     with (
         block_network(),
         httpx2_client(store) as client,
         pytest.raises(FixtureMismatchError) as missed,
     ):
-        client.post(url, json={"messages": [{"role": "system", "content": sent}]})
+        client.post(CHAT, json={"messages": [{"role": role, "content": content}]})
+    return missed.value
+
+
+def test_a_prompt_holding_the_clock_and_a_random_id_names_the_cause(tmp_path: Path) -> None:
+    # pydantic-ai's @agent.instructions returning f"Now is {datetime.now()}. Session
+    # {uuid4()}.": neither the clock's note nor the random id's told it, each holding the
+    # other's value, and the miss said only "if the change was meant, re-record"
+    store = tmp_path / "s.jsonl"
+    prompt = "Now is {}. Session {}."
+    recorded = prompt.format("2026-12-07T15:16:24.877713", "f3b65323-3b39-44dc-b504-7214b9a1c0de")
+    _record_prompt(store, recorded)
+    sent = prompt.format("2026-12-07T15:16:27.315638", "f28b4d19-5f5b-4742-abd6-fea2104b22aa")
+    missed = _missed_prompt(store, sent)
     assert (
         "body.messages[0].content differs only in values the code under test makes anew on "
         "each run and writes into a prompt, a random id and a date or time the clock writes, "
         "none of which alone makes the difference"
-    ) in str(missed.value)
-    assert "only in a random id" not in str(missed.value)
+    ) in str(missed)
+    assert "only in a random id" not in str(missed)
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
-    listed = (miss_of(test, missed.value) or ("",))[0]
+    listed = (miss_of(test, missed) or ("",))[0]
     assert listed == f"body.messages[0].content ({IN_RUN_VALUES})"
 
 
 def test_a_prompt_holding_a_random_id_names_the_cause(tmp_path: Path) -> None:
     # Agno's MemoryManager lists the user's memories in its prompt by their uuid4 ids, new
     # on each run: the miss said only "if the change was meant, re-record", which misses again
-    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
+    store = tmp_path / "s.jsonl"
     prompt = "<existing_memories>\nID: {}\nMemory: {}\n</existing_memories>"
-    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c"}))
-    recorded = prompt.format("93c7bc2d-125d-46bb-bb2e-84f868364601", "Ann likes tea.")
-    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
-        client.post(url, json={"messages": [{"role": "system", "content": recorded}]})
+    _record_prompt(store, prompt.format("93c7bc2d-125d-46bb-bb2e-84f868364601", "Ann likes tea."))
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
     listed = []
     for memory in ("Ann likes tea.", "Ann likes coffee."):
-        sent = prompt.format("54eb72a5-4ba8-488c-a986-de7f1933190d", memory)
-        with (
-            block_network(),
-            httpx2_client(store) as client,
-            pytest.raises(FixtureMismatchError) as missed,
-        ):
-            client.post(url, json={"messages": [{"role": "system", "content": sent}]})
-        listed.append((str(missed.value), (miss_of(test, missed.value) or ("",))[0]))
+        missed = _missed_prompt(
+            store, prompt.format("54eb72a5-4ba8-488c-a986-de7f1933190d", memory)
+        )
+        listed.append((str(missed), (miss_of(test, missed) or ("",))[0]))
     assert (
         "body.messages[0].content differs only in a random id (a UUID, or a name made from "
         "one, as Agno's 'elegant-euler-3f2a1b4c'): one the code under test makes anew on each "
@@ -572,21 +580,9 @@ def test_a_prompt_holding_a_random_id_names_the_cause(tmp_path: Path) -> None:
     assert listed[1][1] == "body.messages[0].content"
     # an Agno Team's members given no name: ids made from a uuid4, Docker's way
     team = '<member id="{}" name="None">\n  Role: Weather lookups\n</member>'
-    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
-        client.post(
-            url,
-            json={
-                "messages": [{"role": "system", "content": team.format("sound-celsius-ce6facf7")}]
-            },
-        )
-    with (
-        block_network(),
-        httpx2_client(store) as client,
-        pytest.raises(FixtureMismatchError) as missed,
-    ):
-        sent = team.format("sound-einstein-5698f3a4")
-        client.post(url, json={"messages": [{"role": "system", "content": sent}]})
-    assert (miss_of(test, missed.value) or ("",))[0] == f"body.messages[0].content ({IN_RANDOM_ID})"
+    _record_prompt(store, team.format("sound-celsius-ce6facf7"))
+    missed = _missed_prompt(store, team.format("sound-einstein-5698f3a4"))
+    assert (miss_of(test, missed) or ("",))[0] == f"body.messages[0].content ({IN_RANDOM_ID})"
 
 
 def test_a_run_the_agents_sdk_did_not_group_says_a_trace_s_group_is_not_the_run_s(
@@ -1560,21 +1556,14 @@ def test_huggingface_hub_s_fetch_of_its_agent_harnesses_is_told_its_remedy() -> 
 def test_a_prompt_holding_an_object_s_memory_address_names_the_cause(tmp_path: Path) -> None:
     # a smolagents CodeAgent whose snippet ended with a def wrote the function's repr, at an
     # address of its process, into its next request: the miss said only to re-record
-    store, url = tmp_path / "s.jsonl", "https://api.openai.com/v1/chat/completions"
+    store = tmp_path / "s.jsonl"
     said = "Last output from code snippet:\n<function create_function.<locals>.new_func at {}>"
-    replied = httpx2.MockTransport(lambda request: httpx2.Response(200, json={"id": "c"}))
-    with httpx2_client(store, "record-missing", approve_live=True, transport=replied) as client:
-        client.post(url, json={"messages": [{"role": "user", "content": said.format("0x7f95")}]})
+    _record_prompt(store, said.format("0x7f95"), role="user")
     test = cast(pytest.Item, SimpleNamespace(stash=pytest.Stash(), function=None))
     listed = []
     for sent in (said.format("0x7f0d598cd940"), said.replace("new_func", "f").format("0x7f0d")):
-        with (
-            block_network(),
-            httpx2_client(store) as client,
-            pytest.raises(FixtureMismatchError) as missed,
-        ):
-            client.post(url, json={"messages": [{"role": "user", "content": sent}]})
-        listed.append((str(missed.value), (miss_of(test, missed.value) or ("",))[0]))
+        missed = _missed_prompt(store, sent, role="user")
+        listed.append((str(missed), (miss_of(test, missed) or ("",))[0]))
     assert "body.messages[0].content differs only in an object's memory address" in listed[0][0]
     assert listed[0][1] == f"body.messages[0].content ({IN_ADDRESS})"
     assert "memory address" not in listed[1][0]  # the function changed too
