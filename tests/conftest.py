@@ -34,6 +34,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -263,6 +264,16 @@ def ascii_forker() -> Iterator[Forker]:
     forker = Forker(ASCII_PRELOAD, freeze=True, env={**os.environ, **ASCII_LOCALE})
     yield forker
     forker.close()
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[Any]:
+    """A :class:`replaygate.sim.Simulator` of the ``echo`` behaviour, serving on loopback for
+    the tests of one module; a module wanting another defines a ``sim`` of its own."""
+    from replaygate.sim import Simulator
+
+    with Simulator(behavior="echo") as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

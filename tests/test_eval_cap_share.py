@@ -23,12 +23,6 @@ PRICES = PriceTable({"m": Price(0.0, 1.0)}, "USD", "test prices")
 """A call of max_tokens 1,000 is bound at 0.001 USD (input costs nothing)."""
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
-
-
 def _refusal(sim: Simulator, store: Path, max_cost: float, jobs: int) -> str:
     """What the cap of one of ``jobs`` processes says of a call bound at 0.001."""
     client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)

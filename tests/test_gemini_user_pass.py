@@ -6,7 +6,6 @@ spelling of their field names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +82,6 @@ def test_a_malformed_function_call_verifies_and_replays_as_a_refusal(tmp_path: P
     checked = replaygate("verify", str(store))
     assert checked.returncode == 1
     assert "finishReason: unknown value 'NOT_A_REASON'" in checked.stdout
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
 
 
 def _gemini(http: httpx2.Client, base_url: str) -> genai.Client:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +58,6 @@ def test_exact_json_round_trips_and_refuses_what_is_not_json(n: int) -> None:
         exact_json.loads(b'{"n": 12345678901234567890, "x": NaN}')
     with pytest.raises(TypeError):
         exact_json.dumps({"n": n, "when": object()})
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
 
 
 def send(store: Path, mode: str, url: str | None, n: int) -> Any:

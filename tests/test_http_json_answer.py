@@ -13,7 +13,6 @@ import asyncio
 import base64
 import gzip
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ from sdks import openai
 
 BROKEN = '{"id":"chatcmpl-1","object":"chat.completion","choices":[{"message":{"content":"Hi!}}]}'
 HI = [{"role": "user", "content": "Say hi"}]
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as simulator:
-        yield simulator
 
 
 def recorded(path: Path, sim: Simulator, **response: Any) -> Path:

@@ -41,12 +41,6 @@ QUESTION = {
 }
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
-
-
 def live_recorded_replayed(
     store: Path, sim: Simulator, read: Callable[[str], Any]
 ) -> tuple[Any, Any, Any]:

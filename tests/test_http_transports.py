@@ -47,12 +47,6 @@ Outcome = tuple[int, Any]
 Driver = Callable[[str, str, bool], Outcome]
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
-
-
 def body_of(content: str, stream: bool) -> dict[str, Any]:
     messages = [{"role": "user", "content": content}]
     return {"model": "m", "max_tokens": 16, "messages": messages, "stream": stream}

@@ -4,7 +4,7 @@ beyond 64 bits and a secret: tests/test_http_big_ints.py, tests/test_sanitize_sd
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +18,6 @@ from replaygate.models.replay import RecordingModel
 from replaygate.models.types import Message
 from replaygate.sim import Simulator
 from sdks import anthropic
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
 
 
 def record(sim: Simulator, store: Path, text: str, **extra: Any) -> str:

@@ -6,7 +6,6 @@ shapes and in its own."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,6 @@ from sdks import anthropic
 
 BETA = ["files-api-2025-04-14"]
 PARAMS = {"model": "claude-sonnet-4-6", "max_tokens": 64}
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as served:
-        yield served
 
 
 def _asked(client: Any, file_id: str, kind: str = "document") -> str:

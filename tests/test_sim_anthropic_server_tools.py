@@ -9,7 +9,7 @@ Responses API's built-in tools are left out."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,12 +68,6 @@ def test_server_tools_are_left_out_of_the_conversation_s_tools() -> None:
     assert [t.name for t in tools] == ["weather"]
     # one test of a server tool, shared by the simulator's check of a request
     assert not server_tool({**WEATHER, "type": 5}) and server_tool(WEB_SEARCH)
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ for the same text, and as floats or base64 as asked (the openai SDK asks for bas
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,12 +64,6 @@ def test_embeddings_record_from_the_simulator_and_replay(tmp_path: Path) -> None
     with intercept(store) as exchange:
         assert embedded(None) == recorded
     assert exchange.replays == 2
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 @pytest.mark.parametrize(

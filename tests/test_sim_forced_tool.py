@@ -9,7 +9,6 @@ the first of an ``enum`` or ``anyOf``, strings echoing the question."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -62,12 +61,6 @@ def test_arguments_are_made_from_the_schema() -> None:
     assert schema_example({"type": "object"}, "hi") == {}
     looping = {"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}}
     assert schema_example(looping, "hi") is None
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 def _anthropic(sim: Simulator, choice: Any) -> Any:

@@ -10,7 +10,6 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,12 +25,6 @@ ANTHROPIC = {
 }
 OPENAI = {"authorization": "Bearer test", "content-type": "application/json"}
 GEMINI = {"x-goog-api-key": "test"}
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as simulator:
-        yield simulator
 
 
 def post(

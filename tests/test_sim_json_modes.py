@@ -7,7 +7,6 @@ user's ``json.loads`` of the answer failed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,12 +17,6 @@ from replaygate.sim.json_word import CHAT_MESSAGE, RESPONSES_MESSAGE
 from sdks import genai, openai
 
 ASK = "Give me JSON about Paris"
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 @dataclass

@@ -14,7 +14,6 @@ request forced).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -24,12 +23,6 @@ from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
 LONG = "Tell me everything about keep-alive connections, at length, please."
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 def _post(sim: Simulator, path: str, body: dict[str, Any], headers: dict[str, str]) -> Any:

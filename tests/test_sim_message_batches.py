@@ -4,7 +4,6 @@ deletion, a list and an id it does not hold."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ BATCHES = "/v1/messages/batches"
 def _request(custom_id: str, text: str) -> dict[str, Any]:
     params = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": text}]}
     return {"custom_id": custom_id, "params": params}
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as served:
-        yield served
 
 
 def _client(sim: Simulator) -> Any:

@@ -8,7 +8,6 @@ credentials' API does."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest.mock import ANY
@@ -164,12 +163,6 @@ def test_a_model_is_described_by_its_dated_snapshot_too() -> None:
     assert (body["id"], body["display_name"]) == ("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5")
     assert ask("/v1/models/claude-sonnet-4-5-20250930", ANTHROPIC)[0] == 404  # no snapshot
     assert set(ANTHROPIC_SNAPSHOTS.values()) <= {m.id for m in ANTHROPIC_MODELS}
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 @pytest.mark.parametrize(

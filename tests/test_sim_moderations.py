@@ -7,7 +7,6 @@ flags a text holding ``[replaygate:flag CATEGORY]`` in that category."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +61,6 @@ def test_moderations_record_from_the_simulator_and_replay(tmp_path: Path) -> Non
         intercept(grown, "record-missing", approve_live=True, source="sim"),
     ):  # the first answer replayed counts as the simulator's: the third is a new id
         assert moderated(sim.openai_base_url) == recorded
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +40,6 @@ CHAT = _lines(
         {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x"}], "temperature": 5},
     ],
 )
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as served:
-        yield served
 
 
 def _client(base_url: str | None = None, http: Any = None) -> Any:

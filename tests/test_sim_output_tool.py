@@ -13,7 +13,6 @@ pydantic-ai sends them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,12 +32,6 @@ FINAL = "The final response which ends this conversation"
 QUESTION = "Biggest city of France?"
 TURNS = 6
 """More requests than an agent that ends needs."""
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 def _anthropic(sim: Simulator, names: list[str]) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +39,6 @@ BEDROCK_BODY = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 50, "me
 """The body ``AnthropicBedrock`` sends (``model`` and ``stream`` taken into the path)."""
 TOOL = {"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}
 INTERLEAVED = "interleaved-thinking-2025-05-14"
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as simulator:
-        yield simulator
 
 
 def vertex(base_url: str | None = None) -> Any:

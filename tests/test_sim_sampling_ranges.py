@@ -6,7 +6,6 @@ them all, so a recording made from it passed and the same code failed live."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -20,12 +19,6 @@ ANTHROPIC = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
 RESPONSES = {"model": "gpt-4o", "input": "hi"}
 MESSAGES = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as running:
-        yield running
 
 
 def _post(sim: Simulator, path: str, body: dict[str, Any], headers: dict[str, str]) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +30,6 @@ from replaygate.sim import Simulator
 from sdks import anthropic
 
 MODEL = "claude-haiku-4-5"  # $1 / $5 per million tokens in the shipped table
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
 
 
 def _recorder(sim: Simulator, store: Path, cap: SpendingCap, model: str = MODEL) -> RecordingModel:

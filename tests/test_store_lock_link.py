@@ -9,7 +9,6 @@ it opens, before anything is sent; one made a link later is named so at the writ
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,6 @@ from replaygate.errors import StoreWriteError
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
 from sdks import anthropic
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with Simulator(behavior="echo") as server:
-        yield server
 
 
 @pytest.mark.parametrize(
