@@ -27,7 +27,7 @@ from replaygate.fixtures.fixture import Fixture, now_iso
 from replaygate.fixtures.store import FixtureStore, scan, store_files
 from replaygate.hygiene import refs
 from replaygate.hygiene.errors import HygieneError
-from replaygate.hygiene.patrol import patrol
+from replaygate.hygiene.patrol import PatrolRow, patrol
 from replaygate.hygiene.prune import PruneResult, delete
 from run_cli import Done
 from test_patrol import EDGES_OF_TIME, play, put, request, response
@@ -199,6 +199,13 @@ def test_a_reference_in_a_large_file_is_seen_across_its_pieces(
     assert stored_keys(store) == set(keys.values())
 
 
+def _unused(project: Path, store: Path) -> list[PatrolRow]:
+    """The rows of ``store`` that patrol finds unused over the project's last five runs."""
+    hits = project / ".replaygate" / "hits"
+    rows = patrol(store, runs=5, refs=[project / "tests"], hits_dir=hits).rows
+    return [row for row in rows if row.unused]
+
+
 @pytest.mark.parametrize("layout", ["rag.jsonl", "research"])
 def test_fixtures_a_prune_at_the_same_time_deleted_first_are_not_counted_again(
     project: Path, layout: str
@@ -207,9 +214,7 @@ def test_fixtures_a_prune_at_the_same_time_deleted_first_are_not_counted_again(
     # for fixtures the first had deleted, and backed up the pruned file once more
     store = project / "tests" / "fixtures" / layout
     keys = setup_store(project, store)
-    hits = project / ".replaygate" / "hits"
-    listed = [r for r in patrol(store, runs=5, refs=[project / "tests"], hits_dir=hits).rows]
-    doomed = [r for r in listed if r.unused]
+    doomed = _unused(project, store)
     first = delete(store, doomed)
     assert len(first.deleted) == 2 and first.gone == ()
     files = {f: f.read_bytes() for f in store.parent.rglob("*") if f.is_file()}
@@ -229,9 +234,7 @@ def test_a_fixture_a_recording_changed_after_the_listing_is_kept(
     # sample to it: prune --yes deleted the fresh answer with the old one under the lock
     store = project / "tests" / "fixtures" / layout
     keys = setup_store(project, store)
-    hits = project / ".replaygate" / "hits"
-    doomed = [r for r in patrol(store, runs=5, refs=[project / "tests"], hits_dir=hits).rows]
-    doomed = [r for r in doomed if r.unused]
+    doomed = _unused(project, store)
     with FixtureStore.open(store) as opened, opened.lock():
         if change == "re-record":
             fresh = Fixture.create(request("unused one"), [response("fresh")], recorder_meta())
