@@ -10,9 +10,12 @@ key.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from echo_recording import record_echoes
+from replaygate.http import httpx2_client
 
 pytestmark = pytest.mark.slow  # pytest runs on a project of its own (pytester)
 
@@ -81,22 +84,31 @@ def test_a_wrong_argument_on_the_module_mark_is_named(pytester: pytest.Pytester)
     result.stdout.fnmatch_lines(["*match_host must be True or False*"])
 
 
+ASKED = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "again"}]}
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+
 def test_a_store_named_outside_ascii_is_replayed_in_an_ascii_locale(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, sim: Any
 ) -> None:
     # under LC_ALL=C the ASCII file system encoding cannot encode "shared é.jsonl" as the
-    # test's code gives it: the test errored in a UnicodeEncodeError at its setup
-    record_echoes(pytester.path / "tests/fixtures/shared é.jsonl", ["again"])
+    # test's code gives it: the test errored in a UnicodeEncodeError at its setup. The
+    # request is plain HTTP, as the SDK sends it: the new interpreter does not import the
+    # SDK (about 1.5 s of CPU), which has no part in where the store is.
+    store = pytester.path / "tests/fixtures/shared é.jsonl"
+    with httpx2_client(store, "record-missing", approve_live=True, base_url=sim.url) as http:
+        http.post("/v1/messages", json=ASKED, headers=HEADERS).raise_for_status()
     pytester.makepyfile(
-        """
+        f"""
         import pytest
 
+        from replaygate.http import httpx2_client
+
         @pytest.mark.replaygate(fixtures="shared é.jsonl")
-        def test_shared(anthropic_client):
-            reply = anthropic_client().messages.create(
-                model="m", max_tokens=8, messages=[{"role": "user", "content": "again"}]
-            )
-            assert reply.content[0].text == "echo: again"
+        def test_shared(replaygate_exchange):
+            client = httpx2_client(replaygate_exchange, base_url="https://api.anthropic.com")
+            reply = client.post("/v1/messages", json={ASKED!r}, headers={HEADERS!r})
+            assert reply.json()["content"][0]["text"] == "echo: again"
         """
     )
     for name, value in {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}.items():
