@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -185,3 +186,32 @@ def test_a_long_conversation_recorded_at_the_http_layer_has_each_turn_searched_o
         assert not may_hold_secret({"request": request})
         messages = [*messages, {"role": "user", "content": f"{turn}\n{output}"}]
     assert max(searched) < 2 * len(output)  # the new turn, not the whole history
+
+
+_CONTEXT_ONLY = " q8zr2lxv9mt4wk7pb1nc6dh3"
+"""A value flagged only under an auth-like name (lower case: no free-standing token; a space
+first: no credential written just before a run)."""
+
+
+@pytest.mark.parametrize(
+    ("held", "found"),
+    [
+        ({"input_tokens": 15, "auth": None, "session": True, "secret": {"n": 1}}, False),
+        ({"output_tokens": -1, "token": False}, False),
+        ({"token": _CONTEXT_ONLY}, True),
+        ({"tokens": [_CONTEXT_ONLY]}, True),
+        ({"max_tokens": 4, "api_token": _CONTEXT_ONLY}, True),
+    ],
+)
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
+def test_an_auth_like_name_in_held_json_is_passed_over_only_before_no_string_or_list(
+    held: dict[str, Any], found: bool, separators: tuple[str, str]
+) -> None:
+    arguments = json.dumps(held, separators=separators)
+    call = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"arguments": arguments}}
+    value = {"request": {"messages": [{"role": "assistant", "content": [call]}]}}
+    findings = find_fixture_secrets(value)
+    assert findings == _full_walk(value)
+    assert bool(findings) == found
+    if separators == (",", ":") and not found:  # an Anthropic stream's usage, compact
+        assert not may_hold_secret(value)

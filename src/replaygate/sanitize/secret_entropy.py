@@ -842,7 +842,13 @@ def may_have_auth_like_field(data: bytes) -> bool:
     string holds a credential named by a table or markup (:mod:`.secret_tables`): a word
     followed in its string by a delimiter of cells (a table's last row, ``password,...``;
     a line break, written ``\\n``, counts as a backslash) or a tag holding a word
-    (:data:`TAG_SOURCE`)."""
+    (:data:`TAG_SOURCE`).
+
+    The backslashes that escape the quote closing a name of JSON held as text
+    (``\\"input_tokens\\":15``, in every event of an Anthropic stream) count only when that
+    name's value may be a string or a list (:func:`_held_scalar_name`): a number, ``null``,
+    ``true``, ``false`` or an object under a name is read for no credential, in held JSON
+    as in the value itself, and no table's cell ends in ``":``."""
     lowered = data.lower()
     if _LESS_THAN in data and _TAG.search(lowered):
         return True
@@ -854,7 +860,7 @@ def may_have_auth_like_field(data: bytes) -> bool:
                 break
             after = lowered[at:end]
             if (
-                _BACKSLASH in after
+                (_BACKSLASH in after and not _held_scalar_name(lowered, after, end))
                 or lowered[end : end + 3] in (b'":"', b'":[')
                 or _COMMA in after
                 or _SEMICOLON in after
@@ -863,6 +869,23 @@ def may_have_auth_like_field(data: bytes) -> bool:
                 return True
             at = lowered.find(word, end)
     return False
+
+
+_SCALAR_STARTS = frozenset(b"0123456789-ntf{")
+"""The first byte of a JSON value that is no string and no list (lower case)."""
+
+
+def _held_scalar_name(lowered: bytes, after: bytes, end: int) -> bool:
+    """Whether ``after`` (a field word and what follows it up to the quote at ``end`` of
+    ``lowered``) is the end of a name of JSON held as text whose value is no string and no
+    list: its only backslashes escape that quote, and the quote is followed by ``:`` and
+    the first byte of a number, ``null``, ``true``, ``false`` or an object."""
+    return (
+        _BACKSLASH not in after.rstrip(b"\\")
+        and lowered[end + 1 : end + 2] == b":"
+        and end + 2 < len(lowered)
+        and lowered[end + 2] in _SCALAR_STARTS
+    )
 
 
 def may_detect_context(runs: Runs) -> bool:

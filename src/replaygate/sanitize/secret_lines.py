@@ -19,7 +19,8 @@ flags lies within a piece, that is within the line. It flags a text holding:
 
 - a field word followed, before the next quote, by a backslash, ``,``, ``;`` or ``|``, or
   that quote by ``:"`` or ``:[``, or a tag holding a field word
-  (:func:`~.secret_entropy.may_have_auth_like_field`): the first two patterns are those
+  (:func:`~.secret_entropy.may_have_auth_like_field`, which passes over some of the
+  backslashes: the pattern flags more lines than it): the first two patterns are those
   searches, in any letter case;
 - an anchor of a rule (:func:`~.secret_rules.may_match_family`), one holding a space
   anywhere, the others in a run: each is a pattern, anywhere (a rule that ignores case,
