@@ -318,7 +318,7 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     is reviewed by its new name as by its old one, and a store file moved into a folder
     of stores is no fixture added.
     """
-    repo = Repo.containing(path)
+    repo = Repo.containing(path, base)
     relpath = repo.relative(path)
 
     def at_head(where: str) -> Side:
