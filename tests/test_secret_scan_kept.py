@@ -4,9 +4,19 @@ body three times (before the send, as the fixture is made, as the store writes i
 from __future__ import annotations
 
 import base64
+import gzip
+import json
 import random
+from typing import Any
 
-from replaygate.sanitize.secret_scan import KEPT_FROM, _Verdicts, detect_in_text
+from replaygate.sanitize.secret_compressed import Budget
+from replaygate.sanitize.secret_scan import (
+    KEPT_FROM,
+    _Verdicts,
+    detect_in_text,
+    find_fixture_secrets,
+    find_stream_secrets,
+)
 
 KEY = "sk-ant-api03-" + "Zq8Xv7Wm2Kp9Rt4Ly6Hb8Nc3Jd5Fg1Ss0Aa9b-Qx7"
 
@@ -44,3 +54,30 @@ def test_a_key_in_a_long_body_is_found_on_each_scan_and_a_changed_body_scanned_a
     assert detect_in_text(holding, "base64", encoded=True) == found
     # the same characters read as free text are another verdict: a token of their own
     assert detect_in_text(clean, "text") == "high-entropy token"
+
+
+def _stream(*texts: str) -> dict[str, Any]:
+    """A fixture of an Anthropic stream whose one text block arrives as ``texts``."""
+    deltas = [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}
+        for t in texts
+    ]
+    events = [{"event": "content_block_delta", "data": json.dumps(d)} for d in deltas]
+    return {"request": {"model": "m"}, "response": {"status": 200, "events": events}}
+
+
+def test_a_stream_found_clean_is_kept_only_when_no_compressed_data_was_read() -> None:
+    split = _stream(KEY[:20], KEY[20:])
+    found = find_fixture_secrets(split)
+    assert "response.events[0..1].data" in [finding.path for finding in found]
+    assert find_fixture_secrets(split) == found  # a key split across events: on each scan
+    clean = _stream("plain ", "words")
+    assert find_fixture_secrets(clean) == find_fixture_secrets(clean) == []
+    # compressed data read within one fixture's budget: clean with a fresh one, not with none
+    packed = base64.b64encode(gzip.compress(b"nothing secret here " * 8)).decode()
+    compressed = _stream("data:application/gzip;base64," + packed[:30], packed[30:])
+    assert find_fixture_secrets(compressed, budget=Budget()) == []
+    events = compressed["response"]["events"]
+    joined = find_stream_secrets(events, "response.events", budget=Budget(left=0))
+    assert joined  # not read whole: refused, the same events found clean before or not
+    assert set(joined) <= set(find_fixture_secrets(compressed, budget=Budget(left=0)))

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import orjson
+
 from replaygate import exact_json
 from replaygate.interfaces import array_stream, interface_of
 from replaygate.json_paths import path_step
@@ -379,6 +381,45 @@ def _where(path: str, spots: list[int], unit: Unit) -> str:
     return items if unit == "item" else f"{items}.data"
 
 
+class _CleanStreams:
+    """The streams last found clean when scanned joined (:func:`find_stream_secrets`), by a
+    digest of their events as ``orjson`` writes them and the project's known-safe values
+    (where they stand names a finding only): a recording scans a stream's answer as it is
+    prepared and again as its fixture is written. Only a scan that read no compressed data
+    (that left its ``budget``, shared with the other fields of a fixture, as it was) is
+    kept: the same events scanned anew find nothing, whatever the budget."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple[bytes, KnownSafe], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def findings(
+        self, events: Any, path: str, safe: KnownSafe, budget: Budget, unit: Unit
+    ) -> list[SecretFinding]:
+        """:func:`find_stream_secrets` of ``events``: none when they were found clean."""
+        try:
+            data = orjson.dumps(events, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:  # an integer beyond 64 bits: scanned every time
+            return find_stream_secrets(events, path, safe, budget, unit=unit)
+        key = (hashlib.blake2b(data, digest_size=16).digest(), safe)
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return []
+        left, read = budget.left, dict(budget.read)
+        found = find_stream_secrets(events, path, safe, budget, unit=unit)
+        if not found and budget.left == left and budget.read == read:
+            with self._lock:
+                self._kept[key] = None
+                if len(self._kept) > self.size:
+                    self._kept.popitem(last=False)
+        return found
+
+
+_STREAMS = _CleanStreams()
+
+
 _JSON_LINES = re.compile(r"ndjson|jsonl|json-seq|jsonlines", re.IGNORECASE)
 """Content types of a body of JSON lines a server may stream (Ollama's ``application/x-ndjson``)."""
 
@@ -481,13 +522,13 @@ def _fixture_secrets(
     for path, response in recorded:
         if isinstance(response, dict) and "events" in response:
             events = response["events"]
-            findings.extend(find_stream_secrets(events, f"{path}.events", safe, budget))
+            findings.extend(_STREAMS.findings(events, f"{path}.events", safe, budget, "event"))
         elif isinstance(response, dict) and (lines := _line_events(response)) is not None:
-            findings.extend(find_stream_secrets(lines, f"{path}.text", safe, budget, unit="line"))
+            findings.extend(_STREAMS.findings(lines, f"{path}.text", safe, budget, "line"))
         elif isinstance(response, dict) and (
             chunks := _array_events(fixture.get("request"), response)
         ):
-            findings.extend(find_stream_secrets(chunks, f"{path}.body", safe, budget, unit="item"))
+            findings.extend(_STREAMS.findings(chunks, f"{path}.body", safe, budget, "item"))
 
     def detect(text: str) -> str | None:
         return detect_in_text(safe.mask(text), "text", budget=budget)
