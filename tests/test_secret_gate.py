@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replaygate.sanitize import secret_gate
+from replaygate.sanitize import secret_decode, secret_gate
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, compile_known_safe
 from replaygate.sanitize.secret_gate import (
     clean_together,
@@ -215,3 +216,17 @@ def test_an_auth_like_name_in_held_json_is_passed_over_only_before_no_string_or_
     assert bool(findings) == found
     if separators == (",", ":") and not found:  # an Anthropic stream's usage, compact
         assert not may_hold_secret(value)
+
+
+def test_a_base64_key_is_found_among_runs_remembered_as_quiet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(secret_decode, "_QUIET_MAX", 2)  # remembered, forgotten, remembered
+    names = [f"ephemeral_{n}m_input_tokens_x" for n in range(5)]
+    quiet = {"request": {"usage": dict.fromkeys(names, 1)}}
+    hidden = base64.b64encode(FAMILIES["GitHub classic"].encode()).decode()
+    for _ in range(2):
+        assert not may_hold_secret(quiet)
+        fixture = {"request": {"usage": dict.fromkeys(names, 1), "note": f"see {hidden}"}}
+        assert may_hold_secret(fixture)
+        assert find_fixture_secrets(fixture) == _full_walk(fixture) != []

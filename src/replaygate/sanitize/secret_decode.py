@@ -263,7 +263,29 @@ def may_have_views(runs: Runs) -> bool:
     if not data.isascii() and INVISIBLE_BYTES.search(data):
         return True
     # A run holds the same base64 and hex stretches as its parts of that length.
-    return any(run_may_hide(run.decode("ascii")) for run in runs.texts(BASE64_MIN_LENGTH))
+    return any(_run_may_hide(run) for run in runs.texts(BASE64_MIN_LENGTH))
+
+
+_QUIET_RUNS: dict[bytes, None] = {}
+"""Runs :func:`run_may_hide` found to hide nothing (at most :data:`_QUIET_MAX` of them, of
+at most :data:`_QUIET_LONGEST` bytes): the names of a provider's fields
+(``cache_creation_input_tokens``) stand in every fixture, an answer's id in each event of
+its stream."""
+_QUIET_MAX = 8192
+_QUIET_LONGEST = 256
+
+
+def _run_may_hide(run: bytes) -> bool:
+    """:func:`run_may_hide` of ASCII ``run``, a quiet one remembered."""
+    if run in _QUIET_RUNS:
+        return False
+    if run_may_hide(run.decode("ascii")):
+        return True
+    if len(run) <= _QUIET_LONGEST:
+        if len(_QUIET_RUNS) >= _QUIET_MAX:
+            _QUIET_RUNS.clear()
+        _QUIET_RUNS[run] = None
+    return False
 
 
 def json_leaves(text: str, results: bool = False) -> Iterator[tuple[str, str, bool]]:

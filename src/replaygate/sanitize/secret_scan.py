@@ -317,13 +317,18 @@ def find_stream_secrets(
 
     parsed = [event_data(event, _PLAIN) for event in events]
     owner: dict[int, int] = {}
-    for i, event in enumerate(parsed):
-        for container in _containers(event):
-            owner[id(container)] = i
+
+    def spots(parts: list[tuple[dict[str, Any], str]]) -> list[int]:
+        if not owner:  # which event holds each container: asked only of a finding
+            for i, event in enumerate(parsed):
+                for container in _containers(event):
+                    owner[id(container)] = i
+        return _spots(parts, owner)
+
     structured = [event for event in parsed if event is not _PLAIN]
     texts = fragments(structured)
-    joined = [
-        (_spots(parts, owner), _whole(parts), encoded)
+    joined: list[tuple[list[Any], str, bool]] = [
+        (parts, _whole(parts), encoded)
         for encoded, groups in (
             (False, texts),
             (True, encoded_fragments(structured)),
@@ -332,14 +337,17 @@ def find_stream_secrets(
         for parts in groups.values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]
-    if plain:
-        joined.append(([i for i, _ in plain], "".join(text for _, text in plain), False))
     findings = []
     budget = Budget() if budget is None else budget
-    for spots, whole, encoded in joined:
+    for parts, whole, encoded in joined:
         name = detect_in_text(safe.mask(whole), encoded=encoded, budget=budget)
         if name is not None:
-            findings.append(SecretFinding(_where(path, spots, unit), name))
+            findings.append(SecretFinding(_where(path, spots(parts), unit), name))
+    if plain:
+        whole = "".join(text for _, text in plain)
+        name = detect_in_text(safe.mask(whole), encoded=False, budget=budget)
+        if name is not None:
+            findings.append(SecretFinding(_where(path, [i for i, _ in plain], unit), name))
     # the text blocks of one answer, joined: first, a block alone may be flagged for less
     split = []
     for run in streamed_runs(texts):
@@ -351,7 +359,7 @@ def find_stream_secrets(
             first, last, name = found
             parts = [part for _, group in run[first : last + 1] for part in texts[group]]
             blocks = f"text blocks {run[first][0]}..{run[last][0]}"
-            where = _where(path, _spots(parts, owner), unit)
+            where = _where(path, spots(parts), unit)
             split.append(SecretFinding(where, f"{name} (split across {blocks})"))
     return [*split, *findings]
 
