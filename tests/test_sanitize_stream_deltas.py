@@ -25,6 +25,12 @@ from replaygate.errors import SecretInFixtureError
 from replaygate.http import Exchange, block_network, httpx2_client
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize import SanitizeConfig
+from replaygate.sanitize.stream import (
+    all_fragments,
+    encoded_fragments,
+    field_fragments,
+    fragments,
+)
 from sdks import openai
 
 KEY = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5b"
@@ -248,3 +254,24 @@ def test_a_key_split_over_a_gemini_thought_signature_is_refused_and_verify_finds
     store.write_text(line)
     problems = [str(problem) for problem in verify_store(store)[1]]
     assert len(problems) == 1 and "GitHub token at response.events[1.." in problems[0]
+
+
+def test_the_fragments_of_every_shape_are_read_in_one_pass_as_apart() -> None:
+    """The secret scan reads each event's fragments once (:func:`all_fragments`): text,
+    encoded data and a server's own fields, grouped and ordered as read apart."""
+    events: list[Any] = [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a"}},
+        {"type": "response.output_text.delta", "delta": "b", "item_id": "i", "output_index": 0},
+        {"type": "response.audio.delta", "delta": "QUJD", "item_id": "i", "output_index": 0},
+        {"choices": [{"index": 0, "delta": {"content": "c", "audio": {"data": "QUJD"}}}]},
+        {"candidates": [{"content": {"parts": [{"text": "d", "thoughtSignature": "e"}]}}]},
+        {"message": {"content": "own "}, "done": False},
+        "not an object",
+        {"message": {"content": "shape"}, "done": True},
+        {"type": "ping"},
+    ]
+    together = all_fragments(events)
+    apart = (fragments(events), encoded_fragments(events), field_fragments(events))
+    assert together == apart
+    assert [list(groups) for groups in together] == [list(groups) for groups in apart]
+    assert all(together)  # each kind holds fragments here

@@ -308,12 +308,7 @@ def find_stream_secrets(
     """
     if not isinstance(events, list):
         return []
-    from replaygate.sanitize.stream import (
-        encoded_fragments,
-        event_data,
-        field_fragments,
-        fragments,
-    )
+    from replaygate.sanitize.stream import all_fragments, event_data
 
     parsed = [event_data(event, _PLAIN) for event in events]
     owner: dict[int, int] = {}
@@ -326,14 +321,10 @@ def find_stream_secrets(
         return _spots(parts, owner)
 
     structured = [event for event in parsed if event is not _PLAIN]
-    texts = fragments(structured)
+    texts, encoded_data, fields = all_fragments(structured)
     joined: list[tuple[list[Any], str, bool]] = [
         (parts, _whole(parts), encoded)
-        for encoded, groups in (
-            (False, texts),
-            (True, encoded_fragments(structured)),
-            (True, field_fragments(structured)),
-        )
+        for encoded, groups in ((False, texts), (True, encoded_data), (True, fields))
         for parts in groups.values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]

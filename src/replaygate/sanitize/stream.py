@@ -238,6 +238,30 @@ def field_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
     return {group: parts for group, parts in groups.items() if len(parts) > 1}
 
 
+Groups = dict[Group, list[Fragment]]
+
+
+def all_fragments(events: list[Any]) -> tuple[Groups, Groups, Groups]:
+    """:func:`fragments`, :func:`encoded_fragments` and :func:`field_fragments` of
+    ``events``, each source of a known shape asked once of each event."""
+    texts: Groups = {}
+    encoded: Groups = {}
+    fields: Groups = {}
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        known = False
+        for source in _KNOWN:
+            groups = encoded if source is _encoded else texts
+            for group, fragment in source(event):
+                groups.setdefault(group, []).append(fragment)
+                known = True
+        if not known:
+            for group, fragment in _leaves(event, ()):
+                fields.setdefault(group, []).append(fragment)
+    return texts, encoded, {group: parts for group, parts in fields.items() if len(parts) > 1}
+
+
 def redact_fragments(events: list[Any], apply: Callable[[str], str]) -> set[tuple[int, str]]:
     """Apply ``apply`` to each block's whole text; the fragments' (container id, field).
 
