@@ -13,8 +13,10 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.cli.history_cmds import report_cmd
 from replaygate.evals import CaseResult, EvalResults, History
 from replaygate.evals.scorers import CaseCounts
+from replaygate.report import page as report_page
 from replaygate.sampling import SampledResult, SampleResult
 from test_report import assert_nothing_cut, kept_figures
+from unplotted_reports import unplot
 
 pytestmark = [pytest.mark.slow, needs_matplotlib]
 
@@ -77,6 +79,9 @@ def test_assertion_names_are_drawn_as_written_in_the_legend(
 def test_the_report_of_one_run_with_many_assertions_renders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Only its plot of assertions is drawn: the others, of one run's metrics and of no
+    # fixtures, are those the test above draws and checks, whatever the assertions' names.
+    unplot(monkeypatch, weekly_plot=report_page.weekly_plot)
     figures = kept_figures(monkeypatch)
     names = tuple(f"check {i:02}" for i in range(60))
     history = history_with(tmp_path / "history.db", names)
@@ -87,5 +92,6 @@ def test_the_report_of_one_run_with_many_assertions_renders(
     assert result.exit_code == 0, result.output
     page = out.read_text(encoding="utf-8")
     assert ">check 47<" in page and ">check 48<" not in page and ">and 12 more assertions<" in page
+    assert len(figures) == 1
     for figure in figures:  # the tall legend of 49 lines too
         assert_nothing_cut(figure)
