@@ -237,8 +237,20 @@ def test_the_same_history_gives_the_same_page(
     assert again.read_bytes() == written.read_bytes()
 
 
-def test_an_empty_history_still_renders_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
-    page = build_report([], now=NOW)
+@pytest.fixture(scope="module")
+def empty_report() -> tuple[str, list[Figure]]:
+    """The report of an empty history, and the figures of its three plots (of no runs, no
+    weeks and no fixtures): drawn once for the tests that read them."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        figures = kept_figures(monkeypatch)
+        page = build_report([], now=NOW)
+    return page, figures
+
+
+def test_an_empty_history_still_renders_and_a_missing_one_is_an_error(
+    empty_report: tuple[str, list[Figure]], tmp_path: Path
+) -> None:
+    page, _ = empty_report
     assert "No run in the history yet" in page and page.count("<svg") == 3
     with pytest.raises(HistoryError, match=r"no history at .*run `replaygate eval` first"):
         write_report(tmp_path / "r.html", history=tmp_path / "none.db")
@@ -428,14 +440,17 @@ def test_an_amount_axis_never_reads_below_zero() -> None:
     assert "0.00" in texts and "0.0" in texts  # each axis still shows its 0
 
 
-def test_a_plot_of_runs_that_measured_none_of_its_metrics_says_so(figures: list[Figure]) -> None:
+def test_a_plot_of_runs_that_measured_none_of_its_metrics_says_so(
+    figures: list[Figure], empty_report: tuple[str, list[Figure]]
+) -> None:
     # a history run of no price table: its cost plot said "no runs yet" beside its runs
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot({"success": [0.5]}, ["r0"]))
     assert "no runs yet" not in texts
     assert "(run without a price table)" in texts and "no steps counted" in texts
     assert_nothing_cut(figures[0])
-    empty = re.findall(r"<text[^>]*>([^<]*)</text>", metrics_plot({}, []))
-    assert empty.count("no runs yet") == 3
+    page, _ = empty_report  # its plot of metrics, of no runs: metrics_plot({}, [])
+    plot = page[page.index("<h2>Metrics over time") : page.index("<h2>Weekly pass rate")]
+    assert re.findall(r"<text[^>]*>([^<]*)</text>", plot).count("no runs yet") == 3
 
 
 @pytest.mark.parametrize(("lines", "labelled"), [(LABELLED_LINES, True), (15, False)])
@@ -484,7 +499,6 @@ def test_runs_of_one_minute_are_told_apart_on_the_time_axis() -> None:
 
 LONG = [f"assertion {i:02} " + "w" * (10 * i) for i in range(8)]
 DRAWN = {
-    "no runs": lambda: metrics_plot({}, []),
     "runs to the second, tiny and huge amounts": lambda: metrics_plot(
         {
             "success": [i / 12 for i in range(12)],
@@ -499,8 +513,9 @@ DRAWN = {
     "long assertion names": lambda: weekly_plot(
         ["2026-W45", "2026-W46"], {name: [0.5, 1.0] for name in LONG}
     ),
-    "no ages": lambda: ages_plot([], 0),
 }
+"""Plots drawn for :func:`test_nothing_of_a_plot_is_cut_at_its_edge_or_drawn_over`; those
+of no runs and no fixtures are the empty history's (:func:`empty_report`)."""
 
 
 @pytest.mark.parametrize("draw", DRAWN.values(), ids=DRAWN.keys())
@@ -512,6 +527,16 @@ def test_nothing_of_a_plot_is_cut_at_its_edge_or_drawn_over(
     draw()
     (figure,) = figures
     assert_nothing_cut(figure)
+
+
+def test_nothing_of_the_plots_of_an_empty_history_is_cut_or_drawn_over(
+    empty_report: tuple[str, list[Figure]],
+) -> None:
+    # metrics_plot({}, []), weekly_plot([], {}) and ages_plot([], 0): no runs, no fixtures
+    _, figures = empty_report
+    assert len(figures) == 3
+    for figure in figures:
+        assert_nothing_cut(figure)
 
 
 @pytest.mark.parametrize("days", [[0.1, 0.3], [0.0] * 40, [2.5, 7.0, 180.0]])
