@@ -18,7 +18,6 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import tempfile
 import textwrap
 from collections import Counter
@@ -527,22 +526,9 @@ def forked_pytest(
     return subprocess.CompletedProcess(["python", "-m", "pytest", *args], status, *said)
 
 
-def python_with_escapes(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """A Python process run with ``args`` in ``cwd``, :mod:`network_escapes` on its path."""
-    return subprocess.run(
-        [sys.executable, *args],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.slow
 def test_a_replaying_command_keeps_the_network_blocked_to_the_process_s_end(
-    tmp_path: Path,
+    forker: Forker, tmp_path: Path
 ) -> None:
     # replaygate run of a traced agent: LangSmith's thread uploaded the replayed runs once
     # the command's blocks had ended, to the real host, from a command that promises
@@ -559,12 +545,14 @@ def test_a_replaying_command_keeps_the_network_blocked_to_the_process_s_end(
     store = tmp_path / "rc.jsonl"
     store.write_bytes(shipped_fixtures().read_bytes())
     command = ["run", "--agent", "traced:copilot", "--fixtures", str(store), "What is RAG?"]
-    done = python_with_escapes(["-m", "replaygate", *command], tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}  # network_escapes
+    done = forker.capture(command, cwd=tmp_path, env=env)  # `python -m replaygate`, forked
+    said = done.stderr.decode()
+    assert done.returncode == 0, done.stdout.decode() + said
     assert (
         "replaygate: lookup of '192.0.2.1' refused after the command (from network_escapes): "
         "replaygate keeps the network blocked until the process ends\n"
-    ) in done.stderr
+    ) in said
 
 
 @pytest.mark.slow
