@@ -352,3 +352,22 @@ def test_verify_names_a_key_split_across_the_parts_of_a_streamed_responses_item(
     assert done.returncode == 1
     found = "OpenAI API key (split across text blocks 0..1) at response.events[0..2].data"
     assert found in done.stdout
+
+
+def test_a_key_split_inside_its_anchor_across_streamed_blocks_is_found() -> None:
+    """Neither block holds a rule's anchor (``AK`` + ``IA...``) nor a token of its own:
+    what the scan of a stream clears at once includes each run of blocks joined."""
+    deltas = ["see AK", "IAZ5Q7BHWX3JK2LMNP now"]
+    events = []
+    for index, text in enumerate(deltas):
+        for data in (
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text"}},
+            {"type": "content_block_delta", "index": index, "delta": {"text": text}},
+            {"type": "content_block_stop", "index": index},
+        ):
+            events.append({"event": data["type"], "data": json.dumps(data)})
+    fixture = {"request": {"model": "m"}, "response": {"status": 200, "events": events}}
+    found = find_fixture_secrets(fixture)
+    assert [(f.path, f.detector) for f in found] == [
+        ("response.events[1..4].data", "AWS access key id (split across text blocks 0..1)")
+    ]

@@ -328,6 +328,12 @@ def find_stream_secrets(
         for parts in groups.values()
     ]
     plain = [(i, text) for i, event in enumerate(parsed) if (text := _text(event, events[i]))]
+    runs = [[_whole(texts[group]) for _, group in run] for run in streamed_runs(texts)]
+    scanned = [whole for _, whole, _ in joined]
+    scanned += ["".join(text for _, text in plain)] if plain else []
+    scanned += ["".join(run) for run in runs]  # a split finding is one of the run joined
+    if not scanned or all(clean_together(scanned)):  # what each is read as is no wider
+        return []
     findings = []
     budget = Budget() if budget is None else budget
     for parts, whole, encoded in joined:
@@ -341,10 +347,9 @@ def find_stream_secrets(
             findings.append(SecretFinding(_where(path, [i for i, _ in plain], unit), name))
     # the text blocks of one answer, joined: first, a block alone may be flagged for less
     split = []
-    for run in streamed_runs(texts):
+    for run, blocks_texts in zip(streamed_runs(texts), runs, strict=True):
         found = split_finding(
-            [_whole(texts[group]) for _, group in run],
-            lambda text: detect_in_text(safe.mask(text), budget=budget),
+            blocks_texts, lambda text: detect_in_text(safe.mask(text), budget=budget)
         )
         if found is not None:
             first, last, name = found
