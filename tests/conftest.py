@@ -312,7 +312,15 @@ def pytester(
     on misses through the SDKs. Such tests check the plugin's words, which both forms
     show, and the native form shows every frame, the hidden ones too; one of how pytest
     shows a failure passes ``--tb`` on the session's command line, which wins.
+
+    The sessions run in this process check each plugin's attributes for a fixture hidden
+    behind decorators once per object, not once per session (a fifth of a session's
+    CPU), and parse the files a traceback in pytest's long form shows once, not once per
+    traceback (:func:`nested_pytest.remembering_across_sessions`).
     """
+    from nested_pytest import remembering_across_sessions
+
+    remembering_across_sessions(monkeypatch)
     added = []
     if request.node.get_closest_marker("autoload_plugins") is None:
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

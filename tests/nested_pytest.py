@@ -11,11 +11,20 @@ Hypothesis, anyio and pytest-recording load in every pytest process, about 0.2 t
 of pytest-recording beside replaygate keep it (tests/test_pytest_coexist.py).
 """
 
+import ast
+import contextlib
+import gc
 import importlib
+import sys
+import types
+import warnings
+import weakref
 from pathlib import Path
 from typing import Any
 
+import _pytest._code.code
 import pytest
+from _pytest.fixtures import FixtureManager
 from _pytest.unraisableexception import gc_collect_iterations_key
 
 from sdks import Sdk, imported, module_name
@@ -41,6 +50,106 @@ class NoClosingCollection:
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
         config.stash[gc_collect_iterations_key] = 0
+
+
+_CHECK_FOR_WRAPPED_FIXTURE = getattr(FixtureManager, "_check_for_wrapped_fixture", None)
+
+_PLAIN = frozenset(
+    {
+        *(str, bytes, int, float, bool, complex, tuple, list, dict, set, frozenset, type(None)),
+        types.BuiltinFunctionType,
+        types.MethodWrapperType,
+        types.WrapperDescriptorType,
+        types.MethodDescriptorType,
+    }
+)
+"""Types whose instances hold no attributes of their own and whose type defines neither
+``__wrapped__`` nor ``_mock_name``: none of them can hide a fixture behind a wrapper."""
+
+_NO_HIDDEN_FIXTURE: dict[int, weakref.ref[object]] = {}
+"""The objects (by id, held weakly) that :func:`remembered_wrapped_fixture_check` found
+hid no fixture."""
+
+
+def remembered_wrapped_fixture_check(self: FixtureManager, name: str, obj: object) -> None:
+    """pytest's check that ``obj``, an attribute of a plugin, a conftest or a test module,
+    is no fixture hidden behind decorators (``FixtureManager._check_for_wrapped_fixture``),
+    made once per object for those that hide none (it warns about the others every time,
+    as pytest does).
+
+    Each session runs it over every attribute of every plugin it registers, pytest's own
+    modules and replaygate's among them, the same objects in every session of a process:
+    about 2,700 attributes and 6 ms of CPU of a session's 30. The answer for an object is
+    its own (its type and ``__wrapped__`` chain), kept while it lives (a weak reference:
+    an id reused by another object is checked again)."""
+    if type(obj) in _PLAIN:
+        return
+    key = id(obj)
+    known = _NO_HIDDEN_FIXTURE.get(key)
+    if known is not None and known() is obj:
+        return
+    found = self._find_wrapped_fixture_def(obj)
+    if found is not None and found is not obj:
+        assert _CHECK_FOR_WRAPPED_FIXTURE is not None
+        _CHECK_FOR_WRAPPED_FIXTURE(self, name, obj)  # warns
+        return
+
+    def forget(ref: weakref.ref[object], key: int = key) -> None:
+        if _NO_HIDDEN_FIXTURE.get(key) is ref:
+            del _NO_HIDDEN_FIXTURE[key]
+
+    with contextlib.suppress(TypeError):  # an object held no weakly is checked every time
+        _NO_HIDDEN_FIXTURE[key] = weakref.ref(obj, forget)
+
+
+_STATEMENT_RANGE = getattr(_pytest._code.code, "getstatementrange_ast", None)
+
+_PARSED: dict[str, ast.AST] = {}
+"""The sources of a traceback's frames last parsed, by their text (the last
+:data:`PARSED_KEPT`), for :func:`statement_range_parsed_once`."""
+
+PARSED_KEPT = 32
+
+
+def statement_range_parsed_once(
+    lineno: int, source: Any, assertion: bool = False, astnode: ast.AST | None = None
+) -> Any:
+    """pytest's ``getstatementrange_ast``, the syntax tree of a source it was given
+    before taken again (and the statements' lines it keeps on the tree).
+
+    A traceback in pytest's long form (a failure's, and the one a session interrupted by
+    Ctrl-C, ``pytest.exit`` or a collection error keeps whatever ``--tb`` says) parses the
+    whole file of each frame and walks its tree: pytest's and pluggy's own files, the same
+    in every session, about 0.15 s of CPU for an interrupted session's traceback. The
+    tree is that of the text: a file changed between sessions is parsed anew."""
+    assert _STATEMENT_RANGE is not None
+    if astnode is None:
+        content = str(source)
+        astnode = _PARSED.pop(content, None)
+        if astnode is None:
+            with warnings.catch_warnings():  # as pytest parses it (its #4260)
+                warnings.simplefilter("ignore")
+                astnode = ast.parse(content, "source", "exec")
+        _PARSED[content] = astnode
+        while len(_PARSED) > PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
+    return _STATEMENT_RANGE(lineno, source, assertion, astnode)
+
+
+def remembering_across_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sessions run in this process check each object for a hidden fixture once
+    (:func:`remembered_wrapped_fixture_check`), and parse each source a traceback shows
+    once (:func:`statement_range_parsed_once`), where pytest has those steps."""
+    if _CHECK_FOR_WRAPPED_FIXTURE is not None and hasattr(
+        FixtureManager, "_find_wrapped_fixture_def"
+    ):
+        monkeypatch.setattr(
+            FixtureManager, "_check_for_wrapped_fixture", remembered_wrapped_fixture_check
+        )
+    if _STATEMENT_RANGE is not None:
+        monkeypatch.setattr(
+            _pytest._code.code, "getstatementrange_ast", statement_range_parsed_once
+        )
 
 
 PLUGIN_IMPORTS = (
@@ -91,7 +200,28 @@ def loaded_for_sessions(*also: Sdk | str) -> None:
     pytester forgets the modules each of its sessions imported, and the next imports
     them again: about 0.4 s of CPU a session recording from the simulator, and seconds
     for an SDK (anthropic 2.8 s). Loaded here first, every session finds them loaded, as
-    each test of a user's session does after the first."""
+    each test of a user's session does after the first.
+
+    What a call imports is then frozen out of the garbage collector's reach, as what
+    collection made is (``pytest_collection_finish`` in tests/conftest.py), the garbage
+    of earlier tests collected first (none is frozen, so any finalizer still runs): every
+    full collection after it walked an SDK's objects again (about 0.15 s each, a test
+    collecting its garbage, the collection as a session ends)."""
+    names = [
+        *PLUGIN_IMPORTS,
+        *(
+            name
+            for module in also
+            for name in (
+                [module]
+                if isinstance(module, str)
+                else [module_name(module), *SDK_IMPORTS.get(module_name(module), ())]
+            )
+        ),
+    ]
+    if all(name in sys.modules for name in names):
+        return
+    gc.collect()
     for name in PLUGIN_IMPORTS:
         importlib.import_module(name)
     for module in also:
@@ -101,6 +231,7 @@ def loaded_for_sessions(*also: Sdk | str) -> None:
         imported(module_name(module))
         for name in SDK_IMPORTS.get(module_name(module), ()):
             importlib.import_module(name)
+    gc.freeze()
 
 
 def sessions_loading(*also: Sdk | str, slow_only: bool = False) -> Any:
