@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import shutil
 import tempfile
 import time
 import warnings
@@ -79,12 +80,20 @@ def in_executor(work: Callable[..., str], *args: Any) -> str:
         return pool.submit(work, *args).result()
 
 
-@pytest.fixture
-def recorded(tmp_path: Path) -> Path:
-    """A store holding the answer to "hi"."""
-    store = tmp_path / "store.jsonl"
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store holding the answer to "hi", recorded once for the module's tests."""
+    store = tmp_path_factory.mktemp("answered") / "store.jsonl"
     with serving(EchoesMessages) as base, intercept(store, "record-missing", approve_live=True):
         assert ask(base, "hi") == "echo: hi"
+    return store
+
+
+@pytest.fixture
+def recorded(answered: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`answered`, the store one test replays."""
+    store = tmp_path / "store.jsonl"
+    shutil.copyfile(answered, store)
     return store
 
 
