@@ -22,7 +22,7 @@ from replaygate.evals.agents import AgentEntry
 from replaygate.evals.output import RunLike
 from replaygate.examples.research_copilot import SETTINGS, copilot, shipped_eval_cases
 from replaygate.models.types import Model
-from replaygate.network import SIMULATOR_BLOCK
+from replaygate.network import BLOCK_IMPORTS, SIMULATOR_BLOCK
 from run_cli import replaygate
 
 # Its tests import the provider SDKs through replaygate (the example agent).
@@ -80,7 +80,9 @@ def test_eval_recording_from_the_simulator_refuses_a_connection_beyond_loopback(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     # the processes' fork server loads the SDK once, not each process for itself
-    # (after the runner's module and the agent's)
+    # (after the runner's module, what its network block imports, and the agent's)
     assert preloads == (
-        [(eval_jobs.__name__, AGENT.partition(":")[0], "anthropic")] if jobs == "2" else []
+        [(eval_jobs.__name__, *BLOCK_IMPORTS, AGENT.partition(":")[0], "anthropic")]
+        if jobs == "2"
+        else []
     )

@@ -762,6 +762,11 @@ _lookup_before: list[tuple[type[Any], Callable[..., Any]]] = []
 """``asyncio``'s ``BaseEventLoop`` and its ``getaddrinfo`` as it was when the block was
 installed (another patch, kept)."""
 
+BLOCK_IMPORTS = ("asyncio.base_events",)
+"""What the first block of a process imports as it begins (to patch ``asyncio``'s lookups):
+a process that will block, forked from one that did not, is best forked from one that
+imported it (``eval --jobs``' fork server), where each imported it itself."""
+
 
 async def _looked_up_in_task(loop: Any, host: Any, *args: Any, **kwargs: Any) -> Any:
     """``loop.getaddrinfo`` inside a block: the name checked in the task that asks, before

@@ -57,6 +57,7 @@ from replaygate.evals.results import CaseResult
 from replaygate.fixtures import hits
 from replaygate.fixtures.hits import HitLog
 from replaygate.models.replay import RequestSettings
+from replaygate.network import BLOCK_IMPORTS
 from replaygate.sanitize.secret_mask import masked_error
 from replaygate.signals import ctrl_c_left_to_parent, end_with_parent, held
 from replaygate.start_methods import workers_context
@@ -110,7 +111,8 @@ def run_in_processes(
     Ctrl-C stops every process started and raises :class:`KeyboardInterrupt`.
     """
     preload = work.recording.preload if work.recording is not None else ()
-    context = workers_context([__name__, *_agent_preload(work.agent), *preload])
+    loaded = [__name__, *BLOCK_IMPORTS, *_agent_preload(work.agent), *preload]
+    context = workers_context(loaded)  # BLOCK_IMPORTS: what a process blocking imports
     split = shares(cases, jobs)
     environ = dict(os.environ)
     with _ctrl_c_noted() as ctrl_c:
