@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import _pytest._code.code
+import _pytest._code.source
 import pytest
 from _pytest.fixtures import FixtureManager
 from _pytest.unraisableexception import gc_collect_iterations_key
@@ -103,33 +104,43 @@ def remembered_wrapped_fixture_check(self: FixtureManager, name: str, obj: objec
 
 
 _STATEMENT_RANGE = getattr(_pytest._code.code, "getstatementrange_ast", None)
+_STATEMENT_LINES = getattr(_pytest._code.source, "_statement_linenos", None)
 
 _PARSED: dict[str, ast.AST] = {}
 """The sources of a traceback's frames last parsed, by their text (the last
-:data:`PARSED_KEPT`), for :func:`statement_range_parsed_once`."""
+:data:`PARSED_KEPT`), each as an empty tree holding the lines of the source's statements
+(all pytest reads of it), for :func:`statement_range_parsed_once`."""
 
-PARSED_KEPT = 32
+PARSED_KEPT = 64
 
 
 def statement_range_parsed_once(
     lineno: int, source: Any, assertion: bool = False, astnode: ast.AST | None = None
 ) -> Any:
-    """pytest's ``getstatementrange_ast``, the syntax tree of a source it was given
-    before taken again (and the statements' lines it keeps on the tree).
+    """pytest's ``getstatementrange_ast``, the lines of the statements of a source it was
+    given before taken again.
 
     A traceback in pytest's long form (a failure's, and the one a session interrupted by
     Ctrl-C, ``pytest.exit`` or a collection error keeps whatever ``--tb`` says) parses the
-    whole file of each frame and walks its tree: pytest's and pluggy's own files, the same
-    in every session, about 0.15 s of CPU for an interrupted session's traceback. The
-    tree is that of the text: a file changed between sessions is parsed anew."""
-    assert _STATEMENT_RANGE is not None
+    whole file of each frame and walks its tree for the lines of its statements: pytest's
+    and pluggy's own files, the same in every session, about 0.15 s of CPU for an
+    interrupted session's traceback. Those lines are of the text: a file changed between
+    sessions is parsed anew. What is kept is the lines alone, on an empty tree, as pytest
+    keeps them on the tree it parsed (a parsed file's tree holds thousands of objects that
+    each full garbage collection would walk)."""
+    assert _STATEMENT_RANGE is not None and _STATEMENT_LINES is not None
     if astnode is None:
         content = str(source)
         astnode = _PARSED.pop(content, None)
         if astnode is None:
             with warnings.catch_warnings():  # as pytest parses it (its #4260)
                 warnings.simplefilter("ignore")
-                astnode = ast.parse(content, "source", "exec")
+                parsed = ast.parse(content, "source", "exec")
+            lines = _STATEMENT_LINES(parsed)
+            astnode = ast.Module(body=[], type_ignores=[])
+            astnode._pytest_statement_linenos = lines  # type: ignore[attr-defined]
+            if _STATEMENT_LINES(astnode) is not lines:  # pytest keeps them otherwise
+                return _STATEMENT_RANGE(lineno, source, assertion, parsed)
         _PARSED[content] = astnode
         while len(_PARSED) > PARSED_KEPT:
             del _PARSED[next(iter(_PARSED))]
@@ -146,7 +157,7 @@ def remembering_across_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(
             FixtureManager, "_check_for_wrapped_fixture", remembered_wrapped_fixture_check
         )
-    if _STATEMENT_RANGE is not None:
+    if _STATEMENT_RANGE is not None and _STATEMENT_LINES is not None:
         monkeypatch.setattr(
             _pytest._code.code, "getstatementrange_ast", statement_range_parsed_once
         )
