@@ -97,6 +97,7 @@ def forget() -> None:
         (secret_gate, "_clean"),
         (secret_gate, "_clean_before"),
         (secret_decode, "_QUIET_RUNS"),
+        (secret_scan, "_SHORT"),
     ):
         kept = getattr(module, name, None)
         if kept is not None:

@@ -10,8 +10,11 @@ import random
 from typing import Any
 
 from replaygate.sanitize.secret_compressed import Budget
+from replaygate.sanitize.secret_entropy import CONTEXT
 from replaygate.sanitize.secret_scan import (
     KEPT_FROM,
+    SHORT_BELOW,
+    SecretFinding,
     _Verdicts,
     detect_in_text,
     find_fixture_secrets,
@@ -81,3 +84,17 @@ def test_a_stream_found_clean_is_kept_only_when_no_compressed_data_was_read() ->
     joined = find_stream_secrets(events, "response.events", budget=Budget(left=0))
     assert joined  # not read whole: refused, the same events found clean before or not
     assert set(joined) <= set(find_fixture_secrets(compressed, budget=Budget(left=0)))
+
+
+def test_a_short_text_s_verdict_is_kept_by_its_field_name_and_how_it_is_read() -> None:
+    """A text shorter than :data:`SHORT_BELOW` is scanned once for each field name and way of
+    reading it: a value that is a secret only under a credential's name is one there still."""
+    value = "q8zr2lxv9mt4wk7pb1nc6"  # lower case: no free-standing token
+    assert len(value) < SHORT_BELOW
+    for _ in range(2):
+        assert detect_in_text(value, "text") is None
+        assert detect_in_text(value, "api_key") == CONTEXT
+        assert detect_in_text(value, "api_key", encoded=True) == CONTEXT
+        assert detect_in_text("AKIAZ5Q7BHWX3JK2LMNP", "text") == "AWS access key id"
+    fixture = {"request": {"body": {"note": value, "api_key": value}}}
+    assert find_fixture_secrets(fixture) == [SecretFinding("request.body.api_key", CONTEXT)]

@@ -34,6 +34,8 @@ from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_blocks import find_block_secrets, split_finding, streamed_runs
 from replaygate.sanitize.secret_compressed import Budget, Unsearchable, expanded
 from replaygate.sanitize.secret_decode import (
+    BASE64_MIN_LENGTH,
+    HEX_MIN_LENGTH,
     body_text,
     bytes_text,
     decode_base64,
@@ -139,7 +141,8 @@ def detect_in_text(
     finding in a decoded form names the decoding, ``GitHub token (in base64 text)``.
     Compressed data is read decompressed within ``budget`` (one per fixture; a new one
     when not given), and what cannot be read whole is named as the finding. A long text's
-    verdict is kept for its next scan (:class:`_Verdicts`).
+    verdict is kept for its next scan (:class:`_Verdicts`), and a short one's
+    (:data:`SHORT_BELOW`).
     """
     if depth == 0 and len(text) >= KEPT_FROM:
         return _VERDICTS.verdict(
@@ -147,7 +150,28 @@ def detect_in_text(
             (field_name, encoded, results),
             lambda: _detect(text, field_name, depth, encoded, budget, results),
         )
+    if depth == 0 and len(text) < SHORT_BELOW and field_name != "base64":
+        key = (text, field_name, encoded, results)
+        try:  # one lookup: another thread may clear it meanwhile
+            return _SHORT[key]
+        except KeyError:
+            pass
+        found = _detect(text, field_name, depth, encoded, budget, results)
+        if len(_SHORT) >= _SHORT_MAX:
+            _SHORT.clear()
+        _SHORT[key] = found
+        return found
     return _detect(text, field_name, depth, encoded, budget, results)
+
+
+SHORT_BELOW = min(BASE64_MIN_LENGTH, HEX_MIN_LENGTH)
+"""Characters below which a text's verdict is remembered (:data:`_SHORT`): no base64 or hex
+run fits in it, so no compressed data is read and the verdict depends on the text, its
+field's name and how it is read only (each decoding of it, and each string of the JSON it
+holds, is shorter still). The roles, types, names and models of a fixture repeat in every
+fixture of a store."""
+_SHORT: dict[tuple[str, str, bool, bool], str | None] = {}
+_SHORT_MAX = 8192
 
 
 def _detect(
