@@ -4,7 +4,8 @@ The validator is of the draft the schema declares (``$schema``; 2020-12 when it 
 none), the schema first checked against that draft's metaschema, formats checked (each
 format the draft defines, with the libraries of ``jsonschema``'s ``format-nongpl``
 extra, a dependency; ``jsonschema`` imports them all, so it is imported only where a
-validator is made: a command that checks no schema does not load them). A
+validator is made, and ``referencing`` only where a schema's references are looked at: a
+command that checks no schema does not load them). A
 ``$ref`` resolves within the schema only: nothing is fetched. A schema that cannot be
 used (its metaschema rejects it, a ``$ref`` points nowhere, a ``$ref`` leads back to
 where it stands without end, it is nested too deeply) is an :class:`InvalidSchema`
@@ -27,9 +28,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
-import referencing
-import referencing.jsonschema
-from referencing.exceptions import Unresolvable, Unretrievable
 
 from replaygate.errors import CanonicalFormError
 from replaygate.fixtures.fingerprint import match_form
@@ -58,6 +56,7 @@ def _unusable_errors() -> tuple[type[Exception], ...]:
     """What ``jsonschema`` raises on a schema its metaschema lets through but it cannot use
     (a draft-04 ``patternProperties`` key that is no regex, a type it does not know)."""
     from jsonschema.exceptions import FormatError, UnknownType
+    from referencing.exceptions import Unretrievable
 
     return (UnknownType, FormatError, Unretrievable, re.error, TypeError)
 
@@ -97,6 +96,7 @@ def validator(schema: Mapping[str, Any], *, formats: bool = True) -> Validator:
     """The validator of ``schema``, formats checked unless ``formats`` is false; an
     :class:`InvalidSchema` where the schema cannot be used."""
     import jsonschema
+    import referencing
     from jsonschema.exceptions import SchemaError
 
     schema = dict(schema)
@@ -192,6 +192,8 @@ def errors(check: Validator, value: Any) -> Iterator[ValidationError]:
     time bound fails it at the path searched, whatever the keywords around the search
     (``not``, ``anyOf``...) made of its failure
     (:func:`~replaygate.json_patterns.every_error`)."""
+    from referencing.exceptions import Unresolvable
+
     try:
         yield from every_error(check, value)
     except RecursionError:
@@ -226,6 +228,8 @@ def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
     is the resource, not the root), so none is checked here: the validator, which knows
     each resource, refuses one that points nowhere when the schema is used.
     """
+    from referencing.exceptions import Unresolvable
+
     refs: list[tuple[str, str]] = []
     if _refs(schema, "", refs, top=True):  # a nested $id: resolved where the schema is used
         return None
@@ -241,6 +245,9 @@ def unresolved_ref(schema: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _resolving(schema: Mapping[str, Any]) -> tuple[Any, Any]:
     """The schema as a resource's contents, and the resolver of references within it."""
+    import referencing
+    import referencing.jsonschema
+
     resource = referencing.Resource.from_contents(
         dict(schema), default_specification=referencing.jsonschema.DRAFT202012
     )
@@ -288,6 +295,8 @@ def _schemas(value: Any, path: str, parts: dict[int, tuple[str, Mapping[str, Any
 def _same_value(part: Mapping[str, Any], resolver: Any) -> Iterator[Any]:
     """The schemas ``part`` applies to the value it is applied to: its ``$ref``'s, and
     those of :data:`_SAME_VALUE`."""
+    from referencing.exceptions import Unresolvable
+
     ref = part.get("$ref")
     if isinstance(ref, str):
         with contextlib.suppress(Unresolvable):
