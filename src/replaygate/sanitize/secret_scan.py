@@ -17,6 +17,7 @@ the lines of a store are first searched together in one pass (:mod:`.secret_line
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
@@ -254,10 +255,12 @@ def _leaves(
         yield path, field_name, value, encoded
 
 
+@functools.lru_cache(maxsize=4096)
 def _secret_looking_name(name: str) -> bool:
     """Whether a field name reads as a token: one of a family, or a free-standing
     high-entropy one (a field name gives no context of its own; one shorter than any
-    such finding, as most are, is not read for one)."""
+    such finding, as most are, is not read for one). Kept for the names last asked
+    about: every fixture of a store repeats most of its names."""
     if detect_family(name) is not None:
         return True
     return len(name) >= CONTEXT_MIN_LENGTH and detect_context(name, "", False, False) is not None
