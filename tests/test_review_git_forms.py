@@ -245,21 +245,36 @@ def test_a_linked_folder_is_listed_whatever_characters_its_file_names_hold(repo:
     assert result.unchanged and result.files_compared == 1, result
 
 
-def vendored(repo: Path, tmp_path: Path) -> Path:
-    """A store kept in the git submodule ``fx/vendor`` of ``repo``, beside a store of its
-    own, committed; the submodule's clone, checked out."""
-    vendor = new_repo(tmp_path / "vendor")
+@pytest.fixture(scope="module")
+def vendored_repo(empty_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose store is kept in the git submodule ``fx/vendor``, beside a store
+    of its own, committed, the submodule's clone checked out: made once per module (its
+    clone, commits and ``submodule add`` run a dozen git processes) and copied by
+    :func:`vendored` for each test."""
+    folder = tmp_path_factory.mktemp("vendored")
+    vendor = new_repo(folder / "vendor")
     put(vendor / "rc.jsonl", "Name a prime.", "2")
     commit(vendor)
+    repo = folder / "project"
+    shutil.copytree(empty_repo, repo, symlinks=True)
     put(repo / "fx" / "own.jsonl", "Name a colour.", "red")
     add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(vendor)]
     git(repo, *add, "fx/vendor")
     commit(repo)
+    return repo
+
+
+def vendored(repo: Path, vendored_repo: Path) -> Path:
+    """``repo`` (the working folder) made a copy of :func:`vendored_repo`; the submodule's
+    clone in it."""
+    shutil.rmtree(repo)
+    shutil.copytree(vendored_repo, repo, symlinks=True)
+    os.chdir(repo)  # the folder of that name again (the fixture's monkeypatch restores it)
     return repo / "fx" / "vendor"
 
 
-def test_a_hand_edit_in_a_git_submodule_is_an_alarm(repo: Path, tmp_path: Path) -> None:
-    module = vendored(repo, tmp_path)
+def test_a_hand_edit_in_a_git_submodule_is_an_alarm(repo: Path, vendored_repo: Path) -> None:
+    module = vendored(repo, vendored_repo)
     result = review_store(Path("fx"))
     assert result.unchanged and result.files_compared == 2, result
 
@@ -274,8 +289,10 @@ def test_a_hand_edit_in_a_git_submodule_is_an_alarm(repo: Path, tmp_path: Path) 
         assert "'2' != '3'" in done.output
 
 
-def test_a_git_submodule_that_cannot_be_read_is_refused_by_name(repo: Path, tmp_path: Path) -> None:
-    vendored(repo, tmp_path)
+def test_a_git_submodule_that_cannot_be_read_is_refused_by_name(
+    repo: Path, vendored_repo: Path
+) -> None:
+    vendored(repo, vendored_repo)
     os.symlink("vendor/rc.jsonl", repo / "fx" / "linked.jsonl")
     commit(repo)
     into = "fx/linked.jsonl is a symlink to 'vendor/rc.jsonl', in the git submodule fx/vendor"
