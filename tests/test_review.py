@@ -107,6 +107,32 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recordings]
         yield Recordings(server, tmp_path_factory.mktemp("recorded"))
 
 
+@pytest.fixture(scope="module")
+def question_committed(
+    new_repo: Path, recordings: Recordings, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A repository whose store ``tests/fixtures/rc.jsonl`` holds the recording of
+    :data:`QUESTION`, committed: made once per module, copied by :func:`question_store`."""
+    root = tmp_path_factory.mktemp("question-committed") / "project"
+    shutil.copytree(new_repo, root / ".git")
+    recordings.record(root / "tests" / "fixtures" / "rc.jsonl", [QUESTION])
+    commit(root)
+    return root
+
+
+@pytest.fixture
+def question_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, question_committed: Path
+) -> Path:
+    """The store ``tests/fixtures/rc.jsonl`` of a copy of :func:`question_committed`, the
+    working folder: its recording of :data:`QUESTION` committed, as many tests start (a
+    copy of its files takes a fraction of the CPU of writing the store and committing it)."""
+    root = tmp_path / "project"
+    shutil.copytree(question_committed, root, symlinks=True)
+    monkeypatch.chdir(root)
+    return root / "tests" / "fixtures" / "rc.jsonl"
+
+
 def diff(*args: str) -> Result:
     return CliRunner().invoke(main, ["diff", *args])
 
@@ -235,20 +261,18 @@ def test_added_and_removed_only(repo: Path, recordings: Recordings) -> None:
     assert "removed  tests/fixtures/old.jsonl:1" in done.output
 
 
-def test_unrelated_requests_in_one_file_are_not_paired(repo: Path, recordings: Recordings) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_unrelated_requests_in_one_file_are_not_paired(
+    question_store: Path, recordings: Recordings
+) -> None:
+    store = question_store
     store.unlink()
     recordings.record(store, [OTHER], system="Another system prompt.")
     result = review_store(store)
     assert len(result.added) == 1 and len(result.removed) == 1 and not result.paired
 
 
-def test_unchanged_store(repo: Path, recordings: Recordings) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_unchanged_store(question_store: Path) -> None:
+    store = question_store
     done = diff(str(store))
     assert done.exit_code == 0
     assert "no fixture changed (1 file(s) compared)" in done.output
@@ -292,10 +316,8 @@ def test_two_revisions_and_more_samples(repo: Path, recordings: Recordings) -> N
     assert "1 sample(s) added" in done.output
 
 
-def test_markdown_for_a_pull_request(repo: Path, recordings: Recordings) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_markdown_for_a_pull_request(question_store: Path, recordings: Recordings) -> None:
+    store = question_store
     store.unlink()
     recordings.record(store, [QUESTION], system="Be brief.")
     recordings.record(store, [OTHER], system="Be brief.")
@@ -406,12 +428,10 @@ def test_git_s_reason_is_kept_not_taken_for_no_repository(
     ids=["FIFO", "symlink to nothing"],
 )
 def test_a_store_file_replaced_by_what_is_not_a_file_is_refused_not_removed(
-    repo: Path, recordings: Recordings, replace: Callable[[Path], object], message: str
+    question_store: Path, replace: Callable[[Path], object], message: str
 ) -> None:
     # Passed over, its fixtures were listed as removed and the review exited 0.
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+    store = question_store
     store.unlink()
     replace(store)
     done = finishes(lambda: diff(str(store.parent)), seconds=5.0)
@@ -420,11 +440,9 @@ def test_a_store_file_replaced_by_what_is_not_a_file_is_refused_not_removed(
 
 
 def test_a_symlink_loop_named_as_the_store_is_refused_without_a_traceback(
-    repo: Path, recordings: Recordings, tmp_path: Path
+    question_store: Path, tmp_path: Path
 ) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+    store = question_store
     loop = store.with_name("loop.jsonl")
     loop.symlink_to(loop.name)
     for named in (loop, loop.parent):
@@ -611,10 +629,8 @@ def test_meta_test_pairs_across_files(repo: Path) -> None:
     assert [str(e) for e in result.removed] == ["fixtures/a.jsonl:2"]
 
 
-def test_meta_only_change_is_listed(repo: Path, recordings: Recordings) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_meta_only_change_is_listed(question_store: Path) -> None:
+    store = question_store
     obj = json.loads(store.read_text(encoding="utf-8"))
     obj["meta"]["note"] = "checked by hand"
     store.write_text(json.dumps(obj) + "\n", encoding="utf-8")
@@ -625,13 +641,9 @@ def test_meta_only_change_is_listed(repo: Path, recordings: Recordings) -> None:
     assert done.exit_code == 0 and "meta     tests/fixtures/rc.jsonl:1" in done.output
 
 
-def test_a_meta_field_named_with_markup_stays_text_in_markdown(
-    repo: Path, recordings: Recordings
-) -> None:
+def test_a_meta_field_named_with_markup_stays_text_in_markdown(question_store: Path) -> None:
     # its path went into the pull-request comment as written: "<!--" hid the rest
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+    store = question_store
     obj = json.loads(store.read_text(encoding="utf-8"))
     obj["meta"]["<!-- x"] = "checked by hand"
     store.write_text(json.dumps(obj) + "\n", encoding="utf-8")
@@ -731,12 +743,8 @@ def test_a_hand_edited_key_is_an_alarm(repo: Path, recordings: Recordings, store
     assert "does not match its request" in allowed.output
 
 
-def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(
-    repo: Path, recordings: Recordings
-) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(question_store: Path) -> None:
+    store = question_store
     _rewrite(store, '"text":"What is RAG?"', '"text":"What is RAG, briefly?"')
     result = review_store(store)
     [pair] = result.paired
@@ -748,10 +756,8 @@ def test_a_request_edited_under_its_old_key_is_paired_and_an_alarm(
     assert f"key {pair.old.fixture.key} does not match its request (expected " in done.output
 
 
-def test_an_added_fixture_with_a_wrong_key_is_an_alarm(repo: Path, recordings: Recordings) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_an_added_fixture_with_a_wrong_key_is_an_alarm(question_store: Path) -> None:
+    store = question_store
     written = json.loads(store.read_text(encoding="utf-8"))
     written["request"]["messages"][0]["content"][0]["text"] = "Written by hand"
     del written["seal"]
@@ -764,10 +770,8 @@ def test_an_added_fixture_with_a_wrong_key_is_an_alarm(repo: Path, recordings: R
     assert diff(str(store)).exit_code == 1
 
 
-def test_changed_bytes_are_never_no_fixture_changed(repo: Path, recordings: Recordings) -> None:
-    store = repo / "tests" / "fixtures" / "rc.jsonl"
-    recordings.record(store, [QUESTION])
-    commit(repo)
+def test_changed_bytes_are_never_no_fixture_changed(question_store: Path) -> None:
+    store = question_store
     fixture = json.loads(store.read_text(encoding="utf-8"))
     del fixture["seal"]  # the same fixture, stored otherwise
     store.write_text(json.dumps(fixture, indent=None) + "\n", encoding="utf-8")
