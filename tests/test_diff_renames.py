@@ -71,6 +71,28 @@ def commit(repo: Path, message: str = "fixtures") -> None:
     git(repo, "commit", "-q", "-m", message)
 
 
+@pytest.fixture(scope="module")
+def recorded(empty_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Repositories whose store holds the fixtures of :data:`QUESTIONS`, committed, as the
+    tests start: the JSONL file ``fixtures/agent.jsonl`` (``"jsonl"``), and the folder store
+    ``fixtures`` (``"folder"``); made once per module, copied by :func:`committed`."""
+    made = {}
+    for kind, store in (("jsonl", "fixtures/agent.jsonl"), ("folder", "fixtures")):
+        root = tmp_path_factory.mktemp(kind) / "project"
+        shutil.copytree(empty_repo, root, symlinks=True)
+        record(root / store)
+        commit(root)
+        made[kind] = root
+    return made
+
+
+def committed(recorded: dict[str, Path], kind: str, repo: Path) -> None:
+    """``repo`` made a copy of the repository of ``kind`` (:func:`recorded`): a copy of
+    its files takes a fraction of the CPU of recording the store and committing it."""
+    shutil.rmtree(repo)
+    shutil.copytree(recorded[kind], repo, symlinks=True)
+
+
 def edit(file: Path, old: str, new: str) -> None:
     data = file.read_text(encoding="utf-8")
     assert old in data
@@ -87,9 +109,10 @@ def as_json(repo: Path, *args: str) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def test_a_jsonl_store_file_renamed_is_a_rename_and_nothing_else(repo: Path) -> None:
-    record(repo / "fixtures" / "agent.jsonl")
-    commit(repo)
+def test_a_jsonl_store_file_renamed_is_a_rename_and_nothing_else(
+    repo: Path, recorded: dict[str, Path]
+) -> None:
+    committed(recorded, "jsonl", repo)
     git(repo, "mv", "fixtures/agent.jsonl", "fixtures/research_agent.jsonl")
     done = diff(repo, "fixtures")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -105,10 +128,10 @@ def test_a_jsonl_store_file_renamed_is_a_rename_and_nothing_else(repo: Path) -> 
     assert doc["added"] == doc["removed"] == doc["paired"] == doc["alarms"] == []
 
 
-def test_changes_inside_a_renamed_file_are_changes_between_two_revisions(repo: Path) -> None:
-    store = repo / "fixtures" / "agent.jsonl"
-    record(store)
-    commit(repo)
+def test_changes_inside_a_renamed_file_are_changes_between_two_revisions(
+    repo: Path, recorded: dict[str, Path]
+) -> None:
+    committed(recorded, "jsonl", repo)
     (repo / "fixtures" / "moved").mkdir()
     git(repo, "mv", "fixtures/agent.jsonl", "fixtures/moved/agent.jsonl")
     moved = repo / "fixtures" / "moved" / "agent.jsonl"
@@ -136,9 +159,10 @@ def test_changes_inside_a_renamed_file_are_changes_between_two_revisions(repo: P
     assert doc["renamed"][0]["similarity"] < 100
 
 
-def test_a_move_git_has_not_seen_yet_is_a_rename_by_its_bytes(repo: Path) -> None:
-    record(repo / "fixtures" / "agent.jsonl")
-    commit(repo)
+def test_a_move_git_has_not_seen_yet_is_a_rename_by_its_bytes(
+    repo: Path, recorded: dict[str, Path]
+) -> None:
+    committed(recorded, "jsonl", repo)
     (repo / "fixtures" / "agent.jsonl").rename(repo / "fixtures" / "other.jsonl")  # not added
     done = diff(repo, "fixtures")
     assert done.returncode == 0, done.stderr
@@ -148,9 +172,9 @@ def test_a_move_git_has_not_seen_yet_is_a_rename_by_its_bytes(repo: Path) -> Non
 
 def test_a_store_file_named_by_its_new_or_old_name_is_compared_with_the_other(
     repo: Path,
+    recorded: dict[str, Path],
 ) -> None:
-    record(repo / "fixtures" / "agent.jsonl")
-    commit(repo)
+    committed(recorded, "jsonl", repo)
     (repo / "tests").mkdir()
     git(repo, "mv", "fixtures/agent.jsonl", "tests/agent.jsonl")
     edit(repo / "tests" / "agent.jsonl", '"answer 1"', '"answer one"')
@@ -165,9 +189,9 @@ def test_a_store_file_named_by_its_new_or_old_name_is_compared_with_the_other(
 
 def test_a_store_folder_named_by_its_new_or_old_name_is_compared_with_the_other(
     repo: Path,
+    recorded: dict[str, Path],
 ) -> None:
-    record(repo / "fixtures" / "agent.jsonl")
-    commit(repo)
+    committed(recorded, "jsonl", repo)
     git(repo, "mv", "fixtures", "stores")
     edit(repo / "stores" / "agent.jsonl", '"answer 1"', '"answer one"')
     for named in ("stores", "fixtures"):
@@ -196,10 +220,10 @@ def test_a_store_file_moved_into_a_folder_of_stores_is_compared_with_its_old_fil
 
 def test_a_folder_store_moved_is_one_folder_renamed_with_the_changes_inside(
     repo: Path,
+    recorded: dict[str, Path],
 ) -> None:
+    committed(recorded, "folder", repo)
     store = repo / "fixtures"
-    record(store)
-    commit(repo)
     (store / "agent").mkdir()
     git(repo, "mv", f"fixtures/{INTERFACE}", f"fixtures/agent/{INTERFACE}")
     first = fixture(QUESTIONS[0], "answer 0")
@@ -222,10 +246,11 @@ def test_a_folder_store_moved_is_one_folder_renamed_with_the_changes_inside(
     assert doc["added"] == doc["removed"] == []
 
 
-def test_a_file_moved_on_its_own_is_named_by_its_paths(repo: Path) -> None:
+def test_a_file_moved_on_its_own_is_named_by_its_paths(
+    repo: Path, recorded: dict[str, Path]
+) -> None:
+    committed(recorded, "folder", repo)
     store = repo / "fixtures"
-    record(store)
-    commit(repo)
     first = fixture(QUESTIONS[0], "answer 0")
     (store / "old").mkdir()
     git(repo, "mv", f"fixtures/{INTERFACE}/{first.key}.json", "fixtures/old/")
