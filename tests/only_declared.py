@@ -38,7 +38,6 @@ def declared_modules(root: str = "replaygate") -> set[str]:
     """Top-level modules of ``root`` and of every distribution it needs without extras of
     its own, directly or through the others (with the extras each requirement names, as
     ``jsonschema[format-nongpl]``)."""
-    by_module = metadata.packages_distributions()
     wanted: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
     seen: set[tuple[str, frozenset[str]]] = set()
     while wanted:
@@ -52,12 +51,24 @@ def declared_modules(root: str = "replaygate") -> set[str]:
         except metadata.PackageNotFoundError:
             continue
         wanted.extend(w for r in requires if (w := _wanted(r, extras)) is not None)
-    names = {dist for dist, _ in seen}
+    modules = {root}
+    for dist in {dist for dist, _ in seen}:  # theirs alone, not every installed one's
+        for found in metadata.distributions(name=dist):
+            modules |= _top_level(found)
+    return modules
+
+
+def _top_level(dist: metadata.Distribution) -> set[str]:
+    """The top-level modules of ``dist``, as :func:`importlib.metadata.packages_distributions`
+    reads them (``top_level.txt``, else the first part of each ``.py`` file's path)."""
+    declared = (dist.read_text("top_level.txt") or "").split()
+    if declared:
+        return set(declared)
     return {
-        module
-        for module, dists in by_module.items()
-        if any(d.lower().replace("_", "-") in names for d in dists)
-    } | {root}
+        file.parts[0] if len(file.parts) > 1 else file.with_suffix("").name
+        for file in dist.files or ()
+        if file.suffix == ".py"
+    }
 
 
 class _Refuse(importlib.abc.MetaPathFinder):
