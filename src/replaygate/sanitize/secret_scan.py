@@ -414,15 +414,16 @@ def _where(path: str, spots: list[int], unit: Unit) -> str:
 
 class _CleanStreams:
     """The streams last found clean when scanned joined (:func:`find_stream_secrets`), by a
-    digest of their events as ``orjson`` writes them and the project's known-safe values
-    (where they stand names a finding only): a recording scans a stream's answer as it is
-    prepared and again as its fixture is written. Only a scan that read no compressed data
-    (that left its ``budget``, shared with the other fields of a fixture, as it was) is
-    kept: the same events scanned anew find nothing, whatever the budget."""
+    digest of their events as ``orjson`` writes them, how they are read (their unit) and
+    the project's known-safe values (where they stand names a finding only): a recording
+    scans a stream's answer as it is prepared and again as its fixture is written. Only a
+    scan that read no compressed data (that left its ``budget``, shared with the other
+    fields of a fixture, as it was) is kept: the same events scanned anew find nothing,
+    whatever the budget."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._kept: OrderedDict[tuple[bytes, KnownSafe], None] = OrderedDict()
+        self._kept: OrderedDict[tuple[bytes, Unit, KnownSafe], None] = OrderedDict()
         self._lock = threading.Lock()
 
     def findings(
@@ -433,7 +434,7 @@ class _CleanStreams:
             data = orjson.dumps(events, option=orjson.OPT_NON_STR_KEYS)
         except TypeError:  # an integer beyond 64 bits: scanned every time
             return find_stream_secrets(events, path, safe, budget, unit=unit)
-        key = (hashlib.blake2b(data, digest_size=16).digest(), safe)
+        key = (hashlib.blake2b(data, digest_size=16).digest(), unit, safe)
         with self._lock:
             if key in self._kept:
                 self._kept.move_to_end(key)
