@@ -96,6 +96,7 @@ def _connected_sockets() -> set[socket.socket]:
     return found
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_from_its_simulator_leaves_no_connection_open(tmp_path: Path) -> None:
     before = _connected_sockets()
     gc.disable()  # what the command leaves is seen below, before a collection closes it
@@ -110,6 +111,7 @@ def test_record_from_its_simulator_leaves_no_connection_open(tmp_path: Path) -> 
         gc.enable()
 
 
+@pytest.mark.slow  # a real git repository
 def test_record_into_a_store_git_ignores_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -158,6 +160,7 @@ def test_run_mismatch_fails_with_the_field_diff(recorded: Path) -> None:
     assert "messages[0].content[0].text: 'What is RAG?' != 'RAG, what is it?'" in done.stderr
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_run_miss_names_the_record_command_that_records_it(
     recorded: Path, tmp_path: Path
 ) -> None:
@@ -467,6 +470,7 @@ def test_every_simulator_seed_defaults_to_the_one_the_fixtures_were_recorded_wit
     assert "--simulator --seed 7" in makefile  # how the shipped fixtures were recorded
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_drift_names_its_sampling_seed_for_what_it_is(recorded: Path) -> None:
     sample = ("drift", str(recorded), "--live-sample", "1", "--approve-live", "--simulator")
     new = replaygate(*sample, "--sample-seed", "3", "--json")

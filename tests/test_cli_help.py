@@ -109,6 +109,7 @@ def test_the_listing_shows_every_purpose_whole() -> None:
         assert f" {name} {purpose}" in listing, name
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_show_example_shows_what_the_record_example_recorded(tmp_path: Path) -> None:
     """``show``'s example names a whole key, one the ``record`` example records."""
     [record] = example_lines(EVERY[("record",)].help or "")

@@ -73,6 +73,7 @@ def test_verify_of_many_files_draws_a_bar_on_a_terminal(
     assert BAR not in done.stdout and "60 fixture(s) checked, 0 problem(s)" in done.stdout
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_nothing_is_drawn_on_a_pipe(many_files: Path, store: Path, tmp_path: Path) -> None:
     checks = [
         ("verify", str(many_files)),
@@ -87,6 +88,7 @@ def test_nothing_is_drawn_on_a_pipe(many_files: Path, store: Path, tmp_path: Pat
 
 
 @pytest.mark.usefixtures("slow")
+@pytest.mark.slow  # a drift check against the simulator
 def test_record_and_drift_draw_their_bars_once_the_work_is_long(
     store: Path, tmp_path: Path, terminal: io.StringIO
 ) -> None:
@@ -101,6 +103,7 @@ def test_record_and_drift_draw_their_bars_once_the_work_is_long(
 
 
 @pytest.mark.usefixtures("slow")
+@pytest.mark.slow  # a real git repository
 def test_eval_draws_its_bar_and_keeps_json_on_stdout(
     store: Path, tmp_path: Path, terminal: io.StringIO
 ) -> None:

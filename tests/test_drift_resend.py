@@ -51,6 +51,7 @@ def ask(client: Any, text: str) -> Any:
     )
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_fixtures_recorded_through_a_base_path_are_re_sent_to_the_providers_route(
     tmp_path: Path,
 ) -> None:
@@ -78,6 +79,7 @@ def test_fixtures_recorded_through_a_base_path_are_re_sent_to_the_providers_rout
     assert drifted.exit_code == 1 and "+ usage.foo" in drifted.output, drifted.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_stream_the_code_closed_early_or_that_was_cut_is_compared_as_far_as_it_was_read(
     tmp_path: Path,
 ) -> None:
@@ -115,6 +117,7 @@ def test_a_stream_the_code_closed_early_or_that_was_cut_is_compared_as_far_as_it
     assert "- events[message_start].message.model" in drifted.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_error_answers_are_not_compared_and_a_retried_request_is_compared_by_its_answer(
     tmp_path: Path,
 ) -> None:
@@ -144,6 +147,7 @@ def test_error_answers_are_not_compared_and_a_retried_request_is_compared_by_its
     assert drifted.exit_code == 1 and "+ usage.foo" in drifted.output, drifted.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_later_turn_of_a_responses_conversation_is_named_not_re_sent(tmp_path: Path) -> None:
     # Re-sent with a previous_response_id no server holds: a 400, so NOT CHECKED.
     store = tmp_path / "turns.jsonl"
@@ -185,6 +189,7 @@ def record_script_session(store: Path, script: Path, question: str) -> None:
         claude.messages.create(model=MODEL, max_tokens=64, messages=asked, tools=[LOOKUP])
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_script_answers_each_re_sent_request_with_the_line_it_was_recorded_from(
     tmp_path: Path,
 ) -> None:
@@ -218,6 +223,7 @@ def record_hi(store: Path, sim: Simulator) -> None:
     ask(client, "hi")
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_the_report_names_the_url_the_requests_went_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -236,6 +242,7 @@ def test_the_report_names_the_url_the_requests_went_to(
 
 
 @pytest.mark.parametrize("given", ["--base-url", "ANTHROPIC_BASE_URL"])
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_gateways_credentials_in_the_url_named_are_masked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
 ) -> None:
@@ -261,6 +268,7 @@ def test_a_gateways_credentials_in_the_url_named_are_masked(
     assert token not in done.output and token not in report.read_text()
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_url_that_is_no_url_is_refused_naming_where_it_was_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -292,6 +300,7 @@ def test_a_url_that_is_no_url_is_refused_naming_where_it_was_given(
     ), from_env.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_an_output_inside_the_store_compared_or_in_no_folder_is_refused(tmp_path: Path) -> None:
     # Written into the folder compared, the report was read as a damaged fixture; a
     # missing folder was named by a temporary file's name.
@@ -327,6 +336,7 @@ def test_an_output_inside_the_store_compared_or_in_no_folder_is_refused(tmp_path
         ("add-field:.usage", "the path '.usage' has an empty segment"),
     ],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_sim_drift_that_injects_nothing_or_names_a_path_with_a_gap_is_refused(
     tmp_path: Path, spec: str, said: str
 ) -> None:
@@ -339,6 +349,7 @@ def test_a_sim_drift_that_injects_nothing_or_names_a_path_with_a_gap_is_refused(
     assert "Invalid value for --sim-drift" in done.output and said in done.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_with_a_script_a_recorded_answer_that_is_no_object_is_named_by_what_it_is(
     tmp_path: Path,
 ) -> None:
@@ -356,6 +367,7 @@ def test_with_a_script_a_recorded_answer_that_is_no_object_is_named_by_what_it_i
     assert f"{store}:1: its recorded answer holds no field" in done.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_live_answer_ending_in_an_error_event_is_not_checked_not_drift(tmp_path: Path) -> None:
     # The fields of a live stream an overloaded_error cut short were compared: false DRIFT.
     store = tmp_path / "stream.jsonl"
@@ -414,6 +426,7 @@ def test_a_request_held_twice_is_drawable_once(tmp_path: Path) -> None:
     assert len({key for _, key in eligible}) == len(lines)
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_model_retired_since_the_recording_is_named_with_what_to_do(tmp_path: Path) -> None:
     """Re-sent, each fixture of a model retired since (claude-sonnet-4-5) was a 404 naming
     the model, and drift said to check the server address, the network and the key."""
@@ -454,6 +467,7 @@ def record_azure(store: Path) -> dict[str, Any]:
     return response
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_an_azure_deployments_fixture_is_re_sent_to_its_resource_with_its_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -481,6 +495,7 @@ def test_an_azure_deployments_fixture_is_re_sent_to_its_resource_with_its_key(
     assert "no drift" in done.output, done.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_an_azure_fixture_is_re_sent_with_an_entra_id_token_as_a_bearer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -517,6 +532,7 @@ def test_an_azure_fixture_is_re_sent_with_an_entra_id_token_as_a_bearer(
         ),
     ],
 )
+@pytest.mark.slow  # a drift check against the simulator
 def test_an_azure_fixture_without_its_resource_or_key_is_refused_naming_the_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: dict[str, str], said: str
 ) -> None:
@@ -551,6 +567,7 @@ def test_a_key_no_header_carries_is_refused_naming_its_variable_not_its_value(
         LiveSender().key("anthropic")
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_vertex_express_fixture_is_re_sent_to_vertex_ai_not_the_gemini_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -589,6 +606,7 @@ def test_a_vertex_express_fixture_is_re_sent_to_vertex_ai_not_the_gemini_api(
         LiveSender().vertex_target(f"/v1/projects/p/locations/us-central1/{route}")
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_store_of_anthropic_requests_without_the_sdk_names_the_extra_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -114,6 +114,7 @@ def test_shape_names_the_json_type_at_each_path() -> None:
     }
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_live_values_turned_null_are_drift(
     stores: dict[str, Path], nulling_sim: Simulator, tmp_path: Path
 ) -> None:
@@ -153,6 +154,7 @@ def test_against_finds_the_types_changed_both_ways(stores: dict[str, Path]) -> N
     assert f"~ stop_reason: string in {clean}, null in {nulled_store}" in done.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_number_sent_as_text_and_an_object_as_a_list_are_drift(
     stores: dict[str, Path],
 ) -> None:
@@ -170,6 +172,7 @@ def test_a_number_sent_as_text_and_an_object_as_a_list_are_drift(
     assert "usage.input_tokens" in listed.only_old
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_field_null_in_some_fixtures_does_not_flip_drift(
     stores: dict[str, Path], clean_sim: Simulator, stopping_sim: Simulator
 ) -> None:

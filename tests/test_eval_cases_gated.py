@@ -90,6 +90,7 @@ def test_a_case_made_in_code_with_an_unknown_signal_name_is_refused_by_its_id() 
         run_eval([case], shipped_fixtures(), agent=copilot)
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_case_with_a_gate_beside_its_signals_runs(tmp_path: Path) -> None:
     case = EvalCase(
         "mixed", "What is RAG?", 1, 1, must_contain=("zzz",), expected_doc_ids=("doc-rag",),

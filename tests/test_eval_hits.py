@@ -66,6 +66,7 @@ def test_what_an_eval_replays_is_played_and_never_pruned(project: Path, jobs: st
     assert not (project / "evals" / "fixtures.jsonl.bak").exists()
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_an_eval_logs_to_the_folder_the_project_names(project: Path) -> None:
     # It wrote .replaygate/hits whatever the project said: a checkout that cannot be
     # written in failed every run, and patrol read another folder than the one it names.
@@ -112,6 +113,7 @@ def test_a_file_where_the_hits_log_goes_is_named_before_the_eval_runs(project: P
     assert not (project / "results.json").exists()
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_hits_log_that_cannot_be_written_leaves_the_run_s_results(project: Path) -> None:
     (project / "pyproject.toml").unlink()  # whose [tool.replaygate] would refuse it as read
     (project / hits.DEFAULT_DIR).parent.write_text("")  # .replaygate: a file, no folder in it
@@ -129,6 +131,7 @@ def test_a_hits_log_that_cannot_be_written_leaves_the_run_s_results(project: Pat
     ), done.stderr
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_the_eval_s_store_is_not_pruned_while_no_eval_run_is_logged(project: Path) -> None:
     # test sessions only: the eval's store was offered whole, and --yes deleted it
     store = project / "evals" / "fixtures.jsonl"
@@ -145,6 +148,7 @@ def test_the_eval_s_store_is_not_pruned_while_no_eval_run_is_logged(project: Pat
     assert replaygate("prune", "--unused", "evals", cwd=project).returncode == 0
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_prune_reads_the_eval_settings_only_for_a_store_no_logged_eval_run_played(
     project: Path,
 ) -> None:

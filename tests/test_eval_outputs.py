@@ -45,11 +45,13 @@ def assert_refused_before_running(result: Result, message: str) -> None:
     assert "rag-basics" not in result.output  # no case ran
 
 
+@pytest.mark.slow  # a real git repository
 def test_an_out_path_under_a_file_is_refused_before_the_eval(project: Path) -> None:
     result = run("--no-history", "--out", "a-file/results.json")
     assert_refused_before_running(result, "a-file/results.json: not a directory")
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_damaged_history_is_refused_before_the_eval_and_no_results_are_written(
     project: Path,
 ) -> None:
@@ -60,6 +62,7 @@ def test_a_damaged_history_is_refused_before_the_eval_and_no_results_are_written
     assert (project / "h.db").read_bytes() == b"not a database\n"
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_history_under_a_file_is_refused_before_the_eval(project: Path) -> None:
     # as in a checkout that cannot be written in: the error says how to run all the same
     result = run("--history", "a-file/h.db")
@@ -67,6 +70,7 @@ def test_a_history_under_a_file_is_refused_before_the_eval(project: Path) -> Non
     assert "give --no-history, or --history FILE (history in [tool.replaygate]" in result.output
 
 
+@pytest.mark.slow  # a real git repository
 def test_writable_outputs_in_new_folders_still_run_and_are_written(project: Path) -> None:
     result = run("--history", "new/h.db", "--out", "deeper/still/results.json")
     assert result.exit_code == 0, result.output
@@ -75,6 +79,7 @@ def test_writable_outputs_in_new_folders_still_run_and_are_written(project: Path
     assert (project / "new/h.db").is_file()
 
 
+@pytest.mark.slow  # a real git repository
 def test_merge_refuses_a_damaged_history_before_writing_the_merged_file(project: Path) -> None:
     assert run("--shard", "1/1", "--out", "shard.json").exit_code == 0
     (project / "h.db").write_bytes(b"not a database\n")
@@ -98,6 +103,7 @@ def test_the_checks_create_nothing(tmp_path: Path) -> None:
         check_writable(tmp_path)
 
 
+@pytest.mark.slow  # a real git repository
 def test_an_output_that_is_an_input_is_refused_and_the_input_kept(project: Path) -> None:
     store = project / "f.jsonl"
     store.write_bytes(shipped_fixtures().read_bytes())
@@ -125,6 +131,7 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(project: Path)
     assert {p: p.read_bytes() for p in kept} == kept
 
 
+@pytest.mark.slow  # a real git repository
 def test_an_out_that_holds_a_history_export_is_refused_and_the_export_kept(
     project: Path,
 ) -> None:
@@ -151,6 +158,7 @@ def test_an_out_that_holds_a_history_export_is_refused_and_the_export_kept(
     assert again.exit_code == 0, again.output  # its own export, it replaces
 
 
+@pytest.mark.slow  # a real git repository
 def test_each_run_written_to_the_history_is_checked_once(project: Path) -> None:
     # The command checked the run before printing it, and the history checked it again.
     calls = []

@@ -17,6 +17,8 @@ from replaygate.cli import main
 from replaygate.sampling.queue import Observation, append_observation
 from test_eval_outputs import assert_refused_before_running, project, run
 
+pytestmark = pytest.mark.slow  # each test: a real git repository
+
 __all__ = ["project"]  # the fixture, for pytest
 
 HELD = {

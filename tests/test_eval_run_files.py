@@ -47,6 +47,7 @@ def full_history(project: Path) -> Path:
     return project / "h.db"
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_history_that_cannot_take_the_run_leaves_no_new_results_file(project: Path) -> None:
     history = full_history(project)
     result = run("--history", str(history), "--out", "results.json")
@@ -58,6 +59,7 @@ def test_a_history_that_cannot_take_the_run_leaves_no_new_results_file(project: 
     assert not (project / "results.json").exists()
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_history_that_cannot_take_the_run_leaves_the_old_results_file(project: Path) -> None:
     history = full_history(project)
     (project / "results.json").write_text("the results of an earlier run\n")
@@ -67,6 +69,7 @@ def test_a_history_that_cannot_take_the_run_leaves_the_old_results_file(project:
     assert (project / "results.json").read_text() == "the results of an earlier run\n"
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_merge_refuses_shards_that_replayed_two_versions_of_the_store(project: Path) -> None:
     assert run("--shard", "1/2", "--out", "s1.json").exit_code == 0
     with (project / "f.jsonl").open("a") as store:
@@ -78,6 +81,7 @@ def test_merge_refuses_shards_that_replayed_two_versions_of_the_store(project: P
     assert "the fixture store 'f.jsonl' changed between these shards" in merged.output
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_merge_names_both_stores_of_shards_that_replayed_two_stores(project: Path) -> None:
     # a copy of the same store under another name was said to have changed between them
     assert run("--shard", "1/2", "--out", "s1.json").exit_code == 0
@@ -92,6 +96,7 @@ def test_merge_names_both_stores_of_shards_that_replayed_two_stores(project: Pat
     assert "changed between these shards" not in merged.output
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_merge_takes_shards_of_one_store(project: Path) -> None:
     assert run("--shard", "1/2", "--out", "s1.json").exit_code == 0
     assert run("--shard", "2/2", "--out", "s2.json").exit_code == 0
@@ -99,6 +104,7 @@ def test_merge_takes_shards_of_one_store(project: Path) -> None:
     assert merged.exit_code == 0, merged.output
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_the_rerecord_hint_of_a_miss_carries_the_request_settings_given(project: Path) -> None:
     result = run("--no-history", "--system", "Be brief.", "--max-tokens", "300")
     assert result.exit_code == 2, result.output

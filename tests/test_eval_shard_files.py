@@ -338,6 +338,7 @@ def test_merge_json_prints_the_merged_results_without_out(tmp_path: Path) -> Non
 
 
 @pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+@pytest.mark.slow  # a real git repository
 def test_shards_run_on_other_contents_of_the_cases_file_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -415,6 +416,7 @@ def test_shards_whose_cases_keep_no_counts_merge_without_made_up_counts(tmp_path
 
 
 @pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+@pytest.mark.slow  # a real git repository
 def test_merged_shards_hold_the_run_information_of_a_serial_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -469,6 +471,7 @@ def _project(folder: Path) -> Path:
 
 
 @pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+@pytest.mark.slow  # the eval runner's whole flow
 def test_results_name_the_files_from_the_project_folder_so_checkouts_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -518,6 +521,7 @@ def test_results_name_the_files_from_the_project_folder_so_checkouts_merge(
 
 
 @pytest.mark.filterwarnings("ignore::replaygate.sampling.advice.SamplingWarning")
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_price_table_given_by_prices_is_named_from_the_project_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

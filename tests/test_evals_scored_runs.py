@@ -72,6 +72,7 @@ class _Counting:
         return response
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_run_that_gives_up_is_charged_for_the_calls_it_made() -> None:
     cases = _first_cases(2)
     results = run_eval(cases, shipped_fixtures(), agent=_limited(2), prices=shipped_prices())
@@ -92,6 +93,7 @@ def test_a_run_that_gives_up_is_charged_for_the_calls_it_made() -> None:
     assert metrics["cost"] is not None and metrics["cost"] > 0
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_run_that_gives_up_while_recording_is_charged_as_in_replay(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     cases = _first_cases(1)
@@ -106,6 +108,7 @@ def test_a_run_that_gives_up_while_recording_is_charged_as_in_replay(tmp_path: P
 
 
 @pytest.mark.parametrize("kept", ["none", "input"])
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_run_result_saying_fewer_tokens_than_its_calls_is_refused(kept: str) -> None:
     # Usage(), or the input tokens alone, was scored as it said: a cost below the calls'
     # (0), a silent green
@@ -134,6 +137,7 @@ def _fetch_and_cite(doc_id: str) -> Any:
 
 
 @pytest.mark.parametrize("doc_id", ["doc-cafe\u0301", "ｄｏｃ-ｗｉｄｅ"], ids=["nfd", "full-width"])
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_fetched_id_not_in_nfkc_form_is_not_a_fabricated_citation(
     doc_id: str, tmp_path: Path
 ) -> None:
@@ -146,6 +150,7 @@ def test_a_fetched_id_not_in_nfkc_form_is_not_a_fabricated_citation(
     assert results.metrics["fabricated"] == 0.0
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_run_that_gave_up_on_a_failed_live_call_warns_that_its_replay_misses(
     tmp_path: Path,
 ) -> None:

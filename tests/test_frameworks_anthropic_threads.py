@@ -116,6 +116,7 @@ def converse(base_url: str | None, question: str = QUESTION) -> list[str]:
     return texts
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_thread_s_turns_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with (

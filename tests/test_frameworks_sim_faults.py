@@ -12,6 +12,8 @@ from replaygate.http import intercept
 from replaygate.sim import FaultPlan, Simulator
 from sdks import openai
 
+pytestmark = pytest.mark.slow  # each test: records through an SDK from the simulator and replays
+
 QUESTION = [{"role": "user", "content": "Name one benefit of keep-alive connections."}]
 
 

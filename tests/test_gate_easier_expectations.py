@@ -70,6 +70,7 @@ def baseline_of(results: str) -> str:
 STRICT = {**FIRST, "id": "strict", "must_contain": [*FIRST["must_contain"], "vector database"]}
 
 
+@pytest.mark.slow  # a real git repository
 def test_an_alias_that_turns_a_blocked_case_to_pass_fails_the_gate(project: Path) -> None:
     baseline = baseline_of(evaluate("before", FIRST, STRICT))
     easier = {**STRICT, "aliases": {"vector database": ["RAG"]}}  # every answer says RAG
@@ -86,6 +87,7 @@ def test_an_alias_that_turns_a_blocked_case_to_pass_fails_the_gate(project: Path
     assert entry["cases_changed"]["strict"]["weakened"] is True
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_schema_edited_so_that_it_passes_more_often_fails_the_gate(project: Path) -> None:
     needs = {"type": "object", "required": ["answer", "sources"]}
     case = {"id": "json", "question": FIRST["question"], "schema": needs}
@@ -100,6 +102,7 @@ def test_a_schema_edited_so_that_it_passes_more_often_fails_the_gate(project: Pa
     assert "and passes more often (0/1 -> 1/1)" in gated.output
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_schema_edited_with_no_rise_is_noted(project: Path) -> None:
     case = {"id": "json", "question": FIRST["question"], "schema": {"type": "object"}}
     baseline = baseline_of(evaluate("before", case, agent="json_answers:agent"))
@@ -111,6 +114,7 @@ def test_a_schema_edited_with_no_rise_is_noted(project: Path) -> None:
     )
 
 
+@pytest.mark.slow  # a real git repository
 def test_a_case_newly_opted_out_of_cost_fails_the_gate(project: Path) -> None:
     baseline = baseline_of(evaluate("before", FIRST))
     after = evaluate("after", {**FIRST, "cost": False})

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from replaygate.fixtures import hits
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import httpx2_client
 from replaygate.sim import Simulator
 from sdks import anthropic
+
+pytestmark = pytest.mark.slow  # each test: records through an SDK from the simulator and replays
 
 
 def test_a_recorded_fixture_is_logged_as_played_by_the_run_that_recorded_it(

@@ -360,6 +360,7 @@ def test_a_sample_line_nulled_by_hand_is_not_folded_over_the_recorded_answer(
 
 
 @pytest.mark.parametrize("model", ['ft:acme:"v2"', "claude\\next"], ids=["quotes", "backslash"])
+@pytest.mark.slow  # a real git repository
 def test_the_price_entry_a_missing_price_asks_for_is_toml_naming_the_model(
     tmp_path: Path, model: str
 ) -> None:

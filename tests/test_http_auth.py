@@ -24,6 +24,7 @@ def all_bytes(folder: Path) -> list[tuple[Path, bytes]]:
 
 
 @pytest.mark.parametrize("layout", ["store.jsonl", "store-folder"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_keys_and_auth_headers_never_reach_disk(tmp_path: Path, layout: str) -> None:
     folder = tmp_path / "fixtures"
     store = folder / layout

@@ -64,6 +64,7 @@ def _ask_all(gateway: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_clients_with_a_base_path_record_from_the_simulator_as_sent(tmp_path: Path) -> None:
     store = tmp_path / "gw.jsonl"
     with (
@@ -83,6 +84,7 @@ def test_clients_with_a_base_path_record_from_the_simulator_as_sent(tmp_path: Pa
         assert _ask_all("https://gw.example.com") == ["echo: hi"] * 4
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_azure_routes_reach_the_simulator_at_azure_s_paths(tmp_path: Path) -> None:
     """LangChain's ``AzureChatOpenAI`` given no ``model`` sends ``"model": null`` to a
     deployment, which Azure reads from the path: moved to OpenAI's ``/v1`` route, the
@@ -128,6 +130,7 @@ def _ask_compatible() -> list[str | None]:
     return answers
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_openai_compatible_providers_record_from_the_simulator_as_sent(tmp_path: Path) -> None:
     """A base URL with no ``/v1`` of OpenAI's (DeepInfra's ``/v1/openai``, none at all)
     was sent to the simulator as it was (``/v1/openai/chat/completions``,
@@ -156,6 +159,7 @@ def test_a_factory_client_s_base_path_is_taken_off_on_its_way_to_the_origin() ->
     assert seen == ["http://127.0.0.1:4010/v1/messages"]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_request_a_client_s_hook_readdresses_is_moved_as_readdressed(tmp_path: Path) -> None:
     def sign(request: httpx2.Request) -> None:
         request.url = request.url.copy_add_param("sig", "1")

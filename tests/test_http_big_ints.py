@@ -84,6 +84,7 @@ def sdk_round_trip(sim: Simulator, store: Path, n: int) -> None:
 
 @settings(max_examples=5)
 @given(n=WITHIN_64_BITS)
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_sdks_record_and_replay_integers_beyond_2_53_exactly(
     sim: Simulator, tmp_path_factory: pytest.TempPathFactory, n: int
 ) -> None:

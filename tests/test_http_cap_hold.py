@@ -46,6 +46,7 @@ def _ask(exchange: Exchange, base_url: str, text: str) -> None:
     ],
     ids=["simulator-refusal", "secret-in-answer"],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_send_answered_but_not_stored_holds_no_bound(
     tmp_path: Path, answers: str, refused: type[Exception], charged: int
 ) -> None:
@@ -81,6 +82,7 @@ def test_an_answer_left_unread_is_charged_its_bound(tmp_path: Path) -> None:
     assert cap.spent == pytest.approx(bound.reserved)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_session_keeps_nothing_per_request_once_its_sends_ended(tmp_path: Path) -> None:
     exchange = Exchange(tmp_path / "f.jsonl", mode="record-missing", approve_live=True)
     with Simulator(behavior="echo") as sim:

@@ -16,6 +16,8 @@ from replaygate.http import block_network, httpx2_client
 from replaygate.sim import Simulator
 from sdks import anthropic, openai
 
+pytestmark = pytest.mark.slow  # each test: records through an SDK from the simulator and replays
+
 HI = [{"role": "user", "content": "hi"}]
 
 

@@ -58,6 +58,7 @@ async def async_session(client: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("library", ["httpx", "httpx2"])
 @pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_plain_client_records_and_replays(tmp_path: Path, library: str, is_async: bool) -> None:
     store = tmp_path / "plain.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -95,6 +96,7 @@ def test_recording_without_approval_is_refused_before_any_network(
         transport(tmp_path / "x.jsonl", mode="live")
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_host_matching_is_off_by_default_and_can_be_turned_on(tmp_path: Path) -> None:
     store = tmp_path / "hosts.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -111,6 +113,7 @@ def test_host_matching_is_off_by_default_and_can_be_turned_on(tmp_path: Path) ->
             strict.post("http://127.0.0.2:1/v1/messages", json=BODY, headers=HEADERS)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_missing_keeps_repeats_and_rerecord_replaces_them(tmp_path: Path) -> None:
     store = tmp_path / "rerecord.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -162,6 +165,7 @@ def test_compressed_bodies_are_stored_decoded(tmp_path: Path) -> None:
     assert "content-encoding" not in replayed.headers
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_intercept_covers_plain_httpx_clients_too(tmp_path: Path) -> None:
     store = tmp_path / "intercepted.jsonl"
 

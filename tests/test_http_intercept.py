@@ -90,6 +90,7 @@ def assert_restored() -> None:
         assert cls.__dict__[name] is original
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_intercept_records_and_replays_clients_built_by_user_code(tmp_path: Path) -> None:
     store = tmp_path / "agent.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -119,6 +120,7 @@ def test_intercept_refuses_recording_without_approval(tmp_path: Path) -> None:
     assert_restored()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_nested_intercepts_answer_from_the_innermost_and_unwind(tmp_path: Path) -> None:
     outer_store, inner_store = tmp_path / "outer.jsonl", tmp_path / "inner.jsonl"
     with (
@@ -140,6 +142,7 @@ def _recorded_bodies(store: Path) -> list[int]:
     return sorted(f.request["body"]["n"] for f in FixtureStore.open(store))
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_blocks_open_at_once_in_two_tasks_record_each_into_its_own_store(tmp_path: Path) -> None:
     """Two agent runs at once (asyncio.gather), each in its own block: the block entered
     last answered both, and wrote the other's turns into its store."""
@@ -170,6 +173,7 @@ def test_blocks_open_at_once_in_two_tasks_record_each_into_its_own_store(tmp_pat
     )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_blocks_open_at_once_in_two_threads_record_each_into_its_own_store(
     tmp_path: Path,
 ) -> None:
@@ -196,6 +200,7 @@ def test_blocks_open_at_once_in_two_threads_record_each_into_its_own_store(
     assert _recorded_bodies(tmp_path / "b.jsonl") == [3, 4]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_send_from_a_pool_thread_is_answered_by_the_open_block(tmp_path: Path) -> None:
     """A thread of a pool started before the block begins with an empty context: the block
     open in the process answers it (as frameworks run sync work in executors)."""
@@ -668,6 +673,7 @@ def test_a_task_another_block_started_is_not_warned_of_by_this_one(tmp_path: Pat
         asyncio.run(run())
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_left_by_a_break_and_closed_gives_no_such_warning(tmp_path: Path) -> None:
     # the loop closes the SDK iterator the break dropped in a task of its own, which the
     # code neither started nor could await

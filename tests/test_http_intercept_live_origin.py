@@ -41,6 +41,7 @@ def user_code() -> Any:
 
 
 @pytest.mark.parametrize("given", ["url", "openai_base_url"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_code_built_for_the_real_api_records_from_the_simulator_and_replays(
     tmp_path: Path, given: str
 ) -> None:
@@ -60,6 +61,7 @@ def sources(store: Path) -> list[str]:
     return [json.loads(line)["meta"]["source"] for line in store.read_text().splitlines()]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_what_the_simulator_answers_is_recorded_as_its_unless_told(tmp_path: Path) -> None:
     """An answer of the simulator the block sends to was labelled ``live``, as if a paid
     model had given it; a ``source`` given still wins."""
@@ -74,6 +76,7 @@ def test_what_the_simulator_answers_is_recorded_as_its_unless_told(tmp_path: Pat
     assert sources(tmp_path / "hand.jsonl") == ["hand"]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_simulator_of_another_process_is_recorded_as_the_simulator(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,6 +148,7 @@ def test_every_route_of_the_api_host_goes_to_the_live_origin(tmp_path: Path) -> 
         assert other_routes() == (["m1"], SPEECH)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_local_model_server_s_answer_is_not_labelled_the_simulator_s(tmp_path: Path) -> None:
     """A loopback server the code sends to as addressed (Ollama, vLLM) while the block
     records from the simulator gave answers labelled ``sim``, so a miss of them said to

@@ -64,6 +64,7 @@ def _refused_at_line_one(store: Path, sim: Simulator, reason: str) -> str:
 
 
 @pytest.mark.parametrize("label", ["application/json", "application/json; charset=utf-8"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_labelled_json_whose_text_is_not_json_names_its_fixture(
     tmp_path: Path, sim: Simulator, label: str
 ) -> None:
@@ -79,6 +80,7 @@ def test_a_success_labelled_json_whose_text_is_not_json_names_its_fixture(
     assert said == f"{store}:1: its response cannot be replayed: {reason}"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_labelled_json_kept_as_bytes_that_are_not_json_names_its_fixture(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -90,6 +92,7 @@ def test_a_success_labelled_json_kept_as_bytes_that_are_not_json_names_its_fixtu
     _refused_at_line_one(store, sim, reason)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_labelled_json_kept_as_bytes_in_utf16_replays(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -117,6 +120,7 @@ def test_a_success_labelled_json_kept_as_bytes_in_utf16_replays(
 
 
 @pytest.mark.parametrize(("status", "refused"), [(200, True), (204, False), (205, False)])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_labelled_json_recorded_empty_names_its_fixture(
     tmp_path: Path, sim: Simulator, status: int, refused: bool
 ) -> None:
@@ -132,6 +136,7 @@ def test_a_success_labelled_json_recorded_empty_names_its_fixture(
             replay(store, sim)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_whose_body_key_an_edit_renamed_names_its_fixture(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -143,6 +148,7 @@ def test_a_success_whose_body_key_an_edit_renamed_names_its_fixture(
         replay(store, sim)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_stream_that_holds_no_event_names_its_fixture(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -167,6 +173,7 @@ async def _async_chunks(store: Path) -> list[Any]:
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_event_an_edit_broke_names_its_fixture(
     tmp_path: Path, sim: Simulator, kind: str
 ) -> None:
@@ -193,6 +200,7 @@ def test_a_stream_event_an_edit_broke_names_its_fixture(
     ]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_cut_before_its_first_event_replays_as_recorded(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -203,6 +211,7 @@ def test_a_stream_cut_before_its_first_event_replays_as_recorded(
     assert verify_store(store) == (1, [])
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_error_labelled_json_whose_text_is_not_json_replays_as_recorded(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -252,6 +261,7 @@ def test_a_success_the_sdk_reads_after_a_byte_order_mark_replays(tmp_path: Path)
     assert verify_store(store) == (1, [])
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_success_nested_too_deeply_for_the_sdk_names_its_fixture(
     tmp_path: Path, sim: Simulator
 ) -> None:

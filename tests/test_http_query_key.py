@@ -60,6 +60,7 @@ def test_a_secret_looking_key_value_is_refused_before_it_is_sent(tmp_path: Path)
     assert KeyValue.asked == [] and not store.exists()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_gemini_s_key_is_left_out_of_its_models_list_and_get(tmp_path: Path) -> None:
     # a client reading the models with ?key= (a curl command, another language's client)
     from replaygate.sim import Simulator

@@ -63,6 +63,7 @@ READERS: dict[str, Callable[[requests.Response], Any]] = {
 
 
 @pytest.mark.parametrize("reader", READERS)
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_requests_reads_a_stream_the_ways_its_raw_response_allows(
     tmp_path: Path, sim: Simulator, reader: str
 ) -> None:
@@ -77,6 +78,7 @@ def test_requests_reads_a_stream_the_ways_its_raw_response_allows(
 
 
 @pytest.mark.parametrize("size", [None, 64])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_requests_hands_over_a_cut_stream_chunk_by_chunk_up_to_its_cut(
     tmp_path: Path, size: int | None
 ) -> None:
@@ -104,6 +106,7 @@ def without_ids(read: Any) -> str:
     return re.sub(r"(msg|toolu)_\w+", "<id>", repr(read))
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_aiohttp_hands_over_one_http_chunk_per_event(tmp_path: Path, sim: Simulator) -> None:
     """aiohttp's documented reading of a chunked body: buffer until ``end_of_http_chunk``."""
 
@@ -128,6 +131,7 @@ def test_aiohttp_hands_over_one_http_chunk_per_event(tmp_path: Path, sim: Simula
     assert recorded == replayed == live
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_aiohttp_body_keeps_the_flow_control_state_aiohttp_reads(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -231,6 +235,7 @@ def test_a_stream_closed_in_the_middle_of_an_event_replays_what_was_read(
     ]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_requests_response_hook_gets_the_keywords_it_gets_live(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -262,6 +267,7 @@ def _plain_post(library: str, base: str) -> Any:
 
 
 @pytest.mark.parametrize("library", ["httpx2", "httpx", "requests"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_plain_body_keeps_its_content_length_while_recording(
     tmp_path: Path, sim: Simulator, library: str
 ) -> None:
@@ -292,6 +298,7 @@ def test_a_compressed_body_is_handed_over_without_its_encoded_length(tmp_path: P
     assert "content-length" not in response.headers
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_aiohttp_stream_its_cancelled_reader_never_released_is_recorded(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -385,6 +392,7 @@ def test_an_aiohttp_read_that_times_out_leaves_the_recorded_stream_going(
     assert len(fixture.response["events"]) == len(SLOW_EVENTS)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_aiohttp_names_the_replayed_headers_as_its_parser_names_them(
     tmp_path: Path, sim: Simulator
 ) -> None:

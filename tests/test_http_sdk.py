@@ -167,6 +167,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("sdk", "is_async", "stream", "tools"), CASES)
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_then_replay_offline(
     tmp_path: Path, sdk: str, is_async: bool, stream: str, tools: bool
 ) -> None:
@@ -195,6 +196,7 @@ def test_record_then_replay_offline(
         assert last["data"] == "[DONE]" if sdk == "openai" else last["event"] == "message_stop"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_tool_use_stream_carries_input_json_deltas(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with Simulator(behavior=ScriptBehavior([TOOL_ANSWER]), chunk_size=8) as sim:
@@ -213,6 +215,7 @@ def test_tool_use_stream_carries_input_json_deltas(tmp_path: Path) -> None:
     assert tool_block["input"] == dict(TOOL_ANSWER.tool_calls[0].arguments)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_replay_twice_is_identical_and_ignores_host(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -233,6 +236,7 @@ FACTORIES = {
 
 @pytest.mark.parametrize("library", sorted(FACTORIES))
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_replayed_responses_are_read_and_timed_as_live_ones(
     tmp_path: Path, library: str, stream: bool
 ) -> None:
@@ -269,6 +273,7 @@ def test_replayed_responses_are_read_and_timed_as_live_ones(
             assert replayed.is_closed and replayed.is_stream_consumed
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_replayed_raw_response_through_the_sdk_has_its_elapsed_time(tmp_path: Path) -> None:
     store = tmp_path / "raw.jsonl"
     args: dict[str, Any] = {"model": CLAUDE, "max_tokens": 8, "messages": QUESTION}

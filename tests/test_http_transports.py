@@ -122,6 +122,7 @@ def record(store: Path, sim: Simulator, driver: Driver, content: str, stream: bo
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_each_library_records_then_replays_offline(
     tmp_path: Path, sim: Simulator, name: str, kind: str
 ) -> None:
@@ -140,6 +141,7 @@ def test_each_library_records_then_replays_offline(
 
 
 @pytest.mark.parametrize("name", ["httpx2", "requests"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_every_library_is_intercepted_beside_urllib3_1_26(
     tmp_path: Path, sim: Simulator, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
@@ -158,6 +160,7 @@ def test_every_library_is_intercepted_beside_urllib3_1_26(
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_every_library_stores_the_same_fixture_and_replays_the_others(
     tmp_path: Path, sim: Simulator, kind: str
 ) -> None:
@@ -215,6 +218,7 @@ class CountingTransport(httpx2.BaseTransport):
         self.inner.close()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_client_with_a_custom_transport_is_intercepted(tmp_path: Path, sim: Simulator) -> None:
     store, mine = tmp_path / "custom.jsonl", CountingTransport()
     with (
@@ -283,6 +287,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_httpx_client_over_an_aiohttp_transport_is_recorded_once(
     tmp_path: Path, sim: Simulator, kind: str
 ) -> None:
@@ -306,6 +311,7 @@ def test_an_httpx_client_over_an_aiohttp_transport_is_recorded_once(
     assert (session.replays, transport.sent) == (1, 1)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_fixture_transport_client_inside_intercept_answers_once(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -329,6 +335,7 @@ def test_a_fixture_transport_client_inside_intercept_answers_once(
 # -- response attributes the SDKs and users read -----------------------------------------
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_live_and_replayed_responses_carry_request_and_elapsed(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -349,6 +356,7 @@ def test_live_and_replayed_responses_carry_request_and_elapsed(
             assert got.elapsed.total_seconds() >= 0 and got.reason == "OK"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_cut_while_recording_is_cut_again_in_every_library(tmp_path: Path) -> None:
     store = tmp_path / "cut.jsonl"
     with (
@@ -402,6 +410,7 @@ def sdk_calls(base: str | None) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_official_sdks_record_and_replay_over_the_patched_send(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -629,6 +638,7 @@ def originals() -> list[Any]:
     return [cls.__dict__[name] for cls, name in send_methods]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_overlapping_intercepts_keep_the_patches_until_the_last_ends(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -653,6 +663,7 @@ def test_overlapping_intercepts_keep_the_patches_until_the_last_ends(
     assert fixture.request["body"]["messages"][0]["content"] == "after the first"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_outside_intercept_nothing_is_answered_from_fixtures(tmp_path: Path) -> None:
     store = tmp_path / "s.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -665,6 +676,7 @@ def test_outside_intercept_nothing_is_answered_from_fixtures(tmp_path: Path) -> 
         assert len(sim.requests) == 2
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_streamed_request_bodies_are_read_once_sent_whole_and_fingerprinted(
     tmp_path: Path, sim: Simulator
 ) -> None:
@@ -699,6 +711,7 @@ def test_streamed_request_bodies_are_read_once_sent_whole_and_fingerprinted(
         assert ask(OFFLINE) == live
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_aiohttp_stream_cut_raises_again_on_a_later_read(tmp_path: Path) -> None:
     store = tmp_path / "cut.jsonl"
     with (
@@ -725,6 +738,7 @@ def test_an_aiohttp_stream_cut_raises_again_on_a_later_read(tmp_path: Path) -> N
         assert asyncio.run(read_twice()) == ["ClientPayloadError"] * 2
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_event_hooks_run_once_per_send_live_and_replayed(tmp_path: Path, sim: Simulator) -> None:
     store, seen = tmp_path / "hooks.jsonl", []
 

@@ -42,6 +42,7 @@ def nested(depth: int) -> dict[str, Any]:
     return value
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_request_nested_deeper_than_a_line_holds_is_not_sent(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -57,6 +58,7 @@ def test_a_request_nested_deeper_than_a_line_holds_is_not_sent(
     assert len(FixtureStore.open(store)) == 1
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_request_longer_than_a_line_holds_is_not_sent(
     sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,6 +105,7 @@ def through_the_engine(sim: Simulator, store: Path, text: str, version: str) -> 
     ids=["http", "engine"],
 )
 @pytest.mark.parametrize("name", ["folder", "f.jsonl"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_interface_version_that_cannot_name_a_folder_is_not_sent(
     sim: Simulator, tmp_path: Path, name: str, send: Callable[..., str], named: str
 ) -> None:

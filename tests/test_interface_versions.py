@@ -110,6 +110,7 @@ def test_fixtures_without_meta_are_not_version_checked(tmp_path: Path) -> None:
 # -- HTTP ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_http_fixtures_record_the_version_they_were_sent_with(tmp_path: Path) -> None:
     store = tmp_path / "fixtures"
     with Simulator(behavior="echo") as sim:
@@ -144,6 +145,7 @@ def test_http_fixtures_record_the_version_they_were_sent_with(tmp_path: Path) ->
         assert interface_folder(fixture.meta) in folders
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_http_replay_at_another_anthropic_version_says_which(tmp_path: Path) -> None:
     store = tmp_path / "v.jsonl"
     hi = [{"role": "user", "content": "hi"}]
@@ -174,6 +176,7 @@ def test_an_http_replay_at_another_anthropic_version_says_which(tmp_path: Path) 
     assert not isinstance(caught.value, anthropic.APIConnectionError)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_that_differs_by_more_than_the_version_is_the_usual_mismatch(tmp_path: Path) -> None:
     store = tmp_path / "v.jsonl"
     with Simulator(behavior="echo") as sim:

@@ -129,6 +129,7 @@ EVAL = ["eval", *AGENT, "--cases", str(shipped_eval_cases()), "--record-mode", "
         ("", "it is empty"),
     ],
 )
+@pytest.mark.slow  # a real git repository
 def test_a_base_url_that_is_no_url_ends_the_command_before_anything_is_sent(
     tmp_path: Path, command: list[str], url: str, problem: str
 ) -> None:

@@ -80,6 +80,7 @@ def test_without_a_credential_both_are_named(
     assert not (tmp_path / "out").exists()  # the demo claimed its --out folder first
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_from_a_simulator_of_ones_own_needs_no_credential(tmp_path: Path) -> None:
     # it said "recording from the live API needs ANTHROPIC_API_KEY ..." of a loopback server
     store = tmp_path / "new.jsonl"

@@ -70,6 +70,7 @@ def _miss(tmp_path: Path, recorded: Ask, asked: Ask) -> str:
     ("key", "shown"),
     [(GITHUB, "<GitHub token #1, 41 characters>"), (ANTHROPIC, "<Anthropic API key #1, ")],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_masks_a_key_the_request_carries(tmp_path: Path, key: str, shown: str) -> None:
     message = _miss(tmp_path, _config("region=eu"), _config(f"region=eu key={key}"))
     assert key[:16] not in message
@@ -77,6 +78,7 @@ def test_a_miss_masks_a_key_the_request_carries(tmp_path: Path, key: str, shown:
     assert f"key={shown}" in message
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_masks_a_key_in_the_query_in_its_url_as_in_its_diff(tmp_path: Path) -> None:
     message = _miss(tmp_path, _query("x"), _query(GITHUB))
     shown = "access_token=<GitHub token #1, 41 characters>"
@@ -125,6 +127,7 @@ BEARER = "q8Zr3xN1vB7pLk2mW9tY4hC6dF0sJ5gAe1Ru"
     ],
     ids=["bearer", "escaped", "base64"],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_masks_a_credential_and_a_key_written_encoded(
     tmp_path: Path, config: str, shown: str
 ) -> None:
@@ -187,12 +190,14 @@ def _asked(content: str = "hi", **options: object) -> Ask:
     ],
     ids=["written", "held-json", "percent-encoded", "credential-field"],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_masks_a_value_the_scan_refuses_by_its_context(tmp_path: Path, asked: Ask) -> None:
     message = _miss(tmp_path, _asked(), asked)
     assert RANDOM not in message and GITHUB[4:20] not in message
     assert CONTEXT in message, message
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_masks_a_credential_in_its_query_and_keeps_its_path(tmp_path: Path) -> None:
     secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     asked = _asked(extra_query={"aws_secret_access_key": secret})
@@ -219,6 +224,7 @@ def _document(data: bytes) -> dict[str, object]:
     return {"type": "document", "source": {"type": "base64", "media_type": "x", "data": encoded}}
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_reads_the_compressed_documents_of_a_request_within_one_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,6 +32,7 @@ def test_a_prompts_date_is_still_told_as_the_clocks() -> None:
     assert CLOCK_LEAD in text_file_notes(changed)[0]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_replay_sending_another_betas_date_misses_naming_the_version(tmp_path: Path) -> None:
     store = tmp_path / "beta.jsonl"
     messages = [{"role": "user", "content": "hi"}]

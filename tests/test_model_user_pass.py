@@ -62,6 +62,7 @@ def _client(interface: str, sim: Simulator) -> Any:
     return openai.OpenAI(api_key="test", base_url=sim.openai_base_url, max_retries=0)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_identical_requests_are_recorded_and_replayed_in_order(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -181,6 +182,7 @@ def test_tool_call_arguments_no_api_could_send_are_refused_where_made(
         ToolCall("t1", "add", arguments)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_unicode_and_large_arguments_record_and_replay_through_both_sdks(
     tmp_path: Path,
 ) -> None:
@@ -223,6 +225,7 @@ def test_a_script_the_loop_stopped_short_of_is_named_by_assert_used() -> None:
     assert scripted.unused == ()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_gives_each_question_its_own_model(tmp_path: Path) -> None:
     store = tmp_path / "rc.jsonl"
     agent = "replaygate.examples.research_copilot:copilot"

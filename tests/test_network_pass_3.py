@@ -194,6 +194,7 @@ def test_an_address_found_for_an_allowed_name_is_let_through_while_that_block_la
         socket.create_connection(("0.0.0.0", port), timeout=1)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_retry_of_a_requests_adapter_is_below_the_seam_recorded_as_its_last_answer(
     tmp_path: Path,
 ) -> None:

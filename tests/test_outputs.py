@@ -174,6 +174,7 @@ def test_a_fifo_a_process_reads_gets_the_output_as_a_stream(fifo: Path) -> None:
     ],
     ids=["history export", "report", "eval"],
 )  # fmt: skip
+@pytest.mark.slow  # a real git repository
 def test_an_output_option_naming_a_fifo_no_process_reads_is_refused_first(
     fifo: Path, tmp_path: Path, args: list[str]
 ) -> None:

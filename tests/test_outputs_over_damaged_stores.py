@@ -145,6 +145,7 @@ def test_an_output_replaces_its_own_earlier_output_even_named_jsonl(
         assert result.exit_code == 0, result.output
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_eval_out_replaces_its_earlier_results(project: Path) -> None:
     for _ in range(2):
         result = _invoke("eval --out", "results.json")

@@ -8,6 +8,8 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from replaygate import FixtureStore
 from replaygate.http import Exchange, httpx2_client
 from replaygate.hygiene.patrol import patrol
@@ -30,6 +32,7 @@ def ask(sim: Simulator, store: Path, times: int) -> None:
             client.messages.create(model="m", max_tokens=16, messages=HI)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_sample_added_today_does_not_make_an_old_fixture_fresh(tmp_path: Path) -> None:
     store = tmp_path / "s.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -45,6 +48,7 @@ def test_a_sample_added_today_does_not_make_an_old_fixture_fresh(tmp_path: Path)
     assert row.stale
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_first_answer_dated_by_no_time_is_of_unknown_age_not_its_sample_s(
     tmp_path: Path,
 ) -> None:

@@ -39,6 +39,7 @@ def answer(model: Model, question: str) -> tuple[str, int]:
     raise AssertionError("the turn never ended")
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_paused_turn_is_recorded_and_replayed_as_paused(tmp_path: Path) -> None:
     store = tmp_path / "paused.jsonl"
     with Simulator(behavior=ScriptBehavior([PAUSED, DONE])) as sim:
@@ -54,6 +55,7 @@ def test_a_paused_turn_is_recorded_and_replayed_as_paused(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_sdk_reads_a_replayed_pause(tmp_path: Path, stream: bool) -> None:
     store = tmp_path / "sdk.jsonl"
     with Simulator(behavior=ScriptBehavior([PAUSED])) as sim:

@@ -14,6 +14,8 @@ from replaygate.pytest_plugin.recording import _EXCHANGE, _replayed_error_answer
 from replaygate.sim import Simulator
 from sdks import anthropic
 
+pytestmark = pytest.mark.slow  # each test: records through an SDK from the simulator and replays
+
 ASK = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
 
 

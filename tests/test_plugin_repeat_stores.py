@@ -112,6 +112,7 @@ def test_repetitions_share_their_test_s_store_and_its_miss_names_the_test(
     assert f"Record them all in one run: {command} " in out
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_strict_judges_a_repeated_tests_store_by_all_its_repetitions(tmp_path: Path) -> None:
     """``--replaygate-strict`` judged each repetition alone at its teardown: a test whose
     repetitions send requests of their own (pytest-randomly seeds ``random`` from each

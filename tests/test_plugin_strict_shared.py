@@ -130,6 +130,7 @@ def test_a_shared_fixture_no_test_of_a_whole_run_replayed_fails_the_run(
     assert "replaygate prune" not in whole.stdout.str()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
     tmp_path: Path,
 ) -> None:
@@ -165,6 +166,7 @@ def test_a_shared_fixture_counts_the_most_one_test_took_and_workers_add_up(
     ]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_shared_store_none_of_whose_fixtures_was_requested_names_a_response_cache(
     tmp_path: Path,
 ) -> None:
@@ -196,6 +198,7 @@ def test_a_shared_store_none_of_whose_fixtures_was_requested_names_a_response_ca
     assert "requested none" not in problem
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_shared_store_partly_used_says_how_to_drop_what_prune_keeps(tmp_path: Path) -> None:
     """A prompt edited, then recorded again: the old request's fixture stays in the store a
     marker names, which prune keeps; the strict error said so and nothing to do next."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test: runs a pytest session of its own
+
 MARKED = """
 import pytest
 

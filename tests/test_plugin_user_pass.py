@@ -180,6 +180,7 @@ def test_an_approval_every_run_inherits_is_a_usage_error_naming_where_it_is(
     replayed.stderr.fnmatch_lines([f"*it records nothing. Remove it from {named}, or give *"])
 
 
+@pytest.mark.slow  # runs a pytest session of its own
 def test_an_approval_given_to_a_replaying_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
     # it approves no live call: the user meant to record, and the run would replay instead
     pytester.makepyfile("def test_never(): raise AssertionError('ran')")
@@ -266,6 +267,7 @@ def test_last_failed_with_no_failures_to_rerun_checks_the_shared_stores(
 
 
 @pytest.mark.autoload_plugins
+@pytest.mark.slow  # runs a pytest session of its own
 def test_an_approval_beside_pytest_recording_s_record_mode_names_whose_mode_it_is(
     pytester: pytest.Pytester,
 ) -> None:

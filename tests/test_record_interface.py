@@ -87,6 +87,7 @@ def test_a_replay_of_another_interface_never_recorded_says_to_record_it_from_pyt
 
 
 @pytest.mark.parametrize("command", REPLAYS)
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_miss_of_another_interface_says_to_re_record_it_from_python(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:

@@ -11,6 +11,8 @@ from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_eval_cases
 from replaygate.sim import FaultPlan, Simulator
 
+pytestmark = pytest.mark.slow  # each test: the eval runner's whole flow
+
 # Its tests import the provider SDKs through replaygate (the example agent).
 
 AGENT = ["--agent", "replaygate.examples.research_copilot:copilot"]

@@ -116,6 +116,7 @@ def test_a_store_on_a_read_only_file_system_is_refused_before_anything_is_sent(
             )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_missing_over_a_complete_store_on_a_read_only_file_system_replays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -151,6 +152,7 @@ def test_a_store_where_no_file_can_be_made_is_refused_before_anything_is_sent(
     not hasattr(os, "pathconf") or os.pathconf(".", "PC_NAME_MAX") != 255,
     reason="needs a file system of 255-byte names",
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_store_name_too_long_for_its_lock_or_its_rewrite_is_refused_before_anything_is_sent(
     tmp_path: Path,
 ) -> None:
@@ -171,6 +173,7 @@ def test_a_store_name_too_long_for_its_lock_or_its_rewrite_is_refused_before_any
     assert refused.endswith("by 7 byte(s) (nothing was sent)")
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_rerecord_into_a_file_whose_folder_cannot_be_written_is_refused_before_sending(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -67,6 +67,7 @@ def bodies(store: Path) -> list[str]:
     return [r["body"]["content"][0]["text"] for r in fixture.responses]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_model_rerecording_fewer_repeats_keeps_only_its_own(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -82,6 +83,7 @@ def test_a_model_rerecording_fewer_repeats_keeps_only_its_own(
         replay.complete(ASK, ())  # a miss, not an answer of the old recording
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_sessions_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
     # two clients (two tests, say) of one rerecord run send the same request, the first
     # twice: the second is answered from what the run recorded anew, as record-missing
@@ -105,6 +107,7 @@ def test_sessions_of_one_run_keep_each_others_answers(tmp_path: Path) -> None:
     assert bodies(store) == ["number 4", "number 5"]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_second_run_in_one_process_records_anew_again(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "runs.jsonl"
     for run, sends in (("run-1", 2), ("run-2", 1)):
@@ -115,6 +118,7 @@ def test_a_second_run_in_one_process_records_anew_again(sim: Simulator, tmp_path
     assert texts(store) == ["number 3"]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_rerecorded_samples_keep_only_this_runs(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "samples.jsonl"
     for sample in range(3):
@@ -127,6 +131,7 @@ def test_rerecorded_samples_keep_only_this_runs(sim: Simulator, tmp_path: Path) 
         ReplayModel(store, sample=2, **SETTINGS).complete(ASK, ())
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_rerecord_that_stops_early_leaves_no_old_answer_behind(tmp_path: Path) -> None:
     # the run fails at its second send: the fixture holds the first answer recorded
     # anew, whole, and a replay's second send is a loud miss, not the old second answer
@@ -187,6 +192,7 @@ def test_notes_that_cannot_be_kept_stop_the_write(tmp_path: Path) -> None:
     assert not store.exists()  # nothing written
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_model_of_a_run_replays_what_another_recorded_anew(
     sim: Simulator, tmp_path: Path
 ) -> None:

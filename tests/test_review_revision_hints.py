@@ -53,6 +53,7 @@ def test_a_revision_file_is_described_without_commands_the_working_tree_with(
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.slow  # a real git repository
 def test_diff_of_a_committed_utf16_store_fixed_in_the_working_tree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -385,6 +385,7 @@ def test_never_runs(replaygate_sample):
 """
 
 
+@pytest.mark.slow  # runs a pytest session of its own
 def test_a_session_stopped_by_x_keeps_the_last_results_file(pytester: pytest.Pytester) -> None:
     """``-x`` ends a serial session as failed (a pytest-xdist one as interrupted): its
     results would hold the cases before the stop only, so neither writes them."""

@@ -201,6 +201,7 @@ def _document(data: bytes) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "document", "source": source}]}
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_key_in_a_base64_docx_document_is_refused_and_a_clean_one_recorded(
     tmp_path: Path,
 ) -> None:
@@ -230,6 +231,7 @@ PICTURE = bytes(range(256)) * 8
     ],
     ids=["stored zip member", "binary file"],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_key_in_a_stored_zip_member_or_a_binary_document_is_refused(
     tmp_path: Path, data: bytes, named: str
 ) -> None:

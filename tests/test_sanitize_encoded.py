@@ -40,6 +40,7 @@ def ask(client: openai.OpenAI, content: str) -> str:
     return answer.choices[0].message.content or ""
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_text_written_with_json_escapes_is_redacted_and_replays(tmp_path: Path) -> None:
     content = "Customer record: " + json.dumps(RECORD)  # ensure_ascii: \u escapes
     assert "\\u00e9" in content

@@ -64,6 +64,7 @@ def tool_loop(client: anthropic.Anthropic, echo: str) -> str:
 
 
 @pytest.mark.parametrize("echo", sorted(ECHOES))
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_id_named_inside_a_later_string_replays(tmp_path: Path, echo: str) -> None:
     store = tmp_path / "loop.jsonl"
     with Simulator(behavior="research-copilot", seed=7) as sim:
@@ -76,6 +77,7 @@ def test_an_id_named_inside_a_later_string_replays(tmp_path: Path, echo: str) ->
         assert tool_loop(client, echo) == recorded
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_two_conversations_recorded_from_the_simulator_keep_ids_of_their_own(
     tmp_path: Path,
 ) -> None:
@@ -124,6 +126,7 @@ def best_of_two(client: openai.OpenAI, pick: int) -> tuple[str, str, str]:
     return answers[0].id, answers[1].id, follow.output_text
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_two_answers_to_one_request_get_their_own_ids(tmp_path: Path) -> None:
     store = tmp_path / "best.jsonl"
     with Simulator(behavior="research-copilot") as sim:
@@ -144,6 +147,7 @@ def test_two_answers_to_one_request_get_their_own_ids(tmp_path: Path) -> None:
     assert any(line.startswith("body.previous_response_id") for line in caught.value.differences)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_recording_error_names_the_path_as_sent(tmp_path: Path) -> None:
     store = tmp_path / "named.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -194,6 +198,7 @@ def test_an_answer_stored_before_its_place_leaves_its_ids_to_no_later_answer(
     assert ids[0] != ids[1]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_response_left_unread_is_named_by_the_path_as_sent(tmp_path: Path) -> None:
     store, auth = tmp_path / "left.jsonl", {"authorization": "Bearer sk"}
     with (
@@ -210,6 +215,7 @@ def test_a_response_left_unread_is_named_by_the_path_as_sent(tmp_path: Path) -> 
     assert f"GET /v1/responses/{live} was not read" in str(left_open[0].message)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_openai_batch_and_its_files_get_stable_ids(tmp_path: Path) -> None:
     """A file's id (``file-...``) and a batch's (``batch_...``) were stored as the API made
     them: each recording of the same batch job wrote other ids, into other paths."""

@@ -43,6 +43,7 @@ def ask(client: anthropic.Anthropic, text: str) -> str:
         ("phone", "(212) 555-0375", "(212) 555-0444"),
     ],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_request_about_another_number_misses(
     tmp_path: Path, kind: str, recorded: str, asked: str
 ) -> None:

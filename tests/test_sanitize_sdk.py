@@ -148,6 +148,7 @@ def without_times(store: Path) -> list[tuple[str, Any, Any]]:
 
 
 @pytest.mark.parametrize("layer", ["http", "engine"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_research_copilot_records_stable_ids_and_replays_offline(
     copilot: Callable[[str], tuple[Path, RunResult]], layer: str
 ) -> None:
@@ -172,6 +173,7 @@ def test_research_copilot_records_stable_ids_and_replays_offline(
 
 
 @pytest.mark.parametrize("layer", ["http", "engine"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_recording_again_with_new_random_ids_writes_the_same_fixtures(
     copilot: Callable[[str], tuple[Path, RunResult]], tmp_path: Path, layer: str
 ) -> None:
@@ -183,6 +185,7 @@ def test_recording_again_with_new_random_ids_writes_the_same_fixtures(
 
 
 @pytest.mark.parametrize("layer", ["http", "engine"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_redacted_question_still_replays_with_the_real_address(
     tmp_path: Path, layer: str
 ) -> None:
@@ -199,6 +202,7 @@ def test_a_redacted_question_still_replays_with_the_real_address(
         replay(store, PII_QUESTION, SanitizeConfig(ids=True))  # without the rule: no match
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_echoed_address_split_across_stream_events_never_reaches_disk(tmp_path: Path) -> None:
     config = SanitizeConfig(personal_data=("email",))
     store = tmp_path / "echo.jsonl"
@@ -336,6 +340,7 @@ def test_the_engine_refuses_a_planted_secret_and_writes_nothing(tmp_path: Path) 
 # -- usage and trim through the SDK -----------------------------------------------------------
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_normalized_usage_replays_as_zero_and_is_kept_by_default(
     copilot: Callable[[str], tuple[Path, RunResult]], tmp_path: Path
 ) -> None:
@@ -348,6 +353,7 @@ def test_normalized_usage_replays_as_zero_and_is_kept_by_default(
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["plain", "stream"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_trimmed_fixture_still_replays_through_the_sdk(tmp_path: Path, streamed: bool) -> None:
     config = SanitizeConfig(trim={"anthropic.messages": ("content", "model")})
     store = tmp_path / "trimmed.jsonl"

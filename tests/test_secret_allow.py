@@ -122,6 +122,7 @@ def test_a_real_secret_beside_a_known_safe_one_is_still_refused(project: Path) -
     assert not (project / "f.jsonl").exists() or REAL_TOKEN not in (project / "f.jsonl").read_text()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_recording_through_the_sdk_keeps_a_known_safe_value(project: Path) -> None:
     store = project / "tests" / "fixtures" / "sdk.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -142,6 +143,7 @@ def test_a_recording_through_the_sdk_keeps_a_known_safe_value(project: Path) -> 
     assert EXAMPLE_KEY in store.read_text() and REAL_TOKEN not in store.read_text()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_explicit_sanitize_config_carries_its_own_known_safe_values(tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
     config = SanitizeConfig(known_safe=(EXAMPLE_KEY,))

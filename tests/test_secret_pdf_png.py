@@ -114,6 +114,7 @@ def _message(data: bytes, media_type: str) -> dict[str, Any]:
     ("kind", "media_type"),
     [("pdf", "application/pdf"), ("png zTXt", "image/png"), ("png iTXt", "image/png")],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_key_in_a_base64_pdf_or_png_is_refused_and_verify_finds_one_stored(
     tmp_path: Path, kind: str, media_type: str
 ) -> None:
@@ -129,6 +130,7 @@ def test_a_key_in_a_base64_pdf_or_png_is_refused_and_verify_finds_one_stored(
     assert any(f"in {named} in base64 text" in problem for problem in problems), problems
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_pixels_of_an_image_in_a_pdf_are_not_read(tmp_path: Path) -> None:
     """64 MiB of pixels would be over the bound of decompressed data read: an image holds
     no text, and the PDF records."""

@@ -48,6 +48,7 @@ def _used(client: Any) -> list[Any]:
     return [meta.model_dump(), listed, refused.value.error_code, answer, deleted.type]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_files_record_from_the_simulator_and_replay_offline(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "files.jsonl"
     with httpx2_client(store, mode="record-missing", approve_live=True) as http:

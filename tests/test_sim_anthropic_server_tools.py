@@ -48,6 +48,7 @@ def ask(base_url: str | None, tools: list[dict[str, Any]]) -> Any:
     )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_server_tool_beside_the_caller_s_records_and_replays(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with (

@@ -50,6 +50,7 @@ def test_n_choices_are_answered_each_a_draw_of_its_own(sim: Simulator) -> None:
     assert three.usage.completion_tokens >= outputs // 4 > one.usage.completion_tokens
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_n_choices_stream_under_their_indexes_and_record(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
 

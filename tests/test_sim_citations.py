@@ -183,6 +183,7 @@ def test_citations_beside_structured_output_are_refused(claude: Any) -> None:
     )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_cited_answer_records_from_the_simulator_and_replays_offline(tmp_path: Path) -> None:
     store = tmp_path / "cited.jsonl"
     asked = {"model": MODEL, "max_tokens": 300, "messages": [_user(TEXT_DOC, CONTENT_DOC)]}

@@ -44,6 +44,7 @@ def embedded(base_url: str | None) -> Embedded:
     )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_embeddings_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     """The openai SDK asks for base64 vectors, which the secret scan also refused as a
     high-entropy token (``response.body.data[0].embedding``): recording embeddings from

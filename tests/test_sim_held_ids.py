@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import intercept
@@ -86,6 +87,7 @@ def _record(store: Path, run: Any) -> Any:
         return run(sim)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_response_replayed_from_fixtures_goes_on_not_another_conversation_of_a_new_simulator(
     tmp_path: Path,
 ) -> None:
@@ -102,6 +104,7 @@ def test_a_response_replayed_from_fixtures_goes_on_not_another_conversation_of_a
     assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_thread_replayed_from_fixtures_goes_on_not_another_thread_of_a_new_simulator(
     tmp_path: Path,
 ) -> None:
@@ -118,6 +121,7 @@ def test_a_thread_replayed_from_fixtures_goes_on_not_another_thread_of_a_new_sim
     assert not any("Something else entirely. | Who am I" in t for t in _recorded_texts(store))
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_conversation_replayed_from_fixtures_goes_on_not_another_one_of_a_new_simulator(
     tmp_path: Path,
 ) -> None:

@@ -49,6 +49,7 @@ def _polled(client: Any) -> tuple[list[str], list[tuple[str, str]]]:
     return seen, results
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_batch_records_from_the_simulator_and_replays_offline(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -60,6 +61,7 @@ def test_a_batch_records_from_the_simulator_and_replays_offline(
         assert _polled(anthropic.Anthropic(api_key="t", http_client=http)) == recorded
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_results_replay_byte_for_byte(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "results.jsonl"
     client = _client(sim)
@@ -176,6 +178,7 @@ def test_waits(anthropic_client):
 """
 
 
+@pytest.mark.slow  # runs a pytest session of its own
 def test_the_plugin_s_ini_setting_keeps_a_batch_in_progress(pytester: pytest.Pytester) -> None:
     """The waiting branch of a polling loop recorded under the plugin, and replayed."""
     pytester.makeini("[pytest]\nreplaygate_sim_batch_polls = 1\n")

@@ -46,6 +46,7 @@ def started(base_url: str | None) -> tuple[list[str], str, str]:
     return listed, gpt.models.retrieve("gpt-4o").owned_by, str(shown)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_models_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with (

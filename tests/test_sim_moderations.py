@@ -28,6 +28,7 @@ def moderated(base_url: str | None) -> list[Any]:
     return [m.model_dump(by_alias=True) for m in (texts, parts, again)]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_moderations_record_from_the_simulator_and_replay(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with (

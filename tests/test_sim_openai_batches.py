@@ -65,6 +65,7 @@ def _polled(client: Any) -> tuple[list[str], bytes, bytes]:
     return seen, output, client.files.content(batch.error_file_id).content
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_batch_records_from_the_simulator_and_replays_byte_for_byte(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -122,6 +123,7 @@ def test_cancel_list_and_unknown_ids_answer_as_the_api_does(sim: Simulator) -> N
     assert client.files.delete(batch.input_file_id).deleted
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_batch_a_replay_made_is_refused_not_recorded_as_missing(
     sim: Simulator, tmp_path: Path
 ) -> None:

@@ -609,6 +609,7 @@ def test_another_provider_s_model_on_invoke_is_the_simulator_s_refusal_not_recor
     assert not store.exists() or store.read_text() == ""
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "cloud.jsonl"
 
@@ -632,6 +633,7 @@ def test_recorded_from_the_simulator_as_from_the_platforms(sim: Simulator, tmp_p
     assert fixtures[1]["response"]["events"][0]["event"] == "chunk"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_bedrock_answer_of_a_simulator_of_another_process_is_labelled_sim(
     sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -50,6 +50,7 @@ def asked(store: Path) -> list[tuple[Any, list[int]]]:
     ]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_exhausted_script_is_not_recorded_and_says_so(tmp_path: Path) -> None:
     script = tmp_path / "s.jsonl"
     script.write_text('{"text": "only one"}\n')
@@ -106,6 +107,7 @@ def test_a_refusal_ending_its_sentence_is_told_with_one_full_stop() -> None:
     assert "live API. Nothing was written" in str(refused)  # was 'live API.. Nothing'
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_scripted_fault_is_recorded_as_the_answer_it_plays(tmp_path: Path) -> None:
     store = tmp_path / "t.jsonl"
     # 429 and 529 announce when to retry, which the SDK honours: 10 ms, not its backoff.
@@ -253,6 +255,7 @@ def test_under_pytest_an_exhausted_script_fails_the_test_and_records_nothing_of_
     pytester.runpytest().assert_outcomes(passed=1)  # replay
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_chat_completion_asked_in_audio_is_refused_not_answered_in_text(tmp_path: Path) -> None:
     # modalities=["text", "audio"] was answered with text and no audio, and recorded: the
     # code under test read message.audio as None, which the API never answers to it

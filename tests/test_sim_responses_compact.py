@@ -40,6 +40,7 @@ def _user(text: str) -> dict[str, Any]:
     return {"type": "message", "role": "user", "content": text}
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_compaction_records_from_the_simulator_and_replays(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     with (

@@ -38,6 +38,7 @@ def _recorder(sim: Simulator, store: Path, cap: SpendingCap, model: str = MODEL)
     return RecordingModel(live, store, approve_live=True, model=model, max_tokens=16, cap=cap)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_recording_stops_before_the_call_that_could_pass_the_cap(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -72,6 +73,7 @@ def test_the_message_says_how_the_cap_is_raised_as_its_maker_says(
     assert CLI_RAISE_WITH == "--max-cost, or max_cost in [tool.replaygate]"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_recorded_call_replays_without_spending(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "f.jsonl"
     _recorder(sim, store, SpendingCap(1.0, shipped_prices())).complete([Message.user("hi")], [])
@@ -472,6 +474,7 @@ def test_the_default_cap_is_read_from_the_project(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("given_to", ["Exchange", "httpx2_client"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_the_http_layer_stops_at_the_cap_through_the_sdk(
     sim: Simulator, tmp_path: Path, given_to: str
 ) -> None:
@@ -544,6 +547,7 @@ def test_the_record_command_stops_at_its_cap_and_keeps_what_it_recorded(tmp_path
     assert "USD spent on" in ok.stdout and len(FixtureStore.open(store)) > kept
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_eval_recording_stops_at_its_cap(tmp_path: Path) -> None:
     from replaygate.examples.research_copilot import shipped_eval_cases
     from run_cli import replaygate

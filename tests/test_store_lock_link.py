@@ -44,6 +44,7 @@ def test_a_lock_that_is_a_symlink_is_named_as_one_before_anything_is_sent(
     assert not store.is_file() and lock.is_symlink()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_lock_made_a_symlink_while_recording_is_named_as_one(
     sim: Simulator, tmp_path: Path
 ) -> None:
