@@ -11,17 +11,21 @@ from typing import Any
 
 import pytest
 
-from replaygate import json_patterns
+from replaygate import json_patterns, pattern_search
 from replaygate.assertions import assert_structure, measure_structure
 from replaygate.json_schema import cached_validator, errors
 from replaygate.sim.checked import failure, matches
 
+BOUND = 0.01
+"""A pattern search's time bound here: a search of ``TEXT`` runs past any bound, and each
+one that does takes its whole bound of CPU (a hundredth of a second, not the twentieth of
+``quick_bound`` in tests/conftest.py), while the searches answered take microseconds."""
 SLOW = r"((a|aa)+)+b"
 """A pattern searched about 2**n ways in a run of n ``a`` before it is found at its end."""
 TEXT = "a" * 40 + "!ab"
-"""A string ``SLOW`` is found in (``ab``), past the bound of a twentieth of a second."""
+"""A string ``SLOW`` is found in (``ab``), past the bound (:data:`BOUND`)."""
 PAST = (
-    f"the string cannot be checked: pattern {SLOW!r} took more than 0.05 s to search a "
+    f"the string cannot be checked: pattern {SLOW!r} took more than {BOUND:g} s to search a "
     "string of 43 characters: "
 )
 """How the failure of a search of ``TEXT`` past its bound starts."""
@@ -30,6 +34,12 @@ FAILED = (
     "(as they would in any check of it with Python's re)"
 )
 """The failure of a search of ``TEXT`` past its bound."""
+
+
+@pytest.fixture
+def quick_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pattern search's time bound of :data:`BOUND`."""
+    monkeypatch.setattr(pattern_search, "SECONDS", BOUND)
 
 
 def _problems(value: Any, schema: dict[str, Any]) -> list[str]:
