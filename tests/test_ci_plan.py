@@ -1028,6 +1028,7 @@ def test_a_shallow_clone_without_the_merge_base_says_to_fetch_the_history(
     assert "To plan every stage instead, pass --base 0000" in result.output
 
 
+@pytest.mark.slow  # a real git repository
 def test_without_git_the_error_says_so(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(project / "no-bin"))
     result = CliRunner().invoke(
@@ -1047,6 +1048,7 @@ def _german_git(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("german", [False, True], ids=["english", "german"])
+@pytest.mark.slow  # a real git repository
 def test_base_outside_a_repository_says_to_name_the_changed_files(
     project: Path, monkeypatch: pytest.MonkeyPatch, german: bool
 ) -> None:
@@ -1061,6 +1063,7 @@ def test_base_outside_a_repository_says_to_name_the_changed_files(
     assert "name the changed files with --changed FILE instead" in result.output
 
 
+@pytest.mark.slow  # a real git repository
 def test_diff_outside_a_repository_says_so_in_any_locale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1080,6 +1083,7 @@ def unreadable_repository(folder: Path) -> None:
     (dot_git / "config").write_text("[core]\n\trepositoryformatversion = 99\n", "utf-8")
 
 
+@pytest.mark.slow  # a real git repository
 def test_base_in_a_repository_git_will_not_read_keeps_git_s_reason(project: Path) -> None:
     # It said the project was in no repository (a tarball), of one whose owner git refused.
     unreadable_repository(project)

@@ -245,6 +245,7 @@ def test_a_model_the_api_serves_no_longer_is_named_with_what_to_do() -> None:
     assert "--model or `model` in [tool.replaygate]" in str(caught.value)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_max_tokens_the_sdk_would_want_streamed_is_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -281,6 +282,7 @@ def test_an_empty_path_is_a_usage_error(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_empty_system_prompt_sends_none_and_an_empty_model_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -295,6 +297,7 @@ def test_an_empty_system_prompt_sends_none_and_an_empty_model_is_refused(
     assert empty.exit_code == 2 and "Invalid value for '--model': an empty model id" in empty.output
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_empty_system_prompt_in_the_config_sends_none_as_the_flag_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -363,6 +366,7 @@ def test_a_file_error_of_a_relative_path_in_a_current_folder_removed_says_so(
         ("dangling.jsonl", "dangling.jsonl: is a symlink to 'nowhere.jsonl', which does not exist"),
     ],
 )
+@pytest.mark.slow  # the eval runner's whole flow
 def test_eval_names_a_store_that_is_a_broken_link_as_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str, said: str
 ) -> None:

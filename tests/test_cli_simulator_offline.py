@@ -49,6 +49,7 @@ reaches_out = AgentEntry(_reaches_out, settings=SETTINGS)
 AGENT = f"{__name__}:reaches_out"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_from_the_simulator_refuses_a_connection_beyond_loopback(tmp_path: Path) -> None:
     done = replaygate(
         "record", "--agent", AGENT, "--fixtures", str(tmp_path / "rc.jsonl"), "--approve-live",

@@ -254,6 +254,7 @@ def test_a_process_ends_when_its_parent_is_killed_outright(forker: Forker, tmp_p
     assert ended
 
 
+@pytest.mark.slow  # a real git repository
 def test_ctrl_c_ends_a_serial_run_with_one_line_and_no_results(tmp_path: Path) -> None:
     store = tmp_path / "fixtures.jsonl"
     store.touch()

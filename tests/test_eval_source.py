@@ -38,6 +38,7 @@ def _sources(store: Path) -> set[str]:
 @pytest.mark.parametrize(
     ("given", "said"), [(["--source", "sim"], "sim"), ([], "sim"), (["--source", "live"], "live")]
 )
+@pytest.mark.slow  # a real git repository
 def test_eval_records_what_source_says_from_a_simulator_named_by_the_base_url(
     tmp_path: Path, one_case: Path, given: list[str], said: str
 ) -> None:
@@ -54,6 +55,7 @@ def test_eval_records_what_source_says_from_a_simulator_named_by_the_base_url(
     assert _sources(store) == {said}
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_record_labels_the_answers_of_a_simulator_named_by_the_base_url_sim(
     tmp_path: Path,
 ) -> None:
@@ -107,6 +109,7 @@ def test_the_embedded_simulator_makes_a_run_offline_a_source_alone_does_not() ->
             assert network_blocked() is blocked, recipe
 
 
+@pytest.mark.slow  # a real git repository
 def test_eval_recording_into_a_store_git_ignores_says_so(
     tmp_path: Path, one_case: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

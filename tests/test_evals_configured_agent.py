@@ -65,6 +65,7 @@ def subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     sys.modules.pop("beside_config_agent", None)
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_configured_agent_is_found_beside_the_config_from_a_subfolder(subfolder: Path) -> None:
     # it was looked for in the working folder: "Error: --agent 'beside_config_agent:answer':
     # cannot import", from a subfolder only
@@ -108,6 +109,7 @@ def shadowed(subfolder: Path) -> Path:
     return subfolder
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_configured_agent_is_the_projects_not_the_working_folders(shadowed: Path) -> None:
     done = CliRunner().invoke(main, ["eval", "--no-history"])
     assert done.exit_code == 0, done.output
@@ -152,6 +154,7 @@ def test_python_m_finds_an_agent_on_the_import_path_as_the_console_script_does(
     assert "rag: 3/3 samples passed" in ran.stdout
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_run_eval_looks_for_the_agent_named_in_its_folder_first(shadowed: Path) -> None:
     cases = load_eval_cases(shadowed / "cases.jsonl")
     store, settings = shadowed / "fixtures.jsonl", RequestSettings("claude-sonnet-4-5", 64)

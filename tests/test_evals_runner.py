@@ -223,6 +223,7 @@ def test_replay_of_a_missing_relative_store_names_the_working_folder(
     )
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_replay_of_an_empty_store_says_how_to_record(tmp_path: Path) -> None:
     # it ended "If the change was meant, re-record: ... Otherwise revert the change."
     store = tmp_path / "empty.jsonl"
@@ -586,6 +587,7 @@ def test_a_run_result_with_a_wrong_field_is_named_with_the_field(
         checked_run(both)
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_a_miss_of_an_eval_is_shown_through_the_agent_s_frames_alone(tmp_path: Path) -> None:
     # In a notebook, a miss of run_eval was shown through 14 frames, a dozen of them the
     # runner's (run_cases, run_sampled, call_agent, ...) between the cell and the agent:

@@ -216,6 +216,7 @@ def test_repeated_requests_keep_their_order_and_one_more_is_a_miss(
         replay(store, "anthropic", lambda c: [anthropic_plain(c) for _ in range(3)])
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_stores_match_a_live_recording_of_the_same_calls(
     imported: tuple[Path, Result], tmp_path: Path
 ) -> None:

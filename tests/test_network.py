@@ -389,6 +389,7 @@ def tally() -> Iterator[Tally]:
     yield TALLY
 
 
+@pytest.mark.slow  # a real git repository
 def test_the_replaying_cli_commands_block_every_escape(tmp_path: Path, tally: Tally) -> None:
     agent = f"{__name__}:escaping_agent"
     store = str(SHIPPED / "fixtures.jsonl")
@@ -742,6 +743,7 @@ def _record(store: Path) -> None:
         )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_bare_replay_object_opens_no_socket_and_patches_nothing(tmp_path: Path) -> None:
     store = tmp_path / "s.jsonl"
     _record(store)

@@ -27,6 +27,8 @@ from replaygate.evals.scorers import CaseCounts
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.sampling import SampledResult, SampleResult
 
+pytestmark = pytest.mark.slow  # each test: starts a process
+
 # The first two cases of the shipped store: recorded calls as they are shipped, their
 # text beyond ASCII among them (what a conversion could garble); the other 18 fixtures,
 # each verified twice a case, show the conversion nothing more.
