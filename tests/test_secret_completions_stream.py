@@ -67,6 +67,10 @@ _PARTS = (("key", KEY_PARTS), ("clean", CLEAN_PARTS), ("email", EMAIL_PARTS))
 
 
 class _Completions(ChunkedEvents):
+    """Each stream by path; each chunk a whole event, sent without a pause between them
+    (the parts are read joined whatever reads bring them)."""
+
+    PAUSE = 0.0
     CHUNKS: ClassVar[dict[str, list[bytes]]] = {
         **{f"/{name}/v1/completions": _completion(parts) for name, parts in _PARTS},
         **{f"/{name}/v1/complete": _complete(parts) for name, parts in _PARTS},
