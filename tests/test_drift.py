@@ -178,6 +178,7 @@ def test_live_drift_finds_added_and_dropped_fields(
     assert len(drifted_sim.requests) == 6
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_live_drift_of_http_fixtures_plain_and_streamed(
     stores: dict[str, Path], drifted_sim: Simulator
 ) -> None:
@@ -190,6 +191,7 @@ def test_live_drift_of_http_fixtures_plain_and_streamed(
     assert any(r.body.get("stream") for r in drifted_sim.requests)
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_no_drift_against_a_clean_simulator(stores: dict[str, Path], clean_sim: Simulator) -> None:
     done = drift(str(stores["wire"]), "--live-sample", "4", "--approve-live",
                  "--base-url", clean_sim.url)  # fmt: skip
@@ -199,6 +201,7 @@ def test_no_drift_against_a_clean_simulator(stores: dict[str, Path], clean_sim: 
     assert not http.drifted and not http.errors
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_without_approval_nothing_is_sent(stores: dict[str, Path], drifted_sim: Simulator) -> None:
     done = drift(str(stores["wire"]), "--live-sample", "3", "--base-url", drifted_sim.url)
     assert done.exit_code == 2
@@ -397,6 +400,7 @@ def record_conversations(store: Path, first: Simulator, final: Simulator) -> Non
             answers.complete(messages, [SEARCH])
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_against_a_set_recorded_again_compares_the_later_turns_pooled(tmp_path: Path) -> None:
     """Recorded again, a model gives new tool ids, so only each conversation's first
     request is in both sets; the final answers, which drifted, are compared pooled.
@@ -426,6 +430,7 @@ def test_against_a_set_recorded_again_compares_the_later_turns_pooled(tmp_path: 
     assert len(report["pooled"]) == 2 and report["unmatched"] == []
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_against_sets_of_two_models_are_compared_pooled(tmp_path: Path) -> None:
     """``model`` is part of the request: sets recorded for two models share no request,
     and their answers are compared pooled rather than refused."""
@@ -473,6 +478,7 @@ class CountingSender:
         return fixture.response
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_live_drift_holds_only_the_fixtures_it_re_sends(tmp_path: Path) -> None:
     asked = [{**ASKED, "messages": [{"role": "user", "content": f"q{i}"}]} for i in range(300)]
     store = hand_store(tmp_path / "big.jsonl", *((a, [ANSWER]) for a in asked))
@@ -484,6 +490,7 @@ def test_live_drift_holds_only_the_fixtures_it_re_sends(tmp_path: Path) -> None:
     assert max(sender.alive) < 20  # not the 300 of the store, held whole
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_the_built_in_simulator(stores: dict[str, Path]) -> None:
     done = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
                  "--sim-drift", DRIFT)  # fmt: skip
@@ -495,6 +502,7 @@ def test_the_built_in_simulator(stores: dict[str, Path]) -> None:
     assert "expected add-field:PATH[=VALUE] or drop-field:PATH" in bad.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_the_built_in_simulator_answers_as_the_fixtures_were_recorded(
     stores: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -549,6 +557,7 @@ def test_a_drift_rule_nested_deeper_than_an_answer_holds_is_refused_before_anyth
     assert DriftRule.parse("add-field:" + ".".join(["a"] * 199) + "=[]").value == []
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_simulator_drift_rule_that_matches_nothing_is_named(stores: dict[str, Path]) -> None:
     misspelt = drift(str(stores["wire"]), "--live-sample", "2", "--approve-live", "--simulator",
                      "--sim-drift", "drop-field:stop_sequnce,add-field:usage.foo")  # fmt: skip
@@ -589,6 +598,7 @@ def only(store: Path, interface: str, out: Path) -> Path:
     return out
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_drift_plan_used_again_starts_each_check_with_no_match(
     stores: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -615,6 +625,7 @@ class Fails(Handler):
         self.answer_json({"type": "error", "error": {"type": "api_error", "message": "x"}}, 500)
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_json_says_nothing_was_checked_when_no_request_could_be_re_sent(
     stores: dict[str, Path],
 ) -> None:
@@ -640,6 +651,7 @@ class LoginPage(Handler):
         self.wfile.write(page)
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_an_answer_that_is_not_json_is_named_by_what_came_back(stores: dict[str, Path]) -> None:
     with serving(LoginPage) as url:
         done = drift(str(stores["wire"]), "--live-sample", "1", "--approve-live", "--base-url", url)
@@ -669,6 +681,7 @@ def test_a_gemini_answer_that_is_not_json_is_named_by_what_came_back() -> None:
     )
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_live_answer_to_an_http_fixture_that_is_html_is_named_not_drift(
     stores: dict[str, Path],
 ) -> None:
@@ -750,6 +763,7 @@ def test_against_leaves_recorded_error_answers_out(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_recorded_html_answer_is_named_not_drift(tmp_path: Path) -> None:
     # --against showed every field of the other set's answer as gone.
     good = http_store(tmp_path / "good.jsonl", ANSWERED)
@@ -811,6 +825,7 @@ def test_unreachable_server_is_an_error_not_a_pass(stores: dict[str, Path]) -> N
     assert "no drift" not in done.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_missing_api_key_is_named(stores: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -819,6 +834,7 @@ def test_missing_api_key_is_named(stores: dict[str, Path], monkeypatch: pytest.M
     assert "is not set: drift re-sends recorded requests to the live API" in done.output
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_live_answers_go_through_the_configured_trim(
     stores: dict[str, Path], clean_sim: Simulator, tmp_path: Path
 ) -> None:
@@ -843,6 +859,7 @@ def test_live_answers_go_through_the_configured_trim(
     assert not same.drifted
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> None:
     """A request is re-sent once, so its one live answer is compared with one recorded answer.
 
@@ -878,6 +895,7 @@ def test_a_sampled_fixture_is_compared_by_its_first_answer(tmp_path: Path) -> No
     assert drifted.interfaces[0].only_new == ("usage.foo",)
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_each_live_answer_is_compared_with_its_own_recorded_answer(
     stores: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -970,6 +988,7 @@ TOOL_CALLS: dict[str, tuple[Recorder, str, tuple[str, ...], tuple[str, ...]]] = 
 
 
 @pytest.mark.parametrize("interface", sorted(TOOL_CALLS))
+@pytest.mark.slow  # a drift check against the simulator
 def test_tool_call_arguments_are_model_output_not_api_shape(interface: str, tmp_path: Path) -> None:
     """A live model calls the tool with other arguments: their keys are no drift of the API.
 
@@ -1004,6 +1023,7 @@ def test_the_field_holding_tool_call_arguments_is_a_field_its_keys_are_not() -> 
     assert "usage.input.q" in field_paths({"usage": {"input": {"q": 1}}})
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_drift_builds_its_simulators_behaviour_once(
     stores: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -1068,6 +1088,7 @@ def test_an_answer_of_a_sample_only_one_side_recorded_is_no_pass(tmp_path: Path)
     assert drift_against(new, new).verdict is False
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_bearer_token_alone_is_sent_as_the_anthropic_sdk_sends_it(
     stores: dict[str, Path], clean_sim: Simulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1085,6 +1106,7 @@ def test_a_bearer_token_alone_is_sent_as_the_anthropic_sdk_sends_it(
     assert all("x-api-key" not in h for h in sent)
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_a_missing_anthropic_credential_names_both_variables(
     stores: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

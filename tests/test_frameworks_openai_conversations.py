@@ -159,6 +159,7 @@ def test_the_conversations_api_is_a_model_api_the_simulator_answers(path: str) -
     assert not is_model_api("/v1/conversationsx")
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_conversation_not_found_records_and_replays(tmp_path: Path) -> None:
     """The 404 of a conversation the server does not hold is an API error about a
     resource, as a previous response's is: recording it stopped with

@@ -79,6 +79,7 @@ def openai_call(client: Any, stream: bool = False, **overrides: Any) -> Any:
         ("openai", "500", True, "InternalServerError"),
     ],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_error_replays_as_the_same_exception(
     tmp_path: Path, sdk: str, fault: str, stream: bool, expected: str
 ) -> None:
@@ -101,6 +102,7 @@ def no_auth_anthropic() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("sdk", ["anthropic", "openai"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_bad_request_errors_replay_and_auth_errors_are_not_recorded(
     tmp_path: Path, sdk: str
 ) -> None:
@@ -144,6 +146,7 @@ class SleepsRecorded:
         return getattr(time, name)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_retries_replay_in_order_without_sleeping(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -216,6 +219,7 @@ def test_an_sdk_retry_past_the_recording_reaches_the_test_once(
     assert exchange.replays == 2 and sum(exchange._sent.values()) == 3
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_retry_past_a_recorded_overload_says_the_client_retries_more(
     tmp_path: Path, repeats: tuple[Path, list[tuple[str, Any]]]
 ) -> None:
@@ -244,6 +248,7 @@ def test_a_retry_past_a_recorded_overload_says_the_client_retries_more(
     assert not getattr(plain.value, "__notes__", None)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_repeat_last_is_an_explicit_opt_in(repeats: tuple[Path, list[tuple[str, Any]]]) -> None:
     store, sent = repeats
     http = httpx2_client(store, repeat_last=True)
@@ -307,6 +312,7 @@ def test_record_missing_records_a_send_past_the_recorded_ones(
 @pytest.mark.parametrize(
     ("sdk", "is_async"), [("anthropic", False), ("anthropic", True), ("openai", False)]
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_cut_stream_replays_as_cut(tmp_path: Path, sdk: str, is_async: bool) -> None:
     store = tmp_path / "cut.jsonl"
     long_question = [{"role": "user", "content": "a " * 40}]
@@ -406,6 +412,7 @@ def test_a_replayed_cut_says_it_was_recorded_so_and_keeps_its_type(tmp_path: Pat
     )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_stream_closed_early_replays_up_to_where_the_client_stopped(tmp_path: Path) -> None:
     store = tmp_path / "closed.jsonl"
     body = {"model": "m", "max_tokens": 8, "stream": True, "messages": HI}
@@ -456,6 +463,7 @@ def _stop(interrupt: type[BaseException]) -> None:
     "interrupt",
     [KeyboardInterrupt, SystemExit, pytest.fail.Exception, bdb.BdbQuit, pytest.exit.Exception],
 )
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_closed_by_an_interrupt_is_not_recorded_and_records_whole_next_time(
     tmp_path: Path, interrupt: type[BaseException]
 ) -> None:
@@ -489,6 +497,7 @@ def test_a_stream_closed_by_an_interrupt_is_not_recorded_and_records_whole_next_
         assert read(url, "replay") == whole
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_closed_early_from_the_simulator_says_how_to_record_it_from_there(
     tmp_path: Path,
 ) -> None:
@@ -518,6 +527,7 @@ def test_a_stream_closed_early_from_the_simulator_says_how_to_record_it_from_the
     assert "pytest `--replaygate-simulator=NAME`" in message, message
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_read_further_than_recorded_that_the_code_caught_is_raised_again(
     tmp_path: Path,
 ) -> None:
@@ -634,6 +644,7 @@ class CountingStore(FixtureStore):
 
 @pytest.mark.parametrize("sdk", ["anthropic", "openai"])
 @pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_miss_reaches_the_test_unwrapped_at_once(tmp_path: Path, sdk: str, is_async: bool) -> None:
     path = tmp_path / "miss.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -698,6 +709,7 @@ def test_miss_through_a_plain_client_names_key_and_store(tmp_path: Path) -> None
     ],
 )
 @pytest.mark.parametrize("held", ["missing", "empty", "other"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_names_the_request_whatever_the_store_holds(
     tmp_path: Path, url: str, named: str, held: str
 ) -> None:
@@ -717,6 +729,7 @@ def test_a_miss_names_the_request_whatever_the_store_holds(
     assert "SECRET" not in message and "user:pw" not in message
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_on_an_ipv6_host_names_it_in_brackets_in_the_host_it_matches(
     tmp_path: Path,
 ) -> None:
@@ -736,6 +749,7 @@ def test_a_miss_on_an_ipv6_host_names_it_in_brackets_in_the_host_it_matches(
     assert f"host: '127.0.0.1:{port}' != '[::1]:{port}'" in message
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_retried_stream_request_records_the_error_body_the_sdk_left_unread(tmp_path: Path) -> None:
     store = tmp_path / "retried-stream.jsonl"
     faults = FaultPlan.sequence(["429"], retry_after=0.01)

@@ -54,6 +54,7 @@ def first_words(
     raise AssertionError("no words in the stream")
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_left_open_is_recorded_where_its_reader_stopped(tmp_path: Path) -> None:
     store = tmp_path / "s.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -72,6 +73,7 @@ def test_a_stream_left_open_is_recorded_where_its_reader_stopped(tmp_path: Path)
     assert (words, replaying.replays) == (live, 1)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_read_on_after_its_session_ended_is_refused(tmp_path: Path) -> None:
     """A stream a pytest test left open, recorded as closed at the test's end, read on by
     the next test (a module-scoped event loop): the recording passed with what its replay
@@ -199,6 +201,7 @@ def closed_where_read(store: Path) -> None:
 
 
 @pytest.mark.parametrize("library", ["httpx2", "httpx"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_broken_off_is_recorded_as_the_factory_s_client_closes(
     tmp_path: Path, echo_sim: Simulator, library: str
 ) -> None:
@@ -217,6 +220,7 @@ def test_a_stream_broken_off_is_recorded_as_the_factory_s_client_closes(
 
 
 @pytest.mark.parametrize("library", ["httpx2", "httpx"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_async_stream_broken_off_is_recorded_as_the_factory_s_client_closes(
     tmp_path: Path, echo_sim: Simulator, library: str
 ) -> None:
@@ -236,6 +240,7 @@ def test_an_async_stream_broken_off_is_recorded_as_the_factory_s_client_closes(
     closed_where_read(store)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_closing_one_client_of_a_shared_session_leaves_the_other_s_stream(
     tmp_path: Path, echo_sim: Simulator
 ) -> None:
@@ -269,6 +274,7 @@ class _ClosingOnAdd(set[Any]):
 
 
 @pytest.mark.parametrize("where", ["a write", "the session's count of its sends"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_closed_in_the_middle_of_the_session_s_work_is_stored_after_it(
     tmp_path: Path, echo_sim: Simulator, where: str
 ) -> None:
@@ -445,6 +451,7 @@ def test_a_stream_that_cannot_be_written_at_exit_is_told_in_one_line(
     stream.close()  # late: writes nothing, raises nothing
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_whose_store_folder_was_removed_is_stored_at_exit_in_it_made_again(
     tmp_path: Path, echo_sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -461,6 +468,7 @@ def test_a_stream_whose_store_folder_was_removed_is_stored_at_exit_in_it_made_ag
     stream.close()
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stream_closed_in_a_lookup_while_another_thread_writes_is_stored_after_it(
     tmp_path: Path, echo_sim: Simulator
 ) -> None:
@@ -507,6 +515,7 @@ def test_a_stream_closed_in_a_lookup_while_another_thread_writes_is_stored_after
     assert ends == ["-", "-", "closed"]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_every_stream_left_open_is_recorded_when_one_of_them_cannot_be(
     tmp_path: Path, echo_sim: Simulator
 ) -> None:

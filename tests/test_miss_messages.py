@@ -118,6 +118,7 @@ def edited_copy(store: Path, to: Path) -> Path:
     return to
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_request_whose_fixture_was_edited_is_told_so(from_sim: Path, tmp_path: Path) -> None:
     # it said "key K not in s.jsonl", then "nearest recorded request: key K": the key it
     # had just said was not there
@@ -236,6 +237,7 @@ def test_one_send_more_than_recorded_from_the_simulator_says_how_to_record_from_
     assert text.endswith(HTTP_SIM_NOTE)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_one_send_more_than_recorded_live_says_nothing_of_the_simulator(tmp_path: Path) -> None:
     store = tmp_path / "live.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -650,6 +652,7 @@ def one_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("there", [None, "an empty file", "an empty folder"])
+@pytest.mark.slow  # the eval runner's whole flow
 def test_eval_over_a_store_never_recorded_says_how_to_record_it(
     one_case: Path, there: str | None
 ) -> None:
@@ -680,6 +683,7 @@ def test_eval_over_a_store_never_recorded_says_how_to_record_it(
     assert replayed.exit_code == 0, replayed.output
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_eval_of_a_sample_never_recorded_names_the_eval_command_and_the_simulator(
     one_case: Path,
 ) -> None:
@@ -911,6 +915,7 @@ def test_another_api_version_than_a_simulator_recording_says_how_to_record_from_
         assert client.messages.create(model="m", max_tokens=8, messages=ASKED).content
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_model_replaying_another_version_than_recorded_from_the_simulator_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -925,6 +930,7 @@ def test_a_model_replaying_another_version_than_recorded_from_the_simulator_says
     assert str(refused.value).endswith(SIM_NOTE)
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_run_and_eval_name_their_own_command_to_record_a_fixture_anew(
     one_case: Path,
 ) -> None:
@@ -1365,6 +1371,7 @@ MAILED = [{"role": "user", "content": "Plan Lisbon, mail bob@corp-mail.com"}]
 ASKING: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 64}
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_of_a_request_a_sanitize_rule_added_since_rewrote_says_so(tmp_path: Path) -> None:
     # the diff showed a value the code never wrote, and said to revert the code's change
     store = tmp_path / "s.jsonl"

@@ -49,6 +49,7 @@ def recording(store: Path, **options: Any) -> httpx2.Client:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_anthropic_refusal_is_not_recorded(tmp_path: Path, stream: bool) -> None:
     store = tmp_path / "a.jsonl"
     with Simulator(behavior="echo") as sim:
@@ -117,6 +118,7 @@ def test_a_gemini_key_that_is_not_valid_is_not_recorded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fault", ["429", "500"])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_other_errors_are_still_recorded(tmp_path: Path, fault: str) -> None:
     store = tmp_path / "e.jsonl"
     with Simulator(behavior="echo", faults=FaultPlan.sequence([fault])) as sim:

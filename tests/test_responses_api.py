@@ -244,6 +244,7 @@ def test_record_then_replay_offline(round_trips: Callable[[str], RoundTrip], nam
     )
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_stream_iteration_and_helper_give_the_plain_text(
     round_trips: Callable[[str], RoundTrip],
 ) -> None:
@@ -252,6 +253,7 @@ def test_stream_iteration_and_helper_give_the_plain_text(
     assert "[doc-" not in texts["plain"]  # no tools offered: nothing fetched, nothing cited
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_tool_round_trip_ends_with_a_cited_answer(round_trips: Callable[[str], RoundTrip]) -> None:
     done = round_trips("tools")
     replayed = done.replayed
@@ -262,6 +264,7 @@ def test_tool_round_trip_ends_with_a_cited_answer(round_trips: Callable[[str], R
     assert len(FixtureStore.open(done.store)) == len(replayed["turns"])
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_previous_response_id_is_stored_stable_and_replays(
     round_trips: Callable[[str], RoundTrip],
 ) -> None:
@@ -277,6 +280,7 @@ def test_previous_response_id_is_stored_stable_and_replays(
     assert replayed["turns"][1]["previous_response_id"] == replayed["turns"][0]["id"]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "r.jsonl"
 
@@ -328,6 +332,7 @@ def test_one_word_changed_is_a_miss_with_a_diff(
     assert str(store) in str(caught.value)
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_changed_tool_output_is_diffed_against_the_turn_it_continues(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -447,6 +452,7 @@ def stored_then_deleted(c: openai.OpenAI) -> list[Any]:
     return seen
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_stored_response_is_retrieved_and_deleted_from_the_simulator(tmp_path: Path) -> None:
     """``GET`` and ``DELETE /v1/responses/{id}`` were answered 404 (``Invalid URL``),
     so polling a background response stopped the recording; sent to the real API's host
@@ -491,6 +497,7 @@ def test_a_background_response_is_queued_and_cancelled_while_queued(sim: Simulat
         c.responses.create(model=MODEL, input=QUESTION, extra_body={"background": "true"})
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_background_response_a_replay_made_is_refused_when_polled_not_recorded_missing(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -794,6 +801,7 @@ def test_drift_changes_plain_and_streamed_responses() -> None:
 # -- the engine boundary ---------------------------------------------------------------
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_recording_and_replay_models_speak_the_responses_api(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -925,6 +933,7 @@ def test_malformed_wire_names_the_field(parse: Callable[[Any], Any], wire: Any, 
 EMAIL = "alice.w@corp-mail.com"
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_an_address_split_across_text_deltas_never_reaches_disk(tmp_path: Path) -> None:
     config = SanitizeConfig(personal_data=("email",))
     store = tmp_path / "echo.jsonl"
@@ -948,6 +957,7 @@ def test_an_address_split_across_text_deltas_never_reaches_disk(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("streamed", [False, True])
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path, streamed: bool) -> None:
     config = SanitizeConfig(trim={"openai.responses": ("model",)})
     store = tmp_path / "trimmed.jsonl"
@@ -976,6 +986,7 @@ def test_a_trimmed_fixture_still_replays(sim: Simulator, tmp_path: Path, streame
 # -- drift: recorded requests re-sent to the live API ------------------------------------
 
 
+@pytest.mark.slow  # a drift check against the simulator
 def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Path) -> None:
     store = tmp_path / "drift.jsonl"
     with client(store, "record-missing", sim.openai_base_url) as recording:
@@ -999,6 +1010,7 @@ def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Pa
     assert "events[response.completed].response.usage.foo" in found.only_new
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_of_a_later_turn_names_that_turn_as_nearest(sim: Simulator, tmp_path: Path) -> None:
     # a string input held no conversation to compare, and every field but it was one hash:
     # the store's first fixture was named nearest, with a field that is not what changed

@@ -1200,6 +1200,7 @@ def test_cli_refuses_remote_host_and_bad_specs() -> None:
         assert f"Invalid value for '{flag}'" in bad.output and "finite, 0 or more" in bad.output
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_count_tokens_answers_the_input_tokens_an_answer_reports(tmp_path: Path) -> None:
     conversation: dict[str, Any] = {
         "model": MODEL,

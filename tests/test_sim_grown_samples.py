@@ -29,6 +29,8 @@ from replaygate.sim import Simulator
 from sdks import genai
 from wire_shapes import chat_tool_call_turn
 
+pytestmark = pytest.mark.slow  # each test: records through an SDK from the simulator and replays
+
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
 DOC = {"doc_id": "rag", "title": "RAG", "text": "RAG retrieves documents before answering."}
 MESSAGES = (
