@@ -11,6 +11,7 @@ one-fixture ``.json`` file, where a line number of the whole file would tell not
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -59,17 +60,23 @@ def refused_value(text: str | bytes | bytearray) -> str | None:
 
 def deepest(text: str | bytes | bytearray) -> str:
     """How deep ``text`` nests and where its deepest level opens: ``100,000 levels, the
-    deepest opening at line 1, column 100000``."""
+    deepest opening at line 1, column 100000``.
+
+    The brackets are those :data:`_TOKEN` reads outside strings: each string blanked out
+    (a value token holds no quote and no bracket), the depth after each character is
+    summed in C, where a walk of the tokens took a step of Python for each bracket (a
+    twentieth of a second for 100,000 levels)."""
     doc = _text(text)
-    depth = most = at = 0
-    for match in _TOKEN.finditer(doc):
-        if match.group("open"):
-            depth += 1
-            if depth > most:
-                most, at = depth, match.start()
-        elif match.group("close"):
-            depth -= 1
+    bare = _STRING.sub(lambda m: " " * len(m.group()), doc) if '"' in doc else doc
+    depths = list(itertools.accumulate(map(_DEPTH_STEPS.get, bare, itertools.repeat(0))))
+    most = max(0, max(depths, default=0))
+    at = depths.index(most) if most else 0  # where the depth first reaches its most
     return f"{most:,} levels, the deepest opening at {line_and_column(doc, at)}"
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+"""A string, as :data:`_TOKEN` reads one."""
+_DEPTH_STEPS = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 _STEP = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]', re.DOTALL)
