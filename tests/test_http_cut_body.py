@@ -202,10 +202,11 @@ def test_a_body_closed_unread_and_cut_while_drained_is_not_recorded(
 
 
 class HoldsFirst(Handler):
-    """Sends half of its first answer's body, and the rest once :attr:`go_on` is set;
-    answers every other whole."""
+    """Sends half of its first answer's body, sets :attr:`held`, and sends the rest once
+    :attr:`go_on` is set; answers every other whole."""
 
     served: ClassVar[list[int]] = [0]
+    held = threading.Event()
     go_on = threading.Event()
 
     def do_POST(self) -> None:
@@ -213,9 +214,16 @@ class HoldsFirst(Handler):
             self.wfile.write(ANSWER)
             return
         self.wfile.write(ANSWER[:20])
+        self.wfile.flush()
+        HoldsFirst.held.set()
         HoldsFirst.go_on.wait(5)
         with contextlib.suppress(OSError):  # the client is gone
             self.wfile.write(ANSWER[20:])
+
+
+HOLD = 0.1
+"""How long a test's ``asyncio.wait_for`` waits on a body :class:`HoldsFirst` holds: the
+head and the first part reach the client over loopback in milliseconds."""
 
 
 @pytest.mark.parametrize("path", ["/v1/messages", "/v1/files/f/content"])
@@ -226,12 +234,14 @@ def test_a_body_whose_read_a_timeout_cancels_is_not_recorded(tmp_path: Path, pat
     stored, the code gets its TimeoutError, and the next send is the one recorded."""
     store = tmp_path / "held.jsonl"
     HoldsFirst.served[0] = 0
+    HoldsFirst.held.clear()
     HoldsFirst.go_on.clear()
 
     async def run(base: str) -> bytes:
         async with httpx2_async_client(store, "record-missing", approve_live=True) as client:
             with pytest.raises(TimeoutError):
-                await asyncio.wait_for(client.post(f"{base}{path}", json={"m": 1}), 0.2)
+                await asyncio.wait_for(client.post(f"{base}{path}", json={"m": 1}), HOLD)
+            assert HoldsFirst.held.is_set()  # run out while the body was read
             HoldsFirst.go_on.set()
             assert not store.exists()
             return (await client.post(f"{base}{path}", json={"m": 1})).content
@@ -254,6 +264,7 @@ def test_a_body_closed_unread_whose_drain_a_timeout_cancels_gives_its_place_up(
     closed'. Nothing of it is stored, and the next send's answer is stored at once."""
     store = tmp_path / "held.jsonl"
     HoldsFirst.served[0] = 0
+    HoldsFirst.held.clear()
     HoldsFirst.go_on.clear()
 
     async def run(base: str) -> int:
@@ -261,7 +272,8 @@ def test_a_body_closed_unread_whose_drain_a_timeout_cancels_gives_its_place_up(
             request = client.build_request("POST", f"{base}/v1/messages", json={"m": 1})
             response = await client.send(request, stream=True)
             with pytest.raises(TimeoutError):
-                await asyncio.wait_for(response.aclose(), 0.2)
+                await asyncio.wait_for(response.aclose(), HOLD)
+            assert HoldsFirst.held.is_set()
             HoldsFirst.go_on.set()
             assert (await client.post(f"{base}/v1/messages", json={"m": 1})).content == ANSWER
             return len(FixtureStore.open(store))  # before the block ends
