@@ -1019,20 +1019,20 @@ def test_a_client_expecting_100_continue_is_told_to_send_its_body(sim: Simulator
 def test_a_request_left_unfinished_gets_a_408(
     sim: Simulator, monkeypatch: pytest.MonkeyPatch, data: bytes
 ) -> None:
-    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.05)
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.02)
     status, _, body = exchange(sim, data)
     assert (status, body) == (
         408,
-        b"408 Request Timeout: the request did not arrive whole within 0.05 s\n",
+        b"408 Request Timeout: the request did not arrive whole within 0.02 s\n",
     )
 
 
 def test_an_idle_connection_is_kept_open(sim: Simulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.05)
+    monkeypatch.setattr(server, "REQUEST_TIMEOUT", 0.02)
     conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
     try:
         sockets = []
-        for idle in (0.1, 0):  # idle twice as long as a request may take, between the two
+        for idle in (0.04, 0):  # idle twice as long as a request may take, between the two
             conn.request("GET", "/v1/messages", headers=ANTHROPIC)
             assert conn.getresponse().read()
             sockets.append(conn.sock)
