@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -144,6 +144,14 @@ class _Streams(ChunkedEvents):
     }
 
 
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    """The address of one server of :class:`_Streams` for the module's tests: it answers
+    each path alike whatever was asked before."""
+    with serving(_Streams) as url:
+        yield url
+
+
 def _client(base: str, path: str, http: Any) -> Any:
     return openai.OpenAI(
         api_key="sk-test", base_url=f"{base}/{path}/v1", max_retries=0, http_client=http
@@ -161,31 +169,29 @@ SHAPES = [("chat", s) for s in CHAT_SHAPES] + [("responses", k) for k in RESPONS
 
 @pytest.mark.parametrize(("api", "shape"), SHAPES)
 def test_a_key_split_over_a_text_delta_is_refused_and_nothing_is_written(
-    tmp_path: Path, api: str, shape: str
+    tmp_path: Path, base: str, api: str, shape: str
 ) -> None:
     store = tmp_path / "s.jsonl"
-    with serving(_Streams) as base:
-        http = httpx2_client(store, mode="record-missing", approve_live=True)
-        with (
-            _client(base, f"key-{api}-{shape}", http) as client,
-            pytest.raises(
-                SecretInFixtureError,
-                match=r"GitHub token found at response\.events\[\d+\.\.\d+\]\.data",
-            ),
-        ):
-            _read(client, api)
+    http = httpx2_client(store, mode="record-missing", approve_live=True)
+    with (
+        _client(base, f"key-{api}-{shape}", http) as client,
+        pytest.raises(
+            SecretInFixtureError,
+            match=r"GitHub token found at response\.events\[\d+\.\.\d+\]\.data",
+        ),
+    ):
+        _read(client, api)
     assert not store.exists() or store.read_bytes() == b""
 
 
 @pytest.mark.parametrize(("api", "shape"), SHAPES)
 def test_verify_finds_a_key_split_over_a_text_delta_of_a_stored_stream(
-    tmp_path: Path, api: str, shape: str
+    tmp_path: Path, base: str, api: str, shape: str
 ) -> None:
     store = tmp_path / "s.jsonl"
-    with serving(_Streams) as base:
-        http = httpx2_client(store, mode="record-missing", approve_live=True)
-        with _client(base, f"clean-{api}-{shape}", http) as client:
-            _read(client, api)
+    http = httpx2_client(store, mode="record-missing", approve_live=True)
+    with _client(base, f"clean-{api}-{shape}", http) as client:
+        _read(client, api)
     assert verify_store(store)[1] == []
     line = store.read_text()
     for part in KEY_PARTS:  # a hand edit, or a store written before the join knew the field
@@ -199,16 +205,13 @@ def test_verify_finds_a_key_split_over_a_text_delta_of_a_stored_stream(
 
 @pytest.mark.parametrize("shape", [s for s in CHAT_SHAPES if s not in ENCODED_SHAPES])
 def test_an_address_split_over_a_chat_delta_field_is_redacted_whole(
-    tmp_path: Path, shape: str
+    tmp_path: Path, base: str, shape: str
 ) -> None:
     config = SanitizeConfig(personal_data=("email",))
     store = tmp_path / "s.jsonl"
-    with serving(_Streams) as base:
-        http = httpx2_client(
-            Exchange(store, mode="record-missing", approve_live=True, sanitize=config)
-        )
-        with _client(base, f"email-chat-{shape}", http) as client:
-            _read(client, "chat")
+    http = httpx2_client(Exchange(store, mode="record-missing", approve_live=True, sanitize=config))
+    with _client(base, f"email-chat-{shape}", http) as client:
+        _read(client, "chat")
     stored = store.read_text()
     assert "alice.coo" not in stored and "corp-" not in stored
     with (
@@ -235,18 +238,17 @@ def _joined(shape: str, delta: dict[str, Any]) -> str:
 
 
 def test_a_key_split_over_a_gemini_thought_signature_is_refused_and_verify_finds_one(
-    tmp_path: Path,
+    tmp_path: Path, base: str
 ) -> None:
     store = tmp_path / "g.jsonl"
     body = {"contents": [{"role": "user", "parts": [{"text": "x"}]}]}
-    with serving(_Streams) as base:
-        http = httpx2_client(store, mode="record-missing", approve_live=True)
-        with pytest.raises(
-            SecretInFixtureError, match=r"GitHub token found at response\.events\[1\.\.\d+\]\.data"
-        ):
-            http.post(f"{base}/key-gemini/{GEMINI}", json=body).read()
-        assert not store.exists() or store.read_bytes() == b""
-        http.post(f"{base}/clean-gemini/{GEMINI}", json=body).read()
+    http = httpx2_client(store, mode="record-missing", approve_live=True)
+    with pytest.raises(
+        SecretInFixtureError, match=r"GitHub token found at response\.events\[1\.\.\d+\]\.data"
+    ):
+        http.post(f"{base}/key-gemini/{GEMINI}", json=body).read()
+    assert not store.exists() or store.read_bytes() == b""
+    http.post(f"{base}/clean-gemini/{GEMINI}", json=body).read()
     assert verify_store(store)[1] == []
     line = store.read_text()
     for part in KEY_PARTS:  # a hand edit
