@@ -3,8 +3,10 @@ the HTTP layer that need answers no simulator gives (a redirect, a late answer).
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -15,14 +17,32 @@ from typing import Any, ClassVar
 @contextmanager
 def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
     """``http://127.0.0.1:<port>`` of a threading server answering with ``handler``,
-    shut down on leaving (its loop polls every 10 ms, so shutdown returns at once)."""
+    shut down on leaving.
+
+    Its loop takes one request at a time, waiting at most 10 ms for one, until told to
+    stop; leaving tells it so and wakes it at once with a connection that sends nothing
+    (a handler reads no request from it). ``serve_forever`` stopped only when its wait of
+    10 ms ran out: leaving took 10 ms of waiting, a tenth of a second in a module that
+    starts ten servers. Where the wake-up cannot connect (the network blocked in the
+    test), the loop stops at the end of its wait, as before."""
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
         server.request_queue_size = 64
-        threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        server.timeout = 0.01
+        stop = threading.Event()
+
+        def serve() -> None:
+            while not stop.is_set():
+                server.handle_request()
+
+        loop = threading.Thread(target=serve, daemon=True)
+        loop.start()
         try:
             yield f"http://127.0.0.1:{server.server_address[1]}"
         finally:
-            server.shutdown()
+            stop.set()
+            with contextlib.suppress(Exception):
+                socket.create_connection(server.server_address[:2], timeout=1).close()
+            loop.join()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
