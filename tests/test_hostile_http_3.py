@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import http.server
 import json
 import threading
 import zlib
@@ -243,15 +242,13 @@ class _Stream(ChunkedEvents):
 @pytest.mark.parametrize("path", ["/cr", "/split"])
 def test_an_event_stream_with_cr_line_ends_replays_its_events(tmp_path: Path, path: str) -> None:
     store = tmp_path / "sse.jsonl"
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stream) as streams:
-        threading.Thread(target=streams.serve_forever, args=(0.01,), daemon=True).start()
-        url = f"http://127.0.0.1:{streams.server_address[1]}{path}"
+    with serving(_Stream) as base:
+        url = f"{base}{path}"
         with (
             httpx2_client(store, mode="record-missing", approve_live=True) as client,
             client.stream("POST", url, content=b"{}") as live,
         ):
             assert len(list(live.iter_lines())) == 6
-        streams.shutdown()
     events = json.loads(store.read_text())["response"]["events"]
     assert events == [{"event": "a", "data": '{"x":1}'}, {"event": "b", "data": '{"y":2}'}]
     with httpx2_client(store) as client, client.stream("POST", url, content=b"{}") as again:
@@ -261,12 +258,10 @@ def test_an_event_stream_with_cr_line_ends_replays_its_events(tmp_path: Path, pa
 
 def test_event_data_edited_to_hold_a_carriage_return_is_refused(tmp_path: Path) -> None:
     store = tmp_path / "cr.jsonl"
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stream) as streams:
-        threading.Thread(target=streams.serve_forever, args=(0.01,), daemon=True).start()
-        url = f"http://127.0.0.1:{streams.server_address[1]}/cr"
+    with serving(_Stream) as base:
+        url = f"{base}/cr"
         with httpx2_client(store, mode="record-missing", approve_live=True) as client:
             client.post(url, content=b"{}").raise_for_status()
-        streams.shutdown()
     # a client reads a CR as a line end: "x" and a line "y", not the data stored
     store.write_text(store.read_text().replace('{\\"x\\":1}', "x\\ry"))
     done = replaygate("verify", str(store))
@@ -296,13 +291,9 @@ def test_a_response_edited_to_hold_two_bodies_is_refused(tmp_path: Path, server:
 
 def test_an_event_stream_that_holds_no_event_keeps_its_body(tmp_path: Path) -> None:
     store = tmp_path / "page.jsonl"
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stream) as streams:
-        threading.Thread(target=streams.serve_forever, args=(0.01,), daemon=True).start()
-        base = f"http://127.0.0.1:{streams.server_address[1]}"
-        with intercept(store, mode="record-missing", approve_live=True):
-            live = requests.post(f"{base}/page", data=b"{}", timeout=5)
-            assert httpx2.post(f"{base}/keepalive", content=b"{}").text == ": ping\n\n" * 2
-        streams.shutdown()
+    with serving(_Stream) as base, intercept(store, mode="record-missing", approve_live=True):
+        live = requests.post(f"{base}/page", data=b"{}", timeout=5)
+        assert httpx2.post(f"{base}/keepalive", content=b"{}").text == ": ping\n\n" * 2
     assert live.status_code == 502 and b"Bad Gateway" in live.content
     with intercept(store):  # a proxy's error page, labelled an event stream
         assert httpx2.post(f"{base}/page", content=b"{}").content == live.content
