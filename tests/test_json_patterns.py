@@ -147,6 +147,7 @@ def test_a_search_past_its_time_bound_fails_the_check_there_naming_the_pattern(
         }
 
 
+@pytest.mark.slow  # the eval runner's whole flow
 def test_an_eval_sample_whose_schema_search_runs_past_its_bound_fails(quick_bound: None) -> None:
     # a broken check's exception, which reached the command line as a traceback
     def answers_json(model: Any, question: str) -> Any:

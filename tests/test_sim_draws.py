@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import pytest
 
 from replaygate.examples.research_copilot import build_registry
 from replaygate.fixtures.store import FixtureStore
@@ -228,6 +229,7 @@ def _recorded(store: Path, names: Sequence[str]) -> set[tuple[str, str]]:
         }
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_tests_recorded_in_another_order_or_alone_store_the_same_bytes(tmp_path: Path) -> None:
     """Request ids, conversation and item ids, compactions and ``created_at`` come from
     the seed and the request, not from what the simulator served before."""

@@ -529,6 +529,7 @@ def _conversations(anthropic_client: Any, openai_client: Any) -> list[Any]:
     return [m.model_dump() for m in (called, answered, first, second)]
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_thinking_records_from_the_simulator_and_replays_offline(tmp_path: Path) -> None:
     store = tmp_path / "thinking.jsonl"
     with Simulator(behavior=LooksUpThenAnswers(), seed=SEED) as fresh:
@@ -560,6 +561,7 @@ def _reasoned_round_trip(client: Any, *, keep: bool = True) -> None:
     _reason(client, [_user("What is RAG?"), *kept, result], tools=[tool])
 
 
+@pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_miss_leaving_out_a_reasoning_item_is_compared_with_the_request_that_had_it(
     tmp_path: Path,
 ) -> None:
