@@ -22,9 +22,9 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 import orjson
 
@@ -92,6 +92,35 @@ class SecretFinding:
     detector: str
 
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class _Recent(Generic[K, V]):
+    """The values last put by key, at most ``size`` of them, the one least recently asked
+    for or put forgotten first; safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> tuple[bool, V | None]:
+        """Whether ``key`` is kept, and its value."""
+        with self._lock:
+            if key not in self._kept:
+                return False, None
+            self._kept.move_to_end(key)
+            return True, self._kept[key]
+
+    def put(self, key: K, value: V) -> None:
+        """Keep ``value`` by ``key``, forgetting the oldest beyond :attr:`size`."""
+        with self._lock:
+            self._kept[key] = value
+            if len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+
 class _Verdicts:
     """The verdicts of the last long texts scanned whole (:data:`KEPT_FROM` characters or
     more), by a digest of the text and how it was read: a verdict depends on nothing else
@@ -100,9 +129,7 @@ class _Verdicts:
     too: the same text scanned anew gets the same refusal or, read whole once, nothing."""
 
     def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self._kept: OrderedDict[tuple[bytes, str, bool, bool], str | None] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: _Recent[tuple[bytes, str, bool, bool], str | None] = _Recent(size)
 
     def verdict(
         self, text: str, read: tuple[str, bool, bool], scan: Callable[[], str | None]
@@ -110,15 +137,10 @@ class _Verdicts:
         """The kept verdict on ``text`` read as ``read``, else ``scan()``'s, kept."""
         digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         key = (digest, *read)
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return self._kept[key]
-        found = scan()
-        with self._lock:
-            self._kept[key] = found
-            if len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+        known, found = self._kept.get(key)
+        if not known:
+            found = scan()
+            self._kept.put(key, found)
         return found
 
 
@@ -422,9 +444,7 @@ class _CleanStreams:
     whatever the budget."""
 
     def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self._kept: OrderedDict[tuple[bytes, Unit, KnownSafe], None] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: _Recent[tuple[bytes, Unit, KnownSafe], None] = _Recent(size)
 
     def findings(
         self, events: Any, path: str, safe: KnownSafe, budget: Budget, unit: Unit
@@ -435,17 +455,12 @@ class _CleanStreams:
         except TypeError:  # an integer beyond 64 bits: scanned every time
             return find_stream_secrets(events, path, safe, budget, unit=unit)
         key = (hashlib.blake2b(data, digest_size=16).digest(), unit, safe)
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return []
+        if self._kept.get(key)[0]:
+            return []
         left, read = budget.left, dict(budget.read)
         found = find_stream_secrets(events, path, safe, budget, unit=unit)
         if not found and budget.left == left and budget.read == read:
-            with self._lock:
-                self._kept[key] = None
-                if len(self._kept) > self.size:
-                    self._kept.popitem(last=False)
+            self._kept.put(key, None)
         return found
 
 
