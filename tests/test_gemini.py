@@ -15,6 +15,7 @@ import contextlib
 import functools
 import json
 import re
+import shutil
 import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
@@ -228,10 +229,31 @@ def without_ids(value: Any) -> Any:
     return json.loads(_ID.sub("<id>", json.dumps(value)))
 
 
+@pytest.fixture(scope="module")
+def recorded(
+    sim: Simulator, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, tuple[Path, Result]]:
+    """Each of :data:`INTERACTIONS` recorded once from the simulator for the module's tests:
+    the store it was recorded to, and what it gave live."""
+    folder = tmp_path_factory.mktemp("recorded")
+    made = {}
+    for name, interact in INTERACTIONS.items():
+        store = folder / f"{name}.jsonl"
+        made[name] = (store, through(interact, store, "record-missing", sim.url))
+    return made
+
+
+def copied(recorded: dict[str, tuple[Path, Result]], name: str, tmp_path: Path) -> Path:
+    """A copy of the store ``name`` was recorded to, for one test's own use."""
+    return Path(shutil.copy(recorded[name][0], tmp_path / "g.jsonl"))
+
+
 @pytest.mark.parametrize("name", INTERACTIONS)
-def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -> None:
-    store = tmp_path / "g.jsonl"
-    live = through(INTERACTIONS[name], store, "record-missing", sim.url)
+def test_record_then_replay_offline(
+    recorded: dict[str, tuple[Path, Result]], tmp_path: Path, name: str
+) -> None:
+    store = copied(recorded, name, tmp_path)
+    live = recorded[name][1]
     with block_network():
         replayed = through(INTERACTIONS[name], store, "replay", REAL_API)
         assert through(INTERACTIONS[name], store, "replay", REAL_API) == replayed
@@ -244,16 +266,14 @@ def test_record_then_replay_offline(sim: Simulator, tmp_path: Path, name: str) -
         assert fixture.request["headers"] == {}
 
 
-def test_streamed_and_plain_give_the_same_text(sim: Simulator, tmp_path: Path) -> None:
-    store = tmp_path / "g.jsonl"
-    texts = {name: through(INTERACTIONS[name], store, "record-missing", sim.url)["text"]
-             for name in ("plain", "stream")}  # fmt: skip
-    assert texts["plain"] == texts["stream"]
+def test_streamed_and_plain_give_the_same_text(recorded: dict[str, tuple[Path, Result]]) -> None:
+    assert recorded["plain"][1]["text"] == recorded["stream"][1]["text"]
 
 
-def test_tool_round_trip_is_stored_with_stable_ids(sim: Simulator, tmp_path: Path) -> None:
-    store = tmp_path / "g.jsonl"
-    live = through(tool_loop, store, "record-missing", sim.url)
+def test_tool_round_trip_is_stored_with_stable_ids(
+    recorded: dict[str, tuple[Path, Result]],
+) -> None:
+    store, live = recorded["tools"]
     assert "[doc-rag]" in live["text"] and len(live["turns"]) == 3
     fixtures = list(FixtureStore.open(store))
     for fixture in fixtures:
@@ -292,10 +312,13 @@ def test_async_client_records_and_replays(sim: Simulator, tmp_path: Path) -> Non
     ],
 )
 def test_a_changed_request_is_a_miss_with_a_diff(
-    sim: Simulator, tmp_path: Path, contents: str, config: dict[str, Any], path: str
+    recorded: dict[str, tuple[Path, Result]],
+    tmp_path: Path,
+    contents: str,
+    config: dict[str, Any],
+    path: str,
 ) -> None:
-    store = tmp_path / "g.jsonl"
-    through(plain, store, "record-missing", sim.url)
+    store = copied(recorded, "plain", tmp_path)
     with (
         block_network(),
         client(store, "replay") as replaying,
@@ -305,9 +328,10 @@ def test_a_changed_request_is_a_miss_with_a_diff(
     assert any(line.startswith(path) for line in caught.value.differences)
 
 
-def test_another_model_is_a_miss_naming_the_path(sim: Simulator, tmp_path: Path) -> None:
-    store = tmp_path / "g.jsonl"
-    through(plain, store, "record-missing", sim.url)
+def test_another_model_is_a_miss_naming_the_path(
+    recorded: dict[str, tuple[Path, Result]], tmp_path: Path
+) -> None:
+    store = copied(recorded, "plain", tmp_path)
     with (
         block_network(),
         client(store, "replay") as replaying,
@@ -338,10 +362,9 @@ def test_a_stream_asked_for_without_alt_sse_is_a_json_array(sim: Simulator) -> N
 
 
 def test_the_api_key_is_never_stored_in_a_header_or_the_query(
-    sim: Simulator, tmp_path: Path
+    sim: Simulator, recorded: dict[str, tuple[Path, Result]], tmp_path: Path
 ) -> None:
-    store = tmp_path / "g.jsonl"
-    through(plain, store, "record-missing", sim.url)  # x-goog-api-key header
+    store = copied(recorded, "plain", tmp_path)  # recorded with the x-goog-api-key header
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
     url = f"{sim.url}/v1beta/models/{MODEL}:streamGenerateContent?key={KEY}&alt=sse"
     with httpx2_client(store, "record-missing", approve_live=True) as http:
