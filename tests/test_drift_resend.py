@@ -10,6 +10,7 @@ and still find a drift injected into what the fixtures hold.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -223,14 +224,28 @@ def record_hi(store: Path, sim: Simulator) -> None:
     ask(client, "hi")
 
 
-@pytest.mark.slow  # a drift check against the simulator
-def test_the_report_names_the_url_the_requests_went_to(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # "vs the live API" though ANTHROPIC_BASE_URL sent every request elsewhere.
-    store = tmp_path / "one.jsonl"
+@pytest.fixture(scope="module")
+def recorded_hi(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of one question, "hi", recorded from the echo simulator once for the module."""
+    store = tmp_path_factory.mktemp("hi") / "one.jsonl"
     with Simulator(behavior="echo") as sim:
         record_hi(store, sim)
+    return store
+
+
+@pytest.fixture
+def one(recorded_hi: Path, tmp_path: Path) -> Path:
+    """A test's own copy of :func:`recorded_hi`, ``one.jsonl`` in its ``tmp_path``."""
+    return Path(shutil.copy(recorded_hi, tmp_path / "one.jsonl"))
+
+
+@pytest.mark.slow  # a drift check against the simulator
+def test_the_report_names_the_url_the_requests_went_to(
+    one: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "vs the live API" though ANTHROPIC_BASE_URL sent every request elsewhere.
+    store = one
+    with Simulator(behavior="echo") as sim:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", sim.url)
         report = tmp_path / "drift.txt"
@@ -244,14 +259,13 @@ def test_the_report_names_the_url_the_requests_went_to(
 @pytest.mark.parametrize("given", ["--base-url", "ANTHROPIC_BASE_URL"])
 @pytest.mark.slow  # a drift check against the simulator
 def test_a_gateways_credentials_in_the_url_named_are_masked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+    one: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
 ) -> None:
     # "drift: one.jsonl vs http://ci:ghp_...@127.0.0.1:PORT", in the CI log and the report
     token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    store = tmp_path / "one.jsonl"
+    store = one
     report = tmp_path / "drift.txt"
     with Simulator(behavior="echo") as sim:
-        record_hi(store, sim)
         gateway = sim.url.replace("http://", f"http://ci:{token}@")
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         args = [str(store), "--live-sample", "1", "--approve-live", "--report", str(report)]
@@ -270,12 +284,11 @@ def test_a_gateways_credentials_in_the_url_named_are_masked(
 
 @pytest.mark.slow  # a drift check against the simulator
 def test_a_url_that_is_no_url_is_refused_naming_where_it_was_given(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    one: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # each request failed "Invalid port: 'abc'"; --base-url "" re-sent to the providers' URLs
-    store = tmp_path / "one.jsonl"
+    store = one
     with Simulator(behavior="echo") as sim:
-        record_hi(store, sim)
         received = len(sim.requests)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         resend = [str(store), "--live-sample", "1", "--approve-live"]
@@ -338,13 +351,10 @@ def test_an_output_inside_the_store_compared_or_in_no_folder_is_refused(tmp_path
 )
 @pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_a_sim_drift_that_injects_nothing_or_names_a_path_with_a_gap_is_refused(
-    tmp_path: Path, spec: str, said: str
+    one: Path, spec: str, said: str
 ) -> None:
     # "" injected nothing without a word; usage..x was read as usage.x.
-    store = tmp_path / "one.jsonl"
-    with Simulator(behavior="echo") as sim:
-        record_hi(store, sim)
-    done = drift(str(store), "--live-sample", "1", *ECHO, "--sim-drift", spec)
+    done = drift(str(one), "--live-sample", "1", *ECHO, "--sim-drift", spec)
     assert done.exit_code == 2, done.output
     assert "Invalid value for --sim-drift" in done.output and said in done.output
 
