@@ -120,23 +120,45 @@ def record(store: Path, sim: Simulator, driver: Driver, content: str, stream: bo
     return live
 
 
+SAME = "same question"
+Recorded = Callable[[str, str], tuple[Path, Outcome]]
+
+
+@pytest.fixture(scope="module")
+def recorded(sim: Simulator, tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    """Each library's request of each kind, asking :data:`SAME`, recorded from the module's
+    simulator the first time a test asks for it (one request reaching the simulator, one
+    fixture recorded), to a store of its own that the tests only replay: that store and
+    what the library read live."""
+    folder = tmp_path_factory.mktemp("libraries")
+    made: dict[tuple[str, str], tuple[Path, Outcome]] = {}
+
+    def recording(name: str, kind: str) -> tuple[Path, Outcome]:
+        if (name, kind) not in made:
+            store = folder / f"{name}-{kind}.jsonl"
+            received = len(sim.requests)
+            live = record(store, sim, DRIVERS[name], SAME, KINDS[kind])
+            assert len(sim.requests) == received + 1
+            made[name, kind] = (store, live)
+        return made[name, kind]
+
+    return recording
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_each_library_records_then_replays_offline(
-    tmp_path: Path, sim: Simulator, name: str, kind: str
+    recorded: Recorded, name: str, kind: str
 ) -> None:
-    store, stream = tmp_path / "s.jsonl", KINDS[kind]
-    received = len(sim.requests)
-    live = record(store, sim, DRIVERS[name], f"{name} {kind}", stream)
-    assert len(sim.requests) == received + 1
+    store, live = recorded(name, kind)
     assert live[0] == 200
-    if stream:
+    if KINDS[kind]:
         assert any("echo: " in line for line in live[1])
     else:
-        assert live[1]["content"][0]["text"] == f"echo: {name} {kind}"
+        assert live[1]["content"][0]["text"] == f"echo: {SAME}"
     with intercept(store) as session:
-        assert DRIVERS[name](OFFLINE, f"{name} {kind}", stream) == live
+        assert DRIVERS[name](OFFLINE, SAME, KINDS[kind]) == live
     assert session.replays == 1
 
 
@@ -162,14 +184,13 @@ def test_every_library_is_intercepted_beside_urllib3_1_26(
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.slow  # records through an SDK from the simulator and replays
 def test_every_library_stores_the_same_fixture_and_replays_the_others(
-    tmp_path: Path, sim: Simulator, kind: str
+    recorded: Recorded, kind: str
 ) -> None:
     stream = KINDS[kind]
-    lives, fixtures = {}, {}
+    stores, lives, fixtures = {}, {}, {}
     for name in NAMES:
-        store = tmp_path / f"{name}.jsonl"
-        lives[name] = record(store, sim, DRIVERS[name], "same question", stream)
-        (fixture,) = FixtureStore.open(store)
+        stores[name], lives[name] = recorded(name, kind)
+        (fixture,) = FixtureStore.open(stores[name])
         fixtures[name] = (fixture.key, fixture.request, fixture.responses)
     # the simulator's ids count the answers to a conversation (each library asks it
     # again) and end in a digest of that count: one fixture up to them
@@ -177,8 +198,8 @@ def test_every_library_stores_the_same_fixture_and_replays_the_others(
     stored = {re.sub(r"_sim_\d+(_[0-9a-f]+)?", "_sim_N", text) for text in texts}
     assert len(stored) == 1
     for recorded_with, replayed_with in zip(NAMES, NAMES[1:] + NAMES[:1], strict=True):
-        with intercept(tmp_path / f"{recorded_with}.jsonl"):
-            again = DRIVERS[replayed_with](OFFLINE, "same question", stream)
+        with intercept(stores[recorded_with]):
+            again = DRIVERS[replayed_with](OFFLINE, SAME, stream)
         assert again == lives[recorded_with]
 
 
