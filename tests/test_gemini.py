@@ -756,10 +756,11 @@ def test_malformed_wire_names_the_field(parse: Callable[[Any], Any], wire: Any, 
 # -- drift: recorded requests re-sent to the live API --------------------------------------
 
 
-def test_live_drift_re_sends_http_and_wire_fixtures(sim: Simulator, tmp_path: Path) -> None:
-    store = tmp_path / "drift.jsonl"
-    through(plain, store, "record-missing", sim.url)
-    through(streamed, store, "record-missing", sim.url)
+def test_live_drift_re_sends_http_and_wire_fixtures(
+    sim: Simulator, recorded: dict[str, tuple[Path, Result]], tmp_path: Path
+) -> None:
+    store = tmp_path / "drift.jsonl"  # the plain and the streamed recording, one after the other
+    store.write_bytes(b"".join(recorded[name][0].read_bytes() for name in ("plain", "stream")))
     with genai.Client(api_key=KEY, http_options={"base_url": sim.url}) as sdk:
         live = GeminiModel(sdk, model=MODEL, max_tokens=64)
         recorder = RecordingModel(
