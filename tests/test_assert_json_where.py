@@ -4,9 +4,12 @@ nested too deeply, which Python's reader refuses without a position."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from replaygate.assertions import assert_json, structure_check
+from replaygate.json_where import deepest
 
 ANSWER = '{"summary": "NaN and 1e999 in text are words",\n "scores": [1, 2.5e3, %s]}'
 
@@ -62,3 +65,15 @@ def test_bytes_that_are_not_text_fail_saying_where(raw: bytes, why: str) -> None
     with pytest.raises(AssertionError) as raised:
         assert_json(raw, {})
     assert str(raised.value) == f"output is not JSON that can be checked: {why}"
+
+
+def test_the_depth_of_a_long_text_is_found_holding_nothing_per_character() -> None:
+    text = "[" * 20_000 + "]" * 20_000
+    tracemalloc.start()
+    try:
+        said = deepest(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert said == "20,000 levels, the deepest opening at line 1, column 20000"
+    assert peak < 40_000  # a depth kept for each of the 40,000 characters: 320 kB
