@@ -17,6 +17,20 @@ import sysconfig
 from collections.abc import Iterator
 from types import FrameType
 
+HTTP_CLIENT_PACKAGES = (
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "h11",
+    "h2",
+    "aiohttp",
+    "requests",
+    "urllib3",
+)
+"""The HTTP clients (and their layers) an SDK's request passes through between the
+application and a socket or replaygate's transport."""
+
 
 @functools.cache
 def _library_folders() -> tuple[str, ...]:

@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from replaygate.addresses import LOCALHOST, address_of, exact_address, is_loopback
-from replaygate.caller import frames_out
+from replaygate.caller import HTTP_CLIENT_PACKAGES, frames_out
 from replaygate.errors import NetworkBlockedError
 from replaygate.fixtures.modes import RECORD_COMMAND
 from replaygate.held_blocks import HeldBlock
@@ -91,22 +91,7 @@ _LOCAL_FAMILIES = frozenset(
 )
 _IP_FAMILIES = frozenset((socket.AF_INET, socket.AF_INET6))
 _PLUMBING = frozenset(
-    [
-        "httpx",
-        "httpx2",
-        "httpcore",
-        "httpcore2",
-        "h11",
-        "h2",
-        "anyio",
-        "sniffio",
-        "urllib3",
-        "requests",
-        "aiohttp",
-        "aiohappyeyeballs",
-        "websockets",
-        "replaygate",
-    ]
+    [*HTTP_CLIENT_PACKAGES, "anyio", "sniffio", "aiohappyeyeballs", "websockets", "replaygate"]
 )
 HOW_TO_FIX = (
     "replaygate blocks the network while replaying fixtures (and while recording from "

@@ -24,27 +24,12 @@ from types import TracebackType
 
 import pytest
 
-from replaygate.caller import in_library
+from replaygate.caller import HTTP_CLIENT_PACKAGES, in_library
 from replaygate.errors import ReplaygateError
 
 PLUGIN = "replaygate-library-frames"
 
-LIBRARIES = (
-    "anthropic",
-    "openai",
-    "google.genai",
-    "botocore",
-    "boto3",
-    "httpx",
-    "httpx2",
-    "httpcore",
-    "httpcore2",
-    "h11",
-    "h2",
-    "aiohttp",
-    "requests",
-    "urllib3",
-)
+LIBRARIES = ("anthropic", "openai", "google.genai", "botocore", "boto3", *HTTP_CLIENT_PACKAGES)
 """The provider SDKs and HTTP clients between the code under test and replaygate's
 transport: a replay error raised through one of them has its report cut."""
 
