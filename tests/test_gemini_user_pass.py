@@ -47,6 +47,13 @@ HI = [{"role": "user", "parts": [{"text": "hi"}]}]
 TOOLS = [{"functionDeclarations": [{"name": "get_weather"}]}]
 
 
+def refusal(body: dict[str, Any]) -> str:
+    """The simulator's words refusing ``body`` as the Gemini API refuses it (it must)."""
+    refused = validate_gemini(body)
+    assert refused is not None, body
+    return refused.message
+
+
 def _answer(finish: str) -> dict[str, Any]:
     return {
         "candidates": [{"content": {"role": "model", "parts": []}, "finishReason": finish}],
@@ -173,9 +180,7 @@ def test_the_simulator_refuses_a_safety_setting_the_api_refuses(settings: Any, w
         {"contents": HI, "safetySettings": settings},
         {"contents": HI, "safety_settings": settings},
     ):
-        refused = validate_gemini(camel_case_request(body))
-        assert refused is not None
-        assert words in refused.message
+        assert words in refusal(camel_case_request(body))
 
 
 def test_the_simulator_takes_every_safety_setting_a_gemini_model_takes() -> None:
@@ -194,9 +199,7 @@ def test_a_snake_case_generation_config_is_read_as_the_api_reads_it() -> None:
         {"contents": HI, "generation_config": config | {"response_schema": schema}}
     )
     assert body["generationConfig"]["responseSchema"] == schema
-    refused = validate_gemini(body)
-    assert refused is not None
-    assert "generation_config.candidate_count" in refused.message
+    assert "generation_config.candidate_count" in refusal(body)
 
 
 def _candidates(response: Any) -> list[tuple[int, str, str]]:
@@ -830,9 +833,7 @@ def test_json_schema_keywords_in_the_apis_own_schema_are_refused() -> None:
     draft = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}
     nested = {"type": "OBJECT", "properties": {"a": {"type": "STRING"}, "b": {"$ref": "#/x"}}}
     tool = [{"functionDeclarations": [{"name": "f", "parameters": nested}]}]
-    refused = validate_gemini({"contents": HI, "tools": tool})
-    assert refused is not None
-    assert refused.message == (
+    assert refusal({"contents": HI, "tools": tool}) == (
         'Invalid JSON payload received. Unknown name "$ref" at '
         "'tools[0].function_declarations[0].parameters.properties[1].value': Cannot find field."
     )
@@ -848,9 +849,7 @@ def test_json_schema_keywords_in_the_apis_own_schema_are_refused() -> None:
     assert validate_gemini({"contents": HI, "tools": tool}) is None
     union = {"type": "OBJECT", "properties": {"a": {"type": ["string", "null"]}}}
     tool = [{"functionDeclarations": [{"name": "f", "parameters": union}]}]
-    refused = validate_gemini({"contents": HI, "tools": tool})
-    assert refused is not None
-    assert refused.message == (
+    assert refusal({"contents": HI, "tools": tool}) == (
         'Invalid JSON payload received. Unknown name "type" at '
         "'tools[0].function_declarations[0].parameters.properties[0].value': Proto field is "
         "not repeating, cannot start list."
@@ -911,9 +910,7 @@ def test_an_object_of_no_properties_is_refused() -> None:
     google-genai sends a function taking none) is taken."""
     empty = {"type": "object", "properties": {}}
     tool = [{"functionDeclarations": [{"name": "now", "parameters": empty}]}]
-    refused = validate_gemini({"contents": HI, "tools": tool})
-    assert refused is not None
-    assert refused.message == (
+    assert refusal({"contents": HI, "tools": tool}) == (
         "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: "
         "should be non-empty for OBJECT type"
     )
