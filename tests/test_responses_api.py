@@ -588,6 +588,31 @@ def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulato
     assert again.get_final_response().output_text == answered
 
 
+def test_stream_deltas_carry_the_api_s_obfuscation_unless_told_not_to(sim: Simulator) -> None:
+    """The API pads each delta of text and of a call's arguments with ``obfuscation``,
+    letters and digits, unless ``include_obfuscation`` is false; the simulator's deltas had
+    none, so a fixture recorded from it lacked a field every live recording holds."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+
+    def pads(events: Any) -> list[Any]:
+        deltas = [e for e in events if e.type.endswith(".delta")]
+        assert deltas
+        return [(e.model_extra or {}).get("obfuscation") for e in deltas]
+
+    called = pads(c.responses.create(model=MODEL, input=QUESTION, tools=TOOLS, stream=True))
+    said = list(c.responses.create(model=MODEL, input="hi", stream=True))
+    for pad in [*called, *pads(said)]:
+        assert re.fullmatch(r"[A-Za-z0-9]{1,15}", pad), pad
+    unpadded = c.responses.create(
+        model=MODEL, input="hi", stream=True, stream_options={"include_obfuscation": False}
+    )
+    assert set(pads(unpadded)) == {None}
+    response_id = said[0].response.id  # type: ignore[union-attr]
+    assert pads(c.responses.retrieve(response_id, stream=True)) == pads(said)
+    again = c.responses.retrieve(response_id, stream=True, include_obfuscation=False)
+    assert set(pads(again)) == {None}
+
+
 def test_a_response_not_stored_is_neither_retrieved_nor_continued() -> None:
     """``store: false`` kept the response all the same, so a later turn continuing it
     was answered by the simulator and refused live; then the refusal said the response

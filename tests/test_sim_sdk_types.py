@@ -19,6 +19,7 @@ from pydantic import BaseModel, TypeAdapter
 from replaygate.http.sse import parse_events
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import Simulator
+from replaygate.sim.responses_events import OBFUSCATED
 from sdks import anthropic, openai
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -127,7 +128,10 @@ def adapter(kind: Any) -> TypeAdapter[Any]:
 
 
 def assert_reads_strictly(kind: Any, data: Any) -> None:
-    assert unknown_fields(adapter(kind).validate_python(data)) == [], data
+    found = unknown_fields(adapter(kind).validate_python(data))
+    if data.get("type") in OBFUSCATED:  # the API's padding, which the SDK leaves undeclared
+        found.remove(".obfuscation")
+    assert found == [], data
 
 
 @pytest.mark.parametrize(("route", "ask", "extra"), CASES)

@@ -73,7 +73,11 @@ from replaygate.sim.streaming import (
     openai_chunks,
     openai_error_chunk,
 )
-from replaygate.sim.strict_schema import chat_strict_schema, responses_strict_schema
+from replaygate.sim.strict_schema import (
+    anthropic_strict_schema,
+    chat_strict_schema,
+    responses_strict_schema,
+)
 from replaygate.sim.thinking import (
     ANTHROPIC_SENTENCES,
     ENCRYPTED_REASONING,
@@ -574,6 +578,7 @@ class AnthropicMessages(Endpoint):
         return (
             request.problem
             or validate_anthropic(request.body)
+            or anthropic_strict_schema(request.body)
             or cache_control_refused(request.body)
             or compaction_unmade(request.body)
             or citations_with_a_schema(request.body, self.json_schema(request))
@@ -1045,7 +1050,13 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         self._hold(request.body, (*messages, said.as_message()), answer)
 
     def events(self, request: SimRequest, wire: dict[str, Any], stream: Stream) -> list[SSEEvent]:
-        events = responses_events(wire, chunk_size=stream.chunk_size, patch=stream.patch)
+        options = request.body.get("stream_options") or {}
+        events = responses_events(
+            wire,
+            chunk_size=stream.chunk_size,
+            patch=stream.patch,
+            obfuscate=options.get("include_obfuscation") is not False,
+        )
         if stream.fault == "sse-error":
             events = [*events[:3], responses_error_event(3, "The server had an error.")]
         return events
@@ -1444,7 +1455,10 @@ class OpenAIStoredResponses(ResourceEndpoint):
         after = _starting_after(asked)
         if method != "GET" or asked.get("stream") != ["true"] or kept is None or after is None:
             return None
-        events = responses_events(kept, chunk_size=stream.chunk_size, patch=stream.patch)
+        obfuscate = asked.get("include_obfuscation", ["true"])[-1] != "false"
+        events = responses_events(
+            kept, chunk_size=stream.chunk_size, patch=stream.patch, obfuscate=obfuscate
+        )
         return events[max(after, -1) + 1 :]
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:

@@ -12,11 +12,15 @@ pieces, ``response.reasoning_summary_text.done``, ``response.reasoning_summary_p
 ``response.output_item.done``; and
 last ``response.completed`` (or ``response.incomplete``) with the whole response.
 Every event carries its ``sequence_number``, so the SDK's stream helper accumulates
-the same response as a plain call returns.
+the same response as a plain call returns. The deltas of text, of a call's arguments and
+of a reasoning summary carry ``obfuscation``, the padding the API adds to them unless
+``stream_options.include_obfuscation`` is false (:func:`obfuscation`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import string
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,15 +28,40 @@ from replaygate.http.sse import SSEEvent
 from replaygate.sim.logprobs import streamed
 from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
 
+OBFUSCATED = frozenset(
+    {
+        "response.output_text.delta",
+        "response.function_call_arguments.delta",
+        "response.reasoning_summary_text.delta",
+    }
+)
+"""The delta events the API pads with an ``obfuscation`` field."""
+_PADDING = string.ascii_letters + string.digits
+
+
+def obfuscation(response_id: str, sequence_number: int) -> str:
+    """The ``obfuscation`` of a delta event: 1 to 15 letters and digits, as random-looking
+    as the API's padding (which hides the length of the delta from an observer of the
+    connection) but drawn from the response's id and the event's number, so the same
+    answer streams the same bytes."""
+    digest = hashlib.sha256(f"{response_id}:{sequence_number}".encode()).digest()
+    return "".join(_PADDING[b % len(_PADDING)] for b in digest[1 : 2 + digest[0] % 15])
+
 
 class _Sequence:
-    """Numbers the events of one stream as they are made."""
+    """Numbers the events of one stream as they are made; pads its delta events
+    (:data:`OBFUSCATED`) with an ``obfuscation`` drawn from ``padded``, the response id,
+    unless that is None."""
 
-    def __init__(self) -> None:
+    def __init__(self, padded: str | None) -> None:
         self.events: list[SSEEvent] = []
+        self.padded = padded
 
     def add(self, kind: str, **fields: Any) -> None:
-        data = {"type": kind, "sequence_number": len(self.events), **fields}
+        number = len(self.events)
+        data = {"type": kind, "sequence_number": number, **fields}
+        if self.padded is not None and kind in OBFUSCATED:
+            data["obfuscation"] = obfuscation(self.padded, number)
         self.events.append(json_event(kind, data))
 
 
@@ -105,14 +134,16 @@ def responses_events(
     *,
     chunk_size: int = DEFAULT_CHUNK,
     patch: Patch | None = None,
+    obfuscate: bool = True,
 ) -> list[SSEEvent]:
     """The Responses API stream of ``response`` (a response body).
 
     ``patch`` transforms the response object of every lifecycle event (drift
-    injection).
+    injection); ``obfuscate`` false leaves out the deltas' ``obfuscation``, as
+    ``stream_options.include_obfuscation: false`` asks the API.
     """
     patch = patch or unpatched
-    seq = _Sequence()
+    seq = _Sequence(str(response.get("id")) if obfuscate else None)
     started = {**response, "status": "in_progress", "output": [], "usage": None}
     started.update(incomplete_details=None, completed_at=None)
     seq.add("response.created", response=patch(dict(started)))
