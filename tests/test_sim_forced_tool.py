@@ -46,6 +46,16 @@ STRICT_CITY = {
 }
 """CITY as a schema asked for with ``strict: true`` must be: every object closed."""
 
+ANTHROPIC_CITY = {
+    **STRICT_CITY,
+    "properties": {
+        **CITY["properties"],
+        "population": {"type": "integer", "description": "{minimum: 1}"},
+    },
+}
+"""CITY as the anthropic SDK sends it (``transform_schema``): every object closed, and the
+``minimum`` Anthropic's structured outputs refuse moved into the field's description."""
+
 
 def test_arguments_are_made_from_the_schema() -> None:
     assert schema_example(CITY, "hi") == {
@@ -134,7 +144,7 @@ def _formatted(sim: Simulator, api: str) -> Any:
             "model": "m",
             "max_tokens": 256,
             "messages": [{"role": "user", "content": "Paris"}],
-            "output_config": {"format": {"type": "json_schema", "schema": CITY}},
+            "output_config": {"format": {"type": "json_schema", "schema": ANTHROPIC_CITY}},
         }
         headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
         return httpx2.post(f"{sim.url}/v1/messages", json=body, headers=headers).json()["content"][

@@ -302,7 +302,11 @@ def test_bedrock_s_converse_api_answers_in_its_own_shapes(sim: Simulator) -> Non
         tools = {"tools": CONVERSE_TOOLS["tools"]}
         answered = converse(client, {**asked, "messages": turns, "toolConfig": tools})
         tool_stream = converse(client, {**asked, "toolConfig": CONVERSE_TOOLS}, stream=True)
-        schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+        schema = {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "additionalProperties": False,
+        }
         shaped = {
             "type": "json_schema",
             "structure": {"jsonSchema": {"schema": json.dumps(schema)}},

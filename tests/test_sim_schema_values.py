@@ -154,6 +154,10 @@ def _gemini(clients: Clients, schema: dict[str, Any]) -> Any:
 
 
 ASKS = [_chat, _responses, _anthropic, _anthropic_tool, _gemini]
+ANY_SCHEMA_ASKS = [_chat, _responses, _anthropic_tool, _gemini]
+"""The interfaces taking a schema of any keywords: Anthropic's JSON outputs refuse an object
+not closed and the constraints its structured outputs do not take (a tool not strict
+takes them)."""
 
 
 def _valid(value: Any, schema: dict[str, Any]) -> None:
@@ -595,7 +599,7 @@ def test_object_array_and_conditional_keywords_are_followed(
     _valid(made, schema)
 
 
-@pytest.mark.parametrize("ask", ASKS)
+@pytest.mark.parametrize("ask", ANY_SCHEMA_ASKS)
 def test_each_interface_answers_what_the_keywords_ask(clients: Clients, ask: Any) -> None:
     schema = _object(**{name.replace("-", "_"): one for name, (one, _) in KEYWORDS.items()})
     _valid(ask(clients, schema), schema)
@@ -897,7 +901,7 @@ _SCHEMAS = st.recursive(
 
 @given(
     schema=st.builds(lambda properties: _object(**properties), st.dictionaries(_NAMES, _SCHEMAS)),
-    ask=st.sampled_from(ASKS),
+    ask=st.sampled_from(ANY_SCHEMA_ASKS),
 )
 def test_json_made_from_a_schema_validates_against_it(
     clients: Clients, schema: dict[str, Any], ask: Any

@@ -1,4 +1,6 @@
-"""OpenAI's rules for a schema given with ``strict: true``: Structured Outputs.
+"""The providers' rules for a schema given for structured outputs.
+
+OpenAI's, for a schema given with ``strict: true`` (Structured Outputs):
 
 A JSON schema asked for strictly (Chat Completions' ``response_format`` of type
 ``json_schema``, the Responses API's ``text.format``) and a function tool's parameters
@@ -10,6 +12,16 @@ by hand often lacks one of the two, and a recording from a server that took it w
 fail on its first live request. A ``default`` is taken (the openai SDK's ``parse``
 keeps a field's non-null default in the strict schema it sends; the API refused one in
 2024 and takes it now; Azure OpenAI refuses it still).
+
+Anthropic's, for the schema of a JSON output (``output_config.format``, or the older
+``output_format``) and a tool's ``input_schema`` given ``strict: true``: every object must
+say ``additionalProperties: false``, and a schema may not hold numerical constraints
+(``minimum``, ``maximum``, ``multipleOf``, ...), string lengths (``minLength``,
+``maxLength``) or array constraints beyond a ``minItems`` of 0 or 1 (its structured-output
+documentation, "JSON Schema limitations"); the API refuses such a schema with a 400. The
+anthropic SDK's ``transform_schema`` (``messages.parse``, ``output_format=`` a model)
+closes every object and moves the rest into the field's description; a schema written by
+hand, or passed through a framework that does not transform it, often holds one.
 """
 
 from __future__ import annotations
@@ -17,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import OWN_WORDING, Invalid
 
 _NESTED = ("properties", "$defs", "definitions")
 """Keywords whose values map names to schemas."""
@@ -89,6 +101,51 @@ def _first_broken(schemas: list[_Given]) -> Invalid | None:
             problem = _node_problem(node, strict)
             if problem is not None:
                 return Invalid(f"{said}In context={context!r}, {problem}", param, code)
+    return None
+
+
+_ANTHROPIC_UNTAKEN = (
+    *("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    *("minLength", "maxLength", "maxItems", "uniqueItems"),
+)
+"""Keywords Anthropic's structured outputs refuse in a schema (``minItems`` above 1 too)."""
+
+
+def anthropic_strict_schema(body: Mapping[str, Any]) -> Invalid | None:
+    """The refusal of a Messages API request whose structured-output schema breaks
+    Anthropic's rules: a JSON output's (``output_config.format``, ``output_format``) or a
+    strict tool's ``input_schema``; the words are the simulator's (:data:`OWN_WORDING`)."""
+    config = body.get("output_config")
+    schemas: list[tuple[Any, str]] = []
+    for given, where in (
+        (config.get("format") if isinstance(config, Mapping) else None, "output_config.format"),
+        (body.get("output_format"), "output_format"),
+    ):
+        if _json_schema_format(given) is not None:
+            schemas.append((given.get("schema"), f"{where}.schema"))
+    for i, tool in enumerate(_listed(body.get("tools"))):
+        if tool.get("strict") is True:
+            schemas.append((tool.get("input_schema"), f"tools.{i}.input_schema"))
+    for schema, where in schemas:
+        for context, node in _schemas(schema, ()):
+            problem = _anthropic_problem(node)
+            if problem is not None:
+                at = "".join(f".{step}" for step in context)
+                return Invalid(f"{where}{at}: {problem} {OWN_WORDING}", where)
+    return None
+
+
+def _anthropic_problem(node: Mapping[str, Any]) -> str | None:
+    """What Anthropic's structured outputs refuse in one schema, or None."""
+    if (node.get("type") == "object" or "properties" in node) and node.get(
+        "additionalProperties"
+    ) is not False:
+        return "an object schema must set 'additionalProperties' to false"
+    untaken = next((key for key in _ANTHROPIC_UNTAKEN if key in node), None)
+    if untaken is not None:
+        return f"'{untaken}' is not supported in a structured-output schema"
+    if node.get("minItems", 0) not in (0, 1):
+        return "'minItems' is supported only with a value of 0 or 1"
     return None
 
 
