@@ -782,6 +782,38 @@ def test_previous_response_needs_the_calls_it_offered(sim: Simulator) -> None:
     assert "call_other" in refused.json()["error"]["message"]
 
 
+def test_an_item_the_continued_response_holds_given_again_is_a_duplicate(sim: Simulator) -> None:
+    """An agent giving back the output of the response it continues by
+    ``previous_response_id`` (or of the ``conversation`` it names) is refused by the API,
+    which holds those items already; the simulator answered it, so such an agent recorded
+    green and failed on the API."""
+    first = _post(sim, {"model": MODEL, "input": QUESTION, "tools": TOOLS}).json()
+    (call,) = [item for item in first["output"] if item["type"] == "function_call"]
+    answer = {"type": "function_call_output", "call_id": call["call_id"], "output": "{}"}
+    stateless = {"model": MODEL, "tools": TOOLS, "input": [*first["output"], answer]}
+    assert _post(sim, stateless).status_code == 200  # the history, with no previous response
+    chained = {**stateless, "previous_response_id": first["id"]}
+    second = _post(sim, {**chained, "input": [answer]})
+    assert second.status_code == 200
+    twice = {**stateless, "input": [*first["output"], *first["output"], answer]}
+    later = {  # the first response's call, two responses on
+        "model": MODEL,
+        "tools": TOOLS,
+        "previous_response_id": second.json()["id"],
+        "input": [call, {"type": "message", "role": "user", "content": "And?"}],
+    }
+    for request in (twice, chained, later):
+        refused = _post(sim, request)
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"] == {
+            "message": f"Duplicate item found with id {call['id']}. Remove duplicate items "
+            "from your input and try again.",
+            "type": "invalid_request_error",
+            "param": "input",
+            "code": None,
+        }
+
+
 def test_conversations_are_bounded_oldest_first() -> None:
     kept = Conversations(limit=2)
     for n in range(3):

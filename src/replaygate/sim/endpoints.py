@@ -100,6 +100,7 @@ from replaygate.sim.validation import (
     budget_over_max,
     compaction_unmade,
     custom_forced,
+    duplicate_items,
     gemini_cache_refused,
     gemini_modalities_refused,
     gemini_output_limit_refused,
@@ -112,6 +113,7 @@ from replaygate.sim.validation import (
     gemma_refused,
     google_authenticated,
     hosted_forced,
+    item_ids,
     mcp_beta_missing,
     openai_authenticated,
     unanswered_outputs,
@@ -858,6 +860,10 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         simulator never made."""
         self.unstored: Bounded[bool] = Bounded(self.conversations.limit)
         """Served response ids asked not to be stored (``store: false``)."""
+        self.items: Bounded[frozenset[str]] = Bounded(self.conversations.limit)
+        """Served response id -> the ids of the items of its conversation (its input
+        items and output items, and those of the responses before it), which a request
+        continuing it may not give again."""
 
     def _history(self, request: SimRequest) -> Sequence[Message]:
         """The conversation the request continues: that of ``previous_response_id``, or
@@ -869,6 +875,17 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         if named is None or not self.kept.held(named):
             return ()
         return from_responses_request({"input": self.kept.items(named)})[0]
+
+    def _held_items(self, body: Mapping[str, Any]) -> frozenset[str]:
+        """The ids of the items the request ``body`` continues: those of its
+        ``previous_response_id`` or of the ``conversation`` it names."""
+        previous = body.get("previous_response_id")
+        if previous:
+            return self.items.get(str(previous)) or frozenset()
+        named = _conversation_id(body)
+        if named is None or not self.kept.held(named):
+            return frozenset()
+        return frozenset(item_ids(self.kept.items(named)))
 
     def output_limit(self, request: SimRequest) -> int | None:
         return _limit(request.body, "max_output_tokens")
@@ -920,8 +937,10 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
                 "previous_response_not_found",
             )
         offered = {c.id for m in self._history(request)[-1:] for c in m.tool_calls}
-        problem = self._unstored_reasoning(request.body.get("input"))
-        problem = problem or unanswered_outputs(request.body.get("input"), offered)
+        given = request.body.get("input")
+        problem = duplicate_items(given, self._held_items(request.body))
+        problem = problem or self._unstored_reasoning(given)
+        problem = problem or unanswered_outputs(given, offered)
         return problem or responses_json_word(request.body) or responses_strict_schema(request.body)
 
     def read(self, request: SimRequest) -> Conversation:
@@ -988,6 +1007,8 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         if body.get("store") is not False:
             self.conversations.remember(str(wire["id"]), held)
             self.stored.put(str(wire["id"]), dict(wire))
+            given = item_ids(body.get("input")) | item_ids(wire.get("output"))
+            self.items.put(str(wire["id"]), self._held_items(body) | given)
         else:
             self.unstored.put(str(wire["id"]), True)
         named = _conversation_id(body)

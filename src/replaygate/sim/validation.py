@@ -11,7 +11,7 @@ import datetime
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -2023,6 +2023,41 @@ def _responses_reasoning(body: Mapping[str, Any]) -> Invalid | None:
     if summary is not None and summary not in SUMMARIES:
         return _invalid_value(summary, SUMMARIES, "reasoning.summary")
     return _reasoning_effort(reasoning.get("effort"), "reasoning.effort", body.get("model"))
+
+
+def item_ids(items: Any) -> set[str]:
+    """The ids of the Responses API items of ``items`` (a list) that have one (an output
+    item given back, a conversation's item); none of an ``item_reference``, which names
+    another item rather than being one."""
+    listed = items if isinstance(items, list) else []
+    return {
+        item["id"]
+        for item in listed
+        if isinstance(item, Mapping)
+        and isinstance(item.get("id"), str)
+        and item.get("type") != "item_reference"
+    }
+
+
+def duplicate_items(items: Any, held: Collection[str]) -> Invalid | None:
+    """The Responses API's error for an item of the input ``items`` whose ``id`` an item
+    before it has, or one of ``held``, the items of the conversation the request continues
+    (the previous response's output and what led to it), which the API holds already: an
+    agent sending the output of the response it names by ``previous_response_id`` again."""
+    seen = set(held)
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, Mapping) or item.get("type") == "item_reference":
+            continue
+        named = item.get("id")
+        if isinstance(named, str) and named in seen:
+            return Invalid(
+                f"Duplicate item found with id {named}. Remove duplicate items from your "
+                "input and try again.",
+                "input",
+            )
+        if isinstance(named, str):
+            seen.add(named)
+    return None
 
 
 def unanswered_outputs(items: Any, offered: set[str]) -> Invalid | None:
