@@ -7,6 +7,7 @@ a recording that passed against it failed on its first live request."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from replaygate.sim.strict_schema import anthropic_strict_schema
 from replaygate.sim.validation import OWN_WORDING
 from sdks import anthropic
 
-CLOSED = {
+CLOSED: dict[str, Any] = {
     "type": "object",
     "properties": {
         "city": {"type": "string", "format": "date", "pattern": "^[A-Z]"},
@@ -39,13 +40,10 @@ CLOSED = {
 
 def _with(path: tuple[str, ...], key: str, value: Any) -> dict[str, Any]:
     """CLOSED with the schema at ``path`` given ``key: value`` (None: without ``key``)."""
-    schema: Any = {**CLOSED, "properties": {**CLOSED["properties"]}, "$defs": {"Stop": {}}}
-    schema["$defs"]["Stop"] = {**CLOSED["$defs"]["Stop"]}  # type: ignore[index]
+    schema: dict[str, Any] = copy.deepcopy(CLOSED)
     node = schema
-    for step in path[:-1]:
+    for step in path:
         node = node[step]
-    if path:
-        node[path[-1]] = node = {**node[path[-1]]}
     if value is None:
         del node[key]
     else:

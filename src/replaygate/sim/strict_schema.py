@@ -121,8 +121,9 @@ def anthropic_strict_schema(body: Mapping[str, Any]) -> Invalid | None:
         (config.get("format") if isinstance(config, Mapping) else None, "output_config.format"),
         (body.get("output_format"), "output_format"),
     ):
-        if _json_schema_format(given) is not None:
-            schemas.append((given.get("schema"), f"{where}.schema"))
+        asked = _json_schema_format(given)
+        if asked is not None:
+            schemas.append((asked.get("schema"), f"{where}.schema"))
     for i, tool in enumerate(_listed(body.get("tools"))):
         if tool.get("strict") is True:
             schemas.append((tool.get("input_schema"), f"tools.{i}.input_schema"))
