@@ -32,7 +32,7 @@ from replaygate import (
     to_anthropic_request,
     to_openai_request,
 )
-from replaygate.errors import StoreWriteError
+from replaygate.errors import FixtureFormatError, StoreWriteError
 from replaygate.examples.research_copilot import Corpus, Document, build_registry, run
 from replaygate.fixtures.diff import field_diff
 from replaygate.fixtures.fixture import make_meta
@@ -980,6 +980,32 @@ def test_rerecord_replaces_the_recorded_response(tmp_path: Path) -> None:
     assert found is not None
     assert found.meta is not None and found.meta["note"] == "prompt changed"
     assert ReplayModel(path, model=MODEL, max_tokens=8).complete(conversation, []).text == "new"
+
+
+@pytest.mark.parametrize("mode", ["record-missing", "rerecord"])
+def test_a_request_whose_key_an_edited_fixture_holds_is_not_recorded_beside_it(
+    tmp_path: Path, mode: str
+) -> None:
+    # both recorded it beside the edited fixture: two fixtures of one key, verify still
+    # failing on the edited one, which its advice (rerecord) did not replace
+    path = tmp_path / "s.jsonl"
+    settings: dict[str, Any] = {"model": MODEL, "max_tokens": 8, "approve_live": True}
+    conversation = [Message.user("q")]
+    RecordingModel(ScriptedLive(ModelResponse(text="old")), path, **settings).complete(
+        conversation, []
+    )
+    path.write_bytes(path.read_bytes().replace(b'"text":"q"', b'"text":"q, edited"'))
+    edited = path.read_bytes()
+    live = ScriptedLive(ModelResponse(text="new"))
+    recorder = RecordingModel(live, path, mode=mode, **settings)
+    with pytest.raises(FixtureFormatError) as refused:
+        recorder.complete(conversation, [])
+    key = fixture_key(to_anthropic_request(conversation, [], model=MODEL, max_tokens=8))
+    assert str(refused.value).startswith(f"{path}:1: key {key} does not match its request")
+    assert "Revert the edit, or remove that fixture, then record again (nothing was sent)." in (
+        str(refused.value)
+    )
+    assert live.calls == [] and path.read_bytes() == edited
 
 
 def test_record_missing_keeps_what_another_recorder_wrote_meanwhile(tmp_path: Path) -> None:

@@ -98,8 +98,9 @@ def test_every_problem_is_one_line_with_its_place(clean: Path, tmp_path: Path) -
     lines[2] = f"{jsonl}:2: malformed JSON"
     assert lines == [
         f"{engine}: key {edited['key']} does not match its request (expected {expected_key}); "
-        "the request or its key was edited after recording: revert the edit, record it anew "
-        "in mode rerecord (which replaces it), or remove it",
+        "the request or its key was edited after recording: revert the edit, or remove it and "
+        "record again (mode rerecord replaces it only where the code sends its request as it "
+        "is now)",
         f"{jsonl}:1: AWS access key id at request.messages[0].content[0].text",
         f"{jsonl}:2: malformed JSON",
         f"{jsonl}:3: {MISSING_META}",

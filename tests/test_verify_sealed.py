@@ -108,8 +108,9 @@ def test_a_sealed_line_whose_request_was_edited_is_reported(tmp_path: Path) -> N
     expected = Fixture.create(edited["request"], []).key
     assert report(path) == [
         f"{path}:1: key {edited['key']} does not match its request (expected {expected}); the "
-        "request or its key was edited after recording: revert the edit, record it anew in "
-        "mode rerecord (which replaces it), or remove it"
+        "request or its key was edited after recording: revert the edit, or remove it and "
+        "record again (mode rerecord replaces it only where the code sends its request as it "
+        "is now)"
     ]
 
 

@@ -223,8 +223,8 @@ def _key_problem(key: str, full: str, request: Any) -> str:
         edit = "the request or its key was edited after recording"
     return (
         f"key {shown_key(key)} does not match its request (expected {full[:KEY_LENGTH]}); "
-        f"{edit}: revert the edit, record it anew in mode rerecord (which replaces it), or "
-        "remove it"
+        f"{edit}: revert the edit, or remove it and record again (mode rerecord replaces it "
+        "only where the code sends its request as it is now)"
     )
 
 
