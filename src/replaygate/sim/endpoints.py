@@ -1007,8 +1007,8 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         if body.get("store") is not False:
             self.conversations.remember(str(wire["id"]), held)
             self.stored.put(str(wire["id"]), dict(wire))
-            given = item_ids(body.get("input")) | item_ids(wire.get("output"))
-            self.items.put(str(wire["id"]), self._held_items(body) | given)
+            ids = item_ids(body.get("input")) | item_ids(wire.get("output"))
+            self.items.put(str(wire["id"]), self._held_items(body) | ids)
         else:
             self.unstored.put(str(wire["id"]), True)
         named = _conversation_id(body)
