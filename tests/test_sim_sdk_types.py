@@ -8,6 +8,7 @@ the simulator got ``None``."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
@@ -214,3 +215,17 @@ def test_a_chat_answer_names_its_service_tier_as_the_api_s_does(sim: Simulator) 
     assert client.chat.completions.create(**ASK_CHAT, service_tier="flex").service_tier == "flex"
     chunks = list(client.chat.completions.create(**ASK_CHAT, stream=True))
     assert {chunk.service_tier for chunk in chunks} == {"default"}
+
+
+def test_a_chat_answer_names_its_system_fingerprint_as_the_api_s_does(sim: Simulator) -> None:
+    """Every Chat Completions answer of the API, and each chunk of its stream, names the
+    backend configuration that served it (``system_fingerprint``, ``fp_`` and ten hex
+    digits), which code logging reproducibility reads; a recording from the simulator
+    lacked it."""
+    client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url)
+    named = client.chat.completions.create(**ASK_CHAT).system_fingerprint
+    assert named is not None and re.fullmatch(r"fp_[0-9a-f]{10}", named)
+    chunks = list(client.chat.completions.create(**ASK_CHAT, stream=True))
+    assert {chunk.system_fingerprint for chunk in chunks} == {named}
+    other = client.chat.completions.create(**{**ASK_CHAT, "model": "gpt-4o-mini"})
+    assert other.system_fingerprint not in (None, named)

@@ -9,6 +9,7 @@ auth, validation, behaviour, rendering, drift.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from abc import ABC, abstractmethod
@@ -697,6 +698,13 @@ def _served_tier(asked: Any) -> str:
     return asked if asked in ("flex", "priority", "scale", "ultrafast") else "default"
 
 
+def system_fingerprint(model: str) -> str:
+    """The ``system_fingerprint`` a Chat Completions answer of ``model`` names, as the API's
+    does (``fp_`` and ten hex digits, the backend's configuration): the same for every
+    answer of one model."""
+    return f"fp_{hashlib.sha256(model.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
+
+
 def _functions(body: Mapping[str, Any]) -> bool:
     """Whether a Chat Completions request offers the deprecated ``functions``: its
     ``function_call`` is then its tool choice, and its answer's call a ``function_call``."""
@@ -764,6 +772,7 @@ class OpenAIChat(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         completion_id = f"chatcmpl-sim-{tag}"
         wire = to_openai_response(response, model=request.model, completion_id=completion_id)
         wire["service_tier"] = _served_tier(request.body.get("service_tier"))
+        wire["system_fingerprint"] = system_fingerprint(request.model)
         # each of the n choices thinks it: its tokens count for each
         spent = tokens(len(thought)) * self.choices(request) if thought else 0
         usage = wire["usage"]

@@ -199,8 +199,9 @@ def openai_chunks(
         "created": completion.get("created", 0),
         "model": completion.get("model"),
     }
-    if "service_tier" in completion:
-        base["service_tier"] = completion["service_tier"]
+    for name in ("service_tier", "system_fingerprint"):
+        if name in completion:
+            base[name] = completion[name]
     events: list[SSEEvent] = []
     for number, choice in enumerate(completion.get("choices") or [{}]):
         index = choice.get("index", number)
