@@ -8,7 +8,6 @@ a recording that passed against it failed on its first live request."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -109,13 +108,8 @@ class Trip(BaseModel):
     counts: dict[str, int]
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    with Simulator(behavior="echo") as sim:
-        yield anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
-
-
-def test_the_sdk_gets_a_400_and_its_own_transformed_schema_is_answered(client: Any) -> None:
+def test_the_sdk_gets_a_400_and_its_own_transformed_schema_is_answered(sim: Simulator) -> None:
+    client = anthropic.Anthropic(api_key="k", base_url=sim.url, max_retries=0)
     asked = {"model": "claude-sim", "max_tokens": 256}
     messages = [{"role": "user", "content": "Plan a trip"}]
     with pytest.raises(anthropic.BadRequestError) as refused:
