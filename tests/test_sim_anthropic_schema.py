@@ -7,7 +7,6 @@ a recording that passed against it failed on its first live request."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field
 from replaygate.sim import Simulator
 from replaygate.sim.strict_schema import anthropic_strict_schema
 from replaygate.sim.validation import OWN_WORDING
+from schema_edits import edited
 from sdks import anthropic
 
 CLOSED: dict[str, Any] = {
@@ -35,19 +35,6 @@ CLOSED: dict[str, Any] = {
         }
     },
 }
-
-
-def _with(path: tuple[str, ...], key: str, value: Any) -> dict[str, Any]:
-    """CLOSED with the schema at ``path`` given ``key: value`` (None: without ``key``)."""
-    schema: dict[str, Any] = copy.deepcopy(CLOSED)
-    node = schema
-    for step in path:
-        node = node[step]
-    if value is None:
-        del node[key]
-    else:
-        node[key] = value
-    return schema
 
 
 def _json_output(schema: Any) -> dict[str, Any]:
@@ -74,19 +61,19 @@ def _json_output(schema: Any) -> dict[str, Any]:
 def test_a_json_output_s_schema_breaking_a_rule_is_refused_where_it_breaks_it(
     path: tuple[str, ...], key: str, value: Any, said: str
 ) -> None:
-    refused = anthropic_strict_schema(_json_output(_with(path, key, value)))
+    refused = anthropic_strict_schema(_json_output(edited(CLOSED, path, key, value)))
     assert refused is not None and refused.status == 400
     assert refused.message.startswith(said) and refused.message.endswith(OWN_WORDING)
     assert refused.param == "output_config.format.schema"
 
 
 def test_the_older_output_format_and_a_strict_tool_are_held_to_the_same_rules() -> None:
-    open_schema = _with((), "additionalProperties", None)
+    open_schema = edited(CLOSED, (), "additionalProperties", None)
     older = anthropic_strict_schema(
         {"output_format": {"type": "json_schema", "schema": open_schema}}
     )
     assert older is not None and older.message.startswith("output_format.schema: an object")
-    tool = {"name": "plan", "input_schema": _with(("properties", "city"), "maxLength", 9)}
+    tool = {"name": "plan", "input_schema": edited(CLOSED, ("properties", "city"), "maxLength", 9)}
     strict = anthropic_strict_schema(
         {"tools": [{"name": "other", "input_schema": {}}, {**tool, "strict": True}]}
     )

@@ -6,7 +6,6 @@ failed on its first live request."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ from pydantic import BaseModel
 
 from replaygate.sim import Simulator
 from replaygate.sim.strict_schema import chat_strict_schema, responses_strict_schema
+from schema_edits import edited
 from sdks import openai
 
 GOOD = {
@@ -35,19 +35,6 @@ GOOD = {
     },
 }
 OPEN = "'additionalProperties' is required to be supplied and to be false."
-
-
-def _broken(path: tuple[str, ...], key: str, value: Any) -> dict[str, Any]:
-    """GOOD with the object at ``path`` given ``key: value`` (None: without ``key``)."""
-    schema: Any = copy.deepcopy(GOOD)
-    node = schema
-    for step in path:
-        node = node[step]
-    if value is None:
-        del node[key]
-    else:
-        node[key] = value
-    return schema
 
 
 @pytest.mark.parametrize(
@@ -73,7 +60,7 @@ def _broken(path: tuple[str, ...], key: str, value: Any) -> dict[str, Any]:
 def test_a_strict_schema_breaking_a_rule_is_refused_where_it_breaks_it(
     path: tuple[str, ...], key: str, value: Any, said: str
 ) -> None:
-    schema = _broken(path, key, value)
+    schema = edited(GOOD, path, key, value)
     chat = {
         "response_format": {
             "type": "json_schema",
@@ -117,7 +104,7 @@ def test_the_sdk_gets_the_api_s_400(client: Any) -> None:
         "function": {
             "name": "plan",
             "strict": True,
-            "parameters": _broken((), "additionalProperties", None),
+            "parameters": edited(GOOD, (), "additionalProperties", None),
         },
     }
     with pytest.raises(openai.BadRequestError) as refused:
@@ -195,7 +182,7 @@ def test_a_strict_schema_holding_a_default_is_answered(client: Any) -> None:
     asked = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Tag"}]}
     parsed = client.chat.completions.parse(**asked, response_format=Tagged)
     assert parsed.choices[0].message.parsed == Tagged(name="echo: Tag")
-    schema = _broken(("properties", "city"), "default", "Paris")
+    schema = edited(GOOD, ("properties", "city"), "default", "Paris")
     function = {"name": "plan", "strict": True, "parameters": schema}
     assert client.responses.create(
         model="gpt-4o", input="Plan", tools=[{"type": "function", **function}]
