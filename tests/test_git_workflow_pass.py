@@ -118,6 +118,25 @@ def test_a_revision_a_shallow_clone_lacks_says_how_to_fetch_it(project: Path) ->
     assert "unknown revision 'mian'" in out and "(a typo, or a branch not fetched" in out
 
 
+@pytest.mark.slow  # a real git repository
+def test_a_remote_s_branch_the_repository_has_no_remote_for_is_named_so(project: Path) -> None:
+    # README's `diff --base origin/main` in a repository made with git init said to run
+    # `git fetch origin BRANCH`, which fails there: it has no remote called origin
+    repo_with_folder_store(project)
+    code, out = replaygate("diff", "tests/fixtures", "--base", "origin/main")
+    assert code == 2
+    lacking = "a branch of a remote 'origin', which this repository does not have (it has no "
+    assert lacking in out
+    assert "`git remote add origin URL`" in out and "git fetch origin" not in out
+    git(project, "remote", "add", "upstream", project.as_uri())
+    code, out = replaygate("diff", "tests/fixtures", "--base", "origin/main")
+    assert code == 2 and "(its remotes: upstream): `git fetch upstream BRANCH`)" in out
+    code, out = replaygate("diff", "tests/fixtures", "--base", "upstream/main")
+    assert code == 2 and "(a typo, or a branch not fetched: `git fetch upstream main`)" in out
+    git(project, "fetch", "-q", "upstream", "main")  # as it says
+    assert replaygate("diff", "tests/fixtures", "--base", "upstream/main")[0] == 0
+
+
 def test_a_folder_store_a_skipped_test_names_by_its_folder_is_not_offered(
     project: Path,
 ) -> None:

@@ -239,7 +239,21 @@ class Repo:
                 "it, `git fetch --unshallow`, or fetch-depth: 0 in actions/checkout; or a "
                 "typo, or a branch not fetched)"
             )
-        return " (a typo, or a branch not fetched: `git fetch origin BRANCH`)"
+        remotes = run_git(["remote"], self.root).decode("utf-8", "replace").split()
+        remote, slash, branch = rev.partition("/")
+        if slash and remote not in remotes:  # a remote's branch, as `origin/main` names one
+            held = (
+                f"(its remotes: {', '.join(remotes)}): `git fetch {remotes[0]} BRANCH`"
+                if remotes
+                else "(it has no remote): compare with a commit or branch of its own, such as "
+                f"--base HEAD~1, or add the remote, `git remote add {remote} URL`, and fetch it"
+            )
+            return (
+                f" (a typo, or a branch of a remote {remote!r}, which this repository does not "
+                f"have {held})"
+            )
+        fetch = f"{remote} {branch}" if slash and branch else "origin BRANCH"
+        return f" (a typo, or a branch not fetched: `git fetch {fetch}`)"
 
     def holds(self, commit: str) -> bool:
         """Whether the repository's objects hold ``commit`` (a submodule's clone may not
