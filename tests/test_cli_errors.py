@@ -462,11 +462,19 @@ def test_stdout_sent_to_a_fixture_file_of_the_stores_read_is_refused(
         monkeypatch.setattr(sys, "stdout", out)
         with pytest.raises(click.ClickException) as caught:
             note_other_files(tmp_path / "fx")
+    report = tmp_path / "fx" / "report.json"
     assert caught.value.message.endswith(
         "report.json is a fixture file of the stores read ("
         f"{tmp_path / 'fx'}), so this command would read its own output as a fixture: "
-        "send the output to a file outside them"
-    )
+        f"send the output to a file outside them; the shell made {report} for it, empty, "
+        f"which the stores' readers refuse as a damaged fixture: delete it (`rm {report}`), "
+        f"or, if it held fixtures, restore it (`git checkout -- {report}`)"
+    )  # it was left there, and every later command refused it as a damaged fixture
+    with (tmp_path / "fx" / "rc.jsonl").open("a") as out:  # appended to: nothing emptied
+        monkeypatch.setattr(sys, "stdout", out)
+        with pytest.raises(click.ClickException) as caught:
+            note_other_files(tmp_path / "fx")
+    assert caught.value.message.endswith("send the output to a file outside them")
     with (tmp_path / "out.json").open("w") as out:  # outside them: read as before
         monkeypatch.setattr(sys, "stdout", out)
         assert note_other_files(tmp_path / "fx")

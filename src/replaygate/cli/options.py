@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import stat
 import sys
 from collections.abc import Callable
@@ -113,7 +114,22 @@ def _refuse_output_inside(trees: list[StoreTree]) -> None:
                         f"stdout: {shown_file(str(file))} is a fixture file of the stores "
                         f"read ({shown_file(str(root))}), so this command would read its "
                         "own output as a fixture: send the output to a file outside them"
+                        + _emptied(file, out)
                     )
+
+
+def _emptied(file: Path, out: os.stat_result) -> str:
+    """What to do about ``file``, stdout's, when the shell left it empty (``>`` makes or
+    empties it before the command runs): every command reading the stores would then
+    refuse it as a damaged fixture."""
+    if out.st_size:
+        return ""
+    shown = shlex.quote(shown_file(str(file)))
+    return (
+        f"; the shell made {shown} for it, empty, which the stores' readers refuse as a "
+        f"damaged fixture: delete it (`rm {shown}`), or, if it held fixtures, restore it "
+        f"(`git checkout -- {shown}`)"
+    )
 
 
 def walked_store(path: Path) -> list[StoreTree]:
