@@ -172,6 +172,24 @@ def test_anthropic_empty_content_is_refused_but_in_a_final_assistant_message(
     assert post(sim, "/v1/messages", body)[0] == 200
 
 
+@pytest.mark.parametrize(
+    "content",
+    [" ", "\n\t", [{"type": "text", "text": " "}], [{"type": "text", "text": "\n"}] * 2],
+    ids=["space", "newline and tab", "a blank block", "two blank blocks"],
+)
+def test_anthropic_text_of_whitespace_alone_is_refused(sim: Simulator, content: Any) -> None:
+    # it was answered (`replaygate record " "` recorded green), where the API refuses it
+    assert anthropic_message(sim, content) == (
+        400,
+        "messages: text content blocks must contain non-whitespace text",
+    )
+
+
+def test_anthropic_a_blank_text_block_beside_words_is_taken(sim: Simulator) -> None:
+    blank_and_words = [{"type": "text", "text": " "}, {"type": "text", "text": "hi"}]
+    assert anthropic_message(sim, blank_and_words)[0] == 200
+
+
 def test_anthropic_tool_result_content_blocks_are_checked(sim: Simulator) -> None:
     call = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}
     result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "image"}]}

@@ -286,6 +286,25 @@ def _anthropic_block(block: Any, where: str) -> Invalid | None:
     return None
 
 
+def _blank_text(content: Any) -> bool:
+    """Whether a message's ``content`` is text alone, none of it but whitespace (``" "``,
+    ``[{"type": "text", "text": "\\n"}]``), which the Messages API refuses; one text block
+    of words beside a blank one is taken."""
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return (
+        isinstance(blocks, list)
+        and bool(blocks)
+        and all(
+            isinstance(block, Mapping)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+            and block["text"] != ""
+            and not block["text"].strip()
+            for block in blocks
+        )
+    )
+
+
 def _anthropic_content(content: Any, where: str) -> Invalid | None:
     if isinstance(content, str):
         return None
@@ -404,6 +423,9 @@ def validate_anthropic(body: Any, *, counting: bool = False) -> Invalid | None:
         problem = _anthropic_content(item["content"], f"messages.{i}.content")
         if problem is not None:
             return problem
+        if _blank_text(item["content"]) and (item["role"] == "user" or i + 1 < len(messages)):
+            # a final assistant message is a prefill, refused for its trailing whitespace
+            return Invalid("messages: text content blocks must contain non-whitespace text")
         if not item["content"] and (item["role"] == "user" or i + 1 < len(messages)):
             return Invalid(
                 f"messages.{i}: all messages must have non-empty content except for the "
