@@ -510,7 +510,18 @@ OTHER_METRICS = ", ".join(f'"{name}": null' for name in METRICS if name != "succ
     ("content", "message"),
     [
         ("{", "not JSON"),
-        ('{"format": "other"}', "neither a baseline"),
+        (
+            '{"format": "other"}',
+            "bad.json: format: 'other' is none of replaygate's documents, where a baseline "
+            r"\('replaygate.eval.baseline'\) or a results file",
+        ),
+        ('{"version": 1}', "bad.json: format: is missing, where a baseline"),
+        ("[]", "bad.json: holds a list, where a baseline"),
+        (  # an export downloaded from CI, given as the run's results
+            '{"format": "replaygate.history", "version": 1, "runs": []}',
+            "bad.json: format: 'replaygate.history': holds an exported history "
+            r"\(`replaygate history export` writes it",
+        ),
         (
             '{"format": "replaygate.eval.baseline", "version": 9}',
             "baseline version 9 was written by a newer replaygate; this one reads version 1: "
@@ -617,6 +628,51 @@ def test_a_bad_baseline_or_results_file_is_named(
     result = CliRunner().invoke(gate_cmd, ["--baseline", str(path), "--results", str(path)])
     assert result.exit_code == 2
     assert str(path) in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "held"),
+    [
+        (b"SQLite format 3\x00" + b"\xf8" * 200, "a SQLite database (an eval history"),
+        (
+            b'{"id": "a", "question": "q?", "must_contain": ["x"], "samples": 1, "floor": 1}\n'
+            b'{"id": "b", "question": "r?", "must_contain": ["y"], "samples": 1, "floor": 1}\n',
+            "eval cases (a JSON Lines file",
+        ),
+        (
+            b'{"key": "ab12", "request": {}, "response": {}, "meta": {}}\n' * 2,
+            "fixtures (a fixture store",
+        ),
+    ],
+)
+def test_another_replaygate_file_given_as_results_is_named_as_what_it_is(
+    tmp_path: Path, content: bytes, held: str
+) -> None:
+    # The history database given as --results read as 'not UTF-8 text (byte 0xf8 at
+    # column 103)', a cases file or a store as output appended to a JSON document.
+    path = tmp_path / "given.json"
+    path.write_bytes(content)
+    with pytest.raises(ResultsError, match=re.escape(f"{path}: holds {held}")):
+        load_reference(path)
+    base = write_results(tmp_path / "base.json", BASE)
+    result = CliRunner().invoke(gate_cmd, ["--baseline", str(base), "--results", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}: holds {held}" in result.output and "where results should be" in result.output
+
+
+def test_a_baseline_given_where_results_are_read_is_named_as_a_baseline(tmp_path: Path) -> None:
+    # eval merge and baseline update --results said "not a replaygate results file
+    # (format 'replaygate.sampling.results')", which reads as what the file holds.
+    path = tmp_path / "baseline.json"
+    update_baseline(path, BASE, reason="first")
+    with pytest.raises(
+        ResultsError,
+        match=re.escape(
+            f"{path}: format: 'replaygate.eval.baseline': holds a baseline (`replaygate baseline "
+            "update` writes it), where a results file ('replaygate.sampling.results') should be"
+        ),
+    ):
+        load_eval_results(path)
 
 
 def test_a_results_file_listing_a_case_twice_is_refused_not_counted_twice(

@@ -34,7 +34,8 @@ from replaygate.evals.reference import (
     check_success,
     printed_keys,
 )
-from replaygate.evals.results import EvalResults, read_json
+from replaygate.evals.results import EXPORT_FORMAT as EXPORT_FORMAT
+from replaygate.evals.results import SQLITE_HEADER, EvalResults, read_json
 from replaygate.evals.scorers import Metrics
 from replaygate.fixtures.fixture import iso_second, now_iso
 from replaygate.jsondoc import FieldError, check_document, got, strings_field
@@ -70,7 +71,6 @@ ASSERTION_FIELDS = ("kind", "category", "passes", "samples", "description")
 """The fields of an exported run, of its cases and of their assertions: the history
 stores these and no other, so a run holding another is refused by its name (a rewrite
 of the history, an export or a merge, would drop it)."""
-EXPORT_FORMAT = "replaygate.history"
 EXPORT_VERSION = 1
 SCHEMA_VERSION = "2"
 FUTURE_MARGIN = timedelta(hours=1)
@@ -78,8 +78,6 @@ FUTURE_MARGIN = timedelta(hours=1)
 machine); a later one is refused, as it would stand as the latest run for ever."""
 TIMEOUT = 30.0
 """Seconds a command waits for another process that holds the history locked."""
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""The first bytes of a SQLite file: a history database, given where an export is."""
 
 _META_TABLE = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 """The table of the history's schema version (key ``schema``)."""

@@ -18,12 +18,14 @@ from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.metrics import check_agreement, check_metrics, every_metric
 from replaygate.evals.prices import kept_prices
+from replaygate.evals.results import BASELINE_FORMAT as BASELINE_FORMAT
 from replaygate.evals.results import (
     EvalResults,
     check_about,
     counts_from_json,
     declared_everywhere,
     declared_field,
+    other_document,
     read_json,
     results_from_json,
 )
@@ -58,7 +60,6 @@ from replaygate.sampling.results import ASSERTION_FIELDS, printed_name
 from replaygate.sampling.results import FORMAT as RESULTS_FORMAT
 from replaygate.sampling.verdict import MAX_SAMPLES
 
-BASELINE_FORMAT = "replaygate.eval.baseline"
 BASELINE_VERSION = 1
 NO_CASE = "holds no case: a gate needs at least one on each side"
 BASELINE_FIELDS = ("format", "version", "metrics", "cases", "source", "history")
@@ -200,10 +201,8 @@ def reference_from_json(obj: Any, name: str) -> Reference:
             kept_prices(results.info)
         return Reference.of(results, name)
     if not isinstance(obj, dict) or obj.get("format") != BASELINE_FORMAT:
-        raise ResultsError(
-            f"{shown_file(name)}: neither a baseline ({BASELINE_FORMAT!r}) nor a results file "
-            f"({RESULTS_FORMAT!r})"
-        )
+        wanted = f"a baseline ({BASELINE_FORMAT!r}) or a results file ({RESULTS_FORMAT!r})"
+        raise other_document(obj, name, wanted)
     with fields_of(name, ResultsError):
         version = version_of(obj)
     if version != BASELINE_VERSION:
