@@ -236,3 +236,36 @@ def test_tests_recorded_in_another_order_or_alone_store_the_same_bytes(tmp_path:
     both = _recorded(tmp_path / "ab.jsonl", ["a", "b"])
     assert _recorded(tmp_path / "ba.jsonl", ["b", "a"]) == both
     assert _recorded(tmp_path / "b.jsonl", ["b"]) < both  # as a run selecting one test
+
+
+def _offered(route: str, tools: Sequence[ToolSpec]) -> list[dict[str, object]]:
+    """``tools`` as a request to ``route`` offers them."""
+    if route == "/v1/messages":
+        return [{"name": t.name, "input_schema": t.input_schema} for t in tools]
+    if route == "/v1/chat/completions":
+        return [
+            {"type": "function", "function": {"name": t.name, "parameters": t.input_schema}}
+            for t in tools
+        ]
+    return [{"type": "function", "name": t.name, "parameters": t.input_schema} for t in tools]
+
+
+def test_the_calls_the_simulator_makes_are_named_as_the_api_answering_names_its_own() -> None:
+    """The research agent's calls were named ``toolu_...`` (Anthropic's form) in OpenAI's
+    answers too, and a forced call ``call_...`` (OpenAI's) in Anthropic's, so a recording
+    from the simulator held ids no recording from the API holds."""
+    app = SimApp(make_behavior("research-copilot", seed=7), seed=7)
+    said = [{"role": "user", "content": "What is RAG?"}]
+    asked = [
+        ("/v1/messages", _ANTHROPIC, {"max_tokens": 99, "messages": said}, {"type": "any"}),
+        ("/v1/chat/completions", _OPENAI, {"messages": said}, "required"),
+        ("/v1/responses", _OPENAI, {"input": said}, "required"),
+    ]
+    for route, headers, body, forcing in asked:
+        prefix = "toolu_sim_" if route == "/v1/messages" else "call_sim_"
+        for tools, choice in ((TOOLS, {}), (TOOLS[1:], {"tool_choice": forcing})):
+            sent = {"model": "m", **body, "tools": _offered(route, tools), **choice}
+            reply = app.handle("POST", route, headers, orjson.dumps(sent))
+            assert reply.status == 200 and reply.body is not None, reply.body
+            ids = re.findall(r'"(?:id|call_id)":"((?:toolu|call)_[^"]+)"', reply.body.decode())
+            assert ids and all(i.startswith(prefix) for i in ids), (route, ids)

@@ -32,7 +32,7 @@ from replaygate.http.routes import SIMULATOR_REQUEST_ID
 from replaygate.models.types import Message, ModelResponse, ToolSpec, Usage
 from replaygate.sim import thinking
 from replaygate.sim.arguments import UnmadeValue, forced_call
-from replaygate.sim.behaviors import Behavior
+from replaygate.sim.behaviors import Behavior, made_calls
 from replaygate.sim.draws import Draws, request_digest
 from replaygate.sim.drift import DriftInjection, DriftPlan
 from replaygate.sim.endpoints import Endpoint, ResourceEndpoint, Sent, Stream, caller, endpoints
@@ -469,6 +469,7 @@ class SimApp:
                 if forced:
                     call_id = f"call_sim_{draw.tag(self.seed, 'forced', choice)}"
                     answer = forced_call(answer, offered, conversation[0], call_id)
+                answer = made_calls(answer, endpoint.call_prefix)
                 if schema is not None:
                     answer = endpoint.in_format(request, answer, schema)
             except ScriptExhaustedError as err:

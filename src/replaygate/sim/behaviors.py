@@ -7,6 +7,7 @@ the server renders its answer in the wire format of the request.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -247,9 +248,10 @@ class SeededResearch:
     (:mod:`replaygate.sim.draws`), so the answers do not depend on the order in which
     concurrent requests arrive. Its tool calls' ids are the answer's own
     (``toolu_sim_<tag>_<n>``, :meth:`~replaygate.sim.draws.Draw.tag`), as a real API's
-    are. An answer a recording replayed from a fixture counts (:meth:`replayed`). Its
-    usage is left to the server, which counts the whole request, system prompt
-    included, as it answers ``count_tokens``: a longer prompt costs more here too.
+    are, begun as the API answering begins its own (:func:`made_calls`). An answer a
+    recording replayed from a fixture counts (:meth:`replayed`). Its usage is left to
+    the server, which counts the whole request, system prompt included, as it answers
+    ``count_tokens``: a longer prompt costs more here too.
     """
 
     def __init__(self, seed: int) -> None:
@@ -272,6 +274,24 @@ class SeededResearch:
         (:meth:`~replaygate.sim.app.SimApp.learn`) as drawn here: the next answer to it
         is the one that follows the replayed one, not a repeat of the first."""
         self._draws.next(messages, tools)
+
+
+_MADE_CALL = re.compile(r"(?:toolu|call)_(sim_\d{4,}_[0-9a-f]{12}(?:_\d+)?)")
+"""The id of a tool call the simulator made (:class:`SeededResearch`'s, a forced call's),
+the part after its prefix grouped."""
+
+
+def made_calls(answer: ModelResponse, prefix: str | None) -> ModelResponse:
+    """``answer`` with the ids of the tool calls the simulator made begun with ``prefix``,
+    as the API answering begins its own (``call_`` for OpenAI's, ``toolu_`` for
+    Anthropic's); a script's ids, and every id when ``prefix`` is None, as they are."""
+    if prefix is None:
+        return answer
+    calls = []
+    for call in answer.tool_calls:
+        made = _MADE_CALL.fullmatch(call.id)
+        calls.append(call if made is None else dataclasses.replace(call, id=prefix + made[1]))
+    return dataclasses.replace(answer, tool_calls=tuple(calls))
 
 
 def research_copilot(seed: int) -> Behavior:

@@ -190,6 +190,10 @@ class Endpoint(ABC):
     others_unserved = False
     """Whether a request to its route that is not meant for it (:meth:`called_by`) is to
     a route the simulator does not serve, rather than one whose credentials it refuses."""
+    call_prefix: str | None = None
+    """How the API begins the ids of the tool calls it makes (``toolu_``, ``call_``): the
+    ids of those the simulator makes begin so (:func:`~replaygate.sim.behaviors.made_calls`);
+    None keeps them as made."""
 
     def counted(self, tokens: int) -> dict[str, Any]:
         """The answer of a token count (:attr:`counts_tokens`) of ``tokens`` input tokens."""
@@ -514,6 +518,7 @@ class AnthropicMessages(Endpoint):
 
     provider: Provider = "anthropic"
     route = "/v1/messages"
+    call_prefix = "toolu_"
 
     def __init__(self, threads: Threads | None = None, files: UploadedFiles | None = None) -> None:
         self.threads = threads or Threads()
@@ -718,6 +723,7 @@ class OpenAIChat(_OpenAIParams, _OpenAIToolChoice, Endpoint):
 
     provider: Provider = "openai"
     route = "/v1/chat/completions"
+    call_prefix = "call_"
 
     def one_call(self, request: SimRequest) -> bool:
         return _functions(request.body) or super().one_call(request)
@@ -854,6 +860,7 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
 
     provider: Provider = "openai"
     route = "/v1/responses"
+    call_prefix = "call_"
 
     def __init__(
         self, conversations: Conversations | None = None, kept: ConversationStore | None = None
