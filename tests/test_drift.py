@@ -26,6 +26,7 @@ from audited import opened
 from loopback import Handler, serving
 from replaygate import Fixture
 from replaygate.cli import main
+from replaygate.cli.hygiene_cmds import DEFAULT_BEHAVIOR_NOTE
 from replaygate.errors import LiveAPIError, LiveCallNotApproved
 from replaygate.fixtures.fixture import make_meta
 from replaygate.http import httpx2_client
@@ -525,7 +526,10 @@ def test_the_built_in_simulator_answers_as_the_fixtures_were_recorded(
         )  # fmt: skip
         recorder.complete([Message.user("Weather in Oslo?")], [])
     scripted = ("scripted.jsonl", "--live-sample", "1", "--approve-live", "--simulator")
-    assert drift(*scripted, "--behavior", "echo").exit_code == 1
+    by_echo = drift(*scripted, "--behavior", "echo")
+    assert by_echo.exit_code == 1 and DEFAULT_BEHAVIOR_NOTE not in by_echo.output
+    by_default = drift(*scripted)  # answered as research-copilot, in another form
+    assert by_default.exit_code == 1 and DEFAULT_BEHAVIOR_NOTE in by_default.output
     done = drift(*scripted, "--behavior", "script:answers.jsonl")
     assert done.exit_code == 0 and "no drift" in done.output, done.output
     for bad, said in (("parrot", "unknown behavior 'parrot'"), ("script:none.jsonl", "none.jsonl")):

@@ -69,6 +69,16 @@ if TYPE_CHECKING:
     from replaygate.sim.behaviors import Behavior
 
 
+DEFAULT_BEHAVIOR_NOTE = (
+    "note: the simulator answered as research-copilot, the default --behavior, which is how "
+    "record, eval and demo with --simulator record; fixtures the pytest plugin recorded with "
+    "--replaygate-simulator=echo or =script:FILE are answered in another form by it, which "
+    "shows as this drift: give --behavior as they were recorded (echo, script:FILE)"
+)
+"""Said under a drift found by the simulator answering as its default behaviour, which
+may not be the one the fixtures were recorded from."""
+
+
 @click.command(cls=OnceCommand)
 @click.argument("path", type=PathParam(path_type=Path))
 @click.option(
@@ -183,6 +193,8 @@ def drift(
     if json_path is not None:
         write_text(json_path, json_text(report.to_json()) + "\n")
     if report.drifted:
+        if simulator and given is not ParameterSource.COMMANDLINE and sim_drift is None:
+            click.echo(DEFAULT_BEHAVIOR_NOTE, err=True)
         raise SystemExit(1)
     if report.verdict is None:  # not checked whole: no pass
         raise SystemExit(2)
