@@ -365,7 +365,8 @@ def test_non_json_outputs_are_stored_as_repr(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("{", "not JSON: Expecting property name"),
-        ('{"format": "x"}', "not a replaygate results file"),
+        ('{"format": "x"}', "format: 'x' is none of replaygate's documents, where a results"),
+        ("[]", "holds a list, where a results file"),
         ('{"format": "replaygate.sampling.results", "version": 9}', "version 9 was written by a"),
         # Python compares true and 1.0 equal to 1: neither is read as version 1
         (
@@ -406,6 +407,18 @@ def test_bad_results_files_are_named(tmp_path: Path, content: str, message: str)
         load_results(path)
     with pytest.raises(ResultsFormatError, match="cannot read results"):
         load_results(tmp_path / "absent.json")
+
+
+def test_a_history_database_given_as_results_is_named_as_one(tmp_path: Path) -> None:
+    # `calibrate export .replaygate/history.db` said "not UTF-8 text (byte 0xf8 at line
+    # 3, column 7)", and a baseline "not a replaygate results file (format ...)".
+    path = tmp_path / "history.db"
+    path.write_bytes(b"SQLite format 3\x00" + b"\xf8" * 100)
+    with pytest.raises(ResultsFormatError, match=f"{path}: holds a SQLite database"):
+        load_results(path)
+    path.write_text('{"format": "replaygate.eval.baseline", "version": 1}')
+    with pytest.raises(ResultsFormatError, match=r"format: 'replaygate\.eval\.baseline': holds a"):
+        load_results(path)
 
 
 def test_a_result_must_hold_n_samples() -> None:

@@ -34,9 +34,10 @@ from replaygate.evals.reference import (
     check_success,
     printed_keys,
 )
-from replaygate.evals.results import EXPORT_FORMAT as EXPORT_FORMAT
-from replaygate.evals.results import SQLITE_HEADER, EvalResults, read_json
+from replaygate.evals.results import EvalResults, read_json
 from replaygate.evals.scorers import Metrics
+from replaygate.file_kinds import EXPORT_FORMAT as EXPORT_FORMAT
+from replaygate.file_kinds import SQLITE_HEADER
 from replaygate.fixtures.fixture import iso_second, now_iso
 from replaygate.jsondoc import FieldError, check_document, got, strings_field
 from replaygate.jsonfields import (

@@ -18,20 +18,20 @@ from replaygate.errors import shown_file
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.metrics import check_agreement, check_metrics, every_metric
 from replaygate.evals.prices import kept_prices
-from replaygate.evals.results import BASELINE_FORMAT as BASELINE_FORMAT
 from replaygate.evals.results import (
     EvalResults,
     check_about,
     counts_from_json,
     declared_everywhere,
     declared_field,
-    other_document,
     read_json,
     results_from_json,
 )
 from replaygate.evals.scorers import CaseCounts, Metrics, metrics_of
 from replaygate.evals.shards import check_whole_run
 from replaygate.evals.traced import untraced_change
+from replaygate.file_kinds import BASELINE_FORMAT as BASELINE_FORMAT
+from replaygate.file_kinds import other_document
 from replaygate.jsondoc import (
     FieldError,
     json_fields,
@@ -202,7 +202,7 @@ def reference_from_json(obj: Any, name: str) -> Reference:
         return Reference.of(results, name)
     if not isinstance(obj, dict) or obj.get("format") != BASELINE_FORMAT:
         wanted = f"a baseline ({BASELINE_FORMAT!r}) or a results file ({RESULTS_FORMAT!r})"
-        raise other_document(obj, name, wanted)
+        raise other_document(obj, name, wanted, ResultsError)
     with fields_of(name, ResultsError):
         version = version_of(obj)
     if version != BASELINE_VERSION:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,8 +36,7 @@ from replaygate.evals.scorers import (
     metrics_of,
     output_sums,
 )
-from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, as_text, held_fixtures
-from replaygate.fixtures.store.folder import kind_of as file_kind
+from replaygate.file_kinds import other_document, read_document
 from replaygate.jsondoc import ErrorType, FieldError, check_document, got, strings_field
 from replaygate.jsonfields import (
     agree,
@@ -68,20 +66,6 @@ from replaygate.sampling.results import (
     sampled_from_json,
     unwritten,
 )
-
-BASELINE_FORMAT = "replaygate.eval.baseline"
-EXPORT_FORMAT = "replaygate.history"
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""The first bytes of a SQLite file: a history database, given where a document is."""
-DOCUMENTS = {
-    FORMAT: "eval results (`replaygate eval --out FILE` writes them)",
-    BASELINE_FORMAT: "a baseline (`replaygate baseline update` writes it)",
-    EXPORT_FORMAT: (
-        "an exported history (`replaygate history export` writes it, `replaygate history "
-        "merge` reads it)"
-    ),
-}
-"""What each of replaygate's JSON documents is, by its ``format``, in a user's words."""
 
 
 @dataclass(frozen=True)
@@ -374,7 +358,7 @@ def results_from_json(obj: Any, name: str) -> EvalResults:
     priced at the run's ``eval.prices``): a hand edit of one is refused, naming both values.
     """
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        raise other_document(obj, name, f"a results file ({FORMAT!r})")
+        raise other_document(obj, name, f"a results file ({FORMAT!r})", ResultsError)
     document = check_document(
         obj,
         name,
@@ -459,57 +443,11 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType = Result
     and a file name of the run information may be not UTF-8: :mod:`.filenames`).
 
     A file that is none because it is another of replaygate's files (a history database,
-    eval cases, a fixture store) is named as such (:func:`other_file`), not by the byte
-    or line where it stops being JSON."""
-    try:
-        parsed = jsondoc.read_json(path, what, error)
-    except Exception:  # the ``error`` it raises (a callable type, so no except clause)
-        held = other_file(path)
-        if held is None:
-            raise
-        raise error(f"{shown_file(str(path))}: holds {held}, where {what} should be") from None
+    eval cases, a fixture store) is named as such
+    (:func:`~replaygate.file_kinds.read_document`), not by the byte or line where it stops
+    being JSON."""
+    parsed = read_document(path, what, error)
     return _unicode_text(parsed, shown_file(str(path)), error)
-
-
-def other_file(path: str | os.PathLike[str]) -> str | None:
-    """What the regular file at ``path`` holds when it is one of replaygate's files that
-    are not JSON documents: a SQLite history, eval cases or fixtures (one JSON a line);
-    None for anything else (a damaged document is named by where it is damaged)."""
-    try:  # a FIFO or a device is never opened: it may wait for ever
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        with open(path, "rb") as handle:
-            head = handle.read(PEEK_BYTES)
-    except OSError:
-        return None
-    if head.startswith(SQLITE_HEADER):
-        return "a SQLite database (an eval history, which `replaygate eval` appends each run to)"
-    kind = file_kind(as_text(head).encode())
-    if kind in LINE_KINDS:
-        return f"{kind} (a JSON Lines file, one object a line)"
-    if kind is None and held_fixtures(os.fspath(path), head) == "holds fixtures":
-        return "fixtures (a fixture store, one recorded interaction a line)"
-    return None
-
-
-def other_document(obj: Any, name: str, wanted: str) -> ResultsError:
-    """The error for ``obj``, parsed from the file ``name``, that is not ``wanted`` (``a
-    results file ('replaygate.sampling.results')``): what its ``format`` says it holds
-    instead (a baseline, an exported history), that it names none, or that it is no
-    object."""
-    name = shown_file(name)
-    if not isinstance(obj, dict):
-        return ResultsError(f"{name}: holds {got(obj)}, where {wanted} should be")
-    if "format" not in obj:
-        return ResultsError(f"{name}: format: is missing, where {wanted} should be")
-    found = obj["format"]
-    held = DOCUMENTS.get(found) if isinstance(found, str) else None
-    if held is None:
-        return ResultsError(
-            f"{name}: format: {got(found)} is none of replaygate's documents, where {wanted} "
-            "should be"
-        )
-    return ResultsError(f"{name}: format: {found!r}: holds {held}, where {wanted} should be")
 
 
 def read_back_text(document: Any, name: str, error: ErrorType) -> tuple[str, Any]:

@@ -26,6 +26,7 @@ from replaygate.assertions.kinds import (
     check_kind,
 )
 from replaygate.errors import ReplaygateError, has_control, shown_file
+from replaygate.file_kinds import RESULTS_FORMAT, other_document, read_document
 from replaygate.jsondoc import (
     ErrorType,
     FieldError,
@@ -34,7 +35,6 @@ from replaygate.jsondoc import (
     got,
     json_fields,
     parse_items,
-    read_json,
 )
 from replaygate.jsonfields import (
     agree,
@@ -57,7 +57,7 @@ from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, Verdict, verdic
 from replaygate.strict_json import DuplicateKeyError, loads, nests_past
 from replaygate.type_names import a_type
 
-FORMAT = "replaygate.sampling.results"
+FORMAT = RESULTS_FORMAT
 VERSION = 1
 PLAIN_ASSERT = "assert"
 """The name under which a failed plain ``assert`` (not a check) is counted."""
@@ -504,12 +504,15 @@ def _parse_case(obj: Any, where: str) -> SampledResult:
 
 def load_results(path: str | os.PathLike[str]) -> list[SampledResult]:
     """Read a results file; :class:`ResultsFormatError` names the file and what is wrong."""
-    return _cases_of(read_json(path, "results", ResultsFormatError), shown_file(str(path)))
+    return _cases_of(read_document(path, "results", ResultsFormatError), shown_file(str(path)))
 
 
 def _cases_of(document: Any, name: str) -> list[SampledResult]:
     """The cases of the parsed results document of the file ``name``, each checked as
     :func:`load_results` checks them, for :func:`write_results` too."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        wanted = f"a results file ({FORMAT!r})"
+        raise other_document(document, name, wanted, ResultsFormatError)
     document = check_document(
         document,
         name,
