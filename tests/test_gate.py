@@ -968,6 +968,17 @@ def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:
         update_baseline(tmp_path / "b.json", results(), reason="empty")
 
 
+def test_a_change_line_shows_a_cost_without_the_noise_of_binary_fractions() -> None:
+    # baseline update printed "cost: (none) -> 0.0021125000000000002"
+    from replaygate.cli.gate_cmds import _change
+
+    assert _change(None, 0.0021125000000000002) == "(none) -> 0.0021125"
+    assert _change(493.1666666666667, 3.0) == "493.166666666667 -> 3.0"
+    assert _change(None, 1.0) == "(none) -> 1.0"
+    # two values that 15 digits show alike are shown exactly
+    assert _change(0.1, 0.10000000000000002) == "0.1 -> 0.10000000000000002"
+
+
 HAND_EDITS = {
     "success true": (
         lambda doc: doc["metrics"].update(success=True),

@@ -256,7 +256,7 @@ def baseline_update(
     shown = os.path.abspath(target) if created else str(target)
     lines = [f"baseline {shown} {'created' if created else 'updated'} {at}"]
     for name, change in entry["changes"].items():
-        lines.append(f"  {name}: {_shown(change['from'])} -> {_shown(change['to'])}")
+        lines.append(f"  {name}: {_change(change['from'], change['to'])}")
     for word in ("added", "removed"):
         if entry[f"cases_{word}"]:
             lines.append(f"  cases {word}: {', '.join(entry[f'cases_{word}'])}")
@@ -314,6 +314,18 @@ def _untraced(target: Path) -> str | None:
         return None
 
 
-def _shown(value: object) -> str:
-    """A metric's value in a change line: ``(none)`` where it had none (a first baseline)."""
-    return "(none)" if value is None else str(value)
+def _change(before: object, after: object) -> str:
+    """``0.0021125 -> 0.0023``: a metric's change, each value without the noise of binary
+    fractions (``0.0021125000000000002``), unless that would show two values alike."""
+    exact = _shown(before) == _shown(after)
+    return f"{_shown(before, exact=exact)} -> {_shown(after, exact=exact)}"
+
+
+def _shown(value: object, *, exact: bool = False) -> str:
+    """A metric's value in a change line: ``(none)`` where it had none (a first baseline),
+    a float to 15 significant digits, or exactly (its ``repr``) when ``exact``."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, float) and not exact:
+        return repr(float(f"{value:.15g}"))
+    return str(value)
