@@ -46,6 +46,11 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     put(played, "a trip to Faro", None)
     play(played, "a trip to Faro", tmp_path / ".replaygate" / "hits", "r1", tmp_path)
     (tmp_path / "empty").mkdir()
+    packages = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    packages.mkdir(parents=True)
+    (packages / "data.json").write_text("{}", encoding="utf-8")
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    (tmp_path / ".venv" / "lib64").symlink_to("lib")
     yield tmp_path
 
 
@@ -64,6 +69,11 @@ WRONG = {
         ".replaygate/hits",
         ".replaygate/hits: is a folder of the hits log (1 file(s): the fixtures each test run "
         f"played), not of fixture stores; {PASS_A_STORE}",
+    ),
+    "a virtualenv": (  # it named its lib64 link, a folder not walked again, as what it held
+        ".venv",
+        ".venv: is a Python environment (it holds pyvenv.cfg), whose files are installed "
+        f"packages', not fixture stores; {PASS_A_STORE}",
     ),
     "an empty source file": (
         "agent/__init__.py",
