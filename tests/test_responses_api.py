@@ -613,6 +613,19 @@ def test_stream_deltas_carry_the_api_s_obfuscation_unless_told_not_to(sim: Simul
     assert set(pads(again)) == {None}
 
 
+def test_an_answer_names_the_snapshot_a_model_alias_points_at(sim: Simulator) -> None:
+    """The API answers a request for ``gpt-4.1`` as ``gpt-4.1-2025-04-14``, in the response
+    and each of its stream's lifecycle events; the simulator named the alias asked for."""
+    c = openai.OpenAI(api_key=KEY, base_url=sim.openai_base_url, max_retries=0)
+    assert c.responses.create(model="gpt-4.1", input="hi").model == "gpt-4.1-2025-04-14"
+    events = list(c.responses.create(model="o4-mini", input="hi", stream=True))
+    lifecycle = ("response.created", "response.in_progress", "response.completed")
+    named = {e.response.model for e in events if e.type in lifecycle}  # type: ignore[union-attr]
+    assert named == {"o4-mini-2025-04-16"}
+    for asked in ("gpt-4.1-2025-04-14", MODEL):  # a snapshot, a model of its own: as asked
+        assert c.responses.create(model=asked, input="hi").model == asked
+
+
 def test_a_response_not_stored_is_neither_retrieved_nor_continued() -> None:
     """``store: false`` kept the response all the same, so a later turn continuing it
     was answered by the simulator and refused live; then the refusal said the response

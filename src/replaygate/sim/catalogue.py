@@ -84,6 +84,31 @@ OPENAI_MODELS: tuple[tuple[str, int], ...] = (
 )
 """OpenAI's models: id and creation time."""
 
+OPENAI_SNAPSHOTS: dict[str, str] = {
+    "gpt-4o": "gpt-4o-2024-08-06",
+    "gpt-4o-mini": "gpt-4o-mini-2024-07-18",
+    "gpt-4.1": "gpt-4.1-2025-04-14",
+    "gpt-4.1-mini": "gpt-4.1-mini-2025-04-14",
+    "gpt-4.1-nano": "gpt-4.1-nano-2025-04-14",
+    "gpt-5": "gpt-5-2025-08-07",
+    "gpt-5-mini": "gpt-5-mini-2025-08-07",
+    "gpt-5-nano": "gpt-5-nano-2025-08-07",
+    "o1": "o1-2024-12-17",
+    "o3": "o3-2025-04-16",
+    "o3-mini": "o3-mini-2025-01-31",
+    "o4-mini": "o4-mini-2025-04-16",
+}
+"""The dated snapshot each of these OpenAI model aliases points at: an answer to a request
+for the alias names it as its model (``gpt-4.1`` is answered by ``gpt-4.1-2025-04-14``)."""
+
+
+def openai_answering(model: str) -> str:
+    """The model an OpenAI answer to a request for ``model`` names: the snapshot an alias
+    points at (:data:`OPENAI_SNAPSHOTS`); a snapshot, a fine-tuned model or another
+    server's model as it was asked for."""
+    return OPENAI_SNAPSHOTS.get(model, model)
+
+
 OPENAI_OUTPUT_LIMITS: dict[str, int] = {
     "gpt-4o": 16384,
     "gpt-4o-mini": 16384,

@@ -988,7 +988,8 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         thought: str,
     ) -> dict[str, Any]:
         held = (*conversation[0], response.as_message())
-        wire = to_responses_response(response, model=request.model, response_id=f"resp_sim_{tag}")
+        answering = catalogue.openai_answering(request.model)
+        wire = to_responses_response(response, model=answering, response_id=f"resp_sim_{tag}")
         body = request.body
         wire.update(_settings(body, request.model))
         wire["tools"] = [_echoed_tool(tool) for tool in body.get("tools") or []]
