@@ -355,24 +355,17 @@ def run_gate(
     (problems if config.fail_on_fallen else notes).extend(fallen_cases(baseline, now))
     now_ids = {c.case for c in now.cases}
     base_ids = {c.case for c in baseline.cases}
+    renamed = _renamed(baseline, now)
     for missing in sorted(base_ids - now_ids):
         twin = other_form(missing, now_ids - base_ids)
-        text = f"case {missing} is in the baseline but not in the results " + (
-            "(remove it with `replaygate baseline update --reason ...`)"
-            if twin is None
-            else f"as written: the results hold case {twin}, whose id differs from it only "
-            f"in its Unicode form ({_forms(missing, twin)}); ids are compared as written, "
-            "so write the id in the cases file as the baseline does, or take the new one in "
-            "with `replaygate baseline update --reason ...`"
+        text = f"case {missing} is in the baseline but not in the results " + _why_missing(
+            missing, twin, renamed.get(missing)
         )
         (problems if config.fail_on_missing else notes).append(text)
+    was = {new: old for old, new in renamed.items()}
     for new in sorted(now_ids - base_ids):
         twin = other_form(new, base_ids - now_ids)
-        notes.append(
-            f"case {new} is new (not in the baseline)"
-            + ("" if twin is None else f", though it differs from the baseline's case {twin} "
-               f"only in its Unicode form ({_forms(twin, new)})")
-        )  # fmt: skip
+        notes.append(f"case {new} is new (not in the baseline){_why_new(new, twin, was.get(new))}")
     for change in case_changes(baseline, now):
         if change.weakened:
             problems.append(
@@ -454,6 +447,72 @@ def _models_note(baseline: Reference, now: Reference) -> list[str]:
         f"the results were run on model {after!r}, the baseline on {before!r}: the table "
         "compares two models, so a change may be the model's rather than the agent's"
     ]
+
+
+def _why_missing(missing: str, twin: str | None, renamed: str | None) -> str:
+    """What the gate says after a baseline case ``missing`` from the results: the id of
+    another Unicode form ``twin``, or the new case it looks ``renamed`` to, they hold."""
+    if twin is not None:
+        return (
+            f"as written: the results hold case {twin}, whose id differs from it only in its "
+            f"Unicode form ({_forms(missing, twin)}); ids are compared as written, so write "
+            "the id in the cases file as the baseline does, or take the new one in with "
+            "`replaygate baseline update --reason ...`"
+        )
+    if renamed is not None:
+        return (
+            f"(renamed? the results hold the new case {renamed}, which declares the same "
+            "samples, floor and checks; a rename is a baseline change, made with `replaygate "
+            "baseline update --reason ...`)"
+        )
+    return "(remove it with `replaygate baseline update --reason ...`)"
+
+
+def _why_new(new: str, twin: str | None, renamed: str | None) -> str:
+    """What the gate adds after a case ``new`` to the baseline: the id of another Unicode
+    form ``twin``, or the missing case it looks ``renamed`` from, the baseline holds."""
+    if twin is not None:
+        return (
+            f", though it differs from the baseline's case {twin} only in its Unicode form "
+            f"({_forms(twin, new)})"
+        )
+    if renamed is not None:
+        return (
+            f", with the samples, floor and checks of the baseline's case {renamed}, which the "
+            "results lack (renamed?)"
+        )
+    return ""
+
+
+def _renamed(baseline: Reference, now: Reference) -> dict[str, str]:
+    """Each case of ``baseline`` missing from ``now`` that a new case of ``now`` looks
+    renamed from (its id to the new id): the one new case, and the one missing, with its
+    samples, floor and checks (kinds and descriptions, which name the terms and ids
+    expected), where those describe what they check."""
+    now_ids = {c.case for c in now.cases}
+    base_ids = {c.case for c in baseline.cases}
+    gone = [c for c in baseline.cases if c.case not in now_ids]
+    new = [c for c in now.cases if c.case not in base_ids]
+    found: dict[str, str] = {}
+    for case in gone:
+        same = [c.case for c in new if _looks_alike(case, c)]
+        if len(same) == 1 and sum(_looks_alike(c, case) for c in gone) == 1:
+            found[case.case] = same[0]
+    return found
+
+
+def _looks_alike(one: CaseSummary, other: CaseSummary) -> bool:
+    """Whether two cases declare the same samples, floor and described checks."""
+
+    def checks(case: CaseSummary) -> frozenset[tuple[str, str, str]]:
+        return frozenset((a.name, a.kind, a.description) for a in case.assertions)
+
+    described = all(a.description for a in one.assertions) and bool(one.assertions)
+    return (
+        described
+        and (one.samples, one.floor) == (other.samples, other.floor)
+        and checks(one) == checks(other)
+    )
 
 
 def _forms(baseline: str, results: str) -> str:
