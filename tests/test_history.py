@@ -275,6 +275,20 @@ def test_a_history_of_another_schema_is_refused(tmp_path: Path) -> None:
         History.open(path, read_only=True)
 
 
+def test_an_empty_history_file_is_read_as_one_no_run_was_appended_to(tmp_path: Path) -> None:
+    # report and history export said "not a replaygate history database (no such table:
+    # meta)" of a file `touch` or an empty cache left, which eval takes as a new history
+    path = tmp_path / "history.db"
+    path.touch()
+    with pytest.raises(HistoryError, match=r"history\.db: the history is an empty file: no run"):
+        History.open(path, read_only=True)
+    exported = CliRunner().invoke(history_group, ["export", "--history", str(path), "--json"])
+    assert exported.exit_code == 2 and "run `replaygate eval`" in exported.output
+    assert path.read_bytes() == b""  # left as it is
+    with History.open(path) as history:  # eval appends its first run to it
+        assert history.runs() == []
+
+
 def edited_history(tmp_path: Path, sql: str) -> Path:
     """A history of one run, then edited in SQLite by ``sql``."""
     path = tmp_path / "h.db"

@@ -431,10 +431,22 @@ def _check_kind(target: Path, *, read_only: bool) -> None:
     except OSError as err:
         problem = unreadable(target, err, "history file")
     else:
+        if stat.S_ISREG(mode) and read_only and _empty(target):
+            raise HistoryError(
+                f"{target}: the history is an empty file: no run was appended to it yet (run "
+                "`replaygate eval`, which makes it a history, first)"
+            )
         if stat.S_ISREG(mode):
             return
         problem = unreadable(target, not_regular(target, mode), "history file")
     raise HistoryError(f"{target}: {problem}")
+
+
+def _empty(target: Path) -> bool:
+    """Whether the history file is empty, as ``touch`` or a cache that held nothing leaves
+    it, with no WAL file beside it holding its first writes."""
+    wal = _side_file(target, "-wal")
+    return os.stat(target).st_size == 0 and not (wal.exists() and wal.stat().st_size)
 
 
 class NotText(ValueError):
