@@ -500,3 +500,21 @@ def test_diff_refuses_a_stdout_sent_into_the_stores_it_reviews(
     with (tmp_path / "review.json").open("w") as out:
         monkeypatch.setattr(sys, "stdout", out)
         refuse_output_under(tmp_path / "fx")  # outside the stores: nothing to say
+
+
+@pytest.mark.parametrize(
+    ("args", "given", "meant"),
+    [
+        (["verfy", "rc.jsonl"], "verfy", "verify"),
+        (["Verify", "."], "Verify", "verify"),
+        (["sim", "serv"], "serv", "serve"),
+    ],
+)
+def test_a_misspelt_command_is_refused_naming_the_one_meant(
+    args: list[str], given: str, meant: str
+) -> None:
+    # the commands are imported on first use, so click knew none to suggest: it said only
+    # "No such command 'verfy'."
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2
+    assert done.output.endswith(f"Error: No such command {given!r}. Did you mean {meant!r}?\n")

@@ -11,6 +11,7 @@ however often they are given, are not refused.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections import Counter
 
@@ -103,7 +104,8 @@ class OnceCommand(click.Command):
 
 class OnceGroup(click.Group):
     """A group refusing a repeated one-value option of its own; its commands and groups
-    are :class:`OnceCommand` and :class:`OnceGroup` too."""
+    are :class:`OnceCommand` and :class:`OnceGroup` too. A command name it does not know
+    is refused with the one it is nearest, as click does for a misspelt option."""
 
     command_class = OnceCommand
     group_class = type  # a group made by this one is of its class
@@ -113,3 +115,19 @@ class OnceGroup(click.Group):
         if not ctx.resilient_parsing:
             refuse_repeated(self, ctx, args)
         return super().parse_args(ctx, args)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command ``args`` name, as click finds it; an unknown one (``verfy``,
+        ``Verify``) is refused saying which command was meant, where click said only
+        ``No such command 'verfy'.``"""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as err:
+            given = str(args[0]) if args else ""
+            told = err.format_message() != err.message  # click 8.4+ names it, of a group
+            meant = difflib.get_close_matches(given.lower(), self.list_commands(ctx), n=1)
+            if meant and not told and err.message == f"No such command {given!r}.":
+                raise click.UsageError(f"{err.message} Did you mean {meant[0]!r}?", ctx) from None
+            raise
