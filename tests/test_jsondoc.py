@@ -16,12 +16,29 @@ from replaygate.assertions.kinds import Outcome
 from replaygate.cli import main
 from replaygate.evals import CaseResult, EvalResults
 from replaygate.evals.scorers import CaseCounts
-from replaygate.jsondoc import check_document, read_json
+from replaygate.jsondoc import check_document, read_json, syntax_error
 from replaygate.sampling import SampledResult, SampleResult
 from replaygate.strict_json import DuplicateKeyError, loads, plain_loads
 
 BOM = b"\xef\xbb\xbf"
 TRAILING_COMMA = b'{"format": "x",}'
+
+
+def test_a_trailing_comma_is_named_where_it_is_not_at_the_brace_after_it(tmp_path: Path) -> None:
+    # a baseline edited by hand: "Expecting property name enclosed in double quotes at line
+    # 3, column 1" named the line of the brace, not the one holding the comma
+    path = tmp_path / "baseline.json"
+    path.write_bytes(b'{"metrics": {\n  "success": 1.0,\n  "steps": 3.4,\n}}\n')
+    with pytest.raises(ValueError, match="line 3, column 15") as raised:
+        read_json(path, "baseline", ValueError)
+    if sys.version_info < (3, 13):  # 3.13's reader names the comma itself
+        assert str(raised.value).endswith(
+            "at line 4, column 1: a comma after the last item, at line 3, column 15, where "
+            "JSON allows none before '}': delete it"
+        )
+    with pytest.raises(json.JSONDecodeError) as listed:
+        json.loads("[1, 2,\n]")
+    assert "column 6" in syntax_error(listed.value, line=False)
 
 
 def python_reason(text: bytes) -> str:

@@ -128,7 +128,26 @@ def syntax_error(err: json.JSONDecodeError, *, line: bool = True) -> str:
     (Some of the reasons end in "at" themselves: "Unterminated string starting at".)
     """
     where = f"line {err.lineno}, column {err.colno}" if line else f"column {err.colno}"
-    return f"{err.msg.removesuffix(' at')} at {where}"
+    return f"{err.msg.removesuffix(' at')} at {where}{_trailing_comma(err, line=line)}"
+
+
+def _trailing_comma(err: json.JSONDecodeError, *, line: bool) -> str:
+    """Where the comma is, when ``err`` is a comma after the last item of an object or a
+    list (``{"a": 1,}``, as a hand edit leaves it), which the parser names by the brace
+    that follows it, a line further down; empty otherwise."""
+    doc, pos = err.doc, err.pos
+    if pos >= len(doc) or doc[pos] not in "}]":
+        return ""
+    before = doc[:pos].rstrip()
+    if not before.endswith(","):
+        return ""
+    at = len(before) - 1
+    column = at - doc.rfind("\n", 0, at)
+    where = f"line {doc.count(chr(10), 0, at) + 1}, column {column}" if line else f"column {column}"
+    return (
+        f": a comma after the last item, at {where}, where JSON allows none before "
+        f"'{doc[pos]}': delete it"
+    )
 
 
 def _cut_or_joined(text: str, err: json.JSONDecodeError) -> str:
