@@ -968,6 +968,24 @@ def test_a_baseline_outside_git_records_no_commit(tmp_path: Path) -> None:
         update_baseline(tmp_path / "b.json", results(), reason="empty")
 
 
+def test_a_baseline_update_from_another_suite_says_no_case_was_kept(tmp_path: Path) -> None:
+    # another service's results given by mistake replaced every case of the baseline,
+    # listed only as cases added and removed
+    baseline = tmp_path / "baseline.json"
+    update_baseline(baseline, BASE, reason="first")
+    other = write_results(tmp_path / "other.json", results(case("x", 5), case("y", 5)))
+    update = ["update", "--results", str(other), "--baseline", str(baseline)]
+    done = CliRunner().invoke(baseline_group, [*update, "--reason", "new suite"])
+    assert done.exit_code == 0, done.output
+    assert f"note: {baseline} shared no case with {other} (the results of another suite" in (
+        done.stderr
+    )
+    again = write_results(tmp_path / "again.json", results(case("x", 5), case("z", 5)))
+    update = ["update", "--results", str(again), "--baseline", str(baseline)]
+    done = CliRunner().invoke(baseline_group, [*update, "--reason", "z"])
+    assert done.exit_code == 0 and "shared no case" not in done.stderr
+
+
 def test_a_change_line_shows_a_cost_without_the_noise_of_binary_fractions() -> None:
     # baseline update printed "cost: (none) -> 0.0021125000000000002"
     from replaygate.cli.gate_cmds import _change

@@ -29,8 +29,8 @@ from replaygate.evals.config import Config, load_config
 from replaygate.evals.errors import ResultsError
 from replaygate.evals.gate import gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
-from replaygate.evals.reference import load_reference, load_run
-from replaygate.evals.results import load_eval_results, project_path
+from replaygate.evals.reference import Reference, load_reference, load_run
+from replaygate.evals.results import EvalResults, load_eval_results, project_path
 from replaygate.evals.upgrade import classify_upgrade
 from replaygate.reasons import reason_problem, unseen_escaped
 
@@ -238,14 +238,23 @@ def baseline_update(
     # named from the project folder, as the results name their files: alike in every checkout
     named = project_path(results_path, config.root)
     created = not os.path.lexists(target)
-    untraced = _untraced(target)
+    previous = _previous(target)
     baseline = update_baseline(target, results, reason=reason, results_name=named)
     entry = baseline.history[-1]
-    if untraced:
+    if previous is not None and previous.untraced:
         click.echo(
             f"note: {target} was not what its last update wrote (edited by hand, or two "
             "updates joined by a merge); the reason given here is the one its history keeps "
             "for that change",
+            err=True,
+        )
+    if previous is not None and not {c.case for c in previous.cases} & {
+        c.id for c in results.cases
+    }:
+        click.echo(
+            f"note: {target} shared no case with {results_path} (the results of another "
+            f"suite{_suites(previous, results)}, or every case id changed): it now holds "
+            "none of the cases it held; if that was not meant, restore it from git",
             err=True,
         )
     if as_json:
@@ -305,13 +314,22 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
         raise SystemExit(1)
 
 
-def _untraced(target: Path) -> str | None:
-    """Why the baseline at ``target`` is not what its last update wrote, when it is there
-    and readable (the update names a damaged one)."""
+def _previous(target: Path) -> Reference | None:
+    """The baseline at ``target`` before an update, when it is there and readable (the
+    update names a damaged one)."""
     try:
-        return load_reference(target).untraced if os.path.isfile(target) else None
+        return load_reference(target) if os.path.isfile(target) else None
     except ResultsError:
         return None
+
+
+def _suites(baseline: Reference, results: EvalResults) -> str:
+    """``, evals/cases.jsonl where the baseline ran svc/evals/cases.jsonl``: the cases
+    files of both, when they name two."""
+    before, now = baseline.about.get("cases_file"), results.info.get("cases_file")
+    if isinstance(before, str) and isinstance(now, str) and before != now:
+        return f", of {now} where the baseline's were of {before}"
+    return ""
 
 
 def _change(before: object, after: object) -> str:
