@@ -177,6 +177,23 @@ def test_show_refuses_a_path_holding_no_store(project: Path) -> None:
     assert replaygate("show", "265288aeb827", "--fixtures", "tests/fixtures").returncode == 1
 
 
+def test_show_given_no_store_names_the_pytest_plugin_s(project: Path) -> None:
+    # the quickstart's project names no store in its pyproject.toml: show said only to pass
+    # --fixtures, while its stores were in tests/fixtures
+    done = replaygate("show", "265288aeb827")
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "(the pytest plugin's stores are in tests/fixtures: --fixtures tests/fixtures)\n"
+    )
+    done = replaygate("show", "265288aeb827", cwd="empty")  # no project, no tests/fixtures
+    assert done.returncode == 2 and "pytest plugin" not in done.stderr
+    (project / "pyproject.toml").write_text("[project]\nname = 'trip'\n", encoding="utf-8")
+    done = replaygate("show", "265288aeb827", cwd="tests")  # the project's, from below it
+    assert done.stderr.endswith(
+        "(the pytest plugin's stores are in fixtures: --fixtures fixtures)\n"
+    )
+
+
 @pytest.mark.parametrize("place", ["rc.jsonl:3", "rc.jsonl:3:7"])
 def test_a_fixture_s_place_pasted_as_a_store_names_the_file(tmp_path: Path, place: str) -> None:
     # `record --fixtures fx/rc.jsonl:3` (verify's "fx/rc.jsonl:3: ..." pasted whole) made

@@ -340,6 +340,19 @@ def _found_under(path: Path, key: str) -> list[tuple[Location, Fixture]]:
     return found
 
 
+def _plugin_stores() -> str:
+    """Where the pytest plugin keeps the stores of the project the command runs in (the
+    folder of its pyproject.toml, pytest configuration or .git), when it holds them, for
+    ``show`` given no store: ``--fixtures`` naming them (else nothing)."""
+    from replaygate.hygiene.usage import project_folder
+
+    folder = project_folder(Path.cwd()) / "tests" / "fixtures"
+    if not folder.is_dir():
+        return ""
+    shown = os.path.relpath(folder)
+    return f" (the pytest plugin's stores are in {shown}: --fixtures {shown})"
+
+
 @click.command(cls=OnceCommand)
 @click.argument("key")
 @fixtures_option
@@ -360,7 +373,11 @@ def show(key: str, fixtures_path: Path | None, config_path: Path | None) -> None
     """
     _refuse_store_as_key(key, fixtures_path)
     _refuse_pasted_key(key)
-    fixtures = choose_fixtures(fixtures_path, load_config(config_path, near=fixtures_path))
+    config = load_config(config_path, near=fixtures_path)
+    try:
+        fixtures = choose_fixtures(fixtures_path, config)
+    except CommandError as err:
+        raise CommandError(err.message + _plugin_stores()) from None
     existing_store(fixtures)  # an empty store when opened: "no fixture with key" would mislead
     refuse_no_store(fixtures, [])  # so would a folder of no store (a source folder)
     found = _found_under(fixtures, key)
