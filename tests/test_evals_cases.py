@@ -88,6 +88,9 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         (json.dumps({**GOOD, "id": ""}), "'id' must be a non-empty string"),
         (json.dumps({**GOOD, "id": "a\x1b[2Jb"}), "'id' must hold no control character"),
         (json.dumps({**GOOD, "id": "two\nlines"}), "'id' must hold no control character"),
+        # a careless rename: 'expenses ' printed as the baseline's 'expenses', missing and new
+        (json.dumps({**GOOD, "id": "expenses "}), "'id' has spaces at its start or end"),
+        (json.dumps({**GOOD, "id": "\u00a0expenses"}), "'id' has spaces at its start or end"),
         (json.dumps({**GOOD, "question": "What is \ud800?"}), r"holds \ud800, half of a"),
         (json.dumps({**GOOD, "must_contain": ["\udfff"]}), "half of a surrogate pair"),
         (json.dumps({**GOOD, "must_contain": "retrieval"}), "'must_contain' must be a list"),

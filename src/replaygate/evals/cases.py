@@ -289,7 +289,8 @@ def _text(record: Mapping[str, Any], key: str, fail: Fail) -> str:
 
 def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
     """The case's id: a name printed on terminals and pages, so no control character
-    (a newline would split a summary line, an escape would act on the terminal)."""
+    (a newline would split a summary line, an escape would act on the terminal), nor
+    spaces at its start or end (it would print as the id without them)."""
     value = _text(record, "id", fail)
     if has_control(value):
         raise fail(
@@ -302,6 +303,12 @@ def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
             f"field 'id' holds U+{ord(reordering):04X} {BIDI_CONTROLS[reordering]}, which "
             "changes the order a terminal or a page shows what follows it in (FAIL lines, "
             f"pull-request comments); write the id without it, got {value!r}"
+        )
+    if value != value.strip():
+        raise fail(
+            f"field 'id' has spaces at its start or end, which print as nothing: 'expenses ' "
+            "reads as the baseline's 'expenses' in every FAIL line and report, yet is another "
+            f"case; write the id without them, got {value!r}"
         )
     return value
 
