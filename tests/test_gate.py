@@ -1034,6 +1034,17 @@ HAND_EDITS = {
         lambda doc: doc["cases"][1].update(passes=99),
         r"cases\[1\]\.passes: says 99, but its sample_results give 4",
     ),
+    # a gate said to be a signal, or no check at all, beside outcomes that gate
+    "assertion kind edited": (
+        lambda doc: doc["cases"][1]["assertions"]["citations"].update(kind="signal"),
+        r"cases\[1\]\.assertions\.citations\.kind: says 'signal', but its sample_results "
+        "give 'gate'",
+    ),
+    "assertion category null": (
+        lambda doc: doc["cases"][1]["assertions"]["citations"].update(category=None),
+        r"cases\[1\]\.assertions\.citations\.category: says null, but its sample_results "
+        "give 'set'",
+    ),
     "counts passed edited": (
         lambda doc: doc["cases"][1]["counts"].update(passed=False),
         r"cases\[1\]\.counts\.passed: says false, but its verdict give true",
@@ -1070,6 +1081,16 @@ def test_a_hand_edit_of_what_the_cases_give_is_refused_naming_both_values(
         result = CliRunner().invoke(command, args)
         assert result.exit_code == 2, result.output
         assert re.search(f"{re.escape(str(path))}: {message}", result.output), result.output
+
+
+def test_an_assertion_description_of_null_is_no_description(tmp_path: Path) -> None:
+    # read as the description 'None', which the gate compared with the baseline's
+    document = BASE.to_json()
+    document["cases"][0]["assertions"]["citations"]["description"] = None
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    (stats,) = load_eval_results(path).cases[0].sampled.assertions()
+    assert stats.description == ""
 
 
 def test_a_plain_sampling_results_file_needs_no_metrics(tmp_path: Path) -> None:

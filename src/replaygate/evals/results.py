@@ -283,9 +283,10 @@ def declared_field(obj: Mapping[str, Any]) -> tuple[str, ...] | None:
 
 
 def _agreeing_assertions(obj: Mapping[str, Any], sampled: SampledResult) -> None:
-    """Refuse an assertion of ``obj`` whose stated ``passes`` or ``samples`` are not what
-    the case's ``sample_results`` give (the report would print both, contradicting
-    each other)."""
+    """Refuse an assertion of ``obj`` whose stated ``kind``, ``category``, ``passes`` or
+    ``samples`` are not what the case's ``sample_results`` give (the report would print
+    both, contradicting each other; a gate edited into a signal there would be read as
+    the gate its outcomes keep, unseen)."""
     stated = obj.get("assertions")
     if not isinstance(stated, Mapping):
         return
@@ -293,6 +294,8 @@ def _agreeing_assertions(obj: Mapping[str, Any], sampled: SampledResult) -> None
         given = stated.get(stats.name)
         if isinstance(given, Mapping):
             with within(f"assertions.{stats.name}"):
+                agree(given, "kind", stats.kind, "its sample_results")
+                agree(given, "category", stats.category, "its sample_results")
                 agree(given, "samples", stats.samples, "its sample_results")
                 agree(given, "passes", stats.passes, "its sample_results")
 

@@ -288,7 +288,7 @@ class SampledResult:
             n=count_field(obj, "samples", 1, MAX_SAMPLES),
             floor=count_field(obj, "floor", 1),
             samples=tuple(SampleResult.from_json(s) for s in obj["sample_results"]),
-            descriptions={k: str(v.get("description", "")) for k, v in assertions.items()},
+            descriptions={k: str(v.get("description") or "") for k, v in assertions.items()},
         )
 
 
