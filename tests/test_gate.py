@@ -239,8 +239,24 @@ def test_a_limited_metric_without_a_value_fails_the_gate() -> None:
     assert (row.verdict, row.delta) == ("n/a", "n/a")
     assert not report.passed
     assert (
-        "cost: the results have no value, so its limit (rise <= 10.0%) cannot be checked"
-        in report.failures
+        "cost: the results have no value, so its limit (rise <= 10.0%) cannot be checked: "
+        "a run without a price table, or every case compared opted out of cost" in report.failures
+    )
+
+
+def test_a_share_without_a_value_says_that_nothing_was_cited() -> None:
+    # "citation_precision: the results have no value ... cannot be checked" said not why
+    uncited = results(*(case(c.id, 0) for c in BASE.cases))
+    report = run_gate(reference(BASE), reference(uncited), GateConfig())
+    assert (
+        "citation_precision: the results have no value, so its limit (drop <= 0.050) cannot "
+        "be checked: no sample of the cases compared cited a document: it is a share of the "
+        "ids cited" in report.failures
+    )
+    notes = run_gate(reference(uncited), reference(BASE), GateConfig()).notes
+    assert any(
+        n.startswith("fabricated: the baseline has no value (it measured none: no sample")
+        for n in notes
     )
 
 
@@ -255,8 +271,9 @@ def test_a_limited_metric_the_baseline_has_no_value_of_is_noted_as_unchecked() -
     assert (row.baseline, row.verdict) == (None, "n/a") and row.now is not None
     assert report.passed  # the committed baseline measured none: nothing to exceed
     assert (
-        "cost: the baseline has no value (it measured none: a cost run without a price "
-        "table), so its limit (rise <= 10.0%) is not checked; take a run that has one in "
+        "cost: the baseline has no value (it measured none: a run without a price table, or "
+        "every case compared opted out of cost), so its limit (rise <= 10.0%) is not checked; "
+        "take a run that has one in "
         "with `replaygate baseline update --reason ...`" in report.notes
     )
     assert "the baseline has no value" in report.text()

@@ -379,18 +379,19 @@ def run_gate(
             )
     notes += _models_note(baseline, now)
     rows = _priced(rows, baseline, now, problems, notes)
-    why = f": {NO_COUNTS}" if without_counts(now) else ""
     for row in rows:
         if row.verdict == "n/a" and row.baseline is not None:
+            why = NO_COUNTS if without_counts(now) else NO_VALUE.get(row.metric, "")
             problems.append(
                 f"{row.metric}: the results have no value, so its limit ({row.limit}) cannot "
-                f"be checked{why}"
+                f"be checked{f': {why}' if why else ''}"
             )
         elif row.verdict == "n/a" and row.now is not None:
             notes.append(
-                f"{row.metric}: the baseline has no value (it measured none: a cost run "
-                f"without a price table), so its limit ({row.limit}) is not checked; take "
-                "a run that has one in with `replaygate baseline update --reason ...`"
+                f"{row.metric}: the baseline has no value (it measured none: "
+                f"{NO_VALUE.get(row.metric, 'no sample to measure')}), so its limit "
+                f"({row.limit}) is not checked; take a run that has one in with `replaygate "
+                "baseline update --reason ...`"
             )
     return GateReport(rows, tuple(problems), tuple(notes), now)
 
@@ -521,6 +522,17 @@ def _forms(baseline: str, results: str) -> str:
     return f"baseline {told(baseline)}; results {told(results)}"
 
 
+_NO_CITATION = "no sample of the cases compared cited a document: it is a share of the ids cited"
+_NO_COST = "a run without a price table, or every case compared opted out of cost"
+NO_VALUE = {
+    "citation_precision": _NO_CITATION,
+    "fabricated": _NO_CITATION,
+    "citation_recall": "no case compared expects a document (expected_doc_ids)",
+    "cost": _NO_COST,
+    "cost_total": _NO_COST,
+}
+"""Why a run's metric has no value (``null``), by the metric: what it is a share of, or
+what prices it, is empty."""
 PRICED = ("cost", "cost_total")
 """The metrics a price table gives."""
 
