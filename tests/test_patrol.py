@@ -84,6 +84,10 @@ def invoke(*args: str) -> Result:
     return CliRunner().invoke(main, ["patrol", *args])
 
 
+def prune_cli(*args: str) -> Result:
+    return CliRunner().invoke(main, ["prune", "--unused", *args])
+
+
 HOSTILE_HITS = {
     "a field that is not text": lambda log: log.write_text(
         '{"run": 1, "time": 2, "store": 3, "key": 4}\n', encoding="utf-8"
@@ -491,9 +495,19 @@ def test_errors(project: Path) -> None:
     (hits_dir / "r-1.jsonl").write_text("not json\n", encoding="utf-8")
     damaged = invoke(str(store))
     assert damaged.exit_code == 2 and "damaged hits log" in damaged.output
+    (project / "elsewhere").mkdir()  # a log of no run
     no_runs = invoke(str(store), "--hits-dir", "elsewhere")
     assert no_runs.exit_code == 0
     assert "no test run in the hits log at elsewhere" in no_runs.output
+    # a slip of its name: it said "no test run in the hits log at .replaygate/hit: run the
+    # tests", and prune refused saying to run the test suite first
+    for command in (invoke, prune_cli):
+        slip = command(str(store), "--hits-dir", ".replaygate/hit")
+        assert slip.exit_code == 2
+        assert slip.output.endswith(
+            "Error: --hits-dir .replaygate/hit: no such directory; the project's hits log is "
+            ".replaygate/hits\n"
+        )
 
 
 def test_the_tests_stores_are_of_unknown_use_while_only_eval_runs_are_logged(

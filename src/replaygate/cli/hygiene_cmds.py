@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -341,6 +342,9 @@ def _project_defaults(path: Path, hits_dir: Path | None) -> tuple[Path, Path, Pa
             own = resolved(hits_folder(store_pyproject(None, folder), folder))
         except ReplaygateError:  # a setting refused: the folder given is not it
             own = None
+        if not os.path.lexists(hits_dir):  # a slip of the name: not a log of no run
+            log = f"; the project's hits log is {shown(own)}" if own is not None else ""
+            raise CommandError(f"--hits-dir {shown(hits_dir)}: no such directory{log}")
         return hits_dir, root / "tests", folder if resolved(hits_dir) == own else None
     hits = hits_folder(store_pyproject(None, folder), folder)
     shown_hits = root / DEFAULT_DIR if hits == folder / DEFAULT_DIR else Path(shown(hits))
