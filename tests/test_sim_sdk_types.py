@@ -229,3 +229,32 @@ def test_a_chat_answer_names_its_system_fingerprint_as_the_api_s_does(sim: Simul
     assert {chunk.system_fingerprint for chunk in chunks} == {named}
     other = client.chat.completions.create(**{**ASK_CHAT, "model": "gpt-4o-mini"})
     assert other.system_fingerprint not in (None, named)
+
+
+def test_a_chat_stream_s_chunks_carry_obfuscation_unless_asked_not_to(sim: Simulator) -> None:
+    """The API pads every chunk of a Chat Completions stream (its ``ChatCompletionChunk``
+    declares ``obfuscation``), the finish and the usage chunks too, unless
+    ``stream_options.include_obfuscation`` is false; a stream recorded from the
+    simulator had none."""
+    client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url)
+    usage = {"include_usage": True}
+    chunks = list(client.chat.completions.create(**ASK_CHAT, stream=True, stream_options=usage))
+    padding = [chunk.obfuscation for chunk in chunks]
+    assert chunks[-1].usage is not None and chunks[-2].choices[0].finish_reason == "stop"
+    assert all(p and re.fullmatch(r"[A-Za-z0-9]{1,15}", p) for p in padding), padding
+    again = list(client.chat.completions.create(**ASK_CHAT, stream=True, stream_options=usage))
+    assert len(set(padding)) > 1 and padding != [c.obfuscation for c in again]  # per answer
+    plain = {**usage, "include_obfuscation": False}
+    unpadded = client.chat.completions.create(**ASK_CHAT, stream=True, stream_options=plain)
+    assert {chunk.obfuscation for chunk in unpadded} == {None}
+
+
+def test_a_chat_answer_names_the_snapshot_its_alias_points_at(sim: Simulator) -> None:
+    """The API answers a request for ``gpt-4o`` as ``gpt-4o-2024-08-06``, in an answer and
+    each chunk of its stream; the simulator named the alias."""
+    client = openai.OpenAI(api_key="test", base_url=sim.openai_base_url)
+    assert client.chat.completions.create(**ASK_CHAT).model == "gpt-4o-2024-08-06"
+    chunks = client.chat.completions.create(**ASK_CHAT, stream=True)
+    assert {chunk.model for chunk in chunks} == {"gpt-4o-2024-08-06"}
+    dated = {**ASK_CHAT, "model": "gpt-4o-2024-11-20"}
+    assert client.chat.completions.create(**dated).model == "gpt-4o-2024-11-20"

@@ -47,6 +47,7 @@ KNOWN_FIELDS: dict[str, frozenset[str]] = {
             "usage",
             "system_fingerprint",
             "service_tier",
+            "obfuscation",  # a stream chunk's padding
         }
     ),
     "openai.responses": frozenset(

@@ -776,9 +776,10 @@ class OpenAIChat(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         thought: str,
     ) -> dict[str, Any]:
         completion_id = f"chatcmpl-sim-{tag}"
-        wire = to_openai_response(response, model=request.model, completion_id=completion_id)
+        answering = catalogue.openai_answering(request.model)
+        wire = to_openai_response(response, model=answering, completion_id=completion_id)
         wire["service_tier"] = _served_tier(request.body.get("service_tier"))
-        wire["system_fingerprint"] = system_fingerprint(request.model)
+        wire["system_fingerprint"] = system_fingerprint(answering)
         # each of the n choices thinks it: its tokens count for each
         spent = tokens(len(thought)) * self.choices(request) if thought else 0
         usage = wire["usage"]
@@ -820,6 +821,7 @@ class OpenAIChat(_OpenAIParams, _OpenAIToolChoice, Endpoint):
             include_usage=bool(options.get("include_usage")),
             chunk_size=stream.chunk_size,
             patch=stream.patch,
+            obfuscate=options.get("include_obfuscation") is not False,
         )
         if stream.fault == "sse-error":
             message = "The server had an error while processing your request."

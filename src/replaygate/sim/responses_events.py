@@ -19,14 +19,19 @@ of a reasoning summary carry ``obfuscation``, the padding the API adds to them u
 
 from __future__ import annotations
 
-import hashlib
-import string
 from collections.abc import Mapping
 from typing import Any
 
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.logprobs import streamed
-from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
+from replaygate.sim.streaming import (
+    DEFAULT_CHUNK,
+    Patch,
+    json_event,
+    obfuscation,
+    split_pieces,
+    unpatched,
+)
 
 OBFUSCATED = frozenset(
     {
@@ -36,16 +41,6 @@ OBFUSCATED = frozenset(
     }
 )
 """The delta events the API pads with an ``obfuscation`` field."""
-_PADDING = string.ascii_letters + string.digits
-
-
-def obfuscation(response_id: str, sequence_number: int) -> str:
-    """The ``obfuscation`` of a delta event: 1 to 15 letters and digits, as random-looking
-    as the API's padding (which hides the length of the delta from an observer of the
-    connection) but drawn from the response's id and the event's number, so the same
-    answer streams the same bytes."""
-    digest = hashlib.sha256(f"{response_id}:{sequence_number}".encode()).digest()
-    return "".join(_PADDING[b % len(_PADDING)] for b in digest[1 : 2 + digest[0] % 15])
 
 
 class _Sequence:

@@ -6,7 +6,10 @@ streaming, so an SDK that accumulates the stream gets back the same message.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
+import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -169,6 +172,18 @@ def _function_call_deltas(function: Mapping[str, Any], size: int) -> list[dict[s
     return [first, *({"arguments": piece} for piece in pieces)]
 
 
+_PADDING = string.ascii_letters + string.digits
+
+
+def obfuscation(stream_id: str, number: int) -> str:
+    """The ``obfuscation`` of event ``number`` of the OpenAI stream of the answer
+    ``stream_id``: 1 to 15 letters and digits, as random-looking as the API's padding
+    (which hides the length of a delta from an observer of the connection) but drawn from
+    the answer's id and the event's number, so the same answer streams the same bytes."""
+    digest = hashlib.sha256(f"{stream_id}:{number}".encode()).digest()
+    return "".join(_PADDING[b % len(_PADDING)] for b in digest[1 : 2 + digest[0] % 15])
+
+
 _NO_LOGPROBS: dict[str, Any] = {"content": None, "refusal": None}
 """The log probabilities of a Chat Completions chunk, before its tokens' are filled in."""
 
@@ -179,6 +194,7 @@ def openai_chunks(
     include_usage: bool = False,
     chunk_size: int = DEFAULT_CHUNK,
     patch: Patch | None = None,
+    obfuscate: bool = False,
 ) -> list[SSEEvent]:
     """The Chat Completions stream of ``completion`` (a response body), ``[DONE]`` included.
 
@@ -190,9 +206,18 @@ def openai_chunks(
     pieces, under ``function_call``), then a chunk with the finish reason; each choice in turn,
     under its index (``n`` asked for several). ``include_usage`` adds ``"usage": null`` to every
     chunk and a last chunk with no choices and the usage, as ``stream_options`` asks.
-    ``patch`` transforms every chunk object (drift injection).
+    ``obfuscate`` pads every chunk with an ``obfuscation`` (:func:`obfuscation`), as the API
+    does unless ``stream_options.include_obfuscation`` is false. ``patch`` transforms every
+    chunk object (drift injection).
     """
     patch = patch or unpatched
+    numbers = itertools.count()
+
+    def sent(body: dict[str, Any]) -> SSEEvent:
+        if obfuscate:
+            body["obfuscation"] = obfuscation(str(completion.get("id")), next(numbers))
+        return json_event(None, patch(body))
+
     base: dict[str, Any] = {
         "id": completion.get("id"),
         "object": "chat.completion.chunk",
@@ -223,7 +248,7 @@ def openai_chunks(
             ]
             if include_usage:
                 body["usage"] = None
-            return json_event(None, patch(body))
+            return sent(body)
 
         message = choice.get("message") or {}
         text = message.get("content") or ""
@@ -261,6 +286,6 @@ def openai_chunks(
         last = dict(base)
         last["choices"] = []
         last["usage"] = completion.get("usage")
-        events.append(json_event(None, patch(last)))
+        events.append(sent(last))
     events.append(SSEEvent(data="[DONE]"))
     return events
