@@ -244,6 +244,23 @@ def test_a_limited_metric_without_a_value_fails_the_gate() -> None:
     )
 
 
+def test_results_better_than_the_baseline_past_a_limit_say_to_take_them_in() -> None:
+    # a gain left out of the baseline lets a later fall back to the old values pass
+    worse = results(case("a", 5), case("b", 2, floor=2), case("c", 5), case("d", 5))
+    better = results(case("a", 5), case("b", 5, floor=2), case("c", 5), case("d", 5))
+    report = run_gate(reference(worse), reference(better), GateConfig())
+    assert report.passed
+    (note,) = [n for n in report.notes if n.startswith("the results are better")]
+    assert note == (
+        "the results are better than the baseline by more than a limit (citation_recall "
+        "0.850 -> 1.000): the baseline still holds the old values, so a fall back to them "
+        "would pass the gate; take these results in with `replaygate baseline update "
+        "--reason ...`"
+    )
+    same = run_gate(reference(better), reference(better), GateConfig())
+    assert not any(n.startswith("the results are better") for n in same.notes)
+
+
 def test_a_share_without_a_value_says_that_nothing_was_cited() -> None:
     # "citation_precision: the results have no value ... cannot be checked" said not why
     uncited = results(*(case(c.id, 0) for c in BASE.cases))

@@ -393,7 +393,33 @@ def run_gate(
                 f"({row.limit}) is not checked; take a run that has one in with `replaygate "
                 "baseline update --reason ...`"
             )
+    notes += _improved(rows, drops, rises)
     return GateReport(rows, tuple(problems), tuple(notes), now)
+
+
+def _improved(
+    rows: tuple[Row, ...], drops: Mapping[str, float], rises: Mapping[str, float]
+) -> list[str]:
+    """A note naming the limited metrics that moved the good way by more than their limit
+    allows the bad way: the baseline still holds the old values, so a fall back to them
+    would pass the gate until an update takes the new ones in."""
+    better = []
+    for row in rows:
+        if row.verdict != "ok" or row.baseline is None or row.now is None:
+            continue
+        metric = METRICS.get(row.metric) or Metric(row.metric, "", "amount", "higher")
+        change = _change(metric, row.baseline, row.now)
+        drop, rise = drops.get(row.metric, math.inf), rises.get(row.metric, math.inf)
+        if change > drop + _EPSILON or -change > rise + _EPSILON:
+            _, before, now, *_ = row.cells()
+            better.append(f"{row.metric} {before} -> {now}")
+    if not better:
+        return []
+    return [
+        f"the results are better than the baseline by more than a limit ({', '.join(better)}): "
+        "the baseline still holds the old values, so a fall back to them would pass the "
+        "gate; take these results in with `replaygate baseline update --reason ...`"
+    ]
 
 
 _RANK = {"block": 0, "observe": 1, "pass": 2}
