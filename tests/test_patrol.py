@@ -502,6 +502,12 @@ def test_errors(project: Path) -> None:
     # a slip of its name: it said "no test run in the hits log at .replaygate/hit: run the
     # tests", and prune refused saying to run the test suite first
     for command in (invoke, prune_cli):
+        # the stores' folder: it said to mend their line or delete the file, a store
+        stores = command(str(store), "--hits-dir", "tests/fixtures")
+        assert stores.exit_code == 2 and "delete" not in stores.output
+        assert stores.output.startswith(
+            "Error: tests/fixtures/rag.jsonl is a fixture store, not a file of the hits log"
+        )
         slip = command(str(store), "--hits-dir", ".replaygate/hit")
         assert slip.exit_code == 2
         assert slip.output.endswith(

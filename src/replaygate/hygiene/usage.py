@@ -17,6 +17,7 @@ from replaygate.fixtures.hits import (
     DEFAULT_DIR,
     EVAL,
     TESTS,
+    StoreInHitsLogError,
     first_hits,
     hits_folder_problem,
     read_hits,
@@ -162,6 +163,8 @@ def read_usage(hits_dir: Path, last: int, root: Path | None = None) -> FixtureUs
         kept = {run for runs in newest.values() for run in runs}
         hits = list(read_hits(hits_dir, [f for f, first in firsts.items() if first.run in kept]))
         outcomes = read_outcomes(hits_dir)
+    except StoreInHitsLogError as err:  # its file is a store: never to be deleted
+        raise HygieneError(str(err)) from None
     except ValueError as err:
         raise HygieneError(f"damaged hits log: {err}{DAMAGED_HITS_FIX}") from None
     usage = FixtureUsage(tuple(sorted(kept)), len({first.run for first in firsts.values()}))
