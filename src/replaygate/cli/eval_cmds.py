@@ -45,6 +45,7 @@ from replaygate.cli.options import (
     history_option,
     json_option,
     max_cost_option,
+    new_history_note,
     other_config,
     request_settings,
     simulator_seed_option,
@@ -288,6 +289,7 @@ def eval_cmd(
             "the config": other_config(config.file),  # as did --config cfg.toml --out cfg.toml
         }
         _check_outputs(out, history, inputs)
+        new_history_note(history_path if history is not None else None, config)
         if record_mode is None and not os.path.lexists(fixtures):  # each case would miss
             raise CommandError(never_recorded(fixtures, _record_command(given), settings))
         prices = _prices(config, prices_path)
@@ -578,4 +580,5 @@ def merge_cmd(
     history = None if no_history else history_path or config.history_path
     inputs: dict[str, Path | None] = {f"the shard {part}": part for part in parts}
     _check_outputs(out, history, {**inputs, "the history": history})
+    new_history_note(history_path if history is not None else None, config)
     _show_and_write(results, out, history, as_json, run_id)

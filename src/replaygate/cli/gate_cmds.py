@@ -21,6 +21,7 @@ from replaygate.cli.options import (
     errors_as_exit_2,
     file_option,
     format_option,
+    in_project,
     json_option,
 )
 from replaygate.click_once import OnceCommand, OnceGroup
@@ -76,29 +77,12 @@ def _check_items(text: str, flag: str) -> None:
 BASELINE_HELP = "The baseline file (default: [tool.replaygate] baseline)."
 
 
-def _in_project(path: Path, flag: str, config: Config) -> str | None:
-    """Where the project folder (of its ``pyproject.toml``) has ``path``, a relative path
-    that the command read from the working folder, and how to name that file: None when
-    the project has no such file, or the working folder is the project's."""
-    cwd = Path.cwd()
-    if path.is_absolute() or config.file is None or config.root.resolve() == cwd.resolve():
-        return None
-    there = config.root / path
-    if not there.is_file():
-        return None
-    return (
-        f"the project folder {config.root} (of its pyproject.toml) has {path.as_posix()} "
-        f"(to name it, give {flag} {os.path.relpath(there, cwd)}, or run the command from "
-        f"{config.root})"
-    )
-
-
 def _check_there(
     path: Path, flag: str, what: str, config: Config, otherwise: str | None = None
 ) -> None:
     """Refuse ``path``, given as ``flag``, when there is no such file, naming the folder it
     was looked for in (a relative path: the working folder), and where the project folder
-    has it (:func:`_in_project`), else what to do ``otherwise``."""
+    has it (:func:`~replaygate.cli.options.in_project`), else what to do ``otherwise``."""
     try:
         os.lstat(path)
     except FileNotFoundError:
@@ -110,7 +94,7 @@ def _check_there(
     looked = f"there is no {os.path.abspath(path)}"
     if not path.is_absolute():
         looked += f" (a relative {flag} is read from the working folder, {Path.cwd()})"
-    hint = _in_project(path, flag, config) or otherwise
+    hint = in_project(path, flag, config) or otherwise
     raise CommandError(f"{path}: cannot read {what}: {looked}{f'; {hint}' if hint else ''}")
 
 
@@ -273,7 +257,7 @@ def baseline_update(
         weaker = " (expects less than before)" if change["weakened"] else ""
         lines.append(f"  case {case}: {change['summary']}{weaker}")
     click.echo(unseen_escaped("\n".join(lines)))  # a case id's U+202E turns a line round
-    elsewhere = _in_project(target, "--baseline", config) if created else None
+    elsewhere = in_project(target, "--baseline", config) if created else None
     if elsewhere is not None:
         click.echo(
             f"note: {target} is read from the working folder, {Path.cwd()}; {elsewhere}, "

@@ -16,14 +16,16 @@ from replaygate.cli.options import (
     errors_as_exit_2,
     file_option,
     history_option,
+    in_project,
     json_option,
+    new_history_note,
     other_config,
 )
 from replaygate.click_numbers import DigitsInt
 from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.errors import first_few, shown_file
 from replaygate.evals.baseline import load_gated
-from replaygate.evals.config import load_config
+from replaygate.evals.config import Config, load_config
 from replaygate.evals.gate import run_gate
 from replaygate.evals.history import History, HistoryRun, read_export
 from replaygate.evals.preflight import check_not_an_input, check_writable
@@ -94,6 +96,8 @@ def report_cmd(
         existing_store(path)  # a symlink loop or to nothing, a FIFO: named as what it is
     stores = list(fixture_paths) or ([config.fixtures] if config.fixtures else [])
     history = history_path or config.history_path
+    if not os.path.lexists(history) and in_project(history, "--history", config):
+        raise CommandError(_no_history(history, config))  # the page names the rest
     baseline_file = baseline_path or config.baseline_path
     inputs = {
         "the history": history,
@@ -173,7 +177,7 @@ def history_export(
     config = load_config(config_path)
     target = history_path or config.history_path
     if not os.path.lexists(target):  # a symlink loop, or to nothing: History.open says so
-        raise CommandError(f"no history at {shown_file(str(target))}: run `replaygate eval` first")
+        raise CommandError(_no_history(target, config))
     if out is not None:
         inputs = {"the history": target, "the config": other_config(config.file)}
         check_not_an_input(out, inputs, export=True)
@@ -230,8 +234,10 @@ def history_merge(
     \b
         replaygate history merge ci-history.json
     """
-    target = history_path or load_config(config_path).history_path
+    config = load_config(config_path)
+    target = history_path or config.history_path
     runs = _once([run for export in exports for run in read_export(export)])
+    new_history_note(history_path, config)
     with History.open(target) as history:
         before = {run.id: run.to_json() for run in history.runs(skipped=[])}
         added, skipped = history.merge(runs)
@@ -247,3 +253,15 @@ def history_merge(
             "were not stored (an edited export, or another history's run under the same id)",
             err=True,
         )
+
+
+def _no_history(path: Path, config: Config) -> str:
+    """Why a command that reads the history at ``path`` cannot: there is none, with where
+    the project folder has one of that name when ``path`` was read from the working
+    folder."""
+    elsewhere = in_project(path, "--history", config)
+    return f"no history at {shown_file(str(path))}: " + (
+        f"it is read from the working folder, {Path.cwd()}; {elsewhere}"
+        if elsewhere is not None
+        else "run `replaygate eval` first"
+    )

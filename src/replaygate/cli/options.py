@@ -28,6 +28,7 @@ from replaygate.regular import backslashed_here, unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
 
 if TYPE_CHECKING:
+    from replaygate.evals.config import Config
     from replaygate.fixtures.store.folder import StoreTree
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -462,3 +463,35 @@ def questions_source(fn: F) -> F:
     )(fn)
     fn = click.argument("questions", nargs=-1, type=TEXT, metavar="[QUESTION]...")(fn)
     return fn
+
+
+def in_project(path: Path, flag: str, config: Config) -> str | None:
+    """Where the project folder (of its ``pyproject.toml``) has ``path``, a relative path
+    that the command read from the working folder, and how to name that file: None when
+    the project has no such file, or the working folder is the project's."""
+    cwd = Path.cwd()
+    if path.is_absolute() or config.file is None or config.root.resolve() == cwd.resolve():
+        return None
+    there = config.root / path
+    if not there.is_file():
+        return None
+    return (
+        f"the project folder {config.root} (of its pyproject.toml) has {path.as_posix()} "
+        f"(to name it, give {flag} {os.path.relpath(there, cwd)}, or run the command from "
+        f"{config.root})"
+    )
+
+
+def new_history_note(path: Path | None, config: Config) -> None:
+    """Say on stderr that ``--history`` ``path``, a relative path not there, makes a new
+    history in the working folder where the project folder has one of that name: the
+    run would be kept apart from the project's runs, named alike."""
+    if path is None or os.path.lexists(path):
+        return
+    elsewhere = in_project(path, "--history", config)
+    if elsewhere is not None:
+        click.echo(
+            f"note: {path} is not in the working folder, {Path.cwd()}, so a new history is "
+            f"made there, apart from the project's runs; {elsewhere}",
+            err=True,
+        )
