@@ -497,3 +497,22 @@ def test_a_max_tokens_flag_below_one_is_refused(tmp_path: Path) -> None:
     done = replaygate(*READERS["record"], "--max-tokens", "0", cwd=tmp_path)
     assert done.returncode == 2 and "'--max-tokens': 0 is not in the range 1<=x" in done.stderr
     assert not (tmp_path / "n.jsonl").exists()
+
+
+def test_a_key_tool_replaygate_does_not_define_stops_a_replaying_session_at_its_line(
+    pytester: pytest.Pytester,
+) -> None:
+    # only a recording session read the whole table: a typo of a key replay passes over
+    # (`fixture` for `fixtures`, `max_cots`) went unseen until the first recording
+    pytester.makepyprojecttoml('[tool.replaygate]\nhits = ".log"\nmax_cots = 1.0\n')
+    pytester.makepyfile("def test_nothing_recorded():\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *UNUSED_PLUGINS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*pyproject.toml:3: tool.replaygate.max_cots: unknown key: did you mean "
+         "tool.replaygate.max_cost?*"]
+    )  # fmt: skip
+    pytester.makepyprojecttoml('[tool.replaygate]\nhits = ".log"\nmax_cost = 1.0\n')
+    pytester.runpytest_inprocess("-p", "no:cacheprovider", *UNUSED_PLUGINS).assert_outcomes(
+        passed=1
+    )

@@ -43,6 +43,11 @@ from replaygate.regular import file_kind, read_regular_text, text_lines, unreada
 PYPROJECT = "pyproject.toml"
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 _BOM = "\ufeff"
+TOOL_KEYS = (
+    *("cases", "fixtures", "baseline", "history", "hits", "agent", "model", "max_tokens"),
+    *("system", "prices", "max_cost", "gate", "ci", "report", "patrol", "sanitize"),
+)
+"""The keys of ``[tool.replaygate]``: another is refused as a typo, naming its line."""
 MAX_TOKENS = 2**31 - 1
 """The largest ``max_tokens`` a request is built with (``[tool.replaygate]``, ``--max-tokens``):
 a 32-bit count, as the APIs take; beyond it the HTTP client fails deep down (a timeout out

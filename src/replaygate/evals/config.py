@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Literal
 
 from replaygate.ages import age_of
-from replaygate.config import MAX_TOKENS, described, find_pyproject, project_folder, tool_table
+from replaygate.config import (
+    MAX_TOKENS,
+    TOOL_KEYS,
+    described,
+    find_pyproject,
+    project_folder,
+    tool_table,
+)
 from replaygate.evals.metrics import (
     check_limit_names,
     expand_limits,
@@ -246,26 +253,7 @@ def load_config(
         raise top.error(
             "max_age", f"patrol's max age goes in its own table: [{SECTION}.patrol] max_age"
         )
-    top.check_known(
-        (
-            "cases",
-            "fixtures",
-            "baseline",
-            "history",
-            "hits",
-            "agent",
-            "model",
-            "max_tokens",
-            "system",
-            "prices",
-            "max_cost",
-            "gate",
-            "ci",
-            "report",
-            "patrol",
-            "sanitize",
-        )
-    )
+    top.check_known(TOOL_KEYS)
 
     def path_of(key: str) -> Path | None:
         value = top.path(key)

@@ -578,13 +578,19 @@ def _hits_folder(root: Path) -> Path:
     """The hits log's folder of the project at the rootdir ``root``: ``[tool.replaygate]
     hits`` of its ``pyproject.toml`` (:func:`replaygate.evals.config.hits_folder`, only
     imported when the key is there), else ``.replaygate/hits`` under it. A value it
-    refuses, or a ``pyproject.toml`` that cannot be read, stops the session."""
-    from replaygate.config import read_toml, store_pyproject, tool_table
+    refuses, a key ``[tool.replaygate]`` does not define (a typo, refused as
+    :func:`~replaygate.evals.config.load_config` refuses it, naming its line), or a
+    ``pyproject.toml`` that cannot be read, stops the session."""
+    from replaygate.config import TOOL_KEYS, read_toml, store_pyproject, tool_table
     from replaygate.fixtures.hits import DEFAULT_DIR
 
     try:
         pyproject = store_pyproject(None, root)
         table = tool_table(read_toml(pyproject).data) if pyproject is not None else {}
+        if isinstance(table, dict) and not set(table) <= set(TOOL_KEYS):
+            from replaygate.evals.config import load_config
+
+            load_config(pyproject)  # refuses the first key it does not define
         if not isinstance(table, dict) or "hits" not in table:
             return root / DEFAULT_DIR
         from replaygate.evals.config import hits_folder
