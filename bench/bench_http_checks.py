@@ -1,7 +1,7 @@
 """What the checks of an Anthropic replay cost through the SDK: each left out, in turn.
 
-Run: ``.venv/bin/python bench/bench_http_checks.py [--repetitions 5]`` (about 3 minutes on
-a 2-core machine; prints a markdown table).
+Run: ``.venv/bin/python bench/bench_http_checks.py [--repetitions 5]`` (about 4 minutes on
+a 2-core machine; prints two markdown tables).
 
 A replay's plan does, besides the work any exact replay does (the body parsed, its match
 form and digest, the fixture's line read), the checks the design's laws ask for. This
@@ -23,6 +23,12 @@ answer, the two taking turns chunk by chunk) with one of them replaced by nothin
 Each row runs in a process of its own, so that a replacement reaches no other row. The
 rows with a check left out are not replaygate (they would answer an edited fixture, or
 count no send): they say what each check costs where it runs, between the SDK's work.
+
+A second table times some of the plan's own work, four of each call a transport's handler
+makes, alone (in a loop) and between the SDK's work (a floor whose handler makes them
+before it answers, less the floor, the two taking turns chunk by chunk): the body parsed
+(``orjson.loads`` of the 1.76 KB request body), written sorted (its match form) and
+digested (``hashlib.sha256``), and a pure-Python loop of about the same time.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,6 +110,65 @@ def measure(check: str, stream: bool, repetitions: int) -> tuple[float, float]:
     return statistics.median(floors), statistics.median(ours)
 
 
+def between_calls(repetitions: int) -> list[tuple[str, float, float]]:
+    """Each of a few operations: µs a call alone and between the SDK's work (see above)."""
+    import hashlib
+
+    import httpx2
+    import orjson
+
+    import bench_http as b
+
+    face = next(f for f in b.INTERFACES if f.provider == "anthropic" and not f.stream)
+    body = orjson.dumps(face.args(0))
+    value = orjson.loads(body)
+
+    def python_loop() -> int:
+        total = 0
+        for i in range(80):
+            total += i
+        return total
+
+    operations: dict[str, Callable[[], object]] = {
+        "orjson.loads of the body": lambda: orjson.loads(body),
+        "its match form (orjson.dumps, sorted)": lambda: orjson.dumps(
+            value, option=orjson.OPT_SORT_KEYS
+        ),
+        "hashlib.sha256 of the body": lambda: hashlib.sha256(body).digest(),
+        "a pure-Python loop": python_loop,
+    }
+    constant = b.constant(face)
+
+    def client(work: Callable[[], object] | None) -> Any:
+        def handle(request: httpx2.Request) -> httpx2.Response:
+            if work is not None:
+                for _ in range(4):
+                    work()
+            return constant.handle_request(request)
+
+        return face.client(httpx2.Client(transport=httpx2.MockTransport(handle)))
+
+    floor = client(None)
+    clients = {name: client(work) for name, work in operations.items()}
+    calls = [face.args(i) for i in range(b.MEMORY_N)]
+    times: dict[str, list[float]] = {name: [] for name in ("floor", *operations)}
+    for _ in range(repetitions):
+        for start in range(0, b.MEMORY_N, b.CHUNK):
+            chunk = calls[start : start + b.CHUNK]
+            times["floor"].append(b._timed(face, floor, chunk))
+            for name, made in clients.items():
+                times[name].append(b._timed(face, made, chunk))
+    rows = []
+    for name, work in operations.items():
+        started = time.process_time()
+        for _ in range(20_000):
+            work()
+        alone = (time.process_time() - started) / 20_000 * 1e6
+        between = (statistics.median(times[name]) - statistics.median(times["floor"])) / 4
+        rows.append((name, alone, between))
+    return rows
+
+
 def main() -> int:
     """Run each row in a process of its own and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -133,6 +199,13 @@ def main() -> int:
                 f"| {check} | Anthropic messages, {'stream' if stream else 'plain'} "
                 f"| {floor:,.0f} | {ours:,.0f} | {ours / floor:.3f}x | {cost} |"
             )
+    lines += [
+        "",
+        "| work | µs a call, alone | µs a call, between the SDK's work | ratio |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, alone, between in between_calls(args.repetitions):
+        lines.append(f"| {name} | {alone:.1f} | {between:.1f} | {between / alone:.1f}x |")
     print("\n".join(lines))
     return 0
 
