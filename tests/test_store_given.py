@@ -7,6 +7,7 @@ is checked, and passes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -248,3 +249,19 @@ def test_a_hits_log_of_many_runs_is_named_in_a_short_note_before_the_refusal(
     assert note.startswith("note: not fixture files, passed over: .replaygate/hits/"), note
     assert note.endswith(", ... (12 in all)") and note.count("(hits log)") == 4, note
     assert "Error: .replaygate/hits: is a folder of the hits log (12 file(s)" in done.stderr
+
+
+def test_a_store_name_in_another_unicode_form_names_the_one_there(tmp_path: Path) -> None:
+    # `record --fixtures café.jsonl` typed in NFD beside a café.jsonl copied in NFC made a
+    # second store of a name that looks the same, and verify said "no such file or folder"
+    # of a file `ls` shows there.
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    (tmp_path / nfc).mkdir()
+    with FixtureStore.open(tmp_path / nfc / "rc.jsonl") as store:
+        store.put(fixture("one"))
+    hint = f"{nfc}/rc.jsonl is there, a name that looks the same in another Unicode form (NFD"
+    with pytest.raises(FixtureFormatError, match=re.escape(hint)):
+        FixtureStore.open(tmp_path / nfd / "rc.jsonl")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [nfc]
+    done = replaygate("verify", f"{nfd}/rc.jsonl", cwd=tmp_path)
+    assert done.returncode == 2 and f"pass {nfc}/rc.jsonl, copied from this message" in done.stderr

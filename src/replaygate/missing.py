@@ -7,6 +7,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 from replaygate.checkouts import left_out_of_sparse_checkout
@@ -54,11 +55,21 @@ def pasted_location(path: str | os.PathLike[str]) -> str | None:
     (``tests/fixtures/rc.jsonl:3``, pasted whole), and the file to pass instead; or when
     it is a ``*`` pattern no shell expanded that matches files there (``"fx/*.jsonl"``, quoted,
     or an argument of ``subprocess`` or nox's ``session.run``), and the folder to pass
-    instead; None for any other path. Recorded into, it would be made a store of that
-    name."""
+    instead; or when its name is that of a file or folder there in another Unicode form
+    (``café.jsonl`` typed in NFC, the file's name in NFD), and the path to pass instead;
+    None for any other path. Recorded into, it would be made a store of that name: two
+    stores that look alike, the one replayed missing what was recorded into the other."""
     text = os.fsdecode(path)
     if os.path.lexists(text):
         return None
+    other_form = _other_unicode_form(text)
+    if other_form is not None:
+        return (
+            f"{other_form} is there, a name that looks the same in another Unicode form "
+            f"({_form(text)} given, {_form(other_form)} there: an accented letter as one "
+            "character is NFC, as a letter and a combining accent NFD, as a copy from macOS "
+            f"or a zip archive may leave it): pass {other_form}, copied from this message"
+        )
     found = _LOCATION.fullmatch(os.path.basename(text))
     if found is not None:
         file = os.path.join(os.path.dirname(text), found.group(1))
@@ -79,3 +90,31 @@ def pasted_location(path: str | os.PathLike[str]) -> str | None:
         f"it is a pattern no shell expanded, matching {len(matched)} file(s) or folder(s): "
         f"pass one store, or the folder holding them ({holding}), whose every store is read"
     )
+
+
+def _other_unicode_form(text: str) -> str | None:
+    """``text`` with its first component that is not there replaced by the name there in
+    its folder that differs from it only in Unicode normal form; None when there is none."""
+    head, tail = os.path.split(text)
+    if head and head != text and not os.path.lexists(head):
+        inner = _other_unicode_form(head)
+        return None if inner is None else os.path.join(inner, tail)
+    if not tail or tail.isascii():
+        return None
+    wanted = unicodedata.normalize("NFC", tail)
+    try:
+        names = os.listdir(head or ".")
+    except OSError:
+        return None
+    for name in sorted(names):
+        if name != tail and unicodedata.normalize("NFC", name) == wanted:
+            return os.path.join(head, name)
+    return None
+
+
+def _form(text: str) -> str:
+    """The Unicode normal form ``text`` is in: ``NFC``, ``NFD``, or ``mixed``."""
+    for form in ("NFC", "NFD"):
+        if unicodedata.is_normalized(form, text):
+            return form
+    return "mixed"
