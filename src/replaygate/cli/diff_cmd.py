@@ -60,8 +60,9 @@ def diff(
     test with their request difference by field path, and raises an ALARM (exit 1) for
     a fixture whose request is unchanged but whose response changed, unless
     --allow-response-change --reason "..." is given, and for a changed or added fixture
-    whose stored key is not its request's or whose request its store holds already with
-    other responses (no option accepts those). PATH defaults to tests/fixtures.
+    whose stored key is not its request's, whose request its store holds already with
+    other responses, or that holds a secret-looking value (no option accepts those).
+    PATH defaults to tests/fixtures.
 
     Example:
 
@@ -100,7 +101,7 @@ def diff(
         render = render_markdown if fmt == "markdown" else render_text
         click.echo(render(result, allowed), nl=False)
     # A response change may be accepted with a reason; a key that is not its request's,
-    # or a request recorded twice with other responses, cannot: verify and the replay
-    # refuse that fixture whatever the review says.
+    # a request recorded twice with other responses, or a secret-looking value, cannot:
+    # verify (and the replay) refuse that fixture whatever the review says.
     if result.refused or (result.response_alarms and allowed is None):
         raise SystemExit(1)

@@ -13,6 +13,9 @@
 - a changed or added fixture whose stored key is not its request's fingerprint is an
   *alarm* too: a hand edit of the key or the request, which verify and the replay
   refuse. Fixtures that did not change are not checked again;
+- so is a changed or added fixture that holds a secret-looking value (law 4), named by
+  its field path and the rule that saw it, never shown: verify refuses it, and no
+  recording would have written it;
 - so is a fixture added to a store that holds its request already with other
   responses (two branches recorded it, joined by a ``merge=union`` or by hand), which
   verify and the replay refuse too;
@@ -47,7 +50,10 @@ from replaygate.hygiene.gitrev import Repo
 from replaygate.hygiene.review_others import PassedOver, other_file_change
 from replaygate.hygiene.snapshot import Entry, Other, Side, revision, worktree
 from replaygate.missing import pasted_location
+from replaygate.sanitize.config import store_config
+from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
 from replaygate.sanitize.secret_mask import masked_pair
+from replaygate.sanitize.secret_scan import SecretFinding, find_each_fixture_secrets
 
 FULL_SCAN_LIMIT = 500
 """Groups up to this size are paired by ranking every candidate; larger ones by buckets."""
@@ -110,7 +116,24 @@ class RecordedTwice(_FieldsChange):
     replay refuse the store."""
 
 
-Alarm = ResponseChanged | KeyMismatch | RecordedTwice
+@dataclass(frozen=True)
+class SecretHeld:
+    """The ALARM: a changed or added fixture that holds a secret-looking value (law 4),
+    at ``finding``'s field path, found by its rule; the value is never shown.
+
+    No recording writes such a fixture and verify refuses it: a hand edit, or a file
+    written around replaygate's store."""
+
+    new: Entry
+    finding: SecretFinding
+
+    @property
+    def differences(self) -> tuple[FieldDifference, ...]:
+        """None to show: the value is the secret."""
+        return ()
+
+
+Alarm = ResponseChanged | KeyMismatch | RecordedTwice | SecretHeld
 """What the review raises an ALARM for."""
 
 
@@ -193,10 +216,15 @@ class Review:
         return tuple(a for a in self.alarms if isinstance(a, RecordedTwice))
 
     @property
+    def secret_alarms(self) -> tuple[SecretHeld, ...]:
+        """The alarms for a changed or added fixture holding a secret-looking value."""
+        return tuple(a for a in self.alarms if isinstance(a, SecretHeld))
+
+    @property
     def refused(self) -> bool:
-        """True when an alarm names what verify and the replay refuse, which no reason
+        """True when an alarm names what verify (or the replay) refuses, which no reason
         makes acceptable."""
-        return bool(self.key_alarms or self.twice_alarms)
+        return bool(self.key_alarms or self.twice_alarms or self.secret_alarms)
 
     @property
     def unchanged(self) -> bool:
@@ -213,10 +241,17 @@ class Review:
         )
 
 
-def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, int]] = ()) -> Review:
+def review(
+    base: Side,
+    head: Side,
+    path: str,
+    moved: Sequence[tuple[str, str, int]] = (),
+    safe: KnownSafe = NOTHING_SAFE,
+) -> Review:
     """Compare the fixtures of ``base`` and ``head`` (only files whose content differs);
     ``moved``: the files git finds renamed, ``(old, new, similarity)``
-    (:meth:`~replaygate.hygiene.gitrev.Repo.renames`)."""
+    (:meth:`~replaygate.hygiene.gitrev.Repo.renames`); ``safe``: the project's known-safe
+    values, which the secret scan of the fixtures changed or added lets through."""
     names = set(base.files) | set(head.files)
     changed = sorted(n for n in names if base.files.get(n) != head.files.get(n))
     old, old_others = base.entries(n for n in changed if n in base.files)
@@ -229,6 +264,8 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
     removed, added, same, copied, twice = _checked_moves(removed, added, same, origin)
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
     keys = _key_mismatches([*rekeyed, *added, *(alarm.new for alarm in twice)])
+    edited = [b for a, b in same if a.fixture != b.fixture]
+    secrets = _secrets_held([*edited, *added, *(alarm.new for alarm in twice)], safe)
     alarms, samples, metas = _classify_same(same)
     pairs, added_only, removed_only = pair_up(removed, added, origin)
     return Review(
@@ -240,7 +277,9 @@ def review(base: Side, head: Side, path: str, moved: Sequence[tuple[str, str, in
         added=tuple(added_only),
         removed=tuple(removed_only),
         paired=tuple(pairs),
-        alarms=tuple(sorted([*alarms, *keys, *twice], key=lambda a: (a.new.file, a.new.line))),
+        alarms=tuple(
+            sorted([*alarms, *keys, *twice, *secrets], key=lambda a: (a.new.file, a.new.line))
+        ),
         samples_added=tuple(samples),
         meta_changed=tuple(metas),
         copied=tuple(copied),
@@ -320,6 +359,7 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     """
     repo = Repo.containing(path, base)
     relpath = repo.relative(path)
+    safe = store_config(path).safe_values()  # the project's known_safe, as verify reads it
 
     def at_head(where: str) -> Side:
         return worktree(repo, where) if head is None else revision(repo, head, where)
@@ -334,7 +374,7 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     commits = repo.commit(base), None if head is None else repo.commit(head)
     moved = repo.renames(*commits, relpath) if old.files and new.files else []
     if old.files.keys() == new.files.keys():  # no file came or went
-        return review(old, new, relpath, moved)
+        return review(old, new, relpath, moved, safe)
     across = [
         pair
         for pair in repo.renames(*commits, "")
@@ -344,7 +384,7 @@ def review_store(path: Path, base: str = "HEAD", head: str | None = None) -> Rev
     went = [after for before, after, _ in across if lies_within(before, relpath)]
     old = _joined([old, *_files_of(lambda where: revision(repo, base, where), came)])
     new = _joined([new, *_files_of(at_head, went)])
-    return review(old, new, relpath, [*moved, *across])
+    return review(old, new, relpath, [*moved, *across], safe)
 
 
 def _files_of(side_at: Callable[[str], Side], names: Sequence[str]) -> list[Side]:
@@ -473,6 +513,13 @@ def _key_mismatches(entries: Sequence[Entry]) -> list[KeyMismatch]:
         if not key_holds(fixture.request, fixture.key, fixture.seal, form):
             found.append(KeyMismatch(entry, fixture_key(fixture.request)))
     return found
+
+
+def _secrets_held(entries: Sequence[Entry], safe: KnownSafe) -> list[SecretHeld]:
+    """The entries that hold a secret-looking value, each with its first finding, as
+    verify and the store's writer scan a fixture (the text of a stream joined too)."""
+    found = find_each_fixture_secrets([entry.fixture.to_json() for entry in entries], safe)
+    return [SecretHeld(e, seen[0]) for e, seen in zip(entries, found, strict=True) if seen]
 
 
 def interface_version(fixture: Fixture) -> str | None:

@@ -10,7 +10,14 @@ from replaygate.errors import first_few, shown_file
 from replaygate.evals.table import html_text, markdown_table
 from replaygate.fixtures.diff import FieldDifference
 from replaygate.fixtures.store.folder import OTHER_FILES_NOTE
-from replaygate.hygiene.review import KeyMismatch, Paired, RecordedTwice, Renamed, Review
+from replaygate.hygiene.review import (
+    KeyMismatch,
+    Paired,
+    RecordedTwice,
+    Renamed,
+    Review,
+    SecretHeld,
+)
 from replaygate.hygiene.snapshot import Entry
 
 DIFF_LINES = 12
@@ -52,6 +59,8 @@ def counts(result: Review) -> str:
         parts.append(f"{len(result.key_alarms)} ALARM (key does not match its request)")
     if result.twice_alarms:
         parts.append(f"{len(result.twice_alarms)} ALARM (request recorded twice, other responses)")
+    if result.secret_alarms:
+        parts.append(f"{len(result.secret_alarms)} ALARM (secret-looking value)")
     if result.samples_added:
         parts.append(f"{len(result.samples_added)} with samples added")
     if result.meta_changed:
@@ -119,6 +128,19 @@ def _twice(alarm: RecordedTwice) -> str:
     )
 
 
+SECRET_ADVICE = (
+    "a recording never writes a fixture holding a secret-looking value, and verify refuses one "
+    "(law 4): a hand edit, or a file written around replaygate. Remove the value, or record "
+    "it again with a sanitize rule (docs/sanitize.md), and revoke the secret if it is real: "
+    "git's history keeps what was committed. If it is no secret, list it in known_safe of "
+    "[tool.replaygate.sanitize] in pyproject.toml"
+)
+
+
+def _secret(alarm: SecretHeld) -> str:
+    return f"key {_key(alarm.new)}: {alarm.finding.detector} at {alarm.finding.path}"
+
+
 def _unchanged(result: Review) -> str:
     """No fixture changed; files may have, in how they store the same fixtures."""
     if not result.files_changed:
@@ -184,6 +206,10 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
             out.append(f"ALARM  {twice.new}  {_twice(twice)}")
             out.extend(f"    {line}" for line in diff_lines(twice.differences))
         out.append(f"  {TWICE_ADVICE}")
+    if result.secret_alarms:
+        out.append("")
+        out.extend(f"ALARM  {a.new}  {_secret(a)}" for a in result.secret_alarms)
+        out.append(f"  {SECRET_ADVICE}")
     if result.response_alarms:
         out.append("")
         for alarm in result.response_alarms:
@@ -293,6 +319,15 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         ]
         for t in result.twice_alarms
     ]
+    rows += [
+        [
+            "**ALARM**: secret-looking value",
+            _code(str(a.new)),
+            _code(_key(a.new)),
+            f"{html_text(a.finding.detector)} at {_code(a.finding.path)}",
+        ]
+        for a in result.secret_alarms
+    ]
     for alarm in result.response_alarms:
         paths = ", ".join(_code(d.path) for d in alarm.differences[:3])
         rows.append(
@@ -340,6 +375,8 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         out += ["", f"**{KEY_ADVICE}.**"]
     if result.twice_alarms:
         out += ["", f"**{TWICE_ADVICE}.**"]
+    if result.secret_alarms:
+        out += ["", f"**{html_text(SECRET_ADVICE)}.**"]
     if result.response_alarms:
         out += ["", f"**{_alarm_advice(_reason_markdown(allowed_reason))}**"]
     if result.response_alarms or result.twice_alarms or result.paired:
