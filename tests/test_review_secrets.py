@@ -64,3 +64,13 @@ def test_an_unchanged_fixture_and_a_known_safe_value_raise_none() -> None:
     base = side("HEAD", fixture("one").to_line())
     result = review(base, side("wt", leaked), "rc.jsonl", (), safe)
     assert not result.secret_alarms and not result.refused
+
+
+def test_one_in_a_folder_stores_json_file_is_put_at_its_fields_line() -> None:
+    leaked = fixture("one", answer=f"key {TOKEN}")
+    name = f"fold/anthropic.messages@2023-06-01/{leaked.key}.json"
+    pretty = leaked.to_pretty()
+    head = Side("wt", {name: "new"}, lambda paths: {name: pretty})
+    (alarm,) = review(Side("HEAD", {}, lambda paths: {}), head, "fold").secret_alarms
+    line = next(n for n, text in enumerate(pretty.decode().splitlines(), 1) if TOKEN in text)
+    assert str(alarm.new) == f"{name}:{line}"

@@ -29,6 +29,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import re
@@ -49,6 +50,7 @@ from replaygate.hygiene.gitlinks import lies_within
 from replaygate.hygiene.gitrev import Repo
 from replaygate.hygiene.review_others import PassedOver, other_file_change
 from replaygate.hygiene.snapshot import Entry, Other, Side, revision, worktree
+from replaygate.json_where import field_line
 from replaygate.missing import pasted_location
 from replaygate.sanitize.config import store_config
 from replaygate.sanitize.secret_allow import NOTHING_SAFE, KnownSafe
@@ -265,7 +267,7 @@ def review(
     rekeyed = [b for a, b in same if a.fixture.key != b.fixture.key]
     keys = _key_mismatches([*rekeyed, *added, *(alarm.new for alarm in twice)])
     edited = [b for a, b in same if a.fixture != b.fixture]
-    secrets = _secrets_held([*edited, *added, *(alarm.new for alarm in twice)], safe)
+    secrets = _secrets_held([*edited, *added, *(alarm.new for alarm in twice)], safe, head)
     alarms, samples, metas = _classify_same(same)
     pairs, added_only, removed_only = pair_up(removed, added, origin)
     return Review(
@@ -515,11 +517,24 @@ def _key_mismatches(entries: Sequence[Entry]) -> list[KeyMismatch]:
     return found
 
 
-def _secrets_held(entries: Sequence[Entry], safe: KnownSafe) -> list[SecretHeld]:
+def _secrets_held(entries: Sequence[Entry], safe: KnownSafe, head: Side) -> list[SecretHeld]:
     """The entries that hold a secret-looking value, each with its first finding, as
-    verify and the store's writer scan a fixture (the text of a stream joined too)."""
+    verify and the store's writer scan a fixture (the text of a stream joined too); one
+    of a one-fixture ``.json`` file put at the line of ``head``'s file that holds the
+    field, as verify puts it (:func:`~replaygate.json_where.field_line`)."""
     found = find_each_fixture_secrets([entry.fixture.to_json() for entry in entries], safe)
-    return [SecretHeld(e, seen[0]) for e, seen in zip(entries, found, strict=True) if seen]
+    held = [SecretHeld(e, seen[0]) for e, seen in zip(entries, found, strict=True) if seen]
+    whole = sorted({alarm.new.file for alarm in held if not alarm.new.line})
+    if not whole:
+        return held
+    files = head.read(whole)
+    return [
+        dataclasses.replace(alarm, new=dataclasses.replace(alarm.new, line=line))
+        if not alarm.new.line
+        and (line := field_line(files.get(alarm.new.file, b""), alarm.finding.path))
+        else alarm
+        for alarm in held
+    ]
 
 
 def interface_version(fixture: Fixture) -> str | None:
