@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from replaygate.cli import main
-from replaygate.errors import FixtureFormatError, located
+from replaygate.errors import FixtureFormatError, FixtureMismatchError, located, missed_again
 
 
 @pytest.mark.parametrize(
@@ -82,3 +82,23 @@ def test_a_toml_error_names_a_file_named_with_a_newline_on_one_line(
     done = CliRunner().invoke(main, ["ci", "plan", "--changed", "x.py"])
     assert done.exit_code == 2 and done.output.count("\n") == 1, done.output
     assert "a\\nb/pyproject.toml':1: not valid TOML" in done.output
+
+
+def test_a_request_run_out_of_answers_by_a_retry_after_another_missed_names_that_miss() -> None:
+    # a LangGraph node (RetryPolicy(retry_on=Exception)) sends A, answered, then B, changed:
+    # the retry sends A once more than recorded, and the test failed with 'recorded 1 time
+    # and sent 3 times', advising to re-record or repeat_last=True, the change named last
+    changed = FixtureMismatchError(
+        "no fixture", key="bbbb", differences=("body.messages[0].content: 'a' != 'b'",)
+    )
+    more = FixtureMismatchError("recorded 1 time and sent 2", key="aaaa", kind="sent-more")
+    note = missed_again(more, [changed])
+    assert note is not None
+    assert "after another request missed (key bbbb, which differs from its nearest " in note
+    assert "recorded request in body.messages[0].content)" in note
+    again = FixtureMismatchError("recorded 1 time and sent 3", key="aaaa", kind="sent-more")
+    assert missed_again(again, [changed, more]) == note
+    # a request sent more often with no changed one before it (a retry of itself) is told so
+    alone = missed_again(again, [more])
+    assert alone is not None and alone.startswith("replaygate: this request missed 2 times")
+    assert missed_again(more, []) is None

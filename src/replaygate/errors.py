@@ -139,11 +139,17 @@ def request_of(error: ReplaygateError) -> tuple[str, str]:
 def missed_again(error: ReplaygateError, earlier: Sequence[ReplaygateError]) -> str | None:
     """The note of ``error``, a miss, when ``earlier`` replay errors of the same session hold
     misses of the same request: the code under test sent it again after it missed (most
-    often a retry, its framework's or its SDK's), which no replay answers; else None."""
+    often a retry, its framework's or its SDK's), which no replay answers; or, for a request
+    sent more often than recorded, a changed request of another key that missed before it:
+    the code ran again a step that sends both (a retry of a graph's node, a chain, a
+    function), and that miss is the change (:func:`retried_after`). Else None."""
     if not isinstance(error, FixtureMismatchError) or not getattr(error, "key", ""):
         return None
     own = request_of(error)
     before = sum(1 for e in earlier if isinstance(e, FixtureMismatchError) and request_of(e) == own)
+    cause = retried_after(error, earlier)
+    if cause is not None:
+        return cause
     if not before:
         return None
     return (
@@ -152,6 +158,41 @@ def missed_again(error: ReplaygateError, earlier: Sequence[ReplaygateError]) -> 
         "CrewAI's max_retry_limit, an SDK's max_retries, LiteLLM's num_retries), which a "
         "replay answers no differently. Turn such retries off in replayed tests, so that a "
         "miss reaches the test once."
+    )
+
+
+def retried_after(error: FixtureMismatchError, earlier: Sequence[ReplaygateError]) -> str | None:
+    """The note of ``error``, a request sent more often than it was recorded, when a miss
+    of a changed request of another key came before it in ``earlier``: a retry ran again
+    the step that sent both (LangGraph's ``RetryPolicy``, ``.with_retry()``, tenacity's
+    ``@retry`` around the agent), so this request, answered on the first try, ran out of
+    answers on the next, and the test would fail naming it, not the change. Else None."""
+    if error.kind != "sent-more":
+        return None
+    own = request_of(error)
+    cause = next(
+        (
+            e
+            for e in earlier
+            if isinstance(e, FixtureMismatchError)
+            and e.kind == "changed"
+            and e.differences
+            and request_of(e) != own
+        ),
+        None,
+    )
+    if cause is None:
+        return None
+    fields = ", ".join(dict.fromkeys(d.split(": ", 1)[0] for d in cause.differences))
+    return (
+        "replaygate: it was sent again after another request missed (key "
+        f"{cause.key}, which differs from its nearest recorded request in {fields}): "
+        "most often a retry ran again a step that sends both (LangGraph's RetryPolicy, "
+        "LangChain's .with_retry(), tenacity's @retry around the agent), which a replay "
+        "answers no differently, and this request, answered on the first try, has no "
+        "answer for the next. That miss is the change to look at: revert it, or record it "
+        "if it was meant; turn such retries off in replayed tests, so that a miss reaches "
+        "the test once."
     )
 
 
