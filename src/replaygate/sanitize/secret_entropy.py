@@ -51,6 +51,7 @@ from replaygate.sanitize.secret_prefilter import (
     table_of,
     text_spans,
 )
+from replaygate.sanitize.secret_public import without_public_pem
 
 CONTEXT_MIN_LENGTH = 20
 CONTEXT_BITS = 3.5
@@ -251,11 +252,12 @@ def vector_run(run: str) -> bool:
 
 
 def _without_files(text: str) -> str:
-    """``text`` with the base64 of each file (:func:`file_run`) and vector of numbers
-    (:func:`vector_run`) in it taken out."""
+    """``text`` with the base64 of each file (:func:`file_run`), vector of numbers
+    (:func:`vector_run`) and PEM block of public data, a certificate or a public key
+    (:func:`~.secret_public.without_public_pem`), in it taken out."""
     return FILE_RUN.sub(
         lambda run: " " if file_run(run.group()) or vector_run(run.group()) else run.group(),
-        text,
+        without_public_pem(text),
     )
 
 

@@ -1,0 +1,74 @@
+"""A certificate or a public key written as PEM is public data, no secret: a fixture
+holding one (a tool result with a server's certificate, a prompt asking about a public
+key) is recorded, where each 64-character line of its base64 was refused as a
+free-standing token. A private key's body under such a label is still refused."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+
+import pytest
+
+from replaygate.sanitize.secret_scan import find_fixture_secrets
+
+CERTIFICATE = """-----BEGIN CERTIFICATE-----
+MIIBgzCCASmgAwIBAgIUfwa59jkdYqe7z3EVbo3NeVModl0wCgYIKoZIzj0EAwIw
+FzEVMBMGA1UEAwwMZXhhbXBsZS50ZXN0MB4XDTI2MTIwNzIwMzAxN1oXDTM2MTIw
+NDIwMzAxN1owFzEVMBMGA1UEAwwMZXhhbXBsZS50ZXN0MFkwEwYHKoZIzj0CAQYI
+KoZIzj0DAQcDQgAEW9PF78i4HVOcM5AE2OzoIU57P97GZj7c4gl2d/FaEmEkj1Rh
+FECd9YqMyVsumOvJb3nDJbez6i6VnfQ9b5UrxKNTMFEwHQYDVR0OBBYEFFC9sHVc
+eVa20atOsGu1jL38nAWcMB8GA1UdIwQYMBaAFFC9sHVceVa20atOsGu1jL38nAWc
+MA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIhAOehvrnkuWCh0Eg3
+/Q9vAIHQIwFFjK+jChiaR60JtGj7AiAgwJCnQuKUxxqO+vMMqMtHVhkJmGQZ7mSQ
+QRMl1TQr6g==
+-----END CERTIFICATE-----
+"""
+PUBLIC_KEY = """-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEW9PF78i4HVOcM5AE2OzoIU57P97G
+Zj7c4gl2d/FaEmEkj1RhFECd9YqMyVsumOvJb3nDJbez6i6VnfQ9b5UrxA==
+-----END PUBLIC KEY-----
+"""
+_RANDOM = random.Random(7)
+
+
+def _der(tag: int, content: bytes) -> bytes:
+    size = len(content)
+    length = bytes([size]) if size < 0x80 else bytes([0x82]) + size.to_bytes(2, "big")
+    return bytes([tag]) + length + content
+
+
+def _integer(size: int) -> bytes:
+    return _der(0x02, bytes([0x00, 0xC1]) + _RANDOM.randbytes(size))
+
+
+def _pem(label: str, der: bytes) -> str:
+    body = base64.b64encode(der).decode()
+    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    return f"-----BEGIN {label}-----\n{lines}\n-----END {label}-----\n"
+
+
+RSA_PUBLIC = _pem("RSA PUBLIC KEY", _der(0x30, _integer(255) + _der(0x02, b"\x01\x00\x01")))
+PKCS1_PRIVATE = _der(0x30, _der(0x02, b"\x00") + b"".join(_integer(127) for _ in range(8)))
+
+
+def findings(text: str) -> list[tuple[str, str]]:
+    found = find_fixture_secrets({"request": {"body": {"content": text}}, "response": {}})
+    return [(f.path, f.detector) for f in found]
+
+
+@pytest.mark.parametrize("pem", [CERTIFICATE, PUBLIC_KEY, RSA_PUBLIC, CERTIFICATE + PUBLIC_KEY])
+def test_a_certificate_or_public_key_is_no_secret(pem: str) -> None:
+    assert findings(f"The server sent:\n{pem}") == []
+    assert findings(json.dumps({"result": pem})) == []  # JSON held as text
+    assert findings(pem.replace("\n", "\\n")) == []  # a .env file's one line
+
+
+def test_a_key_beside_one_or_a_private_key_under_its_label_is_still_refused() -> None:
+    free = "q8Zr2LxV9mT4wK7pB1nC6dH3" + "Yw5Ej0Fs"
+    assert findings(f"{CERTIFICATE}\n{free}") == [("request.body.content", "high-entropy token")]
+    for label in ("CERTIFICATE", "RSA PUBLIC KEY"):
+        assert findings(_pem(label, PKCS1_PRIVATE)) == [
+            ("request.body.content", "high-entropy token")
+        ]
