@@ -30,7 +30,7 @@ from replaygate import (
     to_anthropic_request,
 )
 from replaygate._version import __version__
-from replaygate.errors import KeyTooShortError
+from replaygate.errors import KeyTooShortError, StoreWriteError
 from replaygate.fixtures import fingerprint
 from replaygate.fixtures.store import (
     PartialTailError,
@@ -1046,3 +1046,27 @@ def test_a_fixture_with_no_canonical_form_outside_its_request_is_refused_naming_
     assert caught.value.path == path
     assert str(caught.value).endswith("nothing was written")
     assert (tmp_path / "s.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("layout", ["s.jsonl", "folder"])
+def test_a_store_removed_while_a_fixture_is_written_is_named_not_asserted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    # `rm` of the store while a recording ran (its threads writing) raised a bare
+    # AssertionError from put: the line was written, then the file was gone before it
+    # was indexed.
+    path = tmp_path / layout
+    store = FixtureStore.open(path)
+    store.put(fixture(0))
+    writer = "append_line" if layout.endswith(".jsonl") else "write_json_file"
+    write = getattr(fixture_store_module, writer)
+
+    def write_then_removed(*args: Any) -> Any:
+        written = write(*args)
+        for file in [path] if path.is_file() else path.rglob("*.json"):
+            file.unlink()
+        return written
+
+    monkeypatch.setattr(fixture_store_module, writer, write_then_removed)
+    with pytest.raises(StoreWriteError, match="the fixture just written is no longer there"):
+        store.put(fixture(1))
