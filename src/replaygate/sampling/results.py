@@ -9,6 +9,7 @@ See ``docs/sampling.md`` for the schema of a case.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -166,18 +167,27 @@ class SampleResult:
 
     def to_json(self) -> dict[str, Any]:
         """The stored JSON object: an outcome whose check looked at another output than
-        the sample's keeps it as its own ``output``."""
+        the sample's keeps it as its own ``output``. A key the run's output, its failure
+        or a check's message holds (an agent printing its configuration, an assertion
+        quoting the answer) is masked (:func:`~replaygate.sanitize.secret_mask.masked_value`),
+        since results and the history they go to are written to disk; the checks saw it
+        as it was."""
+        from replaygate.sanitize.secret_mask import masked_value  # the scanner: when written
+
         outcomes = [
             {**o.to_json(), "output": self.outputs[i]} if i in self.outputs else o.to_json()
             for i, o in enumerate(self.outcomes)
         ]
-        return {
-            "index": self.index,
-            "passed": self.passed,
+        stored: dict[str, Any] = {
             "output": self.output,
             "failure": self.failure,
             "outcomes": outcomes,
         }
+        # An output inside itself (which the writer names) or nested some hundreds of
+        # levels deep is kept unmasked: the walk does not reach so deep.
+        with contextlib.suppress(RecursionError):
+            stored = masked_value(stored)
+        return {"index": self.index, "passed": self.passed, **stored}
 
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> SampleResult:

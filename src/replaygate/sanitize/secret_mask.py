@@ -111,6 +111,12 @@ def masked_pair(left: Any, right: Any) -> tuple[Any, Any]:
     return masked(left, Budget()), masked(right, Budget())
 
 
+def masked_value(value: Any) -> Any:
+    """``value`` (a JSON value: a run's output kept in a results file) with the secrets of
+    its strings and field names masked as :func:`masked_pair` masks them."""
+    return masked_pair(value, None)[0]
+
+
 def masked_texts(texts: Iterable[str]) -> tuple[str, ...]:
     """``texts`` (lines of a report: an error a live server answered, a field path it
     sent) with their secrets masked as :func:`masked_pair` masks them, numbered over all."""
