@@ -372,6 +372,8 @@ def may_match_family(runs: Runs) -> bool:
 
 _ENCODED_LETTERS = frozenset(string.ascii_letters + string.digits + "+/-_")
 """The letters of base64 and base64url."""
+_ENCODED_TEXT = _ENCODED_LETTERS | {"="}
+"""What base64 and base64url data hold: their letters and the padding."""
 
 
 def detect_family(text: str, *, encoded: bool = False) -> str | None:
@@ -380,7 +382,10 @@ def detect_family(text: str, *, encoded: bool = False) -> str | None:
     In encoded data (``encoded``: an image, a provider's encrypted reasoning) a match
     counts only where it stands apart, not glued after a letter of base64 or base64url:
     ``-sk-`` followed by 32 such letters turns up by chance about once in 8 MB of
-    base64url (an ``encrypted_content`` is), ``+AKCp`` and 60 letters in base64.
+    base64url (an ``encrypted_content`` is), ``+AKCp`` and 60 letters in base64. A match
+    holding a character neither writes (the dots of a Slack webhook's host, a JWT's) is no
+    chance run of either and counts wherever it stands: ``https://hooks.slack.com/...``
+    follows a ``/``.
 
     A rule whose anchors are matched in their case is run only when one of them occurs
     in ``text``: a substring search costs a fraction of a pattern's on a long text (a
@@ -389,10 +394,14 @@ def detect_family(text: str, *, encoded: bool = False) -> str | None:
         if not encoded:
             if next(detector.starts(text), None) is not None:
                 return detector.name
-        elif any(_apart(text, start) for start in detector.starts(text)):
+        elif any(_apart(text, start, end) for start, end in detector.spans(text)):
             return detector.name
     return None
 
 
-def _apart(text: str, start: int) -> bool:
-    return start == 0 or text[start - 1] not in _ENCODED_LETTERS
+def _apart(text: str, start: int, end: int) -> bool:
+    """Whether the match from ``start`` to ``end`` is no chance run of encoded data: it
+    stands apart from a letter before it, or holds a character no base64 holds."""
+    if start == 0 or text[start - 1] not in _ENCODED_LETTERS:
+        return True
+    return not _ENCODED_TEXT.issuperset(text[start:end])
