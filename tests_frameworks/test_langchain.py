@@ -26,13 +26,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.types import Command, RetryPolicy, interrupt
 from pydantic import BaseModel
 
-from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning
+from replaygate.errors import FixtureMismatchError, LiveSendFailedWarning, ReplayErrorCaughtWarning
 from replaygate.http import intercept
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sim import ScriptBehavior, Simulator
@@ -248,6 +248,39 @@ def test_with_retry_left_to_its_default_resends_a_miss(store: Path) -> None:
     with intercept(store) as exchange, pytest.raises(FixtureMismatchError):
         chain.invoke(CHANGED)
     assert exchange.sent == 3
+
+
+def two_calls_retried(provider: str, hosts: Hosts, question: str = QUESTION) -> list[str]:
+    """A graph node that asks two questions, the second ``question``, retried on any
+    error by its ``RetryPolicy`` (``retry_on=Exception``), three attempts."""
+    chat = model(hosts, provider, max_retries=0)
+
+    def ask_twice(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [chat.invoke("Hello."), chat.invoke(question)]}
+
+    policy = RetryPolicy(retry_on=Exception, max_attempts=3, initial_interval=0.01, jitter=False)
+    builder = StateGraph(MessagesState)
+    builder.add_node("ask", ask_twice, retry_policy=policy)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    return [text(m) for m in builder.compile().invoke({"messages": []})["messages"]]
+
+
+def test_a_node_retried_after_its_second_request_missed_names_that_miss(store: Path) -> None:
+    # the retry sent the first request, answered, once more than recorded, and the test
+    # failed with 'recorded 1 time and sent 3 times', advising to re-record or repeat_last
+    record(store, partial(two_calls_retried, "openai"))
+    with (
+        pytest.warns(ReplayErrorCaughtWarning),  # the retry caught the changed request's miss
+        intercept(store) as exchange,
+        pytest.raises(FixtureMismatchError) as raised,
+    ):
+        two_calls_retried("openai", UNUSED_LOOPBACK, CHANGED)
+    assert exchange.sent == 4  # Hello., the changed question, then Hello. twice more
+    assert raised.value.kind == "sent-more"
+    notes = "\n".join(raised.value.__notes__)
+    assert "it was sent again after another request missed (key " in notes
+    assert "nearest recorded request in body.messages[0].content)" in notes
 
 
 def retried_by_langchain(provider: str, hosts: Hosts, question: str = QUESTION) -> str:
