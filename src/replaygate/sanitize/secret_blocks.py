@@ -148,15 +148,21 @@ def find_block_secrets(
     return found
 
 
+_BLOCKS = frozenset({"block", "converse"})
+"""The groups of a streamed answer's content blocks (:mod:`.stream`): an Anthropic
+answer's, a Converse answer's."""
+
+
 def streamed_runs(groups: Iterable[Group]) -> list[list[tuple[int, Group]]]:
     """The runs of two or more adjacent text blocks of one streamed answer, among the
     groups of its fragments (:func:`~.stream.fragments`), each block with its index: an
-    Anthropic answer's ``text`` blocks of consecutive indexes, the ``output_text`` parts
-    of consecutive ``content_index`` of one Responses API item."""
+    Anthropic answer's ``text`` blocks of consecutive indexes (a Bedrock Converse
+    answer's, by ``contentBlockIndex``), the ``output_text`` parts of consecutive
+    ``content_index`` of one Responses API item."""
     blocks: dict[Group, list[tuple[int, Group]]] = defaultdict(list)
     for group in groups:
-        if group[0] == "block" and group[2] == "text" and type(group[1]) is int:
-            blocks[("block",)].append((group[1], group))
+        if group[0] in _BLOCKS and group[2:] == ("text",) and type(group[1]) is int:
+            blocks[group[:1]].append((group[1], group))
         elif group[:2] == ("item", _OUTPUT_TEXT) and type(group[4]) is int:
             blocks[group[2:4]].append((group[4], group))
     runs: list[list[tuple[int, Group]]] = []

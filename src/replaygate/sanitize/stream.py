@@ -17,6 +17,9 @@ of one block are joined as a client joins them, and the rules run on the whole:
   ``function_call_arguments``, ``custom_tool_call_input``, ``mcp_call_arguments``,
   ``code_interpreter_call_code``, ``audio.transcript``...);
 - a Gemini candidate's text parts;
+- a Bedrock Converse stream's ``contentBlockDelta``: each string field of its ``delta``
+  at any depth (``text``, ``toolUse.input``, ``reasoningContent.text``) per
+  ``contentBlockIndex``;
 - for the secret scan only, the events of a shape of a server's own (:func:`field_fragments`):
   each string field by its path.
 
@@ -167,6 +170,23 @@ def _gemini(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
             yield ("candidate", index, bool(part.get("thought"))), (part, "text")
 
 
+def _converse_delta(event: dict[str, Any]) -> tuple[Group, dict[str, Any]] | None:
+    """The group and ``delta`` of a Bedrock Converse stream's ``contentBlockDelta`` event
+    (its data: a ``delta`` and the ``contentBlockIndex`` of its block), else None."""
+    delta, index = event.get("delta"), event.get("contentBlockIndex")
+    if not isinstance(delta, dict) or type(index) is not int:
+        return None
+    return ("converse", index), delta
+
+
+def _converse(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
+    """Each text field of a Converse ``delta`` at any depth (``text``, ``toolUse.input``,
+    ``reasoningContent.text``), per content block, as a client joins them."""
+    found = _converse_delta(event)
+    if found is not None:
+        yield from _accumulated(found[1], found[0], "delta", "", False)
+
+
 def _encoded(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     kind = event.get("type")
     if kind in _AUDIO_DELTAS and isinstance(event.get("delta"), str):
@@ -174,6 +194,8 @@ def _encoded(event: dict[str, Any]) -> Iterator[tuple[Group, Fragment]]:
     if kind == _SPEECH_DELTA and isinstance(event.get("audio"), str):
         yield ("speech", kind), (event, "audio")
     yield from _choices(event, encoded=True)
+    if (converse := _converse_delta(event)) is not None:  # a reasoning block's signature
+        yield from _accumulated(converse[1], converse[0], "delta", "", True)
     for index, part in _gemini_parts(event):
         if isinstance(part.get("thoughtSignature"), str) and encoded_field(
             "thoughtSignature", part, "parts"
@@ -196,7 +218,7 @@ def _grouped(events: list[Any], sources: tuple[_Source, ...]) -> dict[Group, lis
 
 def fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
     """The text fragments of each block, in stream order."""
-    return _grouped(events, (_anthropic, _openai, _openai_responses, _gemini))
+    return _grouped(events, (_anthropic, _openai, _openai_responses, _gemini, _converse))
 
 
 def encoded_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
@@ -223,7 +245,14 @@ def _leaves(value: Any, where: Group) -> Iterator[tuple[Group, Fragment]]:
             yield from _leaves(child, (*where, position))
 
 
-_KNOWN: tuple[_Source, ...] = (_anthropic, _openai, _openai_responses, _gemini, _encoded)
+_KNOWN: tuple[_Source, ...] = (
+    _anthropic,
+    _openai,
+    _openai_responses,
+    _gemini,
+    _converse,
+    _encoded,
+)
 
 
 def field_fragments(events: list[Any]) -> dict[Group, list[Fragment]]:
