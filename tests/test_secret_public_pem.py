@@ -1,7 +1,8 @@
-"""A certificate or a public key written as PEM is public data, no secret: a fixture
-holding one (a tool result with a server's certificate, a prompt asking about a public
-key) is recorded, where each 64-character line of its base64 was refused as a
-free-standing token. A private key's body under such a label is still refused."""
+"""Public data that looks like a key is no secret. A certificate or a public key written
+as PEM (a tool result with a server's certificate, a prompt asking about a public key) is
+recorded, where each 64-character line of its base64 was refused as a free-standing
+token; a private key's body under such a label is still refused. A hash written after the
+word ``digest`` is no credential after an auth scheme."""
 
 from __future__ import annotations
 
@@ -72,3 +73,16 @@ def test_a_key_beside_one_or_a_private_key_under_its_label_is_still_refused() ->
         assert findings(_pem(label, PKCS1_PRIVATE)) == [
             ("request.body.content", "high-entropy token")
         ]
+
+
+def test_a_hash_after_the_word_digest_is_no_credential() -> None:
+    sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    assert findings(f"The SHA-256 digest {sha256} matches the release") == []
+    assert findings(f"DIGEST {sha256}") == []
+    generic = "Zr2LxV9mT4wK7pB1nC6dH3"  # what follows the scheme in a header: still refused
+    assert findings(f"Authorization: Digest {generic}") == [
+        ("request.body.content", "credential after an auth scheme")
+    ]
+    assert findings(f"Authorization: Token {sha256}") == [
+        ("request.body.content", "credential after an auth scheme")
+    ]

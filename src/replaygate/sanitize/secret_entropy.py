@@ -726,13 +726,21 @@ def _written_context(text: str) -> str | None:
     return next((name for _, name in scheme_credentials(text)), None)
 
 
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+
+
 def scheme_credentials(text: str) -> Iterator[tuple[re.Match[str], str]]:
     """Each auth scheme and credential written in ``text`` that counts as a secret (any
-    after ``Bearer``; after another scheme, one holding a digit), with its finding."""
+    after ``Bearer``; after another scheme, one holding a digit), with its finding. A
+    hexadecimal value after ``digest`` is a hash the word names (``the SHA-256 digest
+    9f86d0...``), which HTTP's Digest scheme never sends bare: no credential."""
     for match in _matches(AUTH_SCHEME, text):
         scheme, value = match.groups()
-        if scheme.lower() == "bearer" or any(c.isdigit() for c in value):
-            yield match, "bearer token" if scheme.lower() == "bearer" else SCHEME
+        scheme = scheme.lower()
+        if scheme == "digest" and _HEX_DIGITS.fullmatch(value) is not None:
+            continue
+        if scheme == "bearer" or any(c.isdigit() for c in value):
+            yield match, "bearer token" if scheme == "bearer" else SCHEME
 
 
 _FOLDED_LETTERS = "\u0130\u0131\u017f\u212a"
