@@ -86,3 +86,14 @@ def test_a_hash_after_the_word_digest_is_no_credential() -> None:
     assert findings(f"Authorization: Token {sha256}") == [
         ("request.body.content", "credential after an auth scheme")
     ]
+
+
+def test_the_hashes_of_a_wheels_record_are_no_secret() -> None:
+    record = (
+        "requests/api.py,sha256=_Yn-vdKuJ0lSxkB2YF8gWwxm3lzWqP8XhN4nqvS3J2Q,6449\n"
+        "requests/__init__.py,sha256=XgPR8Hd2yJwXaQeP1vV0a0zuqD1Fd2jHc7uK9aZx3b4,5072\n"
+    )
+    assert findings(record) == []
+    key = "Zk3Qm9Xr2Lp7Vw4Tn8Bc5Hy1Jd6Fs0Ga2UeQx9Wv1Tb"  # 43 characters, no sha256= before
+    found = findings(f"requests/api.py,{key},6449")
+    assert found == [("request.body.content", "high-entropy token")]

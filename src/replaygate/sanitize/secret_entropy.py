@@ -490,11 +490,12 @@ def open_model_id(value: str) -> bool:
 
 DIGEST = re.compile(
     r"sha(?:1-[A-Za-z0-9+/]{27}=|256-[A-Za-z0-9+/]{43}=|384-[A-Za-z0-9+/]{64}"
-    r"|512-[A-Za-z0-9+/]{86}==)"
+    r"|512-[A-Za-z0-9+/]{86}==|256=[A-Za-z0-9_-]{43})"
 )
 """A digest in base64 after its algorithm's name, of the digest's exact length: the
 ``integrity`` of a package in an npm or yarn lockfile, or of a script in a web page
-(Subresource Integrity). A file's hash, no secret."""
+(Subresource Integrity); a file's ``sha256=`` in base64url without padding, as a wheel's
+``RECORD`` lists it. A file's hash, no secret."""
 SSH_PUBLIC_FIELDS: dict[bytes, int] = {
     b"ssh-ed25519": 2,
     b"ssh-rsa": 3,
