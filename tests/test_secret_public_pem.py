@@ -97,3 +97,19 @@ def test_the_hashes_of_a_wheels_record_are_no_secret() -> None:
     key = "Zk3Qm9Xr2Lp7Vw4Tn8Bc5Hy1Jd6Fs0Ga2UeQx9Wv1Tb"  # 43 characters, no sha256= before
     found = findings(f"requests/api.py,{key},6449")
     assert found == [("request.body.content", "high-entropy token")]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "http://www.apache.org/licenses/LICENSE-2.0",
+        "https://github.com/pydantic/httpx2/blob/main/src/httpx2/CHANGELOG.md",
+        "https://github.com/advisories/GHSA-vqfr-h8mv-ghfj",
+        "https://github.com/Yelp/detect-secrets/archive/1.5.0.tar.gz",
+    ],
+)
+def test_a_link_of_words_is_no_secret_and_a_key_in_a_link_is_one(link: str) -> None:
+    assert findings(f"Licensed under the Apache License, see {link} for details") == []
+    key = "q8Zr2LxV9mT4wK7pB1nC6dH3" + "Yw5Ej0Fs4kPq"
+    for leaked in (f"{link}/{key}/send", f"https://{key}.example.com/x", f"{link}?x={key}"):
+        assert findings(leaked) == [("request.body.content", "high-entropy token")]

@@ -15,7 +15,8 @@ A credential without a known prefix is found two ways:
   4.8; words joined in camel case or with hyphens stay under 4.0), and that does not
   read as a name in code (:func:`identifier`: ``TestOpenAI.test_chat_completion_v1``,
   ``src/app/OAuth2Handler.refresh_token_v3``) nor as a list of names separated by ``/``
-  (:func:`name_list`: a PDF font's glyph names). Values of fields that hold encoded data
+  (:func:`name_list`: a PDF font's glyph names), nor as a link's host and path none of
+  whose parts is such a token alone (:func:`_link`). Values of fields that hold encoded data
   (by the object they stand in, :func:`encoded_field`, and by where they stand,
   :func:`is_encoded_path`), data URLs (:data:`DATA_URL`) and the base64 of an image, an
   audio or a PDF file (:func:`file_run`) or of a vector of numbers (:func:`vector_run`)
@@ -827,10 +828,24 @@ def _go_module_hash(text: str, start: int, end: int) -> bool:
     )
 
 
+def _link(text: str, start: int, end: int) -> bool:
+    """Whether the run of ``text`` from ``start`` to ``end`` is a URL's host and path (it
+    follows the ``:`` of ``https://``) none of whose parts between slashes is a
+    free-standing secret on its own: a link to a license, a changelog or an advisory
+    (``//www.apache.org/licenses/LICENSE-2.0``), whose words joined by slashes are long
+    and mixed as a key is. A key in such a part, or in the query, is still one."""
+    if start == 0 or text[start - 1] != ":" or not text.startswith("//", start):
+        return False
+    parts = text[start:end].split("/")
+    return not any(len(part) >= FREE_MIN_LENGTH and _free_run_secret(part) for part in parts)
+
+
 def _free_token(text: str) -> bool:
     spans = text_spans(text, FREE_RUN, _FREE_TABLE, FREE_MIN_LENGTH)
     return any(
-        _free_run_secret(text[start:end]) and not _go_module_hash(text, start, end)
+        _free_run_secret(text[start:end])
+        and not _go_module_hash(text, start, end)
+        and not _link(text, start, end)
         for start, end in spans
     )
 
