@@ -1574,3 +1574,25 @@ def test_a_prompt_holding_an_object_s_memory_address_names_the_cause(tmp_path: P
     assert "body.messages[0].content differs only in an object's memory address" in listed[0][0]
     assert listed[0][1] == f"body.messages[0].content ({IN_ADDRESS})"
     assert "memory address" not in listed[1][0]  # the function changed too
+
+
+def test_a_miss_in_a_folder_store_names_a_part_of_it_no_store_reads(
+    from_sim: Path, tmp_path: Path
+) -> None:
+    # An interface folder shared through a symlink that is not there on a CI machine was
+    # passed over by replay, and its misses named the nearest of the rest, not the link.
+    folder = tmp_path / "fixtures"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(from_sim.read_bytes())
+    (folder / "shared").symlink_to("../elsewhere/shared")
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(folder, EDITED)
+    lines = str(missed.value).splitlines()
+    unread = next(line for line in lines if "read by no store" in line)
+    assert unread.startswith(f"1 part(s) of {folder} are read by no store")
+    assert f"{folder / 'shared'}: is a symlink to '../elsewhere/shared', which does not" in unread
+    assert lines.index(unread) < next(i for i, ln in enumerate(lines) if "re-record" in ln)
+    (folder / "shared").unlink()
+    with block_network(), pytest.raises(FixtureMismatchError) as missed:
+        ask(folder, EDITED)
+    assert "read by no store" not in str(missed.value)
