@@ -2,7 +2,8 @@
 as PEM (a tool result with a server's certificate, a prompt asking about a public key) is
 recorded, where each 64-character line of its base64 was refused as a free-standing
 token; a private key's body under such a label is still refused. A hash written after the
-word ``digest`` is no credential after an auth scheme."""
+word ``digest`` is no credential after an auth scheme, a wheel's RECORD hash no token, a
+link whose path is words no token, and an author's e-mail address no credential."""
 
 from __future__ import annotations
 
@@ -113,3 +114,13 @@ def test_a_link_of_words_is_no_secret_and_a_key_in_a_link_is_one(link: str) -> N
     key = "q8Zr2LxV9mT4wK7pB1nC6dH3" + "Yw5Ej0Fs4kPq"
     for leaked in (f"{link}/{key}/send", f"https://{key}.example.com/x", f"{link}?x={key}"):
         assert findings(leaked) == [("request.body.content", "high-entropy token")]
+
+
+def test_an_author_is_no_credential_name() -> None:
+    assert findings("Author-email: andrew.svetlov@gmail.com") == []
+    assert findings("setup(name='yarl', author_email='andrew.svetlov@gmail.com')") == []
+    token = "q8Zr2LxV9mT4wK7pB1nC6dH3"
+    for name in ("auth", "authorization", "auth_token", "author_token"):
+        assert findings(f"{name}={token}") == [
+            ("request.body.content", "high-entropy value in an auth-like field")
+        ]

@@ -72,9 +72,12 @@ KNOWN_SAFE_VALUES: frozenset[str] = frozenset({"replaygate-replay-no-key", "sk-s
 """Placeholders replaygate uses where a client wants a key (replay, the simulator)."""
 
 AUTH_WORDS = (
-    r"auth|authorization|api[-_]?key|apikey|secret|token|password|passwd|pwd|credential|"
-    r"session|cookie"
+    r"auth(?!or)|authorization|api[-_]?key|apikey|secret|token|password|passwd|pwd|"
+    r"credential|session|cookie"
 )
+"""The words of a credential's name; ``auth`` not as the start of ``author`` or
+``authority`` (``author_email='...'`` in a ``setup.py``, ``Author-email:`` in a package's
+metadata)."""
 AUTH_LIKE_FIELD = re.compile(rf"(?i)(^|[-_.])({AUTH_WORDS})s?($|[-_.])")
 KEY_NAME = re.compile(r"(?i:(?:^|[-_.])key)|(?<=[a-z0-9])Key")
 """A name that is ``key`` or ends in it as a word: ``private_key``, ``access-key``,
