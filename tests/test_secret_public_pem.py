@@ -3,7 +3,8 @@ as PEM (a tool result with a server's certificate, a prompt asking about a publi
 recorded, where each 64-character line of its base64 was refused as a free-standing
 token; a private key's body under such a label is still refused. A hash written after the
 word ``digest`` is no credential after an auth scheme, a wheel's RECORD hash no token, a
-link whose path is words no token, and an author's e-mail address no credential."""
+link whose path is words no token, and an author's e-mail address, a tokenizer's name and
+source code calling a name (``credential = DefaultAzureCredential()``) no credential."""
 
 from __future__ import annotations
 
@@ -122,5 +123,27 @@ def test_an_author_is_no_credential_name() -> None:
     token = "q8Zr2LxV9mT4wK7pB1nC6dH3"
     for name in ("auth", "authorization", "auth_token", "author_token"):
         assert findings(f"{name}={token}") == [
+            ("request.body.content", "high-entropy value in an auth-like field")
+        ]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "credential = DefaultAzureCredential()",
+        "self.session = aiohttp.ClientSession(timeout=timeout)",
+        "secret = client.get_secret_value(SecretId='prod/db')",
+        "tokenizer = AutoTokenizer.from_pretrained(model_name)",
+        "tokenizer_name: sentence-transformers/all-MiniLM-L6-v2",
+    ],
+)
+def test_source_code_a_tool_read_is_no_credential(code: str) -> None:
+    assert findings(f"def setup():\n    {code}\n") == []
+
+
+def test_a_random_value_before_a_parenthesis_is_still_one() -> None:
+    token = "q8Zr2LxV9mT4wK7pB1nC6dH3"
+    for text in (f"api_key = {token}(prod)", f"tokenizer_secret={token}"):
+        assert findings(text) == [
             ("request.body.content", "high-entropy value in an auth-like field")
         ]

@@ -72,12 +72,13 @@ KNOWN_SAFE_VALUES: frozenset[str] = frozenset({"replaygate-replay-no-key", "sk-s
 """Placeholders replaygate uses where a client wants a key (replay, the simulator)."""
 
 AUTH_WORDS = (
-    r"auth(?!or)|authorization|api[-_]?key|apikey|secret|token|password|passwd|pwd|"
+    r"auth(?!or)|authorization|api[-_]?key|apikey|secret|token(?!iz)|password|passwd|pwd|"
     r"credential|session|cookie"
 )
 """The words of a credential's name; ``auth`` not as the start of ``author`` or
 ``authority`` (``author_email='...'`` in a ``setup.py``, ``Author-email:`` in a package's
-metadata)."""
+metadata), ``token`` not as the start of ``tokenizer`` (``tokenizer_name:
+sentence-transformers/all-MiniLM-L6-v2``)."""
 AUTH_LIKE_FIELD = re.compile(rf"(?i)(^|[-_.])({AUTH_WORDS})s?($|[-_.])")
 KEY_NAME = re.compile(r"(?i:(?:^|[-_.])key)|(?<=[a-z0-9])Key")
 """A name that is ``key`` or ends in it as a word: ``private_key``, ``access-key``,
@@ -724,14 +725,33 @@ def _written_context(text: str) -> str | None:
     each character (seconds for megabytes of text): each is run only where a match of it
     would start (:func:`_matches`), the same matches as a search of the whole text."""
     keyword, key_keyword = _matches(KEYWORD, text), _matches(KEY_KEYWORD, text)
-    if any(context_secret(m.group(1)) for m in keyword):
+    if any(context_secret(m.group(1)) and not _called(text, m, 1) for m in keyword):
         return CONTEXT
-    if any(key_name(m.group(1)) and context_secret(m.group(2)) for m in key_keyword):
+    if any(
+        key_name(m.group(1)) and context_secret(m.group(2)) and not _called(text, m, 2)
+        for m in key_keyword
+    ):
         return CONTEXT
     return next((name for _, name in scheme_credentials(text)), None)
 
 
 _HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+
+
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _called(text: str, match: re.Match[str], group: int) -> bool:
+    """Whether the value of ``match`` (its ``group``) is a name in code (:func:`identifier`)
+    called where it stands (``credential = DefaultAzureCredential()``, ``self.session =
+    aiohttp.ClientSession(...)``): source code a tool read, not a credential written. A
+    random key before a ``(`` reads as no name."""
+    value = match.group(group)
+    return (
+        text.startswith("(", match.end(group))
+        and _DOTTED_NAME.fullmatch(value) is not None
+        and identifier(value)
+    )
 
 
 def scheme_credentials(text: str) -> Iterator[tuple[re.Match[str], str]]:
