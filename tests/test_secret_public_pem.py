@@ -135,6 +135,8 @@ def test_an_author_is_no_credential_name() -> None:
         "secret = client.get_secret_value(SecretId='prod/db')",
         "tokenizer = AutoTokenizer.from_pretrained(model_name)",
         "tokenizer_name: sentence-transformers/all-MiniLM-L6-v2",
+        "sessions_by_id = self.manifest.all_sessions_by_signature",
+        "token_normalize_func = parent.token_normalize_func",
     ],
 )
 def test_source_code_a_tool_read_is_no_credential(code: str) -> None:
@@ -143,7 +145,11 @@ def test_source_code_a_tool_read_is_no_credential(code: str) -> None:
 
 def test_a_random_value_before_a_parenthesis_is_still_one() -> None:
     token = "q8Zr2LxV9mT4wK7pB1nC6dH3"
-    for text in (f"api_key = {token}(prod)", f"tokenizer_secret={token}"):
+    for text in (
+        f"api_key = {token}(prod)",
+        f"tokenizer_secret={token}",
+        f"key={token[:9]}.x_{token}",
+    ):
         assert findings(text) == [
             ("request.body.content", "high-entropy value in an auth-like field")
         ]

@@ -725,10 +725,10 @@ def _written_context(text: str) -> str | None:
     each character (seconds for megabytes of text): each is run only where a match of it
     would start (:func:`_matches`), the same matches as a search of the whole text."""
     keyword, key_keyword = _matches(KEYWORD, text), _matches(KEY_KEYWORD, text)
-    if any(context_secret(m.group(1)) and not _called(text, m, 1) for m in keyword):
+    if any(context_secret(m.group(1)) and not _code(text, m, 1) for m in keyword):
         return CONTEXT
     if any(
-        key_name(m.group(1)) and context_secret(m.group(2)) and not _called(text, m, 2)
+        key_name(m.group(1)) and context_secret(m.group(2)) and not _code(text, m, 2)
         for m in key_keyword
     ):
         return CONTEXT
@@ -741,17 +741,23 @@ _HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
 _DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
-def _called(text: str, match: re.Match[str], group: int) -> bool:
+def _code(text: str, match: re.Match[str], group: int) -> bool:
     """Whether the value of ``match`` (its ``group``) is a name in code (:func:`identifier`)
-    called where it stands (``credential = DefaultAzureCredential()``, ``self.session =
-    aiohttp.ClientSession(...)``): source code a tool read, not a credential written. A
-    random key before a ``(`` reads as no name."""
+    called where it stands or reached through an attribute written as code names one, with
+    an underscore, a capital inside a word or from ``self`` (``credential =
+    DefaultAzureCredential()``, ``self.session = aiohttp.ClientSession(...)``,
+    ``sessions = self.manifest.all_sessions``): source code a tool read, not a credential
+    written. A random key reads as no name, and words joined by dots
+    (``correct.horse.battery.staple``) are a passphrase."""
     value = match.group(group)
-    return (
-        text.startswith("(", match.end(group))
-        and _DOTTED_NAME.fullmatch(value) is not None
-        and identifier(value)
-    )
+    called = text.startswith("(", match.end(group))
+    attribute = "." in value and _CODE_NAME.search(value) is not None
+    return (called or attribute) and _DOTTED_NAME.fullmatch(value) is not None and identifier(value)
+
+
+_CODE_NAME = re.compile(r"_|[a-z][A-Z]|^(?:self|cls)\.")
+"""What names an attribute in code and no passphrase: an underscore, a capital inside a word,
+``self.`` or ``cls.`` before it."""
 
 
 def scheme_credentials(text: str) -> Iterator[tuple[re.Match[str], str]]:
