@@ -746,10 +746,14 @@ def _code(text: str, match: re.Match[str], group: int) -> bool:
     called where it stands or reached through an attribute written as code names one, with
     an underscore, a capital inside a word or from ``self`` (``credential =
     DefaultAzureCredential()``, ``self.session = aiohttp.ClientSession(...)``,
-    ``sessions = self.manifest.all_sessions``): source code a tool read, not a credential
-    written. A random key reads as no name, and words joined by dots
+    ``sessions = self.manifest.all_sessions``), or the name itself given on
+    (``self.token_func = token_func``): source code a tool read, not a credential written.
+    A random key reads as no name, and words joined by dots
     (``correct.horse.battery.staple``) are a passphrase."""
     value = match.group(group)
+    named = _DOTTED_NAME.match(match.group())
+    if named is not None and value in (named.group(), named.group().rpartition(".")[2]):
+        return True  # the name given on as itself: self.token_func = token_func
     called = text.startswith("(", match.end(group))
     attribute = "." in value and _CODE_NAME.search(value) is not None
     return (called or attribute) and _DOTTED_NAME.fullmatch(value) is not None and identifier(value)
