@@ -4,7 +4,8 @@ recorded, where each 64-character line of its base64 was refused as a free-stand
 token; a private key's body under such a label is still refused. A hash written after the
 word ``digest`` is no credential after an auth scheme, a wheel's RECORD hash no token, a
 link whose path is words no token, and an author's e-mail address, a tokenizer's name and
-source code calling a name (``credential = DefaultAzureCredential()``) no credential."""
+source code calling a name (``credential = DefaultAzureCredential()``) no credential, and a
+placeholder password in a URL of documentation (``user:<password>@``) no password."""
 
 from __future__ import annotations
 
@@ -154,3 +155,19 @@ def test_a_random_value_before_a_parenthesis_is_still_one() -> None:
         assert findings(text) == [
             ("request.body.content", "high-entropy value in an auth-like field")
         ]
+
+
+@pytest.mark.parametrize(
+    ("url", "pw"),
+    [
+        ("export HTTPS_PROXY='http://username:password@proxy_uri:port'", "password"),
+        ('proxy_url="socks5h://<username>:<password>@proxy-host"', "<password>"),
+        ("DATABASE_URL=postgresql://user:your_password@localhost:5432/db", "your_password"),
+        ("REDIS_URL=redis://:${REDIS_PASSWORD}@cache:6379", "${REDIS_PASSWORD}"),
+        ("amqp://guest:guest@localhost:5672/", ":guest@"),
+    ],
+)
+def test_a_placeholder_password_in_a_url_is_no_secret(url: str, pw: str) -> None:
+    assert findings(url) == []
+    real = url.replace(pw, ":Zq8Xv7Wm2Kp9@" if pw.startswith(":") else "Zq8Xv7Wm2Kp9")
+    assert findings(real) == [("request.body.content", "password in URL")]

@@ -78,6 +78,22 @@ def _random_key(match: str) -> bool:
     return len(match) >= 35 and _DIGIT.search(match, 3) is not None
 
 
+_PLACEHOLDER = re.compile(
+    r"(?i)<[^<>]*>|\{[^{}]*\}|\$\{[^{}]*\}|\$[A-Z_][A-Z0-9_]*|%\([^()]*\)s|[*xX.]+|"
+    r"(?:my|your|the)?[-_]?(?:password|passwd|pass|pwd|pw|secret)|changeme|redacted"
+)
+"""A password written as a placeholder: ``<password>``, ``{password}``, ``${DB_PASSWORD}``,
+``$PGPASSWORD``, ``%(password)s``, ``****``, ``password``, ``your_password``."""
+
+
+def _placeholder_password(url: str) -> bool:
+    """Whether the password of ``url`` (a match of the ``password in URL`` rule) is a
+    placeholder (:data:`_PLACEHOLDER`) or its user's name (``guest:guest``, a service's
+    default in an example): a URL of documentation or a local setup, no secret."""
+    user, _, password = url.partition("://")[2].partition("@")[0].partition(":")
+    return password == user or _PLACEHOLDER.fullmatch(password) is not None
+
+
 PEM_KEY = "PEM private key"
 """The rule whose match is a private key's first line (the key is the block it opens)."""
 
@@ -211,6 +227,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?<![A-Za-z0-9+.\-])[0-9+.\-]*+[A-Za-z][A-Za-z0-9+.\-]*+"
         r"://[!#-.0-9;-?A-~]*:[!#-.0-9;-?A-~]{3,}@[!#-.0-9;-?A-~]+",
         "://",
+        valid=lambda url: not _placeholder_password(url),
     ),
     _rule(
         PEM_KEY,
