@@ -1070,3 +1070,26 @@ def test_a_store_removed_while_a_fixture_is_written_is_named_not_asserted(
     monkeypatch.setattr(fixture_store_module, writer, write_then_removed)
     with pytest.raises(StoreWriteError, match="the fixture just written is no longer there"):
         store.put(fixture(1))
+
+
+def test_a_folder_of_more_jsonl_files_than_the_open_files_limit_replays(tmp_path: Path) -> None:
+    # Under macOS's default `ulimit -n 256`, replaying from a folder of 300 stores (one a
+    # test) failed at the 250th: 'cannot read this fixture file: Too many open files', as
+    # the store kept every file it read open.
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    fds = "/proc/self/fd"
+    if not os.path.isdir(fds) or len(os.listdir(fds)) > 100 or 0 <= soft < 256:
+        pytest.skip("this process holds too many descriptors, or may not hold 256")
+    for i in range(300):
+        write_lines(tmp_path / f"test_{i}.jsonl", fixture(i))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        with FixtureStore.open(tmp_path) as store:
+            for i in range(300):
+                assert store.lookup(request(f"question {i}")) is not None
+            assert len(store._fds) == 64  # a quarter of the limit
+            assert store.lookup(request("question 0")) is not None  # closed, opened again
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
