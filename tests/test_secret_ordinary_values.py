@@ -171,3 +171,15 @@ def test_a_placeholder_password_in_a_url_is_no_secret(url: str, pw: str) -> None
     assert findings(url) == []
     real = url.replace(pw, ":Zq8Xv7Wm2Kp9@" if pw.startswith(":") else "Zq8Xv7Wm2Kp9")
     assert findings(real) == [("request.body.content", "password in URL")]
+
+
+def test_a_file_path_of_names_is_no_secret_and_a_file_named_after_a_key_is() -> None:
+    for path in (
+        "src/pip/_vendor/urllib3/LICENSE.txt",
+        "numpy/_core/src/multiarray/dragon4_LICENSE.txt",
+    ):
+        assert findings(f"License-File: {path}") == []
+    key = "q8Zr2LxV9mT4wK7pB1nC6dH3" + "Yw5Ej0Fs4kPq"
+    assert findings(f"saved to uploads/{key}.json") == [
+        ("request.body.content", "high-entropy token")
+    ]

@@ -863,13 +863,17 @@ def _go_module_hash(text: str, start: int, end: int) -> bool:
 
 def _link(text: str, start: int, end: int) -> bool:
     """Whether the run of ``text`` from ``start`` to ``end`` is a URL's host and path (it
-    follows the ``:`` of ``https://``) none of whose parts between slashes is a
-    free-standing secret on its own: a link to a license, a changelog or an advisory
-    (``//www.apache.org/licenses/LICENSE-2.0``), whose words joined by slashes are long
-    and mixed as a key is. A key in such a part, or in the query, is still one."""
-    if start == 0 or text[start - 1] != ":" or not text.startswith("//", start):
+    follows the ``:`` of ``https://``) or a file's path (:data:`FILE_PATH`) none of whose
+    parts between slashes is a free-standing secret on its own: a link to a license, a
+    changelog or an advisory (``//www.apache.org/licenses/LICENSE-2.0``), a license file
+    a package's metadata names (``src/pip/_vendor/urllib3/LICENSE.txt``), whose words
+    joined by slashes are long and mixed as a key is. A key in such a part (a file named
+    after one), or in the query, is still one."""
+    run = text[start:end]
+    url = start > 0 and text[start - 1] == ":" and run.startswith("//")
+    if not url and FILE_PATH.fullmatch(run) is None:
         return False
-    parts = text[start:end].split("/")
+    parts = run.split("/")
     return not any(len(part) >= FREE_MIN_LENGTH and _free_run_secret(part) for part in parts)
 
 
