@@ -183,3 +183,16 @@ def test_a_file_path_of_names_is_no_secret_and_a_file_named_after_a_key_is() -> 
     assert findings(f"saved to uploads/{key}.json") == [
         ("request.body.content", "high-entropy token")
     ]
+
+
+def test_an_indented_list_in_code_is_no_table_and_a_table_still_is() -> None:
+    imports = (
+        "from .utils import (\n    get_netrc_auth,\n    requote_uri,\n"
+        "    should_bypass_proxies,  # type: ignore[reportUnusedImport]\n)\n"
+    )
+    assert findings(imports) == []
+    token = "q8Zr2LxV9mT4wK7pB1nC6dH3"
+    for table in (f"user,password\nalice,{token}\n", f"password,\n{token},\n"):
+        assert findings(table) == [
+            ("request.body.content", "high-entropy value in an auth-like field")
+        ]

@@ -22,7 +22,8 @@ header cell joined by ``_``: ``API Key`` reads as ``API_Key``), and a value as i
 credential context (:func:`~.secret_entropy.context_secret`: at least 20 characters, no white
 space, an entropy of at least 3.5 bits a character). Prose is not a table: a header needs two
 cells or more, each of at most :data:`HEADER_WORDS` words, and only the rows right below it
-with as many cells are read.
+with as many cells are read. Nor is code: one indented name and the delimiter that ends its
+line (``    get_netrc_auth,`` in a list of imports) is an item of a list, no header.
 
 Only where the shape may stand is anything parsed: a table needs a line break and a
 delimiter in the text, and a header cell ending in a credential word right before a
@@ -204,6 +205,8 @@ def _table_below(text: str, start: int, end: int, read: dict[str, tuple[int, int
             return True  # a row of a name and its value: password,..., | api_key | ... |
         if start < rows_end and width == rows_width:
             continue  # a row of a table already read
+        if width == 2 and not _cell(names[1]) and header[:1] in " \t":
+            continue  # one indented name and the delimiter ending its line: a list in code
         if not all(len(_cell(name)) <= _HEADER_MAX for name in names):
             continue
         headers = {_cell(name).lower() for name in names}
