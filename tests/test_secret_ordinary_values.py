@@ -139,6 +139,7 @@ def test_an_author_is_no_credential_name() -> None:
         "sessions_by_id = self.manifest.all_sessions_by_signature",
         "token_normalize_func = parent.token_normalize_func",
         "self.token_normalize_func = token_normalize_func",
+        "self.password = self.distribution.password",
     ],
 )
 def test_source_code_a_tool_read_is_no_credential(code: str) -> None:

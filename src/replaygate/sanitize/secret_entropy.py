@@ -754,14 +754,18 @@ def _code(text: str, match: re.Match[str], group: int) -> bool:
     named = _DOTTED_NAME.match(match.group())
     if named is not None and value in (named.group(), named.group().rpartition(".")[2]):
         return True  # the name given on as itself: self.token_func = token_func
+    if _DOTTED_NAME.fullmatch(value) is None:
+        return False
+    if value.startswith(("self.", "cls.")):
+        return True  # an attribute of the object at hand: self.password = self.dist.password
     called = text.startswith("(", match.end(group))
     attribute = "." in value and _CODE_NAME.search(value) is not None
-    return (called or attribute) and _DOTTED_NAME.fullmatch(value) is not None and identifier(value)
+    return (called or attribute) and identifier(value)
 
 
-_CODE_NAME = re.compile(r"_|[a-z][A-Z]|^(?:self|cls)\.")
-"""What names an attribute in code and no passphrase: an underscore, a capital inside a word,
-``self.`` or ``cls.`` before it."""
+_CODE_NAME = re.compile(r"_|[a-z][A-Z]")
+"""What names an attribute in code and no passphrase: an underscore, a capital inside a
+word."""
 
 
 def scheme_credentials(text: str) -> Iterator[tuple[re.Match[str], str]]:
