@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from replaygate.cli import main
 from replaygate.examples.research_copilot import shipped_fixtures
+from replaygate.fixtures.store.jsonl import PartialTailError, TruncatedFileError
 from replaygate.hygiene.checksum import store_checksum
 
 
@@ -273,3 +274,20 @@ def test_a_file_standing_in_for_its_fixtures_in_this_checkout_has_no_checksum(
     assert result.exit_code == 2, result.output
     assert f"{shown}: {reason}" in result.output
     assert isinstance(result.exception, SystemExit)
+
+
+def test_a_store_cut_short_by_an_interrupted_write_has_no_checksum(tmp_path: Path) -> None:
+    # A CI machine killed mid-recording left a truncated last line, which every reader
+    # refuses, and checksum keyed a cache on it with exit status 0.
+    lines = shipped_fixtures().read_bytes().splitlines(keepends=True)
+    store = tmp_path / "rc.jsonl"
+    store.write_bytes(lines[0] + lines[1][:-100])
+    with pytest.raises(PartialTailError, match=r"rc\.jsonl:2: truncated last line"):
+        store_checksum(store)
+    store.write_bytes(lines[0] + lines[1].rstrip(b"\n"))  # whole, only its newline missing
+    assert store_checksum(store)
+    folder = _folder(tmp_path / "f")
+    one = folder / "anthropic.messages" / "5f3c9e2a1b7d.json"
+    one.write_bytes(lines[0][:-100])
+    with pytest.raises(TruncatedFileError, match=r"5f3c9e2a1b7d\.json: truncated fixture file"):
+        store_checksum(folder)

@@ -21,7 +21,9 @@ marker's line): its digest would key a cache on fixtures no replay can read. So 
 file that stands in for its fixtures in this checkout only: a Git LFS pointer (a checkout
 without Git LFS) or a symbolic link git checked out as a file holding its target's path
 (``core.symlinks=false``); its digest would differ from that of a checkout of the same
-commit that holds the fixtures, and key a cache on no fixture at all.
+commit that holds the fixtures, and key a cache on no fixture at all. So is a file whose
+end an interrupted write cut short (a ``.jsonl`` file's truncated last line, a truncated
+one-fixture file), which every reader refuses until ``replaygate verify --repair``.
 """
 
 from __future__ import annotations
@@ -38,8 +40,16 @@ from replaygate.errors import (
     is_conflict_marker,
 )
 from replaygate.fixtures.store import store_files
-from replaygate.fixtures.store.files import jsonl_lines, open_binary
-from replaygate.fixtures.store.jsonl import LFS_REASON, conflict_error
+from replaygate.fixtures.store.files import jsonl_lines, open_binary, read_regular
+from replaygate.fixtures.store.jsonl import (
+    LFS_REASON,
+    PartialTailError,
+    TruncatedFileError,
+    conflict_error,
+    missing_closers,
+    partial_tail,
+    truncated_file,
+)
 from replaygate.regular import file_state, waiting
 
 _MARKER_START = re.compile(rb"\n(?:<{7}|\|{7}|={7}|>{7})")
@@ -59,10 +69,12 @@ def store_checksum(path: Path) -> str:
     named = sorted((file.relative_to(root).as_posix(), file) for file in store_files(path))
     for name, file in named:
         # a name that is not UTF-8 keeps its bytes (os.fsencode), as on disk
-        digest, marked, head = _streamed_digest(file, crlf_as_lf=True)
+        digest, marked, head, ended = _streamed_digest(file, crlf_as_lf=True)
         _refuse_stand_in(file, head)
         if marked:
             _refuse_conflict(file)
+        if not ended:
+            _refuse_cut(file)
         total.update(os.fsencode(name) + b"\0" + f"{digest}\n".encode())
     return total.hexdigest()
 
@@ -79,10 +91,11 @@ _HEAD = 4097
 longest path :func:`~replaygate.errors.checked_out_link` reads as a file's whole text."""
 
 
-def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool, bytes]:
+def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool, bytes, bool]:
     """:func:`file_digest`, whether a line of the file may start with a git conflict
-    marker (:data:`_MARKER_START`), and the file's first :data:`_HEAD` bytes (all of a
-    shorter file)."""
+    marker (:data:`_MARKER_START`), the file's first :data:`_HEAD` bytes (all of a
+    shorter file), and whether it is empty or ends in a newline (else its last line may
+    be cut short)."""
     digest = hashlib.sha256()
     head = b""
     held = b""  # a CR that ends a chunk, until the next shows whether an LF follows it
@@ -111,7 +124,7 @@ def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool, bytes]
                 "run the command again",
             )
     digest.update(held)
-    return digest.hexdigest(), marked, head
+    return digest.hexdigest(), marked, head, tail[-1:] in (b"", b"\n")
 
 
 def _refuse_stand_in(file: Path, head: bytes) -> None:
@@ -124,6 +137,23 @@ def _refuse_stand_in(file: Path, head: bytes) -> None:
         reason = checked_out_link(head)
     if reason is not None:
         raise FixtureFormatError(str(file), 0 if file.suffix == ".json" else 1, reason)
+
+
+def _refuse_cut(file: Path) -> None:
+    """Refuse ``file``, which ends without a newline, when its end is what an interrupted
+    write leaves (a ``.jsonl`` file's last line cut short, a one-fixture file cut short),
+    named as every reader of the store names it, with the repair."""
+    if file.suffix == ".json":
+        data = read_regular(file)
+        if truncated_file(file, data):
+            raise TruncatedFileError(str(file), missing_closers(data))
+        return
+    size, last = file.stat().st_size, (0, b"")
+    for number, raw in jsonl_lines(file):
+        last = (number, raw)
+    number, raw = last
+    if raw and not raw.endswith(b"\n") and partial_tail(raw):
+        raise PartialTailError(str(file), number, size - len(raw), missing_closers(raw))
 
 
 def _refuse_conflict(file: Path) -> None:
