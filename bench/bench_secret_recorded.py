@@ -109,8 +109,10 @@ def forget() -> None:
             kept.clear()
     for name in ("_STREAMS", "_VERDICTS"):
         kept = getattr(secret_scan, name, None)
+        while kept is not None and not isinstance(kept, dict):  # the cache's own dict
+            kept = getattr(kept, "_kept", None)
         if kept is not None:
-            kept._kept.clear()
+            kept.clear()
     names = getattr(secret_scan._secret_looking_name, "cache_clear", None)
     if names is not None:
         names()
