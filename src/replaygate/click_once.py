@@ -11,9 +11,15 @@ however often they are given, are not refused.
 
 from __future__ import annotations
 
+import ast
 import difflib
+import functools
+import inspect
 import os
+import tokenize
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -84,7 +90,53 @@ def _paths_given(
     )
 
 
-class OnceCommand(click.Command):
+@functools.cache
+def _docstrings(path: str) -> dict[tuple[str, int], str]:
+    """The docstring of each function in the source file ``path``, by its name and each
+    line from its first decorator to its ``def`` (empty when the file cannot be read)."""
+    try:
+        with tokenize.open(path) as handle:
+            tree = ast.parse(handle.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found: dict[tuple[str, int], str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node)
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if doc is not None:
+                found.update({(node.name, line): doc for line in range(first, node.lineno + 1)})
+    return found
+
+
+def source_help(callback: Callable[..., Any] | None) -> str | None:
+    """The docstring of ``callback`` read from its source file: ``python -OO`` (or
+    ``PYTHONOPTIMIZE=2``) strips docstrings, which click makes each command's help of,
+    so ``--help`` would show no description and the command lists no purpose."""
+    if callback is None:
+        return None
+    func = inspect.unwrap(callback)
+    code = getattr(func, "__code__", None)
+    try:
+        path = inspect.getsourcefile(func)
+    except TypeError:
+        return None
+    if code is None or path is None:
+        return None
+    return _docstrings(path).get((func.__name__, code.co_firstlineno))
+
+
+class _HelpFromSource(click.Command):
+    """A command whose help, missing because docstrings were stripped, is read from its
+    callback's source (:func:`source_help`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.help is None:
+            self.help = source_help(self.callback)
+
+
+class OnceCommand(_HelpFromSource):
     """A command refusing a one-value option given twice (:func:`refuse_repeated`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -102,7 +154,7 @@ class OnceCommand(click.Command):
             raise _paths_given(self, ctx, given, err) from None
 
 
-class OnceGroup(click.Group):
+class OnceGroup(_HelpFromSource, click.Group):
     """A group refusing a repeated one-value option of its own; its commands and groups
     are :class:`OnceCommand` and :class:`OnceGroup` too. A command name it does not know
     is refused with the one it is nearest, as click does for a misspelt option."""
