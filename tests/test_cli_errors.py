@@ -518,3 +518,24 @@ def test_a_misspelt_command_is_refused_naming_the_one_meant(
     done = CliRunner().invoke(main, args)
     assert done.exit_code == 2
     assert done.output.endswith(f"Error: No such command {given!r}. Did you mean {meant!r}?\n")
+
+
+def test_python_m_replaygate_runs_in_a_current_folder_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was a FileNotFoundError traceback from os.getcwd() before any command ran
+    import sys
+
+    import replaygate.cli
+
+    program = Path(replaygate.cli.__file__).parent.parent / "__main__.py"
+
+    ran: list[str] = []
+    monkeypatch.setattr(replaygate.cli, "run", lambda: ran.append("run"))
+    monkeypatch.setattr(sys, "path", ["", *sys.path])
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    exec(compile(program.read_text(encoding="utf-8"), str(program), "exec"), {})
+    assert ran == ["run"]
