@@ -10,6 +10,7 @@ import inspect
 import multiprocessing
 import multiprocessing.reduction
 import pickle
+import re
 import runpy
 import socket
 import sys
@@ -335,6 +336,45 @@ def test_a_miss_leaving_the_block_names_the_misses_caught_before_it(tmp_path: Pa
     with pytest.raises(FixtureMismatchError) as alone, intercept(tmp_path / "none.jsonl"):
         user_code(None)
     assert not getattr(alone.value, "__notes__", None)
+
+
+def falls_back_then_fails(base_url: str | None) -> None:
+    """A model that misses, then a fallback that misses too, raised again by the
+    framework as a bare ``Exception`` with the miss's text and no cause (LiteLLM's
+    ``completion(fallbacks=...)``)."""
+    with contextlib.suppress(Exception):
+        user_code(base_url)  # the first miss, caught by the fallback
+    try:
+        asyncio.run(async_user_code(base_url))
+    except Exception as error:
+        said = str(error)
+    raise Exception(f"litellm.InternalServerError: {said}")  # outside: no context
+
+
+def test_a_framework_error_leaving_the_block_names_the_misses_caught_before_it(
+    tmp_path: Path,
+) -> None:
+    # a fallback's miss raised again as a framework's own error (LiteLLM's bare Exception)
+    # left the block with no word of the first model's miss, the one that names the change
+    with (
+        pytest.raises(Exception, match=r"^litellm\.InternalServerError") as raised,
+        intercept(tmp_path / "none.jsonl"),
+    ):
+        falls_back_then_fails(None)
+    (note,) = raised.value.__notes__
+    assert note.startswith(
+        "1 other replay error(s) raised inside this intercept() block were caught by the "
+        "code under test before this one. The first: no fixture recorded for this HTTP "
+        "request (POST https://api.anthropic.com/v1/messages): key "
+    )
+    key = re.compile(r"key (\w+) not in")
+    assert key.findall(note) != key.findall(str(raised.value))  # the fallback's is not told
+    # an error of the code's own, carrying no miss, is told of those it went on from
+    with pytest.raises(AssertionError) as failed, intercept(tmp_path / "none.jsonl"):
+        assert with_fallback(None) == "the model's answer"
+    (told,) = failed.value.__notes__
+    assert told.startswith("1 replay error(s) raised inside this intercept() block were caught")
+    assert "before this error. The first: no fixture recorded" in told
 
 
 def test_a_miss_leaving_the_block_names_none_of_its_own_retries(tmp_path: Path) -> None:

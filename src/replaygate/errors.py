@@ -126,6 +126,14 @@ def exception_chain(error: BaseException) -> Iterator[BaseException]:
             stack.extend(reversed(current.exceptions))  # popped in the group's order
 
 
+def carried_in(error: ReplaygateError, chain: Sequence[BaseException], texts: str) -> bool:
+    """Whether ``error`` is in ``chain`` (an error's :func:`exception_chain`), or named by
+    ``texts`` (the chain's messages) with its first line: a framework that raises a miss
+    again as its own error, the cause dropped (LiteLLM's ``completion(fallbacks=...)``
+    raising a bare ``Exception``), keeps the miss's text."""
+    return any(error is e for e in chain) or str(error).split("\n", 1)[0] in texts
+
+
 def request_of(error: ReplaygateError) -> tuple[str, str]:
     """What tells the request ``error`` was raised for: a miss's fixture key (the
     fingerprint of the request, the same for each send of it), else the error's class and

@@ -42,6 +42,7 @@ from replaygate.errors import (
     ReplayErrorCaughtWarning,
     ReplaygateError,
     TaskOutlivesBlockWarning,
+    carried_in,
     carrier_of,
     exception_chain,
     request_of,
@@ -385,27 +386,34 @@ def caught_inside(caught: list[ReplaygateError]) -> str:
 
 
 def caught_beside(
-    error: ReplaygateError, raised: list[ReplaygateError], inside: frozenset[CodeType]
+    error: BaseException, raised: list[ReplaygateError], inside: frozenset[CodeType]
 ) -> str | None:
-    """The note of ``error``, a replay error leaving an intercept() block, naming the
-    other replay errors raised inside it (``raised``) that the code under test caught
-    before (often the first miss, a fallback's send then missing too), or None; not those
-    the block's own code caught (a ``pytest.raises`` or ``except`` of its own), nor one
-    shown at a module's top level (:func:`_reached`), nor one of the same request (a
-    framework's retry, LiteLLM Router's ``num_retries``: the same miss sent again)."""
-    chained = set(map(id, exception_chain(error)))
-    own = request_of(error)
+    """The note of ``error``, leaving an intercept() block, naming the replay errors
+    raised inside it (``raised``) that the code under test caught before (often the first
+    miss, a fallback's send then missing too), or None; not those ``error`` carries (in its
+    chain, or by their text: a framework's own error raised again for a miss, such as
+    LiteLLM's ``InternalServerError``, or the bare ``Exception`` its ``fallbacks`` raise
+    for the last fallback's miss), nor those the block's own code caught (a
+    ``pytest.raises`` or ``except`` of its own), nor one shown at a module's top level
+    (:func:`_reached`), nor one of a request ``error`` carries the miss of (a framework's
+    retry, LiteLLM Router's ``num_retries``: the same miss sent again)."""
+    chain = list(exception_chain(error))
+    texts = "\n".join(str(e) for e in chain)
+    carried = [e for e in raised if carried_in(e, chain, texts)]
+    own = {request_of(e) for e in carried}
     hidden = [
         e
         for e in raised
-        if id(e) not in chained and not _reached(e, inside) and request_of(e) != own
+        if not any(e is c for c in carried) and not _reached(e, inside) and request_of(e) not in own
     ]
     if not hidden:
         return None
     first = str(hidden[0]).splitlines()[0]
+    other = "other " if carried or isinstance(error, ReplaygateError) else ""
     return (
-        f"{len(hidden)} other replay error(s) raised inside this intercept() block were "
-        f"caught by the code under test before this one. The first: {first}"
+        f"{len(hidden)} {other}replay error(s) raised inside this intercept() block were "
+        f"caught by the code under test before this {'one' if other else 'error'}. "
+        f"The first: {first}"
     )
 
 
@@ -532,7 +540,7 @@ def _intercepted(
             yield exchange
         except BaseException as err:
             hidden = None
-            if isinstance(err, ReplaygateError):
+            if isinstance(err, Exception):  # not a skip, an exit or an interrupt
                 hidden = caught_beside(err, exchange.raised[before[1] :], block)
             # an error ending the block (asyncio.gather raising the first miss while other
             # tasks wait their turn) leaves tasks that send past it: said on the error

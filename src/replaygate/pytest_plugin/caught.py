@@ -43,6 +43,7 @@ from replaygate.code_objects import code_within
 from replaygate.errors import (
     FixtureMismatchError,
     ReplaygateError,
+    carried_in,
     carrier_of,
     exception_chain,
     request_of,
@@ -310,18 +311,13 @@ def _carried(failed: BaseException | None) -> tuple[list[BaseException], str]:
     return chain, "\n".join(str(e) for e in chain)
 
 
-def _among(error: ReplaygateError, chain: list[BaseException], texts: str) -> bool:
-    """Whether ``error`` is in ``chain``, or named by its ``texts`` (its first line)."""
-    return any(error is e for e in chain) or str(error).split("\n", 1)[0] in texts
-
-
 def _unreached(
     raised: list[ReplaygateError], reached: BaseException | None, test: frozenset[CodeType]
 ) -> list[ReplaygateError]:
     """The errors of ``raised`` that did not reach the test (see :func:`caught_errors`)."""
     chain, texts = _carried(reached)
     return [
-        error for error in raised if not (_where(error, test)[0] or _among(error, chain, texts))
+        error for error in raised if not (_where(error, test)[0] or carried_in(error, chain, texts))
     ]
 
 
@@ -506,7 +502,7 @@ def replay_failure(failed: BaseException, raised: list[ReplaygateError]) -> Repl
         return failed.errors[0]
     chain, texts = _carried(failed)
     carried = (e for e in chain if isinstance(e, ReplaygateError))
-    return next(carried, None) or next((e for e in raised if _among(e, chain, texts)), None)
+    return next(carried, None) or next((e for e in raised if carried_in(e, chain, texts)), None)
 
 
 def xfail_expects(marks: Iterable[pytest.Mark], error: ReplaygateError) -> bool:
