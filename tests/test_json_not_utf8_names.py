@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -129,3 +130,17 @@ def test_a_store_a_baseline_names_in_utf8_is_opened_in_an_ascii_locale(
     env = {**os.environ, **ASCII_LOCALE}
     done = ascii_forker.capture([], cwd=tmp_path, env=env, code=BASELINE_STORE_IN_C)
     assert done.stdout == b"{}\n", done.stderr.decode()
+
+
+def test_a_json_document_is_utf8_on_a_stream_of_another_encoding() -> None:
+    # PYTHONIOENCODING=latin-1 wrote "é" as the byte 0xe9, and "日" as the six
+    # characters \u65e5 by Python's escape: no UTF-8 JSON
+    from replaygate.cli.json_out import echo_json
+
+    @click.command()
+    def show() -> None:
+        echo_json({"file": "tests/fixtures/é/日本.jsonl"})
+
+    done = CliRunner(charset="latin-1").invoke(show, [])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout_bytes.decode("utf-8")) == {"file": "tests/fixtures/é/日本.jsonl"}

@@ -33,8 +33,10 @@ def json_text(document: Any, *, sort_keys: bool = False) -> str:
 
 
 def echo_json(document: Any, *, sort_keys: bool = False) -> None:
-    """Print ``document`` on stdout as :func:`json_text`."""
-    click.echo(json_text(document, sort_keys=sort_keys))
+    """Print ``document`` on stdout as :func:`json_text`, encoded as UTF-8 whatever the
+    stream's encoding (``PYTHONIOENCODING=latin-1`` wrote ``é`` as the byte ``0xe9``,
+    which is no UTF-8 JSON)."""
+    click.echo(json_text(document, sort_keys=sort_keys).encode("utf-8"))
 
 
 @contextlib.contextmanager
