@@ -3,7 +3,12 @@ results) read alike: the gate still fails on the missing one, and says why."""
 
 from __future__ import annotations
 
+import json
 import unicodedata
+
+import click
+import pytest
+from click.testing import CliRunner
 
 from replaygate.evals import GateConfig, run_gate
 from test_gate import case, reference, results
@@ -40,3 +45,19 @@ def test_ids_that_read_otherwise_are_not_said_to_differ_in_form() -> None:
     )
     assert not report.passed
     assert "Unicode form" not in report.text()
+
+
+@pytest.mark.parametrize("shape", ["markdown", "json"])
+def test_markdown_and_json_reports_are_utf8_on_a_stream_of_another_encoding(shape: str) -> None:
+    # PYTHONIOENCODING=latin-1 wrote "é" as the byte 0xe9 in a pull-request comment and in
+    # the JSON, where a program and GitHub read UTF-8
+    from replaygate.cli.gate_cmds import _print
+
+    baseline = reference(results(case("a", 5), case(NFC, 5)))
+    report = run_gate(baseline, reference(results(case("a", 5), case(NFD, 5))), GateConfig())
+    done = CliRunner(charset="latin-1").invoke(click.command()(lambda: _print(report, shape)))
+    assert done.exit_code == 0, done.output
+    text = done.stdout_bytes.decode("utf-8")
+    assert f"case {NFC} is in the baseline" in (
+        text if shape == "markdown" else str(json.loads(text))
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from replaygate.cli.json_out import echo_json
+from replaygate.cli.json_out import echo_document, echo_json
 from replaygate.cli.options import (
     TEXT,
     PathParam,
@@ -97,9 +97,10 @@ def diff(
     allowed = reason.strip() if allow_response_change and reason else None
     if fmt == "json":
         echo_json(review_json(result, allowed))
+    elif fmt == "markdown":
+        echo_document(render_markdown(result, allowed))
     else:
-        render = render_markdown if fmt == "markdown" else render_text
-        click.echo(render(result, allowed), nl=False)
+        click.echo(render_text(result, allowed), nl=False)
     # A response change may be accepted with a reason; a key that is not its request's,
     # a request recorded twice with other responses, or a secret-looking value, cannot:
     # verify (and the replay) refuse that fixture whatever the review says.

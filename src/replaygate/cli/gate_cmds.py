@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.json_docs import echo_json
+from replaygate.cli.json_out import echo_document
 from replaygate.cli.options import (
     TEXT,
     CommandError,
@@ -28,11 +29,11 @@ from replaygate.click_once import OnceCommand, OnceGroup
 from replaygate.evals.baseline import load_gated, update_baseline
 from replaygate.evals.config import Config, load_config
 from replaygate.evals.errors import ResultsError
-from replaygate.evals.gate import gate_config, parse_limits, run_gate
+from replaygate.evals.gate import GateReport, gate_config, parse_limits, run_gate
 from replaygate.evals.preflight import check_not_an_input
 from replaygate.evals.reference import Reference, load_reference, load_run
 from replaygate.evals.results import EvalResults, load_eval_results, project_path
-from replaygate.evals.upgrade import classify_upgrade
+from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
 from replaygate.reasons import reason_problem, unseen_escaped
 
 
@@ -162,7 +163,7 @@ def gate_cmd(
     _check_there(results_path, "--results", "results", config)
     baseline, now = load_gated(baseline_file, results_path)
     report = run_gate(baseline, now, limits)
-    click.echo(report.render(shape))
+    _print(report, shape)
     if not report.passed:
         raise SystemExit(1)
 
@@ -293,9 +294,20 @@ def upgrade_cmd(baseline_path: Path, candidate_path: Path, fmt: str, as_json: bo
     report = classify_upgrade(
         load_reference(baseline_path), load_run(candidate_path, baseline_path)
     )
-    click.echo(report.render(shape))
+    _print(report, shape)
     if report.failed:
         raise SystemExit(1)
+
+
+def _print(report: GateReport | UpgradeReport, shape: str) -> None:
+    """``report`` on stdout in ``shape``: text for a terminal, or a document (Markdown,
+    JSON) in UTF-8, the JSON as every ``--json`` document is written."""
+    if shape == "json":
+        echo_json(report.to_json())
+    elif shape == "markdown":
+        echo_document(report.render(shape) + "\n")
+    else:
+        click.echo(report.render(shape))
 
 
 def _previous(target: Path) -> Reference | None:

@@ -33,10 +33,16 @@ def json_text(document: Any, *, sort_keys: bool = False) -> str:
 
 
 def echo_json(document: Any, *, sort_keys: bool = False) -> None:
-    """Print ``document`` on stdout as :func:`json_text`, encoded as UTF-8 whatever the
-    stream's encoding (``PYTHONIOENCODING=latin-1`` wrote ``é`` as the byte ``0xe9``,
-    which is no UTF-8 JSON)."""
-    click.echo(json_text(document, sort_keys=sort_keys).encode("utf-8"))
+    """Print ``document`` on stdout as :func:`json_text`, in UTF-8 (:func:`echo_document`)."""
+    echo_document(json_text(document, sort_keys=sort_keys) + "\n")
+
+
+def echo_document(text: str) -> None:
+    """Print ``text``, a document for a program or a page (JSON, Markdown), on stdout in
+    UTF-8 whatever the stream's encoding: ``PYTHONIOENCODING=latin-1`` wrote ``é`` as the
+    byte ``0xe9`` and ``→`` as the six characters ``\\u2192``. A file name that is not
+    UTF-8 is written as its bytes on disk, as the text output writes it."""
+    click.echo(text.encode("utf-8", "surrogateescape"), nl=False)
 
 
 @contextlib.contextmanager
