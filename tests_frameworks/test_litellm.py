@@ -1003,3 +1003,39 @@ def test_litellm_s_error_for_a_missing_key_names_the_key_to_set(
     with pytest.raises(Exception) as raised:
         litellm.completion(model=model, messages=[{"role": "user", "content": QUESTION}])
     assert missing_key(raised.value) == variable
+
+
+@pytest.mark.parametrize(
+    ("asynchronous", "expected"),
+    [(False, litellm.APIConnectionError), (True, Exception)],
+    ids=["completion", "acompletion"],
+)
+def test_fallbacks_that_all_miss_raise_the_last_and_tell_the_first_as_the_page_says(
+    store: Path, asynchronous: bool, expected: type[Exception]
+) -> None:
+    """docs/frameworks.md: ``completion(fallbacks=...)`` whose every model misses raises the
+    last miss's text as LiteLLM's own error, its cause dropped; the error leaving the block
+    named nothing of the first model's miss, the one naming the change, and the sync one
+    says it looks like a bug in LiteLLM."""
+    given: dict[str, Any] = {
+        "model": f"anthropic/{CLAUDE}",
+        "messages": [{"role": "user", "content": CHANGED}],
+        "max_tokens": 64,
+        "fallbacks": [{"model": f"openai/{GPT}"}],
+    }
+    with (
+        pytest.raises(expected, match="no fixture recorded") as raised,
+        replaygate.http.intercept(store) as exchange,
+    ):
+        if asynchronous:
+            asyncio.run(litellm.acompletion(**given))
+        else:
+            litellm.completion(**given)
+    assert exchange.sent == 2
+    assert "POST https://api.openai.com/v1/chat/completions" in str(raised.value)
+    (note, *_) = raised.value.__notes__
+    assert "caught by the code under test before this one. The first: no fixture recorded" in note
+    assert "(POST https://api.anthropic.com/v1/messages)" in note
+    bug = "This looks like a bug in LiteLLM rather than in your request"
+    assert (bug in str(raised.value)) != asynchronous
+    assert f"`{bug}`" in " ".join(section("LiteLLM").split())
