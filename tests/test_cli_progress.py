@@ -33,6 +33,7 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
 
     monkeypatch.setattr(progress, "stderr_console", console)
     monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("TERM", raising=False)  # a terminal that redraws, wherever this runs
     return screen
 
 
@@ -134,4 +135,14 @@ def test_a_bar_is_drawn_at_once_only_for_big_inputs(terminal: io.StringIO) -> No
     terminal.seek(0)
     with progress.reporter(3, label="small") as bar:
         bar.advance("one")  # quick: not worth a bar
+    assert terminal.getvalue() == ""
+
+
+def test_nothing_is_drawn_on_a_terminal_that_cannot_redraw_a_line(
+    terminal: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TERM=dumb got the bar once, at the end, 80 columns wide on a terminal of 20
+    monkeypatch.setenv("TERM", "dumb")
+    with progress.reporter(progress.BIG + 1, label="big") as bar:
+        bar.advance("one")
     assert terminal.getvalue() == ""

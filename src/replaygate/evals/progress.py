@@ -1,7 +1,7 @@
 """Progress of long work (eval cases, recordings, verified files, drift requests).
 
 A rich bar on stderr when stderr is a terminal outside CI, nothing otherwise (a pipe,
-a CI log, a test runner). Unless forced on, the bar appears only for big inputs (more
+a CI log, a test runner, ``TERM=dumb``). Unless forced on, the bar appears only for big inputs (more
 than :data:`BIG` items) or once the work has taken :data:`SLOW` seconds.
 """
 
@@ -99,10 +99,13 @@ def stderr_console() -> Console:
 
 
 def wants_bar(console: Console | None = None) -> bool:
-    """True on an interactive terminal outside CI (``CI`` unset)."""
+    """True on an interactive terminal outside CI (``CI`` unset) that can redraw a line:
+    not ``TERM=dumb`` (an editor's shell, a log viewer), where the bar came out once, at
+    the end, as a line of 80 columns whatever the terminal's width."""
     if os.environ.get("CI"):
         return False
-    return (console or stderr_console()).is_terminal
+    console = console or stderr_console()
+    return console.is_terminal and not console.is_dumb_terminal
 
 
 def reporter(total: int, enabled: bool | None = None, *, label: str = "eval") -> Bar | Quiet:
