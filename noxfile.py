@@ -27,13 +27,14 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "openai_agents": ("openai-agents==0.24.0", "litellm==1.110.2"),
     "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4", "langgraph==1.2.24"),
     "litellm": ("litellm==1.110.2", "tenacity"),
-    "instructor": ("instructor==1.17.0", "anthropic==2.14.0"),
+    "instructor": ("instructor==1.17.0", "anthropic==2.14.0", "litellm==1.110.2"),
 }
 """Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
 ``num_retries`` needs tenacity, which it does not install; the OpenAI Agents SDK's
 ``LitellmModel`` needs LiteLLM, at the version of its session; LangChain's row is tested
 inside LangGraph graphs too; Instructor's Anthropic client needs the anthropic SDK, at the
-version of ``sdks``, whose async calls are tested under trio too)."""
+version of ``sdks``, whose async calls are tested under trio too, and its ``from_litellm``
+LiteLLM, at the version of its session)."""
 
 UNREPORTED = ("tenacity", "langgraph", "trio")
 """Packages a session installs beside the framework whose versions the matrix leaves out."""

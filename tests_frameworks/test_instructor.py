@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import anthropic
 import instructor
+import litellm
 import openai
 import pytest
 from instructor.core import InstructorRetryException
@@ -33,6 +34,7 @@ from tests_frameworks.harness import (
     CLAUDE,
     GPT,
     QUESTION,
+    UNUSED_LOOPBACK,
     Hosts,
     ToolThenAnswer,
     assert_marker_alone_records_and_replays,
@@ -465,6 +467,53 @@ def test_a_file_instructor_downloads_is_refused_naming_its_bytes_as_the_remedy(
 @pytest.mark.parametrize("provider", retry_cases(CLIENTS))
 def test_replayed_429_is_retried_at_once(store: Path, provider: str) -> None:
     assert_retry_replayed_at_once(store, partial(plain, provider), behavior=ANSWERS)
+
+
+def through_litellm(provider: str, hosts: Hosts, question: str = QUESTION) -> tuple[Any, ...]:
+    """Instructor over LiteLLM (``from_litellm``): ``completion``, then ``acompletion``
+    whole and streamed as partial objects (the last one)."""
+    model = f"anthropic/{CLAUDE}" if provider == "anthropic" else f"openai/{GPT}"
+    base = hosts.anthropic if provider == "anthropic" else hosts.openai
+    given: dict[str, Any] = {
+        "model": model,
+        "api_base": base,
+        "max_tokens": 1024,
+        "response_model": City,
+        "max_retries": 2,
+        "messages": messages(question),
+    }
+    city = instructor.from_litellm(litellm.completion).chat.completions.create(**given)
+
+    async def later() -> tuple[dict[str, Any], dict[str, Any]]:
+        chat = instructor.from_litellm(litellm.acompletion).chat.completions
+        whole = await chat.create(**given)
+        parts = [part.model_dump() async for part in chat.create_partial(**given)]
+        return whole.model_dump(), parts[-1]
+
+    return (city.model_dump(), *asyncio.run(later()))
+
+
+@pytest.mark.parametrize("provider", list(CLIENTS))
+def test_instructor_over_litellm_records_replays_and_misses_once(
+    store: Path, provider: str
+) -> None:
+    """``from_litellm`` over ``completion`` and ``acompletion`` (LiteLLM's async clients on
+    its aiohttp transport), streamed partials included: a miss reaches the test once, as
+    ``InstructorRetryException`` over the miss (LiteLLM's sync OpenAI client) or over
+    LiteLLM's ``InternalServerError`` carrying it (its Anthropic client)."""
+    run = partial(through_litellm, provider)
+    miss = partial(through_litellm, provider, question=CHANGED)
+    error = assert_recipe_replays(
+        store,
+        run,
+        (PARIS, PARIS, PARIS),
+        miss,
+        hosts=UNUSED_LOOPBACK,
+        behavior=ANSWERS,
+        raises=InstructorRetryException,
+    )
+    wrapped = litellm.InternalServerError if provider == "anthropic" else FixtureMismatchError
+    assert isinstance(error.__cause__, wrapped)
 
 
 USER_TESTS = """
