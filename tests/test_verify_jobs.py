@@ -244,3 +244,21 @@ def test_a_file_cut_shorter_while_read_is_refused_not_reported_damaged(
     assert result.exit_code == 2, result.output
     assert result.output.splitlines()[:-1] == [f"{path}: {REPLACED}"]
     assert "--repair" not in result.output
+
+
+def test_jobs_from_a_current_folder_removed_check_the_store_here(
+    small_segments: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was "Error: the current folder no longer exists" for a store named by its absolute
+    # path, which --jobs 1 checked: a worker process cannot start without one
+    from replaygate.hygiene import verify_jobs
+
+    path = tmp_path / "store.jsonl"
+    expected = planted(path)
+    monkeypatch.setattr(verify_jobs, "PARALLEL_SEGMENTS", 1)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    count, problems = report(path, jobs=4)
+    assert count == 398 and len(problems) == len(expected)

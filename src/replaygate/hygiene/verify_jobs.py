@@ -17,6 +17,7 @@ from functools import partial
 from replaygate.hygiene import verify_segments as segments
 from replaygate.hygiene.verify_segment import SegmentResult, check_segment
 from replaygate.hygiene.verify_segments import Segment
+from replaygate.missing import cwd_gone
 from replaygate.sanitize.secret_allow import KnownSafe
 from replaygate.sanitize.secret_lines import expect_bytes
 from replaygate.signals import ctrl_c_left_to_parent, held
@@ -49,12 +50,14 @@ def run_tasks(
 ) -> Iterator[SegmentResult]:
     """The result of every segment of ``tasks`` in order, using up to ``jobs`` processes.
 
-    A store under :data:`PARALLEL_SEGMENTS` segments is checked here.
+    A store under :data:`PARALLEL_SEGMENTS` segments is checked here, and so is any store
+    while the current folder no longer exists (removed under the shell): a worker process
+    cannot start without one, and the store, named by its absolute path, can be read.
     """
     check = partial(check_task, require_meta=require_meta, safe=safe)
     size = sum(segment.size for task in tasks for segment in task)
     workers = min(jobs, len(tasks)) if size >= PARALLEL_SEGMENTS * segments.SEGMENT_BYTES else 1
-    if workers <= 1:
+    if workers <= 1 or cwd_gone():
         for task in tasks:
             yield from check(task)
         return
