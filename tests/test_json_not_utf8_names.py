@@ -4,6 +4,8 @@ same in every command, and ``os.fsencode`` of the parsed text gives back its byt
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -144,3 +146,15 @@ def test_a_json_document_is_utf8_on_a_stream_of_another_encoding() -> None:
     done = CliRunner(charset="latin-1").invoke(show, [])
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout_bytes.decode("utf-8")) == {"file": "tests/fixtures/é/日本.jsonl"}
+
+
+def test_a_json_document_reaches_a_stdout_of_text_alone() -> None:
+    # a command run from Python with its stdout redirected to a StringIO (no bytes under
+    # it) ended in "TypeError: string argument expected, got 'bytes'" once documents
+    # were written as UTF-8 bytes
+    from replaygate.cli.json_out import echo_json
+
+    caught = io.StringIO()
+    with contextlib.redirect_stdout(caught):
+        echo_json({"file": "tests/fixtures/é/日本.jsonl"})
+    assert json.loads(caught.getvalue()) == {"file": "tests/fixtures/é/日本.jsonl"}

@@ -41,7 +41,12 @@ def echo_document(text: str) -> None:
     """Print ``text``, a document for a program or a page (JSON, Markdown), on stdout in
     UTF-8 whatever the stream's encoding: ``PYTHONIOENCODING=latin-1`` wrote ``é`` as the
     byte ``0xe9`` and ``→`` as the six characters ``\\u2192``. A file name that is not
-    UTF-8 is written as its bytes on disk, as the text output writes it."""
+    UTF-8 is written as its bytes on disk, as the text output writes it. A stdout of text
+    alone (``contextlib.redirect_stdout`` to a ``StringIO``: the commands run from Python)
+    is given the text."""
+    if getattr(sys.stdout, "buffer", None) is None:
+        click.echo(text, nl=False)
+        return
     click.echo(text.encode("utf-8", "surrogateescape"), nl=False)
 
 
