@@ -653,3 +653,19 @@ def test_a_bedrock_answer_of_a_simulator_of_another_process_is_labelled_sim(
         bedrock(client, sim.url, {**BEDROCK_BODY, "model": "m"})
     fixtures = [json.loads(line) for line in store.read_text().splitlines()]
     assert [f["meta"]["source"] for f in fixtures] == ["sim", "sim"]
+
+
+def test_bedrock_stream_ends_with_its_invocation_metrics() -> None:
+    # Bedrock's message_stop carries the call's counts (LiteLLM reads its usage there); the
+    # simulator's had none, so a recording from it lacked what one from Bedrock holds
+    app = SimApp(make_behavior("echo"))
+    path = f"/model/{BEDROCK_MODEL}/invoke-with-response-stream"
+    reply = app.handle("POST", path, SIGNED, orjson.dumps(BEDROCK_BODY))
+    assert reply.events is not None
+    events = aws_events(b"".join(event.encode() for event in reply.events))
+    (name, last), usage = events[-1], events[-2][1]["usage"]
+    assert (name, last["type"]) == ("chunk", "message_stop")
+    metrics = last["amazon-bedrock-invocationMetrics"]
+    counts = (metrics["inputTokenCount"], metrics["outputTokenCount"])
+    assert counts == (usage["input_tokens"], usage["output_tokens"])
+    assert metrics["invocationLatency"] >= metrics["firstByteLatency"] > 0

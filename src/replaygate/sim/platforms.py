@@ -523,9 +523,30 @@ class BedrockMessages(_Bedrock):
         for event in events:
             if event.event == "error":  # an error on the stream: Bedrock's exception
                 framed.append(_stream_error(orjson.loads(event.data)["error"]["message"]))
+            elif event.event == "message_stop":
+                framed.append(AWSChunk(_with_metrics(event.data, wire), CHUNK))
             else:
                 framed.append(AWSChunk(event.data, CHUNK))
         return framed
+
+
+INVOCATION_METRICS = "amazon-bedrock-invocationMetrics"
+"""The field Bedrock adds to a stream's ``message_stop`` event: the call's token counts and
+latencies (LiteLLM reads its usage there)."""
+
+
+def _with_metrics(data: str, wire: Mapping[str, Any]) -> str:
+    """A ``message_stop`` event's ``data`` with Bedrock's :data:`INVOCATION_METRICS` of the
+    answer ``wire``, as every stream of ``invoke-with-response-stream`` ends."""
+    usage = wire.get("usage") or {}
+    output = int(usage.get("output_tokens") or 0)
+    metrics = {
+        "inputTokenCount": int(usage.get("input_tokens") or 0),
+        "outputTokenCount": output,
+        "invocationLatency": 100 + 10 * output,
+        "firstByteLatency": 100,
+    }
+    return orjson.dumps({**orjson.loads(data), INVOCATION_METRICS: metrics}).decode()
 
 
 class BedrockConverse(_Bedrock):
