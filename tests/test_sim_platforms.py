@@ -669,3 +669,20 @@ def test_bedrock_stream_ends_with_its_invocation_metrics() -> None:
     counts = (metrics["inputTokenCount"], metrics["outputTokenCount"])
     assert counts == (usage["input_tokens"], usage["output_tokens"])
     assert metrics["invocationLatency"] >= metrics["firstByteLatency"] > 0
+
+
+def test_gemini_usage_counts_the_prompt_by_modality() -> None:
+    # the API's usageMetadata holds promptTokensDetails, plain and in each streamed chunk;
+    # the simulator's had none, so a recording from it lacked what one from the API holds
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"contents": [{"parts": [{"text": "hi"}]}]})
+    route = "/v1beta/models/gemini-2.5-flash"
+    plain = app.handle("POST", f"{route}:generateContent", {"x-goog-api-key": "k"}, body)
+    usage = orjson.loads(plain.body)["usageMetadata"]
+    counted = [{"modality": "TEXT", "tokenCount": usage["promptTokenCount"]}]
+    assert usage["promptTokensDetails"] == counted
+    query = f"{route}:streamGenerateContent?alt=sse"
+    streamed = app.handle("POST", query, {"x-goog-api-key": "k"}, body)
+    assert streamed.events is not None
+    for event in streamed.events:
+        assert orjson.loads(event.data)["usageMetadata"]["promptTokensDetails"] == counted

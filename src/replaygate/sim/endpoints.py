@@ -1842,6 +1842,10 @@ class GeminiGenerateContent(Endpoint):
     ) -> dict[str, Any]:
         response_id = f"simGemini{tag}"
         wire = to_gemini_response(response, model=request.model, response_id=response_id)
+        usage = wire["usageMetadata"]  # by modality too, as the API counts the prompt
+        usage["promptTokensDetails"] = [
+            {"modality": "TEXT", "tokenCount": usage["promptTokenCount"]}
+        ]
         content = wire["candidates"][0]["content"]
         calls = [p for p in content.get("parts", []) if "functionCall" in p]
         if calls and GEMINI_SIGNING.search(request.model):  # the step's first call is signed
@@ -1849,7 +1853,6 @@ class GeminiGenerateContent(Endpoint):
         if thought:  # counted as Google reports it; a part of the first candidate if asked
             if gemini_thinking_config(request.body).get("includeThoughts") is True:
                 content["parts"] = [{"text": thought, "thought": True}, *content.get("parts", [])]
-            usage = wire["usageMetadata"]
             usage["thoughtsTokenCount"] = tokens(len(thought))
             usage["totalTokenCount"] += usage["thoughtsTokenCount"]
         return wire

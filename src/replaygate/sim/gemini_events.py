@@ -4,7 +4,8 @@ Each event's data is a ``generateContent`` response holding a piece of one candi
 (each candidate in turn, with its ``index``, when ``candidateCount`` asks for several):
 its thought in pieces (parts marked ``thought``), the text in pieces, then the function
 calls whole; a candidate's last chunk carries its ``finishReason``, and the stream's last
-chunk the whole ``usageMetadata`` (the earlier ones count the prompt only). There is no
+chunk the whole ``usageMetadata`` (the earlier ones count the prompt only, with its
+``promptTokensDetails``). There is no
 end marker: the stream ends with the body.
 """
 
@@ -15,6 +16,9 @@ from typing import Any
 
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
+
+_PROMPT_COUNTS = ("promptTokenCount", "promptTokensDetails")
+"""The counts of ``usageMetadata`` a chunk before the last carries: the prompt's."""
 
 
 def gemini_events(
@@ -29,7 +33,7 @@ def gemini_events(
         for piece in _candidate_chunks(candidate, chunk_size)
     ]
     usage = dict(response.get("usageMetadata") or {})
-    prompt_only = {k: v for k, v in usage.items() if k == "promptTokenCount"}
+    prompt_only = {k: v for k, v in usage.items() if k in _PROMPT_COUNTS}
     rest = {k: v for k, v in response.items() if k not in ("candidates", "usageMetadata")}
     events = []
     for n, piece in enumerate(chunks, start=1):
