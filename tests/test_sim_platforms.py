@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -686,3 +687,27 @@ def test_gemini_usage_counts_the_prompt_by_modality() -> None:
     assert streamed.events is not None
     for event in streamed.events:
         assert orjson.loads(event.data)["usageMetadata"]["promptTokensDetails"] == counted
+
+
+def test_gemini_on_vertex_answers_with_its_create_time_and_traffic_type() -> None:
+    # Vertex AI's answer (and each streamed chunk) holds createTime, and its usageMetadata a
+    # trafficType, which the Gemini API's does not: the simulator answered as the Gemini API
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
+    route = "/v1/projects/p/locations/r/publishers/google/models/gemini-2.5-flash"
+    signed = {"authorization": "Bearer t"}
+    plain = orjson.loads(app.handle("POST", f"{route}:generateContent", signed, body).body)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", plain["createTime"])
+    assert plain["usageMetadata"]["trafficType"] == "ON_DEMAND"
+    streamed = app.handle("POST", f"{route}:streamGenerateContent?alt=sse", signed, body)
+    assert streamed.events is not None
+    for event in streamed.events:
+        chunk = orjson.loads(event.data)
+        assert (chunk["createTime"], chunk["usageMetadata"]["trafficType"]) == (
+            plain["createTime"],
+            "ON_DEMAND",
+        )
+    gemini_api = app.handle(
+        "POST", "/v1beta/models/gemini-2.5-flash:generateContent", {"x-goog-api-key": "k"}, body
+    )
+    assert "createTime" not in orjson.loads(gemini_api.body)

@@ -17,8 +17,9 @@ from typing import Any
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.streaming import DEFAULT_CHUNK, Patch, json_event, split_pieces, unpatched
 
-_PROMPT_COUNTS = ("promptTokenCount", "promptTokensDetails")
-"""The counts of ``usageMetadata`` a chunk before the last carries: the prompt's."""
+_PROMPT_COUNTS = ("promptTokenCount", "promptTokensDetails", "trafficType")
+"""What of ``usageMetadata`` a chunk before the last carries: the prompt's counts (and
+Vertex AI's ``trafficType``)."""
 
 
 def gemini_events(

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
@@ -42,6 +43,7 @@ from replaygate.http.aws_events import CHUNK, CONTENT_TYPE, stream_bytes
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import API_VERSIONS
 from replaygate.models.types import ModelResponse
+from replaygate.sim.conversations import created_at
 from replaygate.sim.converse import (
     converse_events,
     converse_response,
@@ -373,6 +375,27 @@ class VertexGemini(_Vertex, GeminiGenerateContent):
         name = route.split("/", 2)[2].rpartition(":")[0]
         said = Invalid(_VERTEX_NO_MODEL.format(name=name), status=404)
         return replace(asked, problem=said)
+
+    def render(
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        tag: str,
+        thought: str,
+    ) -> dict[str, Any]:
+        """The Gemini API's answer with what Vertex AI's adds: its ``createTime`` (a later
+        turn's later) and the ``trafficType`` of its ``usageMetadata``."""
+        wire = super().render(request, conversation, response, tag, thought)
+        turns = request.body.get("contents") if isinstance(request.body, Mapping) else None
+        made = created_at(len(turns) if isinstance(turns, list) else 0)
+        wire["createTime"] = datetime.fromtimestamp(made, UTC).strftime(_VERTEX_TIME)
+        wire["usageMetadata"]["trafficType"] = "ON_DEMAND"
+        return wire
+
+
+_VERTEX_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
+"""How Vertex AI writes a ``createTime``: RFC 3339, in microseconds, UTC."""
 
 
 class VertexGeminiCountTokens(VertexGemini, GeminiCountTokens):
