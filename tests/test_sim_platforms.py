@@ -508,7 +508,8 @@ def test_a_converse_request_the_messages_api_refuses_is_the_simulator_s_refusal(
     app = SimApp(make_behavior("echo"))
     use = {k: v for k, v in CONVERSE_USE.items() if k != "toolUseId"}
     turns = [*CONVERSE_HI, {"role": "assistant", "content": [{"toolUse": use}]}]
-    body = orjson.dumps({"messages": turns, "system": [{"text": 5}]})
+    tools = {"tools": CONVERSE_TOOLS["tools"]}
+    body = orjson.dumps({"messages": turns, "system": [{"text": 5}], "toolConfig": tools})
     reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
     said = orjson.loads(reply.body)
     assert reply.status == 400 and said["replaygate_simulator_refusal"] is True
@@ -711,3 +712,25 @@ def test_gemini_on_vertex_answers_with_its_create_time_and_traffic_type() -> Non
         "POST", "/v1beta/models/gemini-2.5-flash:generateContent", {"x-goog-api-key": "k"}, body
     )
     assert "createTime" not in orjson.loads(gemini_api.body)
+
+
+def test_converse_refuses_tool_blocks_without_a_tool_config() -> None:
+    # Bedrock refuses a conversation holding toolUse or toolResult blocks sent without
+    # toolConfig (an agent's closing turn asked without tools); the simulator answered it,
+    # so the recording passed and the live call failed
+    app = SimApp(make_behavior("echo"))
+    use = {"toolUseId": "tooluse_1", "name": "t", "input": {}}
+    turns = [
+        {"role": "user", "content": [{"text": "hi"}]},
+        {"role": "assistant", "content": [{"toolUse": use}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": []}}]},
+    ]
+    path = f"/model/{CONVERSE_MODEL}/converse"
+    reply = app.handle("POST", path, SIGNED, orjson.dumps({"messages": turns}))
+    assert reply.status == 400
+    assert orjson.loads(reply.body)["message"] == (
+        "The toolConfig field must be defined when using toolUse and toolResult content blocks."
+    )
+    assert dict(reply.headers)["x-amzn-errortype"].startswith("ValidationException")
+    given = {"messages": turns, "toolConfig": {"tools": CONVERSE_TOOLS["tools"]}}
+    assert app.handle("POST", path, SIGNED, orjson.dumps(given)).status == 200

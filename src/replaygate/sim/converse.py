@@ -451,6 +451,24 @@ def _extra(given: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
     return extra, tuple(named)
 
 
+_NO_TOOL_CONFIG = (
+    "The toolConfig field must be defined when using toolUse and toolResult content blocks."
+)
+"""Bedrock's ``ValidationException`` for a conversation holding tool calls or results sent
+without ``toolConfig`` (as an agent's last turn, asked for a summary without tools, is)."""
+
+
+def _uses_tools(messages: Any) -> bool:
+    """Whether Converse ``messages`` (already read, so a list of objects) hold a ``toolUse``
+    or ``toolResult`` block."""
+    return any(
+        isinstance(block, Mapping) and ("toolUse" in block or "toolResult" in block)
+        for message in messages
+        if isinstance(message, Mapping) and isinstance(message.get("content"), list)
+        for block in message["content"]
+    )
+
+
 def messages_request(body: Any) -> Asked:
     """The Messages request a Converse request ``body`` stands for (see :class:`Asked`):
     ``additionalModelRequestFields`` (``thinking``, ``top_k``, ...) go into it as Bedrock
@@ -477,6 +495,8 @@ def messages_request(body: Any) -> Asked:
             plain["tools"], chosen = _tools(_shaped(config, Mapping, "toolConfig", "an object"))
             if chosen is not None:
                 plain["tool_choice"] = chosen
+        elif _uses_tools(body.get("messages")):
+            raise _Refused(Invalid(_NO_TOOL_CONFIG))
         echoed = _echoed(body)
     except _Refused as refused:
         return Asked({}, betas, refused.problem)
