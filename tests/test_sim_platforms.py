@@ -734,3 +734,31 @@ def test_converse_refuses_tool_blocks_without_a_tool_config() -> None:
     assert dict(reply.headers)["x-amzn-errortype"].startswith("ValidationException")
     given = {"messages": turns, "toolConfig": {"tools": CONVERSE_TOOLS["tools"]}}
     assert app.handle("POST", path, SIGNED, orjson.dumps(given)).status == 200
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ({"responseJsonSchema": {"type": "object"}}, "is set for a text answer"),
+        (
+            {
+                "responseMimeType": "application/json",
+                "responseJsonSchema": {"type": "object"},
+                "responseSchema": {"type": "OBJECT"},
+            },
+            "sets both response_schema and response_json_schema",
+        ),
+    ],
+)
+def test_a_gemini_json_schema_the_api_refuses_is_the_simulator_s_refusal(
+    config: dict[str, Any], said: str
+) -> None:
+    # google-genai's GenerateContentConfig: "If set, `response_schema` must be omitted, but
+    # `response_mime_type` is required"; the simulator answered JSON, a recording kept it
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"contents": [{"parts": [{"text": "hi"}]}], "generationConfig": config})
+    route = "/v1beta/models/gemini-2.5-flash:generateContent"
+    reply = app.handle("POST", route, {"x-goog-api-key": "k"}, body)
+    refused = orjson.loads(reply.body)
+    assert reply.status == 400 and said in refused["error"]["message"]
+    assert refused["replaygate_simulator_refusal"] is True

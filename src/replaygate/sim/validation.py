@@ -2587,6 +2587,9 @@ def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None
         return schema
     if config.get("responseSchema") is not None and mime == "text/plain":
         return Invalid("Response_schema with a response mime type 'text/plain' is unsupported")
+    json_schema = _gemini_json_schema_refused(config, mime)
+    if json_schema is not None:
+        return json_schema
     tools = body.get("tools")
     if mime != "application/json" or not isinstance(tools, list) or not tools:
         return None
@@ -2595,6 +2598,25 @@ def gemini_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None
     declares = any(isinstance(t, Mapping) and t.get("functionDeclarations") for t in tools)
     used = "Function calling" if declares else "Tool use"
     return Invalid(f"{used} with a response mime type: 'application/json' is unsupported")
+
+
+def _gemini_json_schema_refused(config: Mapping[str, Any], mime: str) -> Invalid | None:
+    """The simulator's own refusal of a ``responseJsonSchema`` the API refuses, as
+    google-genai's ``GenerateContentConfig`` says ("If set, `response_schema` must be
+    omitted, but `response_mime_type` is required"): beside a ``responseSchema``, or with
+    no ``responseMimeType`` (a text answer)."""
+    if config.get("responseJsonSchema") is None:
+        return None
+    if config.get("responseSchema") is not None:
+        said = "generation_config sets both response_schema and response_json_schema"
+    elif mime == "text/plain":
+        said = (
+            "generation_config.response_json_schema is set for a text answer (no "
+            "response_mime_type, or text/plain)"
+        )
+    else:
+        return None
+    return Invalid(f"{said}, which the API refuses {OWN_WORDING}", own=True)
 
 
 _MEDIA_MODEL = re.compile(r"image|tts|audio|live")
