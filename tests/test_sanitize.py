@@ -689,3 +689,18 @@ def test_the_word_check_reads_tool_arguments_held_as_objects_as_data(call: dict[
         sanitizer.check_words(
             {"content": [renamed]}, sanitizer.request({"content": [renamed]}), "response"
         )
+
+
+def test_a_converse_tool_use_id_becomes_stable_and_its_result_follows() -> None:
+    # Bedrock Converse's toolUseId (tooluse_...) was kept as sent: each recording of a tool
+    # loop stored new ids, in its answer and in the next request that echoes it
+    ids = IdMap()
+    sanitizer = Sanitizer(SanitizeConfig(ids=True))
+    use = {"toolUse": {"toolUseId": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "name": "t", "input": {}}}
+    answer = {"output": {"message": {"role": "assistant", "content": [use]}}}
+    out = sanitizer.response(answer, key="ffffffffffff", interface="http", ids=ids)
+    stable = "tooluse_rg_ffffffffffff_1"
+    assert out["output"]["message"]["content"][0]["toolUse"]["toolUseId"] == stable
+    result = {"toolResult": {"toolUseId": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "content": []}}
+    asked = sanitizer.request({"messages": [{"role": "user", "content": [result]}]}, ids)
+    assert asked["messages"][0]["content"][0]["toolResult"]["toolUseId"] == stable

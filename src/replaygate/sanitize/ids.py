@@ -32,6 +32,7 @@ from replaygate.sanitize.walk import map_fields, map_strings
 VOLATILE_PREFIXES: tuple[str, ...] = (
     "msg_",
     "toolu_",
+    "tooluse_",
     "srvtoolu_",
     "mcptoolu_",
     "container_",
@@ -49,12 +50,17 @@ VOLATILE_PREFIXES: tuple[str, ...] = (
 """Id prefixes of the Anthropic and OpenAI APIs whose values change on every call
 (Anthropic's ``mcptoolu_`` of an MCP server's tool call, ``container_`` of a code
 execution container and ``msgbatch_`` of a message batch, OpenAI's ``batch_`` of a batch
-and ``file-`` of a file among them), and of OpenRouter's answers
+and ``file-`` of a file among them, Bedrock Converse's ``tooluse_`` of a tool call), and of
+OpenRouter's answers
 (``gen-<time>-<20 letters and digits>``)."""
 
 VOLATILE_FIELDS = frozenset({"responseId"})
 """Fields whose whole value is a provider-made id, whatever it looks like (Gemini's
 ``responseId`` has no prefix): it becomes ``rg_<fixture key>_<n>``."""
+
+ID_FIELDS = frozenset({"toolUseId"})
+"""Fields in camelCase that hold an id (Bedrock Converse's ``toolUse.toolUseId``, echoed by
+the next request's ``toolResult.toolUseId``): volatile with a volatile prefix, as ``*_id``."""
 
 _PREFIX = "|".join(re.escape(p) for p in VOLATILE_PREFIXES)
 _VOLATILE = re.compile(rf"({_PREFIX})[A-Za-z0-9_\-]+")
@@ -71,8 +77,9 @@ REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id"})
 
 
 def is_id_field(name: str) -> bool:
-    """Whether a field of this name holds an id: ``id``, ``*_id`` or a :data:`VOLATILE_FIELDS`."""
-    return name == "id" or name.endswith("_id") or name in VOLATILE_FIELDS
+    """Whether a field of this name holds an id: ``id``, ``*_id``, one of :data:`ID_FIELDS`
+    or a :data:`VOLATILE_FIELDS`."""
+    return name == "id" or name.endswith("_id") or name in ID_FIELDS or name in VOLATILE_FIELDS
 
 
 def volatile_prefix(value: str) -> str | None:
