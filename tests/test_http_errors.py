@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import bdb
+import contextlib
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -802,3 +803,36 @@ def test_a_null_answer_is_named_with_its_line_and_field(
         pytest.raises(FixtureMismatchError, match=message),
     ):
         client.post("https://api.anthropic.com/v1/messages", json={"n": 1})
+
+
+def test_a_stream_cancelled_by_its_consumer_task_replays_as_recorded(tmp_path: Path) -> None:
+    # the OpenAI Agents SDK's run_streamed reads the stream in a task of its own and
+    # cancel() stops it from the task consuming its events: recorded from a live stream,
+    # which kept the reader waiting, the close came after the first event; replayed, every
+    # event came at once and the reader went past the recorded close before the consumer's
+    # turn, failing 'the client closed this stream ..., and this run reads further'
+    store = tmp_path / "closed.jsonl"
+    request = {"method": "GET", "path": "/events", "headers": {}, "body": None}
+    events = [{"event": "message", "data": "one"}]
+    answer = {"status": 200, "headers": {"content-type": "text/event-stream"}, "events": events}
+    FixtureStore.open(store).put(Fixture.create(request, [{**answer, "stream_end": "closed"}]))
+
+    async def run() -> list[str]:
+        lines: asyncio.Queue[str] = asyncio.Queue()
+
+        async def reader(client: httpx2.AsyncClient) -> None:
+            async with client.stream("GET", "http://127.0.0.1:9/events") as stream:
+                async for line in stream.aiter_lines():
+                    lines.put_nowait(line)
+
+        async with httpx2.AsyncClient() as client:
+            task = asyncio.create_task(reader(client))
+            first = await lines.get()
+            task.cancel()  # the consumer stops the run after its first event
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        return [first]
+
+    with intercept(store) as session:
+        assert asyncio.run(run()) == ["event: message"]
+    assert session.raised == []

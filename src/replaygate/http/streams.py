@@ -21,6 +21,7 @@ from replaygate.fixtures.mismatch import RECORDED_FROM_SIMULATOR
 from replaygate.fixtures.modes import RERECORD_FLAGS
 from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
 from replaygate.http.envelope import HeadersLike
+from replaygate.http.exchange import checkpoint
 from replaygate.http.passthrough import passthrough
 from replaygate.http.recorded import READ_ON, Replayed
 from replaygate.http.recording import Recording
@@ -105,6 +106,8 @@ class ReplayByteStream:
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self._replayed.chunks:
             yield chunk
+        if self._replayed.end == "closed":
+            await _stall()
         if self._replayed.end != "complete":
             raise self._end_error()
 
@@ -183,6 +186,23 @@ class ReplayByteStream:
             how = self._replayed.from_simulator
             told += f" {RECORDED_FROM_SIMULATOR.format(which='It', how=how)}"
         return told
+
+
+STALL_TURNS = 50
+"""Turns of the event loop a replayed stream the client closed while it was recorded
+waits at its recorded end before it fails, as the live stream had sent nothing more."""
+
+
+async def _stall() -> None:
+    """Let the other tasks run, :data:`STALL_TURNS` times, at the end of a replayed stream
+    its client closed while it was recorded. A replay hands every recorded event over at
+    once, so a task reading the stream (the OpenAI Agents SDK's run of ``run_streamed``)
+    reaches the recorded close before the task consuming its events (``cancel()`` after
+    the first words) had its turn, where the live stream had kept it waiting: the
+    consumer's cancellation or close, as recorded, comes here, and a reader that goes on
+    past it fails as before."""
+    for _ in range(STALL_TURNS):
+        await checkpoint()
 
 
 def _events_of(replayed: Replayed) -> list[SSEEvent]:
