@@ -762,3 +762,12 @@ def test_a_gemini_json_schema_the_api_refuses_is_the_simulator_s_refusal(
     refused = orjson.loads(reply.body)
     assert reply.status == 400 and said in refused["error"]["message"]
     assert refused["replaygate_simulator_refusal"] is True
+
+
+def test_a_converse_tool_call_the_simulator_makes_has_bedrock_s_id_prefix() -> None:
+    # Converse's toolUseId begins tooluse_, not the Messages API's toolu_
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"messages": CONVERSE_HI, "toolConfig": CONVERSE_TOOLS})
+    reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
+    use = orjson.loads(reply.body)["output"]["message"]["content"][0]["toolUse"]
+    assert use["toolUseId"].startswith("tooluse_sim_")

@@ -580,6 +580,7 @@ class BedrockConverse(_Bedrock):
     (:func:`~replaygate.sim.converse.converse_events`)."""
 
     route_pattern = _CONVERSE_ROUTE
+    call_prefix = "tooluse_"  # Converse's tool call ids, where the Messages API's are toolu_
 
     def request(self, route: str, body: Any) -> SimRequest:
         model, method = self.routed(route)
