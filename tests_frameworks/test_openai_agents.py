@@ -563,6 +563,43 @@ def second_turn(first: str, hosts: Hosts) -> str:
     return json.dumps(turns[-1]["input"])
 
 
+def cancelled_after_first_words(api: str, hosts: Hosts) -> str:
+    """A streamed run the loop consuming its events cancels at the first words."""
+
+    async def main() -> str:
+        run = Runner.run_streamed(agent(hosts, api), QUESTION)
+        words = ""
+        async for event in run.stream_events():
+            if event.type == "raw_response_event" and event.data.type.endswith("text.delta"):
+                words += event.data.delta
+                run.cancel()
+        return words
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_a_streamed_run_cancelled_after_its_first_words_replays(store: Path, api: str) -> None:
+    # recorded from the live API, whose stream was still coming in, the run's stream is
+    # stored closed where cancel() stopped it; replayed, every event came at once, the
+    # SDK's reading task went past the close before the consuming loop's turn, and each
+    # replay failed 'the client closed this stream ..., and this run reads further'
+    record(store, partial(cancelled_after_first_words, api), behavior="echo")
+    (line,) = store.read_text().splitlines()
+    fixture = json.loads(line)
+    events = fixture["response"]["events"]
+    first_words = next(
+        i for i, e in enumerate(events) if '"delta":' in e["data"] and "echo" in e["data"]
+    )
+    fixture["response"]["events"] = events[: first_words + 1]  # as a live recording stores it
+    fixture["response"]["stream_end"] = "closed"
+    store.write_text(json.dumps(fixture) + "\n")
+    for _ in range(3):
+        with intercept(store) as session:
+            assert cancelled_after_first_words(api, UNUSED_LOOPBACK).startswith("echo")
+        assert session.raised == []
+
+
 def test_a_changed_turn_of_a_server_held_conversation_is_recorded_anew_with_rerecord(
     store: Path,
 ) -> None:
