@@ -771,3 +771,22 @@ def test_a_converse_tool_call_the_simulator_makes_has_bedrock_s_id_prefix() -> N
     reply = app.handle("POST", f"/model/{CONVERSE_MODEL}/converse", SIGNED, body)
     use = orjson.loads(reply.body)["output"]["message"]["content"][0]["toolUse"]
     assert use["toolUseId"].startswith("tooluse_sim_")
+
+
+def test_a_claude_model_s_limits_hold_on_bedrock_under_its_bedrock_id() -> None:
+    # temperature beside top_p, refused for claude-sonnet-4-6 on the Messages API, was
+    # answered on Bedrock (us.anthropic.claude-sonnet-4-6), which passes Claude's refusal on
+    app = SimApp(make_behavior("echo"))
+    both = {**BEDROCK_BODY, "temperature": 0.2, "top_p": 0.9}
+    path = "/model/us.anthropic.claude-sonnet-4-6/invoke"
+    reply = app.handle("POST", path, SIGNED, orjson.dumps(both))
+    assert reply.status == 400
+    assert orjson.loads(reply.body)["message"].startswith("`temperature` and `top_p` cannot")
+    # a max_tokens over the model's most: the simulator's own words, a platform's unknown
+    over = {"messages": CONVERSE_HI, "inferenceConfig": {"maxTokens": 999_999}}
+    path = "/model/us.anthropic.claude-sonnet-4-6/converse"
+    said = orjson.loads(app.handle("POST", path, SIGNED, orjson.dumps(over)).body)
+    assert said["replaygate_simulator_refusal"] is True and "> 128000" in said["message"]
+    # a model the simulator does not list keeps taking both
+    path = "/model/anthropic.claude-3-5-sonnet-20240620-v1:0/invoke"
+    assert app.handle("POST", path, SIGNED, orjson.dumps(both)).status == 200

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs
 
 from replaygate.assertions.independence import split_snapshot
 from replaygate.digits import integer
-from replaygate.sim.validation import Invalid
+from replaygate.sim.validation import OWN_WORDING, Invalid
 
 Answer = tuple[int, Any] | Invalid
 Entry = TypeVar("Entry", bound=Sequence[Any])
@@ -335,19 +335,42 @@ def anthropic_model_retired(model: str) -> Invalid | None:
     return Invalid(f"model: {model}", status=404)
 
 
+_PLATFORM_ID = re.compile(
+    r"(?:(?:[a-z]{2,7}\.)?anthropic\.)?(?P<name>claude-[a-z0-9.-]+?)"
+    r"(?:@(?P<date>\d{8}))?(?:-v\d+(?::\d+)?)?"
+)
+"""A Claude model's id on Amazon Bedrock (``us.anthropic.claude-sonnet-4-6``,
+``anthropic.claude-haiku-4-5-20251001-v1:0``) or Vertex AI (``claude-haiku-4-5@20251001``)."""
+
+
+def _anthropic_listed(model: str) -> tuple[AnthropicModel | None, bool]:
+    """The entry of :data:`ANTHROPIC_MODELS` that ``model`` names (its id, its dated
+    snapshot's, or a platform's id of either), and whether it was named by a platform's id."""
+    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
+    match = None if found is not None else _PLATFORM_ID.fullmatch(model)
+    if match is None:
+        return found, False
+    name = match["name"] if match["date"] is None else f"{match['name']}-{match['date']}"
+    return _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(name, name)), True
+
+
 def anthropic_output_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
     """The Messages API's error for a ``max_tokens`` over the most the model may write,
     for a model the simulator lists (by its id or its dated snapshot's), naming the
-    snapshot the API serves the request from."""
-    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
+    snapshot the API serves the request from; on Bedrock or Vertex AI (a platform's id
+    of the model), the simulator's own refusal, as their words are not known here."""
+    found, on_platform = _anthropic_listed(model)
     asked = body.get("max_tokens")
     if found is None or type(asked) is not int or asked <= found.max_tokens:
         return None
     served = next((s for s, listed in ANTHROPIC_SNAPSHOTS.items() if listed == found.id), model)
-    return Invalid(
+    said = (
         f"max_tokens: {asked} > {found.max_tokens}, which is the maximum allowed number of output "
         f"tokens for {served}"
     )
+    if on_platform:
+        return Invalid(f"{said} {OWN_WORDING}", own=True)
+    return Invalid(said)
 
 
 def anthropic_settings_refused(model: str, body: Mapping[str, Any]) -> Invalid | None:
@@ -356,8 +379,9 @@ def anthropic_settings_refused(model: str, body: Mapping[str, Any]) -> Invalid |
     takes one at most, as Claude Opus 4.1 and the models after it do; an
     ``output_config.effort`` of a model that takes none (:attr:`AnthropicModel.effort`).
     A recording sending them (pydantic-ai's ``ModelSettings(temperature=..., top_p=...)``,
-    its ``anthropic_effort`` on claude-haiku-4-5) passed here and failed live."""
-    found = _found(ANTHROPIC_MODELS, ANTHROPIC_SNAPSHOTS.get(model, model))
+    its ``anthropic_effort`` on claude-haiku-4-5) passed here and failed live; so does a
+    platform's id of the model (Bedrock's, Vertex AI's), which passes these words on."""
+    found = _anthropic_listed(model)[0]
     if found is None:
         return None
     if body.get("temperature") is not None and body.get("top_p") is not None:
