@@ -790,3 +790,14 @@ def test_a_claude_model_s_limits_hold_on_bedrock_under_its_bedrock_id() -> None:
     # a model the simulator does not list keeps taking both
     path = "/model/anthropic.claude-3-5-sonnet-20240620-v1:0/invoke"
     assert app.handle("POST", path, SIGNED, orjson.dumps(both)).status == 200
+
+
+def test_claude_s_ids_on_bedrock_have_bedrock_s_prefixes() -> None:
+    # Claude's answers on Bedrock are msg_bdrk_..., its tool calls toolu_bdrk_...
+    app = SimApp(make_behavior("research-copilot"))
+    search = {"name": "search_corpus", "description": "d", "input_schema": {"type": "object"}}
+    asked = {**BEDROCK_BODY, "messages": [{"role": "user", "content": "What is RAG?"}]}
+    body = orjson.dumps({**asked, "tools": [search]})
+    answer = orjson.loads(app.handle("POST", f"/model/{BEDROCK_MODEL}/invoke", SIGNED, body).body)
+    assert answer["id"].startswith("msg_bdrk_sim_")
+    assert answer["content"][-1]["id"].startswith("toolu_bdrk_sim_")

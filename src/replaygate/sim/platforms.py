@@ -527,6 +527,18 @@ class BedrockMessages(_Bedrock):
     """Anthropic's Messages API on Amazon Bedrock (``invoke``, ``invoke-with-response-stream``)."""
 
     route_pattern = _BEDROCK_ROUTE
+    call_prefix = "toolu_bdrk_"  # Claude's ids on Bedrock: toolu_bdrk_..., msg_bdrk_...
+
+    def render(
+        self,
+        request: SimRequest,
+        conversation: Conversation,
+        response: ModelResponse,
+        tag: str,
+        thought: str,
+    ) -> dict[str, Any]:
+        wire = super().render(request, conversation, response, tag, thought)
+        return {**wire, "id": "msg_bdrk_" + str(wire["id"]).removeprefix("msg_")}
 
     def request(self, route: str, body: Any) -> SimRequest:
         model, method = self.routed(route)
