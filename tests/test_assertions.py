@@ -349,6 +349,20 @@ def test_set_items_written_in_two_unicode_forms_are_one_item() -> None:
     assert (result.recall, result.precision) == (1.0, 1.0)
 
 
+def test_text_in_a_tuple_item_is_folded_and_a_bool_is_not_the_number_it_equals() -> None:
+    # (entity, kind) pairs: 'cafe\u0301' was a missing and an extra item that read alike;
+    # and Python's sets take True for 1, so a flag extracted where an id was due passed
+    pairs = assert_set(
+        [("cafe\u0301", "place"), ("ＲＡＧ", "method")], {("café", "place"), ("RAG", "method")}
+    )
+    assert pairs.recall == 1.0
+    with pytest.raises(AssertionError, match=r"missing: \[0, 1\]; extra: \[False, True\]"):
+        assert_set([True, False], {0, 1})
+    with pytest.raises(AssertionError, match=r"missing: \[\('a', 1\)\]; extra: \[\('a', True\)\]"):
+        assert_set([("a", True)], {("a", 1)})
+    assert assert_set([True, 1.0], [True, 1]).extra == []
+
+
 def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None:
     # NFKC writes 10⁶ (a million) as 106: the set and the text passed against another number
     with pytest.raises(AssertionError, match="missing: \\['10⁶', 'x₂'\\]"):

@@ -9,7 +9,29 @@ from replaygate.assertions.text import fold
 
 
 def _sorted(items: frozenset[Hashable]) -> list[Hashable]:
-    return sorted(items, key=lambda item: (type(item).__name__, repr(item)))
+    return [
+        _plain(item) for item in sorted(items, key=lambda item: (type(item).__name__, repr(item)))
+    ]
+
+
+@dataclass(frozen=True)
+class _Truth:
+    """``True`` or ``False`` as a set item of its own: Python's sets take ``True`` for ``1``
+    and ``False`` for ``0``, so a flag extracted where an id was expected passed."""
+
+    value: bool
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _plain(item: Hashable) -> Hashable:
+    """``item`` as it was given, a :class:`_Truth` as its bool (in a tuple too)."""
+    if isinstance(item, _Truth):
+        return item.value
+    if type(item) is tuple:
+        return tuple(_plain(inner) for inner in item)
+    return item
 
 
 @dataclass(frozen=True)
@@ -121,12 +143,19 @@ def measure_set(
 
 def _folded(item: Hashable) -> Hashable:
     """A text item folded (:func:`~replaygate.assertions.text.fold`: one text in two Unicode
-    forms is one item, ``10⁶`` and ``106`` are two); a numpy scalar as Python's own value
-    (an extraction made with numpy reports ``extra: ['b']``, not ``[np.str_('b')]``); any
-    other as it is."""
+    forms is one item, ``10⁶`` and ``106`` are two), in a tuple too (an extracted
+    ``(entity, kind)`` pair); a numpy scalar as Python's own value (an extraction made with
+    numpy reports ``extra: ['b']``, not ``[np.str_('b')]``); a bool as an item other than
+    the number it equals (``True`` is not ``1``); any other as it is."""
     if type(item).__module__.partition(".")[0] == "numpy" and getattr(item, "ndim", None) == 0:
         item = item.item()  # type: ignore[attr-defined]
-    return fold(item) if isinstance(item, str) else item
+    if isinstance(item, str):
+        return fold(item)
+    if isinstance(item, bool):
+        return _Truth(item)
+    if type(item) is tuple:
+        return tuple(_folded(inner) for inner in item)
+    return item
 
 
 def _items(name: str, items: Iterable[Hashable]) -> frozenset[Hashable]:
