@@ -528,3 +528,48 @@ def test_a_fake_is_a_simulator_behaviour_and_keeps_what_the_sdk_is_answered_with
         stub.raise_caught()
     for fake in (ScriptedModel([]), FunctionModel(lambda m, t: ANSWER)):
         assert make_behavior(fake) is fake
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/messages", {"model": "m", "max_tokens": 9}),
+        ("/v1/chat/completions", {"model": "gpt-4o"}),
+        ("/v1/responses", {"model": "gpt-4o", "input": "Count."}),
+    ],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_fake_tool_call_with_an_integer_beyond_64_bits_is_answered_exactly(
+    path: str, body: dict[str, Any], stream: bool
+) -> None:
+    # the simulator dropped the connection (orjson: Integer exceeds 64-bit range), and the
+    # SDK client saw "Server disconnected without sending a response"
+    big = 10**30
+    call = ToolCall("call_1", "count", {"n": big, "items": [-big]})
+    app = SimApp(ScriptedModel([ModelResponse(tool_calls=(call,), stop_reason="tool_use")]))
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01", "authorization": "Bearer k"}
+    sent = {**body, "stream": stream}
+    if "input" not in sent:
+        sent["messages"] = [{"role": "user", "content": "Count."}]
+    reply = app.handle("POST", path, headers, json.dumps(sent).encode())
+    assert reply.status == 200
+    if not stream:
+        assert str(big) in reply.body.decode().replace("\\", "")
+        return
+    datas = [event.data for event in reply.events if event.data != "[DONE]"]
+    said = "".join(_arguments_said(json.loads(data)) for data in datas)
+    assert f'"n":{big}' in said or f'"n": {big}' in said
+
+
+def _arguments_said(value: Any) -> str:
+    """The pieces of tool call arguments a streamed event carries, in order."""
+    if isinstance(value, list):
+        return "".join(map(_arguments_said, value))
+    if not isinstance(value, dict):
+        return ""
+    return "".join(
+        inner
+        if key in ("partial_json", "arguments") and isinstance(inner, str)
+        else _arguments_said(inner)
+        for key, inner in value.items()
+    )

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import orjson
 
+from replaygate import exact_json
 from replaygate.http.routes import SIMULATOR_REFUSAL
 from replaygate.http.sse import SSEEvent
 from replaygate.sim.validation import Invalid
@@ -57,7 +58,7 @@ def json_reply(
         (request_id_header(provider), request_id),
         *extra,
     )
-    return Reply(status=status, headers=headers, body=orjson.dumps(body))
+    return Reply(status=status, headers=headers, body=exact_json.dumps(body))
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,7 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import orjson
-
+from replaygate import exact_json
 from replaygate.http.sse import SSEEvent
 
 Patch = Callable[[dict[str, Any]], dict[str, Any]]
@@ -30,7 +29,7 @@ def split_pieces(text: str, size: int = DEFAULT_CHUNK) -> list[str]:
 
 def json_event(event: str | None, data: Any) -> SSEEvent:
     """An SSE event named ``event`` (or unnamed: None) whose data is ``data`` as compact JSON."""
-    return SSEEvent(data=orjson.dumps(data).decode("utf-8"), event=event)
+    return SSEEvent(data=exact_json.dumps(data).decode("utf-8"), event=event)
 
 
 def unpatched(body: dict[str, Any]) -> dict[str, Any]:

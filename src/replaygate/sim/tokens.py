@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import orjson
 
+from replaygate import exact_json
 from replaygate.models.types import Message, ToolCall, ToolSpec
 
 
@@ -17,7 +18,7 @@ def tokens(chars: int) -> int:
 
 def calls_size(calls: Sequence[ToolCall]) -> int:
     """The characters of tool calls: their names and arguments as JSON."""
-    return sum(len(c.name) + len(orjson.dumps(dict(c.arguments))) for c in calls)
+    return sum(len(c.name) + len(exact_json.dumps(dict(c.arguments))) for c in calls)
 
 
 def input_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec], system: str | None) -> int:
