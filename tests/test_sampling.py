@@ -94,6 +94,15 @@ def test_declarations_are_validated() -> None:
         ValueError, match=r"got 0.8; the floor counts samples, not a rate: .*floor=4"
     ):
         SampleSpec(5, 0.8)  # type: ignore[arg-type]
+    # a floor given as a percent, or as the rate 1.0, named no count to give instead
+    with pytest.raises(ValueError, match=r"got 80; the floor counts samples, not a percent: "):
+        SampleSpec(5, 80)
+    with pytest.raises(ValueError, match=r"how many of the n=10 samples .*\(floor=8 for 75%\)"):
+        SampleSpec(10, 75)
+    with pytest.raises(ValueError, match=r"got 1.0; the floor counts samples, not a rate"):
+        SampleSpec(5, 1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"n=5, got 6$"):
+        SampleSpec(5, 6)
     with pytest.raises(ValueError, match="passes must be between 0 and n=5, got 6"):
         verdict_of(6, 5, 4)
 

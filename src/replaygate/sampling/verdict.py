@@ -39,18 +39,34 @@ class SampleSpec:
                 f"{MAX_SAMPLE:,}), got {shown(self.n)}"
             )
         if not 1 <= self.floor <= self.n:
-            raise ValueError(f"floor must be between 1 and n={self.n}, got {self.floor}")
+            raise ValueError(
+                f"floor must be between 1 and n={self.n}, got {self.floor}"
+                f"{percent_note(self.n, self.floor)}"
+            )
 
 
 def rate_note(name: str, value: object) -> str:
-    """For a floor given as a pass rate (``0.8``), what the floor counts instead; ``""``
-    for any other value."""
-    if name == "floor" and isinstance(value, float) and 0 < value < 1:
+    """For a floor given as a pass rate (``0.8``, or ``1.0`` for every sample), what the
+    floor counts instead; ``""`` for any other value."""
+    if name == "floor" and isinstance(value, float) and 0 < value <= 1:
         return (
             "; the floor counts samples, not a rate: how many of the n samples must pass "
             "(floor=4 with n=5 for 80%)"
         )
     return ""
+
+
+def percent_note(n: int, floor: int) -> str:
+    """For a floor above ``n`` that reads as a percent (``floor=80`` with ``n=5``: from 20
+    to 100), the count it likely meant; ``""`` for any other floor (``6`` with ``n=5``
+    is one too many, no percent)."""
+    if not max(n, 19) < floor <= 100:
+        return ""
+    meant = min(n, max(1, -(-n * floor // 100)))
+    return (
+        f"; the floor counts samples, not a percent: how many of the n={n} samples must pass "
+        f"(floor={meant} for {floor}%)"
+    )
 
 
 def verdict_of(passes: int, n: int, floor: int) -> Verdict:
