@@ -13,7 +13,7 @@ import pytest
 from replaygate import Fixture, FixtureFormatError, FixtureStore
 from replaygate.fixtures import fingerprint
 from replaygate.fixtures.store import iter_jsonl, record_response
-from replaygate.fixtures.store.added import MAX_SAMPLE
+from replaygate.fixtures.store.added import MAX_SAMPLE, answer_digest
 from replaygate.fixtures.store.compact import compact
 from replaygate.hygiene import stored
 from run_cli import replaygate
@@ -434,3 +434,90 @@ def test_a_sample_added_later_keeps_the_fixture_dated_by_its_oldest_answer(
     compact(path)
     again = FixtureStore.open(path).lookup(request("question 2"))
     assert again is not None and again.meta == today
+
+
+# -- two branches that each recorded one sample, joined by merge=union ------------------
+
+
+def branches(tmp_path: Path, first: str, second: str) -> tuple[Path, bytes]:
+    """A store of fixture 1 and the lines two branches each appended to its copy (sample 1
+    recorded as ``first`` in one, ``second`` in the other), joined as ``merge=union`` joins
+    them: the shared lines, then one side's, then the other's; and the shared lines."""
+    base = tmp_path / "base.jsonl"
+    write_lines(base, fixture(1))
+    shared = base.read_bytes()
+    tails = []
+    for side, text in (("ours", first), ("theirs", second)):
+        copy = tmp_path / f"{side}.jsonl"
+        copy.write_bytes(shared)
+        add(copy, "question 1", 1, text)
+        tails.append(copy.read_bytes()[len(shared) :])
+    merged = tmp_path / "merged" / "s.jsonl"
+    merged.parent.mkdir()
+    merged.write_bytes(shared + b"".join(tails))
+    return merged, shared
+
+
+def test_a_sample_two_branches_recorded_with_other_answers_is_refused_naming_both_lines(
+    tmp_path: Path,
+) -> None:
+    path, _ = branches(tmp_path, "ours", "theirs")
+    store = FixtureStore.open(path)  # its lines are each well formed
+    reason = (
+        r"s.jsonl:3: sample line for key [0-9a-f]{12}: sample 1 holds another answer above it "
+        r"\(given at line 2\) than the one this line was recorded over \(field 'over'\): two "
+        r"branches each recorded this sample, and a merge \(merge=union\) kept both lines"
+    )
+    with pytest.raises(FixtureFormatError, match=reason):
+        store.lookup(request("question 1"))
+    with pytest.raises(FixtureFormatError, match=reason):
+        list(iter_jsonl(path, path.read_bytes()))
+    before = path.read_bytes()
+    done = replaygate("compact", str(path.parent))
+    assert done.returncode == 2 and "s.jsonl:3: sample line for key" in done.stderr
+    assert path.read_bytes() == before
+
+
+def test_the_sample_line_left_after_the_other_is_deleted_replays(tmp_path: Path) -> None:
+    path, shared = branches(tmp_path, "ours", "theirs")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(shared + lines[2])  # the reviewer keeps their side's answer
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None and found.responses[1] == response("theirs")
+
+
+def test_a_sample_both_branches_recorded_with_one_answer_is_a_copy(tmp_path: Path) -> None:
+    path, _ = branches(tmp_path, "same", "same")
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None and found.responses[1] == response("same")
+
+
+def test_a_sample_recorded_again_after_another_follows_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    for text in ("first", "second", "third"):
+        add(path, "question 1", 1, text)
+    overs = [orjson.loads(raw)["over"] for raw in path.read_bytes().splitlines()[1:]]
+    assert overs == [answer_digest(None), answer_digest(response("first")),
+                     answer_digest(response("second"))]  # fmt: skip
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None and found.responses[1] == response("third")
+
+
+def test_sample_lines_that_name_no_earlier_answer_are_taken_later_line_first(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        fixture(1).to_line() + sample_line(DIGEST_1, 1, "older") + sample_line(DIGEST_1, 1, "x")
+    )
+    found = FixtureStore.open(path).lookup(request("question 1"))
+    assert found is not None and found.responses[1] == response("x")
+
+
+@pytest.mark.parametrize("over", ["ABCDEF0123456789", "abc", 7, None])
+def test_an_over_that_names_no_answer_is_refused_at_its_field(tmp_path: Path, over: Any) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(fixture(1).to_line() + sample_line(DIGEST_1, 1, "x", over=over))
+    with pytest.raises(FixtureFormatError, match=r"s.jsonl:2: sample line: field 'over' must"):
+        FixtureStore.open(path)

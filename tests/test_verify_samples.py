@@ -12,6 +12,7 @@ from replaygate import Fixture, Message, ModelResponse
 from replaygate.fixtures.fingerprint import digest
 from replaygate.fixtures.fixture import make_meta
 from replaygate.fixtures.store import SampleLine
+from replaygate.fixtures.store.added import answer_digest
 from replaygate.hygiene import verify_segments
 from replaygate.hygiene.verify import verify_store
 from replaygate.models.providers import to_anthropic_request, to_anthropic_response
@@ -32,8 +33,10 @@ def fixture(i: int) -> bytes:
     return Fixture.create(request(i), [answer(f"answer {i}")], META).to_line()
 
 
-def sample(i: int, index: int, response: Any, meta: dict[str, Any] | None = META) -> bytes:
-    return SampleLine(digest(request(i)), index, response, meta).to_line()
+def sample(
+    i: int, index: int, response: Any, meta: dict[str, Any] | None = META, over: Any = None
+) -> bytes:
+    return SampleLine(digest(request(i)), index, response, meta, over).to_line()
 
 
 def report(path: Path, jobs: int = 1) -> list[str]:
@@ -85,12 +88,16 @@ def test_sample_lines_far_below_their_fixture_read_the_same_in_parallel(
     monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", 4096)
     path = tmp_path / "s.jsonl"
     lines = [fixture(i) for i in range(120)]
-    lines += [sample(i, 1, answer(f"sample {i}")) for i in range(0, 120, 7)]
+    empty = answer_digest(None)
+    lines += [sample(i, 1, answer(f"sample {i}"), over=empty) for i in range(0, 120, 7)]
     lines.append(sample(3, 1, {"content": "not a message"}))
     lines.append(sample(500, 1, answer("b")))
+    lines.append(sample(7, 1, answer("another branch's"), over=empty))
     path.write_bytes(b"".join(lines))
     one_pass = report(path)
-    assert [text.split(": ")[0] for text in one_pass] == [f"{path}:139", f"{path}:140"]
+    where = [text.split(": ")[0] for text in one_pass]
+    assert where == [f"{path}:139", f"{path}:140", f"{path}:141"], one_pass
+    assert "(given at line 122)" in one_pass[2]
     assert report(path, jobs=2) == one_pass
 
 
@@ -155,3 +162,53 @@ def test_a_sample_line_whose_response_is_null_is_reported(tmp_path: Path) -> Non
         f"{path}:2: response is null: a sample line records a response, so this one only "
         "hides the sample it names (a hand edit?); delete the line, or re-record the sample"
     ]
+
+
+def test_a_sample_two_branches_recorded_with_other_answers_is_reported_naming_both_lines(
+    tmp_path: Path,
+) -> None:
+    """Two branches each recorded sample 1 over its empty place; a union merge kept both."""
+    path = tmp_path / "s.jsonl"
+    empty = answer_digest(None)
+    ours, theirs = (
+        sample(0, 1, answer("ours"), over=empty),
+        sample(0, 1, answer("theirs"), over=empty),
+    )
+    path.write_bytes(
+        fixture(0) + fixture(1) + ours + sample(1, 1, answer("b"), over=empty) + theirs
+    )
+    found = report(path)
+    assert found == [
+        f"{path}:5: sample line for key {digest(request(0))[:12]}: sample 1 holds another answer "
+        "above it (given at line 3) than the one this line was recorded over (field 'over'): two "
+        "branches each recorded this sample, and a merge (merge=union) kept both lines; delete "
+        "the line of the answer not wanted, or record the sample again"
+    ]
+    assert report(path, jobs=2) == found
+
+
+@pytest.mark.parametrize("second", ["ours", "again"])
+def test_sample_lines_each_recorded_over_the_answer_above_or_copying_it_pass(
+    tmp_path: Path, second: str
+) -> None:
+    path = tmp_path / "s.jsonl"
+    ours = answer("ours")
+    over = answer_digest(ours) if second == "again" else answer_digest(None)
+    recorded = answer(second)
+    lines = [
+        fixture(0),
+        sample(0, 1, ours, over=answer_digest(None)),
+        sample(0, 1, recorded, over=over),
+    ]
+    path.write_bytes(b"".join(lines))
+    assert verify_store(path) == (1, [])
+
+
+def test_a_sample_line_recorded_over_another_first_answer_is_reported_at_the_fixture(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(fixture(0) + sample(0, 0, answer("b"), over=answer_digest(answer("other"))))
+    found = report(path)
+    assert len(found) == 1 and found[0].startswith(f"{path}:2: sample line for key"), found
+    assert "sample 0 holds another answer above it (given at line 1)" in found[0]

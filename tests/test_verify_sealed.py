@@ -119,14 +119,14 @@ def test_a_file_changed_before_its_sample_lines_were_placed_is_refused(tmp_path:
     path.write_bytes(fixture(0).to_line() + sample(0, 1, answer("b")))
     results = [check_segment(segment, True, NOTHING_SAFE) for segment in file_segments(str(path))]
     rereads = Rereads()
-    assert rereads.sampled_requests(results) != {}
+    assert rereads.sampled_requests(results).requests != {}
     assert rereads.changed == []
     path.write_bytes(fixture(1).to_line() + sample(0, 1, answer("b")))  # the same lengths
     for gone in (False, True):
         if gone:
             path.unlink()
         rereads = Rereads()
-        assert rereads.sampled_requests(results) == {}
+        assert rereads.sampled_requests(results).requests == {}
         assert [(p.file, p.line, p.reason) for p in rereads.changed] == [(str(path), 0, REPLACED)]
         rereads.close()
 

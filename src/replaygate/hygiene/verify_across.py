@@ -11,7 +11,7 @@ on the fixtures' own lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from replaygate.errors import located, shown_file
@@ -22,7 +22,7 @@ from replaygate.hygiene.verify_checks import NOTHING_RECORDED, STORE_RANK
 from replaygate.hygiene.verify_problem import StoreProblem
 from replaygate.hygiene.verify_replay import response_problems, sample_reader, unknown_interface
 from replaygate.hygiene.verify_requests import StoreRequests
-from replaygate.hygiene.verify_reread import Rereads
+from replaygate.hygiene.verify_reread import Rereads, SampledFile
 from replaygate.hygiene.verify_segment import RECORD, SegmentResult
 
 
@@ -30,15 +30,15 @@ def across_store(
     result: SegmentResult,
     requests: StoreRequests,
     base: int,
-    sampled: Mapping[str, bytes],
+    sampled: SampledFile,
     rereads: Rereads,
     damaged: DamagedAbove | None = None,
 ) -> Iterator[tuple[int, StoreProblem]]:
     """The problems of a segment's lines decided across the store, ranked, in line order.
 
     ``base`` is the number of lines of the file before the segment; ``sampled`` the
-    identity of the request each sample line of the file names, by the digest it names
-    it by (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
+    requests the sample lines of the file name and what their fixtures hold
+    (:meth:`.Rereads.sampled_requests`); ``rereads`` reads the fixtures
     of a request recorded again, to compare their responses; ``damaged`` the lines of the
     file, read so far, that may hide a sample line's fixture.
     """
@@ -116,16 +116,19 @@ def _sample_problems(
     line: int,
     sample: SampleLine,
     requests: StoreRequests,
-    sampled: Mapping[str, bytes],
+    sampled: SampledFile,
     damaged: DamagedAbove | None,
 ) -> Iterator[tuple[int, StoreProblem]]:
-    request = sampled.get(sample.digest)
+    request = sampled.requests.get(sample.digest)
     reader = None if request is None else requests.reader_in(request, name)
     if request is None or reader is None:
         above = None if damaged is None else damaged.line_for(sample, line)
         reason = unresolved(sample, name, line, above).reason
         yield STORE_RANK, StoreProblem(name, line, reason)
         return
+    over = sampled.follows(sample, request, line)
+    if over is not None:
+        yield STORE_RANK, StoreProblem(name, line, over)
     if sample.response is not None:
         requests.filled(request)
     reader = sample_reader(reader, sample.meta)

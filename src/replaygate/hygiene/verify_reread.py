@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -31,6 +32,7 @@ from replaygate.errors import CanonicalFormError, FixtureFormatError
 from replaygate.fixtures.fingerprint import KEY_LENGTH
 from replaygate.fixtures.fixture import Fixture
 from replaygate.fixtures.store import SampleLine
+from replaygate.fixtures.store.added import diverged, held_answer
 from replaygate.fixtures.store.files import MAX_LINE_BYTES, open_regular, read_regular
 from replaygate.fixtures.store.jsonl import json_file_fixture, read_line
 from replaygate.hygiene.verify_checks import key_check
@@ -40,6 +42,31 @@ from replaygate.hygiene.verify_segment import RECORD, SegmentResult
 from replaygate.hygiene.verify_segments import REPLACED
 
 _BLOCK = 1 << 16
+
+
+@dataclass
+class SampledFile:
+    """The requests the sample lines of one file name, and what their fixtures hold as
+    the file's lines are read in order."""
+
+    requests: dict[str, bytes] = field(default_factory=dict)
+    """The identity of each request a sample line names, by the digest it names it by."""
+    fixtures: dict[bytes, tuple[int, Fixture]] = field(default_factory=dict)
+    """The last fixture of each such request in the file and its line, with the sample
+    lines read so far applied."""
+    given: dict[tuple[bytes, int], int] = field(default_factory=dict)
+    """The line of the last sample line read so far of each request and sample."""
+
+    def follows(self, sample: SampleLine, request: bytes, line: int) -> str | None:
+        """The problem of ``sample``, at ``line``, when it was recorded over another answer
+        than the lines above give its sample (:func:`~.added.diverged`); else applies it."""
+        at, fixture = self.fixtures[request]
+        since = self.given.get((request, sample.sample), at)
+        self.given[request, sample.sample] = line
+        if not sample.recorded_over(held_answer(fixture, sample.sample)):
+            return diverged(sample, "", line, since).reason
+        self.fixtures[request] = (at, sample.applied_to(fixture))
+        return None
 
 
 class Rereads:
@@ -57,17 +84,19 @@ class Rereads:
             os.close(fd)
         self._fds.clear()
 
-    def sampled_requests(self, results: Sequence[SegmentResult]) -> dict[str, bytes]:
-        """The identity of the request each sample line of one file's ``results`` names,
-        by the digest it names it by (a digest no fixture of the file has is left out)."""
+    def sampled_requests(self, results: Sequence[SegmentResult]) -> SampledFile:
+        """The requests the sample lines of one file's ``results`` name, with the answers
+        their fixtures hold (a digest no fixture of the file has is left out)."""
         digests = {sample.digest for result in results for _, sample in result.samples}
-        found: dict[str, bytes] = {}
+        found = SampledFile()
         if not digests:
             return found
         keys = {bytes.fromhex(digest[:KEY_LENGTH]) for digest in digests}
-        name = results[0].segment.file
+        name, base = results[0].segment.file, 0
         for result in results:
-            for _, offset, key, request, takes_samples, _, _ in RECORD.iter_unpack(result.records):
+            for line, offset, key, request, takes_samples, _, _ in RECORD.iter_unpack(
+                result.records
+            ):
                 if takes_samples and key in keys:
                     read = self._fixture_at(name, offset, request)
                     if read is None:
@@ -76,7 +105,9 @@ class Rereads:
                     if full is None:
                         full = request_digest(fixture.request, fixture.key, form)
                     if full in digests:
-                        found[full] = request
+                        found.requests[full] = request
+                        found.fixtures[request] = (base + line, fixture)
+            base += result.lines
         return found
 
     def same_responses(
