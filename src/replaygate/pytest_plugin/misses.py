@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import cast
@@ -435,12 +436,17 @@ def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str], *, every
     rerun every test, or those of an older run), in CI (``CI`` set: the log is read
     and the command run on another machine, whose ``--lf`` knows its own failures), and
     when ``nodeids`` are not ``every`` test that missed (the others missed a request to no
-    model API, which ``--lf`` would record): there the tests ``nodeids`` are named."""
+    model API, which ``--lf`` would record): there the tests ``nodeids`` are named. So are
+    they in a run from outside the rootdir (``pytest proj/tests``), where a bare ``pytest``
+    would take the working folder as its rootdir, with neither the project's settings nor
+    its cache; a script's run there names the paths this run was given."""
     from replaygate.pytest_plugin.options import nodeid_here, simulator_behavior
 
+    outside = not Path(config.invocation_params.dir).is_relative_to(config.rootpath)
     if (simulator_behavior(config) or "").startswith("script:"):
-        return f"`pytest {options}` (every test, as the script was recorded)"
-    if os.environ.get("CI") or not every or not _keeps_failures(config):
+        given = "".join(f"{shlex.quote(arg)} " for arg in config.args) if outside else ""
+        return f"`pytest {given}{options}` (every test, as the script was recorded)"
+    if outside or os.environ.get("CI") or not every or not _keeps_failures(config):
         named = " ".join(nodeid_here(config, nodeid) for nodeid in nodeids)
         return f"`pytest {named} {options}`"
     return (

@@ -1,0 +1,57 @@
+"""The command the list of a run's misses names, for a run made from outside its rootdir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+
+from replaygate.pytest_plugin.misses import _rerun
+
+OPTIONS = "--replaygate-record-mode=record-missing --replaygate-approve-live"
+
+
+def _config(here: Path, root: Path, args: list[str], simulator: str = "") -> pytest.Config:
+    """A run's config as ``_rerun`` reads it: made in ``here``, rooted at ``root``."""
+    return cast(
+        pytest.Config,
+        SimpleNamespace(
+            invocation_params=SimpleNamespace(dir=here),
+            rootpath=root,
+            args=args,
+            getoption=lambda name, default=None: simulator or default,
+            getini=lambda name: "",
+            pluginmanager=SimpleNamespace(get_plugin=lambda name: object()),
+        ),
+    )
+
+
+def test_a_run_from_outside_the_rootdir_names_its_tests_not_lf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pytest proj/tests`` from above the project: a bare ``pytest --lf`` there takes the
+    working folder as its rootdir, without the project's settings or cache (its tests
+    failed to import), so the command names the tests, as paths from there."""
+    monkeypatch.delenv("CI", raising=False)
+    root = tmp_path / "proj"
+    config = _config(tmp_path, root, ["proj/tests"])
+    command = _rerun(config, OPTIONS, ["tests/test_agent.py::test_plan"], every=True)
+    assert command == f"`pytest 'proj/tests/test_agent.py::test_plan' {OPTIONS}`"
+    inside = _config(root / "tests", root, [])
+    assert "--lf" in _rerun(inside, OPTIONS, ["tests/test_agent.py::test_plan"], every=True)
+
+
+def test_a_script_run_from_outside_the_rootdir_names_the_paths_it_was_given(
+    tmp_path: Path,
+) -> None:
+    """A script answers the run's requests in order, so the command runs the same tests:
+    from outside the rootdir, those of the paths this run was given."""
+    root = tmp_path / "proj"
+    script = "--replaygate-simulator=script:answers.jsonl"
+    config = _config(tmp_path, root, ["proj/tests", "proj/more tests"], "script:answers.jsonl")
+    command = _rerun(config, f"{OPTIONS} {script}", ["tests/test_agent.py::test_plan"], every=True)
+    assert command.startswith(f"`pytest proj/tests 'proj/more tests' {OPTIONS} {script}`")
+    inside = _config(root, root, ["tests"], "script:answers.jsonl")
+    assert _rerun(inside, OPTIONS, [], every=True).startswith(f"`pytest {OPTIONS}`")
