@@ -243,6 +243,15 @@ def test_a_check_named_assert_is_refused() -> None:
         run_sampled(lambda i: "RAG", 3, 2, [named_assert], case="rag")
 
 
+@pytest.mark.parametrize("case", ["rag\nbasics", "rag\x1b[2J"])
+def test_a_case_no_results_file_holds_is_refused_before_any_sample_runs(case: str) -> None:
+    # every sample ran (perhaps live), then write_results refused the case's name
+    ran: list[int] = []
+    with pytest.raises(ValueError, match="case must hold no control character"):
+        run_sampled(lambda i: ran.append(i) or "RAG", 3, 2, [CITES], case=case)
+    assert ran == []
+
+
 class NoMessage:
     """A measure whose message is None."""
 

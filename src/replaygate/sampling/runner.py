@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, require_unique_names
+from replaygate.errors import has_control
 from replaygate.sampling.advice import (
     SamplingWarning,
     sample_count_advice,
@@ -86,13 +87,19 @@ def _named(case: str | None) -> str:
 
 def _check_case(case: object) -> None:
     """Refuse a ``case`` that names nothing (empty, which stood for ``"case"``, or only
-    spaces, which no results file holds) before any sample runs."""
+    spaces, which no results file holds), or that holds a control character, which
+    :func:`write_results` refuses, before any sample runs."""
     if case is None:
         return
     if not isinstance(case, str):
         raise TypeError(f"case must be text (str) or None, got {a_type(case)}")
     if not case.strip():
         raise ValueError(f"case must name the case, got {case!r}; leave it out for 'case'")
+    if has_control(case):
+        raise ValueError(
+            f"case must hold no control character (a newline, a tab, an escape): it is "
+            f"printed on terminals and pages, and no results file holds it, got {case!r}"
+        )
 
 
 def _check_list(checks: Any, case: str | None) -> tuple[Check[Any], ...]:
