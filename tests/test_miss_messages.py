@@ -66,7 +66,7 @@ from replaygate.pytest_plugin.misses import (
     MissSummary,
     miss_of,
 )
-from replaygate.sanitize import SanitizeConfig
+from replaygate.sanitize import RedactionRule, SanitizeConfig
 from replaygate.sim import Simulator
 from sdks import anthropic
 
@@ -1397,6 +1397,59 @@ def test_a_miss_of_a_request_a_sanitize_rule_added_since_rewrote_says_so(tmp_pat
     with block_network(), pytest.raises(FixtureMismatchError) as other:
         ask(store, EDITED, sanitize=rules)
     assert "sanitize" not in str(other.value)
+
+
+def test_a_miss_of_a_request_one_of_several_rules_added_since_rewrote_names_that_rule(
+    tmp_path: Path,
+) -> None:
+    # recorded under the email class, replayed with a rule added beside it: the request as
+    # sent, before every rule, was never stored (the address was redacted), so the miss
+    # said nothing of the rules and its diff showed a value the code never wrote
+    lisbon = RedactionRule(literal="Lisbon", replace="a city")
+    before, after = (
+        SanitizeConfig(personal_data=("email",)),
+        SanitizeConfig(personal_data=("email",), rules=(lisbon,)),
+    )
+    models = tmp_path / "m.jsonl"
+    question = [Message.user(MAILED[0]["content"])]
+    live = ScriptedModel([ModelResponse(text="ok")])
+    RecordingModel(live, models, approve_live=True, sanitize=before, **ASKING).complete(
+        question, []
+    )
+    with pytest.raises(FixtureMismatchError) as model_miss:
+        ReplayModel(models, sanitize=after, **ASKING).complete(question, [])
+    store = tmp_path / "h.jsonl"
+    answer = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    live_http = httpx2.MockTransport(lambda request: httpx2.Response(200, json=answer))
+    body = {**ASKING, "messages": MAILED}
+    with httpx2_client(
+        store, "record-missing", approve_live=True, transport=live_http, sanitize=before
+    ) as recording:
+        recording.post("http://127.0.0.1:9/v1/messages", json=body)
+    with (
+        block_network(),
+        httpx2_client(store, sanitize=after) as replaying,
+        pytest.raises(FixtureMismatchError) as http_miss,
+    ):
+        replaying.post("http://127.0.0.1:9/v1/messages", json=body)
+    for miss, path in ((model_miss, models), (http_miss, store)):
+        (fixture,) = FixtureStore.open(path)
+        said = str(miss.value)
+        assert (
+            f"The request as sent, rewritten by every sanitize rule but one, is recorded "
+            f"(key {fixture.key} at {path}:1): the one left out was added since it was "
+            "recorded, and rewrites it now (sanitize rules: tool.replaygate.sanitize.rules[0]: "
+            "the rule (literal 'Lisbon'))"
+        ) in said, said
 
 
 BUILT_BY_THE_TEST = """

@@ -12,9 +12,10 @@ Gemini stream sent as one JSON array is read as its chunks, as events are).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from replaygate import exact_json
@@ -29,7 +30,7 @@ from replaygate.sanitize.config import (
 from replaygate.sanitize.encoded import form_values, is_form, path_parts
 from replaygate.sanitize.ids import IdMap, IdRewriter
 from replaygate.sanitize.pii import TextRules
-from replaygate.sanitize.protocol import rewritten_word
+from replaygate.sanitize.protocol import rewritten_word, rule_named
 from replaygate.sanitize.secret_entropy import HELD_ENCODED_NAMES, encoded_field
 from replaygate.sanitize.secret_held import held_json
 from replaygate.sanitize.stream import apply_in_place, event_data, redact_fragments
@@ -75,6 +76,34 @@ class Sanitizer:
 
     def __repr__(self) -> str:
         return f"Sanitizer({self.config!r})"
+
+    def without_each(self) -> Iterator[tuple[str, Sanitizer]]:
+        """For each rule and personal data class that rewrites requests, when there are two
+        or more of them: how it is named, with the file and line it was read from
+        (``pyproject.toml:14: tool.replaygate.sanitize.rules[1]: the rule (literal 'RAG')``),
+        and this sanitizer without it. A replay miss of a request recorded before one of
+        them was added finds its fixture by it."""
+        config = self.config
+        if len(config.rules) + len(config.personal_data) < 2:
+            return
+        fewer: list[tuple[str, str, dict[str, Any]]] = [
+            (f"{SECTION}.rules[{i}]", rule_named(rule), {"rules": _but(config.rules, i)})
+            for i, rule in enumerate(config.rules)
+        ]
+        fewer += [
+            (
+                f"{SECTION}.personal_data",
+                f"the personal data class {name!r}",
+                {"personal_data": _but(config.personal_data, i)},
+            )
+            for i, name in enumerate(config.personal_data)
+        ]
+        for key, named, change in fewer:
+            try:
+                other = Sanitizer(dataclasses.replace(config, **change))
+            except SanitizeConfigError:  # the rules left would be refused: no such past
+                continue
+            yield str(config.error(key, named)), other
 
     # -- engine shapes -------------------------------------------------------------------
 
@@ -289,6 +318,11 @@ def _answer_data(value: Any) -> list[str]:
 
     map_text(value, str, keep)
     return found
+
+
+def _but(items: tuple[Any, ...], index: int) -> tuple[Any, ...]:
+    """``items`` without its item at ``index``."""
+    return items[:index] + items[index + 1 :]
 
 
 def _fresh(value: Any) -> Any:

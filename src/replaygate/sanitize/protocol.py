@@ -19,7 +19,7 @@ from typing import Any
 from replaygate.interfaces import interface_of
 from replaygate.json_paths import path_step
 from replaygate.sanitize.config import SECTION
-from replaygate.sanitize.pii import TextRules
+from replaygate.sanitize.pii import RedactionRule, TextRules
 from replaygate.sanitize.secret_held import held_json
 
 PROTOCOL_FIELDS = frozenset(
@@ -162,16 +162,17 @@ def _is_tool_data(key: str, parent: dict[str, Any]) -> bool:
     return key in _TOOL_MEMBERS and "name" in parent
 
 
+def rule_named(rule: RedactionRule) -> str:
+    """How an error names ``rule``: ``the rule (literal 'ACME Corp')``, or its pattern."""
+    said = f"literal {rule.literal!r}" if rule.literal is not None else f"pattern {rule.pattern!r}"
+    return f"the rule ({said})"
+
+
 def _culprit(rules: TextRules, text: str) -> tuple[str, str]:
     """The configuration key and a description of the first rule that changes ``text``."""
     for i, rule in enumerate(rules.rules):
         if TextRules(rules=(rule,)).apply(text) != text:
-            said = (
-                f"literal {rule.literal!r}"
-                if rule.literal is not None
-                else f"pattern {rule.pattern!r}"
-            )
-            return f"{SECTION}.rules[{i}]", f"the rule ({said})"
+            return f"{SECTION}.rules[{i}]", rule_named(rule)
     for builtin in rules.builtins:
         if TextRules(classes=(builtin.name,)).apply(text) != text:
             return f"{SECTION}.personal_data", f"the personal data class {builtin.name!r}"
