@@ -77,7 +77,10 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
 
-# Re-record the fixtures shipped with ResearchCopilot from the loopback simulator.
+# Re-record the fixtures shipped with ResearchCopilot from the loopback simulator (seed 7,
+# the seed of the shipped baseline): each eval case's question once (sample 0, what
+# `replaygate run` replays), then the cases' other samples, as the demo's eval loop records
+# them, then each request's samples folded onto its line.
 example-fixtures: $(STAMP)
 	rm -f src/replaygate/examples/research_copilot/data/fixtures.jsonl
 	$(BIN)/replaygate record --approve-live --simulator --seed 7 \
@@ -85,3 +88,8 @@ example-fixtures: $(STAMP)
 	  --cases src/replaygate/examples/research_copilot/data/eval_cases.jsonl \
 	  --fixtures src/replaygate/examples/research_copilot/data/fixtures.jsonl \
 	  --note "ResearchCopilot eval cases, recorded from the loopback simulator"
+	$(BIN)/replaygate eval --record-mode record-missing --approve-live --simulator --seed 7 \
+	  --no-history --agent replaygate.examples.research_copilot:copilot \
+	  --cases src/replaygate/examples/research_copilot/data/eval_cases.jsonl \
+	  --fixtures src/replaygate/examples/research_copilot/data/fixtures.jsonl
+	$(BIN)/replaygate compact src/replaygate/examples/research_copilot/data/fixtures.jsonl

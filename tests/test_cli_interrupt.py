@@ -196,8 +196,9 @@ def test_every_command_ends_with_one_interrupted_line(recorded_eval: list[str]) 
 @pytest.fixture(scope="module")
 def recorded_eval(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The options of an ``eval`` whose one case (3 samples) is recorded, once for the module:
-    the example's shipped recordings, each answer recorded for 3 samples (recording them
-    from the simulator imported the SDK into the test process, about 1.5 s of CPU)."""
+    the example's shipped recordings of sample 0, each answer recorded for 3 samples
+    (recording them from the simulator imported the SDK into the test process, about 1.5 s
+    of CPU)."""
     folder = tmp_path_factory.mktemp("recorded-eval")
     cases, store = folder / "cases.jsonl", folder / "fixtures.jsonl"
     asked = {"id": "rag", "question": "What is RAG?", "samples": 3, "floor": 1,
@@ -205,7 +206,8 @@ def recorded_eval(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     cases.write_text(json.dumps(asked) + "\n", encoding="utf-8")
     with FixtureStore.open(store) as samples:
         for shipped in FixtureStore.open(shipped_fixtures()):
-            samples.put(Fixture.create(shipped.request, [shipped.response] * 3, shipped.meta))
+            if (first := shipped.responses[0]) is not None:  # a call of the shipped sample 0
+                samples.put(Fixture.create(shipped.request, [first] * 3, shipped.meta))
     agent = "replaygate.examples.research_copilot:copilot"
     options = ["--cases", str(cases), "--fixtures", str(store), "--agent", agent]
     replayed = replaygate("eval", *options, "--no-history")  # every sample answered

@@ -348,7 +348,14 @@ def test_a_page_shows_the_mismatch_the_example_meets(
     )
 
     lines = shipped_fixtures().read_text(encoding="utf-8").splitlines(keepends=True)
-    kept = [line for line in lines if not asked or any(f'"text":"{q}"' in line for q in asked)]
+    # What `record --cases` wrote, as `make example-fixtures` records it first (the lines
+    # up to the last one holding its --note); the eval's other samples come after them.
+    recorded = max(n for n, line in enumerate(lines, 1) if '"note":"ResearchCopilot' in line)
+    kept = [
+        line
+        for line in lines[:recorded]
+        if not asked or any(f'"text":"{q}"' in line for q in asked)
+    ]
     (tmp_path / store).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / store).write_text("".join(kept), encoding="utf-8")
     monkeypatch.chdir(tmp_path)

@@ -24,11 +24,9 @@ fixtures = "evals/fixtures.jsonl"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """The quick start's project: the shipped cases, one sample each, and their fixtures."""
+    """The quick start's project: the shipped cases and their fixtures, every sample."""
     (tmp_path / "evals").mkdir()
-    shipped = shipped_eval_cases().read_text("utf-8").splitlines()
-    cases = [{**json.loads(line), "samples": 1, "floor": 1} for line in shipped]
-    (tmp_path / "evals" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    shutil.copy(shipped_eval_cases(), tmp_path / "evals" / "cases.jsonl")
     shutil.copy(shipped_fixtures(), tmp_path / "evals" / "fixtures.jsonl")
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     return tmp_path

@@ -1,4 +1,5 @@
-"""The fixtures shipped with ResearchCopilot replay every eval case, and are reproducible."""
+"""The fixtures shipped with ResearchCopilot replay every sample of every eval case, and are
+reproducible."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ from pathlib import Path
 import pytest
 
 from replaygate import FixtureStore, ReplayModel
+from replaygate.evals import Reference, load_eval_cases, load_reference, run_eval, shipped_prices
 from replaygate.examples.research_copilot import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
     DEFAULT_SYSTEM,
     build_registry,
+    copilot,
     load_cases,
     run,
+    shipped_baseline,
     shipped_eval_cases,
     shipped_fixtures,
 )
@@ -32,6 +36,16 @@ def test_every_case_replays_from_the_shipped_fixtures() -> None:
         assert result.final
 
 
+def test_every_sample_of_the_eval_cases_replays_from_the_shipped_fixtures() -> None:
+    """``replaygate eval`` of the shipped cases over the shipped store, as the docs run it,
+    replays all their samples (a miss raises) and scores what the shipped baseline holds."""
+    cases = load_eval_cases(shipped_eval_cases())
+    results = run_eval(cases, shipped_fixtures(), agent=copilot, prices=shipped_prices())
+    baseline = load_reference(shipped_baseline())
+    assert Reference.of(results, "shipped").cases == baseline.cases
+    assert results.metrics == baseline.metrics
+
+
 def test_shipped_fixtures_say_where_they_came_from() -> None:
     for fixture in FixtureStore.open(shipped_fixtures()):
         assert fixture.meta is not None
@@ -43,7 +57,8 @@ def test_shipped_fixtures_say_where_they_came_from() -> None:
 def test_shipped_fixtures_are_reproducible_from_the_simulator(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.jsonl"
     done = replaygate(
-        "record", "--approve-live", "--simulator", "--seed", "7", "--fixtures", str(fresh),
+        "eval", "--record-mode", "record-missing", "--approve-live", "--simulator",
+        "--seed", "7", "--no-history", "--fixtures", str(fresh),
         "--agent", "replaygate.examples.research_copilot:copilot",
         "--cases", str(shipped_eval_cases()),
     )  # fmt: skip

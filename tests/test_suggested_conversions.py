@@ -29,9 +29,9 @@ from replaygate.sampling import SampledResult, SampleResult
 
 pytestmark = pytest.mark.slow  # each test: starts a process
 
-# The first two cases of the shipped store: recorded calls as they are shipped, their
-# text beyond ASCII among them (what a conversion could garble); the other 18 fixtures,
-# each verified twice a case, show the conversion nothing more.
+# The first two cases' calls of sample 0 in the shipped store, as they are shipped, their
+# text beyond ASCII among them (what a conversion could garble); the other fixtures, each
+# verified twice a case, show the conversion nothing more.
 STORE = "".join(shipped_fixtures().read_text(encoding="utf-8").splitlines(keepends=True)[:6])
 assert any(not line.isascii() for line in STORE.splitlines())
 PRETTY = "".join(json.dumps(json.loads(line), indent=2) + "\n" for line in STORE.splitlines())
@@ -133,7 +133,7 @@ def test_putting_a_pretty_fixture_back_on_one_line_keeps_its_numbers_and_key(
     # the request no longer had its key: every such fixture was refused after the fix
     shipped = json.loads(STORE.splitlines()[0])
     shipped["request"].update(temperature=1.0, top_p=0.25, seed=2**60 + 1)
-    line = Fixture.create(shipped["request"], [shipped["response"]], shipped["meta"]).to_line()
+    line = Fixture.create(shipped["request"], shipped["responses"][:1], shipped["meta"]).to_line()
     monkeypatch.chdir(tmp_path)
     Path("s.jsonl").write_bytes(line + json.dumps(json.loads(line), indent=2).encode() + b"\n")
     command, copy, move = suggestion(verify("s.jsonl")[1])

@@ -23,11 +23,12 @@ def _data(name: str) -> Path:
 
 
 def shipped_fixtures() -> Path:
-    """One run of each eval case's question, recorded from the loopback simulator.
+    """Every sample of each eval case, recorded from the loopback simulator with seed 7.
 
-    Sample 0 only (``make example-fixtures``: ``replaygate record --cases``), for
-    ``replaygate run`` and rule stubs; an eval of the cases' samples records its own
-    (``replaygate eval --record-mode record-missing --approve-live --simulator``).
+    ``make example-fixtures``: each case's question once (``replaygate record --cases``:
+    sample 0, which ``replaygate run`` replays), then the cases' other samples as the demo's
+    eval loop records them, so ``replaygate eval`` of the shipped cases replays here
+    without recording and scores what :func:`shipped_baseline` holds.
     """
     return _data("fixtures.jsonl")
 
