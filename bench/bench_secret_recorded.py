@@ -13,7 +13,7 @@ completion and an OpenAI stream. The same store is then scanned by the code of
 each in T processes of its own taken in turn, best of R runs of CPU time in each, what
 the scan remembers forgotten before each run (as a new process has it):
 
-- one scan of each fixture (``find_fixture_secrets``), and of each of the 24 fixtures of
+- one scan of each fixture (``find_fixture_secrets``), and of each of the fixtures of
   the example agent's store (:data:`AGENT_STORE`);
 - the scans a recording makes of it: ``{"request"}`` before the call, ``{"request",
   "response"}`` as the answer is prepared, the whole fixture as it is written;
