@@ -502,6 +502,21 @@ def test_a_check_returning_no_measure_is_an_error_naming_it(returned: object) ->
         Check("short", "gate", lambda text: returned).evaluate("x")
 
 
+def test_a_check_wrapping_assert_json_says_what_to_use_instead() -> None:
+    # assert_json returns the payload it validated: the check refused every sample that
+    # passed it, naming no way out
+    shape = Check("shape", "gate", lambda text: assert_json(text, {"type": "object"}))
+    with pytest.raises(
+        TypeError,
+        match=r"got dict \{'a': 1\} \(a value given back after the "
+        r"check passed: .*structure_check\(schema, kind=..., from_json=True\)",
+    ):
+        shape.evaluate('{"a": 1}')
+    assert not shape.evaluate("[1]").passed
+    with pytest.raises(TypeError, match=r"got bool False \(a predicate: write assert"):
+        Check("short", "gate", lambda text: len(text) < 2).evaluate("xyz")
+
+
 def test_check_declarations_are_validated() -> None:
     with pytest.raises(ValueError, match="kind must be 'gate' or 'signal', got 'hard'"):
         Check("x", "hard", lambda v: None)  # type: ignore[arg-type]

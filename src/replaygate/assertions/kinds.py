@@ -208,7 +208,7 @@ class Check(Generic[T]):
             raise TypeError(
                 f"check {self.name!r}: fn must return a measure (with passed, message and "
                 f"score) or None, or raise AssertionError to fail; got "
-                f"{type(measured).__name__} {measured!r:.60}"
+                f"{type(measured).__name__} {measured!r:.60}{_returned_hint(measured)}"
             )
         return self._outcome(measured.passed, measured.message, measured.score)
 
@@ -225,6 +225,20 @@ class Check(Generic[T]):
             return Outcome(self.name, self.kind, passed, message, score, self.category)
         except (TypeError, ValueError) as err:
             raise type(err)(f"check {self.name!r}: {err}") from None
+
+
+def _returned_hint(measured: object) -> str:
+    """What to write instead of a function that returned ``measured``, no measure: a
+    predicate's bool, or the value an assertion that passed returns (``assert_json`` and
+    ``assert_structure`` return the validated payload, so wrapped in a check they failed
+    every sample that passed)."""
+    if isinstance(measured, bool):
+        return " (a predicate: write assert <condition>, 'message' in fn instead)"
+    return (
+        " (a value given back after the check passed: assert_json and assert_structure "
+        "return the validated payload; use structure_check(schema, kind=..., "
+        "from_json=True), or have fn return None)"
+    )
 
 
 def require_unique_names(checks: tuple[Check[Any], ...]) -> None:
