@@ -129,6 +129,21 @@ def test_a_sample_index_given_twice_is_refused(tmp_path: Path) -> None:
     refused(path, load_results, ResultsFormatError, message)
 
 
+def test_a_sample_index_outside_the_case_s_samples_is_refused(tmp_path: Path) -> None:
+    # sample 7 of a case of 3 was read back as a sample of it, sample 2 missing unsaid
+    case = RESULTS.cases[1]
+    last = len(case.sampled.samples) - 1
+    path = results_file(
+        tmp_path, lambda doc: doc["cases"][1]["sample_results"][last].update(index=7)
+    )
+    message = (
+        f"cases[1].sample_results[{last}].index: sample 7 of a case of {last + 1} sample(s), "
+        f"whose indices are 0 to {last}"
+    )
+    refused(path, load_eval_results, ResultsError, message)
+    refused(path, load_results, ResultsFormatError, message)
+
+
 def test_an_eval_s_results_without_their_eval_block_are_refused(tmp_path: Path) -> None:
     missing = "eval: is missing; it must be an object of the run's information"
     path = results_file(tmp_path, lambda doc: doc.pop("eval"))

@@ -430,7 +430,7 @@ def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
     samples = each(obj, "sample_results", lambda _i, sample: _sample(sample))
     if len(samples) != n:
         raise FieldError("sample_results", f"holds {len(samples)} sample(s), but samples is {n}")
-    _indexed_once(samples)
+    _indexed_once(samples, n)
     if isinstance(obj.get("assertions"), Mapping):  # before a name shows up in a field path
         for name in obj["assertions"]:
             printed_name(str(name), "assertions")
@@ -438,11 +438,17 @@ def sampled_from_json(obj: dict[str, Any]) -> SampledResult:
     return SampledResult.from_json(obj)
 
 
-def _indexed_once(samples: Sequence[SampleResult]) -> None:
+def _indexed_once(samples: Sequence[SampleResult], n: int) -> None:
     """Refuse two samples of one ``index``: each sample is one run of the case, replayed
-    from its own recording, so a sample given twice would count one run twice."""
+    from its own recording, so a sample given twice would count one run twice; and an
+    index outside ``0..n-1``, which no run of the case's ``n`` samples had."""
     first: dict[int, int] = {}
     for i, sample in enumerate(samples):
+        if sample.index >= n:
+            raise FieldError(
+                f"sample_results[{i}].index",
+                f"sample {sample.index} of a case of {n} sample(s), whose indices are 0 to {n - 1}",
+            )
         if sample.index in first:
             raise FieldError(
                 f"sample_results[{i}].index",
