@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from replaygate import FixtureStore
+from replaygate.fixtures.store import record_response
+from replaygate.fixtures.store.compact import compact_file
 from replaygate.http import Exchange, httpx2_client
 from replaygate.hygiene.patrol import patrol
 from replaygate.hygiene.stored import each_fixture_metas
 from replaygate.sim import Simulator
 from sdks import anthropic
-from test_store import META, fixture, write_lines
+from test_store import META, fixture, request, response, write_lines
 from test_store_samples import add
 
 HI = [{"role": "user", "content": "hi"}]
@@ -82,3 +84,27 @@ def test_the_sample_lines_are_read_from_the_file_indexed_while_a_recording_rewri
     ((_, second, metas),) = list(read)
     assert second.key == fixture(1).key and len(metas) == 2
     assert all(meta == META for meta in metas)
+
+
+def test_an_answer_recorded_again_dates_the_fixture_as_compact_dates_it(tmp_path: Path) -> None:
+    # a sample line that recorded a fixture's one answer again, today, left the fixture
+    # STALE by the date of the answer it replaced, and fresh once compact folded the line
+    store = tmp_path / "s.jsonl"
+    write_lines(store, fixture(0), fixture(1))
+    today = {**META, "recorded_at": "2026-12-01T00:00:00Z"}
+    with FixtureStore.open(store) as recorder:
+        record_response(recorder, request("question 0"), response("again"), sample=0, meta=today)
+        record_response(recorder, request("question 1"), response("more"), sample=1, meta=today)
+
+    def dated() -> dict[str, datetime | None]:
+        now = datetime(2026, 12, 2, tzinfo=UTC)
+        found = patrol(store, runs=5, refs=[], hits_dir=tmp_path / "h", now=now)
+        return {row.key: row.recorded_at for row in found.rows}
+
+    before = dated()
+    assert before == {
+        fixture(0).key: datetime(2026, 12, 1, tzinfo=UTC),  # its one answer is today's
+        fixture(1).key: datetime(2025, 1, 1, tzinfo=UTC),  # its first answer is still old
+    }
+    compact_file(store)
+    assert dated() == before

@@ -32,9 +32,11 @@ def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
 def each_fixture_metas(
     path: Path,
 ) -> Iterator[tuple[Location, Fixture, list[dict[str, Any] | None]]]:
-    """:func:`each_fixture`, each fixture with the ``meta`` of each line that stores its
-    answers: its own line's, then its sample lines' in file order (the fixture's ``meta``
-    is the last of them, so a sample added today hides when the first answer was)."""
+    """:func:`each_fixture`, each fixture with the ``meta`` of each line that stores one of
+    its answers: its own line's, while a sample line has not recorded each of its answers
+    again, then its sample lines' in file order, each but one that a later line recorded
+    again (the fixture's ``meta`` is the last of them, so a sample added today hides when
+    the first answer was; a line whose every answer was recorded again dates none)."""
     grown: dict[Location, list[Location]] = {}
     held: FixtureStore | None = None
     for store, loc in _each_location(path):
@@ -42,15 +44,41 @@ def each_fixture_metas(
             held, grown = store, store.sample_lines()
         fixture = store.read(loc)
         lines = grown.get(loc)
-        metas = [fixture.meta] if not lines else [_meta_at(store, at) for at in (loc, *lines)]
+        metas = [fixture.meta] if not lines else _answer_metas(store, loc, lines)
         yield loc, fixture, metas
 
 
-def _meta_at(store: FixtureStore, loc: Location) -> dict[str, Any] | None:
-    """The ``meta`` of the JSONL line at ``loc`` (None when it has none), read from the
+def _answer_metas(
+    store: FixtureStore, loc: Location, lines: list[Location]
+) -> list[dict[str, Any] | None]:
+    """The ``meta`` of the fixture's line at ``loc`` and of its sample lines ``lines`` that
+    still hold one of its answers: the line that holds an answer is the last to give its
+    sample one."""
+    base = _line_at(store, loc)
+    answered = base.get("responses") if "responses" in base else [base.get("response")]
+    holder: dict[int, int] = {
+        sample: 0 for sample, answer in enumerate(answered or ()) if answer is not None
+    }
+    read = [base]
+    for n, at in enumerate(lines, start=1):
+        obj = _line_at(store, at)
+        read.append(obj)
+        if type(obj.get("sample")) is int:
+            holder[obj["sample"]] = n
+    kept = sorted(set(holder.values())) or [0]
+    return [_meta_of(read[n]) for n in kept]
+
+
+def _line_at(store: FixtureStore, loc: Location) -> dict[str, Any]:
+    """The JSON object of the JSONL line at ``loc`` ({} for another value), read from the
     file ``store`` indexed: a recording may have rewritten the file at its path since."""
     obj = orjson.loads(store.stored_line(loc))
-    meta = obj.get("meta") if type(obj) is dict else None
+    return obj if type(obj) is dict else {}
+
+
+def _meta_of(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``meta`` of a stored line's object (None when it has none)."""
+    meta = obj.get("meta")
     return meta if type(meta) is dict else None
 
 
