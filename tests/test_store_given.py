@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from replaygate import FixtureStore
-from replaygate.errors import FixtureFormatError
+from replaygate import FixtureStore, Message, ReplayModel
+from replaygate.errors import FixtureFormatError, FixtureMismatchError
 from run_cli import replaygate
 from test_patrol import play, put
 from test_store_walk_rule import fixture, folder_store
@@ -265,3 +265,30 @@ def test_a_store_name_in_another_unicode_form_names_the_one_there(tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == [nfc]
     done = replaygate("verify", f"{nfd}/rc.jsonl", cwd=tmp_path)
     assert done.returncode == 2 and f"pass {nfc}/rc.jsonl, copied from this message" in done.stderr
+
+
+def test_a_json_name_typed_for_a_jsonl_store_names_the_store(tmp_path: Path) -> None:
+    # `run --fixtures rc.json` beside rc.jsonl said to record rc.json first, with a
+    # `replaygate record --fixtures rc.json` that refuses a .json file; verify said only
+    # "no such file or folder", and ReplayModel("rc.json") missed every request.
+    with FixtureStore.open(tmp_path / "rc.jsonl") as store:
+        store.put(fixture("one"))
+    hint = (
+        "rc.json: no such file or folder: rc.jsonl is there: pass it (a .json file holds "
+        "one recorded fixture, and no recording makes one)"
+    )
+    with pytest.raises(FixtureFormatError, match=re.escape(hint.replace("rc.", f"{tmp_path}/rc."))):
+        FixtureStore.open(tmp_path / "rc.json")
+    agent = "replaygate.examples.research_copilot:copilot"
+    for command in (("verify", "rc.json"), ("run", "--agent", agent, "--fixtures", "rc.json", "q")):
+        done = replaygate(*command, cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr == f"Error: {hint}\n", done.stderr
+    new = replaygate("run", "--agent", agent, "--fixtures", "new.json", "q", cwd=tmp_path)
+    assert new.returncode == 2 and "record into a .jsonl file (--fixtures new.jsonl)" in new.stderr
+    assert "replaygate record" not in new.stderr  # it would refuse new.json
+    replay = ReplayModel(tmp_path / "new.json", model="m", max_tokens=8)
+    with pytest.raises(
+        FixtureMismatchError, match=r"no recording makes one: record into a \.jsonl"
+    ):
+        replay.complete([Message.user("hi")], [])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rc.jsonl", "rc.jsonl.lock"]

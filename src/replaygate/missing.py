@@ -12,6 +12,10 @@ from pathlib import Path
 
 from replaygate.checkouts import left_out_of_sparse_checkout
 
+ONE_FIXTURE_FILE = "a .json file holds one recorded fixture, and no recording makes one"
+"""Why a ``.json`` store that is not there cannot be recorded into either: a store to
+record into is a ``.jsonl`` file or a folder."""
+
 CWD_GONE = (
     "the current folder no longer exists (it was removed while this shell was in it): "
     "cd into an existing folder and run the command again"
@@ -57,8 +61,11 @@ def pasted_location(path: str | os.PathLike[str]) -> str | None:
     or an argument of ``subprocess`` or nox's ``session.run``), and the folder to pass
     instead; or when its name is that of a file or folder there in another Unicode form
     (``café.jsonl`` typed in NFC, the file's name in NFD), and the path to pass instead;
-    None for any other path. Recorded into, it would be made a store of that name: two
-    stores that look alike, the one replayed missing what was recorded into the other."""
+    or when it is a ``.json`` name beside the ``.jsonl`` store of that name (``rc.json``
+    typed for ``rc.jsonl``), and that store; None for any other path. Recorded into, it
+    would be made a store of that name: two stores that look alike, the one replayed
+    missing what was recorded into the other (a ``.json`` one is refused, and only
+    misses, replayed)."""
     text = os.fsdecode(path)
     if os.path.lexists(text):
         return None
@@ -70,6 +77,8 @@ def pasted_location(path: str | os.PathLike[str]) -> str | None:
             "character is NFC, as a letter and a combining accent NFD, as a copy from macOS "
             f"or a zip archive may leave it): pass {other_form}, copied from this message"
         )
+    if text.endswith(".json") and os.path.isfile(text + "l"):
+        return f"{text}l is there: pass it ({ONE_FIXTURE_FILE})"
     found = _LOCATION.fullmatch(os.path.basename(text))
     if found is not None:
         file = os.path.join(os.path.dirname(text), found.group(1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import string
 from dataclasses import asdict
 from pathlib import Path
@@ -58,6 +59,7 @@ from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
 from replaygate.fixtures.store.folder import read_together
+from replaygate.missing import ONE_FIXTURE_FILE
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import SIMULATOR_BLOCK, block_network
 from replaygate.regular import blocked_folder
@@ -105,10 +107,17 @@ def never_recorded(fixtures: Path, command: str, settings: RequestSettings | Non
     (``command``, which records it from a live API; from Python where the agent's
     ``settings`` name an interface the commands do not record), or name a recorded one;
     or, where no file can be there (a file or a symlink to nothing stands for one of its
-    folders), what stands there, which a recording would refuse too."""
+    folders), what stands there, which a recording would refuse too, as it refuses a
+    ``.json`` one-fixture file."""
     blocked = blocked_folder(fixtures)
     if blocked is not None:
         return f"{fixtures}: no fixture store can be there: {blocked}"
+    if fixtures.suffix == ".json":  # the command would refuse it: name the store to make
+        return (
+            f"no fixtures at {fixtures}: {ONE_FIXTURE_FILE}: record into a .jsonl file "
+            f"(--fixtures {shlex.quote(str(fixtures.with_suffix('.jsonl')))}) or a folder, "
+            "or point --fixtures at a recorded store"
+        )
     python = None if settings is None else python_recording(settings)
     if python is not None:
         return (
