@@ -6,6 +6,7 @@ library            patched                                     module
 httpx2, httpx      ``Client.send``, ``AsyncClient.send``       :mod:`.httpx_send`
 aiohttp            ``ClientSession._request`` (every request)  :mod:`.aiohttp_session`
 requests           ``Session.send``                            :mod:`.requests_session`
+botocore (boto3)   ``httpsession.URLLib3Session.send``         :mod:`.botocore_session`
 multiprocessing    ``BaseProcess.start`` (warns, always)       :mod:`.process_start`
 =================  ==========================================  ======================
 
@@ -37,6 +38,7 @@ SEAMS: dict[str, str] = {
     "httpx": "httpx_send",
     "aiohttp": "aiohttp_session",
     "requests": "requests_session",
+    "botocore": "botocore_session",
 }
 """Intercepted library -> the module of this package that patches it."""
 

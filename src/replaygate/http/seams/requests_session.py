@@ -14,9 +14,8 @@ through one library is followed on replay through the other.
 from __future__ import annotations
 
 import datetime
-import io
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -24,7 +23,6 @@ import requests
 from requests.hooks import dispatch_hook
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
-from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 has it only here
 from urllib3.response import HTTPResponse
 
 from replaygate.http.active import answering, live_call
@@ -34,6 +32,7 @@ from replaygate.http.own_app import own_app
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch, unproxied
+from replaygate.http.seams.urllib3_body import body_bytes, chunked_raw
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.transport import handed_headers
 from replaygate.http.wire import WireRequest, reason_phrase, wire_request
@@ -55,72 +54,6 @@ class _Tee(TeeByteStream):
     library = _Errors
 
 
-class _BodyFile(io.RawIOBase):
-    """The chunks of a body stream read as a file that closes itself at its end, as the
-    socket file of a live response does (so urllib3 knows the body is over), and closes
-    the stream with it."""
-
-    def __init__(self, chunks: Iterator[bytes], close: Callable[[], None]) -> None:
-        super().__init__()
-        self._chunks = chunks
-        self._on_close = close
-        self._left = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        while not self._left:
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                self.close()
-                return 0
-            self._left = chunk
-        size = min(len(buffer), len(self._left))
-        buffer[:size] = self._left[:size]
-        self._left = self._left[size:]
-        return size
-
-    def close(self) -> None:
-        if not self.closed:
-            self._on_close()
-        super().close()
-
-    def chunks(self) -> Iterator[bytes]:
-        """The chunks not read yet, each as it comes (what a read left of one first)."""
-        if self._left:
-            left, self._left = self._left, b""
-            yield left
-        while (chunk := next(self._chunks, None)) is not None:
-            yield chunk
-        self.close()
-
-
-def _pieces(chunk: bytes, size: int | None) -> Iterator[bytes]:
-    """A chunk in pieces of ``size`` bytes at most (whole if none)."""
-    step = size if size and size > 0 else max(len(chunk), 1)
-    for at in range(0, len(chunk), step):
-        yield chunk[at : at + step]
-
-
-class _ChunkedResponse(HTTPResponse):
-    """urllib3's response over a body stream, read as a chunked live body is read:
-    ``stream()`` (requests' ``iter_content``, ``iter_lines``) hands over each chunk as it
-    comes, a piece of one at most ``amt`` long, never waiting for the next chunk to fill a
-    read, so what came before a cut reaches the caller before the cut's error."""
-
-    def supports_chunked_reads(self) -> bool:
-        return True
-
-    def read_chunked(
-        self, amt: int | None = None, decode_content: bool | None = None
-    ) -> Generator[bytes]:
-        body = cast(_BodyFile, self._fp)
-        with self._error_catcher():  # an error of the body as urllib3 raises it live
-            for chunk in body.chunks():
-                yield from _pieces(chunk, amt)
-
-
 def _raw(
     request: requests.PreparedRequest,
     status: int,
@@ -129,18 +62,7 @@ def _raw(
 ) -> HTTPResponse:
     """A response's ``raw``: urllib3's response over the body stream, as requests' adapter
     gives (``read``, ``stream``, ``decode_content``, ``status``, ``headers``)."""
-    raw = _ChunkedResponse(
-        body=_BodyFile(iter(stream), stream.close),
-        headers=HTTPHeaderDict(headers),
-        status=status,
-        reason=reason_phrase(status),
-        preload_content=False,
-        decode_content=False,
-        request_method=request.method,
-        request_url=request.url,
-    )
-    raw.chunked = True
-    return raw
+    return chunked_raw(request.method or "GET", request.url or "", status, headers, stream)
 
 
 class _LiveBody:
@@ -173,21 +95,9 @@ def _response(
     return response
 
 
-def _content(body: Any) -> bytes:
-    """The bytes of a prepared body: bytes, text, a file or an iterable of chunks."""
-    if body is None:
-        return b""
-    if isinstance(body, str):
-        return body.encode("utf-8")
-    if isinstance(body, bytes | bytearray):
-        return bytes(body)
-    chunks = body.read() if hasattr(body, "read") else b"".join(_content(c) for c in body)
-    return _content(chunks)
-
-
 def _request_of(request: requests.PreparedRequest) -> WireRequest:
     """The request as the envelope reads it; a streamed body is read, then sent as read."""
-    content = _content(request.body)
+    content = body_bytes(request.body)
     if not isinstance(request.body, str | bytes | None):
         request.body = content
     method, url = request.method or "GET", request.url or ""

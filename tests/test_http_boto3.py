@@ -1,0 +1,112 @@
+"""boto3's ``bedrock-runtime`` client inside ``intercept()``: recorded from the simulator
+and replayed offline through botocore's own send (urllib3), plain and streamed, its
+SigV4 signature neither stored nor matched, and a miss raised to the caller once.
+
+boto3 sent through urllib3, which intercept() did not patch: a recording block sent its
+calls to the real host (refused by the block), so no Bedrock call made with boto3 (and
+with the frameworks built on it) could be recorded or replayed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from replaygate.errors import FixtureMismatchError
+from replaygate.http import intercept
+from replaygate.hygiene.verify import verify_store
+from replaygate.sim import Simulator
+
+MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+KEY, SECRET = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+TOKEN = "IQoJb3JpZ2luX2VjEXAMPLEsessionTOKENvalue0123456789"
+ASKED = [{"role": "user", "content": [{"text": "What is a replay?"}]}]
+CLAUDE_BODY = (
+    b'{"anthropic_version":"bedrock-2023-05-31","max_tokens":64,'
+    b'"messages":[{"role":"user","content":"hi"}]}'
+)
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    """A ``bedrock-runtime`` client for the real host, signing with example keys; each
+    call it sends is counted in its ``sends`` (botocore's own retries included)."""
+    made = boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id=KEY,
+        aws_secret_access_key=SECRET,
+        aws_session_token=TOKEN,
+        config=Config(retries={"mode": "standard", "max_attempts": 3}),
+    )
+    made.sends = []
+    made.meta.events.register("before-send", lambda request, **_: made.sends.append(request))
+    return made
+
+
+def converse(client: Any, stream: bool = False) -> Any:
+    if not stream:
+        answer = client.converse(modelId=MODEL, messages=ASKED)
+        return answer["output"], answer["stopReason"], answer["usage"]
+    answer = client.converse_stream(modelId=MODEL, messages=ASKED)
+    return [event for event in answer["stream"]]
+
+
+def invoke(client: Any, stream: bool = False) -> Any:
+    if not stream:
+        return client.invoke_model(modelId=MODEL, body=CLAUDE_BODY)["body"].read()
+    answer = client.invoke_model_with_response_stream(modelId=MODEL, body=CLAUDE_BODY)
+    return [event["chunk"]["bytes"] for event in answer["body"]]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize("call", [converse, invoke], ids=["converse", "invoke_model"])
+def test_a_call_recorded_from_the_simulator_replays_offline(
+    client: Any, sim: Simulator, tmp_path: Path, call: Any, stream: bool
+) -> None:
+    store = tmp_path / "bedrock.jsonl"
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = call(client, stream)
+    assert live  # an answer with content (events, for a stream)
+    with intercept(store) as replay:  # the network blocked: only the store answers
+        assert call(client, stream) == live
+    assert replay.replays == 1
+    stored = store.read_text("utf-8")
+    for credential in ("AWS4-HMAC-SHA256", KEY, TOKEN, "Signature="):
+        assert credential not in stored
+    assert verify_store(store) == (1, [])
+
+
+def test_a_replay_signed_on_another_day_with_other_keys_matches(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "bedrock.jsonl"
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = converse(client)
+    other = boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="AKIAI44QH8DHBEXAMPLE",
+        aws_secret_access_key="je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    )
+    with intercept(store):
+        assert converse(other) == live
+
+
+def test_a_changed_prompt_misses_once_without_botocore_s_retries(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "bedrock.jsonl"
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        converse(client)
+    client.sends.clear()
+    changed = [{"role": "user", "content": [{"text": "What is a replay!"}]}]
+    with intercept(store), pytest.raises(FixtureMismatchError) as missed:
+        client.converse(modelId=MODEL, messages=changed)
+    assert len(client.sends) == 1  # botocore retried no miss
+    message = str(missed.value)
+    assert "body.messages[0].content[0].text" in message and "What is a replay?" in message
