@@ -363,6 +363,21 @@ def test_text_in_a_tuple_item_is_folded_and_a_bool_is_not_the_number_it_equals()
     assert assert_set([True, 1.0], [True, 1]).extra == []
 
 
+@pytest.mark.parametrize("unseen", ["\u00ad", "\u034f", "\u180e", "\u2061", "\u3164", "\U000e0101"])
+def test_a_default_ignorable_character_is_drawn_as_nothing_and_dropped(unseen: str) -> None:
+    # a soft hyphen copied from a page (retrie\u00adval) failed 'retrieval', and a combining
+    # grapheme joiner or a Hangul filler failed it with a message whose text read alike
+    answer = f"RAG retrie{unseen}val first [doc{unseen}-rag]."
+    assert assert_contains(answer, ["retrieval"]).passed
+    assert extract_citations(answer) == ("doc-rag",)
+    assert assert_set([f"doc{unseen}-rag"], {"doc-rag"}).recall == 1.0
+    # the tags of a flag's emoji sequence still tell England's flag from Scotland's
+    england, scotland = (
+        "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in f"gb{n}\x7f") for n in ("eng", "sct")
+    )
+    assert not measure_set([england], [scotland]).passed
+
+
 def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None:
     # NFKC writes 10⁶ (a million) as 106: the set and the text passed against another number
     with pytest.raises(AssertionError, match="missing: \\['10⁶', 'x₂'\\]"):

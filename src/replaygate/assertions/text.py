@@ -17,10 +17,38 @@ _KEPT = ("<super>", "<sub>")
 """The compatibility forms :func:`fold` keeps: ``10⁶`` is not ``106``, nor ``x₂`` ``x2``."""
 
 
-UNSEEN = DIRECTION_MARKS + "\u061c" + "".join(BIDI_CONTROLS) + ZERO_WIDTH
+_IGNORABLE = (
+    (0x00AD, 0x00AD),  # a soft hyphen, drawn only where a line breaks
+    (0x034F, 0x034F),  # the combining grapheme joiner
+    (0x115F, 0x1160),  # the Hangul fillers
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),  # Mongolian variation selectors and vowel separator
+    (0x2061, 0x206F),  # invisible operators, deprecated format characters
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0D),  # variation selectors (FE0E and FE0F: below)
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0001),  # the language tag (the tags of a flag's emoji sequence are kept)
+    (0xE0080, 0xE0FFF),  # the variation selectors of ideographs among them
+)
+"""The rest of Unicode's default ignorable code points (``Default_Ignorable_Code_Point``),
+drawn as nothing, but for the joiners U+200C and U+200D and the tags U+E0020 to U+E007F,
+which make an emoji sequence or a Persian word what it is."""
+
+UNSEEN = (
+    DIRECTION_MARKS
+    + "\u061c"
+    + "".join(BIDI_CONTROLS)
+    + ZERO_WIDTH
+    + "".join(chr(c) for low, high in _IGNORABLE for c in range(low, high + 1))
+)
 """Characters drawn as nothing that say nothing, dropped before text is compared: the
 direction marks and controls a model's Arabic answer holds around its words (the Arabic
-letter mark U+061C among them), a zero-width space, a word joiner, a byte order mark."""
+letter mark U+061C among them), a zero-width space, a word joiner, a byte order mark, a
+soft hyphen (``retrie\u00adval``, copied from a page, is ``retrieval``), and Unicode's
+other default ignorable characters."""
 
 HYPHENS = {"\u2010": "-", "\u2011": "-"}
 """A hyphen and a non-breaking hyphen, which models write in ``retrieval‑augmented`` or
