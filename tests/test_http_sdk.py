@@ -350,6 +350,45 @@ def test_the_workspace_and_organization_ids_the_anthropic_sdk_reads_are_replayed
         assert _workspace_ids(httpx2_client(store)) == expected
 
 
+def test_with_ids_the_account_s_ids_are_fixed_so_another_key_records_the_same_fixture(
+    tmp_path: Path,
+) -> None:
+    # each fixture kept the organization's id, and a re-recording with a teammate's key
+    # (another workspace) changed every fixture it touched, its request unchanged
+    import httpx2
+
+    from replaygate.sanitize import SanitizeConfig
+
+    stores = []
+    for org in (ORGANIZATION, "9d8e7f6a-1111-4222-8333-444455556666"):
+        store = tmp_path / f"{org[:4]}.jsonl"
+        answered = httpx2.MockTransport(
+            lambda request, org=org: httpx2.Response(
+                200,
+                json=_message(),
+                headers={"anthropic-organization-id": org, "anthropic-workspace-id": org[:8]},
+            )
+        )
+        http = httpx2_client(
+            store,
+            "record-missing",
+            approve_live=True,
+            transport=answered,
+            sanitize=SanitizeConfig(ids=True),
+        )
+        with anthropic.Anthropic(api_key=FAKE_KEY, max_retries=0, http_client=http) as client:
+            hello = [{"role": "user", "content": "hello"}]
+            client.messages.create(model=CLAUDE, max_tokens=8, messages=hello)
+        stores.append(store.read_text())
+    (fixture,) = FixtureStore.open(tmp_path / f"{ORGANIZATION[:4]}.jsonl")
+    assert fixture.responses[0]["headers"]["anthropic-organization-id"] == (
+        "00000000-0000-4000-8000-000000000000"
+    )
+    assert fixture.responses[0]["headers"]["anthropic-workspace-id"] == "wrkspc_rg"
+    first, second = (s[: s.index('"recorded_at"')] for s in stores)
+    assert first == second
+
+
 def test_openai_s_polling_interval_is_kept_and_replayed_without_the_wait(tmp_path: Path) -> None:
     import httpx2
 

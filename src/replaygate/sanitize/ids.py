@@ -75,6 +75,15 @@ inside a longer text: a shorter one could be an ordinary word or number there.""
 
 REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id"})
 
+ACCOUNT_HEADERS: Mapping[str, str] = {
+    "anthropic-organization-id": "00000000-0000-4000-8000-000000000000",
+    "anthropic-workspace-id": "wrkspc_rg",
+}
+"""Response headers naming the account a key belongs to (the anthropic SDK hands them over
+as ``_workspace_id``), with the fixed value each becomes: the same in every answer to one
+key, another for a teammate's or a CI job's, so a re-recording from another key changed
+every fixture it touched, request unchanged, and each store kept the organization's id."""
+
 
 def is_id_field(name: str) -> bool:
     """Whether a field of this name holds an id: ``id``, ``*_id``, one of :data:`ID_FIELDS`
@@ -224,9 +233,13 @@ class IdRewriter:
         return replace_ids(value, self._local)
 
     def headers(self, headers: dict[str, Any]) -> dict[str, Any]:
-        """Recorded response headers with the request id made stable."""
+        """Recorded response headers with the request id made stable, and the account's
+        ids (:data:`ACCOUNT_HEADERS`) fixed."""
         out = dict(headers)
         for name in REQUEST_ID_HEADERS & out.keys():
             if isinstance(out[name], str):
                 out[name] = self.stable(out[name])
+        for name in ACCOUNT_HEADERS.keys() & out.keys():
+            if isinstance(out[name], str):
+                out[name] = ACCOUNT_HEADERS[name]
         return out
