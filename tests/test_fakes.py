@@ -573,3 +573,57 @@ def _arguments_said(value: Any) -> str:
         else _arguments_said(inner)
         for key, inner in value.items()
     )
+
+
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}, "n": {"type": "integer"}},
+    "required": ["summary", "n"],
+    "additionalProperties": False,
+}
+JSON_FORMATS = {
+    "/v1/chat/completions": {
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "Sum up."}],
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "R", "schema": SUMMARY_SCHEMA, "strict": True},
+        },
+    },
+    "/v1/responses": {
+        "model": "gpt-4o",
+        "input": "Sum up.",
+        "text": {
+            "format": {"type": "json_schema", "name": "R", "schema": SUMMARY_SCHEMA, "strict": True}
+        },
+    },
+    "/v1/messages": {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 9,
+        "messages": [{"role": "user", "content": "Sum up."}],
+        "output_config": {"format": {"type": "json_schema", "schema": SUMMARY_SCHEMA}},
+    },
+}
+
+
+@pytest.mark.parametrize("path", list(JSON_FORMATS))
+def test_a_fake_s_json_cut_at_the_token_limit_is_answered_cut_as_scripted(path: str) -> None:
+    # the simulator made the cut JSON whole ({"summary": "{\"summary\":\"x\",\"n\":1", "n": 0}),
+    # so responses.parse gave a parsed answer where the API's cut JSON fails to parse
+    cut = '{"summary": "RAG retrieves", "n'
+    whole = '{"summary": "RAG retrieves", "n": 3}'
+    fake = ScriptedModel(
+        [
+            ModelResponse(text=cut, stop_reason="max_tokens"),
+            ModelResponse(text=whole),
+            ModelResponse(text="RAG retrieves"),
+        ]
+    )
+    app = SimApp(fake)
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01", "authorization": "Bearer k"}
+    said = [
+        app.handle("POST", path, headers, json.dumps(JSON_FORMATS[path]).encode()).body.decode()
+        for _ in fake.responses
+    ]
+    assert json.dumps(cut)[1:-1] in said[0] and json.dumps(whole)[1:-1] in said[1]
+    assert json.dumps('{"summary": "RAG retrieves", "n": 0}')[1:-1] in said[2]  # made JSON

@@ -699,10 +699,14 @@ def forced_tool(tools: Sequence[ToolSpec], messages: Sequence[Message]) -> ToolS
 
 def in_json(response: ModelResponse, schema: Mapping[str, Any]) -> ModelResponse:
     """``response`` as a request asking for JSON of ``schema`` gets it: unchanged when it
-    calls a tool, refuses (the API's refusal is words, no JSON) or its text is JSON
-    already, else JSON made from the schema (its strings the text the behaviour
-    answered)."""
+    calls a tool, refuses (the API's refusal is words, no JSON), its text is JSON
+    already, or it is JSON cut short at the token limit (a ``max_tokens`` answer opening
+    an object or array: the truncated document a fake scripts, which made whole would
+    parse where the API's does not), else JSON made from the schema (its strings the
+    text the behaviour answered)."""
     if response.tool_calls or response.stop_reason == "refusal":
+        return response
+    if response.stop_reason == "max_tokens" and response.text.lstrip().startswith(("{", "[")):
         return response
     try:
         json.loads(response.text)
