@@ -8,12 +8,13 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import shlex
 import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Generic, Literal, TypeVar, get_args
+
+from replaygate.shell_words import shell_quote
 
 __all__ = [
     "BlockDroppedWarning",
@@ -450,6 +451,11 @@ def conflict_line(raw: bytes) -> int:
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 """How the file git holds for a Git LFS file begins (the pointer to its content)."""
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of a SQLite file: a history database, given where a document is."""
+SQLITE_HELD = "a SQLite database (an eval history, which `replaygate eval` appends each run to)"
+"""What a file starting with :data:`SQLITE_HEADER` holds, in a user's words."""
+
 
 _LINK_TEXT = re.compile(rb"[^\s\"'{}\[\],:;]+")
 """What a symbolic link checked out as a file holds: its target's path, on one line."""
@@ -487,12 +493,20 @@ def shell_path(name: str) -> str:
     """``name`` as a word of a command line shown to be run: quoted for the shell, and a
     relative name that starts with ``-`` (``-t.jsonl``) as ``./-t.jsonl``, which no
     command takes for an option."""
-    return shlex.quote(f"./{name}" if name.startswith("-") else name)
+    return shell_quote(f"./{name}" if name.startswith("-") else name)
 
 
 def lone_cr(raw: bytes) -> bool:
-    """True when a line holds a carriage return before its end: line ends of CR alone."""
-    return b"\r" in raw.rstrip()
+    """True when a line of text holds a carriage return before its end: line ends of CR
+    alone. A line that is no UTF-8 text, or holds a NUL, is not (the bytes of a binary
+    file, a SQLite history or an image, hold CRs too: converting them would damage it)."""
+    if b"\r" not in raw.rstrip() or b"\0" in raw:
+        return False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def lone_cr_reason(file: str) -> str:

@@ -10,7 +10,6 @@ key that would give it; nothing defaults to the shipped example.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from functools import wraps
@@ -33,6 +32,7 @@ from replaygate.evals.config import Config, load_config
 from replaygate.fixtures.diff import text_change
 from replaygate.jsondoc import shown
 from replaygate.models.replay import RequestSettings
+from replaygate.shell_words import shell_join
 
 
 def missing_setting(what: str, flag: str, key: str, config: Config) -> CommandError:
@@ -239,7 +239,7 @@ class AgentInputs:
             words += ["--mode", mode]
         dash = ["--"] if any(question.startswith("-") for question in questions) else []
         words += ["--approve-live", *dash, *questions]
-        return shlex.join(words)
+        return shell_join(words)
 
 
 def agent_inputs(fn: Callable[..., None]) -> Callable[..., None]:

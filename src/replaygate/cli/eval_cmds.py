@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shlex
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -84,6 +83,7 @@ from replaygate.fixtures.spending import spending_cap
 from replaygate.hygiene.checksum import store_checksum
 from replaygate.models.replay import RequestSettings
 from replaygate.outputs import atomic_write, open_fifo
+from replaygate.shell_words import shell_join
 from replaygate.signals import held
 
 
@@ -431,7 +431,7 @@ def _record_command(given: Mapping[str, object], mode: str = "record-missing") -
     these inputs and request settings replays, quoted for a shell."""
     words = ["replaygate", "eval", "--record-mode", mode, "--approve-live"]
     words += [w for flag, value in given.items() if value is not None for w in (flag, str(value))]
-    return shlex.join(words)
+    return shell_join(words)
 
 
 def _check_outputs(out: Path | None, history: Path | None, inputs: dict[str, Path | None]) -> None:

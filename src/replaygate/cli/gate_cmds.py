@@ -7,7 +7,6 @@ the command cannot run.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
 import click
@@ -35,6 +34,7 @@ from replaygate.evals.reference import Reference, load_reference, load_run
 from replaygate.evals.results import EvalResults, load_eval_results, project_path
 from replaygate.evals.upgrade import UpgradeReport, classify_upgrade
 from replaygate.reasons import reason_problem, unseen_escaped
+from replaygate.shell_words import shell_join
 
 
 def _limits(texts: tuple[str, ...], flag: str) -> dict[str, float] | None:
@@ -104,7 +104,7 @@ def _first_baseline(baseline: Path, results: Path) -> str:
     words = ["--results", str(results), "--baseline", os.path.relpath(baseline)]
     return (
         "a project gated for the first time has no baseline yet: make it from a run's "
-        f"results, `replaygate baseline update {shlex.join(words)} --reason 'first "
+        f"results, `replaygate baseline update {shell_join(words)} --reason 'first "
         "baseline'`, and commit it"
     )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shlex
 import stat
 import sys
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from replaygate.jsonfields import escape_surrogates, lone_surrogate
 from replaygate.locale_names import names_as_utf8
 from replaygate.regular import backslashed_here, unexpanded_tilde, unreadable
 from replaygate.seed import SIMULATOR_SEED
+from replaygate.shell_words import shell_quote
 
 if TYPE_CHECKING:
     from replaygate.evals.config import Config
@@ -125,7 +125,7 @@ def _emptied(file: Path, out: os.stat_result) -> str:
     refuse it as a damaged fixture."""
     if out.st_size:
         return ""
-    shown = shlex.quote(shown_file(str(file)))
+    shown = shell_quote(shown_file(str(file)))
     return (
         f"; the shell made {shown} for it, empty, which the stores' readers refuse as a "
         f"damaged fixture: delete it (`rm {shown}`), or, if it held fixtures, restore it "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import cast
@@ -30,6 +29,7 @@ from replaygate.pytest_plugin.caught import (
     test_code,
 )
 from replaygate.pytest_plugin.repeats import unrepeated
+from replaygate.shell_words import shell_quote
 
 PLUGIN = "replaygate-misses"
 PROPERTY = "replaygate-miss"
@@ -444,7 +444,7 @@ def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str], *, every
 
     outside = not Path(config.invocation_params.dir).is_relative_to(config.rootpath)
     if (simulator_behavior(config) or "").startswith("script:"):
-        given = "".join(f"{shlex.quote(arg)} " for arg in config.args) if outside else ""
+        given = "".join(f"{shell_quote(arg)} " for arg in config.args) if outside else ""
         return f"`pytest {given}{options}` (every test, as the script was recorded)"
     if outside or os.environ.get("CI") or not every or not _keeps_failures(config):
         named = " ".join(nodeid_here(config, nodeid) for nodeid in nodeids)

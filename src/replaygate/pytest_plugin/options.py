@@ -24,6 +24,7 @@ from replaygate.fixtures.modes import MODES
 from replaygate.pytest_plugin.store_names import DEFAULT_DIR
 from replaygate.regular import backslashed_here, not_a_folder, spelled_otherwise
 from replaygate.seed import SIMULATOR_SEED
+from replaygate.shell_words import shell_quote
 
 MODE = "replaygate_record_mode"
 APPROVE = "replaygate_approve_live"
@@ -316,13 +317,13 @@ def record_options(config: pytest.Config, mode: str, nodeids: Iterable[str] = ()
     words = [f"--replaygate-record-mode={mode} --replaygate-approve-live"]
     if _rootdir_kept(config, nodeids):
         here = Path(config.invocation_params.dir)
-        words.append(f"--rootdir={shlex.quote(os.path.relpath(config.rootpath, here))}")
+        words.append(f"--rootdir={shell_quote(os.path.relpath(config.rootpath, here))}")
     folder = stores_dir(config)
     if folder != DEFAULT_DIR:
-        words.append(f"--replaygate-dir={shlex.quote(str(folder))}")
+        words.append(f"--replaygate-dir={shell_quote(str(folder))}")
     behavior = simulator_behavior(config)
     if behavior:
-        words.append(f"--replaygate-simulator={shlex.quote(behavior)}")
+        words.append(f"--replaygate-simulator={shell_quote(behavior)}")
     return " ".join(words)
 
 
@@ -340,8 +341,10 @@ def _rootdir_kept(config: pytest.Config, nodeids: Iterable[str]) -> bool:
 
 
 def quoted_nodeid(nodeid: str) -> str:
-    """``nodeid`` quoted for a POSIX shell, always (a node id holds ``::``, ``[``)."""
-    return "'" + nodeid.replace("'", "'\\''") + "'"
+    """``nodeid`` quoted for a shell, always (a node id holds ``::``, ``[``); a
+    character the output cannot show is escaped in ``$'...'``
+    (:func:`~replaygate.shell_words.shell_quote`)."""
+    return shell_quote(nodeid, always=True)
 
 
 def nodeid_here(config: pytest.Config, nodeid: str) -> str:
