@@ -74,3 +74,41 @@ def test_a_hand_edited_shard_field_is_named(edit: Any, problem: str) -> None:
     refused = re.escape(f"part.json: not the results of a shard ({problem}")
     with pytest.raises(ResultsError, match=refused):
         merge([EvalResults((), {"shard": shard})], ["part.json"])
+
+
+def placed(index: int, count: int, ids: list[str]) -> EvalResults:
+    """Shard ``index`` of ``count`` of a run of the cases ``ids``, as ``eval --shard`` writes it."""
+    mine, shard = Shard(index, count).select([case(i) for i in ids])  # type: ignore[type-var]
+    return EvalResults(tuple(mine), {"shard": shard, "time": "2026-11-01T00:00:00Z"})
+
+
+IDS = [f"c{i}" for i in range(12)]
+
+
+def test_shards_written_with_their_placing_merge_into_file_order() -> None:
+    parts = [placed(i, 2, IDS) for i in (1, 2)]
+    assert all(len(p.cases) >= 2 for p in parts)
+    assert [c.id for c in merge(parts, ["s1.json", "s2.json"]).cases] == IDS
+
+
+def test_cases_reordered_in_a_shard_are_refused_by_file_and_field() -> None:
+    # merged without a word into other places of the run than the serial run's
+    one, two = (placed(i, 2, IDS) for i in (1, 2))
+    reordered = EvalResults(one.cases[::-1], one.info)
+    with pytest.raises(ResultsError, match=r"^s1\.json: eval\.shard\.placed: its cases are not"):
+        merge([reordered, two], ["s1.json", "s2.json"])
+    # a shard written before it kept the digest merges as before
+    old = {**one.info, "shard": {k: v for k, v in one.info["shard"].items() if k != "placed"}}
+    assert len(merge([EvalResults(one.cases, old), two], ["s1.json", "s2.json"]).cases) == 12
+
+
+def test_positions_swapped_between_shards_are_refused() -> None:
+    # each shard's positions still increase and the run's are all there, once each
+    one, two = (placed(i, 2, IDS) for i in (1, 2))
+    first, second = one.info["shard"]["positions"], two.info["shard"]["positions"]
+    a, b = next((x, y) for x in first for y in second if abs(x - y) == 1)
+    for positions in (first, second):
+        positions[:] = [b if p == a else a if p == b else p for p in positions]
+    assert first == sorted(first) and second == sorted(second)
+    with pytest.raises(ResultsError, match=r"^s1\.json: eval\.shard\.placed"):
+        merge([one, two], ["s1.json", "s2.json"])

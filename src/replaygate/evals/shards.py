@@ -99,11 +99,13 @@ class Shard:
     def select(self, cases: Sequence[C]) -> tuple[list[C], dict[str, Any]]:
         """This shard's cases, in file order, and the run information that places them."""
         chosen = [(i, case) for i, case in enumerate(cases) if self.holds(case.id)]
+        positions = [i for i, _ in chosen]
         info = {
             "index": self.index,
             "count": self.count,
             "cases": len(cases),
-            "positions": [i for i, _ in chosen],
+            "positions": positions,
+            "placed": placed_digest(positions, [case.id for _, case in chosen]),
         }
         return [case for _, case in chosen], info
 
@@ -304,7 +306,32 @@ def _place(
                     f"{position}); the file was edited"
                 )
             placed[position] = _Placed(case, name, i)
+        _check_placed(name, part, shard)
     return placed
+
+
+def _check_placed(name: str, part: EvalResults, shard: Mapping[str, Any]) -> None:
+    """Refuse a shard whose cases are not those it ran from its ``positions``, by its
+    ``eval.shard.placed`` (a shard written before it was kept has none: merged as before).
+    Cases reordered in the file, with their positions left, would be merged into other
+    places of the run than the serial run's, and so would positions swapped between shards."""
+    stated = shard.get("placed")
+    if stated is None or stated == placed_digest(shard["positions"], [c.id for c in part.cases]):
+        return
+    held = [f"{c.id!r} at {p}" for p, c in zip(shard["positions"], part.cases, strict=True)]
+    raise ResultsError(
+        f"{name}: eval.shard.placed: its cases are not those the shard ran from "
+        f"eval.shard.positions (it holds {first_few(held, 5)}): "
+        "the file was edited (its cases reordered, or a position changed); make the shard "
+        "again (`replaygate eval --shard I/N --out FILE`), or restore the file"
+    )
+
+
+def placed_digest(positions: Sequence[int], ids: Sequence[str]) -> str:
+    """A SHA-256 (hex) of which case a shard ran from each position of the cases file:
+    ``eval.shard.placed``, which ties its cases to its ``positions``."""
+    text = json.dumps(list(zip(positions, ids, strict=True)), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def settings_digest(settings: RequestSettings) -> str:
@@ -368,6 +395,8 @@ def _shard_problem(shard: Any, cases: int) -> str | None:
         )
     if shard["cases"] < 0:
         return f"eval.shard.cases must be 0 or more, got {shard['cases']}"
+    if "placed" in shard and not isinstance(shard["placed"], str):
+        return f"eval.shard.placed must be a string, got {shard['placed']!r}"
     positions = shard.get("positions")
     if not isinstance(positions, list):
         return f"eval.shard.positions must be a list, got {positions!r}"
