@@ -378,6 +378,19 @@ def test_a_default_ignorable_character_is_drawn_as_nothing_and_dropped(unseen: s
     assert not measure_set([england], [scotland]).passed
 
 
+def test_an_alias_list_keyed_by_its_piece_in_another_unicode_form_is_the_piece_s() -> None:
+    # refused as "aliases given for 'café', which is not required", naming a piece that
+    # read as the one required
+    aliases = {"cafe\u0301": ["coffee"]}
+    assert assert_contains("Black coffee.", ["caf\u00e9"], aliases=aliases).found == {
+        "café": "coffee"
+    }
+    with pytest.raises(AssertionError, match=r"'café' \(or aliases 'coffee'\)"):
+        assert_contains("Tea.", ["caf\u00e9"], aliases=aliases)
+    with pytest.raises(ValueError, match="aliases given for 'cafe', which is not required"):
+        assert_contains("Tea.", ["caf\u00e9"], aliases={"cafe": ["coffee"]})
+
+
 def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None:
     # NFKC writes 10⁶ (a million) as 106: the set and the text passed against another number
     with pytest.raises(AssertionError, match="missing: \\['10⁶', 'x₂'\\]"):

@@ -6,7 +6,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from replaygate.assertions.text import normalize, preview, require_text
+from replaygate.assertions.text import fold, normalize, preview, require_text
 from replaygate.type_names import a_type
 
 
@@ -80,6 +80,26 @@ def _visible(piece: str) -> bool:
     return any(unicodedata.category(char) not in _UNSEEN for char in piece)
 
 
+def _by_piece(
+    alias_map: Mapping[str, tuple[str, ...]], required: tuple[str, ...]
+) -> dict[str, tuple[str, ...]]:
+    """The aliases of each required piece, an alias list keyed by the piece in another
+    Unicode form taken as its own (``cafe\u0301`` for ``café``, as a macOS file or editor
+    writes it: refused as not required, with a message naming a piece that read alike);
+    a key no required piece folds to is refused (it is usually a typo)."""
+    pieces = {fold(piece) for piece in required}
+    unknown = sorted(key for key in alias_map if fold(key) not in pieces)
+    if unknown:
+        raise ValueError(
+            f"aliases given for {', '.join(map(repr, unknown))}, which is not required; "
+            "key each alias list by the required piece it stands for"
+        )
+    by_fold: dict[str, tuple[str, ...]] = {}
+    for key, forms in alias_map.items():
+        by_fold[fold(key)] = by_fold.get(fold(key), ()) + forms
+    return {piece: by_fold[fold(piece)] for piece in required if fold(piece) in by_fold}
+
+
 def pieces_of(required: Iterable[str]) -> tuple[str, ...]:
     """The pieces of ``required``, read once (a generator gives them once: a check that
     read it again required nothing, and passed); one string, or bytes, is refused."""
@@ -118,12 +138,7 @@ def measure_contains(
                 "holds only characters that show nothing (a direction mark, a zero-width "
                 "joiner): every text would contain it, or carry it unseen"
             )
-    unknown = sorted(set(alias_map) - set(required))
-    if unknown:
-        raise ValueError(
-            f"aliases given for {', '.join(map(repr, unknown))}, which is not required; "
-            "key each alias list by the required piece it stands for"
-        )
+    alias_map = _by_piece(alias_map, required)
     haystack = normalize(text, ignore_case=ignore_case)
     found: dict[str, str] = {}
     missing: list[str] = []
