@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from replaygate.fixtures.diff import FieldDifference
-from replaygate.hygiene.review import Alarm, RecordedTwice, Review, SecretHeld
+from replaygate.hygiene.review import Alarm, RecordedTwice, ResponseChanged, Review, SecretHeld
 from replaygate.hygiene.snapshot import Entry
 from replaygate.jsondoc import json_fields
 
@@ -23,9 +23,13 @@ def _differences(differences: Sequence[FieldDifference]) -> list[str]:
 
 def _alarm(alarm: Alarm) -> dict[str, Any]:
     """An alarm of ``diff``: the fixture, its differences, and for a request recorded
-    twice, the other fixture of it (``of``); for a secret-looking value, where it is and
+    twice, the other fixture of it (``of``); for a response changed under an unchanged
+    request, whether it was recorded again (``recorded_again``: ``meta.recorded_at``
+    changed with it) or edited by hand; for a secret-looking value, where it is and
     the rule that found it (``secret``), never the value."""
     found = {**_entry(alarm.new), "differences": _differences(alarm.differences)}
+    if isinstance(alarm, ResponseChanged):
+        return {**found, "recorded_again": alarm.recorded_again}
     if isinstance(alarm, SecretHeld):
         return {**found, "secret": {"path": alarm.finding.path, "rule": alarm.finding.detector}}
     return {**found, "of": _entry(alarm.old)} if isinstance(alarm, RecordedTwice) else found

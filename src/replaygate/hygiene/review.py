@@ -92,6 +92,18 @@ class Paired(_FieldsChange):
 class ResponseChanged(_FieldsChange):
     """The ALARM: the same request, a different recorded response."""
 
+    @property
+    def recorded_again(self) -> bool:
+        """Whether it was recorded again (its ``meta.recorded_at`` changed with it): the API
+        answered the same request otherwise. Else its response was edited by hand."""
+        old, new = (_recorded_at(e.fixture.meta) for e in (self.old, self.new))
+        return old is not None and new is not None and old != new
+
+
+def _recorded_at(meta: Any) -> Any:
+    """``meta.recorded_at``, or None."""
+    return meta.get("recorded_at") if isinstance(meta, dict) else None
+
 
 @dataclass(frozen=True)
 class KeyMismatch:

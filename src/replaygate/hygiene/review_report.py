@@ -15,6 +15,7 @@ from replaygate.hygiene.review import (
     Paired,
     RecordedTwice,
     Renamed,
+    ResponseChanged,
     Review,
     SecretHeld,
 )
@@ -94,14 +95,32 @@ def moves(renamed: Sequence[Renamed]) -> list[tuple[str, str, str]]:
     return shown
 
 
-def _alarm_advice(allowed_reason: str | None) -> str:
+def _alarm_advice(allowed_reason: str | None, alarms: Sequence[ResponseChanged]) -> list[str]:
+    """What to do with the response alarms: one line for those edited by hand, one for
+    those recorded again (their answer to the same request is another)."""
     if allowed_reason is not None:
-        return f"response change allowed, reason: {allowed_reason}"
-    return (
-        "the request did not change, so the response should not have: a hand edit or a "
-        "silent model change. Re-record it (or revert the edit); to accept it, pass "
-        '--allow-response-change --reason "..."'
-    )
+        return [f"response change allowed, reason: {allowed_reason}"]
+    advice = []
+    if not all(alarm.recorded_again for alarm in alarms):
+        advice.append(
+            "the request did not change, so the response should not have: a hand edit or a "
+            "silent model change. Re-record it (or revert the edit); to accept it, pass "
+            '--allow-response-change --reason "..."'
+        )
+    if any(alarm.recorded_again for alarm in alarms):
+        advice.append(
+            "recorded again, the same request got another answer: the model behind the same "
+            "id changed, or its answers vary. Read the answer; revert the re-recording, or, "
+            'to accept it, pass --allow-response-change --reason "..."'
+        )
+    return advice
+
+
+def _response_alarm(alarm: ResponseChanged) -> str:
+    """What a response alarm says: ``response changed, request unchanged``, and whether it
+    was recorded again (``meta.recorded_at`` changed) or edited by hand."""
+    again = ", recorded again" if alarm.recorded_again else ""
+    return f"response changed, request unchanged{again}"
 
 
 KEY_ADVICE = (
@@ -213,11 +232,9 @@ def render_text(result: Review, allowed_reason: str | None = None) -> str:
     if result.response_alarms:
         out.append("")
         for alarm in result.response_alarms:
-            out.append(
-                f"ALARM  {alarm.new}  key {_key(alarm.new)}: response changed, request unchanged"
-            )
+            out.append(f"ALARM  {alarm.new}  key {_key(alarm.new)}: {_response_alarm(alarm)}")
             out.extend(f"    {line}" for line in diff_lines(alarm.differences))
-        out.append(f"  {_alarm_advice(allowed_reason)}")
+        out.extend(f"  {line}" for line in _alarm_advice(allowed_reason, result.response_alarms))
     for lines, members in grouped_pairs(result.paired):
         out.append("")
         for pair in members:
@@ -332,7 +349,7 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
         paths = ", ".join(_code(d.path) for d in alarm.differences[:3])
         rows.append(
             [
-                "**ALARM**: response changed, request unchanged",
+                f"**ALARM**: {_response_alarm(alarm)}",
                 _code(str(alarm.new)),
                 _code(_key(alarm.new)),
                 paths,
@@ -378,7 +395,8 @@ def render_markdown(result: Review, allowed_reason: str | None = None) -> str:
     if result.secret_alarms:
         out += ["", f"**{html_text(SECRET_ADVICE)}.**"]
     if result.response_alarms:
-        out += ["", f"**{_alarm_advice(_reason_markdown(allowed_reason))}**"]
+        advice = _alarm_advice(_reason_markdown(allowed_reason), result.response_alarms)
+        out += [line for said in advice for line in ("", f"**{said}**")]
     if result.response_alarms or result.twice_alarms or result.paired:
         out += ["", "<details><summary>Differences by field path (old != new)</summary>", ""]
         for changed in [*result.twice_alarms, *result.response_alarms]:
