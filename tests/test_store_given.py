@@ -292,3 +292,56 @@ def test_a_json_name_typed_for_a_jsonl_store_names_the_store(tmp_path: Path) -> 
     ):
         replay.complete([Message.user("hi")], [])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rc.jsonl", "rc.jsonl.lock"]
+
+
+def test_the_hits_log_s_folder_is_refused_as_the_store_to_record_into_or_replay(
+    project: Path,
+) -> None:
+    # `--fixtures .replaygate/hits` was replayed with "no fixtures at .replaygate/hits:
+    # record them first (... --fixtures .replaygate/hits ...)", and recorded into: the
+    # fixtures lay among the log's files, where every command given the store refused it.
+    refused = (
+        ".replaygate/hits: is a folder of the hits log (1 file(s): the fixtures each test "
+        f"run played), not of fixture stores; {PASS_A_STORE}"
+    )
+    agent = ("--agent", "replaygate.examples.research_copilot:copilot")
+    agent += ("--fixtures", ".replaygate/hits")
+    for command in (
+        ("record", *agent, "--approve-live", "--simulator", "What is RAG?"),
+        ("run", *agent, "What is RAG?"),
+        ("show", "265288aeb827", "--fixtures", ".replaygate/hits"),
+    ):
+        done = replaygate(*command)
+        assert (done.returncode, done.stdout) == (2, ""), (command, done.stdout, done.stderr)
+        assert f"Error: {refused}" in done.stderr, command
+    with pytest.raises(FixtureFormatError, match="is a folder of the hits log"):
+        FixtureStore.open(".replaygate/hits")
+    assert [p.name for p in Path(".replaygate/hits").iterdir() if p.is_dir()] == []
+    with FixtureStore.open("empty") as opened:  # an empty folder is a store to record into
+        opened.put(fixture("a trip to Porto"))
+
+
+def test_a_sqlite_history_given_as_a_store_is_named_never_converted(project: Path) -> None:
+    # `--fixtures .replaygate/history.db` was refused as "lines end in a lone carriage
+    # return (CR) ...: `tr '\r' '\n' < .replaygate/history.db > ...`, then `mv ...`",
+    # which would destroy the history; checksum printed a digest of it.
+    import sqlite3
+
+    history = project / ".replaygate" / "history.db"
+    with sqlite3.connect(history) as db:
+        db.execute("CREATE TABLE runs (id TEXT, body TEXT)")
+        db.execute("INSERT INTO runs VALUES (?, ?)", ("r1", "a\rb\nc\r" * 300))
+    db.close()
+    before = history.read_bytes()
+    assert b"\r" in before
+    reason = ".replaygate/history.db:1: holds a SQLite database (an eval history"
+    for command in COMMANDS[:-1]:
+        done = replaygate(*command, ".replaygate/history.db")
+        assert done.returncode in (1, 2), command
+        assert reason in done.stdout + done.stderr, command
+        assert "carriage return" not in done.stdout + done.stderr, command
+    checked = replaygate("verify", ".replaygate/history.db")
+    assert checked.stdout.endswith("0 fixture(s) checked, 1 problem(s)\n")  # one, not a page each
+    with pytest.raises(FixtureFormatError, match=re.escape(reason)):
+        FixtureStore.open(history)
+    assert history.read_bytes() == before

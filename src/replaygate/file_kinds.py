@@ -13,7 +13,8 @@ import stat
 from typing import Any
 
 from replaygate import jsondoc
-from replaygate.errors import shown_file
+from replaygate.errors import SQLITE_HEADER as SQLITE_HEADER
+from replaygate.errors import SQLITE_HELD, shown_file
 from replaygate.fixtures.store.folder import LINE_KINDS, PEEK_BYTES, as_text, held_fixtures
 from replaygate.fixtures.store.folder import kind_of as file_kind
 from replaygate.jsondoc import ErrorType, got
@@ -21,8 +22,6 @@ from replaygate.jsondoc import ErrorType, got
 RESULTS_FORMAT = "replaygate.sampling.results"
 BASELINE_FORMAT = "replaygate.eval.baseline"
 EXPORT_FORMAT = "replaygate.history"
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""The first bytes of a SQLite file: a history database, given where a document is."""
 DOCUMENTS = {
     RESULTS_FORMAT: "eval results (`replaygate eval --out FILE` writes them)",
     BASELINE_FORMAT: "a baseline (`replaygate baseline update` writes it)",
@@ -58,7 +57,7 @@ def other_file(path: str | os.PathLike[str]) -> str | None:
     except OSError:
         return None
     if head.startswith(SQLITE_HEADER):
-        return "a SQLite database (an eval history, which `replaygate eval` appends each run to)"
+        return SQLITE_HELD
     kind = file_kind(as_text(head).encode())
     if kind in LINE_KINDS:
         return f"{kind} (a JSON Lines file, one object a line)"

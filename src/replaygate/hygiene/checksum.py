@@ -21,7 +21,9 @@ marker's line): its digest would key a cache on fixtures no replay can read. So 
 file that stands in for its fixtures in this checkout only: a Git LFS pointer (a checkout
 without Git LFS) or a symbolic link git checked out as a file holding its target's path
 (``core.symlinks=false``); its digest would differ from that of a checkout of the same
-commit that holds the fixtures, and key a cache on no fixture at all. So is a file whose
+commit that holds the fixtures, and key a cache on no fixture at all. So is a SQLite
+database (the eval history, ``.replaygate/history.db``, given for the store beside it),
+which holds no fixture either. So is a file whose
 end an interrupted write cut short (a ``.jsonl`` file's truncated last line, a truncated
 one-fixture file), which every reader refuses until ``replaygate verify --repair``.
 """
@@ -35,6 +37,7 @@ from pathlib import Path
 
 from replaygate.errors import (
     LFS_POINTER,
+    SQLITE_HEADER,
     FixtureFormatError,
     checked_out_link,
     is_conflict_marker,
@@ -43,6 +46,7 @@ from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, read_regular
 from replaygate.fixtures.store.jsonl import (
     LFS_REASON,
+    SQLITE_REASON,
     PartialTailError,
     TruncatedFileError,
     conflict_error,
@@ -130,9 +134,12 @@ def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool, bytes,
 def _refuse_stand_in(file: Path, head: bytes) -> None:
     """Refuse ``file``, whose first bytes are ``head``, when it stands in for its fixtures
     in this checkout only: a Git LFS pointer, or a symlink checked out as a file holding
-    its target's path; named as every reader of the store names it."""
+    its target's path; or when it is a SQLite database, which holds none; named as every
+    reader of the store names it."""
     if head.startswith(LFS_POINTER):
         reason: str | None = LFS_REASON
+    elif head.startswith(SQLITE_HEADER):
+        reason = SQLITE_REASON
     else:
         reason = checked_out_link(head)
     if reason is not None:
