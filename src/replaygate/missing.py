@@ -32,21 +32,78 @@ def cwd_gone() -> bool:
     return False
 
 
-def missing(path: str | os.PathLike[str], reason: str = "no such file or folder") -> str:
+def missing(
+    path: str | os.PathLike[str], reason: str = "no such file or folder", *, near: bool = True
+) -> str:
     """Why ``path`` is not there: ``reason``, or :data:`CWD_GONE` for a relative path
     while the current folder no longer exists; for a path git holds that a sparse
-    checkout leaves out, ``reason`` and what to run to check it out."""
+    checkout leaves out, ``reason`` and what to run to check it out; for one a typo away
+    from a path there (:func:`typo_of`), unless ``near`` is false, ``reason`` and that
+    path."""
     if not os.path.isabs(path) and cwd_gone():
         return CWD_GONE
     left_out = left_out_of_sparse_checkout(Path(path))
-    return reason if left_out is None else f"{reason}: {left_out}"
+    if left_out is not None:
+        return f"{reason}: {left_out}"
+    meant = typo_note(path) if near else None
+    return reason if meant is None else f"{reason}: {meant}"
+
+
+def typo_note(path: str | os.PathLike[str]) -> str | None:
+    """``did you mean <path there>, which is there?`` of a ``path`` that misspells it
+    (:func:`typo_of`); None for any other path."""
+    meant = typo_of(path)
+    return None if meant is None else f"did you mean {meant}, which is there?"
+
+
+def typo_of(path: str | os.PathLike[str]) -> str | None:
+    """The path there that ``path``, not there, misspells in one of its names
+    (``tests/fixture/rc.jsonl`` for ``tests/fixtures/rc.jsonl``): its first name not there
+    replaced by the one name of its folder a typo away from it (:func:`_typos`), when the
+    whole path so spelled is there; None otherwise."""
+    text = os.fsdecode(path)
+    if not text or os.path.lexists(text):
+        return None
+    parts = Path(text).parts
+    found = Path()
+    for index, part in enumerate(parts):
+        if not os.path.lexists(found / part):
+            try:
+                names = os.listdir(found)
+            except OSError:
+                return None
+            allowed = 1 if len(part) < 10 else 2
+            close = [name for name in names if _typos(part, name, allowed) <= allowed]
+            if len(close) != 1:
+                return None  # none alike, or several: no one name meant
+            meant = found.joinpath(close[0], *parts[index + 1 :])
+            return os.fspath(meant) if os.path.lexists(meant) else None
+        found = found / part
+    return None
+
+
+def _typos(one: str, other: str, most: int) -> int:
+    """How many typos (a letter added, left out, changed, or two swapped) make ``other``
+    of ``one``, counted up to ``most`` + 1."""
+    if abs(len(one) - len(other)) > most:
+        return most + 1
+    before: list[int] = []
+    row = list(range(len(other) + 1))
+    for i, letter in enumerate(one, start=1):
+        current = [i] + [0] * len(other)
+        for j, theirs in enumerate(other, start=1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (letter != theirs))
+            if i > 1 and j > 1 and letter == other[j - 2] and one[i - 2] == theirs:
+                current[j] = min(current[j], before[j - 2] + 1)  # two letters swapped
+        before, row = row, current
+    return min(row[-1], most + 1)
 
 
 def missing_store(path: str | os.PathLike[str]) -> str:
     """Why the store ``path`` is not there (:func:`missing`), and what was meant when it
     is a fixture's place or a pattern pasted as a store (:func:`pasted_location`)."""
     located = pasted_location(path)
-    return missing(path) if located is None else f"{missing(path)}: {located}"
+    return missing(path) if located is None else f"{missing(path, near=False)}: {located}"
 
 
 _LOCATION = re.compile(r"(.+\.jsonl?):([0-9]+)(?::[0-9]+)?")

@@ -59,7 +59,7 @@ from replaygate.fixtures.spending import spending_cap
 from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store, refuse_cassette
 from replaygate.fixtures.store.folder import read_together
-from replaygate.missing import ONE_FIXTURE_FILE
+from replaygate.missing import ONE_FIXTURE_FILE, typo_note
 from replaygate.models.replay import RECORDING_MODES, RecordingModel, ReplayModel, RequestSettings
 from replaygate.network import SIMULATOR_BLOCK, block_network
 from replaygate.regular import blocked_folder
@@ -118,14 +118,13 @@ def never_recorded(fixtures: Path, command: str, settings: RequestSettings | Non
             f"(--fixtures {shlex.quote(str(fixtures.with_suffix('.jsonl')))}) or a folder, "
             "or point --fixtures at a recorded store"
         )
+    typo = typo_note(fixtures)  # a misspelt folder or name, not a new store
+    nothing = f"no fixtures at {fixtures}" + (f" ({typo})" if typo else "")
     python = None if settings is None else python_recording(settings)
     if python is not None:
-        return (
-            f"no fixtures at {fixtures}: record them first {python}; or point --fixtures "
-            "at a recorded store"
-        )
+        return f"{nothing}: record them first {python}; or point --fixtures at a recorded store"
     return (
-        f"no fixtures at {fixtures}: record them first (`{command}`"
+        f"{nothing}: record them first (`{command}`"
         "; add --simulator to record from the built-in simulator, with no key and no cost), "
         "or point --fixtures at a recorded store"
     )

@@ -15,7 +15,7 @@ from replaygate.fixtures.store import FixtureStore, Location, store_roots
 from replaygate.fixtures.store.files import existing_store
 from replaygate.fixtures.store.given import read_under
 from replaygate.hygiene.errors import HygieneError
-from replaygate.missing import pasted_location
+from replaygate.missing import pasted_location, typo_note
 
 
 def each_fixture(path: Path) -> Iterator[tuple[Location, Fixture]]:
@@ -86,7 +86,7 @@ def _each_location(path: Path) -> Iterator[tuple[FixtureStore, Location]]:
     """The location of each fixture of the stores under ``path`` (:func:`each_fixture`),
     with its open store."""
     if not os.path.lexists(path):
-        located = pasted_location(path)
+        located = pasted_location(path) or typo_note(path)
         raise HygieneError(f"no fixture store at {path}" + (f": {located}" if located else ""))
     try:
         existing_store(path)

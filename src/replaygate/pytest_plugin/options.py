@@ -21,6 +21,7 @@ import pytest
 
 from replaygate import digits
 from replaygate.fixtures.modes import MODES
+from replaygate.missing import typo_of
 from replaygate.pytest_plugin.store_names import DEFAULT_DIR
 from replaygate.regular import backslashed_here, not_a_folder, spelled_otherwise
 from replaygate.seed import SIMULATOR_SEED
@@ -363,7 +364,7 @@ def check_fixtures_dir(config: pytest.Config) -> None:
     where pytest runs may hold anything, and the run may use no store), one whose folders
     a backslash separates where only Windows reads it so, one not there whose name differs
     in case only from one there (:func:`~replaygate.regular.spelled_otherwise`), or,
-    replaying,
+    replaying, one not there that misspells a folder there (:func:`~replaygate.missing.typo_of`),
     one naming a file, a FIFO, a device, a symlink loop or a symlink to nothing, or a
     path under one (each test would fail saying its store is missing and should be
     recorded; a recording test refuses it itself, naming its store, before anything is
@@ -393,6 +394,13 @@ def check_fixtures_dir(config: pytest.Config) -> None:
     if config.getoption(MODE, "replay") != "replay":
         return
     folder = root / given
+    typo = typo_of(folder) if given_here else None
+    if typo is not None:  # every test would miss, and a recording make a second folder
+        spelled = os.path.relpath(typo, root) if not Path(given).is_absolute() else typo
+        raise pytest.UsageError(
+            f"--replaygate-dir {given}: {folder} is not there, but {typo} is: did you mean "
+            f"--replaygate-dir={spelled}?"
+        )
     there = next(path for path in (folder, *folder.parents) if os.path.lexists(path))
     if there.is_dir():  # the folder, or the one a recording would make it in
         return
