@@ -28,13 +28,20 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "langchain": ("langchain-anthropic==1.7.10", "langchain-openai==1.7.4", "langgraph==1.2.24"),
     "litellm": ("litellm==1.110.2", "tenacity"),
     "instructor": ("instructor==1.17.0", "anthropic==2.14.0", "litellm==1.110.2"),
+    "bedrock": (
+        "boto3==1.44.18",
+        "strands-agents==1.62.0",
+        "pydantic-ai-slim[bedrock]==2.68.0",
+        "langchain-aws==1.9.1",
+    ),
 }
 """Session name -> the packages it tests, at the versions of the matrix (LiteLLM's
 ``num_retries`` needs tenacity, which it does not install; the OpenAI Agents SDK's
 ``LitellmModel`` needs LiteLLM, at the version of its session; LangChain's row is tested
 inside LangGraph graphs too; Instructor's Anthropic client needs the anthropic SDK, at the
 version of ``sdks``, whose async calls are tested under trio too, and its ``from_litellm``
-LiteLLM, at the version of its session)."""
+LiteLLM, at the version of its session; Amazon Bedrock's row is boto3's client and the
+frameworks that call Bedrock through it)."""
 
 UNREPORTED = ("tenacity", "langgraph", "trio")
 """Packages a session installs beside the framework whose versions the matrix leaves out."""

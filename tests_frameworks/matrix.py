@@ -25,6 +25,7 @@ FRAMEWORKS: dict[str, str] = {
     "langchain": "LangChain",
     "litellm": "LiteLLM",
     "instructor": "Instructor",
+    "bedrock": "Amazon Bedrock (boto3)",
 }
 """nox session -> the name shown, in the order of the table."""
 HEADERS = {
