@@ -124,14 +124,15 @@ def test_a_json_file_an_editor_saved_oddly_is_named_with_how_to_fix_it(
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
-        ("NaN", "NaN is not a number JSON can hold at line 3, column 14"),
-        ("1e999", "1e999 is beyond the range of a number at line 3, column 14"),
+        ("NaN", "metrics.success: NaN is not a number JSON can hold at line 3, column 14"),
+        ("1e999", "metrics.success: 1e999 is beyond the range of a number at line 3, column 14"),
     ],
 )
 def test_a_loose_number_edited_into_a_document_is_named_with_its_line(
     tmp_path: Path, value: str, reason: str
 ) -> None:
-    # a results file of hundreds of lines was refused naming no line of the value
+    # a results file of hundreds of lines was refused naming no line of the value, then
+    # no field: a NaN a tool wrote for a metric is named as the checks name one
     path = tmp_path / "results.json"
     path.write_text('{"note": "NaN",\n "metrics": {\n  "success": ' + value + "}}", "utf-8")
     with pytest.raises(ValueError) as caught:
@@ -252,3 +253,13 @@ def test_a_text_holding_more_brackets_than_the_limit_is_read() -> None:
     wide = json.dumps([[i, {"n": [i]}] for i in range(3_000)])
     assert plain_loads(wide) == loads(wide) == json.loads(wide)
     assert plain_loads(wide.encode()) == json.loads(wide)
+
+
+def test_a_loose_number_deep_in_a_document_is_named_by_its_path(tmp_path: Path) -> None:
+    # a shard whose sample a tool wrote Infinity into was named by line and column alone
+    path = tmp_path / "shard-1.json"
+    doc = '{"cases": [{"case": "a", "x": {}}, {"sample_results": [{}, {"o": {"c": ["d", %s]}}]}]}'
+    path.write_text(doc % "-Infinity", "utf-8")
+    named = r"accepts: cases\[1\]\.sample_results\[1\]\.o\.c\[1\]: -Infinity is not"
+    with pytest.raises(ValueError, match=named):
+        read_json(path, "results", ValueError)

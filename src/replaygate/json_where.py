@@ -15,6 +15,7 @@ import itertools
 import json
 import operator
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from replaygate import strict_json
@@ -41,10 +42,11 @@ def line_and_column(text: str, pos: int) -> str:
     return f"line {line}, column {pos - text.rfind(chr(10), 0, pos)}"
 
 
-def refused_value(text: str | bytes | bytearray) -> str | None:
-    """Why and where the strict reader refuses a value of ``text`` (``NaN is not a
-    number JSON can hold at line 2, column 7``): the first such value, as the reader
-    meets it; None when every value is one JSON holds."""
+def refused_value(text: str | bytes | bytearray, *, field: bool = False) -> str | None:
+    """Why and where the strict reader refuses a value of ``text`` (``NaN is not a number
+    JSON can hold at line 2, column 7``; with ``field``, after the path of its field, as
+    the errors of replaygate's own documents name one: ``metrics.success: NaN ...``): the
+    first such value, as the reader meets it; None when every value is one JSON holds."""
     doc = _text(text)
     for match in _TOKEN.finditer(doc):
         value = match.group("value")
@@ -55,7 +57,9 @@ def refused_value(text: str | bytes | bytearray) -> str | None:
         except json.JSONDecodeError:  # not a value the reader met (-NaN): it refused another
             continue
         except ValueError as err:
-            return f"{err} at {line_and_column(doc, match.start())}"
+            path = field_at(doc, match.start()) if field else ""
+            where = f"{path}: " if path else ""
+            return f"{where}{err} at {line_and_column(doc, match.start())}"
     return None
 
 
@@ -111,15 +115,11 @@ class _Open:
         )
 
 
-def field_lines(text: str | bytes | bytearray) -> dict[str, int]:
-    """The line (1-based) where each field of the JSON document ``text`` is: an object's
-    member at its key, a list's item where it starts, by path as reasons write them."""
-    doc = _text(text)
-    lines: dict[str, int] = {}
+def _members(doc: str) -> Iterator[tuple[str, int]]:
+    """Each field of the JSON document ``doc`` with where it is, in the document's order:
+    an object's member at its key, a list's item where it starts, by path as reasons
+    write them."""
     stack: list[_Open] = []
-
-    def mark(pos: int) -> None:
-        lines.setdefault(stack[-1].step(), doc.count("\n", 0, pos) + 1)
 
     def next_char(after: int) -> tuple[str, int]:
         found = _VALUE_START.search(doc, after)
@@ -132,7 +132,7 @@ def field_lines(text: str | bytes | bytearray) -> dict[str, int]:
             stack.append(_Open(path, 0 if token == "[" else None))
             char, at = next_char(match.end())
             if token == "[" and char not in ("]", ""):
-                mark(at)
+                yield stack[-1].step(), at
         elif token in "}]":
             if stack:  # else a bracket too many: the reader's own reason tells where
                 stack.pop()
@@ -140,11 +140,31 @@ def field_lines(text: str | bytes | bytearray) -> dict[str, int]:
             continue
         elif token == "," and stack[-1].index is not None:
             stack[-1].index += 1
-            mark(next_char(match.end())[1])
+            yield stack[-1].step(), next_char(match.end())[1]
         elif token[0] == '"' and stack[-1].index is None and next_char(match.end())[0] == ":":
             stack[-1].key = json.loads(token)  # a key, not a member's value
-            mark(match.start())
+            yield stack[-1].step(), match.start()
+
+
+def field_lines(text: str | bytes | bytearray) -> dict[str, int]:
+    """The line (1-based) where each field of the JSON document ``text`` is: an object's
+    member at its key, a list's item where it starts, by path as reasons write them."""
+    doc = _text(text)
+    lines: dict[str, int] = {}
+    for path, pos in _members(doc):
+        lines.setdefault(path, doc.count("\n", 0, pos) + 1)
     return lines
+
+
+def field_at(doc: str, pos: int) -> str:
+    """The path of the innermost field of the JSON document ``doc`` holding the value at
+    ``pos`` (``metrics.success``); empty for the document's own top-level value."""
+    found = ""
+    for path, at in _members(doc):
+        if at > pos:
+            break
+        found = path
+    return found
 
 
 def field_line(text: str | bytes | bytearray, reason: str) -> int | None:

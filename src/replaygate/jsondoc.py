@@ -211,8 +211,9 @@ def read_json(path: str | os.PathLike[str], what: str, error: ErrorType) -> Any:
         raise error(f"{name}: not JSON this reader accepts: nested too deeply") from None
     except DuplicateKeyError as err:  # named by its path
         raise error(f"{name}: not JSON this reader accepts: {err}") from None
-    except ValueError as err:  # a refused value, named with its line and column
-        raise error(f"{name}: not JSON this reader accepts: {refused_value(text) or err}") from None
+    except ValueError as err:  # a refused value, named with its field, line and column
+        why = refused_value(text, field=True) or err
+        raise error(f"{name}: not JSON this reader accepts: {why}") from None
 
 
 def check_document(
