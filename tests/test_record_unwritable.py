@@ -193,3 +193,35 @@ def test_a_rerecord_into_a_file_whose_folder_cannot_be_written_is_refused_before
             f"{store}: cannot record here: {tmp_path} cannot be written (no permission), and "
             "a rerecord rewrites s.jsonl through a temporary file made there (nothing was sent)"
         )
+
+
+@pytest.mark.slow  # records through an SDK from the simulator and replays
+def test_a_folder_store_whose_interface_folder_cannot_take_a_fixture_is_refused_before_sending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The store's folder and its lock can be written, the <interface>@<version> folder a
+    # new fixture is filed in cannot (read-only, or a file in its place): the fixture
+    # write failed there once the answer was paid for ("cannot write a fixture: File
+    # exists"), where a .jsonl store's refusal came before the send.
+    store, other = tmp_path / "fold", tmp_path / "other"
+    real_access = os.access
+    with Simulator(behavior="echo") as sim:
+        assert _ask(store, sim) == "echo: hi"
+        (filed,) = [path for path in store.iterdir() if path.is_dir()]
+        assert filed.name.startswith("anthropic.messages@")
+
+        def access(path: Any, mode: int, **kwargs: Any) -> bool:
+            return not (mode & os.W_OK and Path(path) == filed) and real_access(path, mode)
+
+        monkeypatch.setattr(os, "access", access)
+        assert _ask(store, sim) == "echo: hi"  # replayed: nothing to write
+        assert _refused_send(store, sim) == (
+            f"{store}: cannot record here: {filed} cannot be written (no permission), and a "
+            "new fixture is filed there (nothing was sent)"
+        )
+        other.mkdir()
+        (other / filed.name).write_text("notes\n")
+        assert _refused_send(other, sim) == (
+            f"{other}: cannot record here: {other / filed.name} is no folder, where the "
+            f"fixtures of {filed.name} are filed: move it aside (nothing was sent)"
+        )
