@@ -1,4 +1,5 @@
-"""Detecting pytest-rerunfailures' reruns, which sampled tests refuse (law 7)."""
+"""Detecting pytest-rerunfailures' reruns and pytest-retry's retries, which sampled tests
+refuse (law 7)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 RERUNS_REFUSED = (
     "no automatic retries (law 7): a rerun turns a failing sample into noise and hides "
     "the distribution the floor is about. A sampled test already declares how many "
-    "samples it takes and how many must pass; drop --reruns and the flaky marker "
-    "for it, or lower its floor after measuring."
+    "samples it takes and how many must pass; drop --reruns (pytest-retry's --retries) "
+    "and the flaky marker for it, or lower its floor after measuring."
 )
 
 
@@ -48,3 +49,50 @@ def item_reruns(item: pytest.Item) -> int:
             return _as_int(marker.kwargs["reruns"])
         return _as_int(marker.args[0]) if marker.args else 1
     return session_reruns(config)
+
+
+RETRY_PLUGIN = "pytest-retry"
+"""The name pytest-retry is registered under (its ``pytest11`` entry point)."""
+
+
+def session_retries(config: pytest.Config) -> int:
+    """The retries pytest-retry gives every test (``--retries``, or the ``retries`` ini
+    value), which it adds to each test as a ``flaky`` marker."""
+    if not config.pluginmanager.hasplugin(RETRY_PLUGIN):
+        return 0
+    option = config.getoption("retries", None)
+    if option is not None:
+        return _as_int(option)
+    try:
+        return _as_int(config.getini("retries"))
+    except ValueError:
+        return 0
+
+
+def item_retries(item: pytest.Item) -> tuple[str, int]:
+    """The plugin that would run ``item`` again after it fails and how often it would:
+    pytest-rerunfailures' reruns, or pytest-retry's retries (its ``flaky`` marker, whose
+    retries default to the session's or 1, unless its ``condition`` is false; or the
+    session's ``--retries``); ``("", 0)`` when neither would."""
+    reruns = item_reruns(item)
+    if reruns:
+        return "pytest-rerunfailures", reruns
+    config = item.config
+    if not config.pluginmanager.hasplugin(RETRY_PLUGIN):
+        return "", 0
+    marker = item.get_closest_marker("flaky")
+    if marker is None:
+        retries = session_retries(config)
+    elif marker.kwargs.get("condition", True) is False:
+        retries = 0
+    else:
+        retries = _as_int(marker.kwargs.get("retries", session_retries(config) or 1))
+    return (RETRY_PLUGIN, retries) if retries else ("", 0)
+
+
+def without_retries(item: pytest.Item) -> None:
+    """Keep pytest-retry from retrying ``item`` in this session: a ``flaky`` marker whose
+    ``condition`` is false, closest to the test, is one it does not act on. Its retries run
+    inside each run (in the report hook), where a flaky run of ``--flaky-runs`` that
+    failed was retried until it passed, and the flaky test was never listed."""
+    item.add_marker(pytest.mark.flaky(condition=False), append=False)

@@ -34,7 +34,7 @@ import pytest
 from replaygate import digits
 from replaygate.pytest_plugin.outputs import check_outputs, option_path
 from replaygate.pytest_plugin.randomly_note import reseeds_random
-from replaygate.pytest_plugin.reruns import session_reruns
+from replaygate.pytest_plugin.reruns import session_reruns, session_retries
 from replaygate.pytest_plugin.sampling_collect import (
     pytest_collection_modifyitems,
     pytest_runtest_setup,
@@ -134,6 +134,11 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "--flaky-runs with --reruns: reruns hide exactly the flakiness being looked for; "
             "drop --reruns"
+        )
+    if runs and session_retries(config):
+        raise pytest.UsageError(
+            "--flaky-runs with pytest-retry's --retries (or its retries ini value): retries "
+            "hide exactly the flakiness being looked for; drop --retries"
         )
     if runs and reseeds_random(config):
         raise pytest.UsageError(

@@ -12,7 +12,7 @@ import pytest
 from replaygate.pytest_plugin.fixture_info import argnames, fixture_defs, needing, requested_by
 from replaygate.pytest_plugin.refusals import fail_refused, refuse
 from replaygate.pytest_plugin.repeats import repetitions
-from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_reruns
+from replaygate.pytest_plugin.reruns import RERUNS_REFUSED, item_retries
 from replaygate.pytest_plugin.sampling_state import CHECKS_FIXTURE, MARKER, SAMPLE_FIXTURE, SPEC
 from replaygate.pytest_plugin.unloaded import refuse_unloaded
 
@@ -159,11 +159,10 @@ def _check_sampled(item: pytest.Item, spec: SampleSpec) -> None:
             "so each run would be a case of its own and its samples would count "
             f"{repeats} times: declare more samples (n) instead (law 7)"
         )
-    reruns = item_reruns(item)
+    plugin, reruns = item_retries(item)
     if reruns:
         raise _Refused(
-            f"{where}: pytest-rerunfailures would rerun it up to {reruns} time(s): "
-            + RERUNS_REFUSED
+            f"{where}: {plugin} would rerun it up to {reruns} time(s): " + RERUNS_REFUSED
         )
 
 

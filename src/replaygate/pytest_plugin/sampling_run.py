@@ -417,8 +417,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     runs = item.config.stash[STATE].flaky_runs
     if runs < 2 or SPEC in item.stash:
         return None
+    from replaygate.pytest_plugin.reruns import RETRY_PLUGIN, item_retries, without_retries
     from replaygate.sampling.flaky import outcome_of
 
+    if item_retries(item)[0] == RETRY_PLUGIN:  # each of the N runs counts as it ended
+        without_retries(item)
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     prior = []
     for _ in range(runs - 1):

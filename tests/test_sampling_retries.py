@@ -1,0 +1,84 @@
+"""pytest-retry's retries of a sampled test are refused as pytest-rerunfailures' reruns
+are (law 7): its ``flaky(retries=N)`` marker, or ``--retries``, reran a sampled test whose
+verdict was ``block`` until its samples passed, and the test passed on its second attempt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from replaygate.pytest_plugin.reruns import item_retries, without_retries
+
+
+@dataclass
+class Plugins:
+    names: tuple[str, ...]
+
+    def hasplugin(self, name: str) -> bool:
+        return name in self.names
+
+
+@dataclass
+class Config:
+    pluginmanager: Plugins
+    options: dict[str, Any] = field(default_factory=dict)
+    ini: dict[str, Any] = field(default_factory=dict)
+
+    def getoption(self, name: str, default: Any = None) -> Any:
+        return self.options.get(name, default)
+
+    def getini(self, name: str) -> Any:
+        return self.ini.get(name, 0)
+
+
+@dataclass
+class Flaky:
+    """A ``flaky`` marker's arguments (pytest-retry's and pytest-rerunfailures' name)."""
+
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    args: tuple[Any, ...] = ()
+
+
+@dataclass
+class Item:
+    config: Config
+    marker: Flaky | None = None
+
+    def get_closest_marker(self, name: str) -> Flaky | None:
+        return self.marker if name == "flaky" else None
+
+
+RETRY = Plugins(("pytest-retry",))
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        (Item(Config(RETRY), Flaky({"retries": 2})), ("pytest-retry", 2)),
+        (Item(Config(RETRY), Flaky()), ("pytest-retry", 1)),
+        (Item(Config(RETRY, ini={"retries": "3"}), Flaky()), ("pytest-retry", 3)),
+        (Item(Config(RETRY, options={"retries": 4})), ("pytest-retry", 4)),
+        (Item(Config(RETRY, ini={"retries": "2"})), ("pytest-retry", 2)),
+        (Item(Config(RETRY, options={"retries": 0}, ini={"retries": "2"})), ("", 0)),
+        (Item(Config(RETRY), Flaky({"retries": 2, "condition": False})), ("", 0)),
+        (Item(Config(RETRY)), ("", 0)),
+        (Item(Config(Plugins(())), Flaky({"retries": 2})), ("", 0)),
+    ],
+)
+def test_the_retries_pytest_retry_would_make_are_found(
+    item: Item, expected: tuple[str, int]
+) -> None:
+    assert item_retries(item) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")  # pytest-retry's mark
+def test_a_flaky_run_keeps_pytest_retry_from_retrying_the_test(
+    request: pytest.FixtureRequest,
+) -> None:
+    # pytest-retry retries inside each run (its report hook), so a flaky run that failed was
+    # retried until it passed, and --flaky-runs listed no flaky test
+    without_retries(request.node)
+    marker = request.node.get_closest_marker("flaky")
+    assert marker is not None and marker.kwargs == {"condition": False}
