@@ -110,3 +110,23 @@ def test_a_changed_prompt_misses_once_without_botocore_s_retries(
     assert len(client.sends) == 1  # botocore retried no miss
     message = str(missed.value)
     assert "body.messages[0].content[0].text" in message and "What is a replay?" in message
+
+
+def test_a_refusal_replays_as_the_error_botocore_raised_live(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    """Bedrock names its error in a header (``x-amzn-ErrorType``), which botocore raises
+    by: kept, a replayed refusal is the live one's ``ValidationException``, where it was
+    a bare ``ClientError`` that code catching the live one's class let through."""
+    store = tmp_path / "bedrock.jsonl"
+    asked = [{"role": "assistant", "content": [{"text": "hi"}]}]  # must start with the user
+    raised = []
+    for block in (
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+        intercept(store),
+    ):
+        with block, pytest.raises(client.exceptions.ValidationException) as refused:
+            client.converse(modelId=MODEL, messages=asked)
+        raised.append(refused.value.response["Error"])
+    assert raised[0] == raised[1]
+    assert raised[1]["Code"] == "ValidationException"

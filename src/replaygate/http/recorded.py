@@ -67,11 +67,14 @@ RESPONSE_HEADERS: frozenset[str] = frozenset(
         "anthropic-workspace-id",
         "anthropic-organization-id",
         "openai-poll-after-ms",
+        "x-amzn-errortype",
     }
 )
 """Response headers kept in a fixture: those the installed ``anthropic`` and ``openai``
 SDKs read from a response (``_workspace_id``, ``APIStatusError.workspace_id``, the
-tracing spans' organization and workspace ids, the polling helpers' interval)."""
+tracing spans' organization and workspace ids, the polling helpers' interval), and the
+one botocore names an Amazon Bedrock error by (``x-amzn-ErrorType``: its
+``ValidationException``, ``ThrottlingException``)."""
 
 REDIRECT_HEADERS: frozenset[str] = RESPONSE_HEADERS | {"location"}
 """Response headers kept in a fixture of a redirect (3xx): ``location`` too, so a client
