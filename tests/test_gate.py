@@ -1369,7 +1369,15 @@ def test_results_of_another_model_than_the_baseline_are_noted(tmp_path: Path) ->
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(12345.0, "12,345"), (1_234_567.8, "1,234,568"), (123.456, "123.5"), (0.0123, "0.0123")],
+    [
+        (12345.0, "12,345"),
+        (1_234_567.8, "1,234,568"),
+        (123.456, "123.5"),
+        (0.0123, "0.0123"),
+        (9999.6, "10,000"),  # rounds to 10,000 at four digits: was 1e+04
+        (-9999.6, "-10,000"),
+        (9999.4, "9999"),
+    ],
 )
 def test_an_amount_is_shown_with_its_digits_not_in_scientific_notation(
     value: float, shown: str

@@ -32,15 +32,16 @@ class Metric:
 
     def format(self, value: float | None) -> str:
         """``value`` for a table: shares with three decimals, amounts with four significant
-        digits, those of 10,000 or more whole with thousands separated (12,345 tokens, not
-        1.234e+04)."""
+        digits, those that round to 10,000 or more whole with thousands separated (12,345
+        tokens, not 1.234e+04; 9,999.6 as 10,000, not 1e+04)."""
         if value is None:
             return "n/a"
         if self.scale == "share":
             return f"{value:.3f}"
-        if abs(value) >= 10_000 and math.isfinite(value):
+        shown = f"{value:.4g}"
+        if math.isfinite(value) and abs(float(shown)) >= 10_000:
             return f"{value:,.0f}"
-        return f"{value:.4g}"
+        return shown
 
 
 METRICS: dict[str, Metric] = {
