@@ -1,6 +1,7 @@
-"""pytest-retry's retries of a sampled test are refused as pytest-rerunfailures' reruns
-are (law 7): its ``flaky(retries=N)`` marker, or ``--retries``, reran a sampled test whose
-verdict was ``block`` until its samples passed, and the test passed on its second attempt."""
+"""pytest-retry's retries and the flaky package's reruns of a sampled test are refused as
+pytest-rerunfailures' reruns are (law 7): a ``flaky(retries=N)`` marker, ``--retries``,
+``@flaky(max_runs=N)`` or ``--force-flaky`` reran a sampled test whose verdict was ``block``
+until its samples passed, and the test passed on its second attempt."""
 
 from __future__ import annotations
 
@@ -45,12 +46,24 @@ class Flaky:
 class Item:
     config: Config
     marker: Flaky | None = None
+    obj: Any = None
 
     def get_closest_marker(self, name: str) -> Flaky | None:
         return self.marker if name == "flaky" else None
 
 
 RETRY = Plugins(("pytest-retry",))
+FLAKY = Plugins(("flaky",))
+
+
+def decorated(max_runs: int) -> Any:
+    """A test function as the flaky package's ``@flaky(max_runs=N)`` leaves it."""
+
+    def test() -> None:
+        pass
+
+    test._flaky_max_runs = max_runs  # type: ignore[attr-defined]
+    return test
 
 
 @pytest.mark.parametrize(
@@ -65,6 +78,16 @@ RETRY = Plugins(("pytest-retry",))
         (Item(Config(RETRY), Flaky({"retries": 2, "condition": False})), ("", 0)),
         (Item(Config(RETRY)), ("", 0)),
         (Item(Config(Plugins(())), Flaky({"retries": 2})), ("", 0)),
+        (Item(Config(FLAKY), obj=decorated(3)), ("the flaky plugin", 2)),
+        (Item(Config(FLAKY), Flaky({"max_runs": 4})), ("the flaky plugin", 3)),
+        (Item(Config(FLAKY), Flaky()), ("the flaky plugin", 1)),
+        (Item(Config(FLAKY, options={"force_flaky": True})), ("the flaky plugin", 1)),
+        (
+            Item(Config(FLAKY, options={"force_flaky": True, "max_runs": 5})),
+            ("the flaky plugin", 4),
+        ),
+        (Item(Config(FLAKY), obj=decorated(1)), ("", 0)),
+        (Item(Config(FLAKY)), ("", 0)),
     ],
 )
 def test_the_retries_pytest_retry_would_make_are_found(

@@ -10,8 +10,9 @@ import pytest
 RERUNS_REFUSED = (
     "no automatic retries (law 7): a rerun turns a failing sample into noise and hides "
     "the distribution the floor is about. A sampled test already declares how many "
-    "samples it takes and how many must pass; drop --reruns (pytest-retry's --retries) "
-    "and the flaky marker for it, or lower its floor after measuring."
+    "samples it takes and how many must pass; drop the option that reruns it (--reruns, "
+    "--retries, --force-flaky) and its flaky marker or decorator, or lower its floor after "
+    "measuring."
 )
 
 
@@ -69,14 +70,38 @@ def session_retries(config: pytest.Config) -> int:
         return 0
 
 
+FLAKY_PLUGIN = "flaky"
+"""The name the ``flaky`` package's pytest plugin is registered under."""
+
+
+def flaky_reruns(item: pytest.Item) -> int:
+    """The reruns the ``flaky`` package would give ``item``: its ``@flaky(max_runs=N)``
+    decorator, its ``flaky`` marker, or the session's ``--force-flaky`` (``--max-runs``),
+    each run after the first (``max_runs`` 2 by default)."""
+    config = item.config
+    if not config.pluginmanager.hasplugin(FLAKY_PLUGIN):
+        return 0
+    runs = getattr(getattr(item, "obj", None), "_flaky_max_runs", None)
+    marker = item.get_closest_marker("flaky")
+    if runs is None and marker is not None:
+        runs = marker.kwargs.get("max_runs", marker.args[0] if marker.args else 2)
+    if runs is None and config.getoption("force_flaky", False):
+        runs = config.getoption("max_runs", None) or 2
+    return max(0, _as_int(runs) - 1)
+
+
 def item_retries(item: pytest.Item) -> tuple[str, int]:
     """The plugin that would run ``item`` again after it fails and how often it would:
-    pytest-rerunfailures' reruns, or pytest-retry's retries (its ``flaky`` marker, whose
-    retries default to the session's or 1, unless its ``condition`` is false; or the
-    session's ``--retries``); ``("", 0)`` when neither would."""
+    pytest-rerunfailures' reruns, the ``flaky`` package's (:func:`flaky_reruns`), or
+    pytest-retry's retries (its ``flaky`` marker, whose retries default to the session's
+    or 1, unless its ``condition`` is false; or the session's ``--retries``); ``("", 0)``
+    when none would."""
     reruns = item_reruns(item)
     if reruns:
         return "pytest-rerunfailures", reruns
+    reruns = flaky_reruns(item)
+    if reruns:
+        return "the flaky plugin", reruns
     config = item.config
     if not config.pluginmanager.hasplugin(RETRY_PLUGIN):
         return "", 0

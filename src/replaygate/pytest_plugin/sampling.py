@@ -135,6 +135,11 @@ def pytest_configure(config: pytest.Config) -> None:
             "--flaky-runs with --reruns: reruns hide exactly the flakiness being looked for; "
             "drop --reruns"
         )
+    if runs and config.getoption("force_flaky", False):
+        raise pytest.UsageError(
+            "--flaky-runs with the flaky plugin's --force-flaky: its reruns hide exactly the "
+            "flakiness being looked for; drop --force-flaky"
+        )
     if runs and session_retries(config):
         raise pytest.UsageError(
             "--flaky-runs with pytest-retry's --retries (or its retries ini value): retries "
