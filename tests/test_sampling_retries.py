@@ -105,3 +105,15 @@ def test_a_flaky_run_keeps_pytest_retry_from_retrying_the_test(
     without_retries(request.node)
     marker = request.node.get_closest_marker("flaky")
     assert marker is not None and marker.kwargs == {"condition": False}
+
+
+def test_a_script_is_not_recorded_while_pytest_retry_or_flaky_would_run_a_test_again() -> None:
+    # a retried test's requests took the script lines written for the tests after it
+    from replaygate.pytest_plugin.recording_run import _runs_again
+
+    retried = Config(RETRY, options={"retries": 2})
+    assert _runs_again(retried) == (  # type: ignore[arg-type]
+        "pytest-retry retries a test that fails (up to 2 time(s): --retries)"
+    )
+    forced = Config(FLAKY, options={"force_flaky": True})
+    assert _runs_again(forced) == "the flaky plugin reruns a test that fails (--force-flaky)"  # type: ignore[arg-type]

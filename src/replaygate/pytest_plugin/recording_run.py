@@ -36,7 +36,7 @@ from replaygate.pytest_plugin.options import (
     spending_cap_option,
 )
 from replaygate.pytest_plugin.repeats import repetitions, unrepeated
-from replaygate.pytest_plugin.reruns import item_reruns, session_reruns
+from replaygate.pytest_plugin.reruns import item_retries, session_reruns, session_retries
 from replaygate.regular import backslashed_here
 from replaygate.seed import SIMULATOR_SEED
 
@@ -148,10 +148,16 @@ SCRIPT_RUN_AGAIN = (
 
 def _runs_again(config: pytest.Config) -> str | None:
     """The option by which every test may run more than once in the session
-    (pytest-rerunfailures' reruns, pytest-repeat's ``--count``, ``--flaky-runs``), or None."""
+    (pytest-rerunfailures' reruns, pytest-retry's retries, the flaky plugin's
+    ``--force-flaky``, pytest-repeat's ``--count``, ``--flaky-runs``), or None."""
     reruns = session_reruns(config)
     if reruns:
         return f"pytest-rerunfailures reruns a test that fails (up to {reruns} time(s): --reruns)"
+    retries = session_retries(config)
+    if retries:
+        return f"pytest-retry retries a test that fails (up to {retries} time(s): --retries)"
+    if config.getoption("force_flaky", False):
+        return "the flaky plugin reruns a test that fails (--force-flaky)"
     count = config.getoption("count", None) or 0
     if count > 1:
         return f"pytest-repeat runs each test {count} times (--count)"
@@ -346,7 +352,9 @@ class RecordingRun:
         (:data:`SCRIPT_RUN_AGAIN`)."""
         if self.behavior is None or not self.behavior.startswith("script:"):
             return
-        again = [unrepeated(it, it.nodeid) for it in items if item_reruns(it) or repetitions(it)]
+        again = [
+            unrepeated(it, it.nodeid) for it in items if item_retries(it)[1] or repetitions(it)
+        ]
         named = ", ".join(dict.fromkeys(again))
         if again:
             raise pytest.UsageError(
