@@ -55,3 +55,35 @@ def test_a_script_run_from_outside_the_rootdir_names_the_paths_it_was_given(
     assert command.startswith(f"`pytest proj/tests 'proj/more tests' {OPTIONS} {script}`")
     inside = _config(root, root, ["tests"], "script:answers.jsonl")
     assert _rerun(inside, OPTIONS, [], every=True).startswith(f"`pytest {OPTIONS}`")
+
+
+def test_lf_is_named_only_where_it_reruns_the_tests_that_missed_alone() -> None:
+    """``pytest tests/test_a.py`` after a run in which ``test_b`` missed too leaves
+    ``test_b`` among pytest's last failures: ``--lf`` would record its miss as well, which
+    this run's list does not show, so the tests are named instead."""
+    from replaygate.pytest_plugin.misses import _lf_reruns_only
+
+    def config(failed: object) -> pytest.Config:
+        plugin = SimpleNamespace(lastfailed=failed)
+        return cast(
+            pytest.Config,
+            SimpleNamespace(pluginmanager=SimpleNamespace(get_plugin=lambda n: plugin)),
+        )
+
+    missed = ["tests/test_a.py::test_a"]
+    assert _lf_reruns_only(config({"tests/test_a.py::test_a": True}), missed)
+    assert not _lf_reruns_only(
+        config({"tests/test_a.py::test_a": True, "tests/test_b.py::test_b": True}), missed
+    )
+    assert _lf_reruns_only(config(None), missed)  # no cache: _keeps_failures decides
+    assert _lf_reruns_only(config({_Id("tests/test_a.py::test_a"): True}), missed)  # pytest 9
+
+
+class _Id:
+    """A key of pytest 9's last failures, its ``NodeId``: a node id as its ``str``."""
+
+    def __init__(self, nodeid: str) -> None:
+        self.nodeid = nodeid
+
+    def __str__(self) -> str:
+        return self.nodeid

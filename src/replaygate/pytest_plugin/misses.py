@@ -331,6 +331,7 @@ class MissSummary:
         every = len(misses) == count
         them = "them all" if every else "the others"
         tests = list(dict.fromkeys(self.tests.get(nodeid, nodeid) for nodeid in misses))
+        every = every and _lf_reruns_only(config, misses)
         command = _rerun(config, record_options(config, mode, tests), tests, every=every)
         for nodeid in misses:
             if nodeid in self.moves:
@@ -429,6 +430,17 @@ def _keeps_failures(config: pytest.Config) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK)
 
 
+def _lf_reruns_only(config: pytest.Config, nodeids: Iterable[str]) -> bool:
+    """Whether ``--lf`` after this run reruns the tests ``nodeids`` alone: pytest's list
+    of last failures, as this run leaves it, holds no other test. A run of part of the
+    suite (``pytest tests/test_a.py``) keeps the failures of an earlier run's other tests
+    there, whose misses (an edit since reverted, or not reviewed yet) ``--lf`` would
+    record too. Its keys are pytest's ``NodeId`` objects (pytest 9), strings before."""
+    plugin = config.pluginmanager.get_plugin("lfplugin")
+    failed = getattr(plugin, "lastfailed", None)
+    return not isinstance(failed, dict) or {str(key) for key in failed} <= set(nodeids)
+
+
 def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str], *, every: bool) -> str:
     """The command that records the tests that failed: ``--lf``, except from a simulator
     script, whose lines answer the run's requests in order, so every test it answers runs,
@@ -436,7 +448,8 @@ def _rerun(config: pytest.Config, options: str, nodeids: Iterable[str], *, every
     rerun every test, or those of an older run), in CI (``CI`` set: the log is read
     and the command run on another machine, whose ``--lf`` knows its own failures), and
     when ``nodeids`` are not ``every`` test that missed (the others missed a request to no
-    model API, which ``--lf`` would record): there the tests ``nodeids`` are named. So are
+    model API, which ``--lf`` would record) or ``--lf`` would rerun others too, failed in
+    an earlier run (:func:`_lf_reruns_only`): there the tests ``nodeids`` are named. So are
     they in a run from outside the rootdir (``pytest proj/tests``), where a bare ``pytest``
     would take the working folder as its rootdir, with neither the project's settings nor
     its cache; a script's run there names the paths this run was given."""
