@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 import sys
 import urllib.request
 import warnings
@@ -903,3 +904,33 @@ def test_a_proxy_setting_the_library_refuses_does_not_stop_recording_from_loopba
             ):
                 elsewhere.messages.create(model="m", max_tokens=8, messages=question)
     assert "Unknown scheme for proxy URL" in str(refused.value.__cause__)
+
+
+def test_a_refusal_an_async_client_meets_in_an_exception_group_names_its_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest-recording's ``--block-network`` refusing the simulator's loopback to an async
+    SDK client (pydantic-ai's ``AsyncOpenAI``): anyio's ``connect_tcp`` raises the refusal
+    inside an ``ExceptionGroup``, whose text (``unhandled errors in a TaskGroup``) names no
+    cause, and the warning told an outage to wait out, naming the group alone."""
+
+    def refused(sock: socket.socket, address: Any) -> None:
+        raise RuntimeError(f"Network is disabled for host {address[0]!r}")
+
+    async def ask() -> None:
+        client = openai.AsyncOpenAI(api_key="test", base_url="http://127.0.0.1:9/v1", max_retries=0)
+        await client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}]
+        )
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    with (
+        intercept(tmp_path / "refused.jsonl", "record-missing", approve_live=True),
+        pytest.warns(LiveSendFailedWarning) as warned,
+        pytest.raises(BaseExceptionGroup),  # the SDK takes it for no connection error
+    ):
+        asyncio.run(ask())
+    (message,) = [str(warning.message) for warning in warned]
+    assert "ExceptionGroup of RuntimeError: Network is disabled for host '127.0.0.1'" in message
+    assert "pytest-recording's --block-network refused the connection to '127.0.0.1'" in message
+    assert "once the live API answers" not in message

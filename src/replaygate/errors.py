@@ -1026,10 +1026,25 @@ _EMPTY_KEY = "b'Bearer '"
 """How h11 quotes an ``Authorization`` header of an empty key (its trailing space refused)."""
 
 
+def group_leaves(err: BaseException) -> list[BaseException]:
+    """``err``, or, for an exception group, the errors it holds, groups in it opened in
+    turn: anyio's ``connect_tcp`` (an async client's connection, as pydantic-ai's, over
+    httpx2's anyio backend) raises a refused connection inside an ``ExceptionGroup``."""
+    if not isinstance(err, BaseExceptionGroup):
+        return [err]
+    return [leaf for member in err.exceptions for leaf in group_leaves(member)]
+
+
 def send_remedy(err: BaseException) -> str:
     """What the warning of a live send that ``err`` ended tells to do: an outage is waited
     out; a closed event loop or client, or pytest-recording's ``--block-network``, is no
-    API's doing."""
+    API's doing, in an exception group too (the first of its errors that is told)."""
+    remedies = (_one_send_remedy(leaf) for leaf in group_leaves(err))
+    return next((told for told in remedies if told != OUTAGE_REMEDY), OUTAGE_REMEDY)
+
+
+def _one_send_remedy(err: BaseException) -> str:
+    """What :func:`send_remedy` tells of ``err``, an error that is no group."""
     if _closed_loop(err):
         return CLOSED_LOOP_REMEDY
     text = str(err)

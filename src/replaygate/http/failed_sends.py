@@ -10,8 +10,16 @@ from __future__ import annotations
 
 import warnings
 
-from replaygate.errors import LiveSendFailedWarning, send_remedy
+from replaygate.errors import LiveSendFailedWarning, group_leaves, send_remedy
 from replaygate.sanitize.secret_mask import masked_texts
+
+
+def _named(err: BaseException) -> str:
+    """``err`` as the warning names it: its class and message; an exception group by the
+    errors it holds (anyio's ``unhandled errors in a TaskGroup`` names none of them)."""
+    if isinstance(err, BaseExceptionGroup):
+        return f"{type(err).__name__} of " + "; ".join(_named(e) for e in group_leaves(err))
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
 
 
 def failed_send(request: str, err: BaseException, how: str = "failed before any answer") -> str:
@@ -19,7 +27,7 @@ def failed_send(request: str, err: BaseException, how: str = "failed before any 
     ``request`` (its method and path, ``POST /v1/messages``) that ``err`` ended (``how``:
     before any answer, or with its answer cut before its end). A key the error quotes is
     masked, as a miss's is: the warning reaches CI logs."""
-    (reason,) = masked_texts([f"{type(err).__name__}: {err}" if str(err) else type(err).__name__])
+    (reason,) = masked_texts([_named(err)])
     return (
         f"the live send of {request} {how} "
         f"({reason}), so nothing was recorded for it: its replay misses the request, or, "
