@@ -130,3 +130,23 @@ def test_a_refusal_replays_as_the_error_botocore_raised_live(
         raised.append(refused.value.response["Error"])
     assert raised[0] == raised[1]
     assert raised[1]["Code"] == "ValidationException"
+
+
+def test_an_invoke_answer_s_token_counts_replay_in_its_headers(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    """Bedrock gives ``invoke``'s token counts as headers, which code reads from
+    ``ResponseMetadata``: recorded and replayed, where a replay gave none."""
+    store = tmp_path / "bedrock.jsonl"
+    counts = []
+    for block in (
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+        intercept(store),
+    ):
+        with block:
+            answer = client.invoke_model(modelId=MODEL, body=CLAUDE_BODY)
+            answer["body"].read()
+        headers = answer["ResponseMetadata"]["HTTPHeaders"]
+        counts.append([headers.get(f"x-amzn-bedrock-{n}-token-count") for n in ("input", "output")])
+    assert counts[0] == counts[1]
+    assert all(count and int(count) > 0 for count in counts[1]), counts

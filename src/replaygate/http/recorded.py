@@ -68,13 +68,18 @@ RESPONSE_HEADERS: frozenset[str] = frozenset(
         "anthropic-organization-id",
         "openai-poll-after-ms",
         "x-amzn-errortype",
+        "x-amzn-bedrock-input-token-count",
+        "x-amzn-bedrock-output-token-count",
     }
 )
 """Response headers kept in a fixture: those the installed ``anthropic`` and ``openai``
 SDKs read from a response (``_workspace_id``, ``APIStatusError.workspace_id``, the
-tracing spans' organization and workspace ids, the polling helpers' interval), and the
-one botocore names an Amazon Bedrock error by (``x-amzn-ErrorType``: its
-``ValidationException``, ``ThrottlingException``)."""
+tracing spans' organization and workspace ids, the polling helpers' interval), the one
+botocore names an Amazon Bedrock error by (``x-amzn-ErrorType``: its
+``ValidationException``, ``ThrottlingException``), and the token counts Bedrock gives an
+``invoke`` answer beside its body, which code reads from botocore's
+``ResponseMetadata.HTTPHeaders`` (its latency, which changes with every call, is not
+kept)."""
 
 REDIRECT_HEADERS: frozenset[str] = RESPONSE_HEADERS | {"location"}
 """Response headers kept in a fixture of a redirect (3xx): ``location`` too, so a client

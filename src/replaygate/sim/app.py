@@ -501,7 +501,7 @@ class SimApp:
                 endpoint.refused(Invalid(f"The simulator cannot answer: {err}"), request_id)
             )
         if not request.stream:
-            return json_reply(200, self.drift.apply(wire), provider=provider, request_id=request_id)
+            return endpoint.answered(self.drift.apply(wire), request_id)
         stream = Stream(self.chunk_size, self.drift.apply, fault)
         events = endpoint.events(request, wire, stream)
         cut = len(events) // 2 if fault == "cut-stream" else None

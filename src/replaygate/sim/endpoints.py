@@ -62,6 +62,7 @@ from replaygate.sim.replies import (
     Reply,
     array_reply,
     invalid_reply,
+    json_reply,
     openai_error,
     status_error,
     stream_reply,
@@ -334,6 +335,10 @@ class Endpoint(ABC):
         """Whether a stream asked for with the request's ``query`` goes as a JSON array of
         its events' data, not as server-sent events."""
         return False
+
+    def answered(self, wire: dict[str, Any], request_id: str) -> Reply:
+        """The reply of the answer ``wire`` (:meth:`render`), not streamed."""
+        return json_reply(200, wire, provider=self.provider, request_id=request_id)
 
     def streamed(
         self, query: str, events: list[SSEEvent], request_id: str, cut_after: int | None

@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, unquote
 
 import orjson
 
+from replaygate import exact_json
 from replaygate.http.aws_events import CHUNK, CONTENT_TYPE, stream_bytes
 from replaygate.http.sse import SSEEvent
 from replaygate.models.providers.anthropic import API_VERSIONS
@@ -66,6 +67,7 @@ from replaygate.sim.endpoints import (
     Stream,
 )
 from replaygate.sim.replies import (
+    JSON_TYPE,
     Provider,
     Reply,
     google_error,
@@ -496,6 +498,15 @@ class _Bedrock(AnthropicMessages):
         reply = _bedrock_reply(problem.status, kind, problem.message, request_id, None)
         return refusal(reply) if problem.own else reply
 
+    def answered(self, wire: dict[str, Any], request_id: str) -> Reply:
+        headers = (("content-type", JSON_TYPE), *_bedrock_ids(request_id), *self.metrics(wire))
+        return Reply(status=200, headers=headers, body=exact_json.dumps(wire))
+
+    def metrics(self, wire: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        """The headers of an answer ``wire`` beside its body (none but Claude's on
+        ``invoke``: :func:`_invocation_headers`)."""
+        return ()
+
     def streamed(
         self, query: str, events: list[SSEEvent], request_id: str, cut_after: int | None
     ) -> Reply:
@@ -540,6 +551,9 @@ class BedrockMessages(_Bedrock):
         wire = super().render(request, conversation, response, tag, thought)
         return {**wire, "id": "msg_bdrk_" + str(wire["id"]).removeprefix("msg_")}
 
+    def metrics(self, wire: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        return _invocation_headers(_invocation_metrics(wire))
+
     def request(self, route: str, body: Any) -> SimRequest:
         model, method = self.routed(route)
         streams = method == "invoke-with-response-stream"
@@ -570,17 +584,32 @@ INVOCATION_METRICS = "amazon-bedrock-invocationMetrics"
 latencies (LiteLLM reads its usage there)."""
 
 
-def _with_metrics(data: str, wire: Mapping[str, Any]) -> str:
-    """A ``message_stop`` event's ``data`` with Bedrock's :data:`INVOCATION_METRICS` of the
-    answer ``wire``, as every stream of ``invoke-with-response-stream`` ends."""
+def _invocation_metrics(wire: Mapping[str, Any]) -> dict[str, int]:
+    """Bedrock's token counts and latencies of Claude's answer ``wire``."""
     usage = wire.get("usage") or {}
     output = int(usage.get("output_tokens") or 0)
-    metrics = {
+    return {
         "inputTokenCount": int(usage.get("input_tokens") or 0),
         "outputTokenCount": output,
         "invocationLatency": 100 + 10 * output,
         "firstByteLatency": 100,
     }
+
+
+def _invocation_headers(metrics: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
+    """The headers Bedrock gives an ``invoke`` answer its :func:`_invocation_metrics` in
+    (botocore hands them over in ``ResponseMetadata.HTTPHeaders``)."""
+    return (
+        ("x-amzn-bedrock-input-token-count", str(metrics["inputTokenCount"])),
+        ("x-amzn-bedrock-output-token-count", str(metrics["outputTokenCount"])),
+        ("x-amzn-bedrock-invocation-latency", str(metrics["invocationLatency"])),
+    )
+
+
+def _with_metrics(data: str, wire: Mapping[str, Any]) -> str:
+    """A ``message_stop`` event's ``data`` with Bedrock's :data:`INVOCATION_METRICS` of the
+    answer ``wire``, as every stream of ``invoke-with-response-stream`` ends."""
+    metrics = _invocation_metrics(wire)
     return orjson.dumps({**orjson.loads(data), INVOCATION_METRICS: metrics}).decode()
 
 
