@@ -514,7 +514,8 @@ def test_agents_load_by_module_and_function(
     assert (loaded.settings, loaded.failures) == (None, ())
     assert load_agent(AGENT) is copilot
     for spec, message in [
-        ("my_agent", "expected 'package.module:function'"),
+        ("my_agent", "expected 'package.module:function'$"),
+        ("my_agent.agent", "expected 'package.module:function': did you mean 'my_agent:agent'"),
         ("no_such_module_xyz:agent", "cannot import 'no_such_module_xyz'"),
         ("my_agent:missing", "has no attribute 'missing'"),
         ("my_agent:NOT_CALLABLE", "is not callable"),

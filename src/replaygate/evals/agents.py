@@ -300,7 +300,13 @@ def load_agent(
     module_name, sep, attribute = spec.partition(":")
     dotted = module_name.split(".") + attribute.split(".")
     if not sep or not all(part.isidentifier() for part in dotted):
-        raise AgentLoadError(f"{named}: expected 'package.module:function'")
+        module_part, dot, function = spec.rpartition(".")
+        meant = (
+            f": did you mean '{module_part}:{function}'?"
+            if not sep and dot and all(p.isidentifier() for p in spec.split("."))
+            else ""
+        )  # the function joined with a dot, as an import names it
+        raise AgentLoadError(f"{named}: expected 'package.module:function'{meant}")
     searched = agent_search_folder(folder)
     try:
         module = _import(module_name, searched, named, replace)
