@@ -57,7 +57,7 @@ from replaygate.hygiene.patrol_report import (
     render_patrol,
     unsearched,
 )
-from replaygate.hygiene.prune import LINKED, candidates, delete
+from replaygate.hygiene.prune import LINKED, candidates, delete, refuse_running, running_line
 from replaygate.hygiene.refs import holds_code
 from replaygate.hygiene.resend import LiveSender
 from replaygate.hygiene.usage import project_folder
@@ -607,8 +607,12 @@ def prune(
             click.echo(f"dry run: would delete {len(doomed)} fixture(s); add --yes to delete")
             if result.missing_refs is not None:
                 click.echo(f"{missing_refs_line(result)}: --yes deletes nothing until then")
+            running = running_line(result)
+            if running is not None:
+                click.echo(f"{running}: --yes deletes nothing until it has ended")
             return
         _refuse_unsearched(result, doomed)
+        refuse_running(result)
         done = delete(path, doomed)
     except ReplaygateError as err:
         fail(err)

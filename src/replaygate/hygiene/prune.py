@@ -28,6 +28,7 @@ from pathlib import Path
 
 from replaygate.errors import ReplaygateError
 from replaygate.fixtures.hits import run_started
+from replaygate.fixtures.running import RUNNING, runs_in_progress
 from replaygate.fixtures.store import (
     FixtureStore,
     atomic_write,
@@ -155,6 +156,30 @@ def _refuse_runs_ahead(result: Patrol, doomed: Sequence[PatrolRow]) -> None:
             f"the time they say, {ahead[0].split('-', 1)[0]} the first) and run the tests "
             "again; nothing deleted"
         )
+
+
+def running_line(result: Patrol) -> str | None:
+    """What says that a run of the project (a test session, ``replaygate eval``) is
+    replaying now, holding its mark in the hits log (:mod:`~replaygate.fixtures.running`),
+    or None: what it plays is logged as it goes, so a fixture it has yet to play reads as
+    unused until then."""
+    running = runs_in_progress(result.hits_dir)
+    if not running:
+        return None
+    others = f" and {len(running) - 1} more" if len(running) > 1 else ""
+    return (
+        f"a test session or eval run is replaying now (its mark "
+        f"{shown(result.hits_dir / (running[0] + RUNNING))}{others}, held until it ends): "
+        "a fixture it has yet to play reads as unused until it has played it"
+    )
+
+
+def refuse_running(result: Patrol) -> None:
+    """Refuse to delete while a run of the project replays (:func:`running_line`): a
+    fixture it was about to replay would be gone from under it, a miss."""
+    line = running_line(result)
+    if line is not None:
+        raise HygieneError(f"{line}: prune once it has ended; nothing deleted")
 
 
 def _chunks(file: Path, size: int = 1 << 20) -> Iterator[bytes]:

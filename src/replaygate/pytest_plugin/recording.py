@@ -112,6 +112,7 @@ from replaygate.errors import (
 )
 from replaygate.extras import require
 from replaygate.fixtures.modes import require_approval
+from replaygate.fixtures.running import RunningMark
 from replaygate.pytest_plugin.blocked import INTERCEPT, blocked_note
 from replaygate.pytest_plugin.caught import (
     ALLOW_FLAG,
@@ -552,6 +553,7 @@ def _not_expected(item: pytest.Item, report: pytest.TestReport, failed: BaseExce
 
 
 _HITS = pytest.StashKey[tuple["HitLog | None", str | None, bool]]()
+_MARK = pytest.StashKey[RunningMark]()
 
 
 def _start_hits(config: pytest.Config) -> None:
@@ -568,10 +570,14 @@ def _start_hits(config: pytest.Config) -> None:
     config.stash[_HITS] = (hits.active(), env_before, worker)
     if not worker:
         hits.trim(folder)
+        # held for the whole session, its workers' tests too: prune deletes nothing till it ends
+        mark = config.stash[_MARK] = RunningMark(folder, run)
+        mark.hold()
     hits.enable(folder, run=run, root=root)
     # the controller reports them; an id holding a secret-looking value must reach no file
     outcomes = None if worker else hits.OutcomeLog(folder, run, _no_secret_in_id)
-    config.pluginmanager.register(HitsWriter(outcomes), "replaygate-hits")
+    writer = HitsWriter(outcomes, config.stash.get(_MARK, None))
+    config.pluginmanager.register(writer, "replaygate-hits")
 
 
 def _hits_folder(root: Path) -> Path:
@@ -621,9 +627,11 @@ class HitsWriter:
     its folder goes, a full disk) is said at the end, and fails the session: ``prune``
     would take what this run played for unused."""
 
-    def __init__(self, outcomes: OutcomeLog | None = None) -> None:
+    def __init__(self, outcomes: OutcomeLog | None = None, mark: RunningMark | None = None) -> None:
         self.error: str | None = None
         self.outcomes = outcomes
+        self.mark = mark
+        """The session's mark of a run in progress, held once the hits folder is there."""
         self.ended: dict[str, str] = {}
         """How each test being reported has ended so far, by node id."""
 
@@ -657,11 +665,14 @@ class HitsWriter:
             self.ended[report.nodeid] = "skipped"
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        """Write the hits of the test just finished, and how it ended."""
+        """Write the hits of the test just finished, and how it ended; hold the session's
+        mark if the first hits made the folder."""
         self.flush()
         ended = self.ended.pop(nodeid, None)
         if ended is not None:
             self._note(nodeid, ended)
+        if self.mark is not None:
+            self.mark.hold()
 
     def _note(self, test: str, outcome: str) -> None:
         """Write how ``test`` ended (not if its id holds a secret-looking value:
@@ -717,8 +728,8 @@ class HitsWriter:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Close the shared stores; flush this session's hits; give back the log and run id of
-    an enclosing session."""
+    """Close the shared stores; flush this session's hits and remove its mark of a run in
+    progress; give back the log and run id of an enclosing session."""
     from replaygate.fixtures import hits
 
     close_shared(config)
@@ -727,6 +738,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     previous, env_before, worker = saved
     hits.use(previous)
+    mark = config.stash.get(_MARK, None)
+    if mark is not None:
+        mark.release()
     if not worker:
         if env_before is None:
             os.environ.pop(hits.RUN_ENV, None)
