@@ -23,6 +23,7 @@ from replaygate.assertions import (
     extract_citations,
     measure_contains,
     measure_set,
+    measure_structure,
     set_check,
     structure_check,
 )
@@ -389,6 +390,17 @@ def test_an_alias_list_keyed_by_its_piece_in_another_unicode_form_is_the_piece_s
         assert_contains("Tea.", ["caf\u00e9"], aliases=aliases)
     with pytest.raises(ValueError, match="aliases given for 'cafe', which is not required"):
         assert_contains("Tea.", ["caf\u00e9"], aliases={"cafe": ["coffee"]})
+
+
+def test_a_long_failing_value_is_cut_in_the_message_and_said_by_its_size() -> None:
+    # a 100,000-character answer failing maxLength wrote itself whole into the message
+    schema = {"type": "object", "properties": {"s": {"maxLength": 10}, "n": {"maxItems": 1}}}
+    message = measure_structure({"s": "x" * 100_000, "n": list(range(999))}, schema).message
+    assert len(message) < 700
+    assert "$.s: '" + "x" * 196 + "... (a string of 100,000 characters) is too long" in message
+    assert "... (an array of 999 items) is too long" in message
+    short = measure_structure({"s": "x" * 11}, schema).message
+    assert f"$.s: '{'x' * 11}' is too long" in short
 
 
 def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None:

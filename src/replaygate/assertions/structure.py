@@ -18,7 +18,7 @@ from replaygate import json_schema, json_where, jsondoc, strict_json
 from replaygate.assertions.text import fold
 from replaygate.json_schema import render_path
 from replaygate.type_names import numpy_note
-from replaygate.unicode_forms import told
+from replaygate.unicode_forms import cut, told
 
 Schema = Mapping[str, Any] | type
 """A JSON Schema (a mapping) or a pydantic model class."""
@@ -104,7 +104,7 @@ def _json_schema_problems(
     check = json_schema.cached_validator(schema)
     try:
         found = [
-            (tuple(e.absolute_path), e.message + _read_alike(e) + _numpy_note(e))
+            (tuple(e.absolute_path), _shortened(e) + _read_alike(e) + _numpy_note(e))
             for e in json_schema.errors(check, payload)
         ]
     except ValueError:  # the message of an integer too long to write: named in not_numbers
@@ -112,6 +112,36 @@ def _json_schema_problems(
             raise
         found = []
     return _problems(found + not_numbers)
+
+
+_SHOWN = 200
+"""The most characters of a failing value a message shows: a model's 100,000-character
+answer failing ``maxLength`` wrote itself whole into the message, the test's report and the
+results file, once per failing path."""
+
+
+def _shortened(error: Any) -> str:
+    """``error``'s message with the failing value it opens with cut to :data:`_SHOWN`
+    characters and said by its size (``'xxx...' (a string of 100,000 characters) is too
+    long``); the message as it is when the value is short, or not at its start."""
+    message: str = error.message
+    try:
+        written = repr(error.instance)
+    except ValueError:  # an integer of more digits than Python writes: named elsewhere
+        return message
+    if len(written) <= _SHOWN or not message.startswith(written):
+        return message
+    value = error.instance
+    size = (
+        f"a string of {len(value):,} characters"
+        if isinstance(value, str)
+        else f"an object of {len(value):,} keys"
+        if isinstance(value, Mapping)
+        else f"an array of {len(value):,} items"
+        if isinstance(value, list | tuple)
+        else f"{len(written):,} characters written"
+    )
+    return f"{cut(written, _SHOWN - 3)}... ({size}){message[len(written) :]}"
 
 
 def _read_alike(error: Any) -> str:
