@@ -88,6 +88,8 @@ def test_a_full_case_parses_with_input_tags_schema_and_signals(tmp_path: Path) -
         (json.dumps({**GOOD, "id": ""}), "'id' must be a non-empty string"),
         (json.dumps({**GOOD, "id": "a\x1b[2Jb"}), "'id' must hold no control character"),
         (json.dumps({**GOOD, "id": "two\nlines"}), "'id' must hold no control character"),
+        (json.dumps({**GOOD, "id": "rag\u2028FAIL x"}), "'id' holds U+2028 LINE SEPARATOR"),
+        (json.dumps({**GOOD, "id": "a\u2029b"}), "'id' holds U+2029 PARAGRAPH SEPARATOR"),
         # a careless rename: 'expenses ' printed as the baseline's 'expenses', missing and new
         (json.dumps({**GOOD, "id": "expenses "}), "'id' has spaces at its start or end"),
         (json.dumps({**GOOD, "id": "\u00a0expenses"}), "'id' has spaces at its start or end"),
@@ -170,7 +172,7 @@ def test_ids_differing_only_in_unicode_form_are_refused_with_their_escapes(
     assert "(cafe\\u0301, NFD; line 3: caf\\u00e9, NFC)" in str(caught.value)
 
 
-@pytest.mark.parametrize("hidden", ["\u200b", "\u200f", "\u2060", "\ufeff"])
+@pytest.mark.parametrize("hidden", ["\u200b", "\u200f", "\u2060", "\ufeff", "\u00ad"])
 def test_ids_differing_only_in_characters_of_no_width_are_refused(
     tmp_path: Path, hidden: str
 ) -> None:
@@ -182,7 +184,7 @@ def test_ids_differing_only_in_characters_of_no_width_are_refused(
         load_eval_cases(path)
     escape = f"\\u{ord(hidden):04x}"
     assert str(caught.value).startswith(
-        f"{path}:2: case id 'rag{escape}basics' differs from the id of line 1 only in "
+        f"{path}:2: case id {f'rag{hidden}basics'!r} differs from the id of line 1 only in "
         f"characters drawn as nothing (rag{escape}basics, NFC; line 1: ragbasics, NFC)"
     )
 

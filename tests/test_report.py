@@ -652,6 +652,15 @@ def test_a_utf8_name_an_ascii_locale_holds_as_bytes_is_shown_as_its_text() -> No
     assert visible(held) == "/work/café/\\xe9.jsonl"
 
 
+def test_a_line_separator_or_a_soft_hyphen_in_a_case_id_is_shown_as_its_escape() -> None:
+    # as the gate shows them: a page broke "rag", U+2028, "FAIL case x" into two lines, the
+    # second a FAIL of its own, and hid a soft hyphen ("eval", U+00AD, "sets" read as evalsets)
+    from replaygate.report.words import visible
+
+    assert visible("rag\u2028FAIL x\u2029") == "rag\\u2028FAIL x\\u2029"
+    assert visible("eval\u00adsets") == "eval\\u00adsets"
+
+
 @needs_matplotlib
 @pytest.mark.slow  # a process of its own: matplotlib warns as it is first imported
 def test_a_home_that_cannot_be_written_draws_the_plots_saying_nothing(

@@ -41,9 +41,10 @@ PDI)."""
 DIRECTION_MARKS = "\u200e\u200f"
 """The left-to-right and right-to-left marks: they place a neutral character among
 right-to-left text, and are drawn as nothing."""
-ZERO_WIDTH = "\u200b\u2060\ufeff"
-"""A zero-width space, a word joiner and a byte order mark, drawn as nothing: ``rag``,
-U+200B, ``basics`` reads as ``ragbasics``."""
+ZERO_WIDTH = "\u200b\u2060\ufeff\u00ad"
+"""A zero-width space, a word joiner, a byte order mark and a soft hyphen (drawn only where
+a page breaks a line), drawn as nothing: ``rag``, U+200B, ``basics`` reads as
+``ragbasics``."""
 LINE_SEPARATORS = {c: unicodedata.name(c) for c in "\u2028\u2029"}
 """The Unicode line and paragraph separators, with their names: a log or a report read
 line by line (``str.splitlines``, JavaScript) breaks the reason there, a terminal or a

@@ -41,7 +41,7 @@ from replaygate.evals.errors import CaseFormatError
 from replaygate.jsondoc import FieldError, count_field
 from replaygate.jsonfields import lone_surrogate
 from replaygate.jsonl_spread import array_reason, spread_at, spread_reason
-from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, ZERO_WIDTH
+from replaygate.reasons import BIDI_CONTROLS, DIRECTION_MARKS, LINE_SEPARATORS, ZERO_WIDTH
 from replaygate.regular import is_blank, read_regular_bytes, text_lines
 from replaygate.sampling.verdict import MAX_SAMPLES, SampleSpec, rate_note
 from replaygate.unicode_forms import told
@@ -303,6 +303,13 @@ def _case_id(record: Mapping[str, Any], fail: Fail) -> str:
             f"field 'id' holds U+{ord(reordering):04X} {BIDI_CONTROLS[reordering]}, which "
             "changes the order a terminal or a page shows what follows it in (FAIL lines, "
             f"pull-request comments); write the id without it, got {value!r}"
+        )
+    breaking = next((char for char in value if char in LINE_SEPARATORS), None)
+    if breaking is not None:
+        raise fail(
+            f"field 'id' holds U+{ord(breaking):04X} {LINE_SEPARATORS[breaking]}, where a log "
+            "read line by line or a page breaks the line, so a verdict or a FAIL line would "
+            f"read as two; write the id without it, got {value!r}"
         )
     if value != value.strip():
         raise fail(

@@ -7,21 +7,24 @@ import re
 from replaygate.evals.giveups import GaveUp
 from replaygate.evals.reference import CaseSummary
 from replaygate.locale_names import names_as_utf8
-from replaygate.reasons import DIRECTION_MARKS, ZERO_WIDTH
+from replaygate.reasons import DIRECTION_MARKS, LINE_SEPARATORS, ZERO_WIDTH
 from replaygate.report.evidence import plural
 from replaygate.sampling import AssertionStats
 
 UNSEEN = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # control characters
     f"{DIRECTION_MARKS}\u202a-\u202e\u2066-\u2069"  # marks, embeddings, overrides, isolates
-    f"{ZERO_WIDTH}"  # zero width: a space, a word joiner, a byte order mark
+    f"{ZERO_WIDTH}"  # no width: a space, a word joiner, a byte order mark, a soft hyphen
+    f"{''.join(LINE_SEPARATORS)}"  # the line and paragraph separators: a page breaks there
     "\ud800-\udfff]"  # half of a surrogate pair: a file name's byte that is not UTF-8
 )
 """Characters a page would hide or act on instead of showing: control characters, the
 marks that turn text around (a case id holding U+202E would read backwards), those of no
-width (``rag``, U+200B, ``basics`` would read as another case id, ``ragbasics``), and the
-lone surrogates that stand for the bytes of a file name that is not UTF-8 (no UTF-8 page
-can hold one: writing the report failed)."""
+width (``rag``, U+200B, ``basics`` would read as another case id, ``ragbasics``), the line
+and paragraph separators, where a page breaks the line (``rag``, U+2028, ``FAIL case x``
+read as two lines, the second a FAIL of its own), and the lone surrogates that stand for
+the bytes of a file name that is not UTF-8 (no UTF-8 page can hold one: writing the
+report failed)."""
 
 
 def visible(text: str) -> str:
