@@ -77,3 +77,36 @@ def test_a_model_call_the_cassette_answers_is_refused_and_nothing_of_it_is_store
     )
     assert [f.request["path"] for f in FixtureStore.open(store)] == ["/forecast"]
     assert exchange.raised == [refused.value]  # a caught refusal still fails the test
+
+
+def test_a_model_call_vcrpy_recorded_in_this_run_and_played_again_is_told_so(
+    tmp_path: Path,
+) -> None:
+    """In vcrpy's ``new_episodes`` a model call sent live is recorded into the cassette as
+    well, and the test's next model call, to the same URL, is answered with it: the refusal
+    said the cassette held an answer recorded earlier, to delete, where this run wrote it
+    (each recording in that mode would write it again)."""
+    cassette_file = tmp_path / "cassette.yaml"
+    with Simulator(behavior="echo") as sim:
+        forecast_only = CASSETTE.format(url=sim.url, answer=OLD_ANSWER).split("- request:")
+        cassette_file.write_text(forecast_only[0] + "- request:" + forecast_only[2])
+        with vcr.use_cassette(str(cassette_file), record_mode="new_episodes") as cassette:
+            exchange = Exchange(tmp_path / "t.jsonl", mode="record-missing", approve_live=True)
+            exchange.live_guard = CassettePlays(SimpleNamespace(funcargs={"vcr": cassette}))  # type: ignore[arg-type]
+            http = httpx2_client(exchange, transport=httpx2.HTTPTransport())
+            client = anthropic.Anthropic(
+                api_key="k", base_url=sim.url, http_client=http, max_retries=0
+            )
+            client.messages.create(
+                model="m", max_tokens=8, messages=[{"role": "user", "content": "first"}]
+            )
+            with pytest.raises(CassetteAnsweredError) as refused:
+                client.messages.create(
+                    model="m", max_tokens=8, messages=[{"role": "user", "content": "second"}]
+                )
+        assert len(sim.requests) == 1  # the second question never reached the model
+    assert refused.value.recorded_now == "new_episodes"
+    told = str(refused.value)
+    assert "vcrpy recorded an earlier model call of this test into the cassette in this run" in told
+    assert "delete the model calls vcrpy wrote into the cassette" in told
+    assert "an answer recorded earlier, perhaps to another prompt" not in told

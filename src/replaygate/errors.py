@@ -768,20 +768,36 @@ class CassetteAnsweredError(ReplaygateError):
     """A recording's live model call was answered by vcrpy from the test's cassette (a
     ``vcr`` mark left on the test), not by the model: nothing is written.
 
-    ``request`` names the call (``POST /v1/messages``), ``cassette`` the cassette's file.
+    ``request`` names the call (``POST /v1/messages``), ``cassette`` the cassette's file,
+    ``recorded_now`` vcrpy's record mode when the answer is one vcrpy recorded into the
+    cassette in this run (an earlier model call of the test, ``new_episodes``), else "".
     """
 
-    def __init__(self, request: str, cassette: str) -> None:
+    def __init__(self, request: str, cassette: str, recorded_now: str = "") -> None:
         self.request = request
         self.cassette = cassette
+        self.recorded_now = recorded_now
+        if recorded_now:
+            why = (
+                "vcrpy recorded an earlier model call of this test into the cassette in this "
+                f"run (its record mode, {recorded_now!r}, records what the cassette lacks), "
+                "and, matching a request by method and URL, not by its body, answered this "
+                "one with that call's answer"
+            )
+            remedy = "and delete the model calls vcrpy wrote into the cassette"
+        else:
+            why = (
+                "vcrpy matches a request by method and URL, not by its body, so this is an "
+                "answer recorded earlier, perhaps to another prompt"
+            )
+            remedy = "or delete them from the cassette"
         super().__init__(
             f"recording stopped: {request} was answered by vcrpy from the test's cassette "
-            f"{cassette or '(its file unknown)'}, not by the model: vcrpy matches a request "
-            "by method and URL, not by its body, so this is an answer recorded earlier, "
-            "perhaps to another prompt. Nothing was written for this request. Let the model "
-            "calls by on the test's vcr mark (`@pytest.mark.vcr(ignore_localhost=True)` for "
-            "the simulator, `ignore_hosts=[...]` naming the API's host for the live API), or "
-            "delete them from the cassette, then record again."
+            f"{cassette or '(its file unknown)'}, not by the model: {why}. Nothing was "
+            "written for this request. Let the model calls by on the test's vcr mark "
+            "(`@pytest.mark.vcr(ignore_localhost=True)` for the simulator, "
+            f"`ignore_hosts=[...]` naming the API's host for the live API), {remedy}, "
+            "then record again."
         )
 
 

@@ -33,7 +33,7 @@ class CassettePlays:
         return cassette if hasattr(cassette, "play_counts") else None
 
     def before(self, slot: LiveSlot) -> object:
-        """The model calls the cassette played so far, for a model call; else None."""
+        """The plays of model calls by the cassette so far, for a model call; else None."""
         cassette = self._cassette()
         if cassette is None or not is_model_api(slot.path):
             return None
@@ -42,16 +42,27 @@ class CassettePlays:
     def after(self, slot: LiveSlot, before: object) -> ReplaygateError | None:
         """The refusal of a model call the cassette answered, or None."""
         cassette = self._cassette()
-        if not isinstance(before, int) or cassette is None or _model_plays(cassette) == before:
+        if not isinstance(before, dict) or cassette is None:
             return None
-        return CassetteAnsweredError(slot.request, str(getattr(cassette, "_path", "")))
+        played = [i for i, count in _model_plays(cassette).items() if count > before.get(i, 0)]
+        if not played:
+            return None
+        loaded = getattr(cassette, "_loaded_count", None)
+        if not isinstance(loaded, int):
+            loaded = len(getattr(cassette, "_old_interactions", ()))
+        mode = getattr(cassette, "record_mode", "")
+        return CassetteAnsweredError(
+            slot.request,
+            str(getattr(cassette, "_path", "")),
+            recorded_now=str(getattr(mode, "value", mode)) if min(played) >= loaded else "",
+        )
 
 
-def _model_plays(cassette: Any) -> int:
-    """How many times ``cassette`` answered a model API's call."""
+def _model_plays(cassette: Any) -> dict[int, int]:
+    """How many times ``cassette`` answered each of its model API's calls, by index."""
     requests = cassette.requests
-    return sum(
-        count
+    return {
+        index: count
         for index, count in cassette.play_counts.items()
         if is_model_api(urlsplit(requests[index].uri).path)
-    )
+    }
