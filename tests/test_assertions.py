@@ -441,6 +441,8 @@ def test_set_edge_cases_and_argument_errors() -> None:
     assert measure_set([], ["a"]).precision == 1.0
     with pytest.raises(ValueError, match=r"min_recall must be between 0 and 1, got 1.5"):
         measure_set([], ["a"], min_recall=1.5)
+    with pytest.raises(ValueError, match=r"got 80 \(a rate, not a percent: 0.8 for 80%\)"):
+        assert_set(["a"], ["a"], min_recall=80)
     for odd in ("0.5", True):  # "0.5" raised a comparison TypeError naming no argument
         with pytest.raises(
             TypeError, match=f"min_recall must be a number between 0 and 1, got {odd!r}"

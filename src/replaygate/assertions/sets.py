@@ -110,7 +110,10 @@ def _fraction(name: str, value: float | None) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"{name} must be a number between 0 and 1, got {value!r}")
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
+        as_rate = (
+            f" (a rate, not a percent: {value / 100:g} for {value:g}%)" if 1 < value <= 100 else ""
+        )
+        raise ValueError(f"{name} must be between 0 and 1, got {value!r}{as_rate}")
 
 
 def measure_set(
