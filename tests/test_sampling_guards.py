@@ -252,6 +252,23 @@ def test_a_case_no_results_file_holds_is_refused_before_any_sample_runs(case: st
     assert ran == []
 
 
+def test_an_output_read_once_is_refused_before_its_checks_read_it() -> None:
+    # a streaming agent's generator: the first check read it all, and the gate that no
+    # secret is in the answer passed on what was left, nothing
+    def answer(sample: int) -> Any:
+        yield "RAG [doc-rag] "
+        yield "sk-SECRET"
+
+    def no_secret(chunks: Any) -> None:
+        assert "SECRET" not in "".join(chunks), "a secret in the answer"
+
+    checks = [Check("cites", "gate", lambda chunks: None), Check("no-secret", "gate", no_secret)]
+    with pytest.raises(TypeError, match=r"fn returned a generator, which is read once: .*list"):
+        run_sampled(answer, 3, 3, checks)
+    with pytest.raises(TypeError, match=r"evaluate got a map, which is read once"):
+        SampleChecks(0).evaluate(map(str, "ab"), *checks)
+
+
 class NoMessage:
     """A measure whose message is None."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from replaygate.assertions.kinds import Check, Outcome
@@ -80,6 +81,18 @@ def refuse_unawaited(value: object, given: str, why: str, fix: str) -> None:
     )
 
 
+def refuse_read_once(value: object, given: str, fix: str) -> None:
+    """A :class:`TypeError` for an output that can be read once only (a generator, a
+    ``map``, an iterator): the first check reads it all and every other check sees nothing,
+    so a gate such as "no secret in the answer" passed on what was left, and the results
+    keep no output. ``given`` says where it came from, ``fix`` what to do."""
+    if isinstance(value, Iterator):
+        raise TypeError(
+            f"{given} {a_type(value)}, which is read once: the first check would read it all "
+            f"and the others see nothing (a gate that nothing is in it passes). {fix}"
+        )
+
+
 class SampleChecks:
     """Evaluates checks on an output and keeps their outcomes for this sample.
 
@@ -115,6 +128,11 @@ class SampleChecks:
             "evaluate got",
             "evaluate does not await it",
             "Run the agent's coroutine to its end (asyncio.run(...)) and evaluate what it returns",
+        )
+        refuse_read_once(
+            value,
+            "evaluate got",
+            "Give its items as a list (list(output)), or the text they make up joined",
         )
         refuse_plain_assert_name(checks)
         named = dict(self.named)

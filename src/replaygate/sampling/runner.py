@@ -18,7 +18,7 @@ from replaygate.sampling.index_use import (
     unused_index_watch,
     watching_replays,
 )
-from replaygate.sampling.recorder import refuse_unawaited
+from replaygate.sampling.recorder import refuse_read_once, refuse_unawaited
 from replaygate.sampling.results import (
     SampledResult,
     SampleResult,
@@ -150,5 +150,10 @@ def _sample(fn: Callable[[int], T], index: int, checks: tuple[Check[T], ...]) ->
         "run_sampled calls fn(i) without await",
         "Give a plain function (def) that returns the output, running the agent's coroutine "
         "to its end inside it",
+    )
+    refuse_read_once(
+        value,
+        "fn returned",
+        "Return its items as a list (list(...)), or the text they make up joined",
     )
     return SampleResult(index, tuple(check.evaluate(value) for check in checks), jsonable(value))
