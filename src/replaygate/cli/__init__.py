@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "upgrade": "replaygate.cli.gate_cmds:upgrade_cmd",
     "import-cassettes": "replaygate.cli.import_cmd:import_cassettes_cmd",
     "compact": "replaygate.cli.compact_cmd:compact_cmd",
+    "docs": "replaygate.cli.docs_cmd:docs_cmd",
 }
 """Command name -> ``module:attribute`` of its click command."""
 
@@ -56,6 +57,7 @@ PURPOSES: dict[str, str] = {
     "ci": "CI stages: which stages a change must run.",
     "compact": "Fold appended sample lines into their fixtures, rewriting each file atomically.",
     "demo": "Record ResearchCopilot once, replay it offline twice, then catch a mismatch.",
+    "docs": "Print a page of the documentation, or the section PAGE#ANCHOR names.",
     "diff": "Review fixture changes under PATH between --base and the working tree (or --head).",
     "drift": "Compare the response field sets of the fixtures at PATH with live responses.",
     "eval": "Run the eval cases through the agent: replay by default, never live.",
@@ -192,7 +194,11 @@ def _as_on_disk(err: UnicodeError) -> tuple[str | bytes, int]:
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="replaygate")
 def main() -> None:
-    """Deterministic, offline tests for LLM agents: record once, replay strictly."""
+    """Deterministic, offline tests for LLM agents: record once, replay strictly.
+
+    The pages its messages name (docs/frameworks.md#langchain) are installed with it:
+    `replaygate docs frameworks#langchain` prints that section.
+    """
 
 
 def run() -> None:
