@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -401,6 +402,16 @@ def test_a_long_failing_value_is_cut_in_the_message_and_said_by_its_size() -> No
     assert "... (an array of 999 items) is too long" in message
     short = measure_structure({"s": "x" * 11}, schema).message
     assert f"$.s: '{'x' * 11}' is too long" in short
+
+
+def test_a_bracket_that_never_closes_is_searched_in_linear_time() -> None:
+    # an answer's 200,000-character "[a.a.a..." took seconds per search (each sample, each
+    # check), backtracking over every way to split the run into an id and what follows
+    started = time.perf_counter()
+    assert extract_citations("[a" + ".a" * 100_000) == ()
+    assert extract_citations("[doc-" + "a-" * 100_000 + " see [doc-rag]") == ("doc-rag",)
+    assert time.perf_counter() - started < 0.5
+    assert extract_citations("[a.b] [a.] [a--b] [x:y/z, a.]") == ("a.b", "a--b")
 
 
 def test_superscripts_and_subscripts_keep_what_an_item_or_a_piece_says() -> None:
