@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import httpx2
 import pytest
 
-from replaygate.errors import CassetteAnsweredError
+from replaygate.errors import CassetteAnsweredError, LiveSendFailedWarning
 from replaygate.fixtures.store import FixtureStore
 from replaygate.http import Exchange, httpx2_client
 from replaygate.pytest_plugin.cassettes import CassettePlays
@@ -104,9 +104,39 @@ def test_a_model_call_vcrpy_recorded_in_this_run_and_played_again_is_told_so(
                 client.messages.create(
                     model="m", max_tokens=8, messages=[{"role": "user", "content": "second"}]
                 )
+            http.close()
         assert len(sim.requests) == 1  # the second question never reached the model
     assert refused.value.recorded_now == "new_episodes"
     told = str(refused.value)
     assert "vcrpy recorded an earlier model call of this test into the cassette in this run" in told
     assert "delete the model calls vcrpy wrote into the cassette" in told
     assert "an answer recorded earlier, perhaps to another prompt" not in told
+
+
+def test_a_model_call_vcrpy_refuses_is_told_as_vcrpy_s_refusal(tmp_path: Path) -> None:
+    """A model call the cassette lacks, in vcrpy's record mode ``none`` (pytest-recording's
+    default), is refused by vcrpy before it reaches the model: the warning told to record
+    it again once the live API answers, where the API never saw it."""
+    cassette_file = tmp_path / "cassette.yaml"
+    with Simulator(behavior="echo") as sim:
+        cassette_file.write_text(CASSETTE.format(url="https://api.example.test", answer="{}"))
+        with vcr.use_cassette(str(cassette_file), record_mode="none") as cassette:
+            exchange = Exchange(tmp_path / "t.jsonl", mode="record-missing", approve_live=True)
+            exchange.live_guard = CassettePlays(SimpleNamespace(funcargs={"vcr": cassette}))  # type: ignore[arg-type]
+            http = httpx2_client(exchange, transport=httpx2.HTTPTransport())
+            client = anthropic.Anthropic(
+                api_key="k", base_url=sim.url, http_client=http, max_retries=0
+            )
+            with (
+                pytest.warns(LiveSendFailedWarning) as warned,
+                pytest.raises(anthropic.APIConnectionError),
+            ):
+                client.messages.create(
+                    model="m", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+                )
+            http.close()
+        assert sim.requests == []
+    (told,) = [str(w.message) for w in warned if w.category is LiveSendFailedWarning]
+    assert "The API did not fail: vcrpy refused the request" in told
+    assert "@pytest.mark.vcr(ignore_localhost=True)" in told
+    assert "once the live API answers" not in told

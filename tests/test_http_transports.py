@@ -930,7 +930,7 @@ def test_a_refusal_an_async_client_meets_in_an_exception_group_names_its_cause(
         pytest.raises(BaseExceptionGroup),  # the SDK takes it for no connection error
     ):
         asyncio.run(ask())
-    (message,) = [str(warning.message) for warning in warned]
+    (message,) = [str(w.message) for w in warned if w.category is LiveSendFailedWarning]
     assert "ExceptionGroup of RuntimeError: Network is disabled for host '127.0.0.1'" in message
     assert "pytest-recording's --block-network refused the connection to '127.0.0.1'" in message
     assert "once the live API answers" not in message

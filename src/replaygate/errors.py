@@ -1109,6 +1109,14 @@ _TEST_TOOL_REMEDIES = {
         "(--allow-hosts=127.0.0.1 for the simulator, which --replaygate-simulator serves "
         "there; the API's host for the live API), then record it again."
     ),
+    "vcr": (
+        "The API did not fail: vcrpy refused the request, which the test's cassette does "
+        "not hold in its record mode (a vcr mark left on the test, docs/migrating.md). Let "
+        "the model calls by on the test's vcr mark (`@pytest.mark.vcr(ignore_localhost=True)` "
+        "for the simulator, `ignore_hosts=[...]` naming the API's host for the live API), "
+        "not into the cassette (record mode new_episodes, which would answer the test's "
+        "next model call with this one's answer), then record it again."
+    ),
     "respx": (
         "The API did not fail: respx refused the request, which no route of its mock "
         "matches. Give the mock a pass-through route for the host "
