@@ -399,6 +399,28 @@ def test_use_counts_only_the_last_n_runs(project: Path) -> None:
     assert logged == {"tests/fixtures/rag.jsonl"}
 
 
+def test_files_of_another_kind_in_the_hits_log_s_folder_are_passed_over(project: Path) -> None:
+    # `hits = "evals"` (the folder of the eval cases) or a shared cache: patrol and prune
+    # said "damaged hits log: evals/cases.jsonl:1: not a hits log line: field 'run' is
+    # missing: mend that line, or delete the file", the cases file.
+    store = project / "tests" / "fixtures" / "rag.jsonl"
+    hits_dir = project / "evals"
+    put(store, "a", "2026-11-01T00:00:00Z")
+    play(store, "a", hits_dir, "20261101T000000Z-0001", project)
+    cases = b'{"id": "rag", "question": "What is RAG?", "samples": 1, "floor": 1}\n'
+    (hits_dir / "cases.jsonl").write_bytes(cases)
+    (hits_dir / "events.jsonl").write_bytes(b'{"level": "info", "msg": "up"}\n')
+    report = patrol(store, runs=5, refs=[], hits_dir=hits_dir, now=NOW)
+    assert [row.plays for row in report.rows] == [1]
+    done = prune_cli(str(store), "--hits-dir", "evals", "--refs", "tests")
+    assert done.exit_code == 0, done.output
+    assert "delete the file" not in done.output
+    assert (hits_dir / "cases.jsonl").read_bytes() == cases
+    (hits_dir / "20261101T000000Z-0001-9.jsonl").write_bytes(cases)  # the log's own: damaged
+    damaged = invoke(str(store), "--hits-dir", "evals")
+    assert damaged.exit_code == 2 and "damaged hits log" in damaged.output
+
+
 def test_references_by_file_name_and_key(project: Path) -> None:
     folder = project / "tests" / "fixtures" / "research"
     named = put(folder, "named", "2026-11-01T00:00:00Z")
