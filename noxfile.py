@@ -29,7 +29,8 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
     "litellm": ("litellm==1.110.2", "tenacity"),
     "instructor": ("instructor==1.17.0", "anthropic==2.14.0", "litellm==1.110.2"),
     "bedrock": (
-        "boto3==1.44.18",
+        "boto3==1.43.117",
+        "aiobotocore==3.10.0",
         "strands-agents==1.62.0",
         "pydantic-ai-slim[bedrock]==2.68.0",
         "langchain-aws==1.9.1",
@@ -41,7 +42,8 @@ FRAMEWORKS: dict[str, tuple[str, ...]] = {
 inside LangGraph graphs too; Instructor's Anthropic client needs the anthropic SDK, at the
 version of ``sdks``, whose async calls are tested under trio too, and its ``from_litellm``
 LiteLLM, at the version of its session; Amazon Bedrock's row is boto3's client and the
-frameworks that call Bedrock through it)."""
+frameworks that call Bedrock through it, aiobotocore's async client beside it, which pins
+botocore 1.43)."""
 
 UNREPORTED = ("tenacity", "langgraph", "trio")
 """Packages a session installs beside the framework whose versions the matrix leaves out."""

@@ -17,6 +17,7 @@ from typing import Any
 
 import boto3
 import pytest
+from aiobotocore.session import get_session
 from botocore.config import Config
 from langchain_aws import ChatBedrockConverse
 from langchain_core.messages import ToolMessage
@@ -43,7 +44,7 @@ MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 REGION = "us-east-1"
 RETRIES = Config(retries={"mode": "standard", "max_attempts": 3})
 ROWS = {
-    "boto3": "boto3 bedrock-runtime",
+    "boto3": "boto3 bedrock-runtime (aiobotocore: async)",
     "strands": "Strands Agents, BedrockModel",
     "pydantic_ai": "pydantic-ai, BedrockConverseModel",
     "langchain": "LangChain, ChatBedrockConverse",
@@ -111,6 +112,24 @@ def boto3_tools(hosts: Hosts, question: str = QUESTION) -> str:
     messages += [called, {"role": "user", "content": [{"toolResult": result}]}]
     answer = bedrock.converse(modelId=MODEL, messages=messages, toolConfig=tools)
     return str(answer["output"]["message"]["content"][0]["text"])
+
+
+def aiobotocore_async(hosts: Hosts, question: str = QUESTION) -> str:
+    """aiobotocore's async client (over aiohttp): a call, then the same streamed."""
+
+    async def main() -> str:
+        made = get_session().create_client(
+            "bedrock-runtime", region_name=REGION, endpoint_url=hosts.anthropic, config=RETRIES
+        )
+        async with made as bedrock:
+            answer = await bedrock.converse(modelId=MODEL, messages=[user(question)])
+            streamed = await bedrock.converse_stream(modelId=MODEL, messages=[user(question)])
+            events = [event async for event in streamed["stream"]]
+        deltas = (e["contentBlockDelta"]["delta"] for e in events if "contentBlockDelta" in e)
+        text = "".join(delta.get("text", "") for delta in deltas)
+        return f"{answer['output']['message']['content'][0]['text']} | {text}"
+
+    return asyncio.run(main())
 
 
 # -- Strands Agents ----------------------------------------------------------------------
@@ -220,6 +239,7 @@ RECIPES: dict[str, tuple[tuple[str, Callable[..., object], object], ...]] = {
         ("plain", boto3_plain, ECHO),
         ("stream", boto3_stream, ECHO),
         ("tools", boto3_tools, TOOL_SAYS),
+        ("async", aiobotocore_async, f"{ECHO} | {ECHO}"),
     ),
     "strands": (
         ("plain", strands_plain, ECHO),

@@ -7,6 +7,8 @@ httpx2, httpx      ``Client.send``, ``AsyncClient.send``       :mod:`.httpx_send
 aiohttp            ``ClientSession._request`` (every request)  :mod:`.aiohttp_session`
 requests           ``Session.send``                            :mod:`.requests_session`
 botocore (boto3)   ``httpsession.URLLib3Session.send``         :mod:`.botocore_session`
+aiobotocore        ``httpsession.AIOHTTPSession.send`` (a      :mod:`.aiobotocore_session`
+                   miss let through unwrapped)
 multiprocessing    ``BaseProcess.start`` (warns, always)       :mod:`.process_start`
 =================  ==========================================  ======================
 
@@ -39,6 +41,7 @@ SEAMS: dict[str, str] = {
     "aiohttp": "aiohttp_session",
     "requests": "requests_session",
     "botocore": "botocore_session",
+    "aiobotocore": "aiobotocore_session",
 }
 """Intercepted library -> the module of this package that patches it."""
 
