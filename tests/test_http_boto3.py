@@ -150,3 +150,21 @@ def test_an_invoke_answer_s_token_counts_replay_in_its_headers(
         counts.append([headers.get(f"x-amzn-bedrock-{n}-token-count") for n in ("input", "output")])
     assert counts[0] == counts[1]
     assert all(count and int(count) > 0 for count in counts[1]), counts
+
+
+def test_a_client_behind_a_proxy_records_from_the_simulator_past_it(
+    sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client built where HTTPS_PROXY is set sends through the proxy; moved to the
+    simulator on loopback, which no proxy reaches, it goes there directly, as the
+    requests and httpx clients do (it went to the proxy, which refused it)."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    proxied = boto3.client("bedrock-runtime", region_name="us-east-1",
+                           aws_access_key_id=KEY, aws_secret_access_key=SECRET)  # fmt: skip
+    store = tmp_path / "bedrock.jsonl"
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url) as recorded:
+        live = converse(proxied)
+    assert recorded.recorded == 1
+    with intercept(store):
+        assert converse(proxied) == live

@@ -16,13 +16,14 @@ retrying it: it reaches the test once.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from typing import cast
 from urllib.parse import urlsplit
 
 import urllib3.exceptions
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
-from botocore.httpsession import URLLib3Session
+from botocore.httpsession import ProxyConfiguration, URLLib3Session
 
 from replaygate.http.active import answering, live_call
 from replaygate.http.adapter import FORWARDED_HOST
@@ -30,7 +31,7 @@ from replaygate.http.exchange import Exchange, LiveSlot
 from replaygate.http.own_app import own_app
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
-from replaygate.http.seams import Patch
+from replaygate.http.seams import Patch, unproxied
 from replaygate.http.seams.urllib3_body import body_bytes, chunked_raw
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.transport import handed_headers
@@ -94,20 +95,27 @@ def _live(
     exchange: Exchange,
     slot: LiveSlot,
 ) -> AWSResponse:
-    """The live answer to ``request``, its body recorded as botocore reads it."""
+    """The live answer to ``request``, its body recorded as botocore reads it; one moved
+    to a loopback ``live_origin`` (the simulator) is sent there past the client's proxies,
+    as ``NO_PROXY`` would send it (a proxy cannot reach it)."""
     moved = exchange.live_url(request.url)
     if moved is not None:
         request.headers[FORWARDED_HOST] = urlsplit(request.url).netloc
         request.url = moved
+        if unproxied(moved):
+            http = copy.copy(http)  # the same connection pools, no proxy
+            http._proxy_config = ProxyConfiguration()
     read_at_once, request.stream_output = not request.stream_output, True
-    with live_call(), exchange.sending(slot):
-        live = original(http, request)
+    try:
+        with live_call(), exchange.sending(slot):
+            live = original(http, request)
+    finally:
+        request.stream_output = not read_at_once
     headers = [(str(k), str(v)) for k, v in live.headers.items()]
     recording = Recording(exchange, slot, live.status_code, headers, is_event_stream(headers), ())
     tee = _Tee(cast(LiveBody, _LiveBody(live)), recording)
     response = _response(request, live.status_code, handed_headers(headers), tee)
     if read_at_once:  # as botocore reads a body it does not stream
-        request.stream_output = False
         response.content  # noqa: B018
     return response
 
