@@ -292,3 +292,21 @@ def test_a_store_cut_short_by_an_interrupted_write_has_no_checksum(tmp_path: Pat
     one.write_bytes(lines[0][:-100])
     with pytest.raises(TruncatedFileError, match=r"5f3c9e2a1b7d\.json: truncated fixture file"):
         store_checksum(folder)
+
+
+def test_a_file_of_replaygate_s_own_that_holds_no_fixture_has_no_checksum(
+    tmp_path: Path,
+) -> None:
+    # `replaygate checksum evals/cases.jsonl` (or a simulator script) printed a digest with
+    # exit 0, a cache key on no fixture, where verify of the same file finds no fixture.
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"id": "rag", "question": "What is RAG?", "samples": 1, "floor": 1}\n')
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Sunny in Lisbon."}\n')
+    for path, kind in ((cases, "eval cases"), (script, "simulator script")):
+        done = CliRunner().invoke(main, ["checksum", str(path)])
+        assert done.exit_code == 2
+        assert f"{path}: is no fixture store, but {kind} (its digest would key" in done.output
+    stored = tmp_path / "rc.jsonl"
+    stored.write_bytes(shipped_fixtures().read_bytes())
+    assert CliRunner().invoke(main, ["checksum", str(stored)]).exit_code == 0

@@ -12,7 +12,9 @@ import click
 from replaygate.cli.json_out import echo_json
 from replaygate.cli.options import PathParam, fail, json_option, refuse_no_store, walked_store
 from replaygate.click_once import OnceCommand
-from replaygate.errors import ReplaygateError
+from replaygate.errors import FixtureFormatError, ReplaygateError
+from replaygate.fixtures.store.folder import other_kind
+from replaygate.fixtures.store.given import PASS_A_STORE
 from replaygate.hygiene.checksum import store_checksum
 
 __all__ = ["checksum"]
@@ -31,6 +33,16 @@ def checksum(path: Path, as_json: bool) -> None:
     """
     walked = walked_store(path)
     refuse_no_store(path, walked)  # the digest of nothing would key a cache all the same
+    kind = other_kind(path) if path.is_file() else None
+    if kind is not None:  # read as a store, verify finds no fixture in it
+        fail(
+            FixtureFormatError(
+                str(path),
+                0,
+                f"is no fixture store, but {kind} (its digest would key a cache on no "
+                f"fixture); {PASS_A_STORE}",
+            )
+        )
     try:
         digest = store_checksum(path)
     except ReplaygateError as err:
