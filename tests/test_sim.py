@@ -439,6 +439,20 @@ def test_anthropic_validation_errors(echo: Simulator) -> None:
     reply = client.messages.create(model=MODEL, max_tokens=16, messages=answered)
     assert reply.content[0].type == "text" and reply.content[0].text == "echo: hi"
 
+    # an id carried over from another provider was taken, and the recording failed live
+    carried = json.loads(json.dumps(answered).replace("toolu_1", "functions.search_corpus:0"))
+    result_only = json.loads(
+        json.dumps(answered).replace('"tool_use_id": "toolu_1"', '"tool_use_id": ""')
+    )
+    for odd, field in (
+        (carried, "1.content.0.tool_use.id"),
+        (result_only, "2.content.0.tool_result.tool_use_id"),
+    ):
+        with pytest.raises(anthropic.BadRequestError) as odd_error:
+            client.messages.create(model=MODEL, max_tokens=16, messages=odd)
+        said = f"messages.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"
+        assert odd_error.value.api_message == said
+
 
 def test_raw_error_body_shapes(echo: Simulator) -> None:
     with httpx2.Client(base_url=echo.url) as http:

@@ -267,6 +267,13 @@ def _pdf_data(source: Mapping[str, Any], where: str) -> Invalid | None:
     return Invalid(f"{where}.pdf.source.base64.data: The PDF specified was not valid.")
 
 
+_TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+"""The ids the Messages API takes for a tool call and the result naming it: an id an agent
+carried over from another provider (``functions.search:0``, ``call|1``) or left empty is
+refused, where the simulator took it and a recording passed that fails live."""
+_TOOL_IDS = {"tool_use": "id", "tool_result": "tool_use_id"}
+
+
 def _anthropic_block(block: Any, where: str) -> Invalid | None:
     problem = _anthropic_tagged(block, where, _ANTHROPIC_BLOCKS)
     if problem is not None:
@@ -281,6 +288,11 @@ def _anthropic_block(block: Any, where: str) -> Invalid | None:
         )
     if kind == "text" and not block["text"]:
         return Invalid("messages: text content blocks must be non-empty")
+    id_field = _TOOL_IDS.get(kind)
+    if id_field is not None and not _TOOL_ID.fullmatch(block[id_field]):
+        return Invalid(
+            f"{where}.{kind}.{id_field}: String should match pattern '{_TOOL_ID.pattern}'"
+        )
     if kind == "tool_result" and "content" in block:
         return _anthropic_content(block["content"], f"{where}.tool_result.content")
     return None
