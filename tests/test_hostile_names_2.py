@@ -37,3 +37,24 @@ def test_compact_names_such_a_folder_escaped(tmp_path: Path) -> None:
     shutil.copy(shipped_fixtures(), folder / "rc.jsonl")  # compact already: nothing to fold
     done = replaygate("compact", "st\nore", cwd=tmp_path)
     assert done.stdout == "nothing to compact under 'st\\nore'\n", done
+
+
+def test_record_and_eval_name_the_files_they_wrote_escaped(tmp_path: Path) -> None:
+    # "recorded 0 new response(s) into a" then "b...red.jsonl" on a line of its own, and
+    # "results: ..." so, where every other line escapes such a name
+    from replaygate.examples.research_copilot import shipped_eval_cases
+
+    _store(tmp_path)
+    agent = ("--agent", "replaygate.examples.research_copilot:copilot")
+    store = f"store/{NAME}"
+    done = replaygate(
+        "record", *agent, "--fixtures", store, "--approve-live", "--simulator", "What is RAG?",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    assert done.stdout.endswith(f"recorded 0 new response(s) into {SHOWN}'\n")
+    cases = ("--cases", str(shipped_eval_cases()), "--no-history")
+    done = replaygate("eval", *agent, "--fixtures", store, *cases, "--out", NAME, cwd=tmp_path)
+    assert done.returncode == 0, done
+    assert done.stdout.endswith("results: 'a\\nb\\x1b[31mred.jsonl'\n")
+    assert (tmp_path / NAME).is_file()

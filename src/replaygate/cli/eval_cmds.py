@@ -53,7 +53,7 @@ from replaygate.cli.replay_cmds import never_recorded, note_ignored_stores, reco
 from replaygate.click_numbers import DigitsFloat, DigitsInt
 from replaygate.click_once import OnceGroup
 from replaygate.described import describe
-from replaygate.errors import LiveCallNotApproved, ReplaygateError
+from replaygate.errors import LiveCallNotApproved, ReplaygateError, shown_file
 from replaygate.evals.agents import raised_by_agent
 from replaygate.evals.cases import cases_digest, load_eval_cases
 from replaygate.evals.casework import EVAL_REPLACE, EVAL_RERECORD
@@ -477,15 +477,15 @@ def _show_and_write(
     with held():
         if out is not None and _regular_or_absent(out):
             with _put_back(out):
-                said.append(f"results: {results.write(out)}")
+                said.append(f"results: {shown_file(str(results.write(out)))}")
                 added = _append(run, history)
         else:  # a FIFO or a device, whose bytes cannot be taken back, once the history took it
             added = _append(run, history)
             if out is not None:
-                said.append(f"results: {results.write(out)}")
+                said.append(f"results: {shown_file(str(results.write(out)))}")
         if history is not None:
             if added:
-                said.append(f"history: run {run.id} appended to {history}")
+                said.append(f"history: run {run.id} appended to {shown_file(str(history))}")
             else:
                 said.append(
                     f"history: run {run.id} is already in {history} (merged from these "

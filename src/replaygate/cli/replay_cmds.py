@@ -46,6 +46,7 @@ from replaygate.errors import (
     ReplaygateError,
     SpendingCapError,
     shell_path,
+    shown_file,
 )
 from replaygate.evals.agents import Agent, run_agent
 from replaygate.evals.config import load_config
@@ -280,7 +281,7 @@ def record(
                 raise CommandError(describe(err)) from None
             recorded, not_kept = recorded + recorder.recorded, not_kept + recorder.not_kept
             bar.advance(question)
-    line = f"recorded {recorded} new response(s) into {fixtures}{spent(cap)}"
+    line = f"recorded {recorded} new response(s) into {shown_file(str(fixtures))}{spent(cap)}"
     if not_kept:
         line += (
             f"; {not_kept} answer(s) fetched were not kept: another recording "
