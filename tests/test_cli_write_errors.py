@@ -156,8 +156,8 @@ def test_a_store_record_cannot_write_exits_2(tmp_path: Path) -> None:
     (tmp_path / "store" / "anthropic.messages@2023-06-01").write_text("a file, not a folder")
     done = replaygate("record", *AGENT, "--fixtures", "store", "--approve-live", "--simulator",
                       "What is RAG?", cwd=tmp_path)  # fmt: skip
-    assert_named(done, "store: cannot write a fixture")
-    assert "what was stored is unchanged" in done.stderr
+    assert_named(done, "store: cannot record here: store/anthropic.messages@2023-06-01 is no")
+    assert "(nothing was sent)" in done.stderr  # refused before the live call, not after it
 
 
 def test_a_sanitize_config_error_ends_run_with_exit_2(tmp_path: Path) -> None:
