@@ -129,6 +129,31 @@ def test_the_history_commands_export_and_merge(tmp_path: Path) -> None:
     assert "no history at" in missing.output
 
 
+def test_merging_an_export_reads_only_the_stored_runs_of_its_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every stored run was read and checked whole to tell the export's apart from them:
+    # merging one run into a history of 10,000 took a minute
+    target, out = tmp_path / "h.db", tmp_path / "runs.json"
+    with History.open(target) as history:
+        for day in range(1, 21):
+            history.append(run(f"2026-11-{day:02d}T10:00:00Z", 5), run_id=f"r{day}")
+        history.export_to(out, last=1)
+    read: list[str] = []
+    as_read = HistoryRun.from_json
+
+    def counted(obj: Any) -> HistoryRun:
+        found = as_read(obj)
+        read.append(found.id)
+        return found
+
+    monkeypatch.setattr(HistoryRun, "from_json", staticmethod(counted))
+    merged = CliRunner().invoke(history_group, ["merge", str(out), "--history", str(target)])
+    assert merged.exit_code == 0, merged.output
+    assert "0 run(s) added, 1 already there" in merged.output
+    assert set(read) == {"r20"}, read
+
+
 def test_the_history_commands_name_a_file_with_a_newline_on_one_line(tmp_path: Path) -> None:
     # "merged into h\nh.db: ..." took two lines, where an error names such a file quoted
     source, out, none = tmp_path / "h\nh.db", tmp_path / "r\nr.json", tmp_path / "n\nn.db"

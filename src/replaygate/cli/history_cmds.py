@@ -239,7 +239,10 @@ def history_merge(
     runs = _once([run for export in exports for run in read_export(export)])
     new_history_note(history_path, config)
     with History.open(target) as history:
-        before = {run.id: run.to_json() for run in history.runs(skipped=[])}
+        # the runs kept under the export's ids alone: reading every run of a history of
+        # thousands, each checked whole, took a minute to merge one
+        stored = history.runs(skipped=[], ids={run.id for run in runs})
+        before = {run.id: run.to_json() for run in stored}
         added, skipped = history.merge(runs)
     click.echo(
         f"merged into {shown_file(str(target))}: {added} run(s) added, {skipped} already there"

@@ -16,7 +16,7 @@ import os
 import secrets
 import sqlite3
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -890,9 +890,14 @@ class History:
         return [f"{said}; they are kept as they are. {todo}" for said, todo in filter(None, notes)]
 
     def runs(
-        self, *, last: int | None = None, skipped: list[str] | None = None
+        self,
+        *,
+        last: int | None = None,
+        skipped: list[str] | None = None,
+        ids: Collection[str] | None = None,
     ) -> list[HistoryRun]:
-        """Every run (or the ``last`` ones), oldest first, each checked as an export's.
+        """Every run (or the ``last`` ones, or those of ``ids``), oldest first, each checked
+        as an export's.
 
         A damaged stored run (a time that is no time, a metric out of range, a text that
         is not UTF-8) is a :class:`HistoryError` naming its id and field or, given
@@ -900,15 +905,19 @@ class History:
         row of table runs is gone (:meth:`leftovers`).
         """
         try:
-            return self._runs(last, skipped)
+            return self._runs(last, skipped, ids)
         except sqlite3.DatabaseError as err:  # locked by another process since it was opened
             raise _unusable(self.path, err) from None
 
-    def _runs(self, last: int | None, skipped: list[str] | None) -> list[HistoryRun]:
+    def _runs(
+        self, last: int | None, skipped: list[str] | None, ids: Collection[str] | None
+    ) -> list[HistoryRun]:
         query = "SELECT rowid, CAST(id AS BLOB), CAST(time AS BLOB) FROM runs"
         rows = sorted(self._db.execute(query).fetchall(), key=_run_order)
         if last is not None:
             rows = rows[-last:] if last > 0 else []
+        if ids is not None:  # read only these: each run read is checked whole
+            rows = [row for row in rows if _decoded(row[1]) in ids]
         runs = []
         for rowid, run_id, _ in rows:
             try:
