@@ -109,3 +109,43 @@ def test_every_field_the_installed_sdk_sends_is_taken() -> None:
 
     assert set(get_type_hints(CompletionCreateParamsBase)) <= CHAT_PARAMS
     assert set(get_type_hints(ResponseCreateParamsBase)) <= RESPONSES_PARAMS
+
+
+def test_a_tool_call_id_longer_than_the_api_takes_back_is_refused(client: Any) -> None:
+    # an id another provider or a gateway made (portkey-6aa6db90-..., 44 characters) was
+    # taken back, and a recording passed that failed live
+    tools = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
+    long_id = "portkey-6aa6db90-1b84-4155-9f32-f658c97d6b1b"
+    call = {"id": long_id, "type": "function", "function": {"name": "search", "arguments": "{}"}}
+    turns = [*HI, {"role": "assistant", "tool_calls": [call]}]
+    chat = _refusal(
+        lambda: client.chat.completions.create(
+            model="gpt-4o",
+            tools=tools,
+            messages=[*turns, {"role": "tool", "tool_call_id": long_id, "content": "r"}],
+        )
+    )
+    assert chat["message"] == (
+        "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with "
+        "maximum length 40, but got a string with length 44 instead."
+    )
+    assert (chat["param"], chat["code"]) == (
+        "messages[1].tool_calls[0].id",
+        "string_above_max_length",
+    )
+    call_id = "c" * 116
+    items = [
+        {"type": "function_call", "call_id": call_id, "name": "search", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": call_id, "output": "r"},
+    ]
+    responses = _refusal(
+        lambda: client.responses.create(
+            model="gpt-4o",
+            input=[*HI, *items],
+            tools=[{"type": "function", **tools[0]["function"]}],
+        )
+    )
+    assert responses["message"] == (
+        "Invalid 'input[1].call_id': string too long. Expected a string with maximum length "
+        "64, but got a string with length 116 instead."
+    )

@@ -800,6 +800,10 @@ def validate_openai(body: Any) -> Invalid | None:
         if problem is None and item.get("tool_calls") == []:
             problem = _empty_array(f"messages[{i}].tool_calls")
         problem = problem or _chat_content(item, f"messages[{i}]")
+        for j, call in enumerate(item.get("tool_calls") or [] if problem is None else []):
+            if isinstance(call, Mapping):
+                where = f"messages[{i}].tool_calls[{j}].id"
+                problem = problem or _too_long(call.get("id"), where, MAX_CHAT_CALL_ID)
     problem = problem or _chat_tools(body.get("tools"))
     problem = problem or _chat_functions(body)
     problem = problem or _chat_tool_choice(body.get("tool_choice"), body.get("tools"))
@@ -943,6 +947,11 @@ MAX_STOP_SEQUENCES = 4
 """The most stop sequences Chat Completions takes."""
 MAX_CHAT_TOOLS = 128
 """The most tools one Chat Completions request may offer."""
+MAX_RESPONSES_CALL_ID = 64
+"""The longest ``call_id`` of a function call or its output the Responses API takes."""
+MAX_CHAT_CALL_ID = 40
+"""The longest tool call id Chat Completions takes back in a conversation: an id another
+provider or a gateway made (``portkey-6aa6db90-...``, 44 characters) is refused."""
 
 
 def _format_name(given: Any, where: str) -> Invalid | None:
@@ -1881,6 +1890,7 @@ def _responses_item(item: Any, where: str) -> Invalid | None:
             return _missing(f"{where}.{name}")
     problem = _reasoning_given(item, where) if kind == "reasoning" else None
     problem = problem or _wrong_type(item, "call_id", str, "a string", f"{where}.")
+    problem = problem or _too_long(item.get("call_id"), f"{where}.call_id", MAX_RESPONSES_CALL_ID)
     kinds = _message_parts(item.get("role")) if kind == "message" else _RESPONSES_PARTS
     return problem or _openai_parts(item.get("content"), f"{where}.content", kinds)
 
