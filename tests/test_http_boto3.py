@@ -19,6 +19,7 @@ from botocore.config import Config
 from replaygate.errors import FixtureMismatchError
 from replaygate.http import intercept
 from replaygate.hygiene.verify import verify_store
+from replaygate.sanitize.ids import IdRewriter
 from replaygate.sim import Simulator
 
 MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -168,3 +169,23 @@ def test_a_client_behind_a_proxy_records_from_the_simulator_past_it(
     assert recorded.recorded == 1
     with intercept(store):
         assert converse(proxied) == live
+
+
+def test_a_replay_gives_the_request_id_botocore_read_live(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    """Bedrock names its request id in ``x-amzn-RequestId``, botocore's
+    ``ResponseMetadata["RequestId"]``: kept, where a replay had none (a ``KeyError`` for
+    code logging it)."""
+    store = tmp_path / "bedrock.jsonl"
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = client.converse(modelId=MODEL, messages=ASKED)["ResponseMetadata"]
+    with intercept(store):
+        replayed = client.converse(modelId=MODEL, messages=ASKED)["ResponseMetadata"]
+    assert replayed["RequestId"] == live["RequestId"]
+
+
+def test_ids_make_bedrock_s_request_id_stable() -> None:
+    """With ``ids = true``, Bedrock's request id, a UUID of no known prefix, is stable."""
+    uuid = "5ee4f4c4-2b1d-4d0e-9a7e-0c3b1f2a6d7e"
+    assert IdRewriter("k1").headers({"x-amzn-requestid": uuid}) == {"x-amzn-requestid": "rg_k1_1"}

@@ -67,6 +67,7 @@ RESPONSE_HEADERS: frozenset[str] = frozenset(
         "anthropic-workspace-id",
         "anthropic-organization-id",
         "openai-poll-after-ms",
+        "x-amzn-requestid",
         "x-amzn-errortype",
         "x-amzn-bedrock-input-token-count",
         "x-amzn-bedrock-output-token-count",
@@ -74,8 +75,9 @@ RESPONSE_HEADERS: frozenset[str] = frozenset(
 )
 """Response headers kept in a fixture: those the installed ``anthropic`` and ``openai``
 SDKs read from a response (``_workspace_id``, ``APIStatusError.workspace_id``, the
-tracing spans' organization and workspace ids, the polling helpers' interval), the one
-botocore names an Amazon Bedrock error by (``x-amzn-ErrorType``: its
+tracing spans' organization and workspace ids, the polling helpers' interval), Amazon
+Bedrock's request id (``x-amzn-RequestId``, botocore's ``ResponseMetadata.RequestId``), the
+one botocore names an Amazon Bedrock error by (``x-amzn-ErrorType``: its
 ``ValidationException``, ``ThrottlingException``), and the token counts Bedrock gives an
 ``invoke`` answer beside its body, which code reads from botocore's
 ``ResponseMetadata.HTTPHeaders`` (its latency, which changes with every call, is not

@@ -73,7 +73,12 @@ _SHORTEST_BARE_TOKEN = 8
 """The shortest id without a known prefix (Gemini's ``responseId``) that is replaced
 inside a longer text: a shorter one could be an ordinary word or number there."""
 
-REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id"})
+REQUEST_ID_HEADERS = frozenset({"request-id", "x-request-id", "x-amzn-requestid"})
+"""Response headers holding the request's id: made stable when volatile."""
+
+WHOLE_ID_HEADERS = frozenset({"x-amzn-requestid"})
+"""Request id headers whose whole value is a provider-made id, whatever it looks like
+(Amazon Bedrock's is a UUID): it becomes ``rg_<fixture key>_<n>``."""
 
 ACCOUNT_HEADERS: Mapping[str, str] = {
     "anthropic-organization-id": "00000000-0000-4000-8000-000000000000",
@@ -203,12 +208,14 @@ class IdRewriter:
 
     def stable(self, value: str, field: str | None = None) -> str:
         """The stable id of ``value`` (``value`` itself when it is not volatile); any value
-        but a stable id is volatile in a :data:`VOLATILE_FIELDS` ``field``."""
+        but a stable id is volatile in a :data:`VOLATILE_FIELDS` ``field`` or a
+        :data:`WHOLE_ID_HEADERS` header."""
         known = self._local.get(value)
         if known is not None:
             return known
         prefix = volatile_prefix(value)
-        if prefix is None and field in VOLATILE_FIELDS and value and not STABLE_ID.fullmatch(value):
+        whole = field in VOLATILE_FIELDS or field in WHOLE_ID_HEADERS
+        if prefix is None and whole and value and not STABLE_ID.fullmatch(value):
             prefix = ""
         if prefix is None:
             return value
@@ -238,7 +245,7 @@ class IdRewriter:
         out = dict(headers)
         for name in REQUEST_ID_HEADERS & out.keys():
             if isinstance(out[name], str):
-                out[name] = self.stable(out[name])
+                out[name] = self.stable(out[name], name)
         for name in ACCOUNT_HEADERS.keys() & out.keys():
             if isinstance(out[name], str):
                 out[name] = ACCOUNT_HEADERS[name]

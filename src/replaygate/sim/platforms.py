@@ -674,8 +674,7 @@ def _in_own_words(problem: Invalid | None) -> Invalid | None:
 def _bedrock_ids(request_id: str) -> tuple[tuple[str, str], ...]:
     """The request id headers of a Bedrock answer: Bedrock's ``x-amzn-requestid``, and the
     ``request-id`` by which a recording knows an answer of the simulator's in any process
-    (:func:`~replaygate.http.routes.simulator_answered`; a recording keeps no
-    ``x-amzn-requestid``)."""
+    (:func:`~replaygate.http.routes.simulator_answered`)."""
     return (("x-amzn-requestid", request_id), ("request-id", request_id))
 
 
