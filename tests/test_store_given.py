@@ -345,3 +345,18 @@ def test_a_sqlite_history_given_as_a_store_is_named_never_converted(project: Pat
     with pytest.raises(FixtureFormatError, match=re.escape(reason)):
         FixtureStore.open(history)
     assert history.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("line", "lone"),
+    [
+        (b'{"a": 1}\r{"b": 2}', True),
+        (b'{"a": "caf\xe9"}\r{"b": 2}', True),  # Latin-1 text: tr converts it safely
+        (b"\x8b\x08\x00\x1f\rdata", False),  # a gzip's bytes: tr would damage the archive
+        (b"PK\x03\x04\r\x14\x00", False),
+    ],
+)
+def test_only_a_line_of_text_is_said_to_end_in_lone_crs(line: bytes, lone: bool) -> None:
+    from replaygate.errors import lone_cr
+
+    assert lone_cr(line) is lone

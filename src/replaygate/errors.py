@@ -496,17 +496,17 @@ def shell_path(name: str) -> str:
     return shell_quote(f"./{name}" if name.startswith("-") else name)
 
 
+_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+"""A control byte no text file holds (a tab, a form feed, an escape are text's): a line
+holding one is binary data."""
+
+
 def lone_cr(raw: bytes) -> bool:
     """True when a line of text holds a carriage return before its end: line ends of CR
-    alone. A line that is no UTF-8 text, or holds a NUL, is not (the bytes of a binary
-    file, a SQLite history or an image, hold CRs too: converting them would damage it)."""
-    if b"\r" not in raw.rstrip() or b"\0" in raw:
-        return False
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    alone. A line holding a control byte no text holds (:data:`_BINARY`) is not: a binary
+    file (an image, an archive, a SQLite history) holds CRs too, and converting them
+    would damage it."""
+    return b"\r" in raw.rstrip() and not _BINARY.search(raw)
 
 
 def lone_cr_reason(file: str) -> str:
