@@ -152,6 +152,8 @@ OTHER_TOOLS = {
     "--logfire", "--no-logfire",  # Logfire's pytest plugin's
     "--disable-socket", "--allow-hosts",  # pytest-socket's
     "--benchmark-disable",  # pytest-benchmark's
+    "--retries",  # pytest-retry's
+    "--force-flaky",  # the flaky package's
     "--unshallow", "--ours", "--theirs", "--init", "--renormalize", "--add",  # git's
     "--filter", "--no-cone",  # git's too
 }  # fmt: skip
