@@ -19,6 +19,7 @@ from replaygate.http import block_network, httpx2_client
 from replaygate.http.envelope import body_field
 from replaygate.http.recorded import replayed
 from replaygate.sim import Simulator
+from replaygate.strict_json import DuplicateKeyError
 from sdks import anthropic
 
 BIG = st.one_of(
@@ -130,3 +131,22 @@ def test_a_stored_line_with_an_integer_beyond_64_bits_is_refused_with_file_and_l
     )
     (fixture,) = FixtureStore.open(path)
     assert fixture.request["seed"] == 2**64 - 1
+
+
+JSON_VALUES = st.one_of(
+    st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(), st.booleans()
+)
+
+
+@given(obj=st.dictionaries(st.text(), JSON_VALUES, min_size=1))
+def test_a_body_as_json_dumps_writes_it_is_its_value_and_a_key_named_twice_is_refused(
+    obj: dict[str, Any],
+) -> None:
+    """A body in json.dumps' default form (botocore's, requests' json=) is taken as the
+    value it reads as (at once, as one orjson writes); the same form naming a key twice is
+    still refused by name."""
+    raw = json.dumps(obj).encode()
+    assert exact_json.loads(raw, unique_keys=True) == obj
+    key = json.dumps(next(iter(obj))).encode()
+    with pytest.raises(DuplicateKeyError):
+        exact_json.loads(raw[:-1] + b", " + key + b": 0}", unique_keys=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import struct
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -215,22 +216,28 @@ def _message(name: str, data: bytes) -> bytes:
     """The framed message of the event ``name`` carrying ``data``."""
     if name == CHUNK:
         payload = orjson.dumps({"bytes": base64.b64encode(data).decode("ascii")})
-        head = {":event-type": CHUNK, ":content-type": "application/json", ":message-type": "event"}
-    elif name in CONVERSE_EVENTS:
-        payload = data
-        head = {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
     else:
         payload = data
+    block = _headers_of(name)
+    total = _PRELUDE.size + len(block) + len(payload) + _CRC.size
+    prelude = struct.pack("!II", total, len(block))
+    framed = prelude + _CRC.pack(binascii.crc32(prelude)) + block + payload
+    return framed + _CRC.pack(binascii.crc32(framed))
+
+
+@functools.lru_cache(maxsize=256)
+def _headers_of(name: str) -> bytes:
+    """The framed header block of a message of the event ``name``: a chunk, a Converse
+    event or an exception (the same for every message of one name)."""
+    if name == CHUNK or name in CONVERSE_EVENTS:
+        head = {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
+    else:
         head = {
             ":exception-type": name,
             ":content-type": "application/json",
             ":message-type": "exception",
         }
-    block = b"".join(_header(key, value) for key, value in head.items())
-    total = _PRELUDE.size + len(block) + len(payload) + _CRC.size
-    prelude = struct.pack("!II", total, len(block))
-    framed = prelude + _CRC.pack(binascii.crc32(prelude)) + block + payload
-    return framed + _CRC.pack(binascii.crc32(framed))
+    return b"".join(_header(key, value) for key, value in head.items())
 
 
 def _header(name: str, value: str) -> bytes:
