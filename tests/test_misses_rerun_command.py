@@ -87,3 +87,28 @@ class _Id:
 
     def __str__(self) -> str:
         return self.nodeid
+
+
+def test_a_suite_of_one_test_is_told_no_script_caveat() -> None:
+    """docs/quickstart-own-project.md's suite is one test: its miss said a run of that
+    test alone "would get the lines written for the tests before it", of which there are
+    none, right above the page's command that records it alone."""
+    from replaygate.pytest_plugin.recording import from_simulator_hint, whole_suite_of_one
+
+    def session(items: int, source: str = "TESTPATHS", **chosen: object) -> pytest.Session:
+        options = {"keyword": "", "markexpr": "", "deselect": None, "lf": False, **chosen}
+        config = SimpleNamespace(
+            args_source=getattr(pytest.Config.ArgsSource, source),
+            getoption=lambda name, default=None: options.get(name, default),
+        )
+        return cast(pytest.Session, SimpleNamespace(items=[object()] * items, config=config))
+
+    assert whole_suite_of_one(session(1)) and whole_suite_of_one(session(1, "INVOCATION_DIR"))
+    assert not whole_suite_of_one(session(2))
+    assert not whole_suite_of_one(session(1, "ARGS"))  # a test named: others may come first
+    assert not whole_suite_of_one(session(1, keyword="plan"))
+    assert not whole_suite_of_one(session(1, lf=True))
+    test = "tests/test_agent.py::test_plan"
+    assert "tests before it" in from_simulator_hint(test)
+    assert "script:FILE" in from_simulator_hint(test, alone=True)
+    assert "tests before it" not in from_simulator_hint(test, alone=True)

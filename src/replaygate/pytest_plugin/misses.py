@@ -247,6 +247,15 @@ class MissSummary:
         self.moves: dict[str, tuple[str, str]] = {}
         """The store to move, and where, for a test that missed a request another store
         holds (:data:`MOVE_PROPERTY`)."""
+        self.alone = False
+        """Whether the run is the whole suite, of one test, which no test of a script
+        comes before (:func:`~replaygate.pytest_plugin.recording.whole_suite_of_one`)."""
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Note whether the run is the whole suite, of one test."""
+        from replaygate.pytest_plugin.recording import whole_suite_of_one
+
+        self.alone = whole_suite_of_one(session)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -350,9 +359,10 @@ class MissSummary:
                 f"field), record {them} in one run: {command}. Otherwise revert the change."
             )
         if any(sim for _, _, sim, *_ in misses.values()):
+            why = "" if self.alone else f" ({SCRIPT_RERUN})"
             terminalreporter.line(
                 f"Some were recorded from the simulator: add {PYTEST_SIMULATOR} to record "
-                f"them from it again ({SCRIPT_RERUN})."
+                f"them from it again{why}."
             )
         for built in dict.fromkeys(miss[3] for miss in misses.values()):
             if built in BUILT:

@@ -925,14 +925,27 @@ def rerecord_command(config: pytest.Config, nodeid: str, mode: str = "record-mis
     return command
 
 
-def from_simulator_hint(nodeid: str) -> str:
+def from_simulator_hint(nodeid: str, *, alone: bool = False) -> str:
     """How to record test ``nodeid`` from the simulator again, said of a fixture that came
     from it when the run names no simulator: a script among the behaviours is played for
-    the tests it answers together, not for this one alone."""
+    the tests it answers together, not for this one alone, unless the suite is this test
+    ``alone`` (:func:`whole_suite_of_one`), which no test comes before."""
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
 
+    if alone:
+        return PYTEST_SIMULATOR_OPTION
     played = SCRIPT_PLAYED.format(test=quoted_nodeid(nodeid))
     return f"{PYTEST_SIMULATOR_OPTION} (with script:FILE, run every test it answers: {played})"
+
+
+def whole_suite_of_one(session: pytest.Session) -> bool:
+    """Whether ``session`` ran the whole suite, and it is one test: no path or test named,
+    none chosen by ``-k``, ``-m``, ``--deselect`` or ``--lf``, one collected (a project's
+    first test, as in docs/quickstart-own-project.md)."""
+    config = session.config
+    chosen = any(config.getoption(name, None) for name in ("keyword", "markexpr", "deselect", "lf"))
+    named = config.args_source == pytest.Config.ArgsSource.ARGS
+    return len(session.items) == 1 and not chosen and not named
 
 
 @pytest.fixture
@@ -986,7 +999,9 @@ def replaygate_exchange(
     test = unrepeated(request.node, nodeid)  # a repetition's id is none without --count
     exchange.session.rerecord = rerecord_command(request.config, test)
     exchange.session.rerecord_all = rerecord_command(request.config, test, "rerecord")
-    exchange.session.from_simulator = from_simulator_hint(test)
+    exchange.session.from_simulator = from_simulator_hint(
+        test, alone=whole_suite_of_one(request.session)
+    )
     spec = request.node.stash.get(SPEC, None)
     if spec is not None:  # each sample its own recorded answer, whatever repeat_last says
         exchange.session.sampled = spec.n
