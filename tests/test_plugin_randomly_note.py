@@ -19,13 +19,17 @@ def _miss(*differences: str, kind: Any = "changed") -> FixtureMismatchError:
     return FixtureMismatchError("no fixture", key="k", differences=differences, kind=kind)
 
 
-def _noted(error: BaseException) -> list[str]:
-    """The notes the plugin adds to ``error``, the error a test failed with."""
+def _noted(error: BaseException, given: object = "default") -> list[str]:
+    """The notes the plugin adds to ``error``, the error a test failed with, in a run given
+    ``given`` as ``--randomly-seed`` (``default`` when none is given)."""
     options = {"randomly_seed": 1234}
     item = SimpleNamespace(
         fixturenames=[USES_REPLAYGATE],
         get_closest_marker=lambda name: None,
-        config=SimpleNamespace(getoption=lambda name, default=None: options.get(name, default)),
+        config=SimpleNamespace(
+            getoption=lambda name, default=None: options.get(name, default),
+            known_args_namespace=SimpleNamespace(randomly_seed=given),
+        ),
     )
     call = SimpleNamespace(excinfo=SimpleNamespace(value=error))
     hook = RandomlyNote().pytest_runtest_makereport(item, call)  # type: ignore[arg-type]
@@ -58,3 +62,16 @@ def test_a_miss_of_changed_body_values_names_the_runs_seed() -> None:
 def test_a_miss_no_random_value_makes_gets_no_note(miss: FixtureMismatchError) -> None:
     assert not values_changed(miss)
     assert _noted(miss) == []
+
+
+@pytest.mark.parametrize("given", ["default", "last"])
+def test_a_seed_not_given_as_a_number_gets_the_note(given: str) -> None:
+    assert len(_noted(_miss("body.system: 'Be brief.' != 'Be brief!'"), given)) == 1
+
+
+def test_a_run_given_its_seed_gets_no_note() -> None:
+    """With ``--randomly-seed=N`` (the note's own advice, in the ini file's ``addopts``) each
+    run draws the same values, and a recording made with that seed replays: the note said
+    every run sends another value and recording again does not help, on every edited
+    prompt."""
+    assert _noted(_miss("body.system: 'Be brief.' != 'Be brief!'"), given=1234) == []

@@ -7,7 +7,8 @@ in a prompt) was recorded under one seed and is sent under another by the next r
 misses in every run, and recording it again, as the miss advises for a change that was
 meant, only adds a fixture the next run misses too. A miss whose every difference is a
 value of the body that changed (none added or removed) gets a note naming the run's seed
-and how to hold it.
+and how to hold it, unless the run was given its seed, as the note advises: every run then
+draws the same values, and a recording made with that seed replays.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ def reseeds_random(config: pytest.Config) -> bool:
     if not config.pluginmanager.hasplugin("randomly"):
         return False
     return bool(config.getoption("randomly_reset_seed", True))
+
+
+def seed_given(config: pytest.Config) -> bool:
+    """Whether the run was given its seed as a number (``--randomly-seed=N`` on the command
+    line, in the ini file's ``addopts`` or in ``PYTEST_ADDOPTS``), as pytest parsed its
+    arguments, before pytest-randomly put a new seed in place of none (or of ``last``)."""
+    return isinstance(getattr(config.known_args_namespace, "randomly_seed", None), int)
 
 
 def values_changed(error: FixtureMismatchError) -> bool:
@@ -63,7 +71,7 @@ class RandomlyNote:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Note the run's seed on the error before its report is made."""
         error = None if call.excinfo is None else call.excinfo.value
-        if error is not None and uses_replaygate(item):
+        if error is not None and uses_replaygate(item) and not seed_given(item.config):
             miss = next(
                 (e for e in exception_chain(error) if isinstance(e, FixtureMismatchError)), None
             )
