@@ -13,7 +13,7 @@ from typing import cast
 import pytest
 
 from replaygate import FixtureStore
-from replaygate.missing import typo_of
+from replaygate.missing import found_above, typo_of
 from replaygate.pytest_plugin.options import MODE, check_fixtures_dir
 from run_cli import replaygate
 from test_store_given import fixture
@@ -79,3 +79,19 @@ def test_a_misspelt_replaygate_dir_is_a_usage_error_replaying(project: Path) -> 
     check_fixtures_dir(_config(project, "tests/fixtures", "replay"))
     check_fixtures_dir(_config(project, "tests/recorded", "replay"))  # like none there
     check_fixtures_dir(_config(project, "tests/fixture", "record-missing"))  # a new folder
+
+
+def test_a_path_given_from_below_the_folder_it_names_it_from_is_named_from_here(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `cd tests; replaygate verify tests/fixtures` said only "no such file or folder"
+    monkeypatch.chdir(project / "tests")
+    assert found_above("tests/fixtures") == "fixtures"
+    assert found_above("tests/fixtures/rc.jsonl") == "fixtures/rc.jsonl"
+    assert found_above("fixtures") is None  # there
+    assert found_above("tests/recorded") is None
+    done = replaygate("verify", "tests/fixtures")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "Error: tests/fixtures: no such file or folder: did you mean fixtures, which is there?\n"
+    )

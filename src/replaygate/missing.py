@@ -51,9 +51,28 @@ def missing(
 
 def typo_note(path: str | os.PathLike[str]) -> str | None:
     """``did you mean <path there>, which is there?`` of a ``path`` that misspells it
-    (:func:`typo_of`); None for any other path."""
-    meant = typo_of(path)
+    (:func:`typo_of`), or that names it from a folder above the working one
+    (:func:`found_above`); None for any other path."""
+    meant = typo_of(path) or found_above(path)
     return None if meant is None else f"did you mean {meant}, which is there?"
+
+
+ABOVE = 3
+"""How many folders above the working one :func:`found_above` looks in."""
+
+
+def found_above(path: str | os.PathLike[str]) -> str | None:
+    """A relative ``path``, not there, as a path from the working folder to where it is
+    there from a folder above it (``../tests/fixtures`` for ``tests/fixtures`` given in
+    ``tests``, the command run from the wrong folder); None where it is in none of the
+    :data:`ABOVE` folders above, or ``path`` is absolute or there."""
+    text = os.fsdecode(path)
+    if not text or os.path.isabs(text) or os.path.lexists(text) or cwd_gone():
+        return None
+    for folder in Path.cwd().parents[:ABOVE]:
+        if os.path.lexists(folder / text):
+            return os.path.relpath(folder / text)
+    return None
 
 
 def typo_of(path: str | os.PathLike[str]) -> str | None:
