@@ -56,8 +56,9 @@ def test_a_caught_miss_of_the_same_change_in_another_request_is_no_cause() -> No
     said = hidden_note([counted], failed)
     assert said == (
         "replaygate: beside this, the code under test caught the miss of another request it "
-        "sent with the same change (CrewAI 1.15's count of the prompt's tokens, say), no "
-        "cause of this failure. The first: no fixture recorded for body.input[0].content"
+        "sent with the same change (CrewAI 1.15's count of the prompt's tokens, say; or a "
+        "run beside this one, whose error asyncio.gather drops once it raised the first), "
+        "no cause of this failure. The first: no fixture recorded for body.input[0].content"
     )
     # a miss of another change (a tool's own request) may be the cause, and is told whole
     tool = _miss("body.messages[0].content", "'Summarize' != 'Describe'")

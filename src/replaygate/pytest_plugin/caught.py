@@ -389,7 +389,8 @@ def hidden_note(errors: list[ReplaygateError], failed: BaseException | None = No
         return (
             f"replaygate: beside this, the code under test caught the miss{more} of another "
             "request it sent with the same change (CrewAI 1.15's count of the prompt's "
-            f"tokens, say), no cause of this failure. The first: {first}"
+            "tokens, say; or a run beside this one, whose error asyncio.gather drops once "
+            f"it raised the first), no cause of this failure. The first: {first}"
         )
     return (
         f"replaygate: beside this, the code under test met another replay error{more} "
