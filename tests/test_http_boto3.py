@@ -16,7 +16,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from replaygate.errors import FixtureMismatchError
+from replaygate.errors import FixtureMismatchError, SecretInFixtureError
 from replaygate.http import intercept
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.ids import IdRewriter
@@ -189,3 +189,45 @@ def test_ids_make_bedrock_s_request_id_stable() -> None:
     """With ``ids = true``, Bedrock's request id, a UUID of no known prefix, is stable."""
     uuid = "5ee4f4c4-2b1d-4d0e-9a7e-0c3b1f2a6d7e"
     assert IdRewriter("k1").headers({"x-amzn-requestid": uuid}) == {"x-amzn-requestid": "rg_k1_1"}
+
+
+@pytest.mark.parametrize(
+    "counted",
+    [
+        {"converse": {"messages": ASKED, "system": [{"text": "Be brief."}]}},
+        {"invokeModel": {"body": CLAUDE_BODY}},
+    ],
+    ids=["converse", "invokeModel"],
+)
+def test_a_token_count_records_from_the_simulator_and_replays(
+    client: Any, sim: Simulator, tmp_path: Path, counted: dict[str, Any]
+) -> None:
+    """``count_tokens`` (Strands' and pydantic-ai's Bedrock models call it) was answered
+    404 by the simulator, and an ``invokeModel`` count refused as a high-entropy token:
+    its ``invoke`` body is base64."""
+    store = tmp_path / "bedrock.jsonl"
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = client.count_tokens(modelId=MODEL, input=counted)["inputTokens"]
+    with intercept(store):
+        assert client.count_tokens(modelId=MODEL, input=counted)["inputTokens"] == live > 0
+
+
+def test_a_text_document_records_and_a_secret_in_it_is_refused(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    """A Converse ``txt`` document is base64 of no file signature: it was refused as a
+    high-entropy token, so no conversation over a text, CSV, HTML or Markdown document could
+    be recorded; its decoding is still searched."""
+    store, prose = tmp_path / "bedrock.jsonl", b"Replays are recorded answers. " * 20
+
+    def ask(text: bytes) -> Any:
+        source = {"format": "txt", "name": "notes", "source": {"bytes": text}}
+        asked = [{"role": "user", "content": [{"text": "Sum it up."}, {"document": source}]}]
+        return client.converse(modelId=MODEL, messages=asked)["output"]
+
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = ask(prose)
+        with pytest.raises(SecretInFixtureError, match=r"document\.source\.bytes"):
+            ask(prose + b"password=" + SECRET.replace("/", "x").encode())
+    with intercept(store):
+        assert ask(prose) == live

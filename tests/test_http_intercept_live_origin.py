@@ -206,19 +206,20 @@ def test_the_agents_sdk_s_trace_upload_is_no_call_of_the_api() -> None:
 
 
 def test_a_cloud_s_call_the_simulator_lacks_says_how_else_to_record_it(tmp_path: Path) -> None:
-    # a Bedrock call the simulator lacks (CountTokens), sent to it, was told only to be
-    # recorded from the live API or left out: not of a loopback server of one's own
-    bedrock = (
-        "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-x/count-tokens"
+    # a cloud's call the simulator lacks (Llama on Vertex AI), sent to it, was told only to
+    # be recorded from the live API or left out: not of a loopback server of one's own
+    vertex = (
+        "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
+        "publishers/meta/models/llama-4:rawPredict"
     )
     with (
         Simulator(behavior="echo") as sim,
         intercept(tmp_path / "b.jsonl", "record-missing", approve_live=True, live_origin=sim.url),
         pytest.raises(UnservedRouteError) as caught,
     ):
-        httpx2.post(bedrock, json={"max_tokens": 8, "messages": HI})
+        httpx2.post(vertex, json={"max_tokens": 8, "messages": HI})
     said = str(caught.value)
-    assert "a cloud's call it lacks such as Amazon Bedrock's CountTokens" in said
+    assert "a cloud's call it lacks such as another publisher's model on Vertex AI" in said
     assert "from a loopback server of yours that answers it" in said and "live_origin" in said
 
 

@@ -67,10 +67,11 @@ MODEL_API_ENDINGS: tuple[str, ...] = (
 ``http``) and that the simulator answers: a token count before a send (Anthropic's,
 Gemini's), a compaction of a Responses conversation, embeddings, moderations."""
 BEDROCK_CALL = re.compile(
-    r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream)(?=\?|$)"
+    r"/model/[^/]+/(?:invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)"
+    r"(?=\?|$)"
 )
-"""Amazon Bedrock's model call (``/model/<id>/invoke``, ``converse`` and their streams), in
-a path with its query or without."""
+"""Amazon Bedrock's model call (``/model/<id>/invoke``, ``converse`` and their streams, and
+``count-tokens``, the input's token count), in a path with its query or without."""
 VERTEX_CALL = re.compile(r"/publishers/[^/]+/models/[^/]+:(?:rawPredict|streamRawPredict)(?=\?|$)")
 """Vertex AI's ``rawPredict`` of a publisher's model (``anthropic.AnthropicVertex``'s), in
 a path with its query or without."""

@@ -169,13 +169,20 @@ ENCODED_BY_HOLDER = frozenset(
         ("signature", "reasoningContent", "delta"),
         ("redactedContent", "reasoningContent", "content"),
         ("redactedContent", "reasoningContent", "delta"),
+        ("bytes", "source", "document"),
+        ("bytes", "source", "image"),
+        ("bytes", "source", "video"),
+        ("body", "invokeModel", "input"),
     }
 )
 """``(field, holder, outer)``: the field of an object under the field ``holder`` of an
 object under ``outer`` that holds encoded data: Amazon Bedrock's Converse API's reasoning
 block, its signature (``reasoningContent.reasoningText.signature`` of a message's
 ``content``, a stream's ``delta.reasoningContent.signature``) and its redacted thinking
-(``redactedContent``)."""
+(``redactedContent``); the base64 ``bytes`` of a Converse document, image or video (a
+``txt``, ``csv``, ``html`` or ``md`` document is text, of no file signature); and the
+``invoke`` body a Bedrock token count (``count-tokens``) carries base64. Their decoding is
+searched as any text is."""
 WRAPPED_ENCODED = frozenset({"redactedContent"})
 """Fields of encoded data (:data:`ENCODED_BY_HOLDER`) whose base64 wraps encoded data of
 its own, so that a decoding of them is encoded data too: Converse's ``redactedContent``,

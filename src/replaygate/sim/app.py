@@ -430,7 +430,6 @@ class SimApp:
         request_id: str,
         headers: Mapping[str, str],
     ) -> Reply:
-        provider = endpoint.provider
         failed = self._fault_reply(endpoint, fault, request_id)
         if failed is not None:
             return failed
@@ -448,8 +447,7 @@ class SimApp:
             said = Invalid(f"{path}: {err.reason} {OWN_WORDING}", path, own=True)
             return endpoint.refused(said, request_id)
         if endpoint.counts_tokens:
-            counted = endpoint.counted(input_tokens(*conversation))
-            return json_reply(200, counted, provider=provider, request_id=request_id)
+            return endpoint.answered(endpoint.counted(input_tokens(*conversation)), request_id)
         answers: list[ModelResponse] = []
         limit = endpoint.output_limit(request)
         offered = endpoint.offered(request, conversation[1])

@@ -23,6 +23,8 @@ AI, and Anthropic on Amazon Bedrock, each answered by the plain route's endpoint
   (``/model/<id>/converse`` and ``/converse-stream``) is the Messages API too, read from
   and written in Converse's shapes (:mod:`replaygate.sim.converse`); a model id that is
   none of Bedrock's is refused on both (``The provided model identifier is invalid.``).
+  ``/model/<id>/count-tokens`` counts the input of the Converse request or the ``invoke``
+  body its ``input`` holds (``{"inputTokens": N}``).
 
 A request is checked as the plain route checks it, once its platform's own fields are
 taken out: what the plain route names ``model`` the platform's path names.
@@ -30,12 +32,13 @@ taken out: what the plain route names ``model`` the platform's path names.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, quote, unquote
 
 import orjson
 
@@ -100,6 +103,7 @@ _VERTEX_COUNT = "count-tokens"
 """The model segment of Vertex AI's token count, whose model is the body's."""
 _BEDROCK_ROUTE = re.compile(r"/model/([^/]+)/(invoke|invoke-with-response-stream)")
 _CONVERSE_ROUTE = re.compile(r"/model/([^/]+)/(converse|converse-stream)")
+_COUNT_ROUTE = re.compile(r"/model/([^/]+)/(count-tokens)")
 
 _AZURE_DEPLOYMENT = re.compile(r"/openai/deployments/([^/]+)/")
 """A deployment's path, its name the model it answers with."""
@@ -659,6 +663,64 @@ class BedrockConverse(_Bedrock):
         return framed
 
 
+_COUNT_INPUT = (
+    "input: expected an object of one member, converse (a Converse request's messages, "
+    "system, toolConfig, additionalModelRequestFields) or invokeModel (an invoke body's "
+    "JSON object, base64 in its body)"
+)
+
+
+class BedrockCountTokens(_Bedrock):
+    """Bedrock's token count (``/model/<id>/count-tokens``, boto3's ``count_tokens``, which
+    Strands' and pydantic-ai's Bedrock models call): the input tokens of the Converse
+    request (:class:`BedrockConverse`) or of the ``invoke`` body (:class:`BedrockMessages`)
+    its ``input`` holds, estimated as an answer's, checked as that call checks it."""
+
+    route_pattern = _COUNT_ROUTE
+    counts_tokens = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._converse, self._invoke = BedrockConverse(), BedrockMessages()
+
+    def counted(self, tokens: int) -> dict[str, Any]:
+        return {"inputTokens": tokens}
+
+    def request(self, route: str, body: Any) -> SimRequest:
+        """The request of the call counted, its refusal (:meth:`validate`) found here."""
+        model, _ = self.routed(route)
+        given = body.get("input") if isinstance(body, Mapping) else None
+        if not isinstance(given, Mapping):
+            given = {}
+        kind = next(iter(given), None) if len(given) == 1 else None
+        called = f"/model/{quote(model, safe='')}"
+        if kind == "converse":
+            endpoint: _Bedrock = self._converse
+            asked = endpoint.request(f"{called}/converse", given["converse"])
+        elif kind == "invokeModel" and (invoked := _invoke_body(given["invokeModel"])):
+            endpoint = self._invoke
+            asked = endpoint.request(f"{called}/invoke", invoked)
+        else:
+            return SimRequest({}, model, False, Invalid(f"{_COUNT_INPUT} {OWN_WORDING}", own=True))
+        return replace(asked, problem=endpoint.validate(asked))
+
+    def validate(self, request: SimRequest) -> Invalid | None:
+        return request.problem
+
+
+def _invoke_body(given: Any) -> dict[str, Any] | None:
+    """The JSON object of the ``invoke`` body a count's ``invokeModel`` carries base64 in
+    its ``body``, or None."""
+    carried = given.get("body") if isinstance(given, Mapping) else None
+    if not isinstance(carried, str):
+        return None
+    try:
+        body = orjson.loads(base64.b64decode(carried, validate=True))
+    except (TypeError, ValueError, orjson.JSONDecodeError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
 def _in_own_words(problem: Invalid | None) -> Invalid | None:
     """The refusal of the Messages request a Converse request stands for as the simulator's
     own (:attr:`Invalid.own`): its words are the Messages API's, naming the fields of a
@@ -703,4 +765,5 @@ def platform_endpoints() -> tuple[Endpoint, ...]:
         VertexGeminiCountTokens(),
         BedrockMessages(),
         BedrockConverse(),
+        BedrockCountTokens(),
     )
