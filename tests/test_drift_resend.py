@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 from click.testing import CliRunner, Result
@@ -22,6 +23,7 @@ from click.testing import CliRunner, Result
 from loopback import Handler, serving
 from replaygate import Fixture
 from replaygate.cli import main
+from replaygate.errors import MissingExtraError
 from replaygate.examples.research_copilot import shipped_fixtures
 from replaygate.http import Exchange, httpx2_client, intercept
 from replaygate.hygiene.drift import drawable, drift_live
@@ -639,3 +641,25 @@ def test_a_store_of_anthropic_requests_without_the_sdk_names_the_extra_to_instal
     assert "re-sending Anthropic fixtures needs the 'anthropic' package" in result.output
     assert "pip install 'replaygate[anthropic]'" in result.output
     assert "check the server address" not in result.output
+
+
+def test_an_http_fixture_re_sent_without_httpx2_names_the_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With neither anthropic nor httpx2 installed (a plain install, or httpx alone), an
+    HTTP fixture of Anthropic's was reported as "No module named 'httpx2'" and the run
+    ended NOT CHECKED, telling to check the server address; a Gemini one, re-sent with no
+    SDK, failed so where google-genai (which brings httpx, not httpx2) was installed."""
+    body = {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    request = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": body}
+    fixture = Fixture.create(request, [{"status": 200, "body": {}}])
+    monkeypatch.setitem(sys.modules, "httpx2", None)  # not installed
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    sender = LiveSender(base_url="http://127.0.0.1:1")
+    with pytest.raises(MissingExtraError, match=r"pip install 'replaygate\[anthropic\]'"):
+        sender.send(fixture)
+    assert type(sender._http()) is httpx.Client  # Gemini's and Azure's routes: httpx will do
+    sender.close()
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'replaygate\[httpx\]'"):
+        sender._http()

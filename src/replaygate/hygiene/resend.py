@@ -259,8 +259,6 @@ class LiveSender:
         return self.sanitizer.response(body, key=fixture.key, interface=interface)
 
     def _send_envelope(self, envelope: dict[str, Any]) -> dict[str, Any]:
-        import httpx2
-
         from replaygate.http.recorded import plain_response, stream_response
         from replaygate.http.sse import parse_events
         from replaygate.models.live import not_json_object
@@ -289,7 +287,10 @@ class LiveSender:
             url = _join(self.url_of(interface), path)
             response = self._http().post(url, json=body, headers=headers)
         else:
-            response = self.client(interface).post(
+            client = self.client(interface)  # its SDK (anthropic 2, openai 3) brings httpx2
+            import httpx2
+
+            response = client.post(
                 _join(self.url_of(interface), path),
                 cast_to=httpx2.Response,
                 body=body,
@@ -317,11 +318,18 @@ class LiveSender:
 
     def _http(self) -> Any:
         """A plain HTTP client, made once, for the routes no SDK client here sends to
-        (Gemini's, whose key goes in a header; Azure OpenAI's)."""
-        import httpx2
-
+        (Gemini's, whose key goes in a header; Azure OpenAI's): httpx2's, else httpx's
+        (google-genai brings httpx, not httpx2), else a
+        :class:`~replaygate.errors.MissingExtraError` naming the extra to install."""
         if "http" not in self._clients:
-            self._clients["http"] = httpx2.Client(timeout=120)
+            library: Any
+            try:
+                import httpx2 as library
+            except ModuleNotFoundError as err:
+                if err.name != "httpx2":
+                    raise
+                library = require("httpx", "httpx", "re-sending Gemini or Azure OpenAI fixtures")
+            self._clients["http"] = library.Client(timeout=120)
         return self._clients["http"]
 
     def vertex_target(self, path: str) -> str:
