@@ -425,7 +425,7 @@ def test_a_star_import_of_replaygate_http_gives_the_adapters_of_the_libraries_in
         getattr(package, f"{missing}_client")
     assert str(raised.value) == (
         f"replaygate.http.{missing}_client needs {missing}, which is not installed: "
-        f"pip install {missing}"
+        f"pip install 'replaygate[{missing}]'"
     )
     assert raised.value.name == missing
 

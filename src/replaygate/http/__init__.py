@@ -101,7 +101,7 @@ def _attribute(name: str) -> Any:
     if not _installed(bound[0]):
         raise ModuleNotFoundError(
             f"replaygate.http.{name} needs {bound[0]}, which is not installed: "
-            f"pip install {bound[0]}",
+            f"pip install 'replaygate[{bound[0]}]'",
             name=bound[0],
         )
     from replaygate.http.bindings import binding
