@@ -79,7 +79,8 @@ def typo_of(path: str | os.PathLike[str]) -> str | None:
     """The path there that ``path``, not there, misspells in one of its names
     (``tests/fixture/rc.jsonl`` for ``tests/fixtures/rc.jsonl``): its first name not there
     replaced by the one name of its folder a typo away from it (:func:`_typos`), when the
-    whole path so spelled is there; None otherwise."""
+    whole path so spelled is there; None otherwise, and for a name of one or two
+    characters (``-``), which every name as short is a typo away from."""
     text = os.fsdecode(path)
     if not text or os.path.lexists(text):
         return None
@@ -90,6 +91,8 @@ def typo_of(path: str | os.PathLike[str]) -> str | None:
             try:
                 names = os.listdir(found)
             except OSError:
+                return None
+            if len(part) < 3:  # "-" (stdin), "t": any short name is a typo away
                 return None
             allowed = 1 if len(part) < 10 else 2
             close = [name for name in names if _typos(part, name, allowed) <= allowed]
