@@ -55,3 +55,18 @@ def test_without_matplotlib_the_demo_says_so_before_it_records_anything(
     assert done.returncode == 2, done.stdout + done.stderr
     assert "pip install 'replaygate[report]'" in done.stderr
     assert "simulator" not in done.stdout and not (tmp_path / "out").exists()
+
+
+def test_without_anthropic_and_matplotlib_the_demo_names_both_extras_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A plain install was told to install the anthropic extra, then, that done, the report one
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    done = replaygate("demo", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == (
+        "Error: replaygate demo needs the 'anthropic' and 'matplotlib' packages, which are "
+        "not installed: pip install 'replaygate[anthropic,report]'\n"
+    )
+    assert done.stdout == "" and not (tmp_path / "out").exists()

@@ -9,6 +9,7 @@ the official SDKs and matplotlib come with extras (``replaygate[anthropic]``,
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
 
 from replaygate.errors import MissingExtraError
@@ -25,3 +26,23 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
             f"{purpose} needs the {module!r} package, which is not installed: "
             f"pip install 'replaygate[{extra}]'"
         ) from None
+
+
+def require_all(needs: Mapping[str, str], purpose: str) -> None:
+    """Each module of ``needs`` (module -> its extra) imported, or one
+    :class:`~replaygate.errors.MissingExtraError` naming every one missing and one install
+    line for all their extras, never one extra after the other."""
+    missing: dict[str, str] = {}
+    for module, extra in needs.items():
+        try:
+            require(module, extra, purpose)
+        except MissingExtraError:
+            missing[module] = extra
+    if missing:
+        names = " and ".join(repr(module) for module in missing)
+        packages = "package, which is" if len(missing) == 1 else "packages, which are"
+        extras = ",".join(dict.fromkeys(missing.values()))
+        raise MissingExtraError(
+            f"{purpose} needs the {names} {packages} not installed: "
+            f"pip install 'replaygate[{extras}]'"
+        )

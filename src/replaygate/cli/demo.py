@@ -32,7 +32,7 @@ from replaygate.described import describe
 from replaygate.errors import FixtureMismatchError, shown_file
 from replaygate.evals.output import trace_lines
 from replaygate.examples.research_copilot import SETTINGS, copilot, load_cases
-from replaygate.extras import require
+from replaygate.extras import require, require_all
 from replaygate.fixtures.store import FixtureStore
 from replaygate.models.live import AnthropicModel
 from replaygate.models.replay import RecordingModel
@@ -163,8 +163,7 @@ def demo(live: bool, seed: int, keep: Path | None, out: Path) -> None:
     _check_seed(live)
     # What the demo needs beyond the base install, before anything runs: the report is
     # drawn last, after every recording.
-    require("anthropic", "anthropic", "replaygate demo")
-    require("matplotlib", "report", "replaygate demo (its report.html)")
+    require_all({"anthropic": "anthropic", "matplotlib": "report"}, "replaygate demo")
     if live:  # before --out is claimed: a demo that cannot record leaves no folder behind
         require_credential(_INSTEAD)
     with contextlib.ExitStack() as stack:
