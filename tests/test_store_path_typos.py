@@ -1,6 +1,6 @@
 """A store path one typo away from a path there (``tests/fixture`` for ``tests/fixtures``,
 ``r.jsonl`` for ``rc.jsonl``) is named with the path meant: the commands said only "no
-such file or folder" or "no fixture store at ...", ``run`` said to
+such file or folder" or "no fixture store at ...", ``run`` and a replay's miss said to
 record it first (a second store beside the one meant), and pytest's ``--replaygate-dir``
 misspelt replayed every test as never recorded."""
 
@@ -12,7 +12,7 @@ from typing import cast
 
 import pytest
 
-from replaygate import FixtureStore
+from replaygate import FixtureMismatchError, FixtureStore, Message, ReplayModel
 from replaygate.missing import found_above, typo_of
 from replaygate.pytest_plugin.options import MODE, check_fixtures_dir
 from run_cli import replaygate
@@ -97,3 +97,29 @@ def test_a_path_given_from_below_the_folder_it_names_it_from_is_named_from_here(
     assert done.stderr == (
         "Error: tests/fixtures: no such file or folder: did you mean fixtures, which is there?\n"
     )
+
+
+def test_a_replay_of_a_store_the_code_names_misspelt_names_the_store_meant(
+    project: Path,
+) -> None:
+    replay = ReplayModel("tests/fixture/rc.jsonl", model="m", max_tokens=8)
+    with pytest.raises(FixtureMismatchError) as missed:
+        replay.complete([Message.user("hi")], [])
+    assert (
+        "there is no store at tests/fixture/rc.jsonl (a relative path, read from the working "
+        f"folder, {project}): did you mean tests/fixtures/rc.jsonl, which is there?; if not: "
+        "record it first" in str(missed.value)
+    )
+    # a store the pytest plugin derives from a test's name (test_x[2] beside test_x[1]) is
+    # no misspelling: its session says so, and the miss says to record it
+    session = ReplayModel("tests/fixtures/rc2.jsonl", model="m", max_tokens=8)
+    assert "rc.jsonl, which is there" in _missed(session)
+    session.session.store_named = False
+    assert "which is there" not in _missed(session)
+
+
+def _missed(model: ReplayModel) -> str:
+    """The message of ``model``'s miss of a request its store does not hold."""
+    with pytest.raises(FixtureMismatchError) as missed:
+        model.complete([Message.user("hi")], [])
+    return str(missed.value)

@@ -999,6 +999,7 @@ def replaygate_exchange(
     test = unrepeated(request.node, nodeid)  # a repetition's id is none without --count
     exchange.session.rerecord = rerecord_command(request.config, test)
     exchange.session.rerecord_all = rerecord_command(request.config, test, "rerecord")
+    exchange.session.store_named = bool(marker.get("fixtures"))  # else the test's own
     exchange.session.from_simulator = from_simulator_hint(
         test, alone=whole_suite_of_one(request.session)
     )
