@@ -502,3 +502,17 @@ def test_the_advice_names_what_varies_in_a_replay() -> None:
     # advice was only to sample the test, which replays the same recorded answers
     assert "identical requests sent at once (the parallel branches of a LangGraph" in ADVICE
     assert ADVICE.index("make it deterministic") < ADVICE.index("either sample it")
+
+
+def test_the_cli_without_pytest_says_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # It ran "python -m pytest" all the same: "No module named pytest", then "pytest stopped
+    # before any test ran (exit 1)"
+    started = SimpleNamespace(call=lambda command: pytest.fail(f"started {command}"))
+    monkeypatch.setattr(assert_cmds, "subprocess", started)
+    monkeypatch.setitem(sys.modules, "pytest", None)  # not installed
+    result = CliRunner().invoke(flaky, ["--", "tests"])
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        "Error: replaygate flaky runs your tests with pytest, which is not installed: "
+        "pip install pytest\n"
+    )

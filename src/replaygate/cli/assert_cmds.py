@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import stat
 import subprocess
@@ -144,6 +145,11 @@ def flaky(runs: int, pytest_args: tuple[str, ...]) -> None:
     """
     if runs < 2:
         raise click.UsageError(f"--runs must be at least 2, got {runs}")
+    if importlib.util.find_spec("pytest") is None:  # else "No module named pytest", exit 1
+        raise CommandError(
+            "replaygate flaky runs your tests with pytest, which is not installed: "
+            "pip install pytest"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         report_path = Path(tmp) / "flaky.json"
         command = [
