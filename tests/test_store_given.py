@@ -314,8 +314,9 @@ def test_the_hits_log_s_folder_is_refused_as_the_store_to_record_into_or_replay(
         done = replaygate(*command)
         assert (done.returncode, done.stdout) == (2, ""), (command, done.stdout, done.stderr)
         assert f"Error: {refused}" in done.stderr, command
-    with pytest.raises(FixtureFormatError, match="is a folder of the hits log"):
-        FixtureStore.open(".replaygate/hits")
+    for path in (".replaygate/hits", ".replaygate"):
+        with pytest.raises(FixtureFormatError, match=f"{path}: is a folder of the hits log"):
+            FixtureStore.open(path)
     assert [p.name for p in Path(".replaygate/hits").iterdir() if p.is_dir()] == []
     with FixtureStore.open("empty") as opened:  # an empty folder is a store to record into
         opened.put(fixture("a trip to Porto"))
