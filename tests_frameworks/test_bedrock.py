@@ -25,6 +25,7 @@ from langchain_core.tools import tool as langchain_tool
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models.bedrock import BedrockConverseModel
 from pydantic_ai.providers.bedrock import BedrockProvider
+from pydantic_ai.usage import UsageLimits
 from strands import Agent as StrandsAgent
 from strands import tool as strands_tool
 from strands.models import BedrockModel
@@ -36,6 +37,7 @@ from tests_frameworks.harness import (
     assert_recipe_replays,
     matrix_cases,
     record,
+    replay_three_times,
     replay_timed,
     weather,
 )
@@ -280,3 +282,23 @@ def test_a_replayed_429_is_retried_as_recorded(store: Path) -> None:
     assert expected == ECHO
     result, _, sent = replay_timed(store, boto3_plain, Hosts())
     assert (result, sent) == (expected, 2)
+
+
+def counted_tokens(hosts: Hosts) -> tuple[int, str]:
+    """Bedrock's token count, as Strands' ``BedrockModel`` (``use_native_token_count``)
+    and pydantic-ai's ``count_tokens_before_request`` ask it."""
+    model = BedrockModel(model_id=MODEL, region_name=REGION, endpoint_url=hosts.anthropic,
+                         boto_client_config=RETRIES, use_native_token_count=True)  # fmt: skip
+    counted = asyncio.run(model.count_tokens([{"role": "user", "content": [{"text": QUESTION}]}]))
+    limits = UsageLimits(input_tokens_limit=10_000, count_tokens_before_request=True)
+    answered = pydantic_agent(hosts).run_sync(QUESTION, usage_limits=limits)
+    return counted, answered.output
+
+
+def test_a_token_count_records_and_replays(store: Path) -> None:
+    """The simulator answered Bedrock's ``count-tokens`` 404: Strands fell back on its own
+    estimate while recording, and pydantic-ai's run stopped with the recording."""
+    expected = record(store, counted_tokens)
+    assert expected[0] > 0 and expected[1] == ECHO
+    assert replay_three_times(store, counted_tokens) == expected
+    assert '/count-tokens"' in store.read_text("utf-8")  # the same request from both
