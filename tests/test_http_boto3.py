@@ -9,11 +9,13 @@ with the frameworks built on it) could be recorded or replayed.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from aiobotocore.session import get_session
 from botocore.config import Config
 
 from replaygate.errors import FixtureMismatchError, SecretInFixtureError
@@ -231,3 +233,26 @@ def test_a_text_document_records_and_a_secret_in_it_is_refused(
             ask(prose + b"password=" + SECRET.replace("/", "x").encode())
     with intercept(store):
         assert ask(prose) == live
+
+
+def test_aiobotocore_records_replays_and_misses_once(sim: Simulator, tmp_path: Path) -> None:
+    """aiobotocore's async client sends through aiohttp; its send wrapped a miss as
+    ``HTTPClientError``, which botocore retried three times more."""
+    store, sends = tmp_path / "bedrock.jsonl", []
+
+    async def ask(text: str) -> Any:
+        keys = {"aws_access_key_id": KEY, "aws_secret_access_key": SECRET}
+        made = get_session().create_client("bedrock-runtime", region_name="us-east-1", **keys)
+        async with made as bedrock:
+            bedrock.meta.events.register("before-send", lambda request, **_: sends.append(1))
+            asked = [{"role": "user", "content": [{"text": text}]}]
+            return (await bedrock.converse(modelId=MODEL, messages=asked))["output"]
+
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = asyncio.run(ask("What is a replay?"))
+    with intercept(store):
+        assert asyncio.run(ask("What is a replay?")) == live
+    sends.clear()
+    with intercept(store), pytest.raises(FixtureMismatchError):
+        asyncio.run(ask("What is a replay!"))
+    assert len(sends) == 1

@@ -460,9 +460,10 @@ def test_recording_a_test_whose_session_sees_no_request_fails_it(
     nothing = (
         "nothing was recorded: the test sent no request replaygate saw. Its client may use a "
         "transport replaygate does not intercept (intercepted: httpx2, httpx, aiohttp, "
-        "requests); a response cache of the code under test may have answered (DSPy's, on by "
-        "default and kept on disk between runs: dspy.configure_cache(enable_disk_cache=False, "
-        "enable_memory_cache=False); LiteLLM's litellm.cache; DeepEval's, kept in .deepeval/ "
+        "requests, botocore, aiobotocore); a response cache of the code under test may have "
+        "answered (DSPy's, on by default and kept on disk between runs: "
+        "dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False); "
+        "LiteLLM's litellm.cache; DeepEval's, kept in .deepeval/ "
         "between runs: no cache_config=CacheConfig(use_cache=True) given to evaluate(), no -c "
         "given to deepeval test run; ragas's, kept in .cache/: no cache=DiskCacheBackend() "
         "given to its LLM's wrapper; LangChain's, set by set_llm_cache(InMemoryCache()) or "

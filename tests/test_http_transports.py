@@ -455,7 +455,8 @@ def test_a_recording_that_sees_no_request_warns(tmp_path: Path, sim: Simulator) 
     never sent."""
     store = tmp_path / "nothing.jsonl"
     expected = (
-        "nothing was recorded: .* \\(intercepted: httpx2, httpx, aiohttp, requests, botocore\\), or a "
+        "nothing was recorded: .* \\(intercepted: httpx2, httpx, aiohttp, requests, botocore, "
+        "aiobotocore\\), or a "
         "response cache of the code under test may have answered \\(DSPy's, .*; DeepEval's, "
         "kept in \\.deepeval/ between runs: .*; ragas's, kept in \\.cache/: .*\\): turn it "
         "off in tests"

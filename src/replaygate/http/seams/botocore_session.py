@@ -32,7 +32,7 @@ from replaygate.http.own_app import own_app
 from replaygate.http.recorded import Replayed, is_event_stream
 from replaygate.http.recording import Recording
 from replaygate.http.seams import Patch, unproxied
-from replaygate.http.seams.urllib3_body import body_bytes, chunked_raw
+from replaygate.http.seams.chunked_body import body_bytes, chunked_raw
 from replaygate.http.streams import LiveBody, ReplayByteStream, TeeByteStream
 from replaygate.http.transport import handed_headers
 from replaygate.http.wire import WireRequest, wire_request
