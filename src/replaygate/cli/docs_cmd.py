@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from replaygate.cli.options import CommandError
+from replaygate.click_once import OnceCommand
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -76,7 +77,7 @@ def _page_named(name: str, folder: Path) -> tuple[Path, str]:
     return path, anchor
 
 
-@click.command("docs")
+@click.command("docs", cls=OnceCommand)
 @click.argument("page", required=False)
 @click.option("--path", "show_path", is_flag=True, help="Print the page's file, not its text.")
 def docs_cmd(page: str | None, show_path: bool) -> None:
