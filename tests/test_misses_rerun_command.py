@@ -93,7 +93,8 @@ def test_a_suite_of_one_test_is_told_no_script_caveat() -> None:
     """docs/quickstart-own-project.md's suite is one test: its miss said a run of that
     test alone "would get the lines written for the tests before it", of which there are
     none, right above the page's command that records it alone."""
-    from replaygate.pytest_plugin.recording import from_simulator_hint, whole_suite_of_one
+    from replaygate.pytest_plugin.recording import from_simulator_hint
+    from replaygate.pytest_plugin.suite_run import whole_suite_of_one
 
     def session(items: int, source: str = "TESTPATHS", **chosen: object) -> pytest.Session:
         options = {"keyword": "", "markexpr": "", "deselect": None, "lf": False, **chosen}

@@ -29,6 +29,7 @@ from replaygate.pytest_plugin.caught import (
     test_code,
 )
 from replaygate.pytest_plugin.repeats import unrepeated
+from replaygate.pytest_plugin.suite_run import whole_suite_of_one
 from replaygate.shell_words import shell_quote
 
 PLUGIN = "replaygate-misses"
@@ -249,12 +250,10 @@ class MissSummary:
         holds (:data:`MOVE_PROPERTY`)."""
         self.alone = False
         """Whether the run is the whole suite, of one test, which no test of a script
-        comes before (:func:`~replaygate.pytest_plugin.recording.whole_suite_of_one`)."""
+        comes before (:func:`~.suite_run.whole_suite_of_one`)."""
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Note whether the run is the whole suite, of one test."""
-        from replaygate.pytest_plugin.recording import whole_suite_of_one
-
         self.alone = whole_suite_of_one(session)
 
     @pytest.hookimpl(tryfirst=True)

@@ -160,6 +160,7 @@ from replaygate.pytest_plugin.store_paths import (
     windows_problem,
 )
 from replaygate.pytest_plugin.stores import close_shared, shared_store
+from replaygate.pytest_plugin.suite_run import whole_suite_of_one
 from replaygate.pytest_plugin.unloaded import refuse_unloaded, register_unloaded
 
 if TYPE_CHECKING:
@@ -929,23 +930,13 @@ def from_simulator_hint(nodeid: str, *, alone: bool = False) -> str:
     """How to record test ``nodeid`` from the simulator again, said of a fixture that came
     from it when the run names no simulator: a script among the behaviours is played for
     the tests it answers together, not for this one alone, unless the suite is this test
-    ``alone`` (:func:`whole_suite_of_one`), which no test comes before."""
+    ``alone`` (:func:`~.suite_run.whole_suite_of_one`), which no test comes before."""
     from replaygate.fixtures.mismatch import PYTEST_SIMULATOR_OPTION
 
     if alone:
         return PYTEST_SIMULATOR_OPTION
     played = SCRIPT_PLAYED.format(test=quoted_nodeid(nodeid))
     return f"{PYTEST_SIMULATOR_OPTION} (with script:FILE, run every test it answers: {played})"
-
-
-def whole_suite_of_one(session: pytest.Session) -> bool:
-    """Whether ``session`` ran the whole suite, and it is one test: no path or test named,
-    none chosen by ``-k``, ``-m``, ``--deselect`` or ``--lf``, one collected (a project's
-    first test, as in docs/quickstart-own-project.md)."""
-    config = session.config
-    chosen = any(config.getoption(name, None) for name in ("keyword", "markexpr", "deselect", "lf"))
-    named = config.args_source == pytest.Config.ArgsSource.ARGS
-    return len(session.items) == 1 and not chosen and not named
 
 
 @pytest.fixture
