@@ -310,3 +310,24 @@ def test_a_file_of_replaygate_s_own_that_holds_no_fixture_has_no_checksum(
     stored = tmp_path / "rc.jsonl"
     stored.write_bytes(shipped_fixtures().read_bytes())
     assert CliRunner().invoke(main, ["checksum", str(stored)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("saved", "reason"),
+    [
+        (b"\xef\xbb\xbf", "starts with a UTF-8 byte order mark (BOM)"),
+        ("utf-16", "not UTF-8 text (it looks like UTF-16: re-save the file as UTF-8)"),
+    ],
+    ids=["bom", "utf-16"],
+)
+def test_a_store_no_reader_reads_from_its_first_byte_has_no_checksum(
+    tmp_path: Path, saved: bytes | str, reason: str
+) -> None:
+    # An editor's "UTF-8 with BOM", PowerShell's Out-File: every reader refuses the file
+    # at its line 1, and checksum keyed a cache on it with exit status 0.
+    data = shipped_fixtures().read_bytes()
+    store = tmp_path / "rc.jsonl"
+    store.write_bytes(saved + data if isinstance(saved, bytes) else data.decode().encode(saved))
+    done = CliRunner().invoke(main, ["checksum", str(store)])
+    assert done.exit_code == 2, done.output
+    assert f"{store}:1: {reason}" in done.output

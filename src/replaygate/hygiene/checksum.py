@@ -23,24 +23,29 @@ without Git LFS) or a symbolic link git checked out as a file holding its target
 (``core.symlinks=false``); its digest would differ from that of a checkout of the same
 commit that holds the fixtures, and key a cache on no fixture at all. So is a SQLite
 database (the eval history, ``.replaygate/history.db``, given for the store beside it),
-which holds no fixture either. So is a file whose
+which holds no fixture either, and a file every reader refuses from its first bytes on:
+one saved as UTF-16 or UTF-32, or starting with a UTF-8 byte order mark. So is a file whose
 end an interrupted write cut short (a ``.jsonl`` file's truncated last line, a truncated
 one-fixture file), which every reader refuses until ``replaygate verify --repair``.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import re
 from pathlib import Path
 
 from replaygate.errors import (
+    BOM_REASON,
     LFS_POINTER,
     SQLITE_HEADER,
     FixtureFormatError,
     checked_out_link,
     is_conflict_marker,
+    looks_like_wide_text,
+    wide_reason,
 )
 from replaygate.fixtures.store import store_files
 from replaygate.fixtures.store.files import jsonl_lines, open_binary, read_regular
@@ -134,12 +139,17 @@ def _streamed_digest(file: Path, *, crlf_as_lf: bool) -> tuple[str, bool, bytes,
 def _refuse_stand_in(file: Path, head: bytes) -> None:
     """Refuse ``file``, whose first bytes are ``head``, when it stands in for its fixtures
     in this checkout only: a Git LFS pointer, or a symlink checked out as a file holding
-    its target's path; or when it is a SQLite database, which holds none; named as every
-    reader of the store names it."""
+    its target's path; or when it is a SQLite database, which holds none, or text no
+    reader reads (UTF-16 or UTF-32, a UTF-8 byte order mark); named as every reader of
+    the store names it."""
     if head.startswith(LFS_POINTER):
         reason: str | None = LFS_REASON
     elif head.startswith(SQLITE_HEADER):
         reason = SQLITE_REASON
+    elif looks_like_wide_text(head):
+        reason = wide_reason(str(file), head, 1)
+    elif head.startswith(codecs.BOM_UTF8):
+        reason = BOM_REASON
     else:
         reason = checked_out_link(head)
     if reason is not None:
