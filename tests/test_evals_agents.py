@@ -211,6 +211,21 @@ def test_an_agent_that_cannot_be_loaded_is_a_clean_exit_2(project: Path) -> None
     assert "AgentLoadError" not in done.output
 
 
+def test_an_agent_whose_sdk_is_not_installed_is_told_the_extra_that_installs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A plain install ran an agent that imports anthropic: "No module named 'anthropic'"
+    (tmp_path / "sdk_agent_xyz.py").write_text("import anthropic\n", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # not installed
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the folder it puts first, undone
+    with pytest.raises(AgentLoadError) as raised:
+        load_agent("sdk_agent_xyz:agent", folder=tmp_path)
+    assert str(raised.value).endswith(
+        "cannot import 'sdk_agent_xyz': import of anthropic halted; None in sys.modules "
+        "(pip install 'replaygate[anthropic]' installs it)"
+    )
+
+
 def test_an_agent_module_in_the_working_folder_is_found_as_python_m_finds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

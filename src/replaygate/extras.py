@@ -14,6 +14,30 @@ from types import ModuleType
 
 from replaygate.errors import MissingExtraError
 
+EXTRA_OF: dict[str, str] = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "google": "gemini",
+    "google.genai": "gemini",
+    "httpx": "httpx",
+    "httpx2": "httpx2",
+    "aiohttp": "aiohttp",
+    "requests": "requests",
+    "boto3": "bedrock",
+    "botocore": "bedrock",
+    "matplotlib": "report",
+    "yaml": "cassettes",
+}
+"""A module not found (``ModuleNotFoundError.name``) -> the extra of replaygate that
+installs it."""
+
+
+def install_hint(missing: str | None) -> str:
+    """``" (pip install 'replaygate[EXTRA]' installs it)"`` for a module an extra installs
+    (a user's agent that imports the SDK it calls), else ``""``."""
+    extra = EXTRA_OF.get(missing or "")
+    return f" (pip install 'replaygate[{extra}]' installs it)" if extra else ""
+
 
 def require(module: str, extra: str, purpose: str) -> ModuleType:
     """``module`` imported; ``purpose`` names what needs it (``"replaygate demo"``)."""

@@ -24,6 +24,7 @@ from typing import Any
 from replaygate.errors import ReplaygateError
 from replaygate.evals.errors import AgentLoadError, AgentRunError
 from replaygate.evals.output import RunLike, checked_run
+from replaygate.extras import install_hint
 from replaygate.models.replay import RequestSettings
 from replaygate.models.types import Model
 from replaygate.sanitize.secret_mask import masked_error
@@ -317,7 +318,7 @@ def load_agent(
         if isinstance(err, ModuleNotFoundError) and err.name == module_name.partition(".")[0]:
             where = f" (looked for in {searched}, then on the import path)"
         elif isinstance(err, ModuleNotFoundError) and err.name:
-            where = _package_found(err.name, searched)
+            where = install_hint(err.name) or _package_found(err.name, searched)
         raise AgentLoadError(f"{named}: cannot import {module_name!r}: {err}{where}") from None
     except (Exception, SystemExit) as err:  # the module's own code failed as it was imported
         raise AgentLoadError(
