@@ -18,8 +18,8 @@ import pytest
 from aiobotocore.session import get_session
 from botocore.config import Config
 
-from replaygate.errors import FixtureMismatchError, SecretInFixtureError
-from replaygate.http import intercept
+from replaygate.errors import FixtureMismatchError, NetworkBlockedError, SecretInFixtureError
+from replaygate.http import block_network, intercept
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.ids import IdRewriter
 from replaygate.sim import Simulator
@@ -255,4 +255,25 @@ def test_aiobotocore_records_replays_and_misses_once(sim: Simulator, tmp_path: P
     sends.clear()
     with intercept(store), pytest.raises(FixtureMismatchError):
         asyncio.run(ask("What is a replay!"))
+    assert len(sends) == 1
+
+
+def test_a_refused_connection_reaches_the_caller_once(sim: Simulator, tmp_path: Path) -> None:
+    """An S3 call (an agent's tool) recording from the simulator goes where it is addressed,
+    which the network block refuses: botocore wrapped the refusal as
+    ``EndpointConnectionError`` and retried it, refused four times, a backoff before each."""
+    s3 = boto3.client(
+        "s3",
+        region_name="us-east-1",
+        aws_access_key_id=KEY,
+        aws_secret_access_key=SECRET,
+        config=Config(retries={"mode": "standard", "max_attempts": 3}),
+    )
+    sends: list[Any] = []
+    s3.meta.events.register("before-send", lambda request, **_: sends.append(request))
+    recording = intercept(
+        tmp_path / "bedrock.jsonl", "record-missing", approve_live=True, live_origin=sim.url
+    )
+    with block_network(), recording, pytest.raises(NetworkBlockedError, match=r"S3, STS"):
+        s3.list_buckets()
     assert len(sends) == 1

@@ -239,19 +239,18 @@ def test_a_refusal_of_dspy_s_own_transport_names_the_engine_that_is_intercepted(
     assert "DSPy" not in str(other.value)
 
 
-def test_a_refusal_of_botocore_names_a_model_whose_sdk_is_intercepted(tmp_path: Path) -> None:
-    """Strands Agents' Agent() given no model calls Amazon Bedrock through botocore, whose
-    urllib3 connections intercept() does not answer: the refusal listed urllib and raw
-    sockets; it names botocore and the models whose SDKs send through httpx."""
+def test_a_refusal_of_botocore_says_where_its_calls_are_answered() -> None:
+    """A refusal of botocore's connection (an agent's tool calling S3, a Bedrock call
+    outside intercept()) said replaygate neither recorded nor replayed boto3 and to give
+    the agents another model, where boto3's Bedrock calls are recorded and replayed."""
     sender = {"__name__": "botocore.httpsession", "socket": socket}
-    with intercept(tmp_path / "none.jsonl"), pytest.raises(NetworkBlockedError) as error:
-        exec("socket.getaddrinfo('bedrock-runtime.us-west-2.amazonaws.com', 443)", sender)
-    assert str(error.value).endswith(  # smolagents' AmazonBedrockModel sends through it too
-        "give the tests' agents a model on Anthropic's or OpenAI's API (Strands' "
-        "AnthropicModel or OpenAIModel), whose SDK sends through httpx, or call Bedrock "
-        "through LiteLLM, which replaygate records and replays (smolagents' "
-        "LiteLLMModel(model_id='bedrock/...') in place of its AmazonBedrockModel); stub any "
-        "other AWS service in tests."
+    with block_network(), pytest.raises(NetworkBlockedError) as error:
+        exec("socket.getaddrinfo('s3.amazonaws.com', 443)", sender)
+    assert str(error.value).endswith(
+        "boto3's calls of Amazon Bedrock are recorded and replayed inside intercept() and in "
+        "tests using replaygate (its marker), not outside them; a call of another AWS "
+        "service (S3, STS: a tool of the agent) goes where it is addressed: give that tool "
+        "a fake in tests."
     )
 
 

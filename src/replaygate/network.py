@@ -217,13 +217,10 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     ),
     (
         "botocore",
-        " botocore (boto3's) sends through urllib3, which replaygate neither records nor "
-        "replays: for a model on Amazon Bedrock (which Strands Agents' Agent() calls when "
-        "given no model), give the tests' agents a model on Anthropic's or OpenAI's API "
-        "(Strands' AnthropicModel or OpenAIModel), whose SDK sends through httpx, or call "
-        "Bedrock through LiteLLM, which replaygate records and replays (smolagents' "
-        "LiteLLMModel(model_id='bedrock/...') in place of its AmazonBedrockModel); stub any "
-        "other AWS service in tests.",
+        " boto3's calls of Amazon Bedrock are recorded and replayed inside intercept() and "
+        "in tests using replaygate (its marker), not outside them; a call of another AWS "
+        "service (S3, STS: a tool of the agent) goes where it is addressed: give that tool "
+        "a fake in tests.",
     ),
     (
         "pytest_socket",
@@ -234,7 +231,8 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
 )
 """Packages whose refusals a word of their own explains, and that word: a refusal made by
 one ends with it. Those that send model calls through an HTTP client of their own (how to
-have them send through one replaygate intercepts, or use a model that does), pytest-socket,
+have them send through one replaygate intercepts, or use a model that does), botocore
+(where its calls are answered, and its other services' are not), pytest-socket,
 whose allow-list of host names is looked up before each test, and pydantic-ai and Instructor,
 which look up the host of a file they download before sending."""
 

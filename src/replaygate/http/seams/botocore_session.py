@@ -11,7 +11,7 @@ botocore reads it. The signature (``Authorization``, ``X-Amz-Date``,
 ``X-Amz-Security-Token``) is neither stored nor matched, as through any client.
 
 A miss raises out of botocore's send, which botocore hands back to the caller without
-retrying it: it reaches the test once.
+retrying it: it reaches the test once; so does a connection the network block refused.
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ from urllib.parse import urlsplit
 
 import urllib3.exceptions
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
+from botocore.exceptions import HTTPClientError
 from botocore.httpsession import ProxyConfiguration, URLLib3Session
 
+from replaygate.errors import NetworkBlockedError, exception_chain
 from replaygate.http.active import answering, live_call
 from replaygate.http.adapter import FORWARDED_HOST
 from replaygate.http.exchange import Exchange, LiveSlot
@@ -120,7 +123,29 @@ def _live(
     return response
 
 
+def _refused_once(send: Callable[..., AWSResponse]) -> Callable[..., AWSResponse]:
+    """``send``, a connection the network block refused raised as the refusal
+    (:class:`~replaygate.errors.NetworkBlockedError`), not as the ``EndpointConnectionError``
+    botocore wraps it in, which its retry handler sends three more times (a tool's S3 call
+    in a test recording from the simulator was refused four times, a backoff before each)."""
+
+    def refused_once(http: URLLib3Session, request: AWSPreparedRequest) -> AWSResponse:
+        __tracebackhide__ = True
+        try:
+            return send(http, request)
+        except (BotocoreConnectionError, HTTPClientError) as err:
+            chain = exception_chain(err)
+            refused = next((e for e in chain if isinstance(e, NetworkBlockedError)), None)
+            if refused is None:
+                raise
+            refused.carrier = None  # it reaches the caller itself
+            raise refused from None
+
+    return refused_once
+
+
 def _make(original: Callable[..., AWSResponse]) -> Callable[..., AWSResponse]:
+    @_refused_once
     def send(http: URLLib3Session, request: AWSPreparedRequest) -> AWSResponse:
         __tracebackhide__ = True
         exchange = answering()
