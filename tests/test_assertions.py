@@ -28,6 +28,7 @@ from replaygate.assertions import (
     set_check,
     structure_check,
 )
+from replaygate.assertions.contains import ContainsResult
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -249,6 +250,39 @@ def test_contains_can_respect_case() -> None:
     assert measure_contains("rag", ["RAG"]).passed
     result = measure_contains("rag", ["RAG"], ignore_case=False)
     assert (result.passed, result.missing, result.score) == (False, ("RAG",), 0.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "piece", "anywhere", "whole"),
+    [
+        ("Data storage is cheap.", "RAG", True, False),  # inside a word: found only anywhere
+        ("RAG, then an answer.", "RAG", True, True),
+        ("It uses rag.", "RAG", True, True),
+        ("retrieval first", "retriev", True, False),  # a stem runs on into the word
+        ("I write C++, mostly.", "C++", True, True),  # ends in no letter: nothing to run on
+        ("see gpt-4o-mini", "gpt-4o", True, True),  # a hyphen ends a word, as regex's \b
+        ("a storage RAG pipeline", "RAG", True, True),  # a later whole word counts
+        ("检索增强生成先检索", "检索", True, False),  # a script without spaces: leave it off
+    ],
+)
+def test_contains_whole_words_finds_a_piece_no_letter_runs_on_from(
+    text: str, piece: str, anywhere: bool, whole: bool
+) -> None:
+    assert measure_contains(text, [piece]).passed is anywhere
+    assert measure_contains(text, [piece], whole_words=True).passed is whole
+    check = contains_check([piece], kind="gate", whole_words=True)
+    measured = check.fn(text)
+    assert isinstance(measured, ContainsResult) and measured.passed is whole
+
+
+def test_contains_whole_words_takes_an_alias_as_a_whole_word_and_must_be_a_bool() -> None:
+    aliases = {"RAG": ["retrieval-augmented generation"]}
+    text = "Retrieval-augmented generation over storage."
+    assert assert_contains(text, ["RAG"], aliases=aliases, whole_words=True).found == {
+        "RAG": "retrieval-augmented generation"
+    }
+    with pytest.raises(TypeError, match="whole_words must be True or False, got 'yes'"):
+        measure_contains(text, ["RAG"], whole_words="yes")  # type: ignore[arg-type]
 
 
 def test_contains_refuses_aliases_for_pieces_not_required_and_a_bare_string() -> None:

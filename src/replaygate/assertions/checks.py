@@ -6,6 +6,7 @@ The kind is always declared: ``kind="gate"`` fails the sample when it fails,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -48,13 +49,21 @@ def contains_check(
     name: str = "contains",
     aliases: Mapping[str, Sequence[str]] | None = None,
     ignore_case: bool = True,
+    whole_words: bool = False,
 ) -> Check[str]:
     """:func:`~replaygate.assertions.assert_contains` as a check."""
     required = pieces_of(required)  # each sample's measure reads them again
-    measure_contains("", required, aliases=aliases, ignore_case=ignore_case)  # validate now
+    measured = functools.partial(
+        measure_contains,
+        required=required,
+        aliases=aliases,
+        ignore_case=ignore_case,
+        whole_words=whole_words,
+    )
+    measured("")  # validate now
 
     def measure(text: str) -> Measure:
-        return measure_contains(text, required, aliases=aliases, ignore_case=ignore_case)
+        return measured(text)
 
     pieces = ", ".join(map(repr, required))
     return Check(name, kind, measure, "contains", f"the text mentions each of {pieces}")

@@ -109,18 +109,38 @@ def pieces_of(required: Iterable[str]) -> tuple[str, ...]:
     return tuple(required)
 
 
+def _within(haystack: str, form: str, whole_words: bool) -> bool:
+    """Whether ``form`` is in ``haystack``; with ``whole_words``, only where no letter or
+    digit stands beside it on a side where it begins or ends with one (``RAG`` is not in
+    ``storage``, ``retriev`` is not in ``retrieval``; ``C++`` is in ``C++,``)."""
+    if not whole_words:
+        return form in haystack
+    at = haystack.find(form)
+    while at >= 0:
+        end = at + len(form)
+        open_before = at == 0 or not (form[0].isalnum() and haystack[at - 1].isalnum())
+        open_after = end == len(haystack) or not (form[-1].isalnum() and haystack[end].isalnum())
+        if open_before and open_after:
+            return True
+        at = haystack.find(form, at + 1)
+    return False
+
+
 def measure_contains(
     text: str,
     required: Sequence[str],
     *,
     aliases: Mapping[str, Sequence[str]] | None = None,
     ignore_case: bool = True,
+    whole_words: bool = False,
 ) -> ContainsResult:
     """Look for each piece of ``required`` (or an alias) in ``text``, after NFKC.
 
     Text, pieces and aliases are NFKC-normalized (full and half width forms agree),
     whitespace runs count as one space, and case is folded unless ``ignore_case`` is
-    False. ``aliases`` maps a required piece to other acceptable forms.
+    False. ``aliases`` maps a required piece to other acceptable forms. A piece is found
+    anywhere in the text (``RAG`` in ``storage``) unless ``whole_words``: then only
+    where no letter or digit runs on from it (:func:`_within`).
     """
     required = pieces_of(required)
     require_text(text, "the text to search")
@@ -128,6 +148,8 @@ def measure_contains(
         raise ValueError("required is empty: every text would pass; name at least one piece")
     if type(ignore_case) is not bool:  # "no" is true
         raise TypeError(f"ignore_case must be True or False, got {ignore_case!r}")
+    if type(whole_words) is not bool:
+        raise TypeError(f"whole_words must be True or False, got {whole_words!r}")
     alias_map = _alias_map(aliases)
     for piece in (*required, *(form for forms in alias_map.values() for form in forms)):
         if not isinstance(piece, str):
@@ -144,7 +166,14 @@ def measure_contains(
     missing: list[str] = []
     for piece in required:
         forms = (piece, *alias_map.get(piece, ()))
-        match = next((f for f in forms if normalize(f, ignore_case=ignore_case) in haystack), None)
+        match = next(
+            (
+                f
+                for f in forms
+                if _within(haystack, normalize(f, ignore_case=ignore_case), whole_words)
+            ),
+            None,
+        )
         if match is None:
             missing.append(piece)
         else:
@@ -158,9 +187,12 @@ def assert_contains(
     *,
     aliases: Mapping[str, Sequence[str]] | None = None,
     ignore_case: bool = True,
+    whole_words: bool = False,
 ) -> ContainsResult:
     """Raise :class:`AssertionError` naming each missing piece; see :func:`measure_contains`."""
-    result = measure_contains(text, required, aliases=aliases, ignore_case=ignore_case)
+    result = measure_contains(
+        text, required, aliases=aliases, ignore_case=ignore_case, whole_words=whole_words
+    )
     if not result.passed:
         raise AssertionError(result.message)
     return result
