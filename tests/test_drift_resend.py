@@ -649,7 +649,7 @@ def test_an_http_fixture_re_sent_without_httpx2_names_the_extra_to_install(
     """With neither anthropic nor httpx2 installed (a plain install, or httpx alone), an
     HTTP fixture of Anthropic's was reported as "No module named 'httpx2'" and the run
     ended NOT CHECKED, telling to check the server address; a Gemini one, re-sent with no
-    SDK, failed so where google-genai (which brings httpx, not httpx2) was installed."""
+    SDK, failed so where httpx alone was installed."""
     body = {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
     request = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": body}
     fixture = Fixture.create(request, [{"status": 200, "body": {}}])

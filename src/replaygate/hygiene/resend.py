@@ -318,9 +318,9 @@ class LiveSender:
 
     def _http(self) -> Any:
         """A plain HTTP client, made once, for the routes no SDK client here sends to
-        (Gemini's, whose key goes in a header; Azure OpenAI's): httpx2's, else httpx's
-        (google-genai brings httpx, not httpx2), else a
-        :class:`~replaygate.errors.MissingExtraError` naming the extra to install."""
+        (Gemini's, whose key goes in a header; Azure OpenAI's): httpx2's, else httpx's (an
+        install with httpx alone), else a :class:`~replaygate.errors.MissingExtraError`
+        naming the extra to install."""
         if "http" not in self._clients:
             library: Any
             try:
