@@ -277,3 +277,21 @@ def test_a_refused_connection_reaches_the_caller_once(sim: Simulator, tmp_path: 
     with block_network(), recording, pytest.raises(NetworkBlockedError, match=r"S3, STS"):
         s3.list_buckets()
     assert len(sends) == 1
+
+
+def test_an_invoke_under_another_guardrail_misses(
+    client: Any, sim: Simulator, tmp_path: Path
+) -> None:
+    """``invoke_model`` takes its guardrail, trace, service tier and latency in headers,
+    which were neither kept nor matched: a replay without the guardrail was answered by
+    the recording made under it."""
+    store = tmp_path / "bedrock.jsonl"
+    guarded = {"guardrailIdentifier": "gr-1", "guardrailVersion": "1", "serviceTier": "flex"}
+    with intercept(store, "record-missing", approve_live=True, live_origin=sim.url):
+        live = client.invoke_model(modelId=MODEL, body=CLAUDE_BODY, **guarded)["body"].read()
+    with intercept(store):
+        assert (
+            client.invoke_model(modelId=MODEL, body=CLAUDE_BODY, **guarded)["body"].read() == live
+        )
+        with pytest.raises(FixtureMismatchError, match="x-amzn-bedrock-guardrailidentifier"):
+            client.invoke_model(modelId=MODEL, body=CLAUDE_BODY)

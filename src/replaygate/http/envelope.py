@@ -12,9 +12,9 @@ An envelope is a JSON object::
   part of it; elsewhere ``key`` is a parameter like any other;
 - ``headers`` holds only the headers that change the meaning of a request:
   :data:`MEANINGFUL_HEADERS` (``anthropic-version``, ``anthropic-beta``,
-  ``openai-beta``), each value the UTF-8 text of its bytes as sent (bytes that are not
-  UTF-8 are refused: :func:`read_headers`). Auth (``x-api-key``, ``authorization``, ``api-key``,
-  ``x-goog-api-key``, cookies),
+  ``openai-beta``, and Bedrock's :data:`BEDROCK_HEADERS`), each value the UTF-8 text of
+  its bytes as sent (bytes that are not UTF-8 are refused: :func:`read_headers`). Auth
+  (``x-api-key``, ``authorization``, ``api-key``, ``x-goog-api-key``, cookies),
   ``x-stainless-*`` (retry count, OS, runtime), ``user-agent``, ``content-length``,
   ``accept-encoding`` and ``idempotency-key`` are never part of it, so they are never
   written to disk and never break a match;
@@ -52,8 +52,20 @@ from replaygate.http.codings import decoded_body
 from replaygate.interfaces import interface_of
 from replaygate.sanitize.secret_entropy import auth_like
 
-MEANINGFUL_HEADERS: frozenset[str] = frozenset(
-    {"anthropic-version", "anthropic-beta", "openai-beta"}
+BEDROCK_HEADERS: frozenset[str] = frozenset(
+    {
+        "x-amzn-bedrock-guardrailidentifier",
+        "x-amzn-bedrock-guardrailversion",
+        "x-amzn-bedrock-trace",
+        "x-amzn-bedrock-service-tier",
+        "x-amzn-bedrock-performanceconfig-latency",
+    }
+)
+"""The headers in which Amazon Bedrock's ``invoke`` (boto3's ``invoke_model`` and its
+stream) takes the guardrail applied, its trace, the service tier and the latency, which
+Converse takes in its body: another guardrail is another request."""
+MEANINGFUL_HEADERS: frozenset[str] = (
+    frozenset({"anthropic-version", "anthropic-beta", "openai-beta"}) | BEDROCK_HEADERS
 )
 
 MODEL_API_ENDINGS: tuple[str, ...] = (
