@@ -212,3 +212,19 @@ def test_a_sample_line_recorded_over_another_first_answer_is_reported_at_the_fix
     found = report(path)
     assert len(found) == 1 and found[0].startswith(f"{path}:2: sample line for key"), found
     assert "sample 0 holds another answer above it (given at line 1)" in found[0]
+
+
+def test_a_sample_line_below_several_damaged_lines_names_the_nearest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # It named the first damaged line of the file, thousands of lines above its own
+    # fixture's, the line just above it that a BOM damaged.
+    monkeypatch.setattr(verify_segments, "SEGMENT_BYTES", 512)
+    path = tmp_path / "s.jsonl"
+    bom = b"\xef\xbb\xbf"
+    lines = [b"\x00" + fixture(0), fixture(1), fixture(2), bom + fixture(3)]
+    path.write_bytes(b"".join([*lines, sample(3, 1, answer("b"))]))
+    found = report(path)
+    assert found[-1].startswith(f"{path}:5: sample line for key"), found
+    assert "line 4 above it is damaged (see its problem)" in found[-1]
+    assert report(path, jobs=2) == found

@@ -11,6 +11,7 @@ on the fixtures' own lines.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -77,11 +78,12 @@ def across_store(
 @dataclass
 class DamagedAbove:
     """The lines of one file, read so far, that may hide the fixture a sample line below
-    them applies to: the first that was read as neither a fixture nor a sample line, and
-    each fixture whose request or key was edited (its stored key no longer its
-    request's), by its stored key."""
+    them applies to: those read as neither a fixture nor a sample line, and each fixture
+    whose request or key was edited (its stored key no longer its request's), by its
+    stored key."""
 
-    first: int | None = None
+    unread: list[int] = field(default_factory=list)
+    """In file order, as the segments are added in it."""
     edited: dict[str, int] = field(default_factory=dict)
 
     def add(self, result: SegmentResult, base: int) -> None:
@@ -91,17 +93,19 @@ class DamagedAbove:
             read.add(line)
             if not key_matches:
                 self.edited.setdefault(result.keys[line][:KEY_LENGTH], base + line)
-        lines = (problem.line for _, problem in result.problems if problem.line not in read)
-        first = min(lines, default=None)
-        if self.first is None and first is not None:
-            self.first = base + first
+        lines = {problem.line for _, problem in result.problems if problem.line not in read}
+        self.unread += [base + line for line in sorted(lines)]
 
     def line_for(self, sample: SampleLine, line: int) -> int | None:
-        """The damaged line above ``line`` that may hold the fixture of ``sample``."""
+        """The damaged line above ``line`` that may hold the fixture of ``sample``: a
+        fixture of its key edited, else the nearest damaged line above it (a sample line
+        is appended below its fixture, so among several damaged lines the last above it
+        is the likeliest; the first of them sent the reader to a line far away)."""
         edited = self.edited.get(sample.digest[:KEY_LENGTH])
         if edited is not None and edited < line:
             return edited
-        return self.first if self.first is not None and self.first < line else None
+        at = bisect.bisect_left(self.unread, line)
+        return self.unread[at - 1] if at else None
 
 
 def unfilled(requests: StoreRequests, name: str) -> list[StoreProblem]:
