@@ -9,6 +9,8 @@ the official SDKs and matplotlib come with extras (``replaygate[anthropic]``,
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from collections.abc import Mapping
 from types import ModuleType
 
@@ -53,15 +55,12 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
 
 
 def require_all(needs: Mapping[str, str], purpose: str) -> None:
-    """Each module of ``needs`` (module -> its extra) imported, or one
+    """Each module of ``needs`` (module -> its extra) installed, found without importing it
+    (matplotlib's import writes to stderr where the home folder cannot be written; a
+    report's drawing imports it quietly), or one
     :class:`~replaygate.errors.MissingExtraError` naming every one missing and one install
     line for all their extras, never one extra after the other."""
-    missing: dict[str, str] = {}
-    for module, extra in needs.items():
-        try:
-            require(module, extra, purpose)
-        except MissingExtraError:
-            missing[module] = extra
+    missing = {module: extra for module, extra in needs.items() if not installed(module)}
     if missing:
         names = " and ".join(repr(module) for module in missing)
         packages = "package, which is" if len(missing) == 1 else "packages, which are"
@@ -70,3 +69,13 @@ def require_all(needs: Mapping[str, str], purpose: str) -> None:
             f"{purpose} needs the {names} {packages} not installed: "
             f"pip install 'replaygate[{extras}]'"
         )
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported, found without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # imported already, by a module with no spec
+        return sys.modules.get(module) is not None
+    except ImportError:  # its parent package is not installed, or a finder refuses it
+        return False

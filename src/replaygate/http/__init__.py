@@ -27,12 +27,12 @@ install.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from replaygate._lazy import lazy_names
+from replaygate.extras import installed as _installed
 
 if TYPE_CHECKING:
     import httpx
@@ -117,16 +117,6 @@ if not TYPE_CHECKING:  # to a type checker, a name not declared above is an erro
 
 def __dir__() -> list[str]:
     return sorted({*_names(), *__all__})
-
-
-def _installed(library: str) -> bool:
-    """Whether ``library`` can be imported, found without importing it."""
-    try:
-        return importlib.util.find_spec(library) is not None
-    except ValueError:  # imported already, by a module with no spec
-        return sys.modules.get(library) is not None
-    except ImportError:  # a finder that refuses the name outright
-        return False
 
 
 _SHADOWED = frozenset({"envelope", "intercept", "passthrough"})
