@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from replaygate.extras import require_all
 from run_cli import replaygate
 
 # Its tests import the provider SDKs through replaygate (the example agent).
@@ -70,3 +71,14 @@ def test_without_anthropic_and_matplotlib_the_demo_names_both_extras_at_once(
         "not installed: pip install 'replaygate[anthropic,report]'\n"
     )
     assert done.stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_the_extras_the_demo_needs_are_found_not_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # matplotlib's import warns on stderr where HOME cannot be written: the demo's check
+    # of its extras imported it before anything ran, and printed those lines
+    (tmp_path / "loud_extra_xyz.py").write_text("raise RuntimeError('imported')\n", "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    require_all({"loud_extra_xyz": "report"}, "replaygate demo")  # found: nothing raised
+    assert "loud_extra_xyz" not in sys.modules
