@@ -588,6 +588,32 @@ def test_a_stored_response_streams_again_after_the_event_asked_for(sim: Simulato
     assert again.get_final_response().output_text == answered
 
 
+def resumed_stream(c: openai.OpenAI) -> list[Any]:
+    """Read a background stream's first events, then the rest from where it was left,
+    the first stream still open."""
+    first = c.responses.create(model=MODEL, input="hi", background=True, stream=True)
+    read = [next(iter(first)) for _ in range(3)]
+    again = c.responses.retrieve(
+        read[0].response.id, stream=True, starting_after=read[-1].sequence_number
+    )
+    events = [*read, *again]
+    first.close()
+    return [[e.type, getattr(e, "item_id", None)] for e in events]
+
+
+def test_a_stream_resumed_while_still_open_replays_with_stable_ids(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    """A stream still read when its response was retrieved from where it was left had not
+    yet given its ids their stable forms: the retrieval was stored naming the live id, and
+    its replay, asked with the stable id the replayed stream handed out, missed."""
+    store = tmp_path / "resumed.jsonl"
+    live = resumed_stream(client(store, "record-missing", sim.openai_base_url))
+    with block_network():
+        replayed = resumed_stream(client(store, "replay", None))
+    assert without_ids(replayed) == without_ids(live)
+
+
 def test_stream_deltas_carry_the_api_s_obfuscation_unless_told_not_to(sim: Simulator) -> None:
     """The API pads each delta of text and of a call's arguments with ``obfuscation``,
     letters and digits, unless ``include_obfuscation`` is false; the simulator's deltas had

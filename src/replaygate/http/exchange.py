@@ -256,6 +256,9 @@ class Unfinished(Protocol):
         """End it as its session's block ends; ``warn`` shows a warning of it (where the
         block was entered), else ``warnings.warn`` at the code ending the block."""
 
+    def learn_ids(self) -> None:
+        """Tell the session the stable ids of the volatile ids it holds so far."""
+
 
 _LEFT_OPEN: weakref.WeakSet[Exchange] = weakref.WeakSet()
 """The sessions that handed out a live response being recorded (:meth:`Exchange.opened`)."""
@@ -583,6 +586,9 @@ class Exchange:
             asked = f"{request.method} {request.url.path}"
             raise SessionEndedError(forked_after_end(asked, self._forked.pid))
         sent = request_envelope(request, match_host=self.match_host)
+        if self.session.recording and self.unfinished:  # a stream still read may name ids
+            for recording in list(self.unfinished):
+                recording.learn_ids()
         envelope = self.session.stored_request(sent)
         form = _match_form(envelope, parsed=envelope is sent)
         identity = _identity(form)

@@ -111,6 +111,16 @@ class Recording:
             reason = f"{err.reason}; {why}, so the live answer to {request} was not recorded"
             raise passthrough(WireFormatError(err.path, reason)) from None
 
+    def learn_ids(self) -> None:
+        """Tell the session the stable ids of the volatile ids of the events read so far
+        (:meth:`~replaygate.fixtures.session.FixtureSession.learn_ids`): a request sent
+        while this stream is still open may name them."""
+        if self.stream and self._events and not self.done:
+            partial = stream_response(self.status, self.headers, list(self._events), "closed")
+            exchange = self.exchange
+            interface = exchange.interface_for(self.slot.envelope)
+            exchange.session.learn_ids(self.slot.envelope, partial, interface, self.slot.place)
+
     def _json(self) -> Any:
         """The body read so far as JSON (None when it is not JSON): an error's, whose reason
         tells a refused key apart."""

@@ -226,6 +226,10 @@ class IdRewriter:
             earlier = f"{prefix}rg_{self.tag}_{n}"
             if self.session is not None:
                 self.session.add(value, earlier)
+        elif earlier.startswith(own := f"{prefix}rg_{self.tag}_") and earlier[len(own) :].isdigit():
+            # given by a look at this answer's start (a stream still read): counted as then
+            n = int(earlier[len(own) :])
+            self._counts[prefix] = max(self._counts.get(prefix, 0), n)
         self._local[value] = earlier
         return earlier
 
