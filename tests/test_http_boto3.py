@@ -295,3 +295,27 @@ def test_an_invoke_under_another_guardrail_misses(
         )
         with pytest.raises(FixtureMismatchError, match="x-amzn-bedrock-guardrailidentifier"):
             client.invoke_model(modelId=MODEL, body=CLAUDE_BODY)
+
+
+def test_botocore_fetching_aws_credentials_is_told_as_a_token_fetch(
+    sim: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """botocore fetches credentials through the send replaygate answers: a recording sent
+    STS's AssumeRole (its answer credentials), and a replay given no keys missed the
+    instance metadata server's probe, told of google-auth and Azure only."""
+    store = tmp_path / "bedrock.jsonl"
+    sts = boto3.client(
+        "sts", region_name="us-east-1", aws_access_key_id=KEY, aws_secret_access_key=SECRET
+    )
+    with (
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+        pytest.raises(SecretInFixtureError, match=r"AWS credentials request to STS"),
+    ):
+        sts.assume_role(RoleArn="arn:aws:iam::123456789012:role/ci", RoleSessionName="ci")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.delenv("AWS_EC2_METADATA_DISABLED", raising=False)
+    with intercept(store), pytest.raises(FixtureMismatchError, match="AWS_ACCESS_KEY_ID=test"):
+        boto3.client("bedrock-runtime", region_name="us-east-1")
