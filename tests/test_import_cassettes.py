@@ -1288,8 +1288,8 @@ def test_yaml_needs_the_cassettes_extra_and_json_does_not(
     )
     yaml_said, json_said = yaml_out + yaml_err, json_out + json_err
     assert yaml_status == 2, yaml_said
-    assert f"{cassettes[0]}: replaygate import-cassettes" in yaml_out
-    assert "pip install 'replaygate[cassettes]'" in yaml_out
+    assert f"Error: reading the YAML cassettes ({cassettes[0]})" in yaml_err
+    assert "pip install 'replaygate[cassettes]'" in yaml_err
     assert "Traceback" not in yaml_said
     assert json_status == 0, json_said
     assert (tmp_path / "json_serializer.jsonl").exists()

@@ -9,6 +9,7 @@ import errno
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -346,3 +347,27 @@ def test_a_full_scratch_folder_is_an_error_not_a_refusal(
         f"under {tempfile.gettempdir()} (TMPDIR): cannot write a fixture: No space left"
     )
     assert not Path("out").exists()
+
+
+def test_yaml_cassettes_without_pyyaml_stop_the_import_before_any_cassette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each YAML cassette was an error of its own, with the same install line, and the
+    # JSON ones beside them imported: half an import, to be run again once PyYAML is in
+    request = {"method": "POST", "uri": "https://api.openai.com/v1/chat/completions"}
+    response = {"status": {"code": 200}, "headers": {}, "body": {"string": "{}"}}
+    cassette = {"version": 1, "interactions": [{"request": request, "response": response}]}
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.json").write_text(json.dumps(cassette), encoding="utf-8")
+    for name in ("b.yaml", "c.yml"):
+        (tmp_path / "in" / name).write_text("interactions: []\nversion: 1\n", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "yaml", None)  # not installed
+    out = tmp_path / "out"
+    done = CliRunner().invoke(main, ["import-cassettes", str(tmp_path / "in"), "--out", str(out)])
+    assert done.exit_code == 2, done.output
+    yamls = f"{tmp_path / 'in' / 'b.yaml'}, {tmp_path / 'in' / 'c.yml'}"
+    assert done.output == (
+        f"Error: reading the YAML cassettes ({yamls}) needs the 'yaml' package, which is not "
+        "installed: pip install 'replaygate[cassettes]'\n"
+    )
+    assert not out.exists()

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from typing import Any
 from replaygate import strict_json
 from replaygate.errors import (
     ReplaygateError,
+    first_few,
     kind_of,
     looks_like_wide_text,
     shown_file,
@@ -240,6 +241,15 @@ def _yaml_loader() -> Any:
     for tag in PYTHON_STRINGS:
         loader.add_constructor(tag, base.construct_yaml_str)
     return loader
+
+
+def require_yaml(files: Sequence[Path]) -> None:
+    """PyYAML installed where ``files`` (cassettes to import) hold a YAML one: else one
+    :class:`~replaygate.errors.MissingExtraError` naming them, before any is imported
+    (each one's own error, the JSON ones imported, and the same install line each time)."""
+    yamls = [str(file) for file in files if file.suffix != ".json"]
+    if yamls:
+        require("yaml", "cassettes", f"reading the YAML cassettes ({first_few(yamls, 3)})")
 
 
 def _parse(path: Path) -> Any:

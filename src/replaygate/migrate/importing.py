@@ -55,6 +55,7 @@ from replaygate.migrate.cassettes import (
     Interaction,
     find_cassettes,
     read_cassette,
+    require_yaml,
 )
 from replaygate.pytest_plugin.store_names import store_name
 from replaygate.sanitize import sanitizer_for
@@ -175,6 +176,7 @@ def import_cassettes(
     claimed: dict[Path, Path] = {}
     folder = cassettes_folder(root)
     pairs, unlisted = cassette_stores(root, out)
+    require_yaml([cassette for cassette, _ in pairs])
     for cassette, store in pairs:
         first = claimed.setdefault(store, cassette)
         if first != cassette:
