@@ -406,7 +406,8 @@ def test_an_embeddings_request_is_named_as_one_drift_does_not_re_send() -> None:
     reason = unsendable(Fixture.create(request, [{"status": 200, "headers": {}, "body": {}}]))
     assert reason == (
         "path /v1/embeddings is not re-sent: drift re-sends only the requests of "
-        "anthropic.messages, openai.chat.completions, openai.responses, google.generate_content"
+        "anthropic.messages, openai.chat.completions, openai.responses, google.generate_content "
+        "and Amazon Bedrock's model calls"
     )
 
 

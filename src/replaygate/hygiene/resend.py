@@ -25,11 +25,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from replaygate import exact_json
 from replaygate.base_url import refused_base_url, shown_url
 from replaygate.errors import LiveAPIError
 from replaygate.extras import require
 from replaygate.fixtures.fixture import Fixture, is_envelope
 from replaygate.http.base_path import api_route, azure_route
+from replaygate.hygiene import bedrock_resend
+from replaygate.hygiene.bedrock_resend import is_bedrock_call
 from replaygate.hygiene.errors import HygieneError
 from replaygate.hygiene.fieldset import interface_of_fixture
 from replaygate.interfaces import interface_of
@@ -76,6 +79,7 @@ _VERTEX_GEMINI = re.compile(
 """Gemini's calls on Vertex AI: a project's (sent with an access token) or, in express
 mode, the publisher's alone (sent with an API key)."""
 AZURE = "azure"
+BEDROCK = "bedrock"
 AZURE_ENDPOINT = "AZURE_OPENAI_ENDPOINT"
 AZURE_KEY = "AZURE_OPENAI_API_KEY"
 AZURE_TOKEN = "AZURE_OPENAI_AD_TOKEN"
@@ -111,10 +115,10 @@ def unsendable(fixture: Fixture) -> str | None:
     if is_envelope(fixture.request):
         interface = interface_of(str(fixture.request["path"]))
         body = fixture.request.get("body")
-        if interface not in SENDABLE:
+        if interface not in SENDABLE and not is_bedrock_call(str(fixture.request["path"])):
             return (
                 f"path {fixture.request['path']} is not re-sent: drift re-sends only the "
-                f"requests of {', '.join(SENDABLE)}"
+                f"requests of {', '.join(SENDABLE)} and Amazon Bedrock's model calls"
             )
         if not isinstance(body, dict):
             return "the request body is not JSON"
@@ -156,6 +160,26 @@ def _join(base: str, path: str) -> str:
     if base.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
         base = base[:-3]
     return base + path
+
+
+def _json_record(response: Any, data: bytes) -> dict[str, Any]:
+    """The recorded form of a live answer ``response`` whose whole body is ``data``, which
+    must be a JSON object (a proxy's login page is a :class:`LiveAPIError`)."""
+    from replaygate.http.recorded import plain_response
+    from replaygate.models.live import not_json_object
+
+    record = plain_response(response.status_code, list(response.headers.multi_items()), data)
+    if not isinstance(record.get("body"), dict):
+        raise LiveAPIError(
+            not_json_object(
+                response.request.method,
+                str(response.request.url),
+                response.status_code,
+                response.headers.get("content-type"),
+                data,
+            )
+        )
+    return record
 
 
 @dataclass
@@ -259,11 +283,12 @@ class LiveSender:
         return self.sanitizer.response(body, key=fixture.key, interface=interface)
 
     def _send_envelope(self, envelope: dict[str, Any]) -> dict[str, Any]:
-        from replaygate.http.recorded import plain_response, stream_response
+        from replaygate.http.recorded import stream_response
         from replaygate.http.sse import parse_events
-        from replaygate.models.live import not_json_object
 
         sent_path = str(envelope["path"])
+        if is_bedrock_call(sent_path):
+            return self._send_bedrock(envelope)
         path = api_route(sent_path)
         interface = interface_of(path)
         body = envelope["body"]
@@ -303,18 +328,46 @@ class LiveSender:
         if stream and response.headers.get("content-type", "").startswith("text/event-stream"):
             events = parse_events(data + b"\n\n")
             return stream_response(response.status_code, received, events, "complete")
-        record = plain_response(response.status_code, received, data)
-        if not isinstance(record.get("body"), dict):  # a proxy's login page, say
-            raise LiveAPIError(
-                not_json_object(
-                    response.request.method,
-                    str(response.request.url),
-                    response.status_code,
-                    response.headers.get("content-type"),
-                    data,
-                )
-            )
-        return record
+        return _json_record(response, data)
+
+    def _send_bedrock(self, envelope: dict[str, Any]) -> dict[str, Any]:
+        """The live answer to a recorded Amazon Bedrock call (:mod:`.bedrock_resend`), an
+        AWS event stream read into its events."""
+        from replaygate.http.aws_events import AWSEventParser, answers_aws_stream
+        from replaygate.http.recorded import stream_response
+
+        path = bedrock_resend.sent_path(str(envelope["path"]))
+        body = exact_json.dumps(envelope.get("body"))
+        headers = {"content-type": "application/json", **dict(envelope.get("headers") or {})}
+        at = "us-east-1" if self.base_url else self._bedrock_region(envelope)
+        if self.base_url:
+            url = self.base_url.rstrip("/") + path
+        else:
+            host = f"https://bedrock-runtime.{at}.amazonaws.com"
+            fix = "set it to the Bedrock endpoint's URL, or unset it"
+            name = next((n for n in bedrock_resend.ENDPOINT_ENVS if os.environ.get(n)), None)
+            base = self._from_env(BEDROCK, name, host, fix) if name else host
+            self._targets.setdefault(BEDROCK, base)
+            url = base.rstrip("/") + path
+        bearer = _credential(bedrock_resend.BEARER_ENV)
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
+        else:
+            placeholder = self.base_url is not None
+            headers = bedrock_resend.signed(url, body, headers, at, placeholder=placeholder)
+        response = self._http().post(url, content=body, headers=headers)
+        data = response.read()
+        received = list(response.headers.multi_items())
+        if answers_aws_stream(received):
+            parser = AWSEventParser()
+            events = [*parser.feed(data)]
+            parser.tail()
+            return stream_response(response.status_code, received, events, "complete")
+        return _json_record(response, data)
+
+    def _bedrock_region(self, envelope: dict[str, Any]) -> str:
+        """The region a recorded Bedrock call goes to: its host's, else the configured one."""
+        return bedrock_resend.region(envelope.get("host"), bedrock_resend.configured_region())
 
     def _http(self) -> Any:
         """A plain HTTP client, made once, for the routes no SDK client here sends to
