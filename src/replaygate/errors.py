@@ -676,8 +676,8 @@ class UnservedRouteError(RecordingStoppedError):
         elif simulator:
             where = (
                 "replaygate's simulator does not serve it (a route of the API it lacks, a "
-                "cloud's call it lacks such as another publisher's model on Vertex AI, or a base URL "
-                "without the API version): record this call from the live API, "
+                "cloud's call it lacks such as another publisher's model on Vertex AI, or a "
+                "base URL without the API version): record this call from the live API, "
                 "or from a loopback server of yours that answers it, given to an intercept() "
                 "block of its own as live_origin, or leave it out of the recording."
             )
