@@ -258,24 +258,38 @@ def test_aiobotocore_records_replays_and_misses_once(sim: Simulator, tmp_path: P
     assert len(sends) == 1
 
 
-def test_a_refused_connection_reaches_the_caller_once(sim: Simulator, tmp_path: Path) -> None:
+def list_buckets(sends: list[Any], use_async: bool) -> None:
+    """S3's ``list_buckets`` through boto3's client or aiobotocore's, counting its sends."""
+    keys = {"aws_access_key_id": KEY, "aws_secret_access_key": SECRET}
+    retries = Config(retries={"mode": "standard", "max_attempts": 3})
+    if not use_async:
+        s3 = boto3.client("s3", region_name="us-east-1", config=retries, **keys)
+        s3.meta.events.register("before-send", lambda request, **_: sends.append(request))
+        s3.list_buckets()
+        return
+
+    async def main() -> None:
+        made = get_session().create_client("s3", region_name="us-east-1", config=retries, **keys)
+        async with made as s3:
+            s3.meta.events.register("before-send", lambda request, **_: sends.append(request))
+            await s3.list_buckets()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["boto3", "aiobotocore"])
+def test_a_refused_connection_reaches_the_caller_once(
+    sim: Simulator, tmp_path: Path, use_async: bool
+) -> None:
     """An S3 call (an agent's tool) recording from the simulator goes where it is addressed,
-    which the network block refuses: botocore wrapped the refusal as
+    which the network block refuses: botocore (and aiobotocore) wrapped the refusal as
     ``EndpointConnectionError`` and retried it, refused four times, a backoff before each."""
-    s3 = boto3.client(
-        "s3",
-        region_name="us-east-1",
-        aws_access_key_id=KEY,
-        aws_secret_access_key=SECRET,
-        config=Config(retries={"mode": "standard", "max_attempts": 3}),
-    )
     sends: list[Any] = []
-    s3.meta.events.register("before-send", lambda request, **_: sends.append(request))
     recording = intercept(
         tmp_path / "bedrock.jsonl", "record-missing", approve_live=True, live_origin=sim.url
     )
-    with block_network(), recording, pytest.raises(NetworkBlockedError, match=r"S3, STS"):
-        s3.list_buckets()
+    with block_network(), recording, pytest.raises(NetworkBlockedError, match="S3, STS"):
+        list_buckets(sends, use_async)
     assert len(sends) == 1
 
 

@@ -205,6 +205,14 @@ LOOKS_UP_FIRST = (PYDANTIC_AI_DOWNLOAD, INSTRUCTOR_DOWNLOAD)
 """The words of :data:`OWN_TRANSPORTS` whose senders send through an intercepted client, after
 a lookup of their own."""
 
+BOTOCORE_WORD = (
+    " boto3's calls of Amazon Bedrock are recorded and replayed inside intercept() and "
+    "in tests using replaygate (its marker), not outside them; a call of another AWS "
+    "service (S3, STS: a tool of the agent) goes where it is addressed: give that tool "
+    "a fake in tests."
+)
+"""The word of a refusal of botocore's connection (boto3's, aiobotocore's)."""
+
 OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
     ("pydantic_ai._ssrf", PYDANTIC_AI_DOWNLOAD),
     ("pydantic_ai._utils", PYDANTIC_AI_DOWNLOAD),
@@ -215,13 +223,8 @@ OWN_TRANSPORTS: tuple[tuple[str, str], ...] = (
         "sockets of its own: give the tests' models dspy.LM(..., engine='litellm'), which "
         "sends through LiteLLM's httpx clients.",
     ),
-    (
-        "botocore",
-        " boto3's calls of Amazon Bedrock are recorded and replayed inside intercept() and "
-        "in tests using replaygate (its marker), not outside them; a call of another AWS "
-        "service (S3, STS: a tool of the agent) goes where it is addressed: give that tool "
-        "a fake in tests.",
-    ),
+    ("botocore", BOTOCORE_WORD),
+    ("aiobotocore", BOTOCORE_WORD),
     (
         "pytest_socket",
         " pytest-socket looks up each host name its --allow-hosts gives as every test is set "

@@ -4,9 +4,10 @@ aiobotocore's async clients send through aiohttp, whose seam
 (:mod:`.aiohttp_session`) records and replays them. Its send wraps any error it does
 not know, a miss raised in aiohttp's seam among them, as botocore's ``HTTPClientError``,
 which botocore's retry handler retries as a connection error: the miss was sent four
-times before it reached the test. Here the replay error is raised as itself, which
-botocore retries no more than boto3's (:mod:`.botocore_session`): it reaches the test
-once.
+times before it reached the test; a connection the network block refused (an agent's
+tool calling S3 while recording from the simulator) it wraps as ``EndpointConnectionError``,
+retried alike. Here the replay error is raised as itself, which botocore retries no more
+than boto3's (:mod:`.botocore_session`): it reaches the test once.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiobotocore.httpsession import AIOHTTPSession
-from botocore.exceptions import HTTPClientError
 
-from replaygate.errors import ReplaygateError
 from replaygate.http.seams import Patch
+from replaygate.http.seams.botocore_session import BOTOCORE_WRAPPERS, carried
 
 
 def _make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -26,11 +26,11 @@ def _make(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[An
         __tracebackhide__ = True
         try:
             return await original(http, request)
-        except HTTPClientError as err:
-            error = err.kwargs.get("error")
-            if isinstance(error, ReplaygateError):
-                raise error from None
-            raise
+        except BOTOCORE_WRAPPERS as err:
+            error = carried(err)
+            if error is None:
+                raise
+            raise error from None
 
     return send
 

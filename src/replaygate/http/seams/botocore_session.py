@@ -27,7 +27,7 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from botocore.exceptions import HTTPClientError
 from botocore.httpsession import ProxyConfiguration, URLLib3Session
 
-from replaygate.errors import NetworkBlockedError, exception_chain
+from replaygate.errors import NetworkBlockedError, ReplaygateError, exception_chain
 from replaygate.http.active import answering, live_call
 from replaygate.http.adapter import FORWARDED_HOST
 from replaygate.http.exchange import Exchange, LiveSlot
@@ -123,23 +123,35 @@ def _live(
     return response
 
 
+BOTOCORE_WRAPPERS = (BotocoreConnectionError, HTTPClientError)
+"""The errors botocore's send (and aiobotocore's) wraps a failed connection in, which its
+retry handler retries."""
+
+
+def carried(err: BaseException) -> ReplaygateError | None:
+    """The replaygate error botocore's ``err`` (:data:`BOTOCORE_WRAPPERS`) wraps, made ready
+    to reach the caller itself, or None: a connection the network block refused
+    (:class:`~replaygate.errors.NetworkBlockedError`), which botocore's retry handler would
+    send three more times (a tool's S3 call in a test recording from the simulator was
+    refused four times, a backoff before each), a miss."""
+    error = next((e for e in exception_chain(err) if isinstance(e, ReplaygateError)), None)
+    if isinstance(error, NetworkBlockedError):
+        error.carrier = None  # it reaches the caller itself
+    return error
+
+
 def _refused_once(send: Callable[..., AWSResponse]) -> Callable[..., AWSResponse]:
-    """``send``, a connection the network block refused raised as the refusal
-    (:class:`~replaygate.errors.NetworkBlockedError`), not as the ``EndpointConnectionError``
-    botocore wraps it in, which its retry handler sends three more times (a tool's S3 call
-    in a test recording from the simulator was refused four times, a backoff before each)."""
+    """``send``, a replaygate error botocore wrapped raised as itself (:func:`carried`)."""
 
     def refused_once(http: URLLib3Session, request: AWSPreparedRequest) -> AWSResponse:
         __tracebackhide__ = True
         try:
             return send(http, request)
-        except (BotocoreConnectionError, HTTPClientError) as err:
-            chain = exception_chain(err)
-            refused = next((e for e in chain if isinstance(e, NetworkBlockedError)), None)
-            if refused is None:
+        except BOTOCORE_WRAPPERS as err:
+            error = carried(err)
+            if error is None:
                 raise
-            refused.carrier = None  # it reaches the caller itself
-            raise refused from None
+            raise error from None
 
     return refused_once
 
