@@ -10,10 +10,13 @@ with the frameworks built on it) could be recorded or replayed.
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import boto3
+import botocore.endpoint
 import pytest
 from aiobotocore.session import get_session
 from botocore.config import Config
@@ -23,6 +26,7 @@ from replaygate.http import block_network, intercept
 from replaygate.hygiene.verify import verify_store
 from replaygate.sanitize.ids import IdRewriter
 from replaygate.sim import Simulator
+from replaygate.sim.faults import FaultPlan
 
 MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 KEY, SECRET = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -333,3 +337,23 @@ def test_botocore_fetching_aws_credentials_is_told_as_a_token_fetch(
     monkeypatch.delenv("AWS_EC2_METADATA_DISABLED", raising=False)
     with intercept(store), pytest.raises(FixtureMismatchError, match="AWS_ACCESS_KEY_ID=test"):
         boto3.client("bedrock-runtime", region_name="us-east-1")
+
+
+def test_a_file_body_is_sent_whole_again_on_botocore_s_retry(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """botocore makes a retry's request anew of the body it was given: a file read to its
+    end for the first send was sent empty after a 429, and the recording kept the
+    simulator's refusal of a zero-length body as the answer."""
+    monkeypatch.setattr(botocore.endpoint, "time", SimpleNamespace(sleep=lambda _: None))
+    store = tmp_path / "bedrock.jsonl"
+    with (
+        Simulator(behavior="echo", faults=FaultPlan.sequence(["429", None])) as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        live = client.invoke_model(modelId=MODEL, body=io.BytesIO(CLAUDE_BODY))["body"].read()
+    with intercept(store):
+        assert (
+            client.invoke_model(modelId=MODEL, body=io.BytesIO(CLAUDE_BODY))["body"].read() == live
+        )
+    assert b'"content"' in live

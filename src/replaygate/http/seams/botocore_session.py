@@ -83,12 +83,32 @@ def _response(
 
 
 def _request_of(request: AWSPreparedRequest) -> WireRequest:
-    """The request as the envelope reads it; a streamed body is read, then sent as read."""
-    content = body_bytes(request.body)
-    if not isinstance(request.body, str | bytes | None):
+    """The request as the envelope reads it; a streamed body is read, then sent as read,
+    and a file it was read from is rewound (:func:`_position`)."""
+    body = request.body
+    start = _position(body)
+    content = body_bytes(body)
+    if not isinstance(body, str | bytes | None):
         request.body = content
+        if start is not None:
+            body.seek(start)
     # http.client sends a header given as text in Latin-1
     return wire_request(request.method, request.url, request.headers.items(), content, "latin-1")
+
+
+def _position(body: object) -> int | None:
+    """Where a file given as a body (``invoke_model(body=open(...))``) stands, to rewind it
+    to once read: botocore makes a retry's request anew of the same file, which it sent
+    empty once read to its end (a 429 retried, a ValidationException of a zero-length
+    body). None for a body that is no file or cannot tell."""
+    tell = getattr(body, "tell", None)
+    if tell is None or not callable(getattr(body, "seek", None)):
+        return None
+    try:
+        where = tell()
+    except (OSError, ValueError):
+        return None
+    return where if isinstance(where, int) else None
 
 
 def _live(
