@@ -801,3 +801,50 @@ def test_claude_s_ids_on_bedrock_have_bedrock_s_prefixes() -> None:
     answer = orjson.loads(app.handle("POST", f"/model/{BEDROCK_MODEL}/invoke", SIGNED, body).body)
     assert answer["id"].startswith("msg_bdrk_sim_")
     assert answer["content"][-1]["id"].startswith("toolu_bdrk_sim_")
+
+
+@pytest.mark.parametrize(
+    ("model", "given", "answered"),
+    [
+        (
+            BEDROCK_MODEL,
+            {"converse": {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}},
+            200,
+        ),
+        (
+            BEDROCK_MODEL,
+            {"invokeModel": {"body": base64.b64encode(orjson.dumps(BEDROCK_BODY)).decode()}},
+            200,
+        ),
+        (
+            BEDROCK_MODEL,
+            {"converse": {"messages": [{"role": "assistant", "content": [{"text": "hi"}]}]}},
+            400,
+        ),
+        (BEDROCK_MODEL, {"invokeModel": {"body": base64.b64encode(b"not json").decode()}}, "own"),
+        (BEDROCK_MODEL, {}, "own"),
+        (
+            "amazon.nova-pro-v1:0",
+            {"converse": {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}},
+            "own",
+        ),
+    ],
+    ids=["converse", "invokeModel", "refused", "invoke-not-json", "no-input", "nova"],
+)
+def test_bedrock_counts_tokens_of_the_call_its_input_holds(
+    model: str, given: dict[str, Any], answered: int | str
+) -> None:
+    # /model/<id>/count-tokens (boto3's count_tokens, which Strands and pydantic-ai call) was
+    # a 404 that stopped the recording; a count for a model Bedrock may not count is the
+    # simulator's own refusal, never recorded
+    app = SimApp(make_behavior("echo"))
+    body = orjson.dumps({"input": given})
+    reply = app.handle("POST", f"/model/{model}/count-tokens", SIGNED, body)
+    said = orjson.loads(reply.body)
+    if answered == "own":
+        assert reply.refused and reply.status == 400, said
+    else:
+        assert (reply.status, reply.refused) == (answered, False), said
+    if answered == 200:
+        assert said["inputTokens"] > 0
+        assert dict(reply.headers)["x-amzn-requestid"].startswith("req_sim_")

@@ -702,10 +702,24 @@ class BedrockCountTokens(_Bedrock):
             asked = endpoint.request(f"{called}/invoke", invoked)
         else:
             return SimRequest({}, model, False, Invalid(f"{_COUNT_INPUT} {OWN_WORDING}", own=True))
-        return replace(asked, problem=endpoint.validate(asked))
+        return replace(asked, problem=_uncounted(model) or endpoint.validate(asked))
 
     def validate(self, request: SimRequest) -> Invalid | None:
         return request.problem
+
+
+def _uncounted(model: str) -> Invalid | None:
+    """The simulator's own refusal of a count for another provider's model (Amazon's Nova,
+    Meta's Llama), which Bedrock's CountTokens does not count for every model: an answer
+    recorded from the simulator would fail live."""
+    provider = model_provider(model)
+    if provider in (None, "anthropic"):
+        return None
+    said = (
+        f"The simulator counts the tokens of Anthropic's models only, not {model}, whose "
+        "count Bedrock may refuse: record it from Bedrock"
+    )
+    return Invalid(said, own=True)
 
 
 def _invoke_body(given: Any) -> dict[str, Any] | None:
