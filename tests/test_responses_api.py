@@ -46,6 +46,8 @@ from replaygate.models.replay import RecordingModel, ReplayModel
 from replaygate.models.types import Message, ModelResponse, ToolCall, ToolSpec
 from replaygate.sanitize import SanitizeConfig
 from replaygate.sim import Simulator
+from replaygate.sim.app import SimApp
+from replaygate.sim.behaviors import EchoBehavior
 from replaygate.sim.conversations import Conversations
 from replaygate.sim.research_policy import ResearchPolicy
 from sdks import openai
@@ -519,6 +521,26 @@ def test_a_background_response_a_replay_made_is_refused_when_polled_not_recorded
             c.responses.retrieve(made.id)
         assert store.read_bytes() == recorded
         assert c.responses.cancel(made.id).status == "cancelled"  # still queued there
+
+
+def test_a_background_response_a_replayed_poll_gave_done_is_continued() -> None:
+    """A background response learned from a recording's replay (``queued``, then done at
+    its replayed poll) was held without its conversation: a changed later turn naming it
+    by ``previous_response_id``, sent to the simulator, was refused as not found."""
+    headers = {"authorization": f"Bearer {KEY}", "host": "127.0.0.1"}
+    asked = {"model": MODEL, "input": QUESTION, "background": True}
+    served = SimApp(EchoBehavior())
+    queued = json.loads(
+        served.handle("POST", "/v1/responses", headers, json.dumps(asked).encode()).body
+    )
+    polled = f"/v1/responses/{queued['id']}"
+    done = json.loads(served.handle("GET", polled, headers, b"").body)
+    app = SimApp(EchoBehavior())
+    app.learn("POST", "/v1/responses", asked, {"status": 200, "body": queued})
+    app.learn("GET", polled, None, {"status": 200, "body": done})
+    later = {"model": MODEL, "input": "And then?", "previous_response_id": queued["id"]}
+    reply = app.handle("POST", "/v1/responses", headers, json.dumps(later).encode())
+    assert reply.status == 200, reply.body
 
 
 def test_a_response_states_the_settings_its_request_left_out_as_the_api_does(

@@ -881,6 +881,9 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         self.unanswered: set[str] = set()
         """Background responses a replay answered ``queued`` (learned), whose answer the
         simulator never made."""
+        self.awaited: Bounded[SimRequest] = Bounded(self.conversations.limit)
+        """Background response id -> its request, learned ``queued``: a replayed poll that
+        gives it done holds its conversation (:meth:`polled`)."""
         self.unstored: Bounded[bool] = Bounded(self.conversations.limit)
         """Served response ids asked not to be stored (``store: false``)."""
         self.items: Bounded[frozenset[str]] = Bounded(self.conversations.limit)
@@ -1086,7 +1089,20 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         if answer.get("background") is True and answer.get("status") in ("queued", "in_progress"):
             self.stored.put(answer["id"], dict(answer))  # cancelled, or refused when polled
             self.unanswered.add(answer["id"])
+            self.awaited.put(answer["id"], request)
             return
+        self._learned(request, answer)
+
+    def polled(self, named: str, answer: Mapping[str, Any]) -> None:
+        """A replayed poll gave the background response ``named``, learned ``queued``, done
+        (``answer``): its conversation is held as if served here, so a request continuing
+        it (``previous_response_id``) is answered with it."""
+        request = self.awaited.get(named)
+        if request is not None and answer.get("status") in ("completed", "incomplete"):
+            self._learned(request, answer)
+
+    def _learned(self, request: SimRequest, answer: Mapping[str, Any]) -> None:
+        """Hold ``answer``, replayed to ``request``, as if served here."""
         try:
             messages = self.read(request)[0]
             said = from_responses_response(answer)
@@ -1508,7 +1524,8 @@ class OpenAIStoredResponses(ResourceEndpoint):
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Forget a response deleted here, or whose deletion a recording replayed; hold a
-        background response as a replayed poll gave it (done, its output with it)."""
+        background response as a replayed poll gave it (done, its output with it, and its
+        conversation, to be continued)."""
         named = route.rsplit("/", 1)[1]
         if method == "DELETE" and named in self.responses.stored:
             del self.responses.stored[named]
@@ -1518,6 +1535,7 @@ class OpenAIStoredResponses(ResourceEndpoint):
             if answer.get("status") not in ("queued", "in_progress"):
                 self.responses.unanswered.discard(named)
                 self.responses.queued.discard(named)
+                self.responses.polled(named, answer)
 
 
 class OpenAICancelResponses(ResourceEndpoint):
