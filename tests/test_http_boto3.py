@@ -21,6 +21,7 @@ import pytest
 from aiobotocore.session import get_session
 from botocore.config import Config
 
+from loopback import Handler, serving
 from replaygate.errors import FixtureMismatchError, NetworkBlockedError, SecretInFixtureError
 from replaygate.http import block_network, intercept
 from replaygate.hygiene.verify import verify_store
@@ -357,3 +358,37 @@ def test_a_file_body_is_sent_whole_again_on_botocore_s_retry(
             client.invoke_model(modelId=MODEL, body=io.BytesIO(CLAUDE_BODY))["body"].read() == live
         )
     assert b'"content"' in live
+
+
+class NoAccess(Handler):
+    """Bedrock refusing an account the model's use: a 404 typed in ``x-amzn-ErrorType``."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        out = b'{"message":"Model use case details have not been submitted for this account."}'
+        self.send_response(404)
+        self.send_header(
+            "x-amzn-errortype", "ResourceNotFoundException:http://internal.amazon.com/"
+        )
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+
+def test_bedrock_s_resource_not_found_replays_as_botocore_raised_it(
+    client: Any, tmp_path: Path
+) -> None:
+    """A 404 of Bedrock's about the account or the model (ResourceNotFoundException, its
+    body ``{"message": ...}``) stopped the recording as a route the server does not serve,
+    telling to check the base URL."""
+    store, raised = tmp_path / "bedrock.jsonl", []
+    with serving(NoAccess) as url:
+        for block in (
+            intercept(store, "record-missing", approve_live=True, live_origin=url),
+            intercept(store),
+        ):
+            with block, pytest.raises(client.exceptions.ResourceNotFoundException) as refused:
+                client.converse(modelId=MODEL, messages=ASKED)
+            raised.append(refused.value.response["Error"])
+    assert raised[0] == raised[1]

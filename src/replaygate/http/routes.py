@@ -72,7 +72,8 @@ def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
     the server's, as the simulator answers one it lacks).
 
     A 404 is when the body is not an API error object, when that error's message is a
-    provider's unknown-route wording, or when the path is no model API's (an
+    provider's unknown-route wording (an AWS error's typed in ``x-amzn-errortype``: its
+    ``UnknownOperationException``, or ``Not Found``), or when the path is no model API's (an
     interface's, or one such as OpenAI's Conversations API, whose 404 for a conversation
     it does not hold is an API error) and the error is not a provider's typed one (the
     ``error.type`` of OpenAI's ``model_not_found`` for ``/v1/models/{id}``, of
@@ -85,10 +86,27 @@ def unserved_route(path: str, record: Mapping[str, Any]) -> bool:
     if status != 404:
         return False
     body = record.get("body")
+    aws = _aws_error(record)
+    if aws is not None:  # Amazon Bedrock's (ResourceNotFoundException), typed in its header
+        kind, said = aws
+        return kind == "UnknownOperationException" or said in (None, "Not Found")
     message = _error_message(body)
     if message is None or message.startswith(ROUTE_PREFIX) or message == "Not Found":
         return True
     return not is_model_api(path) and _error_kind(body) is None
+
+
+def _aws_error(record: Mapping[str, Any]) -> tuple[str, str | None] | None:
+    """The type an AWS error names in ``x-amzn-errortype`` (``ResourceNotFoundException``
+    of Bedrock's account without access to a model, of a model past its end of life) and
+    its ``message``; None for a response of no such header."""
+    headers = record.get("headers")
+    named = headers.get("x-amzn-errortype") if isinstance(headers, Mapping) else None
+    if not isinstance(named, str) or not named:
+        return None
+    body = record.get("body")
+    said = body.get("message") if isinstance(body, Mapping) else None
+    return named.split(":", 1)[0], said if isinstance(said, str) else None
 
 
 def _error_kind(body: Any) -> str | None:
