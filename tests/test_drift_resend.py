@@ -664,3 +664,27 @@ def test_an_http_fixture_re_sent_without_httpx2_names_the_extra_to_install(
     monkeypatch.setitem(sys.modules, "httpx", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'replaygate\[httpx\]'"):
         sender._http()
+
+
+def test_an_http_fixture_is_re_sent_through_an_sdk_built_on_httpx(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """anthropic<1 (which a framework may need beside replaygate) sends through httpx, not
+    httpx2: each HTTP fixture was reported as "No module named 'httpx2'" where httpx2 was
+    not installed, and the run ended NOT CHECKED."""
+    answer = {"type": "message", "content": []}
+
+    class OldSDK:  # the part of anthropic 0.x's client drift uses
+        _client = type("Wrapper", (httpx.Client,), {})()  # the SDK's subclass of httpx's
+
+        def post(self, url: str, *, cast_to: type, **options: Any) -> Any:
+            assert cast_to is httpx.Response  # returned as it is, unparsed
+            return httpx.Response(200, json=answer, request=httpx.Request("POST", url))
+
+    body = {"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    request = {"method": "POST", "path": "/v1/messages", "headers": {}, "body": body}
+    fixture = Fixture.create(request, [{"status": 200, "body": answer}])
+    monkeypatch.setitem(sys.modules, "httpx2", None)  # not installed
+    sender = LiveSender(base_url="http://127.0.0.1:1")
+    sender._clients["anthropic"] = OldSDK()
+    assert sender.send(fixture)["body"] == answer

@@ -20,6 +20,7 @@ fields trimmed on purpose are not reported as drift.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -182,6 +183,17 @@ def _json_record(response: Any, data: bytes) -> dict[str, Any]:
     return record
 
 
+def _response_class(client: Any) -> Any:
+    """The ``Response`` class of the HTTP library the SDK ``client`` sends with, which it
+    returns as it is: httpx2's for anthropic 2 and openai 3, httpx's for the releases
+    before them (``anthropic<1``, which a framework may need beside replaygate)."""
+    for kind in type(client._client).__mro__:  # the SDK's own subclass of the library's
+        library = kind.__module__.partition(".")[0]
+        if library in ("httpx", "httpx2"):
+            return importlib.import_module(library).Response
+    return require("httpx2", "httpx2", "re-sending HTTP fixtures").Response
+
+
 @dataclass
 class LiveSender:
     """Sends recorded requests; ``base_url`` (when given) replaces every provider's URL."""
@@ -312,12 +324,10 @@ class LiveSender:
             url = _join(self.url_of(interface), path)
             response = self._http().post(url, json=body, headers=headers)
         else:
-            client = self.client(interface)  # its SDK (anthropic 2, openai 3) brings httpx2
-            import httpx2
-
+            client = self.client(interface)
             response = client.post(
                 _join(self.url_of(interface), path),
-                cast_to=httpx2.Response,
+                cast_to=_response_class(client),
                 body=body,
                 options={"headers": headers},
                 stream=stream,
