@@ -30,6 +30,16 @@ LIBRARIES: dict[str, str] = {"httpx2": "Httpx2", "httpx": "Httpx"}
 """The libraries bound, and the prefix of their transport names."""
 
 
+def library_of(kind: type) -> str | None:
+    """The library of :data:`LIBRARIES` whose class ``kind`` is or derives from (an SDK's
+    own client class, ``anthropic.DefaultHttpxClient``), else None."""
+    for base in kind.__mro__:
+        name = str(base.__module__).partition(".")[0]
+        if name in LIBRARIES:
+            return name
+    return None
+
+
 @dataclass(frozen=True)
 class Binding:
     """One library's record/replay pieces."""

@@ -187,10 +187,11 @@ def _response_class(client: Any) -> Any:
     """The ``Response`` class of the HTTP library the SDK ``client`` sends with, which it
     returns as it is: httpx2's for anthropic 2 and openai 3, httpx's for the releases
     before them (``anthropic<1``, which a framework may need beside replaygate)."""
-    for kind in type(client._client).__mro__:  # the SDK's own subclass of the library's
-        library = kind.__module__.partition(".")[0]
-        if library in ("httpx", "httpx2"):
-            return importlib.import_module(library).Response
+    from replaygate.http.bindings import library_of
+
+    library = library_of(type(client._client))  # the SDK's own subclass of the library's
+    if library is not None:
+        return importlib.import_module(library).Response
     return require("httpx2", "httpx2", "re-sending HTTP fixtures").Response
 
 

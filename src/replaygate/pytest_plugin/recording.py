@@ -1153,14 +1153,10 @@ def sdk_http_library(module: ModuleType) -> str:
     """The HTTP library (``httpx2``, or ``httpx`` for ``anthropic`` before 1.0 and
     ``openai`` before 3.0) an SDK's clients are built on: the one its ``DefaultHttpxClient``
     derives from, so a client fixture hands the SDK a client of the kind it accepts."""
-    from replaygate.http.bindings import LIBRARIES
+    from replaygate.http.bindings import library_of
 
     default = getattr(module, "DefaultHttpxClient", None)
-    for base in getattr(default, "__mro__", ()):
-        name: str = str(base.__module__).partition(".")[0]
-        if name in LIBRARIES:
-            return name
-    return "httpx2"
+    return (library_of(default) if isinstance(default, type) else None) or "httpx2"
 
 
 class ClientFactory:
