@@ -46,7 +46,7 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:
-        if err.name != module.partition(".")[0]:
+        if not err.name or not f"{module}.".startswith(f"{err.name}."):  # of another module
             raise
         raise MissingExtraError(
             f"{purpose} needs the {module!r} package, which is not installed: "
