@@ -570,6 +570,17 @@ def test_a_response_states_the_settings_its_request_left_out_as_the_api_does(
     assert (streamed.reasoning.effort, streamed.reasoning.summary) == ("medium", "auto")
 
 
+def test_a_response_states_whether_it_is_stored(sim: Simulator) -> None:
+    """The answer had no ``store``, which the API states in every response (``true``
+    unless the request asked ``store: false``): a fixture recorded from the simulator
+    showed drift against the live API on that field alone."""
+    auth = {"authorization": f"Bearer {KEY}"}
+    url = f"{sim.openai_base_url}/responses"
+    for asked, stated in (({}, True), ({"store": False}, False), ({"store": True}, True)):
+        body = {"model": MODEL, "input": QUESTION, **asked}
+        assert httpx2.post(url, json=body, headers=auth).json()["store"] is stated
+
+
 def test_a_setting_object_given_in_part_is_stated_whole(sim: Simulator) -> None:
     """``text: {"verbosity": "low"}`` was stated back as given, its ``format`` missing
     (``response.text.format`` None), and a structured output's ``text`` had no

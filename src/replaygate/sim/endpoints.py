@@ -845,6 +845,7 @@ _UNSET_AS: dict[str, Any] = {
     "reasoning": {"effort": None, "summary": None},
     "safety_identifier": None,
     "service_tier": "default",
+    "store": True,
     "temperature": 1.0,
     "text": {"format": {"type": "text"}, "verbosity": "medium"},
     "tool_choice": "auto",
