@@ -95,6 +95,32 @@ def test_litellm_is_told_not_to_retry_what_a_replaygate_error_caused(
     assert resent_on.get() is None  # set in the context of the call only
 
 
+def test_litellm_s_error_carrying_a_miss_becomes_a_runtime_error_as_the_miss_is(
+    resent_on: ContextVar[Callable[[Exception], bool] | None],
+) -> None:
+    # LangGraph's default RetryPolicy retries any error but builtin programming errors
+    # (RuntimeError among them, which a miss is): LiteLLM's InternalServerError carrying a
+    # miss was sent again twice, with its backoff, from a node calling LiteLLM
+    rejection = contextvars.copy_context().run(lambda: (passthrough(miss()), resent_on.get())[1])
+    assert rejection is not None
+    server_error = type("InternalServerError", (Exception,), {"__module__": "litellm.exceptions"})
+    mapped = server_error("litellm.InternalServerError: no fixture recorded")
+    mapped.__context__ = miss()
+    assert rejection(mapped)
+    assert isinstance(mapped, RuntimeError) and isinstance(mapped, server_error)
+    assert (type(mapped).__name__, type(mapped).__module__) == (
+        "InternalServerError",
+        "litellm.exceptions",
+    )
+    assert str(mapped) == "litellm.InternalServerError: no fixture recorded"
+    other = server_error("a real server error")
+    assert not rejection(other)
+    assert not isinstance(other, RuntimeError)  # only what a miss caused
+    bare = Exception("every fallback missed")  # a builtin class is left as it is
+    bare.__context__ = miss()
+    assert rejection(bare) and type(bare) is Exception
+
+
 def test_a_miss_shown_to_litellm_says_it_is_not_to_be_retried(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -25,7 +25,8 @@ context, that a failure caused by a replaygate error is not to be retried
 is LiteLLM's own, not a public API: tests_frameworks/test_litellm.py checks it at
 the tested version. The error the test gets is then LiteLLM's
 ``InternalServerError`` carrying the miss's message (key, store, the field paths
-that differ), raised once. Its Gemini client reads ``status_code`` and ``message`` of
+that differ), raised once, and a ``RuntimeError`` as the miss is (:func:`as_runtime_error`),
+which LangGraph's default retry policy leaves alone. Its Gemini client reads ``status_code`` and ``message`` of
 any LiteLLM error it catches: a passthrough error has them (:func:`_as_litellm_error`),
 and reaches the test as itself. Among them its headers say, as the APIs' answers do, that
 the failure is not to be retried (``x-should-retry: false``): the OpenAI Agents SDK's
@@ -102,11 +103,39 @@ def _litellm_never_retries() -> None:
         return
 
     def rejection(error: Exception) -> bool:
-        return caused_by_replaygate(error) or (previous is not None and previous(error))
+        if caused_by_replaygate(error):
+            as_runtime_error(error)
+            return True
+        return previous is not None and previous(error)
 
     marked: Any = rejection
     marked.replaygate = True
     var.set(rejection)
+
+
+_runtime_classes: dict[type[BaseException], type[BaseException]] = {}
+
+
+def as_runtime_error(error: BaseException) -> None:
+    """Make ``error``, an error of LiteLLM's that carries a miss, a ``RuntimeError`` too,
+    as the miss is (its class is kept, with ``RuntimeError`` added, under the same name).
+    Retry policies that leave programming errors alone then leave it alone: LangGraph's
+    default ``RetryPolicy`` (``default_retry_on``) sent a miss again twice, with its
+    backoff, through a node calling LiteLLM's Anthropic client, whose
+    ``InternalServerError`` it takes for a server's. A builtin class (LiteLLM's bare
+    ``Exception`` of a fallback) cannot be changed and is left as it is."""
+    cls = type(error)
+    if isinstance(error, RuntimeError):
+        return
+    namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    try:
+        with _lock:
+            made = _runtime_classes.get(cls)
+            if made is None:
+                made = _runtime_classes[cls] = type(cls.__name__, (cls, RuntimeError), namespace)
+        error.__class__ = made
+    except TypeError:  # a builtin class (no order of bases, no class to change)
+        return
 
 
 LITELLM_BASE = ("litellm.llms.base_llm.chat.transformation", "BaseLLMException")
