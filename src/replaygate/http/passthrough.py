@@ -23,15 +23,16 @@ context, that a failure caused by a replaygate error is not to be retried
 (:func:`_litellm_never_retries` sets the predicate LiteLLM's wrapper consults,
 ``litellm._internal_context._resent_on``: no retry, no failure logged). That hook
 is LiteLLM's own, not a public API: tests_frameworks/test_litellm.py checks it at
-the tested version. The error the test gets is then LiteLLM's
-``InternalServerError`` carrying the miss's message (key, store, the field paths
-that differ), raised once, and a ``RuntimeError`` as the miss is (:func:`as_runtime_error`),
-which LangGraph's default retry policy leaves alone. Its Gemini client reads ``status_code`` and ``message`` of
-any LiteLLM error it catches: a passthrough error has them (:func:`_as_litellm_error`),
-and reaches the test as itself. Among them its headers say, as the APIs' answers do, that
-the failure is not to be retried (``x-should-retry: false``): the OpenAI Agents SDK's
-runner, which reads the status and the headers of every error in a failure's chain, takes
-the status for a server error, its ``provider_suggested()`` policy the header for a veto.
+the tested version. The error the test gets is then LiteLLM's ``InternalServerError``
+carrying the miss's message (key, store, the field paths that differ), raised once,
+and a ``RuntimeError`` as the miss is (:func:`as_runtime_error`), which LangGraph's
+default retry policy leaves alone. Its Gemini client reads ``status_code`` and
+``message`` of any LiteLLM error it catches: a passthrough error has them
+(:func:`_as_litellm_error`), and reaches the test as itself. Among them its headers
+say, as the APIs' answers do, that the failure is not to be retried (``x-should-retry:
+false``): the OpenAI Agents SDK's runner, which reads the status and the headers of
+every error in a failure's chain, takes the status for a server error, its
+``provider_suggested()`` policy the header for a veto.
 """
 
 from __future__ import annotations
