@@ -88,7 +88,7 @@ FIND_MODULES = """\
 FIND_MODULES = textwrap.dedent(FIND_MODULES)
 
 NEED_AN_EXTRA = [
-    (["demo", "--out", "demo-out"], "pip install 'replaygate[anthropic]'"),
+    (["demo", "--out", "demo-out"], "pip install 'replaygate[anthropic,report]'"),
     (["record", "--agent", "replaygate.examples.research_copilot:copilot", "--simulator",
       "--approve-live", "--fixtures", "f.jsonl", "hi"],
      "pip install 'replaygate[anthropic]'"),
