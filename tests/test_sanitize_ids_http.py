@@ -22,6 +22,7 @@ from replaygate.errors import (
     LiveSendFailedWarning,
     ResponseLeftOpenWarning,
     UnservedRouteError,
+    WireFormatError,
 )
 from replaygate.http import Exchange, block_network, httpx2_client, intercept
 from replaygate.sanitize import IdMap, SanitizeConfig, Sanitizer
@@ -238,3 +239,34 @@ def test_an_openai_batch_and_its_files_get_stable_ids(tmp_path: Path) -> None:
     assert "file-sim_" not in stored and '"batch_sim_' not in stored
     with block_network(), httpx2_client(Exchange(store, sanitize=IDS)) as http:
         assert job(openai.OpenAI(api_key="t", http_client=http)) == live
+
+
+def test_a_request_beside_a_stream_no_fixture_can_keep_is_sent(tmp_path: Path) -> None:
+    """A request sent while a stream was read whose headers no fixture can keep (a value
+    that is not ASCII) raised that stream's refusal, as it looked for ids in it: the
+    stream is refused where it ends, and the request beside it is recorded."""
+    events = b'data: {"type":"response.created","response":{"id":"resp_live1"}}\n\n'
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        if request.method == "GET":
+            return httpx2.Response(200, json={"id": "resp_live1", "object": "response"})
+        headers = {
+            "content-type": "text/event-stream",
+            "x-request-id": "req_\u00e9".encode("latin-1"),
+        }
+        return httpx2.Response(200, headers=headers, content=iter([events, b"data: [DONE]\n\n"]))
+
+    store = tmp_path / "beside.jsonl"
+    live = httpx2.MockTransport(answer)
+    got: list[Any] = []
+    http = httpx2_client(
+        store, "record-missing", approve_live=True, sanitize=IDS.config, transport=live
+    )
+    sent = http.build_request("POST", f"{URL}/v1/responses", json={"model": "m", "stream": True})
+    stream = http.send(sent, stream=True)
+    read = stream.iter_bytes()
+    next(read)  # the stream still open, its first event read
+    got.append(http.get(f"{URL}/v1/responses/resp_live1").json())
+    with pytest.raises(WireFormatError, match="x-request-id"):
+        stream.close()
+    assert got == [{"id": "resp_live1", "object": "response"}]
