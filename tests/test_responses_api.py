@@ -543,6 +543,41 @@ def test_a_background_response_a_replayed_poll_gave_done_is_continued() -> None:
     assert reply.status == 200, reply.body
 
 
+def _streamed(app: SimApp, method: str, path: str, body: Any = None) -> dict[str, Any]:
+    """A stream ``app`` served, as a fixture records it."""
+    headers = {"authorization": f"Bearer {KEY}", "host": "127.0.0.1"}
+    sent = json.dumps(body).encode() if body is not None else b""
+    reply = app.handle(method, path, headers, sent)
+    assert reply.status == 200 and reply.events, reply.body
+    return {"status": 200, "events": [event.to_json() for event in reply.events]}
+
+
+@pytest.mark.parametrize("kind", ["resumed", "incomplete"])
+def test_a_stream_replayed_to_a_recording_is_continued(kind: str) -> None:
+    """Two streamed answers a recording replayed were not learned, so a changed later turn
+    naming them by ``previous_response_id`` was refused as not found: a background stream
+    read in part and streamed again from where its reader left it (``starting_after``),
+    and a stream that ended ``response.incomplete`` at ``max_output_tokens``."""
+    served, app = SimApp(EchoBehavior()), SimApp(EchoBehavior())
+    if kind == "resumed":
+        asked = {"model": MODEL, "input": QUESTION, "background": True, "stream": True}
+        whole = _streamed(served, "POST", "/v1/responses", asked)
+        read = {**whole, "events": whole["events"][:3]}
+        named = json.loads(read["events"][0]["data"])["response"]["id"]
+        again = f"/v1/responses/{named}?starting_after=2&stream=true"
+        app.learn("POST", "/v1/responses", asked, read)
+        app.learn("GET", again, None, _streamed(served, "GET", again))
+    else:
+        asked = {"model": MODEL, "input": "word " * 40, "max_output_tokens": 16, "stream": True}
+        whole = _streamed(served, "POST", "/v1/responses", asked)
+        named = json.loads(whole["events"][0]["data"])["response"]["id"]
+        app.learn("POST", "/v1/responses", asked, whole)
+    later = {"model": MODEL, "input": "And then?", "previous_response_id": named}
+    headers = {"authorization": f"Bearer {KEY}", "host": "127.0.0.1"}
+    reply = app.handle("POST", "/v1/responses", headers, json.dumps(later).encode())
+    assert reply.status == 200, reply.body
+
+
 def test_a_response_states_the_settings_its_request_left_out_as_the_api_does(
     sim: Simulator,
 ) -> None:

@@ -3,8 +3,8 @@
 A recording that replays a streamed answer tells the simulator of it
 (:meth:`~replaygate.sim.app.SimApp.learn`); what the simulator keeps is the answer's
 body, as a non-streamed request would have had it. A Responses stream ends with the
-whole response (``response.completed``); a Messages stream is put together from its
-``message_start`` and its content blocks' deltas.
+whole response (``response.completed``, ``response.incomplete``); a Messages stream is
+put together from its ``message_start`` and its content blocks' deltas.
 """
 
 from __future__ import annotations
@@ -29,11 +29,26 @@ def event_objects(events: Sequence[Any]) -> Iterator[tuple[str, dict[str, Any]]]
             yield str(event.get("event") or data.get("type") or ""), data
 
 
+RESPONSES_ENDS = frozenset({"response.completed", "response.incomplete"})
+"""The events that end a Responses stream with the whole answer (one stopped at
+``max_output_tokens`` is an answer too, continued as a completed one is)."""
+
+
 def responses_answer(events: Sequence[Any]) -> dict[str, Any] | None:
-    """The response a Responses stream completed with, or None."""
+    """The response a Responses stream ended with (:data:`RESPONSES_ENDS`), or None."""
     for name, data in event_objects(events):
         response = data.get("response")
-        if name == "response.completed" and isinstance(response, dict):
+        if name in RESPONSES_ENDS and isinstance(response, dict):
+            return response
+    return None
+
+
+def responses_started(events: Sequence[Any]) -> dict[str, Any] | None:
+    """The response a Responses stream started with (its ``response.created``), or None:
+    all a stream read only in part holds of it."""
+    for name, data in event_objects(events):
+        response = data.get("response")
+        if name == "response.created" and isinstance(response, dict):
             return response
     return None
 

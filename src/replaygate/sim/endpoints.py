@@ -124,7 +124,7 @@ from replaygate.sim.validation import (
     validate_openai,
     validate_responses,
 )
-from replaygate.stream_answers import messages_answer, responses_answer
+from replaygate.stream_answers import messages_answer, responses_answer, responses_started
 
 Conversation = tuple[list[Message], list[ToolSpec], str | None]
 
@@ -1081,7 +1081,14 @@ class OpenAIResponses(_OpenAIParams, _OpenAIToolChoice, Endpoint):
         return not_served("responses") if str(response_id).startswith("resp_sim_") else ""
 
     def streamed_answer(self, events: Sequence[Any]) -> Mapping[str, Any] | None:
-        return responses_answer(events)
+        """The response the stream ended with; of a background one read only in part
+        (its reader left it, to stream the rest again from where it stopped), the response
+        it started as, still running."""
+        whole = responses_answer(events)
+        if whole is not None:
+            return whole
+        started = responses_started(events)
+        return started if started is not None and started.get("background") is True else None
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         request = self.request(route, body)
@@ -1522,6 +1529,10 @@ class OpenAIStoredResponses(ResourceEndpoint):
             kept, chunk_size=stream.chunk_size, patch=stream.patch, obfuscate=obfuscate
         )
         return events[max(after, -1) + 1 :]
+
+    def streamed_answer(self, events: Sequence[Any]) -> Mapping[str, Any] | None:
+        """The response a stream of it again (``starting_after``) ended with."""
+        return responses_answer(events)
 
     def learn(self, method: str, route: str, body: Any, answer: Mapping[str, Any]) -> None:
         """Forget a response deleted here, or whose deletion a recording replayed; hold a
