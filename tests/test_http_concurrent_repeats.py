@@ -218,3 +218,34 @@ def test_identical_requests_recorded_at_once_warn_that_a_replay_may_answer_them_
         "request its own (the item it works on in its prompt), or send them one after "
         "another (docs/frameworks.md#langchain)."
     ]
+
+
+def test_a_miss_carrying_another_sender_s_answer_says_they_were_answered_crosswise(
+    tmp_path: Path,
+) -> None:
+    # parallel branches asking the same first question, each writing with its answer next:
+    # a replay handing the answers out otherwise than recorded sends a next request no
+    # recording holds, which the miss named as a changed prompt ('cats ... banana')
+    store = tmp_path / "branches.jsonl"
+
+    def run(base_url: str, order: Sequence[str]) -> None:
+        client = openai.OpenAI(api_key="k", base_url=base_url, max_retries=0)
+        words = {}
+        for topic in order:
+            reply = client.chat.completions.create(model="g", messages=ASK)
+            words[topic] = reply.choices[0].message.content
+        for topic in ("cats", "dogs"):
+            said = f"Write about {topic} with the word {words[topic]}"
+            client.chat.completions.create(model="g", messages=[{"role": "user", "content": said}])
+
+    with (
+        Simulator(behavior=Counter()) as sim,
+        intercept(store, "record-missing", approve_live=True, live_origin=sim.url),
+    ):
+        run("https://api.openai.com/v1", ["cats", "dogs"])
+    with pytest.raises(Exception, match="no fixture recorded") as raised, intercept(store):
+        run("https://api.openai.com/v1", ["dogs", "cats"])
+    said = str(raised.value)
+    assert "holds an answer recorded for one of 2 identical requests (key " in said
+    assert "a replay gives their answers out in the order they are sent" in said
+    assert "docs/frameworks.md#langchain" in said
