@@ -246,6 +246,16 @@ def test_a_miss_carrying_another_sender_s_answer_says_they_were_answered_crosswi
     with pytest.raises(Exception, match="no fixture recorded") as raised, intercept(store):
         run("https://api.openai.com/v1", ["dogs", "cats"])
     said = str(raised.value)
-    assert "holds an answer recorded for one of 2 identical requests (key " in said
+    recorded = next(f for f in FixtureStore.open(store) if "cats" in str(f.request)).key
+    assert f"differs from a recorded one (key {recorded} at " in said
+    assert "only in which answer of 2 identical requests it carries" in said
     assert "a replay gives their answers out in the order they are sent" in said
     assert "docs/frameworks.md#langchain" in said
+
+    # a change of its own, beside an answer carried as recorded, is no such thing
+    with pytest.raises(Exception, match="no fixture recorded") as raised, intercept(store):
+        client = openai.OpenAI(api_key="k", base_url="https://api.openai.com/v1", max_retries=0)
+        word = client.chat.completions.create(model="g", messages=ASK).choices[0].message.content
+        said = f"Write about cats, briefly, with the word {word}"
+        client.chat.completions.create(model="g", messages=[{"role": "user", "content": said}])
+    assert "identical requests it carries" not in str(raised.value)
