@@ -8,6 +8,7 @@ tests_frameworks/test_litellm.py, in its own environment).
 from __future__ import annotations
 
 import contextvars
+import pickle
 import sys
 import types
 from collections.abc import Callable
@@ -96,7 +97,7 @@ def test_litellm_is_told_not_to_retry_what_a_replaygate_error_caused(
 
 
 def test_litellm_s_error_carrying_a_miss_becomes_a_runtime_error_as_the_miss_is(
-    resent_on: ContextVar[Callable[[Exception], bool] | None],
+    resent_on: ContextVar[Callable[[Exception], bool] | None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # LangGraph's default RetryPolicy retries any error but builtin programming errors
     # (RuntimeError among them, which a miss is): LiteLLM's InternalServerError carrying a
@@ -113,6 +114,13 @@ def test_litellm_s_error_carrying_a_miss_becomes_a_runtime_error_as_the_miss_is(
         "litellm.exceptions",
     )
     assert str(mapped) == "litellm.InternalServerError: no fixture recorded"
+    # it pickles as the class its name reaches (a checkpointer may store it)
+    exceptions = types.ModuleType("litellm.exceptions")
+    exceptions.InternalServerError = server_error  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "litellm", types.ModuleType("litellm"))
+    monkeypatch.setitem(sys.modules, "litellm.exceptions", exceptions)
+    again = pickle.loads(pickle.dumps(mapped))
+    assert type(again) is server_error and str(again) == str(mapped)
     other = server_error("a real server error")
     assert not rejection(other)
     assert not isinstance(other, RuntimeError)  # only what a miss caused

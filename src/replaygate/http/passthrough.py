@@ -128,7 +128,11 @@ def as_runtime_error(error: BaseException) -> None:
     cls = type(error)
     if isinstance(error, RuntimeError):
         return
-    namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    namespace = {
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__reduce__": _reduced_as(cls),
+    }
     try:
         with _lock:
             made = _runtime_classes.get(cls)
@@ -137,6 +141,19 @@ def as_runtime_error(error: BaseException) -> None:
         error.__class__ = made
     except TypeError:  # a builtin class (no order of bases, no class to change)
         return
+
+
+def _reduced_as(cls: type[BaseException]) -> Callable[[BaseException], Any]:
+    """A ``__reduce__`` that pickles an error of a class :func:`as_runtime_error` made as one
+    of ``cls``, the class its name reaches (pickle refuses a class its name does not)."""
+
+    def __reduce__(self: BaseException) -> Any:
+        reduced = cls.__reduce__(self)
+        if isinstance(reduced, tuple) and reduced and reduced[0] is type(self):
+            return (cls, *reduced[1:])
+        return reduced
+
+    return __reduce__
 
 
 LITELLM_BASE = ("litellm.llms.base_llm.chat.transformation", "BaseLLMException")
