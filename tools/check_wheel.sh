@@ -44,7 +44,7 @@ expect 2 "no such file or folder" -- "$rg" verify "$work/missing.jsonl"
 # the pages the messages name, installed with the package (not this checkout's docs/)
 expect 0 "/site-packages/replaygate/docs/frameworks.md" -- "$rg" docs frameworks --path
 expect 0 "## LangChain" -- "$rg" docs docs/frameworks.md#langchain
-expect 2 "pip install 'replaygate[anthropic]'" -- "$rg" demo --out "$work/demo"
+expect 2 "pip install 'replaygate[anthropic,report]'" -- "$rg" demo --out "$work/demo"
 expect 0 "identical final: True" -- "$rg" run --agent replaygate.examples.research_copilot:copilot \
     --fixtures "$fixtures" --check-determinism "What is RAG?"
 echo "the wheel works with only its declared dependencies"
