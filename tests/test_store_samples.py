@@ -521,3 +521,27 @@ def test_an_over_that_names_no_answer_is_refused_at_its_field(tmp_path: Path, ov
     path.write_bytes(fixture(1).to_line() + sample_line(DIGEST_1, 1, "x", over=over))
     with pytest.raises(FixtureFormatError, match=r"s.jsonl:2: sample line: field 'over' must"):
         FixtureStore.open(path)
+
+
+def test_a_sampled_fixture_s_lines_are_checked_once_and_a_conflict_on_every_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replaygate.fixtures.store import added as added_module
+
+    path = tmp_path / "s.jsonl"
+    write_lines(path, fixture(1))
+    for text in ("first", "second"):
+        add(path, "question 1", 1, text)
+    store = FixtureStore.open(path)
+    assert store.lookup(request("question 1")) is not None  # checked here
+    calls: list[object] = []
+    real = added_module.answer_digest
+    monkeypatch.setattr(added_module, "answer_digest", lambda a: calls.append(a) or real(a))
+    found = store.lookup(request("question 1"))  # each send of it reads it again
+    assert found is not None and found.responses[1] == response("second") and calls == []
+    (tmp_path / "b").mkdir()
+    merged, _ = branches(tmp_path / "b", "ours", "theirs")
+    conflicted = FixtureStore.open(merged)
+    for _ in range(2):
+        with pytest.raises(FixtureFormatError, match="sample 1 holds another answer"):
+            conflicted.lookup(request("question 1"))
